@@ -1,0 +1,21 @@
+/* cli.h — the `kopt` subcommands. Each lives in its own cmd_<name>.c and has the signature
+ * `int cmd_<name>(int argc, char **argv)` where argv[0] is the subcommand name. A subcommand
+ * returns the process exit code (a kopt_code from util/err.h) and prints its own errors as
+ * one line "kopt <name>: error: <message>" on stderr (cli_fail does that). Every subcommand
+ * answers --help / -h with its usage on stdout and exit 0. */
+#ifndef KOPT_CLI_H
+#define KOPT_CLI_H
+
+#include "util/err.h"
+
+int cmd_inspect(int argc, char **argv);
+int cmd_parse(int argc, char **argv);
+
+/* Print "kopt <cmd>: error: <msg>" (and, in --json mode, a JSON error object on stdout) and
+ * return e->code. */
+int cli_fail(const char *cmd, const kerr *e, int json_mode);
+
+/* True if argv contains -h or --help. */
+int cli_wants_help(int argc, char **argv);
+
+#endif

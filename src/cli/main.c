@@ -1,0 +1,39 @@
+/* main.c — `kopt` entry point: dispatches git-style subcommands. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+} cli_cmd;
+
+static const cli_cmd CMDS[] = {
+    {"inspect", "compile a model, parse Inductor's output and profile every sub-kernel", cmd_inspect},
+    {"parse", "parse an Inductor output module (no GPU): kernels, launches, round trip", cmd_parse},
+};
+
+static void usage(FILE *f) {
+    fputs("usage: kopt <command> [options]\n\n"
+          "kernelopt finds faster replacements for the Triton kernels that torch.compile\n"
+          "generates, verifies them, and re-stitches them into the compiled model.\n\n"
+          "commands:\n", f);
+    for (size_t i = 0; i < sizeof CMDS / sizeof *CMDS; i++)
+        fprintf(f, "  %-10s %s\n", CMDS[i].name, CMDS[i].summary);
+    fputs("\n'kopt <command> --help' describes each command.\n", f);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return KOPT_E_USAGE; }
+    if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) { puts("kopt 0.1.0"); return 0; }
+    for (size_t i = 0; i < sizeof CMDS / sizeof *CMDS; i++)
+        if (!strcmp(argv[1], CMDS[i].name)) return CMDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kopt: '%s' is not a kopt command; see 'kopt --help'\n", argv[1]);
+    return KOPT_E_USAGE;
+}

@@ -1,0 +1,26 @@
+"""LayerNorm over the last dimension, with affine weights."""
+import torch
+import torch.nn as nn
+
+batch_size = 4096
+hidden = 8192
+
+
+class Model(nn.Module):
+    def __init__(self, hidden: int):
+        super().__init__()
+        self.ln = nn.LayerNorm(hidden)
+        with torch.no_grad():
+            self.ln.weight.uniform_(0.5, 1.5)
+            self.ln.bias.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        return self.ln(x)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, hidden)]
+
+
+def get_init_inputs():
+    return [hidden]
