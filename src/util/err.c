@@ -22,7 +22,18 @@ int kerr_wrap(kerr *e, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(old, e->msg, sizeof old);
-    snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+    /* Truncation is acceptable here: the prefix is short and the message stays readable. */
+    size_t n = strnlen(prefix, sizeof e->msg - 1);
+    memcpy(e->msg, prefix, n);
+    size_t room = sizeof e->msg - n;
+    if (room > 3) {
+        memcpy(e->msg + n, ": ", 2);
+        size_t m = strnlen(old, room - 3);
+        memcpy(e->msg + n + 2, old, m);
+        e->msg[n + 2 + m] = '\0';
+    } else {
+        e->msg[sizeof e->msg - 1] = '\0';
+    }
     return e->code;
 }
 

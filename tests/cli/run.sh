@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# CLI tests of `kopt` without a GPU: the fake worker (tests/fake_worker.py) stands in for the
+# Python worker, answering with a real captured Inductor module so the whole inspect pipeline
+# (parse, emit, profile table, statistics, rendering) runs. Exit codes and messages are checked.
+set -u
+cd "$(dirname "$0")/../.."
+KOPT=${KOPT:-build/kopt}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0; fail=0
+ok()  { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+
+# expect_exit <code> <name> -- command...
+expect_exit() {
+  local want=$1 name=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err"; local rc=$?
+  if [ "$rc" -ne "$want" ]; then bad "$name: exit $rc, expected $want; stderr: $(head -c 400 "$T/err")"; return 1; fi
+  if grep -q "Traceback" "$T/err" "$T/out"; then bad "$name: a raw traceback was printed"; return 1; fi
+  ok
+}
+has() {  # has <name> <file> <pattern>
+  if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in $(basename "$2"): $(head -c 300 "$2")"; fi
+}
+
+export KOPT_WORKER=$PWD/tests/fake_worker.py
+P=tests/problems/14_gemm_bias_relu.py
+
+expect_exit 0 "help" -- "$KOPT" --help
+has "help lists inspect" "$T/out" "inspect"
+expect_exit 0 "inspect --help" -- "$KOPT" inspect --help
+has "inspect help" "$T/out" "usage: kopt inspect"
+expect_exit 0 "parse --help" -- "$KOPT" parse --help
+expect_exit 2 "unknown command" -- "$KOPT" frobnicate
+expect_exit 2 "inspect without a problem" -- "$KOPT" inspect
+expect_exit 3 "missing problem" -- "$KOPT" inspect does/not/exist.py
+has "missing problem message" "$T/err" "does not exist"
+[ "$(wc -l <"$T/err")" -eq 1 ] && ok || bad "missing problem: expected one line of stderr"
+
+# The whole pipeline on the fake worker, JSON.
+expect_exit 0 "inspect --json (fake worker)" -- "$KOPT" inspect "$P" --json --reps 5 --rounds 6 && \
+python3 - "$T/out" <<'PY' && ok || bad "inspect --json document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["ok"] is True and d["schema"] == "kopt.inspect/1", d.get("error")
+g = d["graphs"][0]
+L = g["launches"]
+assert [r["kind"] for r in L] == ["vendor", "triton"], L
+assert L[0]["op"] == "mm" and L[0]["name"] == "extern_kernels.mm", L[0]
+assert L[1]["name"] == "triton_poi_fused_add_addmm_relu_0" and L[1]["kernel_kind"] == "pointwise"
+# fake: launch i takes (i+1)*10 us; 16x32 fp32 args (2048 B): vendor mm reads 2 args + writes 1
+assert abs(L[0]["time_ms"] - 0.0101) < 2e-4 and abs(L[1]["time_ms"] - 0.0201) < 2e-4, L
+assert abs(L[0]["share"] + L[1]["share"] - 1) < 1e-9
+assert L[1]["bytes_read"] == 2 * 2048 + 2048 and L[1]["bytes_written"] == 2048, L[1]  # in_out + in + in
+assert g["roundtrip"]["text_identical"] is True and g["roundtrip"]["outputs_match"] is True
+k = g["artifact"]["kernels"][0]
+assert k["name"] == "triton_poi_fused_add_addmm_relu_0"
+t = d["model"]["times"]
+assert t["eager"]["n"] == 6 and t["compiled_default"]["median_ms"] > 0
+assert d["model"]["speedup_default_vs_eager"]["estimate"] > 1.5
+assert 0 < d["summary"]["sum_over_model"]
+assert d["ceilings"]["copy_gbps"] > 1000
+PY
+
+# Text mode.
+expect_exit 0 "inspect (text)" -- "$KOPT" inspect "$P" --reps 3 --rounds 4 --max-autotune
+has "table header" "$T/out" "sub-kernel (launch order)"
+has "vendor row" "$T/out" "kept: cuBLAS/cuDNN"
+has "kernel details" "$T/out" "in place: in_out_ptr0"
+has "max-autotune line" "$T/out" "max-autotune-no-cudagraphs"
+has "summary" "$T/out" "per-launch times add up to"
+
+# -o keeps the captured and emitted modules.
+expect_exit 0 "inspect -o" -- "$KOPT" inspect "$P" --json -o "$T/keep" --reps 2 --rounds 3
+[ -f "$T/keep/compile-default/graph0.py" ] && [ -f "$T/keep/graph0.profile.py" ] && [ -f "$T/keep/graph0.roundtrip.py" ] && ok || bad "-o files"
+has "instrumented module" "$T/keep/graph0.profile.py" "_kopt_prof.post(1, lambda: (buf1, arg1_1, arg3_1, 8388608,))"
+
+# Failures: one clear message and a distinct exit code each.
+FAKE_WORKER_MODE=no_cuda expect_exit 6 "no GPU" -- "$KOPT" inspect "$P"
+has "no GPU message" "$T/err" "no CUDA device"
+FAKE_WORKER_MODE=no_torch expect_exit 9 "no torch" -- "$KOPT" inspect "$P"
+has "no torch hint" "$T/err" "KOPT_PYTHON"
+KOPT_PYTHON=/nonexistent/python3 expect_exit 9 "no python" -- "$KOPT" inspect "$P"
+FAKE_WORKER_MODE=error=syntax_error expect_exit 4 "syntax error" -- "$KOPT" inspect "$P"
+FAKE_WORKER_MODE=error=no_model expect_exit 4 "no Model" -- "$KOPT" inspect "$P"
+FAKE_WORKER_MODE=error=bad_inputs expect_exit 4 "bad inputs" -- "$KOPT" inspect "$P"
+FAKE_WORKER_MODE=error=model_raises expect_exit 5 "model raises" -- "$KOPT" inspect "$P"
+has "model raises message" "$T/err" "fake model_raises"
+FAKE_WORKER_MODE=error=init_raises expect_exit 5 "init raises" -- "$KOPT" inspect "$P"
+FAKE_WORKER_MODE=no_graphs expect_exit 8 "no graphs" -- "$KOPT" inspect "$P"
+has "no graphs message" "$T/err" "no graph"
+FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "only vendor calls" -- "$KOPT" inspect "$P"
+has "only vendor message" "$T/err" "no Triton kernel"
+FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "only vendor calls, json" -- "$KOPT" inspect "$P" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is False and d["error"]["exit_code"]==8 and d["graphs"][0]["artifact"]' "$T/out" && ok || bad "no-triton JSON document"
+FAKE_WORKER_MODE=crash_on=profile expect_exit 7 "worker crash" -- "$KOPT" inspect "$P"
+has "crash names the signal" "$T/err" "SIGSEGV"
+FAKE_WORKER_MODE=garbage_on=ceilings expect_exit 7 "worker garbage" -- "$KOPT" inspect "$P"
+echo 'def broken(:' >"$T/broken.py"
+FAKE_WORKER_FIXTURE=$T/broken.py expect_exit 10 "unparsable module" -- "$KOPT" inspect "$P"
+
+# kopt parse (no GPU).
+for f in tests/fixtures/inductor/*.py; do
+  expect_exit 0 "parse $(basename "$f")" -- "$KOPT" parse "$f" --json || continue
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/out" && ok || bad "parse --json $(basename "$f") is not JSON"
+done
+expect_exit 3 "parse missing file" -- "$KOPT" parse nope.py
+expect_exit 10 "parse garbage" -- "$KOPT" parse "$T/broken.py"
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

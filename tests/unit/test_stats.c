@@ -1,0 +1,162 @@
+/* test_stats.c — gates/stats: descriptive statistics and bootstrap speedup intervals. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "gates/stats.h"
+#include "util/err.h"
+
+#define NEAR(a, b, tol) cr_assert(fabs((a) - (b)) <= (tol), "%s = %.17g, expected %.17g", #a, \
+                                  (double)(a), (double)(b))
+
+Test(stats, median_odd_even_and_empty) {
+    double odd[] = {5, 1, 4, 2, 3};
+    double even[] = {10, 1, 4, 3};
+    NEAR(stats_median(odd, 5), 3.0, 0);
+    NEAR(stats_median(even, 4), 3.5, 0);
+    double one[] = {7.25};
+    NEAR(stats_median(one, 1), 7.25, 0);
+    cr_assert(isnan(stats_median(odd, 0)));
+    /* input untouched */
+    cr_assert(odd[0] == 5 && odd[1] == 1 && odd[4] == 3);
+}
+
+Test(stats, median_matches_sorting_on_random_data) {
+    stats_rng r;
+    stats_rng_seed(&r, 99);
+    for (int trial = 0; trial < 300; trial++) {
+        size_t n = 1 + (size_t)stats_rng_below(&r, 40);
+        double x[40];
+        for (size_t i = 0; i < n; i++) x[i] = (double)stats_rng_below(&r, 10); /* many ties */
+        double want = stats_percentile(x, n, 50);
+        NEAR(stats_median(x, n), want, 1e-12);
+    }
+}
+
+Test(stats, percentile_linear_interpolation) {
+    double x[] = {40, 10, 30, 20};   /* sorted 10 20 30 40 */
+    NEAR(stats_percentile(x, 4, 0), 10, 0);
+    NEAR(stats_percentile(x, 4, 100), 40, 0);
+    NEAR(stats_percentile(x, 4, 50), 25, 1e-12);
+    NEAR(stats_percentile(x, 4, 25), 17.5, 1e-12);    /* h = 0.75 */
+    NEAR(stats_percentile(x, 4, 90), 37, 1e-12);      /* h = 2.7 */
+    NEAR(stats_percentile(x, 4, 100.0 / 3.0), 20, 1e-12);
+    double one[] = {3};
+    NEAR(stats_percentile(one, 1, 37), 3, 0);
+    cr_assert(isnan(stats_percentile(x, 0, 50)));
+}
+
+Test(stats, mean_stddev_min_max_mad) {
+    double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
+    NEAR(stats_mean(x, 8), 5.0, 1e-12);
+    NEAR(stats_stddev(x, 8), sqrt(32.0 / 7.0), 1e-12);
+    NEAR(stats_min(x, 8), 2, 0);
+    NEAR(stats_max(x, 8), 9, 0);
+    /* median 4.5; |x - 4.5| = 2.5 .5 .5 .5 .5 .5 2.5 4.5 -> median 0.5 */
+    NEAR(stats_mad(x, 8), 0.5, 1e-12);
+    double y[] = {1, 1, 2, 2, 4, 6, 9};  /* median 2; deviations 1 1 0 0 2 4 7 -> 1 */
+    NEAR(stats_mad(y, 7), 1.0, 1e-12);
+    NEAR(stats_stddev(y, 1), 0.0, 0);
+}
+
+Test(stats, rng_is_deterministic_and_bounded) {
+    stats_rng a, b;
+    stats_rng_seed(&a, 42);
+    stats_rng_seed(&b, 42);
+    for (int i = 0; i < 100; i++) cr_assert_eq(stats_rng_next(&a), stats_rng_next(&b));
+    stats_rng_seed(&b, 43);
+    cr_assert_neq(stats_rng_next(&a), stats_rng_next(&b));
+    int counts[7] = {0};
+    for (int i = 0; i < 70000; i++) {
+        uint64_t v = stats_rng_below(&a, 7);
+        cr_assert(v < 7);
+        counts[v]++;
+    }
+    for (int i = 0; i < 7; i++) cr_assert(counts[i] > 9000 && counts[i] < 11000, "%d", counts[i]);
+}
+
+/* Synthetic timings: true median `med`, multiplicative noise of about +-spread. */
+static void synth(double *x, size_t n, double med, double spread, uint64_t seed) {
+    stats_rng r;
+    stats_rng_seed(&r, seed);
+    for (size_t i = 0; i < n; i++) {
+        double u = (double)(stats_rng_next(&r) >> 11) / 9007199254740992.0; /* [0,1) */
+        x[i] = med * (1.0 + spread * (2.0 * u - 1.0));
+    }
+}
+
+Test(stats, speedup_ci_contains_true_ratio_and_excludes_one) {
+    double base[60], cand[60];
+    synth(base, 60, 2.0, 0.05, 1);
+    synth(cand, 60, 1.0, 0.05, 2);
+    stats_ci ci;
+    cr_assert_eq(stats_speedup_ci(base, 60, cand, 60, 0.95, 2000, 7, &ci), 0);
+    cr_assert(ci.lo <= ci.estimate && ci.estimate <= ci.hi);
+    cr_assert(ci.lo <= 2.0 && 2.0 <= ci.hi, "[%g, %g]", ci.lo, ci.hi);
+    cr_assert(ci.lo > 1.0);
+    cr_assert(ci.hi - ci.lo < 0.3, "interval too wide: [%g, %g]", ci.lo, ci.hi);
+    NEAR(ci.conf, 0.95, 0);
+    cr_assert_eq(ci.resamples, 2000);
+}
+
+Test(stats, speedup_ci_includes_one_when_no_difference) {
+    double base[40], cand[40];
+    synth(base, 40, 1.0, 0.10, 11);
+    synth(cand, 40, 1.0, 0.10, 12);
+    stats_ci ci;
+    cr_assert_eq(stats_speedup_ci(base, 40, cand, 40, 0.95, 2000, 3, &ci), 0);
+    cr_assert(ci.lo < 1.0 && ci.hi > 1.0, "[%g, %g]", ci.lo, ci.hi);
+}
+
+Test(stats, speedup_ci_is_deterministic_per_seed) {
+    double base[30], cand[25];
+    synth(base, 30, 1.5, 0.2, 5);
+    synth(cand, 25, 1.2, 0.2, 6);
+    stats_ci a, b, c;
+    cr_assert_eq(stats_speedup_ci(base, 30, cand, 25, 0.95, 1000, 123, &a), 0);
+    cr_assert_eq(stats_speedup_ci(base, 30, cand, 25, 0.95, 1000, 123, &b), 0);
+    cr_assert_eq(stats_speedup_ci(base, 30, cand, 25, 0.95, 1000, 124, &c), 0);
+    cr_assert(a.lo == b.lo && a.hi == b.hi && a.estimate == b.estimate);
+    cr_assert(a.lo != c.lo || a.hi != c.hi);
+    NEAR(a.estimate, stats_median(base, 30) / stats_median(cand, 25), 1e-15);
+}
+
+Test(stats, speedup_ci_defaults_and_bad_input) {
+    double base[] = {1, 2, 3}, cand[] = {1, 1, 1}, zero[] = {0, 0, 0}, bad[] = {1, NAN, 2};
+    stats_ci ci;
+    cr_assert_eq(stats_speedup_ci(base, 3, cand, 3, 0, 0, 1, &ci), 0);
+    NEAR(ci.conf, 0.95, 0);
+    cr_assert_eq(ci.resamples, 2000);
+    NEAR(ci.estimate, 2.0, 0);
+    cr_assert_eq(stats_speedup_ci(base, 0, cand, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert(isnan(ci.estimate) && isnan(ci.lo));
+    cr_assert_eq(stats_speedup_ci(base, 3, zero, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci(base, 3, bad, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci(base, 3, cand, 3, 1.0, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci_paired(base, zero, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+}
+
+Test(stats, paired_ci_uses_the_pairing) {
+    /* Strong round-to-round drift shared by both variants: the candidate is always exactly
+     * 20% faster in its own round. The paired interval is tight around 1.25; the unpaired
+     * one is much wider because it ignores the shared drift. */
+    enum { N = 40 };
+    double base[N], cand[N], drift[N];
+    synth(drift, N, 1.0, 0.4, 77);
+    for (int i = 0; i < N; i++) {
+        base[i] = 1.0 * drift[i];
+        cand[i] = 0.8 * drift[i];
+    }
+    stats_ci p, u;
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, N, 0.95, 2000, 9, &p), 0);
+    cr_assert_eq(stats_speedup_ci(base, N, cand, N, 0.95, 2000, 9, &u), 0);
+    NEAR(p.estimate, 1.25, 1e-12);
+    cr_assert(p.lo <= 1.25 && 1.25 <= p.hi, "[%g, %g]", p.lo, p.hi);
+    cr_assert(p.hi - p.lo < 0.05, "paired [%g, %g]", p.lo, p.hi);
+    cr_assert(u.hi - u.lo > 2 * (p.hi - p.lo), "unpaired [%g, %g] paired [%g, %g]", u.lo, u.hi,
+              p.lo, p.hi);
+    cr_assert(p.lo > 1.0);
+    stats_ci p2;
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, N, 0.95, 2000, 9, &p2), 0);
+    cr_assert(p2.lo == p.lo && p2.hi == p.hi);
+}

@@ -1,0 +1,633 @@
+/* test_worker.c — worker/worker: supervision of the Python worker, driven by
+ * tests/fake_worker.py (FAKE_WORKER_MODE chooses its behaviour). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gates/tensor.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "worker/worker.h"
+
+static char *g_dir;       /* per-test temporary directory */
+static char *g_script;    /* tests/fake_worker.py */
+static char *g_counter;   /* FAKE_WORKER_COUNTER file */
+
+static void tw_setup(void) {
+    if (!getenv("KOPT_LOG")) log_set_level(LOG_QUIET);   /* restarts warn; keep output clean */
+    kerr e = {0};
+    cr_assert_eq(fs_mkdtemp("kopt-test-worker", &g_dir, &e), 0, "%s", e.msg);
+    char *root = fs_kopt_root();
+    g_script = fs_join(root, "tests/fake_worker.py");
+    free(root);
+    cr_assert(fs_exists(g_script), "%s missing (set KOPT_ROOT)", g_script);
+    g_counter = fs_join(g_dir, "counter");
+}
+static void tw_teardown(void) {
+    fs_rmtree(g_dir);
+    free(g_dir);
+    free(g_script);
+    free(g_counter);
+}
+
+TestSuite(worker, .init = tw_setup, .fini = tw_teardown, .timeout = 60);
+
+static double tw_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Options for the fake worker in `mode`, counting into g_counter. The strings live in
+ * static storage until the next call. */
+static worker_opts tw_opts(const char *mode) {
+    static char mode_env[256], counter_env[1024];
+    static const char *env[3];
+    snprintf(mode_env, sizeof mode_env, "FAKE_WORKER_MODE=%s", mode);
+    snprintf(counter_env, sizeof counter_env, "FAKE_WORKER_COUNTER=%s", g_counter);
+    env[0] = mode_env;
+    env[1] = counter_env;
+    env[2] = NULL;
+    worker_opts o = {0};
+    o.script = g_script;
+    o.env = env;
+    o.ready_timeout_s = 10;
+    return o;
+}
+
+static worker *tw_start(const char *mode) {
+    worker_opts o = tw_opts(mode);
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "worker_start(%s): %s", mode, e.msg);
+    cr_assert_not_null(w);
+    return w;
+}
+
+/* Lines of the counter file starting with `prefix`. */
+static int tw_count(const char *prefix) {
+    FILE *f = fopen(g_counter, "r");
+    if (!f) return 0;
+    char line[4096];
+    int n = 0;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, prefix, strlen(prefix))) n++;
+    fclose(f);
+    return n;
+}
+
+/* Children of this process: total and zombies, from /proc. */
+static void tw_children(int *total, int *zombies) {
+    *total = *zombies = 0;
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    struct dirent *de;
+    pid_t me = getpid();
+    while ((de = readdir(d))) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+        char path[300], buf[1024];
+        snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        char *rp = strrchr(buf, ')');
+        char state;
+        int ppid;
+        if (!rp || sscanf(rp + 1, " %c %d", &state, &ppid) != 2) continue;
+        if (ppid != me) continue;
+        (*total)++;
+        if (state == 'Z') (*zombies)++;
+    }
+    closedir(d);
+}
+
+/* After worker_stop: nothing left, not even a zombie. */
+static void tw_assert_no_children(void) {
+    int st;
+    errno = 0;
+    cr_assert_eq(waitpid(-1, &st, WNOHANG), -1, "a child process is left");
+    cr_assert_eq(errno, ECHILD);
+    int total, zombies;
+    tw_children(&total, &zombies);
+    cr_assert_eq(total, 0);
+}
+
+/* While one worker runs: exactly one child, alive. */
+static void tw_assert_one_live_child(const worker *w) {
+    int total, zombies;
+    tw_children(&total, &zombies);
+    cr_assert_eq(zombies, 0, "zombie processes left behind");
+    cr_assert_eq(total, 1, "%d children", total);
+    cr_assert(worker_pid(w) > 0);
+    cr_assert_eq(kill(worker_pid(w), 0), 0);
+}
+
+static json_t *tw_load_args(void) { return json_pack("{s:s, s:i}", "path", "/abs/p.py", "seed", 0); }
+
+static void tw_load(worker *w) {
+    json_t *res = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_call_setup(w, "load", tw_load_args(), 5, &res, &e), 0, "%s", e.msg);
+    cr_assert(json_is_array(json_object_get(res, "inputs")));
+    json_decref(res);
+}
+
+/* `run` on the eager target; asserts success and that the tensor file is readable. */
+static void tw_run_ok(worker *w) {
+    char *prefix = fs_join(g_dir, "out");
+    json_t *args = json_pack("{s:{s:s}, s:s}", "target", "kind", "eager", "out_prefix", prefix);
+    json_t *res = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_call(w, "run", args, 5, &res, &e), 0, "%s", e.msg);
+    json_t *outs = json_object_get(res, "outputs");
+    cr_assert_eq(json_array_size(outs), 1);
+    ktensor t;
+    cr_assert_eq(tensor_load(json_array_get(outs, 0), &t, &e), 0, "%s", e.msg);
+    cr_assert_eq(t.numel, 512);
+    cr_assert_eq(t.data[1], -4.25);
+    tensor_free(&t);
+    json_decref(res);
+    free(prefix);
+}
+
+static int tw_ping(worker *w, double timeout, kerr *e) {
+    json_t *res = NULL;
+    int rc = worker_call(w, "ping", NULL, timeout, &res, e);
+    if (!rc) cr_assert(json_is_object(res) && json_object_size(res) == 0);
+    json_decref(res);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ normal operation */
+
+Test(worker, normal_calls) {
+    worker *w = tw_start("ok");
+    const json_t *info = worker_info(w);
+    cr_assert_not_null(info);
+    cr_assert_eq(json_integer_value(json_object_get(info, "protocol")), 1);
+    cr_assert(json_is_true(json_object_get(info, "cuda")));
+    cr_assert_eq(json_integer_value(json_object_get(info, "pid")), worker_pid(w));
+    tw_assert_one_live_child(w);
+
+    kerr e = {0};
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+
+    /* a request that needs a problem, before load */
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "time", json_pack("{s:[]}", "variants"), 5, &res, &e),
+                 KOPT_E_INTERNAL);
+    cr_assert(strstr(e.msg, "needs a loaded problem"), "%s", e.msg);
+    cr_assert_str_eq(json_string_value(json_object_get(worker_last_error(w), "code")),
+                     "not_loaded");
+    cr_assert_null(res);
+
+    tw_load(w);
+    cr_assert_null(worker_last_error(w));
+
+    char *outdir = fs_join(g_dir, "compiled");
+    cr_assert_eq(worker_call(w, "compile", json_pack("{s:s}", "out_dir", outdir), 5, &res, &e),
+                 0, "%s", e.msg);
+    json_t *g0 = json_array_get(json_object_get(res, "graphs"), 0);
+    cr_assert(fs_exists(json_string_value(json_object_get(g0, "module"))));
+    json_decref(res);
+    free(outdir);
+
+    tw_run_ok(w);
+
+    json_t *targs = json_pack("{s:[{s:s},{s:s}], s:i}", "variants", "kind", "eager", "kind",
+                              "compiled", "rounds", 10);
+    cr_assert_eq(worker_call(w, "time", targs, 5, &res, &e), 0, "%s", e.msg);
+    json_t *samples = json_object_get(res, "samples");
+    cr_assert_eq(json_array_size(samples), 2);
+    cr_assert_eq(json_array_size(json_array_get(samples, 0)), 10);
+    json_decref(res);
+
+    cr_assert_eq(worker_call(w, "profile", json_pack("{s:s, s:s, s:i}", "module", "/m.py",
+                                                    "args", "/m.args.pt", "reps", 4),
+                             5, &res, &e), 0, "%s", e.msg);
+    cr_assert_eq(json_array_size(json_object_get(res, "times")), 4);
+    json_decref(res);
+
+    cr_assert_eq(worker_call(w, "ceilings", NULL, 5, &res, &e), 0, "%s", e.msg);
+    cr_assert(json_is_integer(json_object_get(res, "copy_bytes")));
+    json_decref(res);
+
+    /* result may be NULL when the caller does not want it */
+    cr_assert_eq(worker_call(w, "ping", json_object(), 5, NULL, &e), 0, "%s", e.msg);
+
+    cr_assert_eq(worker_restarts(w), 0);
+    cr_assert_eq(tw_count("start"), 1);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, no_cuda_is_reported_not_fatal) {
+    worker *w = tw_start("no_cuda");
+    cr_assert(json_is_false(json_object_get(worker_info(w), "cuda")));
+    kerr e = {0};
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, long_lines_both_ways) {
+    worker *w = tw_start("big_on=ping");
+    /* a 3 MB request and a 4 MiB response */
+    char *pad = kmalloc(3000001);
+    memset(pad, 'y', 3000000);
+    pad[3000000] = '\0';
+    json_t *res = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_call(w, "ping", json_pack("{s:s}", "pad", pad), 10, &res, &e), 0, "%s",
+                 e.msg);
+    cr_assert_eq(json_string_length(json_object_get(res, "blob")), 4u << 20);
+    json_decref(res);
+    free(pad);
+    cr_assert_eq(worker_call(w, "ping", NULL, 10, &res, &e), 0, "%s", e.msg);
+    json_decref(res);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, noisy_stderr_does_not_deadlock) {
+    worker_opts o = tw_opts("noisy");
+    char *log = fs_join(g_dir, "worker.log");
+    o.log_path = log;
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    double t0 = tw_now();
+    tw_load(w);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    tw_run_ok(w);
+    cr_assert(tw_now() - t0 < 10);
+    struct stat st;
+    cr_assert_eq(stat(log, &st), 0);
+    cr_assert(st.st_size >= 3 * (1 << 20), "log has %lld bytes", (long long)st.st_size);
+    char *tail = worker_stderr_tail(w, 2);
+    cr_assert(strstr(tail, "junk from a noisy library"), "%s", tail);
+    cr_assert(strlen(tail) <= 700);
+    free(tail);
+    worker_stop(w);
+    free(log);
+    tw_assert_no_children();
+}
+
+Test(worker, unknown_op_and_bad_args) {
+    worker *w = tw_start("ok");
+    kerr e = {0};
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "frobnicate", NULL, 5, &res, &e), KOPT_E_INTERNAL);
+    cr_assert(strstr(e.msg, "frobnicate"), "%s", e.msg);
+    cr_assert_str_eq(json_string_value(json_object_get(worker_last_error(w), "code")),
+                     "bad_request");
+    /* arguments that are not an object: rejected, stolen (ASan checks the leak) */
+    cr_assert_eq(worker_call(w, "ping", json_pack("[i]", 1), 5, &res, &e), KOPT_E_INTERNAL);
+    cr_assert_eq(worker_restarts(w), 0);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    worker_stop(w);
+    worker_stop(NULL);
+    tw_assert_no_children();
+}
+
+/* ------------------------------------------------------------------ error codes */
+
+Test(worker, error_codes_map_to_exit_codes) {
+    static const struct { const char *code; int kopt; } table[] = {
+        {"file_not_found", 3}, {"syntax_error", 4}, {"import_error", 4}, {"no_model", 4},
+        {"no_get_inputs", 4}, {"no_get_init_inputs", 4}, {"bad_inputs", 4},
+        {"init_raises", 5}, {"model_raises", 5}, {"no_cuda", 6}, {"not_loaded", 1},
+        {"compile_failed", 15}, {"module_failed", 7}, {"cuda_error", 7},
+        {"out_of_memory", 7}, {"bad_request", 1}, {"internal", 1},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        cr_assert_eq(worker_code_to_kopt(table[i].code), table[i].kopt, "%s", table[i].code);
+    cr_assert_eq(worker_code_to_kopt("something_new"), KOPT_E_INTERNAL);
+    cr_assert_eq(worker_code_to_kopt(NULL), KOPT_E_INTERNAL);
+
+    /* end to end through the fake worker, for every code */
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++) {
+        char mode[64];
+        snprintf(mode, sizeof mode, "error=%s", table[i].code);
+        worker *w = tw_start(mode);
+        kerr e = {0};
+        json_t *res = NULL;
+        int rc = worker_call_setup(w, "load", tw_load_args(), 5, &res, &e);
+        cr_assert_eq(rc, table[i].kopt, "%s -> %d", table[i].code, rc);
+        cr_assert_eq(e.code, table[i].kopt);
+        char want[128];
+        snprintf(want, sizeof want, "fake %s for /abs/p.py", table[i].code);
+        cr_assert_str_eq(e.msg, want);
+        const json_t *err = worker_last_error(w);
+        cr_assert_str_eq(json_string_value(json_object_get(err, "code")), table[i].code);
+        cr_assert(strstr(json_string_value(json_object_get(err, "detail")), "Traceback"));
+        cr_assert_null(res);
+        cr_assert_eq(worker_restarts(w), 0);   /* non-fatal: the worker stays up */
+        cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+        worker_stop(w);
+    }
+    tw_assert_no_children();
+}
+
+/* ------------------------------------------------------------------ failures */
+
+Test(worker, timeout_kills_restarts_and_replays) {
+    worker *w = tw_start("hang_on=time");
+    tw_load(w);
+    int pid0 = worker_pid(w);
+    kerr e = {0};
+    json_t *res = NULL;
+    double t0 = tw_now();
+    int rc = worker_call(w, "time", json_pack("{s:[{s:s}]}", "variants", "kind", "eager"), 0.5,
+                         &res, &e);
+    double dt = tw_now() - t0;
+    cr_assert_eq(rc, KOPT_E_WORKER);
+    cr_assert_null(res);
+    cr_assert(dt >= 0.45 && dt < 2.5, "took %.2f s", dt);
+    cr_assert(strstr(e.msg, "did not answer 'time' within 0.5 s"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "the worker was restarted"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_neq(worker_pid(w), pid0);
+    cr_assert_eq(kill(pid0, 0), -1, "the hung worker is still alive");
+    tw_assert_one_live_child(w);
+    cr_assert_eq(tw_count("start"), 2);
+    cr_assert_eq(tw_count("load"), 2);    /* the load was replayed */
+    tw_run_ok(w);                          /* works only if the problem is loaded */
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, failed_setup_is_not_replayed) {
+    worker *w = tw_start("hang_on=load");
+    kerr e = {0};
+    json_t *res = NULL;
+    cr_assert_eq(worker_call_setup(w, "load", tw_load_args(), 0.3, &res, &e), KOPT_E_WORKER);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_eq(tw_count("start"), 2);
+    cr_assert_eq(tw_count("load"), 1);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, crash_names_the_signal) {
+    worker *w = tw_start("crash_on=run");
+    tw_load(w);
+    char *prefix = fs_join(g_dir, "out");
+    json_t *args = json_pack("{s:{s:s}, s:s}", "target", "kind", "eager", "out_prefix", prefix);
+    kerr e = {0};
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "run", args, 5, &res, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "worker killed by SIGSEGV while handling 'run'"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "about to crash on run"), "stderr tail missing: %s", e.msg);
+    cr_assert(strstr(e.msg, "restarted"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_eq(tw_count("load"), 2);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    tw_assert_one_live_child(w);
+    worker_stop(w);
+    free(prefix);
+    tw_assert_no_children();
+}
+
+Test(worker, exit_reports_status) {
+    worker *w = tw_start("exit_on=ping");
+    kerr e = {0};
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "worker exited with status 3 while handling 'ping'"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "exiting on ping"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, killed_between_calls_does_not_kill_kopt) {
+    /* the worker dies while idle: the next request hits a closed pipe (SIGPIPE ignored) */
+    worker *w = tw_start("ok");
+    tw_load(w);
+    int pid0 = worker_pid(w);
+    cr_assert_eq(kill(pid0, SIGKILL), 0);
+    usleep(100 * 1000);
+    kerr e = {0};
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "SIGKILL"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    tw_run_ok(w);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, garbage_line) {
+    worker *w = tw_start("garbage_on=ping");
+    tw_load(w);
+    kerr e = {0};
+    double t0 = tw_now();
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(tw_now() - t0 < 2.5);
+    cr_assert(strstr(e.msg, "not a JSON object") && strstr(e.msg, "this is not json {"), "%s",
+              e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_eq(tw_count("load"), 2);
+    tw_run_ok(w);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, wrong_id) {
+    worker *w = tw_start("wrong_id_on=ping");
+    kerr e = {0};
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "answered id") && strstr(e.msg, "'ping'"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "ceilings", NULL, 5, &res, &e), 0, "%s", e.msg);
+    json_decref(res);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, fatal_error_restarts) {
+    worker *w = tw_start("fatal_on=run");
+    tw_load(w);
+    int pid0 = worker_pid(w);
+    char *prefix = fs_join(g_dir, "out");
+    json_t *args = json_pack("{s:{s:s}, s:s}", "target", "kind", "eager", "out_prefix", prefix);
+    kerr e = {0};
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "run", args, 5, &res, &e), KOPT_E_WORKER);
+    cr_assert_str_eq(e.msg, "CUDA error: an illegal memory access was encountered");
+    const json_t *err = worker_last_error(w);
+    cr_assert_str_eq(json_string_value(json_object_get(err, "code")), "cuda_error");
+    cr_assert(json_is_true(json_object_get(err, "fatal")));
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_neq(worker_pid(w), pid0);
+    cr_assert_eq(tw_count("start"), 2);
+    cr_assert_eq(tw_count("load"), 2);
+    tw_assert_one_live_child(w);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    worker_stop(w);
+    free(prefix);
+    tw_assert_no_children();
+}
+
+Test(worker, replay_failure_reported_by_next_call) {
+    worker *w = tw_start("crash_on=ping,load_fails_after_restart");
+    tw_load(w);
+    kerr e = {0};
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "SIGSEGV"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_eq(tw_count("load"), 2);
+    /* the next call reports the failed replay, without being sent */
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "ceilings", NULL, 5, &res, &e), KOPT_E_NOFILE);
+    cr_assert(strstr(e.msg, "replaying 'load' after a worker restart") &&
+              strstr(e.msg, "vanished"), "%s", e.msg);
+    cr_assert_null(res);
+    /* then calls reach the worker again, which has no problem loaded */
+    char *prefix = fs_join(g_dir, "out");
+    json_t *args = json_pack("{s:{s:s}, s:s}", "target", "kind", "eager", "out_prefix", prefix);
+    cr_assert_eq(worker_call(w, "run", args, 5, &res, &e), KOPT_E_INTERNAL);
+    cr_assert(strstr(e.msg, "needs a loaded problem"), "%s", e.msg);
+    free(prefix);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, max_restarts_exhausted) {
+    worker_opts o = tw_opts("crash_on=ping");
+    o.max_restarts = 1;
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "the worker was restarted"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "SIGSEGV") && strstr(e.msg, "not restarted: max_restarts (1)"),
+              "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_eq(worker_pid(w), -1);
+    cr_assert_null(worker_info(w));
+    tw_assert_no_children();            /* the dead worker was reaped at once */
+    double t0 = tw_now();
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(tw_now() - t0 < 0.1);
+    cr_assert(strstr(e.msg, "not running"), "%s", e.msg);
+    cr_assert_eq(tw_count("start"), 2);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, negative_max_restarts_never_restarts) {
+    worker_opts o = tw_opts("exit_on=ping");
+    o.max_restarts = -1;
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "max_restarts (0)"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 0);
+    cr_assert_eq(tw_count("start"), 1);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+Test(worker, restart_that_fails_is_reported) {
+    /* every restart dies before ready: both allowed restarts are used, the failing call says
+     * so, the next call reports why, and the calls after that fail at once */
+    worker_opts o = tw_opts("crash_on=ping,exit_at_restart");
+    o.max_restarts = 2;
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    tw_load(w);
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "SIGSEGV") && strstr(e.msg, "restarting the worker failed"), "%s",
+              e.msg);
+    cr_assert_eq(worker_restarts(w), 2);
+    cr_assert_eq(tw_count("start"), 3);
+    cr_assert_eq(worker_pid(w), -1);
+    tw_assert_no_children();
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_PYTHON);
+    cr_assert(strstr(e.msg, "could not be restarted (2 restarts used)") &&
+              strstr(e.msg, "exited with status 1 before it was ready"), "%s", e.msg);
+    cr_assert_eq(tw_ping(w, 5, &e), KOPT_E_WORKER);
+    cr_assert(strstr(e.msg, "not running"), "%s", e.msg);
+    cr_assert_eq(tw_count("start"), 3);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+/* ------------------------------------------------------------------ start-up failures */
+
+Test(worker, no_ready_times_out) {
+    worker_opts o = tw_opts("no_ready");
+    o.ready_timeout_s = 0.5;
+    worker *w = (worker *)0x1;
+    kerr e = {0};
+    double t0 = tw_now();
+    cr_assert_eq(worker_start(&o, &w, &e), KOPT_E_WORKER);
+    double dt = tw_now() - t0;
+    cr_assert(dt >= 0.45 && dt < 2.0, "took %.2f s", dt);
+    cr_assert_null(w);
+    cr_assert(strstr(e.msg, "no ready event within 0.5 s"), "%s", e.msg);
+    tw_assert_no_children();
+}
+
+Test(worker, exit_before_ready_is_a_python_problem) {
+    worker_opts o = tw_opts("exit_at_start");
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), KOPT_E_PYTHON);
+    cr_assert(strstr(e.msg, "exited with status 1 before it was ready"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "ImportError: fake worker cannot start"), "%s", e.msg);
+    cr_assert(strstr(e.msg, "KOPT_PYTHON"), "%s", e.msg);
+    cr_assert_null(w);
+    tw_assert_no_children();
+}
+
+Test(worker, missing_python) {
+    worker_opts o = tw_opts("ok");
+    o.python = "/nonexistent/python3";
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), KOPT_E_PYTHON);
+    cr_assert(strstr(e.msg, "/nonexistent/python3") && strstr(e.msg, "KOPT_PYTHON") &&
+              strstr(e.msg, "--python"), "%s", e.msg);
+    cr_assert_null(w);
+    tw_assert_no_children();
+
+    /* through $KOPT_PYTHON too */
+    o.python = NULL;
+    setenv("KOPT_PYTHON", "no-such-python-kopt", 1);
+    cr_assert_eq(worker_start(&o, &w, &e), KOPT_E_PYTHON);
+    cr_assert(strstr(e.msg, "no-such-python-kopt"), "%s", e.msg);
+    unsetenv("KOPT_PYTHON");
+    tw_assert_no_children();
+}
+
+Test(worker, missing_script) {
+    worker_opts o = tw_opts("ok");
+    char *p = fs_join(g_dir, "nope.py");
+    o.script = p;
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), KOPT_E_INTERNAL);
+    cr_assert(strstr(e.msg, "nope.py") && strstr(e.msg, "KOPT_ROOT"), "%s", e.msg);
+    cr_assert_null(w);
+    free(p);
+    tw_assert_no_children();
+}

@@ -1,0 +1,272 @@
+"""`compile`: torch.compile the loaded model, and capture each graph's output module and the
+real arguments its call() received.
+
+How the capture works (torch 2.11 internals; the names are listed in worker/README.md):
+
+1. Hook. For the duration of the op, torch._inductor.codecache.PyCodeCache.load_by_key_path
+   (the classmethod through which Inductor loads every output module it generates, both on a
+   fresh compile — GraphLowering._compile_to_module_lines — and when a cached graph is
+   re-loaded — CompiledFxGraph.after_deserialization) is replaced by a wrapper. After the real
+   loader returns a module that has a `call`, the wrapper replaces `mod.call` with a recorder
+   (once per module object). Inductor reads `compiled_module.call` *after* loading, so the
+   recorder is what the compiled model ends up calling. Whenever recording is switched on, the
+   recorder stores, on the first call of each module, a copy of its argument list made BEFORE
+   calling the original (call() empties the list with args.clear() and may update arguments in
+   place): tensors cloned exactly (kopt.tensors.clone_args), other items as they are. It also
+   keeps the `attrs` (graph constants) the loader set on the module.
+
+2. Phase 1: torch._inductor.utils.run_and_get_code(compiled, *inputs) under no_grad, with
+   torch._inductor.config.fx_graph_cache=False (and AOTAutograd's cache off) so every graph is
+   really generated and loaded. It returns the source text of every module Inductor generated.
+   Recording is OFF here: in max-autotune mode Inductor also generates, loads and calls
+   benchmark modules (autotuning subgraphs), which are not graphs of the model.
+
+3. Phase 2: the compiled model is run once more on fresh clones of the inputs, with recording
+   ON. Nothing compiles now (same inputs, guards hold), so the modules whose call() runs are
+   exactly the model's graphs, in execution order: graph i is the i-th distinct module called.
+
+4. Matching. Each recorded module's text is read from its __file__ (PyCodeCache writes the
+   source there; that text is what ran and what graph<i>.py receives). It normally equals —
+   up to leading/trailing whitespace, which is all PyCodeCache's content hash ignores — one
+   of phase 1's sources; one that does not (the capture run recompiled: a guard failed) is
+   logged and kept. Phase 1 sources that no recorded module matches are logged (autotuning
+   benchmark modules). run_and_get_code de-duplicates identical texts; two graphs with the
+   same text are still two module objects, so they stay two graphs with their own arguments.
+
+Capture failure is an error (code internal), never wrong data:
+  * run_and_get_code returned sources but no recorded call happened (the hook never fired, or
+    the loader path changed in this torch version);
+  * a source returned by run_and_get_code was never seen by the hook (a module loaded by some
+    other path: a graph might be missing);
+  * a recorded module's file cannot be read.
+A model that compiles to zero graphs (no source, no call) returns graphs: [].
+
+Outputs: out_dir/graph<i>.py (the module text), out_dir/graph<i>.args.pt (torch.save of the
+argument list), and, only when the graph had constants, out_dir/graph<i>.attrs.pt.
+The phase-1 compiled object is kept in ctx.compiled[mode] for `run`/`time`; run_and_get_code
+calls torch._dynamo.reset(), so other modes' compiled objects are dropped (they would recompile).
+"""
+
+import contextlib
+import importlib
+import os
+import time
+
+import torch
+
+from kopt.errors import OpError, BadRequest, wrap, exc_message
+from kopt.problem import require_problem
+from kopt.protocol import get_arg
+from kopt.tensors import clone_args
+
+MODES = ("default", "max-autotune-no-cudagraphs")
+
+# The recorder that call() wrappers report to while a `compile` is capturing (else None).
+_ACTIVE = None
+
+
+def check_mode(mode):
+    if mode not in MODES:
+        raise BadRequest("mode must be one of %s, got '%s'" % (", ".join(MODES), mode))
+    return mode
+
+
+def compile_model(model, mode):
+    """torch.compile(model) — default mode passes no mode argument."""
+    if mode == "default":
+        return torch.compile(model)
+    return torch.compile(model, mode=mode)
+
+
+class _Recorder:
+    def __init__(self):
+        self.active = False
+        self.loaded = []      # __file__ of every module the hook saw loaded, in load order
+        self.attrs = {}       # id(module) -> dict of attrs the loader set on it
+        self.calls = []       # (module, copied args) for the first call of each module
+        self._called = set()  # id(module)
+
+    def on_load(self, mod, attrs):
+        self.loaded.append(getattr(mod, "__file__", None))
+        if not callable(getattr(mod, "call", None)):
+            return  # a kernel module (autotuning templates ...), not an output module
+        self.attrs[id(mod)] = dict(attrs) if attrs else {}
+        if getattr(mod.call, "_kopt_recorder", False):
+            return  # already wrapped (PyCodeCache handed back a module it had cached)
+        original = mod.call
+
+        def call(args):
+            rec = _ACTIVE
+            if rec is not None and rec.active and id(mod) not in rec._called:
+                rec._called.add(id(mod))
+                rec.calls.append((mod, clone_args(list(args))))
+            return original(args)
+
+        call._kopt_recorder = True
+        mod.call = call
+
+
+@contextlib.contextmanager
+def _hooked_loader(recorder):
+    """Wrap PyCodeCache.load_by_key_path so that every loaded module reaches recorder.on_load."""
+    global _ACTIVE
+    from torch._inductor.codecache import PyCodeCache
+
+    name = "load_by_key_path"
+    if not hasattr(PyCodeCache, name):
+        raise OpError("internal", "capture failed: torch._inductor.codecache.PyCodeCache has no "
+                      "%s in torch %s; the compile capture needs updating" % (name, torch.__version__))
+    own = name in PyCodeCache.__dict__
+    saved = PyCodeCache.__dict__.get(name)
+    original = getattr(PyCodeCache, name)  # bound to the class
+
+    def load_by_key_path(cls, *args, **kwargs):
+        mod = original(*args, **kwargs)
+        try:
+            attrs = kwargs.get("attrs", args[3] if len(args) > 3 else None)
+            recorder.on_load(mod, attrs)
+        except Exception as e:  # the hook must never break compilation
+            print("kopt worker: capture hook failed: %s" % exc_message(e))
+        return mod
+
+    setattr(PyCodeCache, name, classmethod(load_by_key_path))
+    _ACTIVE = recorder
+    try:
+        yield
+    finally:
+        _ACTIVE = None
+        if own:
+            setattr(PyCodeCache, name, saved)
+        else:
+            delattr(PyCodeCache, name)
+
+
+@contextlib.contextmanager
+def _fresh_compile():
+    """Inductor's FX graph cache and AOTAutograd's cache off: every graph is generated and
+    loaded for real (the persistent autotuning results in the private cache stay usable)."""
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(torch._inductor.config.patch(fx_graph_cache=False))
+        try:
+            fconf = importlib.import_module("torch._functorch.config")
+        except ImportError:
+            fconf = None
+        if fconf is not None and hasattr(fconf, "enable_autograd_cache"):
+            stack.enter_context(fconf.patch(enable_autograd_cache=False))
+        yield
+
+
+def _saveable(attrs):
+    """The graph constants torch.save can store and torch.load(weights_only) read back:
+    tensors and plain numbers. Returns (kept dict, names skipped)."""
+    kept, skipped = {}, []
+    for k, v in attrs.items():
+        if isinstance(v, torch.Tensor) or (isinstance(v, (int, float, bool)) or v is None):
+            kept[k] = v
+        else:
+            skipped.append(str(k))
+    return kept, skipped
+
+
+def _read(path):
+    with open(path, "r", encoding="utf-8") as f:
+        return f.read()
+
+
+def op_compile(ctx, req):
+    import torch._inductor.config  # noqa: F401
+    import torch._inductor.utils
+
+    problem = require_problem(ctx)
+    mode = check_mode(get_arg(req, "mode", str, "default"))
+    out_dir = os.path.abspath(get_arg(req, "out_dir", str))
+    os.makedirs(out_dir, exist_ok=True)
+
+    ctx.compiled = {}  # run_and_get_code resets dynamo: all compiled objects go stale
+    recorder = _Recorder()
+    ctx.log("compile: torch.compile mode=%s" % mode)
+    with _hooked_loader(recorder), _fresh_compile(), torch.no_grad():
+        # Phase 1: compile and run once; collect the sources.
+        try:
+            compiled = compile_model(problem.model, mode)
+            t0 = time.perf_counter()
+            out, sources = torch._inductor.utils.run_and_get_code(
+                compiled, *clone_args(problem.inputs))
+            del out
+            torch.cuda.synchronize()
+            compile_s = time.perf_counter() - t0
+        except (Exception, SystemExit) as e:  # user code may call sys.exit
+            raise wrap("compile_failed", "torch.compile (mode %s) raised" % mode, e)
+        ctx.log("compile: %d source(s) in %.1f s; capturing call() arguments"
+                % (len(sources), compile_s))
+        # Phase 2: run again with recording on.
+        recorder.active = True
+        try:
+            out = compiled(*clone_args(problem.inputs))
+            del out
+            torch.cuda.synchronize()
+        except (Exception, SystemExit) as e:  # user code may call sys.exit
+            raise wrap("compile_failed", "the compiled model raised on its capture run", e)
+        finally:
+            recorder.active = False
+    ctx.compiled[mode] = compiled
+
+    # Checks and matching (see the module docstring).
+    if sources and not recorder.calls:
+        raise OpError("internal", "capture failed: run_and_get_code returned %d output module(s) "
+                      "but no call() of a loaded output module was observed (%d module(s) seen "
+                      "by the PyCodeCache.load_by_key_path hook)"
+                      % (len(sources), len(recorder.loaded)))
+    loaded_texts = set()
+    for path in set(recorder.loaded):
+        try:
+            loaded_texts.add(_read(path).strip())
+        except Exception:
+            pass
+    for k, src in enumerate(sources):
+        if src.strip() not in loaded_texts:
+            raise OpError("internal", "capture failed: output module %d of run_and_get_code was "
+                          "not loaded through PyCodeCache.load_by_key_path; its call() arguments "
+                          "cannot be captured" % k)
+
+    graphs = []
+    matched = set()
+    for i, (mod, args) in enumerate(recorder.calls):
+        path = getattr(mod, "__file__", None)
+        try:
+            text = _read(path)
+        except Exception as e:
+            raise wrap("internal", "capture failed: cannot read the source of graph %d (%s)"
+                       % (i, path), e)
+        hit = [k for k, s in enumerate(sources) if s.strip() == text.strip()]
+        if hit:
+            matched.update(hit)
+        else:
+            ctx.log("compile: graph %d (%s) ran but is not among run_and_get_code's sources "
+                    "(recompiled on the capture run?); using the file that ran" % (i, path))
+        mod_path = os.path.join(out_dir, "graph%d.py" % i)
+        args_path = os.path.join(out_dir, "graph%d.args.pt" % i)
+        with open(mod_path, "w", encoding="utf-8") as f:
+            f.write(text)
+        torch.save(args, args_path)
+        entry = {"index": i, "module": mod_path, "args": args_path, "n_args": len(args)}
+        attrs, skipped = _saveable(recorder.attrs.get(id(mod)) or {})
+        if skipped:
+            ctx.log("compile: graph %d: constants not saved (not tensors or numbers): %s"
+                    % (i, ", ".join(skipped)))
+        attrs_path = os.path.join(out_dir, "graph%d.attrs.pt" % i)
+        if attrs:
+            try:
+                torch.save(attrs, attrs_path)
+                entry["attrs"] = attrs_path
+            except Exception as e:
+                raise wrap("internal", "capture failed: cannot save the constants of graph %d"
+                           % i, e)
+        elif os.path.exists(attrs_path):
+            os.remove(attrs_path)  # stale, from an earlier compile into the same directory
+        graphs.append(entry)
+    unmatched = len(sources) - len(matched)
+    if unmatched > 0:
+        ctx.log("compile: %d generated module(s) were not called by the model "
+                "(autotuning benchmark modules)" % unmatched)
+    return {"compile_s": compile_s, "graphs": graphs}

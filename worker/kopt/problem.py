@@ -1,0 +1,158 @@
+"""`load`: import a KernelBench-format problem file and build its model and inputs on the GPU.
+
+A problem file defines `class Model(nn.Module)`, `get_init_inputs()` (the constructor's
+arguments) and `get_inputs()` (the forward's arguments, usually CPU tensors). Like KernelBench:
+  torch.manual_seed(seed); init = get_init_inputs()       (tensors among them go to the GPU)
+  torch.manual_seed(seed); model = Model(*init).cuda().eval()
+  torch.manual_seed(seed); inputs = get_inputs() moved to the GPU
+then one eager forward under no_grad. Failures are classified in this order: file_not_found,
+syntax_error (file:line), no_cuda, import_error, no_model, no_get_inputs, no_get_init_inputs,
+init_raises (get_init_inputs or the constructor raised), bad_inputs (get_inputs raised, or
+returned something other than a list/tuple of tensors: plain ints/floats/bools are accepted as
+extra arguments, as KernelBench allows, but at least one tensor is required), model_raises.
+"""
+
+import importlib.util
+import itertools
+import os
+import sys
+
+import torch
+
+from kopt.errors import OpError, wrap
+from kopt.protocol import get_arg
+from kopt.tensors import meta, to_cuda, flatten
+
+_counter = itertools.count()
+
+
+class Problem:
+    """The loaded problem: its module, eager model (cuda, eval) and inputs (cuda)."""
+
+    def __init__(self, path, seed, module, model, inputs):
+        self.path = path
+        self.seed = seed
+        self.module = module
+        self.model = model
+        self.inputs = inputs
+
+    def draw_inputs(self, seed):
+        """Fresh inputs from get_inputs() under `seed`, on the GPU (validated)."""
+        return draw_inputs(self.module, seed)
+
+
+def require_problem(ctx):
+    if ctx.problem is None:
+        raise OpError("not_loaded", "no problem is loaded: send 'load' first")
+    return ctx.problem
+
+
+def draw_inputs(module, seed):
+    torch.manual_seed(seed)
+    try:
+        raw = module.get_inputs()
+    except (Exception, SystemExit) as e:  # user code may call sys.exit
+        raise wrap("bad_inputs", "get_inputs() raised", e)
+    if not isinstance(raw, (list, tuple)):
+        raise OpError("bad_inputs", "get_inputs() returned %s, expected a list or tuple of tensors"
+                      % type(raw).__name__)
+    n_tensors = 0
+    for i, x in enumerate(raw):
+        if isinstance(x, torch.Tensor):
+            n_tensors += 1
+        elif not isinstance(x, (int, float, bool)):
+            raise OpError("bad_inputs", "get_inputs()[%d] is %s; expected tensors (plain ints and "
+                          "floats are accepted as extra arguments)" % (i, type(x).__name__))
+    if n_tensors == 0:
+        raise OpError("bad_inputs", "get_inputs() returned no tensor")
+    return [to_cuda(x) for x in raw]
+
+
+def _import_problem(path):
+    """Import the file under a unique module name; returns the module."""
+    try:
+        with open(path, "rb") as f:
+            source = f.read()
+    except OSError as e:
+        raise wrap("file_not_found", "cannot read problem file %s" % path, e)
+    try:
+        compile(source, path, "exec")
+    except (SyntaxError, ValueError) as e:
+        raise wrap("syntax_error", "", e)
+    if not torch.cuda.is_available():
+        raise OpError("no_cuda", "no CUDA device is visible to the worker")
+    name = "kopt_problem_%d" % next(_counter)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise OpError("import_error", "cannot import %s (not a Python file?)" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # some code (dataclasses, pickling) looks modules up by name
+    try:
+        spec.loader.exec_module(module)
+    except BaseException as e:
+        sys.modules.pop(name, None)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise wrap("import_error", "importing %s raised" % os.path.basename(path), e)
+    return module
+
+
+def op_load(ctx, req):
+    path = get_arg(req, "path", str)
+    seed = get_arg(req, "seed", int, 0)
+    ctx.reset_problem()  # a failed load leaves nothing loaded, and frees the old model first
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise OpError("file_not_found", "problem file not found: %s" % path)
+    module = _import_problem(path)
+
+    Model = getattr(module, "Model", None)
+    if Model is None:
+        raise OpError("no_model", "%s defines no class Model" % os.path.basename(path))
+    if not (isinstance(Model, type) and issubclass(Model, torch.nn.Module)):
+        raise OpError("no_model", "Model in %s is not a torch.nn.Module subclass"
+                      % os.path.basename(path))
+    if not callable(getattr(module, "get_inputs", None)):
+        raise OpError("no_get_inputs", "%s defines no get_inputs()" % os.path.basename(path))
+    if not callable(getattr(module, "get_init_inputs", None)):
+        raise OpError("no_get_init_inputs", "%s defines no get_init_inputs()"
+                      % os.path.basename(path))
+
+    torch.manual_seed(seed)
+    try:
+        init = module.get_init_inputs()
+    except (Exception, SystemExit) as e:  # user code may call sys.exit
+        raise wrap("init_raises", "get_init_inputs() raised", e)
+    if not isinstance(init, (list, tuple)):
+        raise OpError("init_raises", "get_init_inputs() returned %s, expected a list or tuple"
+                      % type(init).__name__)
+    init = [to_cuda(x) for x in init]
+    torch.manual_seed(seed)
+    try:
+        model = Model(*init)
+    except (Exception, SystemExit) as e:  # user code may call sys.exit
+        raise wrap("init_raises", "Model(*get_init_inputs()) raised", e)
+    try:
+        model = model.cuda().eval()
+    except (Exception, SystemExit) as e:  # user code may call sys.exit
+        raise wrap("init_raises", "moving the model to the GPU raised", e)
+
+    inputs = draw_inputs(module, seed)
+
+    try:
+        with torch.no_grad():
+            out = model(*inputs)
+        torch.cuda.synchronize()
+    except (Exception, SystemExit) as e:  # user code may call sys.exit
+        raise wrap("model_raises", "the eager forward raised", e)
+
+    ctx.problem = Problem(path, seed, module, model, inputs)
+    params = list(model.parameters())
+    buffers = list(model.buffers())
+    return {
+        "inputs": [meta(x) for x in inputs],
+        "n_params": int(sum(p.numel() for p in params)),
+        "param_bytes": int(sum(p.numel() * p.element_size() for p in params)),
+        "buffer_bytes": int(sum(b.numel() * b.element_size() for b in buffers)),
+        "outputs": [meta(x) for x in flatten(out)],
+    }

@@ -1,0 +1,129 @@
+"""GPU timing: L2 flush, stream stall, and the `time` op (PROTOCOL.md, `time`).
+
+One timed run of a variant, all on the current stream:
+    prepared = variant.prepare()         fresh argument clones (outside the timed region)
+    flush_buf.zero_()                    write over 2x the L2 size: nothing of the run's data
+                                         stays cached (skipped with flush_l2:false)
+    torch.cuda._sleep(cycles)            a spin kernel that holds the GPU while the CPU
+                                         enqueues the whole run, so the events measure GPU time
+                                         and not Python launch time
+    start.record(); variant.run(prepared); end.record()
+Rounds: each round runs every variant once, in an order rotated by one per round; the round
+ends with torch.cuda.synchronize(), then every elapsed_time is read.
+
+The stall. `cycles_per_ms` is calibrated once per worker by timing torch.cuda._sleep with
+events. Warm-up runs (untimed, each followed by a synchronize) measure each variant's CPU
+enqueue time; the stall is max(0.2 ms, 1.5 x the largest per-variant median enqueue time),
+capped at 50 ms (a variant that needs more is CPU-bound: its samples then include launch gaps).
+With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
+that stall. Results are raw samples; statistics are the core's.
+"""
+
+import statistics
+import time
+
+import torch
+
+from kopt.errors import BadRequest
+from kopt.protocol import get_arg
+from kopt.targets import make_target
+
+MIN_STALL_MS = 0.2
+MAX_STALL_MS = 50.0
+STALL_FACTOR = 1.5
+DEFAULT_L2 = 64 << 20
+
+
+def flush_buffer(ctx):
+    """The persistent flush buffer: 2x the device's L2 size, bytes."""
+    if ctx.flush_buf is None:
+        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or DEFAULT_L2
+        ctx.flush_buf = torch.empty(2 * int(l2), dtype=torch.uint8, device="cuda")
+    return ctx.flush_buf
+
+
+def cycles_per_ms(ctx):
+    """GPU clock cycles of torch.cuda._sleep per millisecond (calibrated once)."""
+    if ctx.cycles_per_ms is None:
+        torch.cuda._sleep(1000)  # load the kernel
+        torch.cuda.synchronize()
+        n = 2_000_000
+        rates = []
+        for _ in range(5):
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record()
+            torch.cuda._sleep(n)
+            e.record()
+            e.synchronize()
+            ms = s.elapsed_time(e)
+            if ms > 0:
+                rates.append(n / ms)
+        ctx.cycles_per_ms = statistics.median(rates) if rates else 1.5e6
+    return ctx.cycles_per_ms
+
+
+def stall_ms(enqueue_s_per_variant):
+    """The stall for a list of per-variant lists of warm-up enqueue times (seconds)."""
+    worst = 0.0
+    for samples in enqueue_s_per_variant:
+        # The first warm-up run may include compilation/autotuning: drop it when we can.
+        s = samples[1:] if len(samples) > 1 else samples
+        if s:
+            worst = max(worst, statistics.median(s) * 1000.0)
+    return min(MAX_STALL_MS, max(MIN_STALL_MS, STALL_FACTOR * worst))
+
+
+def stall(ctx, ms):
+    """Enqueue the spin kernel for about `ms` milliseconds."""
+    torch.cuda._sleep(max(1, int(ms * cycles_per_ms(ctx))))
+
+
+def op_time(ctx, req):
+    specs = get_arg(req, "variants", list)
+    rounds = get_arg(req, "rounds", int, 30)
+    warmup = get_arg(req, "warmup", int, 5)
+    flush = get_arg(req, "flush_l2", bool, True)
+    if not specs:
+        raise BadRequest("variants must be a non-empty array of targets")
+    if rounds < 1 or warmup < 0:
+        raise BadRequest("rounds must be >= 1 and warmup >= 0")
+
+    variants = [make_target(ctx, s) for s in specs]
+    n = len(variants)
+    with torch.no_grad():
+        # Warm-up: compiles/autotunes lazily-built targets and measures CPU enqueue times.
+        enqueue = [[] for _ in range(n)]
+        for _ in range(warmup):
+            for i, v in enumerate(variants):
+                p = v.prepare()
+                torch.cuda.synchronize()
+                t0 = time.perf_counter()
+                out = v.run(p)
+                enqueue[i].append(time.perf_counter() - t0)
+                del out, p
+                torch.cuda.synchronize()
+        sleep = stall_ms(enqueue) if warmup else MIN_STALL_MS
+        buf = flush_buffer(ctx) if flush else None
+        cycles_per_ms(ctx)
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(n)]
+        samples = [[] for _ in range(n)]
+        for r in range(rounds):
+            for k in range(n):
+                i = (r + k) % n
+                v = variants[i]
+                p = v.prepare()
+                if buf is not None:
+                    buf.zero_()
+                stall(ctx, sleep)
+                start, end = events[i]
+                start.record()
+                out = v.run(p)
+                end.record()
+                del out, p
+            torch.cuda.synchronize()
+            for i in range(n):
+                start, end = events[i]
+                samples[i].append(start.elapsed_time(end))
+    return {"samples": samples, "sleep_ms": sleep}
