@@ -63,19 +63,25 @@ static void instrument(const artifact *a, edits *es) {
         const art_launch *l = &a->launches[i];
         const art_stmt *s = &a->stmts[l->stmt];
         char *probe = art_launch_probe_args(a, l);
+        /* A Triton launch's pre-probe also carries its arguments (read before the kernel runs,
+         * so in-place arguments still hold their inputs: the isolation harness captures them
+         * there). Vendor calls get none: their assigned name does not exist yet. */
+        char *pre = l->kind == ART_L_TRITON ? kasprintf("_kopt_prof.pre(%d, lambda: %s)", l->index, probe)
+                                            : kasprintf("_kopt_prof.pre(%d)", l->index);
         if (s->inline_part) {
-            add_edit(es, s->span.off, 0, kasprintf("_kopt_prof.pre(%d); ", l->index));
+            add_edit(es, s->span.off, 0, kasprintf("%s; ", pre));
             add_edit(es, s->span.off + s->span.len, 0,
                      kasprintf("; _kopt_prof.post(%d, lambda: %s)", l->index, probe));
         } else {
             const char *nl = eol_at(a, s->line_end);
-            add_edit(es, s->line_start, 0, kasprintf("%s_kopt_prof.pre(%d)%s", l->indent, l->index, nl));
+            add_edit(es, s->line_start, 0, kasprintf("%s%s%s", l->indent, pre, nl));
             int bare_end = s->line_end == a->len && (a->len == 0 || a->text[a->len - 1] != '\n');
             add_edit(es, s->line_end, 0,
                      kasprintf("%s%s_kopt_prof.post(%d, lambda: %s)%s", bare_end ? "\n" : "",
                                l->indent, l->index, probe, bare_end ? "" : nl));
         }
         free(probe);
+        free(pre);
     }
 }
 

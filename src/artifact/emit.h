@@ -5,7 +5,9 @@
  *   - replacements: each {kernel, text} replaces the whole `NAME = async_compile.triton(...)`
  *     statement span of kernel `kernel` (its comment block and the line's end stay);
  *   - instrument: every launch (Triton .run and vendor call) i gets, on the line before it,
- *     `<indent>_kopt_prof.pre(<i>)` and on the line after it
+ *     `<indent>_kopt_prof.pre(<i>)` (Triton launches: `_kopt_prof.pre(<i>, lambda: (<args>,))`,
+ *     the same tuple as post's, evaluated only by a harness that captures the launch's inputs)
+ *     and on the line after it
  *     `<indent>_kopt_prof.post(<i>, lambda: (<arg>, <arg>, ...,))`, the args being its
  *     positional argument texts, then its keyword argument texts except stream=, then (vendor
  *     calls) the name it is assigned to. A launch that shares its line with other statements

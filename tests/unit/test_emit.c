@@ -115,8 +115,18 @@ static void instrument_one(const char *name, const char *text, size_t len, artif
         const art_stmt *pre = &b->stmts[b->launches[i].stmt - 1];
         const art_stmt *post = &b->stmts[b->launches[i].stmt + 1];
         char want[64];
-        snprintf(want, sizeof want, "_kopt_prof.pre(%zu)", i);
-        cr_assert(pre->span.len == strlen(want) && !memcmp(out + pre->span.off, want, pre->span.len), "%s", name);
+        if (b->launches[i].kind == ART_L_TRITON) {
+            char *probe = art_launch_probe_args(b, &b->launches[i]);
+            snprintf(want, sizeof want, "_kopt_prof.pre(%zu, lambda: ", i);
+            cr_assert(!memcmp(out + pre->span.off, want, strlen(want)), "%s", name);
+            /* the pre-probe carries the same argument tuple as the post-probe */
+            cr_assert(pre->span.len == strlen(want) + strlen(probe) + 1 &&
+                          !memcmp(out + pre->span.off + strlen(want), probe, strlen(probe)), "%s", name);
+            free(probe);
+        } else {
+            snprintf(want, sizeof want, "_kopt_prof.pre(%zu)", i);
+            cr_assert(pre->span.len == strlen(want) && !memcmp(out + pre->span.off, want, pre->span.len), "%s", name);
+        }
         cr_assert_eq(pre->line + 1, s->line, "%s", name);
         cr_assert_eq(pre->depth, s->depth, "%s", name);
         snprintf(want, sizeof want, "_kopt_prof.post(%zu, lambda: (", i);
@@ -145,7 +155,7 @@ Test(emit, instrument_exact_text_runner) {
         "            del arg0_1\n";
     cr_assert_not_null(strstr(out, want), "mm block not found in:\n%s", out);
     want = "            stream0 = get_raw_stream(0)\n"
-           "            _kopt_prof.pre(1)\n"
+           "            _kopt_prof.pre(1, lambda: (buf1, arg2_1, 262144,))\n"
            "            triton_poi_fused_addmm_relu_0.run(buf1, arg2_1, 262144, stream=stream0)\n"
            "            _kopt_prof.post(1, lambda: (buf1, arg2_1, 262144,))\n"
            "            del arg2_1\n";
@@ -176,7 +186,7 @@ Test(emit, instrument_multiline_launch_and_vendor_target) {
     char *out = emit(a, &o);
     const char *want =
         "        stream0 = get_raw_stream(0)\n"
-        "        _kopt_prof.pre(1)\n"
+        "        _kopt_prof.pre(1, lambda: (arg3_1, buf0, buf1, s0, triton_poi_fused_add_mul_1_xnumel,))\n"
         "        triton_poi_fused_add_mul_1.run(\n"
         "            arg3_1,  # the dynamic input\n"
         "            buf0,\n"
@@ -188,7 +198,7 @@ Test(emit, instrument_multiline_launch_and_vendor_target) {
         "        _kopt_prof.post(1, lambda: (arg3_1, buf0, buf1, s0, triton_poi_fused_add_mul_1_xnumel,))\n"
         "        del arg3_1; del buf0\n";
     cr_assert_not_null(strstr(out, want), "%s", out);
-    cr_assert_not_null(strstr(out, "        _kopt_prof.pre(0)\n        triton_tem_fused_mm_0.run(arg1_1, arg2_1, buf0, 32, 1, 1, stream=stream0)\n"
+    cr_assert_not_null(strstr(out, "        _kopt_prof.pre(0, lambda: (arg1_1, arg2_1, buf0, 32, 1, 1,))\n        triton_tem_fused_mm_0.run(arg1_1, arg2_1, buf0, 32, 1, 1, stream=stream0)\n"
                                    "        _kopt_prof.post(0, lambda: (arg1_1, arg2_1, buf0, 32, 1, 1,))\n"));
     cr_assert_not_null(strstr(out, "        _kopt_prof.pre(2)\n        buf2 = torch.ops.aten.cumsum.default(buf1, 1)\n"
                                    "        _kopt_prof.post(2, lambda: (buf1, 1, buf2,))\n"));
@@ -227,7 +237,7 @@ Test(emit, instrument_inline_launch_crlf_and_no_final_newline) {
     art_emit_opts o = {.instrument = 1};
     char *out = emit(a, &o);
     cr_assert_str_eq(out, "def call(args):\r\n"
-                          "    x = 1; _kopt_prof.pre(0); triton_poi_k.run(a, 8, stream=s0); "
+                          "    x = 1; _kopt_prof.pre(0, lambda: (a, 8,)); triton_poi_k.run(a, 8, stream=s0); "
                           "_kopt_prof.post(0, lambda: (a, 8,))\r\n"
                           "    _kopt_prof.pre(1)\n"
                           "    extern_kernels.mm(a, b, out=c)\n"

@@ -84,6 +84,7 @@ class _Recorder:
         self.loaded = []      # __file__ of every module the hook saw loaded, in load order
         self.attrs = {}       # id(module) -> dict of attrs the loader set on it
         self.calls = []       # (module, copied args) for the first call of each module
+        self.ptrs = []        # per call: [(data_ptr, size, stride) or None] of the original args
         self._called = set()  # id(module)
 
     def on_load(self, mod, attrs):
@@ -100,10 +101,34 @@ class _Recorder:
             if rec is not None and rec.active and id(mod) not in rec._called:
                 rec._called.add(id(mod))
                 rec.calls.append((mod, clone_args(list(args))))
+                rec.ptrs.append([_ident(a) for a in args])
             return original(args)
 
         call._kopt_recorder = True
         mod.call = call
+
+
+def _ident(a):
+    """What identifies a call() argument's origin: its data pointer, size and stride."""
+    if isinstance(a, torch.Tensor):
+        return (a.data_ptr(), tuple(a.size()), tuple(a.stride()))
+    return None
+
+
+def arg_sources(problem, inputs, idents):
+    """Where each call() argument came from, so a later run can rebuild the arguments with the
+    model's real weights and fresh inputs: "param:<name>", "buffer:<name>", "input:<k>" (the
+    k-th forward input), or "const" (anything else: kept as saved). Matching is by data pointer,
+    size and stride, so only the very tensor (not a view of it) counts."""
+    known = {}
+    for name, t in problem.model.named_parameters():
+        known.setdefault(_ident(t), "param:" + name)
+    for name, t in problem.model.named_buffers():
+        known.setdefault(_ident(t), "buffer:" + name)
+    for k, t in enumerate(inputs):
+        if isinstance(t, torch.Tensor):
+            known.setdefault(_ident(t), "input:%d" % k)
+    return [known.get(i, "const") if i is not None else "const" for i in idents]
 
 
 @contextlib.contextmanager
@@ -201,8 +226,9 @@ def op_compile(ctx, req):
                 % (len(sources), compile_s))
         # Phase 2: run again with recording on.
         recorder.active = True
+        capture_inputs = clone_args(problem.inputs)
         try:
-            out = compiled(*clone_args(problem.inputs))
+            out = compiled(*capture_inputs)
             del out
             torch.cuda.synchronize()
         except (Exception, SystemExit) as e:  # user code may call sys.exit
@@ -249,7 +275,8 @@ def op_compile(ctx, req):
         with open(mod_path, "w", encoding="utf-8") as f:
             f.write(text)
         torch.save(args, args_path)
-        entry = {"index": i, "module": mod_path, "args": args_path, "n_args": len(args)}
+        entry = {"index": i, "module": mod_path, "args": args_path, "n_args": len(args),
+                 "arg_sources": arg_sources(problem, capture_inputs, recorder.ptrs[i])}
         attrs, skipped = _saveable(recorder.attrs.get(id(mod)) or {})
         if skipped:
             ctx.log("compile: graph %d: constants not saved (not tensors or numbers): %s"

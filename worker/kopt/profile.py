@@ -1,7 +1,7 @@
 """`profile`: per-launch GPU times of an instrumented output module (PROTOCOL.md, `profile`).
 
 The core emits the module with every launch of call() wrapped as
-    _kopt_prof.pre(i); <launch i>; _kopt_prof.post(i, lambda: (arg, arg, ...))
+    _kopt_prof.pre(i, lambda: (arg, ...)); <launch i>; _kopt_prof.post(i, lambda: (arg, ...))
 and the worker sets the module global `_kopt_prof` to a Prof object:
   * describe mode (the first, untimed pass): post() evaluates the thunk and records, per
     argument, a tensor's {shape, stride, dtype, nbytes = numel*element_size,
@@ -38,7 +38,7 @@ class Prof:
         self.fired = set()     # indices whose end event was recorded in the current rep
 
     # -- called by the instrumented module
-    def pre(self, i):
+    def pre(self, i, thunk=None):
         if not self.describing:
             ev = self.events.get(i)
             if ev is not None:  # launches the describe pass did not see are not timed

@@ -32,6 +32,9 @@ OPS = {
     "time": ("kopt.timing", "op_time"),
     "profile": ("kopt.profile", "op_profile"),
     "ceilings": ("kopt.ceilings", "op_ceilings"),
+    "capture_launch": ("kopt.isolate", "op_capture_launch"),
+    "compile_candidate": ("kopt.isolate", "op_compile_candidate"),
+    "isolate": ("kopt.isolate", "op_isolate"),
 }
 
 

@@ -51,6 +51,30 @@ def _double(x):
     return x
 
 
+def rebuild_args(ctx, saved, sources, seed):
+    """call() arguments for fresh inputs: `sources` (from `compile`'s arg_sources) says, per
+    argument, whether it is a parameter or buffer of the model (its real weights are used), a
+    forward input (taken from get_inputs() under `seed`) or a constant (kept as saved)."""
+    problem = require_problem(ctx)
+    if not isinstance(sources, list) or len(sources) != len(saved):
+        raise BadRequest("module target: 'sources' must list one source per saved argument")
+    inputs = problem.draw_inputs(seed)
+    params = dict(problem.model.named_parameters())
+    buffers = dict(problem.model.named_buffers())
+    out = []
+    for a, src in zip(saved, sources):
+        kind, _, name = str(src).partition(":")
+        if kind == "param" and name in params:
+            out.append(params[name].detach())
+        elif kind == "buffer" and name in buffers:
+            out.append(buffers[name])
+        elif kind == "input" and name.isdigit() and int(name) < len(inputs):
+            out.append(inputs[int(name)])
+        else:
+            out.append(a)
+    return out
+
+
 def make_target(ctx, spec, seed=None, float64=False):
     """A Target for the JSON target `spec` (validated here: bad specs are bad_request)."""
     if not isinstance(spec, dict):
@@ -94,6 +118,9 @@ def make_target(ctx, spec, seed=None, float64=False):
         if not isinstance(mpath, str) or not isinstance(apath, str):
             raise BadRequest("module target needs string 'module' and 'args' paths")
         mod, args = cache(ctx).prepared(mpath, apath)
+        sources = spec.get("sources")
+        if seed is not None and sources is not None:
+            args = rebuild_args(ctx, args, sources, seed)
         return Target("module:" + mpath, lambda p: mod.call(p), args, "module_failed",
                       "call() of %s raised" % mpath)
 

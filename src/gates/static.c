@@ -1,0 +1,871 @@
+/* static.c — see static.h. One walk over the candidate's code tokens, using the resolution
+ * candidate_parse computed (attribute / keyword / local / module-level / import / free), plus
+ * one pass over its imports and one over module-level statements and parameter defaults. */
+#include "gates/static.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------- name lists ---------- */
+
+static const char *const IO_MODULES[] = {
+    "os", "posix", "nt", "subprocess", "socket", "ssl", "select", "selectors", "ctypes", "cffi",
+    "pathlib", "shutil", "glob", "fcntl", "io", "tempfile", "urllib", "urllib3", "http",
+    "requests", "httpx", "aiohttp", "ftplib", "smtplib", "telnetlib", "xmlrpc", "webbrowser",
+    "pickle", "cPickle", "dill", "cloudpickle", "marshal", "shelve", "dbm", "sqlite3",
+    "multiprocessing", "threading", "_thread", "concurrent", "asyncio", "signal", "mmap", "pty",
+    "runpy", "zipfile", "tarfile", "code", "codeop", "resource", "pwd", "grp", NULL};
+static const char *const ENV_MODULES[] = {"sys", "importlib", "builtins", "__builtins__", "gc",
+                                          "inspect", NULL};
+static const char *const IO_BUILTINS[] = {"open", "eval", "exec", "compile", "__import__",
+                                          "breakpoint", "exit", "quit", "__loader__",
+                                          "__spec__", NULL};
+static const char *const ENV_BUILTINS[] = {"setattr", "delattr", "globals", "locals", "vars",
+                                           NULL};
+static const char *const STREAM_WORDS[] = {
+    "Stream", "Event", "ExternalStream", "StreamContext", "synchronize", "stream", "streams",
+    "set_stream", "current_stream", "default_stream", "wait_stream", "record_stream",
+    "wait_event", "record_event", "graph", "graphs", "CUDAGraph", "make_graphed_callables",
+    NULL};
+static const char *const TORCH_ALLOWED[] = {
+    "torch", "torch.empty", "torch.empty_like", "torch.zeros", "torch.zeros_like",
+    "torch.empty_strided", "torch.float32", "torch.float", "torch.float64", "torch.double",
+    "torch.int8", "torch.int16", "torch.short", "torch.int32", "torch.int", "torch.int64",
+    "torch.long", "torch.uint8", "torch.bool", "torch.complex64", "torch.complex128",
+    "torch.device", "torch.dtype", "torch.Size", "torch.Tensor", "torch.finfo", "torch.iinfo",
+    "torch.cuda.current_device", "torch.cuda.get_device_capability",
+    "torch.cuda.get_device_properties", "torch.cuda.is_available", "torch.cuda.device_count",
+    "torch.is_tensor", NULL};
+static const char *const TORCH_COMPUTE_NS[] = {
+    "torch.nn", "torch.ops", "torch.linalg", "torch.fft", "torch.special", "torch.sparse",
+    "torch.library", "torch.classes", "torch._inductor.select_algorithm", "torch.compile",
+    "torch.jit", NULL};
+static const char *const TORCH_ENV[] = {
+    "torch.backends", "torch._C", "torch._dynamo", "torch._inductor.config", "torch.random",
+    "torch.manual_seed", "torch.seed", "torch.use_deterministic_algorithms", "torch.config",
+    "torch.cuda.manual_seed", "torch.cuda.manual_seed_all", "torch.cuda.seed",
+    "torch.cuda.empty_cache", "torch.cuda.memory", "torch.cuda.init", NULL};
+static const char *const TORCH_IO[] = {"torch.load", "torch.save", "torch.utils.cpp_extension",
+                                       "torch.hub", NULL};
+static const char *const LOWP_TORCH[] = {"float16", "half", "bfloat16", "complex32", "chalf",
+                                         NULL};
+static const char *const ALLOWED_IMPORTS[] = {
+    "triton", "triton.language", "triton.language.extra", "triton.language.extra.cuda",
+    "triton.language.extra.libdevice", "triton.language.extra.cuda.libdevice",
+    "triton.language.math", "math", "torch", "torch._inductor.runtime",
+    "torch._inductor.runtime.triton_helpers", "torch._inductor.runtime.triton_heuristics",
+    "torch._inductor.runtime.hints", NULL};
+static const char *const MODULE_LEVEL_CALLS[] = {
+    "triton.language.constexpr", "triton.jit", "triton.Config", "triton.cdiv",
+    "triton.next_power_of_2", "int", "float", "bool", "str", "abs", "min", "max", "round",
+    "tuple", "frozenset", "range", "len",
+    "torch._inductor.runtime.triton_helpers.set_driver_to_gpu", NULL};
+static const char *const COMPUTE_METHODS[] = {
+    "sum", "mean", "max", "min", "amax", "amin", "matmul", "mm", "bmm", "addmm", "baddbmm",
+    "softmax", "log_softmax", "exp", "exp_", "log", "log_", "log1p", "expm1", "add", "add_",
+    "sub", "sub_", "mul", "mul_", "div", "div_", "pow", "pow_", "sqrt", "rsqrt", "relu",
+    "relu_", "sigmoid", "tanh", "gelu", "abs", "neg", "clamp", "clamp_", "clip", "where",
+    "masked_fill", "masked_fill_", "fill_", "zero_", "copy_", "clone", "contiguous", "to",
+    "type", "float", "half", "double", "bfloat16", "int", "long", "cuda", "cumsum", "cumprod",
+    "prod", "argmax", "argmin", "topk", "sort", "argsort", "norm", "var", "std", "dot",
+    "index_select", "gather", "scatter", "scatter_", "scatter_add", "scatter_add_",
+    "index_add_", "index_copy_", "index_put_", "masked_scatter", "all", "any", "eq", "ne", "lt",
+    "gt", "le", "ge", "isnan", "isinf", "isfinite", "allclose", "equal", "sign", "floor",
+    "ceil", "round", "reciprocal", "square", "lerp", "addcmul", "addcdiv", "logsumexp", "flip",
+    "roll", "repeat", "tile", "repeat_interleave", "new_tensor", "cat", "stack", "t_",
+    "transpose_", "uniform_", "normal_", "random_", "bernoulli_", "exponential_", NULL};
+static const char *const SYNC_METHODS[] = {"synchronize", "wait_stream", "record_stream",
+                                           "wait_event", "record_event", NULL};
+static const char *const HOST_SYNC_METHODS[] = {"item", "cpu", "tolist", "numpy", NULL};
+static const char *const MUTATING_METHODS[] = {"append", "extend", "insert", "update",
+                                               "setdefault", "pop", "popitem", "clear", "add",
+                                               "discard", "remove", NULL};
+static const char *const CACHE_NAMES[] = {"cache", "lru_cache", "cached_property", NULL};
+
+static int in_list(const char *const *l, const char *s) {
+    for (int i = 0; l[i]; i++)
+        if (!strcmp(l[i], s)) return 1;
+    return 0;
+}
+static int in_list_n(const char *const *l, const char *s, size_t n) {
+    for (int i = 0; l[i]; i++)
+        if (strlen(l[i]) == n && !memcmp(l[i], s, n)) return 1;
+    return 0;
+}
+/* q equals p or starts with p followed by '.' */
+static int seg_prefix(const char *q, const char *p) {
+    size_t n = strlen(p);
+    return !strncmp(q, p, n) && (q[n] == '\0' || q[n] == '.');
+}
+static int prefix_in_list(const char *const *l, const char *q) {
+    for (int i = 0; l[i]; i++)
+        if (seg_prefix(q, l[i])) return 1;
+    return 0;
+}
+static int is_dunder(const char *s, size_t n) {
+    return n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
+}
+static int lowp_name(const char *s) {
+    return in_list(LOWP_TORCH, s) || !strncmp(s, "float8", 6);
+}
+
+/* ---------- context ---------- */
+
+typedef struct sctx {
+    const candidate *c;
+    const static_opts *o;
+    static_report *r;
+    int enforce_prec;
+} sctx;
+
+static const pytok *tk(const sctx *x, size_t i) {
+    return &x->c->toks[i < x->c->ntoks ? i : x->c->ntoks - 1];
+}
+static int is_op(const sctx *x, size_t i, const char *s) {
+    return pytok_is_op(x->c->text, tk(x, i), s);
+}
+static int is_nm(const sctx *x, size_t i, const char *s) {
+    return pytok_is_name(x->c->text, tk(x, i), s);
+}
+static int kind_of(const sctx *x, size_t i) { return (int)tk(x, i)->kind; }
+static int depth_at(const sctx *x, size_t i) {
+    return x->c->depth[i < x->c->ntoks ? i : x->c->ntoks - 1];
+}
+static uint8_t flags(const sctx *x, size_t i) {
+    return x->c->tflags[i < x->c->ntoks ? i : x->c->ntoks - 1];
+}
+static int line_end_tok(const sctx *x, size_t i) {
+    return kind_of(x, i) == PYT_NEWLINE || kind_of(x, i) == PYT_END;
+}
+static int is_aug_assign(const sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    return t->kind == PYT_OP && t->len >= 2 && x->c->text[t->off + t->len - 1] == '=' &&
+           !pytok_is(x->c->text, t, "==") && !pytok_is(x->c->text, t, "!=") &&
+           !pytok_is(x->c->text, t, "<=") && !pytok_is(x->c->text, t, ">=") &&
+           !pytok_is(x->c->text, t, ":=");
+}
+static int is_trailer_open(const sctx *x, size_t i) {
+    if (!(is_op(x, i, "(") || is_op(x, i, "["))) return 0;
+    if (i == 0) return 0;
+    const pytok *p = tk(x, i - 1);
+    if (p->kind == PYT_NAME)
+        return !candidate_is_keyword(x->c->text + p->off, p->len);
+    return is_op(x, i - 1, ")") || is_op(x, i - 1, "]") || p->kind == PYT_STRING;
+}
+
+/* Text of tokens [a, b] (first's start to last's end). */
+static char *tok_text(const sctx *x, size_t a, size_t b) {
+    const pytok *ta = tk(x, a), *tb = tk(x, b);
+    size_t end = (size_t)tb->off + tb->len;
+    return kstrndup(x->c->text + ta->off, end > ta->off ? end - ta->off : 0);
+}
+/* The logical line from token s, shortened to ~72 bytes and to its first physical line. */
+static char *stmt_text(const sctx *x, size_t s) {
+    size_t e = s;
+    while (!line_end_tok(x, e + 1)) e++;
+    char *t = tok_text(x, s, e);
+    size_t n = strcspn(t, "\r\n"), cut = n > 68 ? 68 : n;
+    if (cut < strlen(t)) {
+        char *u = kasprintf("%.*s ...", (int)cut, t);
+        free(t);
+        t = u;
+    }
+    return t;
+}
+
+/* ---------- report ---------- */
+
+/* One line of at most ~80 bytes: whitespace runs holding a line break become one space. */
+static char *one_line(char *text) {
+    size_t w = 0;
+    for (size_t r = 0; text[r]; r++) {
+        if (text[r] == '\n' || text[r] == '\r') {
+            while (w > 0 && (text[w - 1] == ' ' || text[w - 1] == '\t')) w--;
+            while (text[r + 1] == ' ' || text[r + 1] == '\t' || text[r + 1] == '\n' ||
+                   text[r + 1] == '\r')
+                r++;
+            text[w++] = ' ';
+        } else {
+            text[w++] = text[r];
+        }
+    }
+    text[w] = '\0';
+    if (w > 80) strcpy(text + 76, " ...");
+    return text;
+}
+
+static void add(sctx *x, static_rule rule, size_t tok, char *text, const char *why) {
+    text = one_line(text);
+    const pytok *t = tk(x, tok);
+    int line = (int)t->line, col = candidate_col(x->c, t->off, line);
+    static_report *r = x->r;
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].rule == rule && r->v[i].line == line && r->v[i].col == col) {
+            free(text);
+            return;
+        }
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 8;
+        r->v = krealloc(r->v, r->cap * sizeof *r->v);
+    }
+    r->v[r->n++] = (static_violation){rule, line, col, text, kstrdup(why)};
+}
+
+static int cmp_violation(const void *pa, const void *pb) {
+    const static_violation *a = pa, *b = pb;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    if (a->col != b->col) return a->col < b->col ? -1 : 1;
+    return (int)a->rule - (int)b->rule;
+}
+
+/* ---------- classification of dotted names ---------- */
+
+typedef struct verdict {
+    int rule;          /* static_rule, or -1 */
+    int dflt;          /* torch-compute only because torch.X is not on the allowed list */
+    const char *why;
+} verdict;
+
+static verdict V(int rule, const char *why) { return (verdict){rule, 0, why}; }
+
+/* q: a canonical dotted name ("torch.cuda.synchronize"); call: it is called. */
+static verdict classify(const sctx *x, const char *q, int call) {
+    char head[128];
+    size_t hl = strcspn(q, ".");
+    if (hl >= sizeof head) hl = sizeof head - 1;
+    memcpy(head, q, hl);
+    head[hl] = '\0';
+    const char *last = strrchr(q, '.');
+    last = last ? last + 1 : q;
+    int single = q[hl] == '\0';
+
+    if (single) {
+        if (in_list(IO_BUILTINS, q) || (call && !strcmp(q, "input")))
+            return V(STATIC_IO, "a builtin that reaches files, code or the terminal");
+        if (in_list(ENV_BUILTINS, q))
+            return V(STATIC_ENV, "reads or changes interpreter-global state");
+    }
+    if (in_list(IO_MODULES, head)) {
+        if (!strcmp(head, "os") && (seg_prefix(q, "os.environ") || seg_prefix(q, "os.environb") ||
+                                    seg_prefix(q, "os.getenv") || seg_prefix(q, "os.putenv") ||
+                                    seg_prefix(q, "os.unsetenv")))
+            return V(STATIC_ENV, "the process environment is global state");
+        return V(STATIC_IO, "files, processes, the network and native code are out of reach");
+    }
+    if (in_list(ENV_MODULES, head))
+        return V(STATIC_ENV, "interpreter internals and global state are out of reach");
+    if (!strcmp(head, "functools") && in_list(CACHE_NAMES, last))
+        return V(STATIC_STATE, "a cache keeps results across calls");
+    if (!strcmp(head, "extern_kernels") || !strcmp(head, "aten"))
+        return V(STATIC_TORCH_COMPUTE, "vendor / ATen kernels: the candidate must compute with "
+                                       "its own Triton kernels");
+    if (!strcmp(head, "torch")) {
+        if (prefix_in_list(TORCH_IO, q))
+            return V(STATIC_IO, "files and native extensions are out of reach");
+        for (const char *p = q + hl; *p == '.';) {
+            p++;
+            size_t n = strcspn(p, ".");
+            if (in_list_n(STREAM_WORDS, p, n))
+                return V(STATIC_STREAM_SYNC,
+                         "streams, events, graphs and synchronisation are kopt's to manage");
+            p += n;
+        }
+        if (prefix_in_list(TORCH_ENV, q) || !strncmp(q, "torch.set_", 10) ||
+            !strncmp(q, "torch.cuda.set_", 15))
+            return V(STATIC_ENV, "changes global torch / CUDA state");
+        if (!strncmp(q, "torch._inductor.runtime", 23) && (q[23] == '\0' || q[23] == '.'))
+            return V(-1, NULL);
+        if (!single && !strchr(q + hl + 1, '.') && lowp_name(last)) {
+            if (x->enforce_prec)
+                return V(STATIC_PRECISION, "a reduced-precision dtype in a float32 model "
+                                           "(needs --allow-precision-change)");
+            return V(-1, NULL);
+        }
+        if (in_list(TORCH_ALLOWED, q)) return V(-1, NULL);
+        if (prefix_in_list(TORCH_COMPUTE_NS, q))
+            return V(STATIC_TORCH_COMPUTE, "a PyTorch op: the candidate must compute with its own "
+                                           "Triton kernels");
+        return (verdict){STATIC_TORCH_COMPUTE, 1,
+                         "a PyTorch op: only torch.empty/empty_like/zeros/zeros_like/"
+                         "empty_strided and dtypes are allowed"};
+    }
+    if (!strcmp(head, "triton")) {
+        if (seg_prefix(q, "triton.knobs") || seg_prefix(q, "triton.runtime.driver"))
+            return V(STATIC_ENV, "changes Triton's global configuration");
+        if (seg_prefix(q, "triton.testing"))
+            return V(STATIC_STREAM_SYNC, "benchmarking helpers synchronise and re-run kernels");
+        if (x->enforce_prec && (lowp_name(last) || !strcmp(last, "inline_asm_elementwise")))
+            return V(STATIC_PRECISION,
+                     !strcmp(last, "inline_asm_elementwise")
+                         ? "inline PTX can change numerics (needs --allow-precision-change)"
+                         : "a reduced-precision dtype in a float32 model (needs "
+                           "--allow-precision-change)");
+    }
+    return V(-1, NULL);
+}
+
+/* ---------- names ---------- */
+
+static const char *alias_target(const sctx *x, const char *s, size_t n) {
+    const char *t = NULL;
+    for (size_t i = 0; i < x->c->nimports; i++) {
+        const cand_import *im = &x->c->imports[i];
+        if (im->bound && strlen(im->bound) == n && !memcmp(im->bound, s, n)) t = im->target;
+    }
+    return t;
+}
+
+typedef struct chain {
+    size_t head, last;   /* NAME tokens */
+    size_t nseg;
+    int call;
+    int module;          /* the head is a module, an imported name or a builtin */
+    char *canon;
+} chain;
+
+static void chain_read(const sctx *x, size_t i, chain *ch) {
+    memset(ch, 0, sizeof *ch);
+    ch->head = ch->last = i;
+    ch->nseg = 1;
+    while (is_op(x, ch->last + 1, ".") && kind_of(x, ch->last + 2) == PYT_NAME) {
+        ch->last += 2;
+        ch->nseg++;
+    }
+    ch->call = is_op(x, ch->last + 1, "(");
+    const pytok *h = tk(x, i);
+    const char *hs = x->c->text + h->off;
+    int ref = x->c->ref[i < x->c->ntoks ? i : 0];
+    const char *target = alias_target(x, hs, h->len);
+    kbuf b = KBUF_INIT;
+    if (target && (ref == CREF_IMPORT || ref == CREF_LOCAL || ref == CREF_FREE)) {
+        ch->module = 1;
+        kbuf_puts(&b, target);
+    } else if (ref == CREF_FREE) {
+        ch->module = 1;
+        if (h->len == 2 && !memcmp(hs, "tl", 2)) kbuf_puts(&b, "triton.language");
+        else if (h->len == 1 && hs[0] == 'F') kbuf_puts(&b, "torch.nn.functional");
+        else kbuf_append(&b, hs, h->len);
+    } else {
+        kbuf_append(&b, hs, h->len);
+    }
+    for (size_t k = i + 2; k <= ch->last; k += 2) {
+        const pytok *t = tk(x, k);
+        kbuf_putc(&b, '.');
+        kbuf_append(&b, x->c->text + t->off, t->len);
+    }
+    ch->canon = kbuf_steal(&b);
+}
+
+/* The decoded content of a simple string literal token (prefix and quotes removed). */
+static char *string_value(const sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    const char *s = x->c->text + t->off;
+    size_t n = t->len, p = 0;
+    while (p < n && s[p] != '\'' && s[p] != '"') p++;
+    if (p >= n) return kstrdup("");
+    size_t q = (n - p >= 6 && s[p + 1] == s[p] && s[p + 2] == s[p]) ? 3 : 1;
+    if (n < p + 2 * q) return kstrdup("");
+    return kstrndup(s + p + q, n - p - 2 * q);
+}
+
+/* Index of the closer matching the opener at i. */
+static size_t match_close(const sctx *x, size_t i) {
+    int d = depth_at(x, i);
+    for (size_t k = i + 1; k < x->c->ntoks; k++) {
+        if (depth_at(x, k) == d + 1 &&
+            (is_op(x, k, ")") || is_op(x, k, "]") || is_op(x, k, "}")))
+            return k;
+        if (kind_of(x, k) == PYT_END) return k;
+    }
+    return x->c->ntoks - 1;
+}
+
+/* Whether some line assigns True to the name of token i (`NAME = True`,
+ * `NAME: tl.constexpr = True`). */
+static int assigned_true(const sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    for (size_t k = 0; k + 2 < x->c->ntoks; k++) {
+        const pytok *u = tk(x, k);
+        if (u->kind != PYT_NAME || u->len != t->len ||
+            memcmp(x->c->text + u->off, x->c->text + t->off, t->len) || x->c->ref[k] == CREF_ATTR)
+            continue;
+        for (size_t j = k + 1; !line_end_tok(x, j); j++)
+            if (depth_at(x, j) == depth_at(x, k) && is_op(x, j, "=")) {
+                if (is_nm(x, j + 1, "True") && line_end_tok(x, j + 2)) return 1;
+                break;
+            }
+    }
+    return 0;
+}
+
+static void method_check(sctx *x, size_t m) {
+    if (!is_op(x, m + 1, "(")) return;
+    const pytok *t = tk(x, m);
+    const char *s = x->c->text + t->off;
+    int in_jit = flags(x, m) & CTOK_IN_JIT;
+    if (in_list_n(SYNC_METHODS, s, t->len)) {
+        add(x, STATIC_STREAM_SYNC, m, kstrndup(s - 1, t->len + 1),
+            "synchronisation is kopt's to manage");
+    } else if (!in_jit && in_list_n(HOST_SYNC_METHODS, s, t->len)) {
+        add(x, STATIC_STREAM_SYNC, m, kstrndup(s - 1, t->len + 1),
+            "copies to the host and synchronises the device");
+    } else if (!in_jit && in_list_n(COMPUTE_METHODS, s, t->len)) {
+        add(x, STATIC_TORCH_COMPUTE, m, kstrndup(s - 1, t->len + 1),
+            "a tensor method that runs a PyTorch op outside the Triton kernels");
+    }
+}
+
+static void dunder_check(sctx *x, size_t k) {
+    const pytok *t = tk(x, k);
+    if (is_dunder(x->c->text + t->off, t->len))
+        add(x, STATIC_IO, k, kstrndup(x->c->text + t->off - 1, t->len + 1),
+            "dunder attributes reach interpreter internals");
+}
+
+/* Argument i (0-based, positional or not) of the call whose '(' is at p: [*a, *b). */
+static int call_arg(const sctx *x, size_t p, size_t idx, size_t *a, size_t *b) {
+    size_t close = match_close(x, p);
+    int d = depth_at(x, p) + 1;
+    size_t start = p + 1, n = 0;
+    for (size_t j = p + 1; j <= close; j++) {
+        if (j == close || (depth_at(x, j) == d && is_op(x, j, ","))) {
+            if (n == idx) {
+                *a = start;
+                *b = j;
+                return j > start;
+            }
+            n++;
+            start = j + 1;
+        }
+    }
+    return 0;
+}
+
+static void dot_check(sctx *x, const chain *ch) {
+    size_t p = ch->last + 1, close = match_close(x, p);
+    int d = depth_at(x, p) + 1;
+    for (size_t j = p + 1; j < close; j++)
+        if (depth_at(x, j) == d && x->c->ref[j] == CREF_KWNAME &&
+            (is_nm(x, j, "input_precision") || is_nm(x, j, "allow_tf32")))
+            return;
+    add(x, STATIC_PRECISION, ch->head, tok_text(x, ch->head, ch->last),
+        "tl.dot on float32 defaults to TF32: pass input_precision=\"ieee\" (or "
+        "--allow-precision-change)");
+}
+
+static int is_tensor_op(const sctx *x, size_t i) {
+    static const char *const ops[] = {"+", "-", "*", "/", "//", "%", "**", "@", "&", "|", "^",
+                                      "<<", ">>", "<", ">", "<=", ">=", "==", "!=", "~", NULL};
+    if (kind_of(x, i) != PYT_OP) return 0;
+    for (int k = 0; ops[k]; k++)
+        if (is_op(x, i, ops[k])) return 1;
+    return is_aug_assign(x, i);
+}
+
+static int is_pointer_name(const sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    const char *s = x->c->text + t->off;
+    return (t->len > 6 && !memcmp(s, "in_ptr", 6)) || (t->len > 7 && !memcmp(s, "out_ptr", 7)) ||
+           (t->len > 10 && !memcmp(s, "in_out_ptr", 10));
+}
+
+/* Outside @triton.jit bodies, in_ptr* / out_ptr* / in_out_ptr* are tensors: arithmetic on them,
+ * or a write through a subscript, runs PyTorch ops. */
+static void pointer_check(sctx *x, size_t i, size_t after) {
+    if (!is_pointer_name(x, i) || x->c->ref[i] != CREF_LOCAL) return;
+    int bad = 0;
+    if (i > 0 && is_tensor_op(x, i - 1)) {
+        /* f(*in_ptr0) and f(**kw) unpack, they do not multiply */
+        bad = !((is_op(x, i - 1, "*") || is_op(x, i - 1, "**")) && i > 1 &&
+                (is_op(x, i - 2, "(") || is_op(x, i - 2, ",")));
+    }
+    size_t nxt = after;
+    if (is_op(x, nxt, "[")) {
+        nxt = match_close(x, nxt) + 1;
+        if (is_op(x, nxt, "=") && (flags(x, i) & CTOK_STMT_START)) bad = 1;
+    }
+    if (is_tensor_op(x, nxt)) bad = 1;
+    if (bad)
+        add(x, STATIC_TORCH_COMPUTE, i, stmt_text(x, i),
+            "tensor arithmetic outside the Triton kernels runs PyTorch ops");
+}
+
+static void chain_check(sctx *x, size_t i, size_t *consumed) {
+    chain ch;
+    chain_read(x, i, &ch);
+    *consumed = ch.last + 1;
+    for (size_t k = i + 2; k <= ch.last; k += 2) dunder_check(x, k);
+    int ref = x->c->ref[i];
+    uint8_t f = flags(x, i);
+    size_t after = ch.last + 1;
+    int assigned = (f & CTOK_STMT_START) && (is_op(x, after, "=") || is_aug_assign(x, after));
+    if (ch.module) {
+        verdict v = classify(x, ch.canon, ch.call);
+        if (v.rule < 0 && ref == CREF_FREE) {
+            /* names a star import may have brought in */
+            for (size_t k = 0; k < x->c->nimports && v.rule < 0; k++) {
+                const cand_import *im = &x->c->imports[k];
+                if (!im->name || strcmp(im->name, "*")) continue;
+                char *q = kasprintf("%s.%s", im->module, ch.canon);
+                v = classify(x, q, ch.call);
+                if (v.dflt) v.rule = -1;
+                free(q);
+            }
+        }
+        if (v.rule < 0 && ch.nseg == 1 && ch.call && !strcmp(ch.canon, "getattr")) {
+            size_t a, b;
+            if (!call_arg(x, after, 1, &a, &b) || b != a + 1 || kind_of(x, a) != PYT_STRING) {
+                v = V(STATIC_ENV, "getattr with a computed name can reach anything");
+            } else {
+                char *sv = string_value(x, a);
+                size_t a0, b0;
+                if (is_dunder(sv, strlen(sv))) {
+                    v = V(STATIC_IO, "dunder attributes reach interpreter internals");
+                } else if (call_arg(x, after, 0, &a0, &b0) && kind_of(x, a0) == PYT_NAME &&
+                           x->c->ref[a0] != CREF_ATTR) {
+                    /* getattr(torch, 'matmul') is torch.matmul */
+                    chain obj;
+                    chain_read(x, a0, &obj);
+                    if (obj.module && obj.last + 1 == b0) {
+                        char *q = kasprintf("%s.%s", obj.canon, sv);
+                        v = classify(x, q, 1);
+                        free(q);
+                    }
+                    free(obj.canon);
+                }
+                free(sv);
+            }
+        }
+        if (v.rule >= 0) {
+            add(x, (static_rule)v.rule, i, tok_text(x, i, ch.last), v.why);
+        } else if (ch.call && x->enforce_prec && !strcmp(ch.canon, "triton.language.dot")) {
+            dot_check(x, &ch);
+        } else if (assigned && ch.nseg >= 2) {
+            add(x, STATIC_STATE, i, stmt_text(x, i), "sets an attribute on a module");
+        }
+        free(ch.canon);
+        return;
+    }
+    /* a variable: a module-level object, a local, a parameter */
+    if (ch.nseg == 1 && !(f & CTOK_IN_JIT)) pointer_check(x, i, after);
+    if (ref == CREF_MODULE) {
+        if (assigned && ch.nseg >= 2) {
+            add(x, STATIC_STATE, i, stmt_text(x, i),
+                "sets an attribute on a module-level function or object: state kept across "
+                "calls");
+        } else if ((f & CTOK_IN_FUNC) && ch.nseg == 1 && is_op(x, after, "[")) {
+            size_t close = match_close(x, after);
+            if ((f & CTOK_STMT_START) && (is_op(x, close + 1, "=") || is_aug_assign(x, close + 1)))
+                add(x, STATIC_STATE, i, stmt_text(x, i),
+                    "writes into a module-level object: state kept across calls");
+        } else if ((f & CTOK_IN_FUNC) && ch.nseg == 2 && ch.call) {
+            const pytok *m = tk(x, ch.last);
+            if (in_list_n(MUTATING_METHODS, x->c->text + m->off, m->len))
+                add(x, STATIC_STATE, i, tok_text(x, i, ch.last),
+                    "mutates a module-level object: state kept across calls");
+        }
+    }
+    if (ch.nseg >= 2 && ch.call) method_check(x, ch.last);
+    free(ch.canon);
+}
+
+static void kwarg_check(sctx *x, size_t i) {
+    if (!x->enforce_prec) return;
+    if (is_nm(x, i, "allow_tf32")) {
+        size_t v = i + 2;
+        int bad = is_nm(x, v, "True") ||
+                  (kind_of(x, v) == PYT_NAME && !is_nm(x, v, "False") && !is_nm(x, v, "None") &&
+                   assigned_true(x, v));
+        if (bad)
+            add(x, STATIC_PRECISION, i, tok_text(x, i, v),
+                "TF32 matmul in a float32 model (needs --allow-precision-change)");
+    } else if (is_nm(x, i, "fp_downcast_rounding")) {
+        add(x, STATIC_PRECISION, i, tok_text(x, i, i + 2),
+            "a rounding-mode downcast (needs --allow-precision-change)");
+    }
+}
+
+/* ---------- imports ---------- */
+
+static void import_check(sctx *x, const cand_import *im) {
+    char *text = im->name ? kasprintf("from %s import %s", im->module, im->name)
+                          : kasprintf("import %s", im->module);
+    size_t tok = im->tok;
+    if (im->module[0] == '.') {
+        add(x, STATIC_IMPORT, tok, text, "relative imports are not allowed");
+        return;
+    }
+    if (im->name && !strcmp(im->name, "*") && strcmp(im->module, "triton.language") &&
+        strcmp(im->module, "math")) {
+        add(x, STATIC_IMPORT, tok, text,
+            "a star import hides what is used (only triton.language and math may be "
+            "star-imported)");
+        return;
+    }
+    char *q = im->name && strcmp(im->name, "*") ? kasprintf("%s.%s", im->module, im->name)
+                                                : kstrdup(im->module);
+    verdict v = classify(x, q, 0);
+    int allowed_mod = in_list(ALLOWED_IMPORTS, im->module);
+    if (v.rule >= 0 && !(v.dflt && !im->name)) {
+        add(x, (static_rule)v.rule, tok, text, v.why);
+    } else if (!allowed_mod) {
+        add(x, STATIC_IMPORT, tok, text,
+            "only triton, triton.language, math, torch and Inductor's Triton runtime helpers "
+            "may be imported");
+    } else {
+        free(text);
+    }
+    free(q);
+}
+
+/* ---------- module-level statements and defaults ---------- */
+
+static int call_allowed(const sctx *x, size_t p, int *classified) {
+    *classified = 0;
+    if (p == 0 || kind_of(x, p - 1) != PYT_NAME) return 0;
+    size_t k = p - 1;
+    while (k >= 2 && is_op(x, k - 1, ".") && kind_of(x, k - 2) == PYT_NAME) k -= 2;
+    if (k > 0 && is_op(x, k - 1, ".")) return 0;   /* a method of a call's result */
+    chain ch;
+    chain_read(x, k, &ch);
+    int ok = 0;
+    if (ch.module) {
+        ok = in_list(MODULE_LEVEL_CALLS, ch.canon) || seg_prefix(ch.canon, "math");
+        if (!ok) *classified = classify(x, ch.canon, 1).rule >= 0;
+    }
+    free(ch.canon);
+    return ok;
+}
+
+/* The value tokens [a, b) of a module- or class-level assignment. */
+static void value_check(sctx *x, size_t s, size_t a, size_t b) {
+    for (size_t v = a; v < b; v++) {
+        if (flags(x, v) & (CTOK_IN_FUNC | CTOK_DEFAULT)) continue;
+        if ((is_op(x, v, "[") || is_op(x, v, "{")) && !is_trailer_open(x, v)) {
+            add(x, STATIC_STATE, v, stmt_text(x, s),
+                "a module-level list/dict/set is mutable: state shared by every call");
+            return;
+        }
+        if (is_op(x, v, "(") && is_trailer_open(x, v)) {
+            int classified;
+            if (call_allowed(x, v, &classified)) {
+                v = match_close(x, v);   /* what an allowed call makes of its arguments */
+                continue;
+            }
+            if (classified) continue;
+            add(x, STATIC_STATE, v, stmt_text(x, s),
+                "a module-level value made by a call may be mutable: state shared by every "
+                "call");
+            return;
+        }
+    }
+}
+
+static void toplevel_check(sctx *x, size_t s) {
+    const pytok *t = tk(x, s);
+    if (t->kind == PYT_NAME && candidate_is_keyword(x->c->text + t->off, t->len)) return;
+    if (t->kind == PYT_STRING || is_op(x, s, "@")) return;
+    size_t end = s, eq = 0;
+    int has_eq = 0;
+    for (; !line_end_tok(x, end); end++) {
+        if (depth_at(x, end) != 0) continue;
+        if (is_op(x, end, ";") || is_nm(x, end, "lambda")) break;
+        if (is_op(x, end, "=")) { eq = end; has_eq = 1; }
+        if (is_aug_assign(x, end)) break;
+    }
+    if (has_eq) {
+        size_t stop = eq + 1;
+        while (!line_end_tok(x, stop) && !(depth_at(x, stop) == 0 && is_op(x, stop, ";"))) stop++;
+        value_check(x, s, eq + 1, stop);
+        return;
+    }
+    /* an expression statement: a call at import time */
+    for (size_t v = s; v < end; v++) {
+        if (depth_at(x, v) != 0 || !is_op(x, v, "(") || !is_trailer_open(x, v)) continue;
+        int classified;
+        if (!call_allowed(x, v, &classified) && !classified)
+            add(x, STATIC_STATE, s, stmt_text(x, s),
+                "a module-level call runs at import time and may set up state");
+        return;
+    }
+}
+
+static void defaults_check(sctx *x) {
+    for (size_t v = 0; v < x->c->ntoks; v++) {
+        uint8_t f = flags(x, v);
+        if (!(f & CTOK_DEFAULT)) continue;
+        int bad = 0;
+        if ((is_op(x, v, "[") || is_op(x, v, "{")) && !is_trailer_open(x, v)) bad = 1;
+        if (is_op(x, v, "(") && is_trailer_open(x, v)) {
+            int classified;
+            bad = !call_allowed(x, v, &classified) && !classified;
+        }
+        if (bad) {
+            size_t a = v;
+            while (a > 0 && (flags(x, a - 1) & CTOK_DEFAULT)) a--;
+            add(x, STATIC_STATE, v, tok_text(x, a > 1 ? a - 2 : a, v),
+                "a mutable default value is created once and kept across calls");
+        }
+    }
+}
+
+/* Form L: an f-string naming a top-level definition would break when stitching renames it. */
+static void fstring_check(sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    const char *s = x->c->text + t->off, *end = s + t->len;
+    const char *q = s;
+    int f = 0;
+    while (q < end && *q != '\'' && *q != '"') f |= *q == 'f' || *q == 'F', q++;
+    if (!f) return;
+    for (; q < end; q++) {
+        if (*q != '{') continue;
+        if (q + 1 < end && q[1] == '{') { q++; continue; }
+        const char *n0 = q + 1;
+        while (n0 < end && (*n0 == ' ' || *n0 == '(')) n0++;
+        const char *n1 = n0;
+        while (n1 < end && ((*n1 >= 'a' && *n1 <= 'z') || (*n1 >= 'A' && *n1 <= 'Z') ||
+                            *n1 == '_' || (n1 > n0 && *n1 >= '0' && *n1 <= '9')))
+            n1++;
+        for (size_t k = 0; n1 > n0 && k < x->c->nmodule_names; k++)
+            if (strlen(x->c->module_names[k]) == (size_t)(n1 - n0) &&
+                !memcmp(x->c->module_names[k], n0, (size_t)(n1 - n0))) {
+                add(x, STATIC_SYNTAX, i, kstrndup(s, t->len),
+                    "an f-string names a top-level definition, which stitching renames: copy it "
+                    "to a local first");
+                return;
+            }
+    }
+}
+
+/* ---------- driver ---------- */
+
+static int prec_enforced(const static_opts *o) {
+    if (o && o->allow_precision_change) return 0;
+    const char *d = o ? o->model_dtype : NULL;
+    return !d || !strcmp(d, "float32") || !strcmp(d, "fp32") || !strcmp(d, "f32") ||
+           !strcmp(d, "torch.float32");
+}
+
+int static_check(const candidate *c, const static_opts *o, static_report *r, kerr *e) {
+    static_report_free(r);
+    sctx x = {c, o, r, prec_enforced(o)};
+    for (size_t i = 0; i < c->nimports; i++) import_check(&x, &c->imports[i]);
+    size_t consumed = 0;
+    for (size_t i = 0; i < c->ntoks; i++) {
+        const pytok *t = &c->toks[i];
+        uint8_t f = c->tflags[i];
+        if (f & CTOK_IN_IMPORT) continue;
+        if ((f & CTOK_STMT_START) && (f & (CTOK_MODULE_LEVEL | CTOK_CLASS_BODY)) &&
+            !(f & CTOK_DECORATOR))
+            toplevel_check(&x, i);
+        const char *s = c->text + t->off;
+        if (t->kind == PYT_OP) {
+            if ((pytok_is(c->text, t, "@") && !(f & CTOK_DECORATOR)) ||
+                pytok_is(c->text, t, "@=")) {
+                if (!(f & CTOK_IN_JIT))
+                    add(&x, STATIC_TORCH_COMPUTE, i, kstrndup(s, t->len),
+                        "the matrix-multiply operator runs a PyTorch op");
+            }
+            continue;
+        }
+        if (t->kind == PYT_STRING) {
+            if (c->form == CAND_FORM_L) fstring_check(&x, i);
+            if (x.enforce_prec) {
+                char *v = string_value(&x, i);
+                if (!strcmp(v, "tf32") || !strcmp(v, "tf32x3"))
+                    add(&x, STATIC_PRECISION, i, kstrndup(s, t->len),
+                        "TF32 matmul precision in a float32 model (needs "
+                        "--allow-precision-change)");
+                free(v);
+            }
+            continue;
+        }
+        if (t->kind != PYT_NAME) continue;
+        if (candidate_is_keyword(s, t->len)) {
+            if (pytok_is(c->text, t, "global") || pytok_is(c->text, t, "nonlocal"))
+                add(&x, STATIC_STATE, i, stmt_text(&x, i),
+                    "rebinding outer names keeps state across calls");
+            else if (pytok_is(c->text, t, "async") || pytok_is(c->text, t, "await") ||
+                     pytok_is(c->text, t, "yield"))
+                add(&x, STATIC_SYNTAX, i, kstrndup(s, t->len),
+                    "a launcher must be a plain function (no coroutines or generators)");
+            continue;
+        }
+        if (i < consumed) continue;
+        switch (c->ref[i]) {
+        case CREF_KWNAME: kwarg_check(&x, i); break;
+        case CREF_PARAM: break;
+        case CREF_ATTR:
+            dunder_check(&x, i);
+            method_check(&x, i);
+            break;
+        default:
+            chain_check(&x, i, &consumed);
+        }
+    }
+    defaults_check(&x);
+    if (r->n) qsort(r->v, r->n, sizeof *r->v, cmp_violation);
+    if (!r->n) return 0;
+    const static_violation *v = &r->v[0];
+    return kerr_set(e, KOPT_E_CANDIDATE,
+                    "gate 1 (static rules): %zu violation%s; first: line %d:%d [%s] %s: %s",
+                    r->n, r->n == 1 ? "" : "s", v->line, v->col, static_rule_name(v->rule),
+                    v->text, v->why);
+}
+
+int static_report_passed(const static_report *r) { return r->n == 0; }
+
+size_t static_report_count(const static_report *r, static_rule rule) {
+    size_t n = 0;
+    for (size_t i = 0; i < r->n; i++) n += r->v[i].rule == rule;
+    return n;
+}
+
+json_t *static_report_json(const static_report *r) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < r->n; i++) {
+        const static_violation *v = &r->v[i];
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:s, s:s}", "rule",
+                                             static_rule_name(v->rule), "line", v->line,
+                                             "column", v->col, "text", v->text, "explanation",
+                                             v->why));
+    }
+    return json_pack("{s:b, s:o}", "passed", r->n == 0, "violations", arr);
+}
+
+void static_report_format(const static_report *r, const char *path, kbuf *out) {
+    if (!path) path = "candidate";
+    if (!r->n) {
+        kbuf_printf(out, "%s: static rules passed\n", path);
+        return;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const static_violation *v = &r->v[i];
+        kbuf_printf(out, "%s:%d:%d: [%s] %s: %s\n", path, v->line, v->col,
+                    static_rule_name(v->rule), v->text, v->why);
+    }
+}
+
+void static_report_free(static_report *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n; i++) {
+        free(r->v[i].text);
+        free(r->v[i].why);
+    }
+    free(r->v);
+    r->v = NULL;
+    r->n = r->cap = 0;
+}
+
+static const char *const RULE_NAMES[STATIC_NRULES] = {
+    "torch-compute", "stream-sync", "state", "env", "io", "import", "precision", "syntax"};
+
+const char *static_rule_name(static_rule r) {
+    return (unsigned)r < STATIC_NRULES ? RULE_NAMES[r] : "?";
+}
+
+int static_rule_from_name(const char *s) {
+    for (int i = 0; i < STATIC_NRULES; i++)
+        if (s && !strcmp(RULE_NAMES[i], s)) return i;
+    return -1;
+}

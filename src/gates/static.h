@@ -1,0 +1,119 @@
+/* static.h — gate 1, the static rules of docs/CANDIDATES.md (no GPU, no Python).
+ *
+ * Contract: static_check walks a parsed candidate's tokens and reports every violation as
+ * {rule, line, column, offending text, one-line explanation}, sorted by position; the
+ * candidate passes only with none. Rules (ids as in the report):
+ *   torch-compute  torch.* other than the allocation calls torch.empty / empty_like / zeros /
+ *                  zeros_like / empty_strided, dtypes, torch.device / dtype / Size / Tensor /
+ *                  finfo / iinfo / is_tensor, torch.cuda.current_device / device_count /
+ *                  is_available / get_device_capability / get_device_properties and
+ *                  Inductor's torch._inductor.runtime helpers;
+ *                  F.* / torch.nn(.functional) / torch.ops / aten / extern_kernels; outside
+ *                  @triton.jit bodies, compute methods called on objects (.sum(), .matmul(),
+ *                  .softmax(), .to(), .contiguous(), .copy_() ...), the `@` operator,
+ *                  arithmetic on in_ptr* / out_ptr* / in_out_ptr* names and writes through
+ *                  their subscripts; getattr(torch, 'name') is judged as torch.name.
+ *   stream-sync    streams, events, synchronisation, CUDA graphs (torch.cuda.Stream, Event,
+ *                  synchronize, stream(), set_stream, current_stream, wait_stream,
+ *                  record_stream ...), host syncs outside jit (.item(), .cpu(), .tolist()),
+ *                  triton.testing (do_bench synchronises and re-runs kernels).
+ *   state          global / nonlocal; module- or class-level values that are mutable (list,
+ *                  dict, set displays; calls other than tl.constexpr, triton.jit, triton.Config,
+ *                  triton.cdiv, triton.next_power_of_2, math.*, int/float/min/max/...);
+ *                  module-level call statements (except triton_helpers.set_driver_to_gpu());
+ *                  mutable default arguments; functools cache / lru_cache / cached_property;
+ *                  attributes set on modules, functions or module-level objects
+ *                  (`launch.cache = ...`); in functions, writes into module-level objects
+ *                  (`CACHE[k] = v`, `CACHE.append(...)`).
+ *   env            os.environ / getenv / putenv, torch.backends, torch.set_*, torch.cuda.set_*,
+ *                  seeds, torch._C / _dynamo / _inductor.config, triton.knobs,
+ *                  triton.runtime.driver, sys, importlib,
+ *                  builtins, gc, inspect, setattr / delattr, getattr with a non-literal name,
+ *                  globals(), locals(), vars().
+ *   io             files, processes, network, native code: open, eval, exec, compile,
+ *                  __import__, input(), breakpoint; modules os, subprocess, socket, ctypes,
+ *                  cffi, pathlib, shutil, urllib, http, requests, pickle, marshal, tempfile,
+ *                  multiprocessing, threading, signal, mmap, ... ; torch.load / save /
+ *                  utils.cpp_extension; any dunder attribute (`.__class__`), also through
+ *                  getattr(x, '__dunder__').  print is allowed.
+ *   import         imports other than triton, triton.language(.extra(.cuda)(.libdevice)),
+ *                  math, torch, torch._inductor.runtime(.triton_helpers, .triton_heuristics,
+ *                  .hints) — forbidden modules of another rule are reported under that rule;
+ *                  star imports except from triton.language and math.
+ *   precision      only when !allow_precision_change and the model dtype is float32 (NULL
+ *                  counts as float32): tl / torch float16, bfloat16, float8* (any use, casts
+ *                  included), allow_tf32=True (or a name assigned True), the strings "tf32" /
+ *                  "tf32x3" (input_precision=...), fp_downcast_rounding=, inline PTX
+ *                  (tl.inline_asm_elementwise), and tl.dot without input_precision= or
+ *                  allow_tf32= (TF32 is Triton's default for float32 dots).
+ *   syntax         async / await / yield (a launcher must be a plain function); in form L, an
+ *                  f-string naming a top-level definition (stitching renames those names but
+ *                  not inside strings).
+ * Names are resolved through the candidate's imports (`import torch.nn.functional as F`,
+ * `from torch import cuda`, aliases): uses are judged by what they refer to; F and tl are
+ * torch.nn.functional and triton.language when not imported.
+ *
+ * static_check returns 0 when the candidate passes, KOPT_E_CANDIDATE when it has violations
+ * (e->msg: the count and the first one); it does not check the interface
+ * (candidate_check_interface) nor compile.
+ *
+ * Ownership: the caller owns the report (zero-initialise it, or reuse one: static_check clears
+ * it first) and releases it with static_report_free. Violation strings belong to the report.
+ * static_report_json returns a new reference.
+ */
+#ifndef KOPT_STATIC_H
+#define KOPT_STATIC_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "gates/candidate.h"
+#include "util/buf.h"
+#include "util/err.h"
+
+typedef enum {
+    STATIC_TORCH_COMPUTE = 0,
+    STATIC_STREAM_SYNC,
+    STATIC_STATE,
+    STATIC_ENV,
+    STATIC_IO,
+    STATIC_IMPORT,
+    STATIC_PRECISION,
+    STATIC_SYNTAX,
+    STATIC_NRULES
+} static_rule;
+
+typedef struct static_opts {
+    int allow_precision_change;   /* --allow-precision-change */
+    const char *model_dtype;      /* "float32" (also "fp32", "f32", "torch.float32"),
+                                     "float16", "bfloat16"...; NULL: float32 */
+} static_opts;
+
+typedef struct static_violation {
+    static_rule rule;
+    int line, col;                /* 1-based */
+    char *text;                   /* the offending text */
+    char *why;                    /* one-line explanation */
+} static_violation;
+
+typedef struct static_report {
+    static_violation *v;
+    size_t n, cap;
+} static_report;
+
+int static_check(const candidate *c, const static_opts *o, static_report *r, kerr *e);
+
+int static_report_passed(const static_report *r);
+size_t static_report_count(const static_report *r, static_rule rule);
+/* {"passed": bool, "violations": [{"rule","line","column","text","explanation"}...]} */
+json_t *static_report_json(const static_report *r);
+/* One line per violation: "PATH:LINE:COL: [rule] text: explanation", or "PATH: static rules
+ * passed". path may be NULL ("candidate"). */
+void static_report_format(const static_report *r, const char *path, kbuf *out);
+void static_report_free(static_report *r);
+
+const char *static_rule_name(static_rule r);
+/* The rule named s, or -1. */
+int static_rule_from_name(const char *s);
+
+#endif

@@ -1,0 +1,29 @@
+# expect: pass-or-gate4
+# kopt-candidate: replaces=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
+# Row log-softmax with one program per row holding the whole 16384-float row in registers (one read of the input instead of two): max, sum(exp(x - max)), then (x - max) - log(sum).
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _log_softmax_row(in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    # int64 row base: 4096 * 16384 = 2**26 fits in int32, but keep the address math safe.
+    base = row.to(tl.int64) * r0_numel
+    cols = tl.arange(0, R0_BLOCK)
+    mask = cols < r0_numel
+    x = tl.load(in_ptr0 + base + cols, mask=mask, other=float("-inf"))
+    row_max = tl.max(x, 0)
+    shifted = x - row_max                      # Inductor: tmp5 = tmp4 - tmp2
+    e = tl.where(mask, tl.exp(shifted), 0.0)   # masked lanes are -inf -> exp = 0, kept explicit
+    log_sum = tl.log(tl.sum(e, 0))             # Inductor: tmp6 = log(tmp3)
+    y = shifted - log_sum                      # Inductor: tmp7 = tmp5 - tmp6
+    tl.store(out_ptr2 + base + cols, y, mask=mask)
+
+
+def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):
+    R0_BLOCK = triton.next_power_of_2(r0_numel)   # 16384: the whole row in one block
+    assert R0_BLOCK <= 16384, "whole-row kernel sized for rows of at most 16384"
+    grid = (xnumel,)
+    _log_softmax_row[grid](in_ptr0, out_ptr2, xnumel, r0_numel,
+                           R0_BLOCK=R0_BLOCK, num_warps=16, num_stages=1)

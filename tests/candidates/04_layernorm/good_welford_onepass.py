@@ -1,0 +1,34 @@
+# expect: pass-or-gate4
+# kopt-candidate: replaces=triton_red_fused_native_layer_norm_0
+# LayerNorm with one program per 8192-wide row held in registers: mean, then the biased variance as mean((x - mean)^2) over the same registers, then (x - mean) * rsqrt(var + 1e-5) * w + b.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _layer_norm_row(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel,
+                    R0_BLOCK: tl.constexpr):
+    # in_ptr0: x [xnumel, r0_numel] fp32 contiguous; in_ptr1: weight [r0_numel];
+    # in_ptr2: bias [r0_numel]; out_ptr2: y [xnumel, r0_numel]. No mean/rstd side outputs:
+    # the module only returns y (buf3).
+    row = tl.program_id(0)
+    base = row.to(tl.int64) * r0_numel
+    cols = tl.arange(0, R0_BLOCK)
+    mask = cols < r0_numel
+    x = tl.load(in_ptr0 + base + cols, mask=mask, other=0.0, eviction_policy="evict_first")
+    mean = tl.sum(x, 0) / r0_numel                    # fp32 / i32 -> fp32 division
+    d = tl.where(mask, x - mean, 0.0)                 # Inductor: tmp9 = tmp8 - tmp2
+    var = tl.sum(d * d, 0) / r0_numel                 # Inductor: tmp11 = m2 / 8192.0 (correction 0)
+    rstd = tl.rsqrt(var + 1e-05)                      # Inductor: tmp14 = rsqrt(tmp11 + 1e-05)
+    w = tl.load(in_ptr1 + cols, mask=mask, other=0.0, eviction_policy="evict_last")
+    b = tl.load(in_ptr2 + cols, mask=mask, other=0.0, eviction_policy="evict_last")
+    y = (d * rstd) * w + b                            # Inductor: tmp19 = (tmp9*tmp14)*tmp16 + tmp18
+    tl.store(out_ptr2 + base + cols, y, mask=mask)
+
+
+def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):
+    R0_BLOCK = triton.next_power_of_2(r0_numel)   # 8192: the whole row in one block
+    assert R0_BLOCK <= 16384, "whole-row kernel sized for rows of at most 16384"
+    grid = (xnumel,)
+    _layer_norm_row[grid](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel,
+                          R0_BLOCK=R0_BLOCK, num_warps=16, num_stages=1)

@@ -1,0 +1,22 @@
+# expect: gate1 stream-sync
+# kopt-candidate: replaces=triton_poi_fused_add_gelu_mul_0
+# Runs the kernel on a side stream of its own and joins it back: streams are kopt's to manage.
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _gelu_residual(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    mask = offs < xnumel
+    x = tl.load(in_ptr0 + offs, mask=mask, other=0.0)
+    gelu = 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476))
+    tl.store(out_ptr0 + offs, gelu * 0.5 + x, mask=mask)
+
+
+def launch(in_ptr0, out_ptr0, xnumel, stream=None):
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        _gelu_residual[(triton.cdiv(xnumel, 1024),)](in_ptr0, out_ptr0, xnumel, XBLOCK=1024, num_warps=4)
+    torch.cuda.current_stream().wait_stream(side)
