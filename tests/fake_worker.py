@@ -92,8 +92,8 @@ SHAPE = [16, 32]
 NUMEL = SHAPE[0] * SHAPE[1]
 
 
-def write_tensor(path, dtype):
-    vals = [((i % 37) - 18) * 0.25 for i in range(NUMEL)]
+def write_tensor(path, dtype, shift=0.0):
+    vals = [((i % 37) - 18) * 0.25 + shift for i in range(NUMEL)]
     fmt = {"float32": "<%df", "float64": "<%dd"}[dtype] % NUMEL
     with open(path, "wb") as f:
         f.write(struct.pack(fmt, *vals))
@@ -134,7 +134,24 @@ def op_compile(req):
     with open(args, "wb") as f:
         f.write(b"fake torch.save payload")
     return {"compile_s": 0.5,
-            "graphs": [{"index": 0, "module": module, "args": args, "n_args": 3}]}
+            "graphs": [{"index": 0, "module": module, "args": args, "n_args": 4,
+                        "arg_sources": ["param:fc.weight", "param:fc.bias", "input:0", "param:bias"]}]}
+
+
+def module_text(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, TypeError):
+        return ""
+
+
+def marked(path, marker):
+    """Candidate markers (in a candidate's comments, so in the module it was stitched into)
+    steer the fake's answers: FAKE_NOCOMPILE, FAKE_WRONG (isolation outputs differ),
+    FAKE_RACE (the second candidate run differs), FAKE_MODEL_WRONG (model outputs differ),
+    FAKE_FAST (the module times 20% faster), FAKE_CRASH (isolate kills the worker)."""
+    return marker in module_text(path)
 
 
 def op_run(req):
@@ -142,7 +159,46 @@ def op_run(req):
     if not isinstance(prefix, str):
         raise BadRequest("run needs out_prefix")
     dtype = "float64" if req.get("float64") else "float32"
-    return {"outputs": [write_tensor(prefix + "0.bin", dtype)]}
+    target = req.get("target") or {}
+    shift = 0.5 if target.get("kind") == "module" and marked(target.get("module"), "FAKE_MODEL_WRONG") else 0.0
+    return {"outputs": [write_tensor(prefix + "0.bin", dtype, shift)]}
+
+
+def op_capture_launch(req):
+    out = req.get("out")
+    if not isinstance(out, str):
+        raise BadRequest("capture_launch needs out")
+    with open(out, "wb") as f:
+        f.write(b"fake launch arguments")
+    arg = {"shape": SHAPE, "stride": [SHAPE[1], 1], "dtype": "float32", "nbytes": NUMEL * 4,
+           "storage_bytes": NUMEL * 4}
+    return {"args": [arg, arg, arg, {"value": NUMEL}]}
+
+
+def op_compile_candidate(req):
+    if marked(req.get("module"), "FAKE_NOCOMPILE"):
+        return {"compiled": False, "error": "CompilationError: at 12:4: fake error"}
+    return {"compiled": True}
+
+
+def op_isolate(req):
+    cand = req.get("cand")
+    if marked(cand, "FAKE_CRASH"):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    roles = req.get("roles") or []
+    out_dir = req.get("out_dir")
+    os.makedirs(out_dir, exist_ok=True)
+    checked = [k for k, r in enumerate(roles) if r in ("out", "inout")]
+    wrong, race = marked(cand, "FAKE_WRONG"), marked(cand, "FAKE_RACE")
+    sets = []
+    for name in ["captured"] + ["seed%d" % x for x in req.get("seeds") or []]:
+        runs = {}
+        for side in ("orig", "cand0", "cand1"):
+            shift = (1.0 if wrong and side != "orig" else 0.0) + (0.25 if race and side == "cand1" else 0.0)
+            runs[side] = [write_tensor(os.path.join(out_dir, "%s.%s.%d.bin" % (name, side, k)), "float32", shift)
+                          for k in checked]
+        sets.append({"name": name, "runs": runs})
+    return {"sets": sets, "checked": checked}
 
 
 def op_time(req):
@@ -150,7 +206,11 @@ def op_time(req):
     rounds = int(req.get("rounds", 30))
     samples = []
     for k in range(len(variants)):
-        base = 1.0 / (k + 1)
+        v = variants[k] if isinstance(variants[k], dict) else {}
+        if v.get("kind") == "module":  # baseline vs candidate modules: FAKE_FAST is 20% faster
+            base = 0.8 if marked(v.get("module"), "FAKE_FAST") else 1.0
+        else:
+            base = 1.0 / (k + 1)
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)
                         for r in range(rounds)])
     return {"samples": samples, "sleep_ms": 0.05}
@@ -210,8 +270,10 @@ class BadRequest(Exception):
 
 
 OPS = {"ping": op_ping, "load": op_load, "compile": op_compile, "run": op_run,
-       "time": op_time, "profile": op_profile, "ceilings": op_ceilings}
-NEEDS_LOAD = {"compile", "run", "time", "profile"}
+       "time": op_time, "profile": op_profile, "ceilings": op_ceilings,
+       "capture_launch": op_capture_launch, "compile_candidate": op_compile_candidate,
+       "isolate": op_isolate}
+NEEDS_LOAD = {"compile", "run", "time", "profile", "capture_launch", "isolate"}
 
 
 def be_noisy():

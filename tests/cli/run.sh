@@ -99,6 +99,26 @@ FAKE_WORKER_MODE=garbage_on=ceilings expect_exit 7 "worker garbage" -- "$KOPT" i
 echo 'def broken(:' >"$T/broken.py"
 FAKE_WORKER_FIXTURE=$T/broken.py expect_exit 10 "unparsable module" -- "$KOPT" inspect "$P"
 
+# kopt verify on the fake worker: every candidate of tests/candidates/fake must meet its
+# `# expect:` line (the fake reacts to markers in the stitched module), the winner is stitched.
+expect_exit 0 "verify (fake worker)" -- "$KOPT" verify "$P" --candidates tests/candidates/fake -o "$T/v" --rounds 8 --json
+cp "$T/out" "$T/verify.json"
+python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
+for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.json report.txt; do
+  [ -f "$T/v/$f" ] && ok || bad "verify output $f missing"
+done
+has "winner stitched" "$T/v/optimized_module.py" "triton_poi_fused_add_addmm_relu_0 = _KoptLaunch(_kopt_triton_poi_fused_add_addmm_relu_0__launch)"
+has "report names the winner" "$T/v/report.txt" "triton_poi_fused_add_addmm_relu_0 <- tests/candidates/fake/a_fast.py"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["arg_sources"][2]=="input:0", m' "$T/v/kopt_meta.json" && ok || bad "kopt_meta.json arg_sources"
+# Nothing passes: exit 12 and the compiler's module, unchanged.
+expect_exit 12 "verify, all refused" -- "$KOPT" verify "$P" --replace triton_poi_fused_add_addmm_relu_0=tests/candidates/fake/c_wrong.py -o "$T/v2" --rounds 4
+has "refusal says why" "$T/out" "REFUSED"
+cmp -s "$T/v2/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "baseline module not kept unchanged"
+expect_exit 3 "verify, missing candidate" -- "$KOPT" verify "$P" --replace k=nope.py -o "$T/v3"
+expect_exit 2 "verify, bad --replace" -- "$KOPT" verify "$P" --replace nokernel -o "$T/v3"
+expect_exit 2 "verify without -o" -- "$KOPT" verify "$P" --candidate tests/candidates/fake/a_fast.py
+expect_exit 0 "verify --help" -- "$KOPT" verify --help
+
 # kopt parse (no GPU).
 for f in tests/fixtures/inductor/*.py; do
   expect_exit 0 "parse $(basename "$f")" -- "$KOPT" parse "$f" --json || continue

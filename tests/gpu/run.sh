@@ -13,7 +13,10 @@ pass=0; fail=0
 ok()  { pass=$((pass+1)); echo "PASS $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
 
-for p in ${KOPT_GPU_PROBLEMS:-tests/problems/*.py}; do
+SUITES=${KOPT_GPU_SUITES:-inspect errors verify}
+want() { case " $SUITES " in *" $1 "*) return 0;; esac; return 1; }
+
+want inspect && for p in ${KOPT_GPU_PROBLEMS:-tests/problems/*.py}; do
   n=$(basename "$p" .py)
   t0=$SECONDS
   "$KOPT" inspect "$p" --json -o "$OUTD/$n" --reps ${KOPT_GPU_REPS:-15} --rounds ${KOPT_GPU_ROUNDS:-15} \
@@ -32,7 +35,7 @@ expect() {  # expect <exit code> <problem> <what>
   if [ "$rc" -eq "$1" ] && ! grep -q Traceback "$OUTD/bad.err"; then ok "$3 -> exit $rc: $(head -1 "$OUTD/bad.err")"
   else bad "$3: expected exit $1, got $rc ($lines stderr lines): $(head -3 "$OUTD/bad.err")"; fi
 }
-if [ -z "${KOPT_GPU_PROBLEMS:-}" ]; then
+if want errors; then
   expect 3 tests/problems/bad/does_not_exist.py "missing file"
   expect 4 tests/problems/bad/syntax_error.py "syntax error"
   expect 4 tests/problems/bad/no_model.py "no Model"
@@ -45,5 +48,35 @@ if [ -z "${KOPT_GPU_PROBLEMS:-}" ]; then
   KOPT_PYTHON=/nonexistent/python3 expect 9 tests/problems/01_gelu_residual.py "no python"
   CUDA_VISIBLE_DEVICES= expect 6 tests/problems/01_gelu_residual.py "no CUDA device"
 fi
+# The four-gate cascade on the project's candidate suite: every candidate must be accepted or
+# refused exactly as its `# expect:` line says; an accepted module must load and run from a
+# fresh Python process and match the eager model.
+if want verify; then
+  for d in tests/candidates/[0-9]*/; do
+    n=$(basename "$d")
+    fx=tests/fixtures/inductor/${n}_g0.py
+    cands=("$d"*.py)
+    for s in tests/candidates/static/*.py; do     # static-rule candidates bound to this model
+      k=$(sed -n 's/^# kopt-candidate: replaces=//p' "$s")
+      grep -q "^$k = async_compile" "$fx" && cands+=("$s")
+    done
+    args=(); for c in "${cands[@]}"; do args+=(--candidate "$c"); done
+    t0=$SECONDS
+    "$KOPT" verify "tests/problems/$n.py" "${args[@]}" -o "$OUTD/verify-$n" --json >"$OUTD/verify-$n.json" 2>"$OUTD/verify-$n.err"
+    rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 12 ]; then bad "verify $n: exit $rc: $(tail -2 "$OUTD/verify-$n.err")"; continue; fi
+    if python3 tests/candidates/check_expect.py "$OUTD/verify-$n.json" >"$OUTD/verify-$n.expect"; then
+      ok "verify $n ($((SECONDS - t0))s): $(tail -1 "$OUTD/verify-$n.expect")"
+    else
+      bad "verify $n: $(grep FAIL "$OUTD/verify-$n.expect" | head -5)"
+    fi
+    sed 's/^/    /' "$OUTD/verify-$n.expect" | grep -v "verify expectations"
+    if [ $rc -eq 0 ]; then
+      if msg=$(python3 tests/gpu/check_loader.py "tests/problems/$n.py" "$OUTD/verify-$n" 2>&1); then ok "loader $n: $msg"
+      else bad "loader $n: $(echo "$msg" | tail -3)"; fi
+    fi
+  done
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,199 @@
+/* cmd_verify.c — `kopt verify problem.py --replace KERNEL=candidate.py ... -o out/`. */
+#include <dirent.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "verify/verify.h"
+
+static const char USAGE[] =
+    "usage: kopt verify <problem.py> (--replace KERNEL=FILE | --candidate FILE | --candidates DIR)... -o OUT\n"
+    "\n"
+    "Check replacement kernels for a compiled model through four gates and re-stitch the ones\n"
+    "that pass: (1) static rules, launch interface and compile; (2) the kernel in isolation on\n"
+    "its captured arguments and fresh random seeds, outputs NaN-poisoned; (3) the whole model\n"
+    "against the eager model (float64 error ratio as fallback); (4) interleaved timing against\n"
+    "the compiler's module with a 95%% bootstrap interval. The candidate contract is in\n"
+    "docs/CANDIDATES.md. OUT receives optimized_module.py, kopt_loader.py and report.{json,txt};\n"
+    "when nothing passes, it holds the compiler's module unchanged.\n"
+    "\n"
+    "options:\n"
+    "  --replace K=FILE           candidate FILE replaces Triton kernel K\n"
+    "  --candidate FILE           candidate naming its kernel ('# kopt-candidate: replaces=K')\n"
+    "  --candidates DIR           every *.py in DIR, as --candidate\n"
+    "  -o, --out DIR              output directory (required)\n"
+    "  --seeds N                  fresh random seeds for gates 2 and 3 (default 3)\n"
+    "  --rho-max X                gate 3 float64 error-ratio limit (default 10)\n"
+    "  --abs-bound X              gate 3 absolute error bound against float64 (default 1e-2)\n"
+    "  --min-gain X               gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
+    "  --rounds N                 gate 4 interleaved timing rounds (default 40)\n"
+    "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
+    "  --json                     print the report as JSON\n"
+    "  --python PATH              python with torch and triton\n"
+    "  -v, --verbose              log each stage\n"
+    "\n"
+    "exit codes: 0 at least one candidate accepted, 12 all refused (baseline written),\n"
+    "3 a file is missing, and the codes of 'kopt inspect' for problem and worker failures\n";
+
+static void on_progress(const char *stage, void *ctx) {
+    time_t *start = ctx;
+    if (!isatty(2)) return;
+    fprintf(stderr, "\r\033[K[%3lds] %s ...", (long)(time(NULL) - *start), stage);
+    fflush(stderr);
+}
+
+static int add_dir(kvec *paths, const char *dir, kerr *e) {
+    DIR *d = opendir(dir);
+    if (!d) return kerr_set(e, KOPT_E_NOFILE, "cannot open candidate directory %s", dir);
+    kvec names = {0};
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        if (n > 3 && !strcmp(de->d_name + n - 3, ".py")) kvec_push(&names, fs_join(dir, de->d_name));
+    }
+    closedir(d);
+    /* sorted, so runs are reproducible */
+    for (size_t i = 1; i < names.len; i++)
+        for (size_t j = i; j > 0 && strcmp(names.items[j - 1], names.items[j]) > 0; j--) {
+            void *t = names.items[j]; names.items[j] = names.items[j - 1]; names.items[j - 1] = t;
+        }
+    for (size_t i = 0; i < names.len; i++) kvec_push(paths, names.items[i]);
+    kvec_free(&names);
+    return 0;
+}
+
+int cmd_verify(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"replace", required_argument, 0, 'r'},   {"candidate", required_argument, 0, 'c'},
+        {"candidates", required_argument, 0, 'C'}, {"out", required_argument, 0, 'o'},
+        {"seeds", required_argument, 0, 's'},     {"rho-max", required_argument, 0, 'R'},
+        {"abs-bound", required_argument, 0, 'A'}, {"min-gain", required_argument, 0, 'g'},
+        {"rounds", required_argument, 0, 'n'},    {"allow-precision-change", no_argument, 0, 'P'},
+        {"json", no_argument, 0, 'j'},            {"python", required_argument, 0, 'p'},
+        {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 1e-2, .min_gain = 0.02, .rounds = 40};
+    kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
+    const char *python = NULL;
+    int json_mode = 0, opt, rc = 0;
+    kerr e = {0};
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'r': {
+            const char *eq = strchr(optarg, '=');
+            if (!eq || eq == optarg || !eq[1]) {
+                kerr_set(&e, KOPT_E_USAGE, "--replace takes KERNEL=FILE, got '%s'", optarg);
+                rc = KOPT_E_USAGE;
+                break;
+            }
+            kvec_push(&kernels, kstrndup(optarg, (size_t)(eq - optarg)));
+            kvec_push(&paths, kstrdup(eq + 1));
+            break;
+        }
+        case 'c': kvec_push(&kernels, NULL); kvec_push(&paths, kstrdup(optarg)); break;
+        case 'C': {
+            size_t before = paths.len;
+            if (add_dir(&paths, optarg, &e)) { rc = e.code; break; }
+            while (kernels.len < paths.len) kvec_push(&kernels, NULL);
+            (void)before;
+            break;
+        }
+        case 'o': o.out_dir = optarg; break;
+        case 's': o.seeds = atoi(optarg); break;
+        case 'R': o.rho_max = atof(optarg); break;
+        case 'A': o.abs_bound = atof(optarg); break;
+        case 'g': o.min_gain = atof(optarg); break;
+        case 'n': o.rounds = atoi(optarg); break;
+        case 'P': o.allow_precision_change = 1; break;
+        case 'j': json_mode = 1; break;
+        case 'p': python = optarg; break;
+        case 'v': log_set_level(LOG_INFO); break;
+        case 'h': fputs(USAGE, stdout); kvec_free_all(&kernels, free); kvec_free_all(&paths, free); return 0;
+        default: rc = KOPT_E_USAGE; kerr_set(&e, KOPT_E_USAGE, "unknown option; see 'kopt verify --help'");
+        }
+        if (rc) break;
+    }
+    if (!rc && optind != argc - 1) rc = kerr_set(&e, KOPT_E_USAGE, "expected one problem file; see 'kopt verify --help'");
+    if (!rc && !o.out_dir) rc = kerr_set(&e, KOPT_E_USAGE, "-o OUT is required");
+    if (!rc && paths.len == 0) rc = kerr_set(&e, KOPT_E_USAGE, "no candidate given (--replace, --candidate or --candidates)");
+    if (!rc && (o.seeds < 1 || o.rounds < 2)) rc = kerr_set(&e, KOPT_E_USAGE, "--seeds must be >= 1 and --rounds >= 2");
+    if (!rc) {
+        o.problem = argv[optind];
+        if (!fs_exists(o.problem) || fs_is_dir(o.problem)) rc = kerr_set(&e, KOPT_E_NOFILE, "problem file %s does not exist", o.problem);
+    }
+    for (size_t i = 0; !rc && i < paths.len; i++)
+        if (!fs_exists(paths.items[i]) || fs_is_dir(paths.items[i]))
+            rc = kerr_set(&e, KOPT_E_NOFILE, "candidate file %s does not exist", (char *)paths.items[i]);
+    if (rc) {
+        int code = cli_fail("verify", &e, json_mode);
+        kvec_free_all(&kernels, free);
+        kvec_free_all(&paths, free);
+        return code;
+    }
+    verify_cand *cands = kcalloc(paths.len, sizeof *cands);
+    for (size_t i = 0; i < paths.len; i++) { cands[i].kernel = kernels.items[i]; cands[i].path = paths.items[i]; }
+    o.cands = cands;
+    o.ncands = paths.len;
+    char *workdir = NULL;
+    rc = fs_mkdirs(o.out_dir, &e);
+    if (!rc) {
+        char *wd = fs_join(o.out_dir, "work");
+        rc = fs_mkdirs(wd, &e);
+        workdir = fs_realpath(wd);
+        free(wd);
+    }
+    time_t start = time(NULL);
+    o.workdir = workdir;
+    o.progress = json_mode || log_level() >= LOG_INFO ? NULL : on_progress;
+    o.progress_ctx = &start;
+    worker *w = NULL;
+    json_t *doc = NULL;
+    char *log_path = workdir ? fs_join(workdir, "worker.log") : NULL;
+    const char *script = getenv("KOPT_WORKER");
+    worker_opts wo = {.python = python, .script = (script && *script) ? script : NULL, .log_path = log_path, .max_restarts = 8};
+    if (!rc) rc = worker_start(&wo, &w, &e);
+    if (!rc) {
+        const json_t *info = worker_info(w);
+        if (!json_string_value(json_object_get(info, "torch")))
+            rc = kerr_set(&e, KOPT_E_PYTHON, "the worker's python cannot import torch; hint: pass --python or set KOPT_PYTHON");
+        else if (!json_is_true(json_object_get(info, "cuda")))
+            rc = kerr_set(&e, KOPT_E_NOGPU, "no CUDA device is visible to torch on this machine; kopt verify needs an NVIDIA GPU");
+    }
+    if (!rc) rc = verify_run(w, &o, &doc, &e);
+    if (isatty(2) && o.progress) fputs("\r\033[K", stderr);
+    worker_stop(w);
+    if (doc && (rc == 0 || rc == KOPT_E_CANDIDATE)) {
+        if (json_mode) {
+            json_object_set_new(doc, "ok", json_true());
+            char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+            puts(s);
+            free(s);
+        } else {
+            kbuf t = KBUF_INIT;
+            verify_report_text(doc, &t);
+            fputs(kbuf_str(&t), stdout);
+            printf("written to %s (optimized_module.py, kopt_loader.py, report.json, report.txt)\n", o.out_dir);
+            kbuf_free(&t);
+        }
+        if (rc) fprintf(stderr, "kopt verify: %s\n", e.msg);
+    } else if (rc) {
+        cli_fail("verify", &e, json_mode);
+        if (log_path && fs_exists(log_path)) fprintf(stderr, "kopt verify: the worker's log is in %s\n", log_path);
+    }
+    json_decref(doc);
+    free(cands);
+    free(workdir);
+    free(log_path);
+    kvec_free_all(&kernels, free);
+    kvec_free_all(&paths, free);
+    return rc;
+}

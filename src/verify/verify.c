@@ -1,0 +1,703 @@
+#include "verify/verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact/artifact.h"
+#include "artifact/emit.h"
+#include "gates/candidate.h"
+#include "gates/decide.h"
+#include "gates/static.h"
+#include "gates/tensor.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+/* Timeouts (s). A candidate that hangs is caught by these and refused. */
+enum { T_LOAD = 600, T_COMPILE = 1200, T_CAND_COMPILE = 300, T_ISOLATE = 180, T_RUN = 180, T_TIME = 600 };
+
+typedef struct vctx {
+    worker *w;
+    const verify_opts *o;
+    artifact *a;
+    char *text;
+    size_t len;
+    char *orig_mod, *orig_args, *orig_attrs;
+    json_t *sources;          /* arg_sources of the graph (owned ref) */
+    char *prof_path;          /* instrumented baseline module */
+    char **launch_args;       /* per kernel: captured launch arguments file, or NULL */
+    json_t **eager, **base, **ref64;  /* per seed: `run` results (owned refs), lazily */
+    int nseeds;
+} vctx;
+
+static void progress(const vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(const vctx *v, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (v->o->progress) v->o->progress(buf, v->o->progress_ctx);
+    log_info("%s", buf);
+}
+
+static int seed_of(int k) { return 1000 + k; }
+
+/* ---------------------------------------------------------------- worker helpers */
+
+static json_t *module_target(const vctx *v, const char *module) {
+    json_t *t = json_pack("{s:s, s:s, s:s}", "kind", "module", "module", module, "args", v->orig_args);
+    if (v->sources) json_object_set(t, "sources", v->sources);
+    return t;
+}
+
+static int run_target(vctx *v, json_t *target, int seed, int float64, const char *prefix, json_t **res, kerr *e) {
+    char *p = kasprintf("%s/%s", v->o->workdir, prefix);
+    json_t *req = json_pack("{s:o, s:s, s:i, s:b}", "target", target, "out_prefix", p, "seed", seed, "float64", float64);
+    free(p);
+    return worker_call(v->w, "run", req, T_RUN, res, e);
+}
+
+static const char *role_name(art_role r) {
+    switch (r) {
+    case ART_ROLE_IN: return "in";
+    case ART_ROLE_OUT: return "out";
+    case ART_ROLE_INOUT: return "inout";
+    default: return "scalar";
+    }
+}
+
+/* The first launch of kernel k, or NULL. */
+static const art_launch *first_launch(const artifact *a, int k) {
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_TRITON && a->launches[i].kernel == k) return &a->launches[i];
+    return NULL;
+}
+
+/* Captured arguments of kernel k's first launch (once per kernel). */
+static int launch_args_for(vctx *v, int k, const char **path, kerr *e) {
+    if (v->launch_args[k]) { *path = v->launch_args[k]; return 0; }
+    const art_launch *l = first_launch(v->a, k);
+    if (!l) return kerr_set(e, KOPT_E_CANDIDATE, "kernel %s is never launched by call()", v->a->kernels[k].name);
+    char *out = kasprintf("%s/launch%d.args.pt", v->o->workdir, l->index);
+    json_t *res = NULL;
+    int rc = worker_call(v->w, "capture_launch",
+                         json_pack("{s:s, s:s, s:i, s:s}", "module", v->prof_path, "args", v->orig_args,
+                                   "launch", l->index, "out", out),
+                         T_RUN, &res, e);
+    json_decref(res);
+    if (rc) { free(out); return kerr_wrap(e, "capturing the arguments of launch %d", l->index); }
+    v->launch_args[k] = out;
+    *path = out;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- gates */
+
+static json_t *gate_obj(int n) { return json_pack("{s:i}", "gate", n); }
+
+static void refuse(json_t *rec, json_t *g, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void refuse(json_t *rec, json_t *g, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    json_object_set_new(g, "passed", json_false());
+    json_object_set_new(g, "reason", json_string(buf));
+    json_object_set_new(rec, "verdict", json_string("refused"));
+    json_object_set(rec, "refused_at", json_object_get(g, "gate"));
+    json_object_set_new(rec, "reason", json_string(buf));
+}
+
+static int load_outputs(const json_t *res, size_t k, ktensor *t, kerr *e) {
+    return tensor_load(json_array_get(json_object_get(res, "outputs"), k), t, e);
+}
+
+/* Gate 3 on a module; fills g; returns 1 passed, 0 refused, <0 pipeline error (e set). */
+static int gate3(vctx *v, const char *module, const char *tag, json_t *g, kerr *e) {
+    gate3_opts go = {.rho_max = v->o->rho_max, .abs_bound = v->o->abs_bound};
+    json_t *seeds = json_array();
+    json_object_set_new(g, "seeds", seeds);
+    json_object_set_new(g, "rho_max", json_real(go.rho_max > 0 ? go.rho_max : 10));
+    json_object_set_new(g, "abs_bound", json_real(go.abs_bound > 0 ? go.abs_bound : 1e-2));
+    for (int s = 0; s < v->nseeds; s++) {
+        int seed = seed_of(s);
+        char pfx[128];
+        if (!v->eager[s]) {
+            snprintf(pfx, sizeof pfx, "g3.eager.s%d.", seed);
+            if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, pfx, &v->eager[s], e)) return -1;
+        }
+        if (!v->base[s]) {
+            snprintf(pfx, sizeof pfx, "g3.base.s%d.", seed);
+            if (run_target(v, module_target(v, v->orig_mod), seed, 0, pfx, &v->base[s], e)) return -1;
+        }
+        json_t *opt = NULL;
+        snprintf(pfx, sizeof pfx, "g3.%s.s%d.", tag, seed);
+        kerr ce = {0};
+        if (run_target(v, module_target(v, module), seed, 0, pfx, &opt, &ce)) {
+            json_object_set_new(g, "passed", json_false());
+            json_object_set_new(g, "reason", json_sprintf("the re-stitched module failed on seed %d: %s", seed, ce.msg));
+            return 0;
+        }
+        size_t nout = json_array_size(json_object_get(v->eager[s], "outputs"));
+        if (json_array_size(json_object_get(opt, "outputs")) != nout) {
+            json_object_set_new(g, "passed", json_false());
+            json_object_set_new(g, "reason", json_sprintf("the re-stitched module returns %zu outputs, the model %zu",
+                                                          json_array_size(json_object_get(opt, "outputs")), nout));
+            json_decref(opt);
+            return 0;
+        }
+        for (size_t k = 0; k < nout; k++) {
+            if (!json_object_get(json_array_get(json_object_get(v->eager[s], "outputs"), k), "path")) continue;
+            ktensor te, to;
+            if (load_outputs(v->eager[s], k, &te, e)) { json_decref(opt); return -1; }
+            if (load_outputs(opt, k, &to, e)) { tensor_free(&te); json_decref(opt); return -1; }
+            tensor_cmp cmp;
+            int strict = gate3_strict(&te, &to, &cmp, e);
+            json_t *so = json_pack("{s:i, s:i, s:b, s:f, s:I}", "seed", seed, "output", (int)k, "strict", strict == 1,
+                                   "max_abs_err_vs_eager", cmp.max_abs_err, "mismatches", (json_int_t)cmp.n_mismatch);
+            json_array_append_new(seeds, so);
+            if (strict < 0) { tensor_free(&te); tensor_free(&to); json_decref(opt); return -1; }
+            if (strict == 0) {
+                /* float64 reference decides */
+                if (!v->ref64[s]) {
+                    snprintf(pfx, sizeof pfx, "g3.ref64.s%d.", seed);
+                    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, pfx, &v->ref64[s], e)) {
+                        tensor_free(&te); tensor_free(&to); json_decref(opt);
+                        return -1;
+                    }
+                }
+                ktensor tr, tb;
+                if (load_outputs(v->ref64[s], k, &tr, e)) { tensor_free(&te); tensor_free(&to); json_decref(opt); return -1; }
+                if (load_outputs(v->base[s], k, &tb, e)) {
+                    tensor_free(&tr); tensor_free(&te); tensor_free(&to); json_decref(opt);
+                    return -1;
+                }
+                double oe, be;
+                double rho = cmp.shape_mismatch ? INFINITY : gate3_rho(&tr, &tb, &to, &oe, &be);
+                int ok = !cmp.shape_mismatch && gate3_accept_rho(rho, oe, &go);
+                json_object_set_new(so, "rho", isfinite(rho) ? json_real(rho) : json_string("inf"));
+                json_object_set_new(so, "opt_err_vs_f64", json_real(cmp.shape_mismatch ? NAN : oe));
+                json_object_set_new(so, "base_err_vs_f64", json_real(cmp.shape_mismatch ? NAN : be));
+                json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
+                tensor_free(&tr);
+                tensor_free(&tb);
+                if (!ok) {
+                    json_object_set_new(g, "passed", json_false());
+                    if (cmp.shape_mismatch)
+                        json_object_set_new(g, "reason", json_sprintf("seed %d, output %zu: shape differs from the eager model's", seed, k));
+                    else
+                        json_object_set_new(g, "reason",
+                                            json_sprintf("seed %d, output %zu: differs from the eager model (max abs err %.3g) "
+                                                         "and the float64 error ratio rho = %.3g (opt err %.3g, baseline err %.3g) "
+                                                         "exceeds rho_max %.3g or the absolute bound %.3g",
+                                                         seed, k, cmp.max_abs_err, rho, oe, be,
+                                                         go.rho_max > 0 ? go.rho_max : 10, go.abs_bound > 0 ? go.abs_bound : 1e-2));
+                    tensor_free(&te); tensor_free(&to); json_decref(opt);
+                    return 0;
+                }
+            }
+            tensor_free(&te);
+            tensor_free(&to);
+        }
+        json_decref(opt);
+    }
+    json_object_set_new(g, "passed", json_true());
+    return 1;
+}
+
+/* Gate 4; returns 1 passed, 0 refused, <0 on a pipeline error. */
+static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *e) {
+    json_t *vars = json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s}]", "kind", "module", "module", v->orig_mod, "args",
+                             v->orig_args, "kind", "module", "module", module, "args", v->orig_args);
+    json_t *res = NULL;
+    kerr ce = {0};
+    int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
+    if (worker_call(v->w, "time", json_pack("{s:o, s:i, s:i, s:b}", "variants", vars, "rounds", rounds, "warmup", 5,
+                                            "flush_l2", 1),
+                    T_TIME, &res, &ce)) {
+        json_object_set_new(g, "passed", json_false());
+        json_object_set_new(g, "reason", json_sprintf("timing failed: %s", ce.msg));
+        return 0;
+    }
+    const json_t *smp = json_object_get(res, "samples");
+    size_t n = json_array_size(json_array_get(smp, 0));
+    double *b = kcalloc(n ? n : 1, sizeof *b), *c = kcalloc(n ? n : 1, sizeof *c);
+    for (size_t i = 0; i < n; i++) {
+        b[i] = json_number_value(json_array_get(json_array_get(smp, 0), i));
+        c[i] = json_number_value(json_array_get(json_array_get(smp, 1), i));
+    }
+    gate4_result r;
+    int rc = gate4_decide(b, c, n, v->o->min_gain >= 0 ? v->o->min_gain : 0.02, 7, &r, e);
+    free(b);
+    free(c);
+    json_decref(res);
+    if (rc) return -1;
+    json_object_set_new(g, "baseline_ms", json_real(r.base_ms));
+    json_object_set_new(g, "candidate_ms", json_real(r.cand_ms));
+    json_object_set_new(g, "speedup", json_pack("{s:f, s:f, s:f}", "estimate", r.ci.estimate, "ci95_lo", r.ci.lo,
+                                                "ci95_hi", r.ci.hi));
+    json_object_set_new(g, "rounds", json_integer((json_int_t)n));
+    json_object_set_new(g, "min_gain", json_real(v->o->min_gain));
+    json_object_set_new(g, "method", json_string("median GPU time of the graph module, candidate and baseline "
+                                                 "interleaved per round, L2 flushed, stream stalled; 95% paired "
+                                                 "bootstrap interval of the ratio of medians"));
+    json_object_set_new(g, "passed", json_boolean(r.passed));
+    if (!r.passed)
+        json_object_set_new(g, "reason", json_sprintf("not faster: speedup %.3fx, 95%% CI [%.3f, %.3f] does not lie "
+                                                      "above %.3f",
+                                                      r.ci.estimate, r.ci.lo, r.ci.hi, 1 + v->o->min_gain));
+    *speedup = r.ci.estimate;
+    return r.passed;
+}
+
+/* ---------------------------------------------------------------- one candidate */
+
+typedef struct winner {
+    char *kernel;
+    char *text;       /* replacement statement */
+    char *path;       /* candidate file */
+    double speedup;
+} winner;
+
+static int write_module(const vctx *v, const art_replacement *reps, size_t n, const char *path, kerr *e) {
+    art_emit_opts eo = {.replace = reps, .nreplace = n};
+    kbuf b = KBUF_INIT;
+    int rc = artifact_emit(v->a, &eo, &b, e);
+    if (!rc) rc = fs_write(path, kbuf_str(&b), b.len, e);
+    kbuf_free(&b);
+    return rc;
+}
+
+/* Gates 1-4 for candidate i. Fills rec; on acceptance sets *win. Returns non-zero only when the
+ * pipeline itself cannot go on (e set). */
+static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
+    const verify_cand *vc = &v->o->cands[i];
+    json_t *gates = json_array();
+    json_object_set_new(rec, "candidate", json_string(vc->path));
+    json_object_set_new(rec, "gates", gates);
+    json_t *g1 = gate_obj(1);
+    json_array_append_new(gates, g1);
+
+    char *src = NULL;
+    size_t slen = 0;
+    kerr ce = {0};
+    if (fs_read(vc->path, &src, &slen, &ce)) { refuse(rec, g1, "%s", ce.msg); return 0; }
+    candidate *c = NULL;
+    if (candidate_parse(src, slen, &c, &ce)) {
+        free(src);
+        refuse(rec, g1, "the candidate does not parse: %s", ce.msg);
+        return 0;
+    }
+    free(src);
+    const char *kbind = vc->kernel ? vc->kernel : candidate_replaces(c);
+    if (!kbind) {
+        candidate_free(c);
+        refuse(rec, g1, "no kernel named: pass --replace KERNEL=%s or add '# kopt-candidate: replaces=KERNEL'", vc->path);
+        return 0;
+    }
+    json_object_set_new(rec, "kernel", json_string(kbind));
+    json_object_set_new(rec, "form", json_string(candidate_form_name(candidate_form(c))));
+    int k = artifact_find_kernel(v->a, kbind);
+    if (k < 0) {
+        refuse(rec, g1, "the compiled model has no Triton kernel named %s", kbind);
+        candidate_free(c);
+        return 0;
+    }
+    const char *kname = v->a->kernels[k].name;   /* owned by the artifact, outlives c */
+    static_opts so = {.allow_precision_change = v->o->allow_precision_change, .model_dtype = NULL};
+    static_report sr = {0};
+    int src_rc = static_check(c, &so, &sr, &ce);
+    json_object_set_new(g1, "static", static_report_json(&sr));
+    if (src_rc) {
+        char why[sizeof ce.msg];
+        snprintf(why, sizeof why, "%s", ce.msg);
+        static_report_free(&sr);
+        candidate_free(c);
+        refuse(rec, g1, "%s", why);
+        return 0;
+    }
+    static_report_free(&sr);
+    if (candidate_check_interface(c, &v->a->kernels[k], &ce)) {
+        candidate_free(c);
+        refuse(rec, g1, "launch interface: %s", ce.msg);
+        return 0;
+    }
+    kbuf stitch = KBUF_INIT;
+    if (candidate_form(c) == CAND_FORM_L) kbuf_puts(&stitch, candidate_launch_shim());
+    int rc = candidate_stitch_text(c, kname, &stitch, &ce);
+    candidate_free(c);
+    if (rc) { kbuf_free(&stitch); refuse(rec, g1, "stitching: %s", ce.msg); return 0; }
+    char *cdir = kasprintf("%s/cand%zu", v->o->workdir, i);
+    char *cmod = kasprintf("%s/graph0.py", cdir);
+    art_replacement rep = {.kernel = kname, .text = kbuf_str(&stitch)};
+    if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, 1, cmod, e))) goto out;
+    json_object_set_new(rec, "module", json_string(cmod));
+    const char *largs = NULL;
+    if ((rc = launch_args_for(v, k, &largs, e))) goto out;
+    progress(v, "candidate %zu/%zu (%s): gate 1, compiling", i + 1, v->o->ncands, kname);
+    json_t *res = NULL;
+    if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:s}", "module", cmod, "kernel", kname,
+                                                           "launch_args", largs),
+                    T_CAND_COMPILE, &res, &ce)) {
+        refuse(rec, g1, "compiling the candidate failed: %s", ce.msg);
+        goto out;
+    }
+    if (!json_is_true(json_object_get(res, "compiled"))) {
+        refuse(rec, g1, "the candidate does not compile: %s", json_string_value(json_object_get(res, "error")));
+        json_decref(res);
+        goto out;
+    }
+    json_decref(res);
+    json_object_set_new(g1, "passed", json_true());
+
+    /* Gate 2 */
+    progress(v, "candidate %zu/%zu (%s): gate 2, isolation", i + 1, v->o->ncands, kname);
+    json_t *g2 = gate_obj(2);
+    json_array_append_new(gates, g2);
+    const art_launch *l = first_launch(v->a, k);
+    json_t *roles = json_array(), *seeds = json_array();
+    size_t nprobe = l->args.n;
+    for (size_t j = 0; j < l->kwnames.n; j++) nprobe += strcmp(l->kwnames.v[j], "stream") != 0;
+    for (size_t j = 0; j < nprobe; j++) {
+        const art_param *p = j < l->args.n ? art_launch_param(v->a, l, j) : NULL;
+        json_array_append_new(roles, json_string(p ? role_name(p->role) : "scalar"));
+    }
+    for (int s = 0; s < (v->o->seeds > 0 ? v->o->seeds : 3); s++) json_array_append_new(seeds, json_integer(seed_of(s)));
+    char *idir = kasprintf("%s/iso", cdir);
+    int wrc = worker_call(v->w, "isolate",
+                          json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:i}", "orig", v->orig_mod, "cand", cmod,
+                                    "kernel", kname, "launch_args", largs, "roles", roles, "seeds", seeds, "out_dir",
+                                    idir, "repeat", 2),
+                          T_ISOLATE, &res, &ce);
+    free(idir);
+    if (wrc) {
+        refuse(rec, g2, "the isolation run failed: %s", ce.msg);
+        goto out;
+    }
+    int passed = 0;
+    json_t *verdict = NULL;
+    rc = gate2_decide(res, &passed, &verdict, e);
+    json_decref(res);
+    if (rc) { json_decref(verdict); goto out; }
+    json_object_update(g2, verdict);
+    json_decref(verdict);
+    if (!passed) {
+        refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
+        goto out;
+    }
+
+    /* Gate 3 */
+    progress(v, "candidate %zu/%zu (%s): gate 3, model level", i + 1, v->o->ncands, kname);
+    json_t *g3 = gate_obj(3);
+    json_array_append_new(gates, g3);
+    char tag[32];
+    snprintf(tag, sizeof tag, "cand%zu", i);
+    int r3 = gate3(v, cmod, tag, g3, e);
+    if (r3 < 0) { rc = e->code; goto out; }
+    if (!r3) {
+        refuse(rec, g3, "%s", json_string_value(json_object_get(g3, "reason")));
+        goto out;
+    }
+
+    /* Gate 4 */
+    progress(v, "candidate %zu/%zu (%s): gate 4, timing", i + 1, v->o->ncands, kname);
+    json_t *g4 = gate_obj(4);
+    json_array_append_new(gates, g4);
+    double sp = 0;
+    int r4 = gate4(v, cmod, g4, &sp, e);
+    if (r4 < 0) { rc = e->code; goto out; }
+    if (!r4) {
+        refuse(rec, g4, "%s", json_string_value(json_object_get(g4, "reason")));
+        goto out;
+    }
+    json_object_set_new(rec, "verdict", json_string("accepted"));
+    json_object_set(rec, "speedup", json_object_get(g4, "speedup"));
+    win->kernel = kstrdup(kname);
+    win->text = kbuf_steal(&stitch);
+    win->path = kstrdup(vc->path);
+    win->speedup = sp;
+out:
+    kbuf_free(&stitch);
+    free(cdir);
+    free(cmod);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- outputs */
+
+static int copy_file(const char *from, const char *to, kerr *e) {
+    char *data = NULL;
+    size_t n = 0;
+    int rc = fs_read(from, &data, &n, e);
+    if (!rc) rc = fs_write(to, data, n, e);
+    free(data);
+    return rc;
+}
+
+static int write_outputs(vctx *v, const char *module_text, size_t module_len, json_t *doc, kerr *e) {
+    const char *out = v->o->out_dir;
+    int rc = fs_mkdirs(out, e);
+    char *p = NULL;
+    if (rc) return rc;
+    p = fs_join(out, "optimized_module.py");
+    rc = fs_write(p, module_text, module_len, e);
+    free(p);
+    if (rc) return rc;
+    p = fs_join(out, "kopt_args.pt");
+    rc = copy_file(v->orig_args, p, e);
+    free(p);
+    if (rc) return rc;
+    json_t *meta = json_pack("{s:s, s:s, s:O, s:O?}", "module", "optimized_module.py", "args", "kopt_args.pt",
+                             "arg_sources", v->sources ? v->sources : json_null(), "replaced",
+                             json_object_get(doc, "replaced"));
+    if (v->orig_attrs) {
+        p = fs_join(out, "kopt_attrs.pt");
+        rc = copy_file(v->orig_attrs, p, e);
+        free(p);
+        if (rc) { json_decref(meta); return rc; }
+        json_object_set_new(meta, "attrs", json_string("kopt_attrs.pt"));
+    }
+    json_object_set(meta, "problem", json_object_get(doc, "problem"));
+    json_object_set(meta, "device", json_object_get(doc, "device"));
+    char *s = json_dumps(meta, JSON_INDENT(2));
+    json_decref(meta);
+    p = fs_join(out, "kopt_meta.json");
+    rc = fs_write(p, s, strlen(s), e);
+    free(p);
+    free(s);
+    if (rc) return rc;
+    char *root = fs_kopt_root();
+    char *tpl = fs_join(root, "templates/kopt_loader.py");
+    p = fs_join(out, "kopt_loader.py");
+    rc = copy_file(tpl, p, e);
+    free(p);
+    free(tpl);
+    free(root);
+    if (rc) return rc;
+    s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+    p = fs_join(out, "report.json");
+    rc = fs_write(p, s, strlen(s), e);
+    free(p);
+    free(s);
+    if (rc) return rc;
+    kbuf t = KBUF_INIT;
+    verify_report_text(doc, &t);
+    p = fs_join(out, "report.txt");
+    rc = fs_write(p, kbuf_str(&t), t.len, e);
+    free(p);
+    kbuf_free(&t);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- pipeline */
+
+static void vctx_free(vctx *v) {
+    artifact_free(v->a);
+    free(v->text);
+    free(v->orig_mod);
+    free(v->orig_args);
+    free(v->orig_attrs);
+    json_decref(v->sources);
+    free(v->prof_path);
+    if (v->a || v->launch_args) {
+        /* launch_args has one slot per kernel */
+    }
+    for (int s = 0; s < v->nseeds; s++) {
+        if (v->eager) json_decref(v->eager[s]);
+        if (v->base) json_decref(v->base[s]);
+        if (v->ref64) json_decref(v->ref64[s]);
+    }
+    free(v->eager);
+    free(v->base);
+    free(v->ref64);
+}
+
+static int setup(vctx *v, json_t *doc, kerr *e) {
+    const verify_opts *o = v->o;
+    char *abs = fs_realpath(o->problem);
+    json_object_set_new(doc, "problem", json_string(abs ? abs : o->problem));
+    const json_t *info = worker_info(v->w);
+    json_object_set_new(doc, "device", json_pack("{s:O?, s:O?, s:O?}", "name", json_object_get(info, "device"), "torch",
+                                                 json_object_get(info, "torch"), "triton", json_object_get(info, "triton")));
+    progress(v, "loading the problem");
+    json_t *res = NULL;
+    int rc = worker_call_setup(v->w, "load", json_pack("{s:s, s:i}", "path", abs ? abs : o->problem, "seed", 0), T_LOAD,
+                               &res, e);
+    free(abs);
+    json_decref(res);
+    if (rc) return rc;
+    progress(v, "compiling with torch.compile (default)");
+    char *cdir = fs_join(o->workdir, "compile-default");
+    if ((rc = fs_mkdirs(cdir, e))) { free(cdir); return rc; }
+    rc = worker_call(v->w, "compile", json_pack("{s:s, s:s}", "mode", "default", "out_dir", cdir), T_COMPILE, &res, e);
+    free(cdir);
+    if (rc) return kerr_wrap(e, "torch.compile");
+    const json_t *graphs = json_object_get(res, "graphs");
+    if (json_array_size(graphs) == 0) {
+        json_decref(res);
+        return kerr_set(e, KOPT_E_NOTRITON, "torch.compile produced no graph for this model: nothing to replace");
+    }
+    if (json_array_size(graphs) > 1) {
+        json_decref(res);
+        return kerr_set(e, KOPT_E_USAGE, "the model compiles to %zu graphs (graph breaks); kopt verify handles "
+                                         "single-graph models only for now", json_array_size(graphs));
+    }
+    const json_t *g = json_array_get(graphs, 0);
+    v->orig_mod = kstrdup(json_string_value(json_object_get(g, "module")));
+    v->orig_args = kstrdup(json_string_value(json_object_get(g, "args")));
+    if (json_string_value(json_object_get(g, "attrs"))) v->orig_attrs = kstrdup(json_string_value(json_object_get(g, "attrs")));
+    v->sources = json_incref(json_object_get(g, "arg_sources"));
+    json_decref(res);
+    if ((rc = fs_read(v->orig_mod, &v->text, &v->len, e))) return rc;
+    if ((rc = artifact_parse(v->text, v->len, &v->a, e))) return kerr_wrap(e, "parsing Inductor's output module");
+    v->launch_args = kcalloc(v->a->nkernels ? v->a->nkernels : 1, sizeof *v->launch_args);
+    art_emit_opts eo = {.instrument = 1};
+    kbuf b = KBUF_INIT;
+    if ((rc = artifact_emit(v->a, &eo, &b, e))) { kbuf_free(&b); return rc; }
+    v->prof_path = fs_join(o->workdir, "graph0.profile.py");
+    rc = fs_write(v->prof_path, kbuf_str(&b), b.len, e);
+    kbuf_free(&b);
+    json_t *kern = json_array();
+    for (size_t k = 0; k < v->a->nkernels; k++) json_array_append_new(kern, json_string(v->a->kernels[k].name));
+    json_object_set_new(doc, "kernels", kern);
+    return rc;
+}
+
+int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
+    vctx v = {.w = w, .o = o};
+    v.nseeds = o->seeds > 0 ? o->seeds : 3;
+    v.eager = kcalloc((size_t)v.nseeds, sizeof *v.eager);
+    v.base = kcalloc((size_t)v.nseeds, sizeof *v.base);
+    v.ref64 = kcalloc((size_t)v.nseeds, sizeof *v.ref64);
+    json_t *doc = json_pack("{s:s}", "schema", "kopt.verify/1");
+    *doc_out = doc;
+    winner *wins = kcalloc(o->ncands ? o->ncands : 1, sizeof *wins);
+    int rc = setup(&v, doc, e);
+    json_t *cands = json_array();
+    json_object_set_new(doc, "candidates", cands);
+    for (size_t i = 0; !rc && i < o->ncands; i++) {
+        json_t *rec = json_object();
+        json_array_append_new(cands, rec);
+        rc = verify_one(&v, i, rec, &wins[i], e);
+        log_info("candidate %s: %s", o->cands[i].path, json_string_value(json_object_get(rec, "verdict")));
+    }
+    if (rc) goto done;
+
+    /* Best accepted candidate per kernel. */
+    art_replacement *reps = kcalloc(o->ncands ? o->ncands : 1, sizeof *reps);
+    size_t nrep = 0, best_single = (size_t)-1;
+    for (size_t i = 0; i < o->ncands; i++) {
+        if (!wins[i].kernel) continue;
+        if (best_single == (size_t)-1 || wins[i].speedup > wins[best_single].speedup) best_single = i;
+        size_t j;
+        for (j = 0; j < nrep; j++) if (!strcmp(reps[j].kernel, wins[i].kernel)) break;
+        if (j == nrep) { reps[nrep].kernel = wins[i].kernel; reps[nrep].text = wins[i].text; nrep++; continue; }
+        for (size_t m = 0; m < o->ncands; m++)   /* replace if this one is faster */
+            if (wins[m].kernel && wins[m].text == reps[j].text && wins[i].speedup > wins[m].speedup) reps[j].text = wins[i].text;
+    }
+    json_t *replaced = json_object();
+    json_object_set_new(doc, "replaced", replaced);
+    kbuf final = KBUF_INIT;
+    if (nrep > 1) {
+        progress(&v, "combining %zu kernels' winners: gates 3 and 4 again", nrep);
+        char *cmod = fs_join(o->workdir, "combined.py");
+        json_t *comb = json_object(), *g3 = gate_obj(3), *g4 = gate_obj(4);
+        json_object_set_new(doc, "combined", comb);
+        json_object_set_new(comb, "gate3", g3);
+        json_object_set_new(comb, "gate4", g4);
+        double sp = 0;
+        int ok = !(rc = write_module(&v, reps, nrep, cmod, e));
+        int r3 = ok ? gate3(&v, cmod, "combined", g3, e) : -1;
+        int r4 = r3 == 1 ? gate4(&v, cmod, g4, &sp, e) : 0;
+        free(cmod);
+        if (r3 < 0 || r4 < 0) { rc = e->code; free(reps); kbuf_free(&final); goto done; }
+        if (r3 == 1 && r4 == 1) {
+            json_object_set_new(comb, "accepted", json_true());
+        } else {
+            json_object_set_new(comb, "accepted", json_false());
+            reps[0].kernel = wins[best_single].kernel;
+            reps[0].text = wins[best_single].text;
+            nrep = 1;
+        }
+    }
+    if (nrep > 0) {
+        art_emit_opts eo = {.replace = reps, .nreplace = nrep};
+        if ((rc = artifact_emit(v.a, &eo, &final, e))) { free(reps); kbuf_free(&final); goto done; }
+        for (size_t j = 0; j < nrep; j++)
+            for (size_t i = 0; i < o->ncands; i++)
+                if (wins[i].text == reps[j].text) json_object_set_new(replaced, reps[j].kernel, json_string(wins[i].path));
+    } else {
+        kbuf_append(&final, v.text, v.len);
+    }
+    free(reps);
+    json_object_set_new(doc, "outcome", json_string(nrep ? "optimized" : "baseline kept: no candidate passed all four gates"));
+    rc = write_outputs(&v, kbuf_str(&final), final.len, doc, e);
+    kbuf_free(&final);
+    if (!rc && nrep == 0) rc = kerr_set(e, KOPT_E_CANDIDATE, "no candidate passed all four gates; %s holds the compiler's module unchanged", o->out_dir);
+done:
+    for (size_t i = 0; i < o->ncands; i++) { free(wins[i].kernel); free(wins[i].text); free(wins[i].path); }
+    free(wins);
+    if (v.launch_args && v.a)
+        for (size_t k = 0; k < v.a->nkernels; k++) free(v.launch_args[k]);
+    free(v.launch_args);
+    vctx_free(&v);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- text report */
+
+void verify_report_text(const json_t *doc, kbuf *out) {
+    kbuf_printf(out, "kopt verify  %s\n", json_string_value(json_object_get(doc, "problem")));
+    const json_t *dev = json_object_get(doc, "device");
+    kbuf_printf(out, "device       %s (torch %s, triton %s)\n\n", json_string_value(json_object_get(dev, "name")),
+                json_string_value(json_object_get(dev, "torch")), json_string_value(json_object_get(dev, "triton")));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(doc, "candidates"), i, c) {
+        const char *verdict = json_string_value(json_object_get(c, "verdict"));
+        kbuf_printf(out, "%s\n  kernel %s, form %s\n", json_string_value(json_object_get(c, "candidate")),
+                    json_string_value(json_object_get(c, "kernel")) ? json_string_value(json_object_get(c, "kernel")) : "?",
+                    json_string_value(json_object_get(c, "form")) ? json_string_value(json_object_get(c, "form")) : "?");
+        size_t gi;
+        json_t *g;
+        json_array_foreach(json_object_get(c, "gates"), gi, g) {
+            int n = (int)json_integer_value(json_object_get(g, "gate"));
+            int pass = json_is_true(json_object_get(g, "passed"));
+            kbuf_printf(out, "  gate %d  %s", n, pass ? "passed" : "REFUSED");
+            if (n == 4 && json_object_get(g, "speedup")) {
+                const json_t *s = json_object_get(g, "speedup");
+                kbuf_printf(out, "  speedup %.3fx (95%% CI %.3f-%.3f; baseline %.4f ms, candidate %.4f ms)",
+                            json_number_value(json_object_get(s, "estimate")), json_number_value(json_object_get(s, "ci95_lo")),
+                            json_number_value(json_object_get(s, "ci95_hi")), json_number_value(json_object_get(g, "baseline_ms")),
+                            json_number_value(json_object_get(g, "candidate_ms")));
+            }
+            if (n == 3 && pass) {
+                size_t si;
+                json_t *sd;
+                int strict = 1;
+                double rho = 0;
+                json_array_foreach(json_object_get(g, "seeds"), si, sd) {
+                    if (!json_is_true(json_object_get(sd, "strict"))) strict = 0;
+                    if (json_is_number(json_object_get(sd, "rho")) && json_number_value(json_object_get(sd, "rho")) > rho)
+                        rho = json_number_value(json_object_get(sd, "rho"));
+                }
+                if (strict) kbuf_puts(out, "  allclose to the eager model on every seed");
+                else kbuf_printf(out, "  accepted by the float64 error ratio, max rho %.3g", rho);
+            }
+            if (!pass && json_object_get(g, "reason"))
+                kbuf_printf(out, "\n          %s", json_string_value(json_object_get(g, "reason")));
+            kbuf_putc(out, '\n');
+        }
+        kbuf_printf(out, "  => %s\n\n", verdict ? verdict : "?");
+    }
+    const json_t *comb = json_object_get(doc, "combined");
+    if (comb) kbuf_printf(out, "combination of the winners: %s\n", json_is_true(json_object_get(comb, "accepted")) ? "accepted" : "refused, the single best kept");
+    kbuf_printf(out, "outcome: %s\n", json_string_value(json_object_get(doc, "outcome")) ? json_string_value(json_object_get(doc, "outcome")) : "pipeline failed");
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)json_object_get(doc, "replaced"), key, val)
+        kbuf_printf(out, "  %s <- %s\n", key, json_string_value(val));
+}

@@ -1,0 +1,57 @@
+/* verify.h — `kopt verify`: the four-gate cascade over user-supplied candidates, and the
+ * re-stitched output (docs/CANDIDATES.md). The optimizer calls the same entry points for each
+ * candidate it generates.
+ *
+ * verify_run compiles the problem (torch.compile default), parses the single output module,
+ * and for each candidate in turn runs gate 1 (static rules, interface, compile-only), gate 2
+ * (isolation on captured + fresh-seed arguments), gate 3 (model level on fresh seeds against
+ * the eager model; float64 error ratio as fallback) and gate 4 (interleaved timing against the
+ * baseline module). A candidate that crashes or hangs the worker is refused at the gate where
+ * that happened; the worker restarts and the next candidate goes on. The best accepted
+ * candidate per kernel is stitched; several kernels' winners are combined and the combination
+ * is re-checked by gates 3 and 4 (if it fails, the single best winner is kept). When nothing
+ * passes, the output is the compiler's module unchanged.
+ *
+ * Output directory: optimized_module.py, kopt_meta.json, kopt_args.pt (+ kopt_attrs.pt),
+ * kopt_loader.py, report.json, report.txt.
+ * Ownership: *doc is a new reference for the caller; opts and the worker are borrowed.
+ */
+#ifndef KOPT_VERIFY_H
+#define KOPT_VERIFY_H
+
+#include <jansson.h>
+
+#include "util/err.h"
+#include "worker/worker.h"
+
+typedef struct verify_cand {
+    const char *kernel;   /* kernel name, or NULL: taken from the file's `replaces=` line */
+    const char *path;     /* candidate file */
+} verify_cand;
+
+typedef struct verify_opts {
+    const char *problem;
+    const char *out_dir;          /* created if missing */
+    const char *workdir;          /* scratch (must exist) */
+    const verify_cand *cands;
+    size_t ncands;
+    int seeds;                    /* fresh seeds for gates 2 and 3 (default 3) */
+    double rho_max;               /* gate 3 (default 10) */
+    double abs_bound;             /* gate 3 (default 1e-2) */
+    double min_gain;              /* gate 4 (default 0.02) */
+    int rounds;                   /* gate 4 interleaved rounds (default 40) */
+    int allow_precision_change;
+    void (*progress)(const char *stage, void *ctx);
+    void *progress_ctx;
+} verify_opts;
+
+/* Returns 0 when at least one candidate was accepted, KOPT_E_CANDIDATE when all were refused
+ * (the outputs are still written, holding the baseline), or another code when the pipeline
+ * itself failed. */
+int verify_run(worker *w, const verify_opts *o, json_t **doc, kerr *e);
+
+/* The readable report of a verify document (appended to out). */
+struct kbuf;
+void verify_report_text(const json_t *doc, struct kbuf *out);
+
+#endif
