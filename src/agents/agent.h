@@ -1,0 +1,70 @@
+/* agent.h — the one interface behind the five agent roles of `kopt optimize` (profiler,
+ * analyst, planner, executor, summarizer). A role receives a structured context (JSON) and
+ * returns a structured answer (JSON); failures come back to it as feedback it can act on.
+ * Built-in, measurement-driven agents (src/agents/builtin_*.c) and LLM-backed agents
+ * (src/llm/) implement the same vtable, so any role can be played by either.
+ *
+ * Contexts and answers per role (all JSON objects; unknown keys are ignored):
+ *   profiler    ctx {"inspect": <kopt.inspect/1 document>}            -> {"kernels":[profile rows]}
+ *   analyst     ctx {"kernels":[profile rows], "ceilings":{...}}       -> {"ranked":[{"kernel","class",
+ *               "gain_ms","share","frac_of_ceiling","why"}]}
+ *   planner     ctx {"kernel":{name, kind, source, aten_ops, size_hints, signature, grid_type},
+ *                    "analysis":{class, share, frac_of_ceiling, time_ms, bytes},
+ *                    "history":[{"plan":{...},"outcome":"accepted|refused","gate":N,"reason":..,
+ *                                "speedup":x}], "vendor_calls":"fixed: never targets",
+ *                    "budget":{"candidates_left":N}}
+ *               -> {"plans":[{"direction":"launch_config|one_pass|split|...","params":{...},
+ *                             "rationale":"..."}]}
+ *   executor    ctx {"kernel":{... as above}, "plan":{...}}
+ *               -> {"candidates":[{"label":"...","source":"<candidate file text, docs/CANDIDATES.md>"}]}
+ *   summarizer  ctx {"attempt":{kernel, plan, label, gates:[...], outcome, reason, speedup}}
+ *               -> {"experience":"one sentence", "tags":["..."]}
+ * Feedback: agent_feedback(a, {"candidate":label, "gate":N, "reason":"...", "figures":{...}})
+ * lets an agent that keeps a conversation (an LLM executor) retry with the compiler error or the
+ * correctness figures; `act` called again then returns the retry. Built-in agents may ignore it.
+ *
+ * Ownership: the context is borrowed; *out is a new reference for the caller. An agent is
+ * created by its constructor and released with agent_free (NULL-safe).
+ */
+#ifndef KOPT_AGENT_H
+#define KOPT_AGENT_H
+
+#include <jansson.h>
+
+#include "util/err.h"
+
+typedef enum {
+    AGENT_PROFILER = 0,
+    AGENT_ANALYST,
+    AGENT_PLANNER,
+    AGENT_EXECUTOR,
+    AGENT_SUMMARIZER,
+    AGENT_NROLES
+} agent_role;
+
+typedef struct agent agent;
+
+typedef struct agent_vtable {
+    int (*act)(agent *self, const json_t *ctx, json_t **out, kerr *e);
+    int (*feedback)(agent *self, const json_t *fb, kerr *e);   /* may be NULL */
+    void (*destroy)(agent *self);
+} agent_vtable;
+
+struct agent {
+    agent_role role;
+    char *name;              /* "builtin", "openai:<model>", "anthropic:<model>" */
+    const agent_vtable *vt;
+    void *impl;              /* owned by the implementation, freed by destroy */
+};
+
+static inline int agent_act(agent *a, const json_t *ctx, json_t **out, kerr *e) {
+    return a->vt->act(a, ctx, out, e);
+}
+static inline int agent_feedback(agent *a, const json_t *fb, kerr *e) {
+    return a->vt->feedback ? a->vt->feedback(a, fb, e) : 0;
+}
+void agent_free(agent *a);
+const char *agent_role_name(agent_role r);
+int agent_role_from_name(const char *s);   /* -1 if unknown */
+
+#endif
