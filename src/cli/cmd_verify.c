@@ -36,6 +36,7 @@ static const char USAGE[] =
     "  --min-gain X               gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
     "  --rounds N                 gate 4 interleaved timing rounds (default 40)\n"
     "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
+    "  --timeout S                limit of each candidate step; a candidate that hangs is refused (default 180)\n"
     "  --json                     print the report as JSON\n"
     "  --python PATH              python with torch and triton\n"
     "  -v, --verbose              log each stage\n"
@@ -79,6 +80,7 @@ int cmd_verify(int argc, char **argv) {
         {"rounds", required_argument, 0, 'n'},    {"allow-precision-change", no_argument, 0, 'P'},
         {"json", no_argument, 0, 'j'},            {"python", required_argument, 0, 'p'},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
+        {"timeout", required_argument, 0, 'T'},
         {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 1e-2, .min_gain = 0.02, .rounds = 40};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
@@ -114,6 +116,7 @@ int cmd_verify(int argc, char **argv) {
         case 'g': o.min_gain = atof(optarg); break;
         case 'n': o.rounds = atoi(optarg); break;
         case 'P': o.allow_precision_change = 1; break;
+        case 'T': o.timeout_s = atof(optarg); break;
         case 'j': json_mode = 1; break;
         case 'p': python = optarg; break;
         case 'v': log_set_level(LOG_INFO); break;

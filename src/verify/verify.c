@@ -15,7 +15,7 @@
 #include "util/log.h"
 
 /* Timeouts (s). A candidate that hangs is caught by these and refused. */
-enum { T_LOAD = 600, T_COMPILE = 1200, T_CAND_COMPILE = 300, T_ISOLATE = 180, T_RUN = 180, T_TIME = 600 };
+enum { T_LOAD = 600, T_COMPILE = 1200, T_RUN = 300, T_TIME = 600 };
 
 typedef struct vctx {
     worker *w;
@@ -30,6 +30,9 @@ typedef struct vctx {
     json_t **eager, **base, **ref64;  /* per seed: `run` results (owned refs), lazily */
     int nseeds;
 } vctx;
+
+/* The limit of one candidate step (compile, isolation, a model run): a hang is refused. */
+static double cand_timeout(const vctx *v) { return v->o->timeout_s > 0 ? v->o->timeout_s : 180; }
 
 static void progress(const vctx *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void progress(const vctx *v, const char *fmt, ...) {
@@ -53,10 +56,12 @@ static json_t *module_target(const vctx *v, const char *module) {
 }
 
 static int run_target(vctx *v, json_t *target, int seed, int float64, const char *prefix, json_t **res, kerr *e) {
+    double t = strncmp(prefix, "g3.eager", 8) && strncmp(prefix, "g3.base", 7) && strncmp(prefix, "g3.ref64", 8)
+                   ? cand_timeout(v) : T_RUN;
     char *p = kasprintf("%s/%s", v->o->workdir, prefix);
     json_t *req = json_pack("{s:o, s:s, s:i, s:b}", "target", target, "out_prefix", p, "seed", seed, "float64", float64);
     free(p);
-    return worker_call(v->w, "run", req, T_RUN, res, e);
+    return worker_call(v->w, "run", req, t, res, e);
 }
 
 static const char *role_name(art_role r) {
@@ -341,7 +346,7 @@ static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
     json_t *res = NULL;
     if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:s}", "module", cmod, "kernel", kname,
                                                            "launch_args", largs),
-                    T_CAND_COMPILE, &res, &ce)) {
+                    cand_timeout(v), &res, &ce)) {
         refuse(rec, g1, "compiling the candidate failed: %s", ce.msg);
         goto out;
     }
@@ -371,7 +376,7 @@ static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
                           json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:i}", "orig", v->orig_mod, "cand", cmod,
                                     "kernel", kname, "launch_args", largs, "roles", roles, "seeds", seeds, "out_dir",
                                     idir, "repeat", 2),
-                          T_ISOLATE, &res, &ce);
+                          cand_timeout(v), &res, &ce);
     free(idir);
     if (wrc) {
         refuse(rec, g2, "the isolation run failed: %s", ce.msg);

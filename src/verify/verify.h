@@ -41,6 +41,7 @@ typedef struct verify_opts {
     double min_gain;              /* gate 4 (default 0.02) */
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;
+    double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */
     void (*progress)(const char *stage, void *ctx);
     void *progress_ctx;
 } verify_opts;

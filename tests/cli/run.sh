@@ -114,6 +114,9 @@ python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["arg_sourc
 expect_exit 12 "verify, all refused" -- "$KOPT" verify "$P" --replace triton_poi_fused_add_addmm_relu_0=tests/candidates/fake/c_wrong.py -o "$T/v2" --rounds 4
 has "refusal says why" "$T/out" "REFUSED"
 cmp -s "$T/v2/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "baseline module not kept unchanged"
+# A candidate that hangs the worker is refused on the step's timeout; the worker restarts.
+FAKE_WORKER_MODE=hang_on=isolate expect_exit 12 "verify, hanging candidate" -- "$KOPT" verify "$P" --candidate tests/candidates/fake/a_fast.py -o "$T/v4" --timeout 2 --rounds 4
+has "hang refused at gate 2" "$T/out" "did not answer 'isolate' within 2.0 s"
 expect_exit 3 "verify, missing candidate" -- "$KOPT" verify "$P" --replace k=nope.py -o "$T/v3"
 expect_exit 2 "verify, bad --replace" -- "$KOPT" verify "$P" --replace nokernel -o "$T/v3"
 expect_exit 2 "verify without -o" -- "$KOPT" verify "$P" --candidate tests/candidates/fake/a_fast.py
