@@ -64,6 +64,9 @@ build/rel/tests/%.o: tests/unit/%.c $(wildcard src/*/*.h) tests/unit/testutil.h
 bench: build/kopt
 	bash tools/bench_parse.sh
 
+bench-gpu: build/kopt
+	bash tools/bench_gpu.sh && python3 tools/bench_table.py build/bench docs/BENCHMARKS.md
+
 gpu-test: build/kopt
 	bash tests/gpu/run.sh
 

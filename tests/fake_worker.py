@@ -181,6 +181,26 @@ def op_compile_candidate(req):
     return {"compiled": True}
 
 
+def fast_module(path):
+    pat = os.environ.get("FAKE_FAST_PATTERN")
+    text = module_text(path)
+    return "FAKE_FAST" in text or bool(pat and pat in text)
+
+
+def op_bench_kernels(req):
+    """Kernel-level screen: the original takes 0.1 ms; a candidate module marked fast (see
+    fast_module) 0.08 ms, any other 0.1 ms + 1 us per position in the list."""
+    rounds = int(req.get("rounds", 10))
+    cands = []
+    for k, path in enumerate(req.get("cands") or []):
+        if marked(path, "FAKE_NOCOMPILE"):
+            cands.append({"error": "CompilationError: fake"})
+            continue
+        t = 0.08 if fast_module(path) else 0.1 + 0.001 * k
+        cands.append([round(t * (1 + 0.001 * (r % 3)), 6) for r in range(rounds)])
+    return {"orig": [0.1] * rounds, "cands": cands, "sleep_ms": 0.2}
+
+
 def op_isolate(req):
     cand = req.get("cand")
     if marked(cand, "FAKE_CRASH"):
@@ -208,7 +228,7 @@ def op_time(req):
     for k in range(len(variants)):
         v = variants[k] if isinstance(variants[k], dict) else {}
         if v.get("kind") == "module":  # baseline vs candidate modules: FAKE_FAST is 20% faster
-            base = 0.8 if marked(v.get("module"), "FAKE_FAST") else 1.0
+            base = 0.8 if fast_module(v.get("module")) else 1.0
         else:
             base = 1.0 / (k + 1)
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)
@@ -272,8 +292,8 @@ class BadRequest(Exception):
 OPS = {"ping": op_ping, "load": op_load, "compile": op_compile, "run": op_run,
        "time": op_time, "profile": op_profile, "ceilings": op_ceilings,
        "capture_launch": op_capture_launch, "compile_candidate": op_compile_candidate,
-       "isolate": op_isolate}
-NEEDS_LOAD = {"compile", "run", "time", "profile", "capture_launch", "isolate"}
+       "isolate": op_isolate, "bench_kernels": op_bench_kernels}
+NEEDS_LOAD = {"compile", "run", "time", "profile", "capture_launch", "isolate", "bench_kernels"}
 
 
 def be_noisy():

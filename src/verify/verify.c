@@ -17,7 +17,14 @@
 /* Timeouts (s). A candidate that hangs is caught by these and refused. */
 enum { T_LOAD = 600, T_COMPILE = 1200, T_RUN = 300, T_TIME = 600 };
 
-typedef struct vctx {
+typedef struct winner {
+    char *kernel;
+    char *text;       /* replacement statement */
+    char *path;       /* candidate file */
+    double speedup;
+} winner;
+
+struct verify_session {
     worker *w;
     const verify_opts *o;
     artifact *a;
@@ -29,7 +36,12 @@ typedef struct vctx {
     char **launch_args;       /* per kernel: captured launch arguments file, or NULL */
     json_t **eager, **base, **ref64;  /* per seed: `run` results (owned refs), lazily */
     int nseeds;
-} vctx;
+    winner *wins;             /* accepted candidates (growable) */
+    size_t nwins, capwins;
+    size_t ncand;             /* candidates checked so far (names their work directories) */
+    json_t *doc;              /* borrowed: the session's document */
+};
+typedef struct verify_session vctx;
 
 /* The limit of one candidate step (compile, isolation, a model run): a hang is refused. */
 static double cand_timeout(const vctx *v) { return v->o->timeout_s > 0 ? v->o->timeout_s : 180; }
@@ -260,13 +272,6 @@ static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *
 
 /* ---------------------------------------------------------------- one candidate */
 
-typedef struct winner {
-    char *kernel;
-    char *text;       /* replacement statement */
-    char *path;       /* candidate file */
-    double speedup;
-} winner;
-
 static int write_module(const vctx *v, const art_replacement *reps, size_t n, const char *path, kerr *e) {
     art_emit_opts eo = {.replace = reps, .nreplace = n};
     kbuf b = KBUF_INIT;
@@ -278,8 +283,7 @@ static int write_module(const vctx *v, const art_replacement *reps, size_t n, co
 
 /* Gates 1-4 for candidate i. Fills rec; on acceptance sets *win. Returns non-zero only when the
  * pipeline itself cannot go on (e set). */
-static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
-    const verify_cand *vc = &v->o->cands[i];
+static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, kerr *e) {
     json_t *gates = json_array();
     json_object_set_new(rec, "candidate", json_string(vc->path));
     json_object_set_new(rec, "gates", gates);
@@ -342,7 +346,7 @@ static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
     json_object_set_new(rec, "module", json_string(cmod));
     const char *largs = NULL;
     if ((rc = launch_args_for(v, k, &largs, e))) goto out;
-    progress(v, "candidate %zu/%zu (%s): gate 1, compiling", i + 1, v->o->ncands, kname);
+    progress(v, "candidate %zu (%s): gate 1, compiling", i + 1, kname);
     json_t *res = NULL;
     if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:s}", "module", cmod, "kernel", kname,
                                                            "launch_args", largs),
@@ -359,7 +363,7 @@ static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
     json_object_set_new(g1, "passed", json_true());
 
     /* Gate 2 */
-    progress(v, "candidate %zu/%zu (%s): gate 2, isolation", i + 1, v->o->ncands, kname);
+    progress(v, "candidate %zu (%s): gate 2, isolation", i + 1, kname);
     json_t *g2 = gate_obj(2);
     json_array_append_new(gates, g2);
     const art_launch *l = first_launch(v->a, k);
@@ -395,7 +399,7 @@ static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
     }
 
     /* Gate 3 */
-    progress(v, "candidate %zu/%zu (%s): gate 3, model level", i + 1, v->o->ncands, kname);
+    progress(v, "candidate %zu (%s): gate 3, model level", i + 1, kname);
     json_t *g3 = gate_obj(3);
     json_array_append_new(gates, g3);
     char tag[32];
@@ -408,7 +412,7 @@ static int verify_one(vctx *v, size_t i, json_t *rec, winner *win, kerr *e) {
     }
 
     /* Gate 4 */
-    progress(v, "candidate %zu/%zu (%s): gate 4, timing", i + 1, v->o->ncands, kname);
+    progress(v, "candidate %zu (%s): gate 4, timing", i + 1, kname);
     json_t *g4 = gate_obj(4);
     json_array_append_new(gates, g4);
     double sp = 0;
@@ -571,56 +575,77 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     return rc;
 }
 
-int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
-    vctx v = {.w = w, .o = o};
-    v.nseeds = o->seeds > 0 ? o->seeds : 3;
-    v.eager = kcalloc((size_t)v.nseeds, sizeof *v.eager);
-    v.base = kcalloc((size_t)v.nseeds, sizeof *v.base);
-    v.ref64 = kcalloc((size_t)v.nseeds, sizeof *v.ref64);
-    json_t *doc = json_pack("{s:s}", "schema", "kopt.verify/1");
-    *doc_out = doc;
-    winner *wins = kcalloc(o->ncands ? o->ncands : 1, sizeof *wins);
-    int rc = setup(&v, doc, e);
-    json_t *cands = json_array();
-    json_object_set_new(doc, "candidates", cands);
-    for (size_t i = 0; !rc && i < o->ncands; i++) {
-        json_t *rec = json_object();
-        json_array_append_new(cands, rec);
-        rc = verify_one(&v, i, rec, &wins[i], e);
-        log_info("candidate %s: %s", o->cands[i].path, json_string_value(json_object_get(rec, "verdict")));
-    }
-    if (rc) goto done;
+int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_session **out, kerr *e) {
+    vctx *v = kcalloc(1, sizeof *v);
+    v->w = w;
+    v->o = o;
+    v->doc = doc;
+    v->nseeds = o->seeds > 0 ? o->seeds : 3;
+    v->eager = kcalloc((size_t)v->nseeds, sizeof *v->eager);
+    v->base = kcalloc((size_t)v->nseeds, sizeof *v->base);
+    v->ref64 = kcalloc((size_t)v->nseeds, sizeof *v->ref64);
+    if (!json_object_get(doc, "candidates")) json_object_set_new(doc, "candidates", json_array());
+    *out = v;
+    return setup(v, doc, e);
+}
 
+int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec_out, int *accepted,
+                         double *speedup, kerr *e) {
+    verify_cand vc = {.kernel = kernel, .path = path};
+    json_t *rec = json_object();
+    json_array_append_new(json_object_get(v->doc, "candidates"), rec);
+    if (rec_out) *rec_out = rec;
+    winner w = {0};
+    int rc = verify_one(v, v->ncand++, &vc, rec, &w, e);
+    log_info("candidate %s: %s", path, json_string_value(json_object_get(rec, "verdict")));
+    if (accepted) *accepted = w.kernel != NULL;
+    if (speedup) *speedup = w.speedup;
+    if (w.kernel) {
+        if (v->nwins == v->capwins) {
+            v->capwins = v->capwins ? 2 * v->capwins : 8;
+            v->wins = krealloc(v->wins, v->capwins * sizeof *v->wins);
+        }
+        v->wins[v->nwins++] = w;
+    }
+    return rc;
+}
+
+int verify_session_finish(verify_session *v, kerr *e) {
+    const verify_opts *o = v->o;
+    json_t *doc = v->doc;
+    winner *wins = v->wins;
+    size_t nw = v->nwins;
+    int rc = 0;
     /* Best accepted candidate per kernel. */
-    art_replacement *reps = kcalloc(o->ncands ? o->ncands : 1, sizeof *reps);
+    art_replacement *reps = kcalloc(nw ? nw : 1, sizeof *reps);
     size_t nrep = 0, best_single = (size_t)-1;
-    for (size_t i = 0; i < o->ncands; i++) {
-        if (!wins[i].kernel) continue;
+    for (size_t i = 0; i < nw; i++) {
         if (best_single == (size_t)-1 || wins[i].speedup > wins[best_single].speedup) best_single = i;
         size_t j;
         for (j = 0; j < nrep; j++) if (!strcmp(reps[j].kernel, wins[i].kernel)) break;
         if (j == nrep) { reps[nrep].kernel = wins[i].kernel; reps[nrep].text = wins[i].text; nrep++; continue; }
-        for (size_t m = 0; m < o->ncands; m++)   /* replace if this one is faster */
-            if (wins[m].kernel && wins[m].text == reps[j].text && wins[i].speedup > wins[m].speedup) reps[j].text = wins[i].text;
+        for (size_t m = 0; m < nw; m++)   /* replace if this one is faster */
+            if (wins[m].text == reps[j].text && wins[i].speedup > wins[m].speedup) reps[j].text = wins[i].text;
     }
     json_t *replaced = json_object();
     json_object_set_new(doc, "replaced", replaced);
     kbuf final = KBUF_INIT;
     if (nrep > 1) {
-        progress(&v, "combining %zu kernels' winners: gates 3 and 4 again", nrep);
+        progress(v, "combining %zu kernels' winners: gates 3 and 4 again", nrep);
         char *cmod = fs_join(o->workdir, "combined.py");
         json_t *comb = json_object(), *g3 = gate_obj(3), *g4 = gate_obj(4);
         json_object_set_new(doc, "combined", comb);
         json_object_set_new(comb, "gate3", g3);
         json_object_set_new(comb, "gate4", g4);
         double sp = 0;
-        int ok = !(rc = write_module(&v, reps, nrep, cmod, e));
-        int r3 = ok ? gate3(&v, cmod, "combined", g3, e) : -1;
-        int r4 = r3 == 1 ? gate4(&v, cmod, g4, &sp, e) : 0;
+        int ok = !(rc = write_module(v, reps, nrep, cmod, e));
+        int r3 = ok ? gate3(v, cmod, "combined", g3, e) : -1;
+        int r4 = r3 == 1 ? gate4(v, cmod, g4, &sp, e) : 0;
         free(cmod);
-        if (r3 < 0 || r4 < 0) { rc = e->code; free(reps); kbuf_free(&final); goto done; }
+        if (r3 < 0 || r4 < 0) { free(reps); kbuf_free(&final); return e->code; }
         if (r3 == 1 && r4 == 1) {
             json_object_set_new(comb, "accepted", json_true());
+            json_object_set(doc, "speedup", json_object_get(g4, "speedup"));
         } else {
             json_object_set_new(comb, "accepted", json_false());
             reps[0].kernel = wins[best_single].kernel;
@@ -630,25 +655,57 @@ int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
     }
     if (nrep > 0) {
         art_emit_opts eo = {.replace = reps, .nreplace = nrep};
-        if ((rc = artifact_emit(v.a, &eo, &final, e))) { free(reps); kbuf_free(&final); goto done; }
+        if ((rc = artifact_emit(v->a, &eo, &final, e))) { free(reps); kbuf_free(&final); return rc; }
         for (size_t j = 0; j < nrep; j++)
-            for (size_t i = 0; i < o->ncands; i++)
-                if (wins[i].text == reps[j].text) json_object_set_new(replaced, reps[j].kernel, json_string(wins[i].path));
+            for (size_t i = 0; i < nw; i++)
+                if (wins[i].text == reps[j].text) {
+                    json_object_set_new(replaced, reps[j].kernel, json_string(wins[i].path));
+                    if (nrep == 1) json_object_set_new(doc, "speedup_estimate", json_real(wins[i].speedup));
+                }
     } else {
-        kbuf_append(&final, v.text, v.len);
+        kbuf_append(&final, v->text, v->len);
     }
     free(reps);
     json_object_set_new(doc, "outcome", json_string(nrep ? "optimized" : "baseline kept: no candidate passed all four gates"));
-    rc = write_outputs(&v, kbuf_str(&final), final.len, doc, e);
+    rc = write_outputs(v, kbuf_str(&final), final.len, doc, e);
     kbuf_free(&final);
-    if (!rc && nrep == 0) rc = kerr_set(e, KOPT_E_CANDIDATE, "no candidate passed all four gates; %s holds the compiler's module unchanged", o->out_dir);
-done:
-    for (size_t i = 0; i < o->ncands; i++) { free(wins[i].kernel); free(wins[i].text); free(wins[i].path); }
-    free(wins);
-    if (v.launch_args && v.a)
-        for (size_t k = 0; k < v.a->nkernels; k++) free(v.launch_args[k]);
-    free(v.launch_args);
-    vctx_free(&v);
+    if (!rc && nrep == 0)
+        rc = kerr_set(e, KOPT_E_CANDIDATE, "no candidate passed all four gates; %s holds the compiler's module unchanged", o->out_dir);
+    return rc;
+}
+
+void verify_session_close(verify_session *v) {
+    if (!v) return;
+    for (size_t i = 0; i < v->nwins; i++) { free(v->wins[i].kernel); free(v->wins[i].text); free(v->wins[i].path); }
+    free(v->wins);
+    if (v->launch_args && v->a)
+        for (size_t k = 0; k < v->a->nkernels; k++) free(v->launch_args[k]);
+    free(v->launch_args);
+    vctx_free(v);
+    free(v);
+}
+
+const artifact *verify_session_artifact(const verify_session *v) { return v->a; }
+const char *verify_session_module(const verify_session *v) { return v->orig_mod; }
+const char *verify_session_args(const verify_session *v) { return v->orig_args; }
+const char *verify_session_profile_module(const verify_session *v) { return v->prof_path; }
+int verify_session_launch_args(verify_session *v, int kernel, const char **path, kerr *e) {
+    return launch_args_for(v, kernel, path, e);
+}
+int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path, kerr *e) {
+    art_replacement rep = {.kernel = kernel, .text = text};
+    return write_module(v, &rep, 1, path, e);
+}
+
+int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
+    json_t *doc = json_pack("{s:s}", "schema", "kopt.verify/1");
+    *doc_out = doc;
+    verify_session *v = NULL;
+    int rc = verify_session_open(w, o, doc, &v, e);
+    for (size_t i = 0; !rc && i < o->ncands; i++)
+        rc = verify_session_check(v, o->cands[i].kernel, o->cands[i].path, NULL, NULL, NULL, e);
+    if (!rc) rc = verify_session_finish(v, e);
+    verify_session_close(v);
     return rc;
 }
 

@@ -51,6 +51,29 @@ typedef struct verify_opts {
  * itself failed. */
 int verify_run(worker *w, const verify_opts *o, json_t **doc, kerr *e);
 
+/* The same pipeline as a session, for callers that generate candidates (kopt optimize):
+ * open (load, compile, parse, instrument), check any number of candidate files, finish
+ * (choose, combine, write OUT), close. The session document `doc` is borrowed and filled. */
+typedef struct verify_session verify_session;
+struct artifact;
+int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_session **out, kerr *e);
+/* Gates 1-4 for one candidate file; *rec (borrowed, inside doc) receives its record. A
+ * refused candidate is not an error: the return code is non-zero only when the pipeline
+ * itself cannot go on. */
+int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec,
+                         int *accepted, double *speedup, kerr *e);
+int verify_session_finish(verify_session *v, kerr *e);
+void verify_session_close(verify_session *v);   /* NULL-safe */
+const struct artifact *verify_session_artifact(const verify_session *v);
+const char *verify_session_module(const verify_session *v);          /* Inductor's module */
+const char *verify_session_args(const verify_session *v);            /* its captured call() args */
+const char *verify_session_profile_module(const verify_session *v);  /* instrumented copy */
+/* Captured arguments of kernel index `kernel`'s first launch (captured once). */
+int verify_session_launch_args(verify_session *v, int kernel, const char **path, kerr *e);
+/* Write Inductor's module with `kernel`'s statement replaced by `text` to `path`. */
+int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path,
+                                kerr *e);
+
 /* The readable report of a verify document (appended to out). */
 struct kbuf;
 void verify_report_text(const json_t *doc, struct kbuf *out);

@@ -196,3 +196,69 @@ def op_isolate(ctx, req):
                           for k in checked]
         sets.append({"name": name, "runs": runs})
     return {"sets": sets, "checked": checked}
+
+
+def op_bench_kernels(ctx, req):
+    """bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
+    Kernel-level pre-screen of many candidates for one kernel: the original kernel (from the
+    module `orig`) and each candidate module's kernel of the same name run on clones of the
+    captured launch arguments, each run timed with CUDA events after an L2 flush and a stall,
+    all variants interleaved per round. A candidate that fails to import, compile or run gets
+    {"error": "..."} instead of samples (it is simply dropped by the core). Result:
+    {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float}."""
+    from kopt.timing import flush_buffer, stall, MIN_STALL_MS
+    opath = get_arg(req, "orig", str)
+    kernel = get_arg(req, "kernel", str)
+    cands = get_arg(req, "cands", list)
+    lpath = get_arg(req, "launch_args", str)
+    rounds = get_arg(req, "rounds", int, 10)
+    warmup = get_arg(req, "warmup", int, 2)
+    base = _load_args(lpath)
+    stream = torch.cuda.current_stream().cuda_stream
+    kerns = [getattr(cache(ctx).module(opath), kernel)]
+    status = [None]
+    for path in cands:
+        try:
+            kerns.append(getattr(cache(ctx).module(path), kernel))
+            status.append(None)
+        except Exception as e:
+            kerns.append(None)
+            status.append(_short(e))
+    # Warm-up (compiles launcher-form kernels); failures drop the candidate.
+    with torch.no_grad():
+        for k, kern in enumerate(kerns):
+            if kern is None:
+                continue
+            try:
+                for _ in range(max(1, warmup)):
+                    kern.run(*clone_args(base), stream=stream)
+                torch.cuda.synchronize()
+            except Exception as e:
+                if k == 0:
+                    raise wrap("module_failed", "the original kernel raised", e)
+                kerns[k] = None
+                status[k] = _short(e)
+                torch.cuda.synchronize()
+        buf = flush_buffer(ctx)
+        samples = [[] for _ in kerns]
+        live = [k for k, kern in enumerate(kerns) if kern is not None]
+        for r in range(rounds):
+            order = live[r % len(live):] + live[:r % len(live)]
+            events = []
+            for k in order:
+                args = clone_args(base)
+                buf.zero_()
+                stall(ctx, MIN_STALL_MS)
+                s = torch.cuda.Event(enable_timing=True)
+                e = torch.cuda.Event(enable_timing=True)
+                s.record()
+                kerns[k].run(*args, stream=stream)
+                e.record()
+                events.append((k, s, e, args))
+            torch.cuda.synchronize()
+            for k, s, e, _ in events:
+                samples[k].append(s.elapsed_time(e))
+    out = []
+    for k in range(1, len(kerns)):
+        out.append({"error": status[k]} if kerns[k] is None else samples[k])
+    return {"orig": samples[0], "cands": out, "sleep_ms": MIN_STALL_MS}

@@ -35,6 +35,7 @@ OPS = {
     "capture_launch": ("kopt.isolate", "op_capture_launch"),
     "compile_candidate": ("kopt.isolate", "op_compile_candidate"),
     "isolate": ("kopt.isolate", "op_isolate"),
+    "bench_kernels": ("kopt.isolate", "op_bench_kernels"),
 }
 
 

@@ -1,0 +1,48 @@
+/* builtin.h — the built-in, deterministic, measurement-driven agents (agent.h), one module
+ * per role. They need no LLM: every decision is a rule over measured numbers.
+ *
+ *   profiler   (builtin_profiler.c)   worker `ceilings` + `profile` of the instrumented module
+ *                                     -> per-launch rows (profile/inspect.h's table)
+ *   analyst    (builtin_analyst.c)    class per kernel and ranking by model time to gain
+ *   planner    (builtin_planner.c)    launch-configuration plans (coarse grid, then a beam
+ *                                     around the best measured configs), diversity rule
+ *   executor   (builtin_executor.c)   Inductor's own kernel body re-launched with explicit
+ *                                     configurations, as launcher-form candidates
+ *   summarizer (builtin_summarizer.c) one-line experience per attempt
+ *
+ * The profiler needs the worker and the paths of the session: pass them at construction.
+ * Ownership: constructors return a new agent (agent_free releases it); borrowed pointers given
+ * to constructors must outlive the agent.
+ */
+#ifndef KOPT_BUILTIN_H
+#define KOPT_BUILTIN_H
+
+#include "agents/agent.h"
+#include "worker/worker.h"
+
+typedef struct builtin_profiler_env {
+    worker *w;
+    const char *profile_module;   /* instrumented module (emit.h) */
+    const char *args;             /* its call() arguments */
+    int reps;
+} builtin_profiler_env;
+
+agent *builtin_profiler_new(const builtin_profiler_env *env);
+agent *builtin_analyst_new(void);
+agent *builtin_planner_new(void);
+agent *builtin_executor_new(void);
+agent *builtin_summarizer_new(void);
+agent *builtin_new(agent_role role);   /* profiler excluded (needs its env): NULL */
+
+/* Classes of the analyst. */
+#define CLASS_NEAR_CEILING "near-ceiling"
+#define CLASS_MEMORY "memory-bound"
+#define CLASS_COMPUTE "compute-bound"
+#define CLASS_LATENCY "latency-bound"
+#define CLASS_VENDOR "vendor"
+
+/* Executor helper, exposed for tests: the kernel's Triton source with its
+ * @triton_heuristics decorator removed (malloc'd), or NULL when there is none. */
+char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len);
+
+#endif

@@ -1,0 +1,94 @@
+/* builtin_executor.c — the executor role: turns a launch_config plan into launcher-form
+ * candidates (docs/CANDIDATES.md) that run Inductor's own kernel body with explicit block
+ * sizes, warps and stages instead of its heuristics.
+ *
+ * ctx {"kernel": {"name", "jit_source" (the kernel's Triton source without its
+ *      @triton_heuristics decorator), "runtime_params":["in_ptr0",...], "grid_type":"Grid1D|Grid2D",
+ *      "constexprs":[..]}, "plan": {"direction":"launch_config","params":{"configs":[..]}}}
+ * -> {"candidates":[{"label":"XBLOCK=1 R0_BLOCK=16384 num_warps=16 num_stages=1",
+ *                    "config":{...}, "source":"..."}]} */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "util/buf.h"
+
+char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len) {
+    if (!dec_len) return NULL;
+    /* the '@' before the decorator call, and the rest of the call's line */
+    size_t at = dec_off;
+    while (at > 0 && source[at - 1] != '@' && source[at - 1] != '\n') at--;
+    if (at == 0 || source[at - 1] != '@') return NULL;
+    at--;
+    size_t end = dec_off + dec_len;
+    while (source[end] && source[end] != '\n') end++;
+    if (source[end] == '\n') end++;
+    kbuf b = KBUF_INIT;
+    kbuf_append(&b, source, at);
+    kbuf_puts(&b, source + end);
+    return kbuf_steal(&b);
+}
+
+static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
+    (void)self;
+    const json_t *k = json_object_get(ctx, "kernel"), *plan = json_object_get(ctx, "plan");
+    const char *name = json_string_value(json_object_get(k, "name"));
+    const char *src = json_string_value(json_object_get(k, "jit_source"));
+    const char *grid = json_string_value(json_object_get(k, "grid_type"));
+    const char *dir = json_string_value(json_object_get(plan, "direction"));
+    if (!name || !src) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name or source missing");
+    if (!dir || strcmp(dir, "launch_config"))
+        return kerr_set(e, KOPT_E_INTERNAL, "the built-in executor does not implement direction '%s'", dir ? dir : "?");
+    int grid2d = grid && !strcmp(grid, "Grid2D");
+    if (grid && strcmp(grid, "Grid1D") && !grid2d)
+        return kerr_set(e, KOPT_E_CANDIDATE, "grid type %s is not supported by the built-in executor", grid);
+    kbuf params = KBUF_INIT;
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
+        if (i) kbuf_puts(&params, ", ");
+        kbuf_puts(&params, json_string_value(p));
+    }
+    json_t *cands = json_array();
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(plan, "params"), "configs"), i, c) {
+        int xb = (int)json_integer_value(json_object_get(c, "XBLOCK"));
+        int rb = (int)json_integer_value(json_object_get(c, "R0_BLOCK"));
+        int yb = (int)json_integer_value(json_object_get(c, "YBLOCK"));
+        int nw = (int)json_integer_value(json_object_get(c, "num_warps"));
+        int ns = (int)json_integer_value(json_object_get(c, "num_stages"));
+        kbuf label = KBUF_INIT, s = KBUF_INIT;
+        kbuf_printf(&label, "XBLOCK=%d", xb);
+        if (rb) kbuf_printf(&label, " R0_BLOCK=%d", rb);
+        if (yb) kbuf_printf(&label, " YBLOCK=%d", yb);
+        kbuf_printf(&label, " num_warps=%d num_stages=%d", nw, ns);
+        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, launch_config: %s\n", name, kbuf_str(&label));
+        kbuf_puts(&s, src);
+        if (s.len && s.data[s.len - 1] != '\n') kbuf_putc(&s, '\n');
+        kbuf_printf(&s, "\n\ndef launch(%s, stream=None):\n", kbuf_str(&params));
+        if (grid2d)
+            kbuf_printf(&s, "    grid = (triton.cdiv(xnumel, %d), triton.cdiv(ynumel, %d))\n", xb, yb);
+        else
+            kbuf_printf(&s, "    grid = (triton.cdiv(xnumel, %d),)\n", xb);
+        kbuf_printf(&s, "    %s[grid](%s, XBLOCK=%d", name, kbuf_str(&params), xb);
+        if (rb) kbuf_printf(&s, ", R0_BLOCK=%d", rb);
+        if (yb) kbuf_printf(&s, ", YBLOCK=%d", yb);
+        kbuf_printf(&s, ", num_warps=%d, num_stages=%d)\n", nw, ns);
+        json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", c, "source", kbuf_str(&s)));
+        kbuf_free(&label);
+        kbuf_free(&s);
+    }
+    kbuf_free(&params);
+    *out = json_pack("{s:o}", "candidates", cands);
+    return 0;
+}
+
+static const agent_vtable EXECUTOR_VT = {executor_act, NULL, NULL};
+
+agent *builtin_executor_new(void) {
+    agent *a = kcalloc(1, sizeof *a);
+    a->role = AGENT_EXECUTOR;
+    a->name = kstrdup("builtin");
+    a->vt = &EXECUTOR_VT;
+    return a;
+}

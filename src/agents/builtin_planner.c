@@ -1,0 +1,238 @@
+/* builtin_planner.c — the planner role: launch-configuration plans for one kernel.
+ *
+ * ctx {"kernel": {"name","heuristic","persistent":bool,"constexprs":["XBLOCK","R0_BLOCK",..],
+ *                 "numels":{"xnumel":N,"r0_numel":N,"ynumel":N}, "masked":{"x":b,"r0":b,"y":b}},
+ *      "history":[{"config":{...},"kernel_ms":x|null,"outcome":"accepted|refused|screened-out",
+ *                  "gate":N}], "round": k, "budget":{"candidates_left":N}}
+ * -> {"plans":[{"direction":"launch_config","params":{"configs":[{XBLOCK,R0_BLOCK,YBLOCK,
+ *      num_warps,num_stages}]},"rationale":"..."}]} or {"plans":[]} when there is nothing new.
+ *
+ * Round 0 is a coarse grid over the block sizes the kernel's masks allow (an unmasked
+ * dimension only takes block sizes that divide its numel), with warps matched to the tile;
+ * later rounds are a beam around the fastest measured configurations (neighbours: one step in
+ * one knob). Diversity rule: a configuration already tried is never proposed again, and when
+ * the last round brought no improvement over the round before, the planner stops proposing
+ * (the search moves to the next kernel) instead of collapsing onto the same region. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "util/buf.h"
+
+typedef struct { int xb, rb, yb, nw, ns; } cfg;
+
+static int has(const json_t *arr, const char *s) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s)) return 1;
+    return 0;
+}
+
+static long long numel(const json_t *k, const char *n) {
+    return json_integer_value(json_object_get(json_object_get(k, "numels"), n));
+}
+static int masked(const json_t *k, const char *d) {
+    return json_is_true(json_object_get(json_object_get(k, "masked"), d));
+}
+
+/* block b is allowed for a dimension of n elements (masked or not) */
+static int fits(long long b, long long n, int is_masked) {
+    if (b < 1) return 0;
+    if (n <= 0) return 1;
+    if (!is_masked && n % b) return 0;
+    return b <= 2 * n || b == 1;
+}
+
+static json_t *cfg_json(const cfg *c) {
+    json_t *o = json_pack("{s:i, s:i, s:i}", "XBLOCK", c->xb, "num_warps", c->nw, "num_stages", c->ns);
+    if (c->rb) json_object_set_new(o, "R0_BLOCK", json_integer(c->rb));
+    if (c->yb) json_object_set_new(o, "YBLOCK", json_integer(c->yb));
+    return o;
+}
+
+static int cfg_eq(const cfg *a, const json_t *o) {
+    return a->xb == json_integer_value(json_object_get(o, "XBLOCK")) &&
+           a->rb == json_integer_value(json_object_get(o, "R0_BLOCK")) &&
+           a->yb == json_integer_value(json_object_get(o, "YBLOCK")) &&
+           a->nw == json_integer_value(json_object_get(o, "num_warps")) &&
+           a->ns == json_integer_value(json_object_get(o, "num_stages"));
+}
+
+static int tried(const json_t *history, const cfg *c) {
+    size_t i;
+    json_t *h;
+    json_array_foreach(history, i, h) if (cfg_eq(c, json_object_get(h, "config"))) return 1;
+    return 0;
+}
+
+/* A plausible configuration: the tile has between 1 and 64 elements per thread. */
+static int plausible(const cfg *c) {
+    long long tile = (long long)c->xb * (c->rb ? c->rb : 1) * (c->yb ? c->yb : 1);
+    long long threads = 32LL * c->nw;
+    return tile >= threads && tile <= 64 * threads && tile <= 65536;
+}
+
+static int valid(const json_t *k, const cfg *c) {
+    const json_t *ce = json_object_get(k, "constexprs");
+    if (!fits(c->xb, numel(k, "xnumel"), masked(k, "x"))) return 0;
+    if (has(ce, "R0_BLOCK") && !fits(c->rb, numel(k, "r0_numel"), masked(k, "r0"))) return 0;
+    if (has(ce, "YBLOCK") && !fits(c->yb, numel(k, "ynumel"), masked(k, "y"))) return 0;
+    if (has(ce, "YBLOCK") && numel(k, "ynumel") / (c->yb ? c->yb : 1) > 65535) return 0;
+    return plausible(c);
+}
+
+static void push(json_t *list, const json_t *k, const json_t *history, const cfg *c, size_t max) {
+    if (json_array_size(list) >= max || !valid(k, c) || tried(history, c)) return;
+    size_t i;
+    json_t *o;
+    json_array_foreach(list, i, o) if (cfg_eq(c, o)) return;
+    json_array_append_new(list, cfg_json(c));
+}
+
+static const int WARPS[] = {2, 4, 8, 16, 32};
+
+static void coarse(json_t *list, const json_t *k, const json_t *history, size_t max) {
+    const json_t *ce = json_object_get(k, "constexprs");
+    int has_r = has(ce, "R0_BLOCK"), has_y = has(ce, "YBLOCK");
+    long long rn = numel(k, "r0_numel");
+    if (has_r) {
+        /* Rows that fit on chip first (one pass, the re-read served by L2), then narrower tiles. */
+        int rfull = 1;
+        while (rn > 0 && rfull < rn && rfull < 16384) rfull *= 2;
+        int rbs[] = {rfull, rfull / 2, rfull / 4, 4096, 2048, 1024};
+        for (size_t r = 0; r < sizeof rbs / sizeof *rbs; r++)
+            for (int xb = 1; xb <= 64; xb *= 2)
+                for (size_t w = 0; w < 5; w++)
+                    for (int ns = 1; ns <= 2; ns++) {
+                        cfg c = {xb, rbs[r], 0, WARPS[w], ns};
+                        long long tile = (long long)xb * rbs[r];
+                        if (tile < 1024 || tile > 32768) continue;
+                        if (tile / (32 * WARPS[w]) > 32 || tile / (32 * WARPS[w]) < 8) continue;
+                        push(list, k, history, &c, max);
+                    }
+    } else if (has_y) {
+        int xbs[] = {16, 32, 64, 128, 256}, ybs[] = {16, 32, 64, 128};
+        for (size_t a = 0; a < 5; a++)
+            for (size_t b = 0; b < 4; b++)
+                for (size_t w = 1; w < 4; w++) {
+                    cfg c = {xbs[a], 0, ybs[b], WARPS[w], 1};
+                    if ((long long)xbs[a] * ybs[b] / (32 * WARPS[w]) != 8) continue;
+                    push(list, k, history, &c, max);
+                }
+    } else if (json_is_true(json_object_get(k, "persistent"))) {
+        for (int xb = 1; xb <= 256; xb *= 2)
+            for (size_t w = 0; w < 5; w++) {
+                cfg c = {xb, 0, 0, WARPS[w], 1};
+                push(list, k, history, &c, max);
+            }
+    } else {
+        int xbs[] = {1024, 2048, 4096, 512, 8192};
+        for (size_t a = 0; a < 5; a++)
+            for (size_t w = 1; w < 5; w++) {
+                cfg c = {xbs[a], 0, 0, WARPS[w], 1};
+                if (xbs[a] / (32 * WARPS[w]) < 4 || xbs[a] / (32 * WARPS[w]) > 16) continue;
+                push(list, k, history, &c, max);
+            }
+    }
+}
+
+/* Neighbours of the best measured configurations: one knob one step away. */
+static void beam(json_t *list, const json_t *k, const json_t *history, size_t width, size_t max) {
+    json_t *best = json_array();
+    size_t i;
+    json_t *h;
+    json_array_foreach(history, i, h) {
+        if (!json_is_number(json_object_get(h, "kernel_ms"))) continue;
+        double t = json_number_value(json_object_get(h, "kernel_ms"));
+        size_t pos = 0;
+        while (pos < json_array_size(best) && json_number_value(json_object_get(json_array_get(best, pos), "kernel_ms")) <= t) pos++;
+        json_array_insert(best, pos, h);
+    }
+    for (i = 0; i < json_array_size(best) && i < width; i++) {
+        const json_t *c0 = json_object_get(json_array_get(best, i), "config");
+        cfg b = {(int)json_integer_value(json_object_get(c0, "XBLOCK")), (int)json_integer_value(json_object_get(c0, "R0_BLOCK")),
+                 (int)json_integer_value(json_object_get(c0, "YBLOCK")), (int)json_integer_value(json_object_get(c0, "num_warps")),
+                 (int)json_integer_value(json_object_get(c0, "num_stages"))};
+        cfg n[10] = {b, b, b, b, b, b, b, b, b, b};
+        n[0].xb *= 2; n[1].xb = b.xb > 1 ? b.xb / 2 : 1;
+        n[2].nw *= 2; n[3].nw = b.nw > 1 ? b.nw / 2 : 1;
+        n[4].ns = b.ns == 1 ? 2 : 1; n[5].ns = 3;
+        if (b.rb) { n[6].rb *= 2; n[7].rb /= 2; }
+        if (b.yb) { n[8].yb *= 2; n[9].yb /= 2; }
+        for (int j = 0; j < 10; j++)
+            if (n[j].nw <= 32) push(list, k, history, &n[j], max);
+    }
+    json_decref(best);
+}
+
+static double best_ms(const json_t *history, int before_round) {
+    double best = INFINITY;
+    size_t i;
+    json_t *h;
+    json_array_foreach(history, i, h) {
+        if (before_round >= 0 && json_integer_value(json_object_get(h, "round")) >= before_round) continue;
+        if (json_is_number(json_object_get(h, "kernel_ms")) && json_number_value(json_object_get(h, "kernel_ms")) < best)
+            best = json_number_value(json_object_get(h, "kernel_ms"));
+    }
+    return best;
+}
+
+static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
+    (void)self;
+    (void)e;
+    const json_t *k = json_object_get(ctx, "kernel");
+    const json_t *history = json_object_get(ctx, "history");
+    int round = (int)json_integer_value(json_object_get(ctx, "round"));
+    json_int_t left = json_integer_value(json_object_get(json_object_get(ctx, "budget"), "candidates_left"));
+    size_t max = left > 0 && left < 16 ? (size_t)left : 16;
+    json_t *plans = json_array();
+    *out = json_pack("{s:o}", "plans", plans);
+    const json_t *ce = json_object_get(k, "constexprs");
+    size_t i;
+    json_t *v;
+    json_array_foreach(ce, i, v) {
+        const char *n = json_string_value(v);
+        if (strcmp(n, "XBLOCK") && strcmp(n, "R0_BLOCK") && strcmp(n, "YBLOCK")) {
+            json_object_set_new(*out, "why", json_sprintf("constexpr parameter %s is not a block size the built-in executor knows", n));
+            return 0;
+        }
+    }
+    if (!has(ce, "XBLOCK")) {
+        json_object_set_new(*out, "why", json_string("no XBLOCK parameter"));
+        return 0;
+    }
+    json_t *configs = json_array();
+    const char *why;
+    if (round == 0) {
+        coarse(configs, k, history, max);
+        why = "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
+    } else {
+        /* diversity: stop when the previous round did not improve on the rounds before it */
+        if (round >= 2 && !(best_ms(history, round - 1) < best_ms(history, round - 2))) {
+            json_decref(configs);
+            json_object_set_new(*out, "why", json_string("the last round did not improve: search converged"));
+            return 0;
+        }
+        beam(configs, k, history, 3, max);
+        why = "beam around the three fastest measured configurations (one knob one step away)";
+    }
+    if (json_array_size(configs) == 0) {
+        json_decref(configs);
+        json_object_set_new(*out, "why", json_string("no untried configuration left"));
+        return 0;
+    }
+    json_array_append_new(plans, json_pack("{s:s, s:{s:o}, s:s}", "direction", "launch_config", "params", "configs",
+                                           configs, "rationale", why));
+    return 0;
+}
+
+static const agent_vtable PLANNER_VT = {planner_act, NULL, NULL};
+
+agent *builtin_planner_new(void) {
+    agent *a = kcalloc(1, sizeof *a);
+    a->role = AGENT_PLANNER;
+    a->name = kstrdup("builtin");
+    a->vt = &PLANNER_VT;
+    return a;
+}

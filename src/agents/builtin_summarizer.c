@@ -1,0 +1,41 @@
+/* builtin_summarizer.c — the summarizer role: one line of experience per attempt, for the
+ * store and the report. ctx {"attempt":{kernel, kernel_kind, direction, label, outcome, gate,
+ * reason, speedup}} -> {"experience": "...", "tags": [kernel_kind, direction, outcome]}. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "util/buf.h"
+
+static int summarizer_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
+    (void)self;
+    (void)e;
+    const json_t *a = json_object_get(ctx, "attempt");
+    const char *kind = json_string_value(json_object_get(a, "kernel_kind"));
+    const char *dir = json_string_value(json_object_get(a, "direction"));
+    const char *label = json_string_value(json_object_get(a, "label"));
+    const char *outcome = json_string_value(json_object_get(a, "outcome"));
+    const char *reason = json_string_value(json_object_get(a, "reason"));
+    kbuf b = KBUF_INIT;
+    kbuf_printf(&b, "%s on a %s kernel (%s): ", dir ? dir : "?", kind ? kind : "?", label ? label : "?");
+    if (outcome && !strcmp(outcome, "accepted"))
+        kbuf_printf(&b, "accepted, %.3fx at model level", json_number_value(json_object_get(a, "speedup")));
+    else if (outcome && !strcmp(outcome, "screened-out"))
+        kbuf_printf(&b, "slower than the original in the kernel-level screen (%.4f ms vs %.4f ms)",
+                    json_number_value(json_object_get(a, "kernel_ms")), json_number_value(json_object_get(a, "orig_ms")));
+    else
+        kbuf_printf(&b, "refused at gate %d: %.200s", (int)json_integer_value(json_object_get(a, "gate")), reason ? reason : "?");
+    *out = json_pack("{s:s, s:[s?, s?, s?]}", "experience", kbuf_str(&b), "tags", kind, dir, outcome);
+    kbuf_free(&b);
+    return 0;
+}
+
+static const agent_vtable SUMMARIZER_VT = {summarizer_act, NULL, NULL};
+
+agent *builtin_summarizer_new(void) {
+    agent *a = kcalloc(1, sizeof *a);
+    a->role = AGENT_SUMMARIZER;
+    a->name = kstrdup("builtin");
+    a->vt = &SUMMARIZER_VT;
+    return a;
+}

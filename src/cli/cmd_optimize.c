@@ -1,0 +1,178 @@
+/* cmd_optimize.c — `kopt optimize problem.py -o out/ [--budget 2m]`. */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "optimize/optimize.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+static const char USAGE[] =
+    "usage: kopt optimize <problem.py> -o OUT [options]\n"
+    "\n"
+    "Compile the model with torch.compile, profile every launch, search for faster replacements\n"
+    "of its Triton kernels (built-in, measurement-driven agents: no LLM needed), pass every\n"
+    "candidate through the four gates of 'kopt verify', and re-stitch the winners. OUT gets\n"
+    "optimized_module.py, kopt_loader.py and report.{md,html,json}. When nothing passes, OUT\n"
+    "holds the compiler's module and the report says why, kernel by kernel.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out DIR            output directory (required)\n"
+    "  --budget T               wall-clock budget of the search: 90s, 2m, 1h (default 2m)\n"
+    "  --max-candidates N       candidates generated at most (default 64)\n"
+    "  --max-autotune           also time torch.compile mode max-autotune-no-cudagraphs\n"
+    "  --rounds N               timing rounds for gate 4 and the final measurement (default 30)\n"
+    "  --min-gain X             gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
+    "  --json                   print the optimize document (docs/schema/optimize.md)\n"
+    "  --python PATH            python with torch and triton\n"
+    "  -v, --verbose            log each stage\n";
+
+static double parse_duration(const char *s) {
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || v <= 0) return -1;
+    if (!*end || !strcmp(end, "s")) return v;
+    if (!strcmp(end, "m")) return v * 60;
+    if (!strcmp(end, "h")) return v * 3600;
+    return -1;
+}
+
+typedef struct {
+    int tty;
+    time_t start;
+} prog;
+
+static void on_progress(const char *line, void *ctx) {
+    prog *p = ctx;
+    if (!p->tty) return;
+    fprintf(stderr, "\r\033[K[%3lds] %.150s", (long)(time(NULL) - p->start), line);
+    fflush(stderr);
+}
+
+static void print_summary(const json_t *doc, const char *out) {
+    const json_t *m = json_object_get(doc, "model"), *sp = json_object_get(m, "speedup");
+    printf("kopt optimize  %s\n", json_string_value(json_object_get(doc, "problem")));
+    printf("model: torch.compile %.4f ms -> %.4f ms  (%.3fx, 95%% CI %.3f-%.3f); eager %.4f ms",
+           json_number_value(json_object_get(m, "baseline_ms")), json_number_value(json_object_get(m, "optimized_ms")),
+           json_number_value(json_object_get(sp, "estimate")), json_number_value(json_object_get(sp, "ci95_lo")),
+           json_number_value(json_object_get(sp, "ci95_hi")), json_number_value(json_object_get(m, "eager_ms")));
+    if (json_object_get(m, "max_autotune_ms")) printf("; max-autotune %.4f ms", json_number_value(json_object_get(m, "max_autotune_ms")));
+    printf("; floor %.4f ms\n\n", json_number_value(json_object_get(m, "floor_ms")));
+    printf("  %-48s %-20s %9s %7s %6s  %s\n", "kernel", "kind", "time ms", "share", "%ceil", "status");
+    size_t i;
+    json_t *k;
+    json_array_foreach(json_object_get(doc, "kernels"), i, k) {
+        const char *st = json_string_value(json_object_get(k, "status"));
+        printf("  %-48.48s %-20s %9.4f %6.1f%% %5.0f%%  %s", json_string_value(json_object_get(k, "name")),
+               json_string_value(json_object_get(k, "kernel_kind")) ? json_string_value(json_object_get(k, "kernel_kind")) : "?",
+               json_number_value(json_object_get(k, "time_ms")), 100 * json_number_value(json_object_get(k, "share")),
+               100 * json_number_value(json_object_get(k, "frac_of_ceiling")), st ? st : "?");
+        if (st && !strcmp(st, "optimized"))
+            printf(": %s", json_string_value(json_object_get(k, "change")) ? json_string_value(json_object_get(k, "change")) : "");
+        else if (json_object_get(k, "why"))
+            printf(": %s", json_string_value(json_object_get(k, "why")));
+        putchar('\n');
+    }
+    json_array_foreach(json_object_get(doc, "vendor_calls"), i, k)
+        printf("  %-48.48s %-20s %9.4f %6.1f%%         vendor call, kept\n", json_string_value(json_object_get(k, "name")), "vendor",
+               json_number_value(json_object_get(k, "time_ms")), 100 * json_number_value(json_object_get(k, "share")));
+    const json_t *b = json_object_get(doc, "budget");
+    printf("\n%s; %d candidates in %.0f s\nwritten to %s\n", json_string_value(json_object_get(doc, "outcome")),
+           (int)json_integer_value(json_object_get(b, "used_candidates")), json_number_value(json_object_get(b, "used_wall_s")), out);
+}
+
+int cmd_optimize(int argc, char **argv) {
+    static const struct option longopts[] = {
+        {"out", required_argument, 0, 'o'},        {"budget", required_argument, 0, 'b'},
+        {"max-candidates", required_argument, 0, 'n'}, {"max-autotune", no_argument, 0, 'm'},
+        {"rounds", required_argument, 0, 'r'},     {"min-gain", required_argument, 0, 'g'},
+        {"json", no_argument, 0, 'j'},             {"python", required_argument, 0, 'p'},
+        {"verbose", no_argument, 0, 'v'},          {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    optimize_opts o = {.budget_s = 120, .max_candidates = 64, .rounds = 30, .min_gain = 0.02};
+    const char *python = NULL;
+    int json_mode = 0, opt;
+    kerr e = {0};
+    optind = 1;
+    while ((opt = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
+        switch (opt) {
+        case 'o': o.out_dir = optarg; break;
+        case 'b':
+            o.budget_s = parse_duration(optarg);
+            if (o.budget_s <= 0) {
+                kerr_set(&e, KOPT_E_USAGE, "--budget takes a duration like 90s, 2m or 1h, got '%s'", optarg);
+                return cli_fail("optimize", &e, json_mode);
+            }
+            break;
+        case 'n': o.max_candidates = atoi(optarg); break;
+        case 'm': o.max_autotune = 1; break;
+        case 'r': o.rounds = atoi(optarg); break;
+        case 'g': o.min_gain = atof(optarg); break;
+        case 'j': json_mode = 1; break;
+        case 'p': python = optarg; break;
+        case 'v': log_set_level(LOG_INFO); break;
+        case 'h': fputs(USAGE, stdout); return 0;
+        default: fputs(USAGE, stderr); return KOPT_E_USAGE;
+        }
+    }
+    if (optind != argc - 1 || !o.out_dir) {
+        kerr_set(&e, KOPT_E_USAGE, optind != argc - 1 ? "expected one problem file; see 'kopt optimize --help'" : "-o OUT is required");
+        return cli_fail("optimize", &e, json_mode);
+    }
+    o.problem = argv[optind];
+    if (!fs_exists(o.problem) || fs_is_dir(o.problem)) {
+        kerr_set(&e, KOPT_E_NOFILE, "problem file %s does not exist", o.problem);
+        return cli_fail("optimize", &e, json_mode);
+    }
+    if (fs_mkdirs(o.out_dir, &e)) return cli_fail("optimize", &e, json_mode);
+    char *wd = fs_join(o.out_dir, "work");
+    if (fs_mkdirs(wd, &e)) { free(wd); return cli_fail("optimize", &e, json_mode); }
+    char *workdir = fs_realpath(wd);
+    free(wd);
+    o.workdir = workdir;
+    prog pg = {.tty = isatty(2) && !json_mode && log_level() < LOG_INFO, .start = time(NULL)};
+    o.progress = on_progress;
+    o.progress_ctx = &pg;
+    char *log_path = fs_join(workdir, "worker.log");
+    const char *script = getenv("KOPT_WORKER");
+    worker_opts wo = {.python = python, .script = (script && *script) ? script : NULL, .log_path = log_path, .max_restarts = 16};
+    worker *w = NULL;
+    json_t *doc = NULL;
+    int rc = worker_start(&wo, &w, &e);
+    if (!rc) {
+        const json_t *info = worker_info(w);
+        if (!json_string_value(json_object_get(info, "torch")))
+            rc = kerr_set(&e, KOPT_E_PYTHON, "the worker's python cannot import torch; hint: pass --python or set KOPT_PYTHON");
+        else if (!json_is_true(json_object_get(info, "cuda")))
+            rc = kerr_set(&e, KOPT_E_NOGPU, "no CUDA device is visible to torch on this machine; kopt optimize needs an NVIDIA GPU");
+    }
+    if (!rc) rc = optimize_run(w, &o, &doc, &e);
+    if (pg.tty) fputs("\r\033[K", stderr);
+    worker_stop(w);
+    if (!rc) {
+        json_object_set_new(doc, "ok", json_true());
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+        char *p = fs_join(o.out_dir, "report.json");
+        kerr we = {0};
+        if (fs_write(p, s, strlen(s), &we)) rc = cli_fail("optimize", &we, json_mode);
+        free(p);
+        rc = rc ? rc : optimize_write_reports(doc, o.out_dir, &e);
+        if (rc) cli_fail("optimize", &e, json_mode);
+        else if (json_mode) puts(s);
+        else print_summary(doc, o.out_dir);
+        free(s);
+    } else {
+        cli_fail("optimize", &e, json_mode);
+        if (fs_exists(log_path)) fprintf(stderr, "kopt optimize: the worker's log is in %s\n", log_path);
+    }
+    json_decref(doc);
+    free(workdir);
+    free(log_path);
+    return rc;
+}
