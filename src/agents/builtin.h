@@ -45,4 +45,10 @@ agent *builtin_new(agent_role role);   /* profiler excluded (needs its env): NUL
  * @triton_heuristics decorator removed (malloc'd), or NULL when there is none. */
 char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len);
 
+/* The one-pass rewrite template that applies to a kernel (its planner context), or NULL:
+ * "row_softmax", "row_log_softmax" (ATen softmax/log_softmax, 1 input, 1 output) or
+ * "row_layer_norm" (native_layer_norm with weight and bias; *eps read from the kernel), for
+ * contiguous rows of at most 16384 elements. */
+const char *builtin_rewrite_match(const json_t *kernel, double *eps);
+
 #endif

@@ -6,6 +6,10 @@
  *   memory-bound   otherwise (Triton kernels of Inductor are byte-bound: their floor is bytes).
  *   gain_ms = time x (1 - fraction of ceiling): the time above the floor.
  * ctx {"launches":[rows], "model_ms": x} -> {"ranked":[...targets by gain...], "all":[...]}.
+ * Targets: memory-bound kernels first, by gain; then near-ceiling kernels still under 95% of
+ * the floor (the measured copy bandwidth is a practical ceiling, and a kernel at 82% of it
+ * can still give 15%); kernels at >= 95% are not searched: that is what "near its ceiling"
+ * stops. Every target's gain must be at least 1% of the model's time.
  * A kernel launched several times is ranked once, with its times summed. */
 #include <stdlib.h>
 #include <string.h>
@@ -60,16 +64,21 @@ static int analyst_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
                                              "gain_ms", gain, "why", why, "index",
                                              json_integer_value(json_object_get(r, "index"))));
     }
-    /* targets: memory-bound kernels whose gain is at least 1% of the model's time */
-    json_array_foreach(all, i, r) {
-        if (strcmp(json_string_value(json_object_get(r, "class")), CLASS_MEMORY)) continue;
-        double g = json_number_value(json_object_get(r, "gain_ms"));
-        if (model > 0 && g < 0.01 * model) continue;
-        size_t pos = 0;
-        while (pos < json_array_size(ranked) &&
-               json_number_value(json_object_get(json_array_get(ranked, pos), "gain_ms")) >= g)
-            pos++;
-        json_array_insert(ranked, pos, r);
+    /* targets: memory-bound kernels by gain, then near-ceiling ones under 95%, by gain */
+    for (int pass = 0; pass < 2; pass++) {
+        size_t first = json_array_size(ranked);
+        json_array_foreach(all, i, r) {
+            const char *cls = json_string_value(json_object_get(r, "class"));
+            if (strcmp(cls, pass == 0 ? CLASS_MEMORY : CLASS_NEAR_CEILING)) continue;
+            if (pass == 1 && json_number_value(json_object_get(r, "frac_of_ceiling")) >= 0.95) continue;
+            double g = json_number_value(json_object_get(r, "gain_ms"));
+            if (model > 0 && g < 0.01 * model) continue;
+            size_t pos = first;
+            while (pos < json_array_size(ranked) &&
+                   json_number_value(json_object_get(json_array_get(ranked, pos), "gain_ms")) >= g)
+                pos++;
+            json_array_insert(ranked, pos, r);
+        }
     }
     *out = json_pack("{s:o, s:o}", "ranked", ranked, "all", all);
     return 0;

@@ -4,7 +4,9 @@
  *                 "numels":{"xnumel":N,"r0_numel":N,"ynumel":N}, "masked":{"x":b,"r0":b,"y":b}},
  *      "history":[{"config":{...},"kernel_ms":x|null,"outcome":"accepted|refused|screened-out",
  *                  "gate":N}], "round": k, "budget":{"candidates_left":N}}
- * -> {"plans":[{"direction":"launch_config","params":{"configs":[{XBLOCK,R0_BLOCK,YBLOCK,
+ * -> {"plans":[{"direction":"rewrite","params":{"template":..,"num_warps":[..]}} (round 0,
+ *      when a one-pass template applies and was not refused before),
+ *      {"direction":"launch_config","params":{"configs":[{XBLOCK,R0_BLOCK,YBLOCK,
  *      num_warps,num_stages}]},"rationale":"..."}]} or {"plans":[]} when there is nothing new.
  *
  * Round 0 is a coarse grid over the block sizes the kernel's masks allow (an unmasked
@@ -202,6 +204,21 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         json_object_set_new(*out, "why", json_string("no XBLOCK parameter"));
         return 0;
     }
+    /* A rewrite first, when a template applies and it has not been refused before. */
+    double eps = 0;
+    const char *tmpl = builtin_rewrite_match(k, &eps);
+    if (tmpl && round == 0) {
+        int refused = 0;
+        json_array_foreach(history, i, v) {
+            const json_t *cf = json_object_get(v, "config");
+            const char *outcome = json_string_value(json_object_get(v, "outcome"));
+            if (json_object_get(cf, "template") && outcome && !strcmp(outcome, "refused")) refused = 1;
+        }
+        if (!refused)
+            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:[i,i,i]}, s:s}", "direction", "rewrite", "params", "template",
+                                                   tmpl, "num_warps", 8, 16, 32, "rationale",
+                                                   "the kernel re-reads rows that fit on chip: one pass over each row"));
+    }
     json_t *configs = json_array();
     const char *why;
     if (round == 0) {
@@ -219,7 +236,7 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     }
     if (json_array_size(configs) == 0) {
         json_decref(configs);
-        json_object_set_new(*out, "why", json_string("no untried configuration left"));
+        if (!json_array_size(plans)) json_object_set_new(*out, "why", json_string("no untried configuration left"));
         return 0;
     }
     json_array_append_new(plans, json_pack("{s:s, s:{s:o}, s:s}", "direction", "launch_config", "params", "configs",

@@ -140,10 +140,10 @@ static int prepare_candidate(octx *c, int k, const char *text, const char *cand_
     return rc ? -1 : 0;
 }
 
-static void record_attempt(octx *c, const char *kernel, const char *kind, const json_t *cand, const char *outcome,
-                           int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
+static void record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
+                           const char *outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
     json_t *a = json_pack("{s:s, s:s?, s:s, s:s, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
-                          "launch_config", "label", json_string_value(json_object_get(cand, "label")), "config",
+                          direction ? direction : "?", "label", json_string_value(json_object_get(cand, "label")), "config",
                           json_object_get(cand, "config"), "outcome", outcome, "gate", gate);
     if (reason) json_object_set_new(a, "reason", json_string(reason));
     if (kernel_ms > 0) json_object_set_new(a, "kernel_ms", json_real(kernel_ms));
@@ -173,7 +173,17 @@ static double median_arr(const json_t *arr) {
 
 /* ---------------------------------------------------------------- one kernel */
 
-static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
+/* A kernel's share of what is left of the budget: the remaining time split evenly over the
+ * kernels still to search (at least 15 s), so one kernel cannot starve the others. */
+static int over_kernel_budget(const octx *c, double kstart, double kbudget) {
+    return over_budget(c) || now() - kstart > kbudget;
+}
+
+static int search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e) {
+    double kstart = now();
+    double left = budget(c) - (now() - c->t0);
+    double kbudget = kernels_left > 0 ? left / kernels_left : left;
+    if (kbudget < 15) kbudget = 15;
     const char *kname = json_string_value(json_object_get(target, "kernel"));
     int k = artifact_find_kernel(c->a, kname);
     if (k < 0) return 0;
@@ -187,40 +197,49 @@ static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
     double best_speedup = 0;
     char *kdir = kasprintf("%s/k%d", c->o->workdir, k);
     int rc = fs_mkdirs(kdir, e);
-    for (int round = 0; !rc && round < (c->o->max_rounds > 0 ? c->o->max_rounds : 3) && !over_budget(c); round++) {
+    for (int round = 0; !rc && round < (c->o->max_rounds > 0 ? c->o->max_rounds : 3) && !over_kernel_budget(c, kstart, kbudget);
+         round++) {
         json_t *pctx = json_pack("{s:O, s:O, s:O, s:i, s:{s:i}}", "kernel", kc, "analysis", target, "history", history,
                                  "round", round, "budget", "candidates_left", max_cands(c) - c->used);
         json_t *plans = NULL;
         rc = agent_act(c->ag[AGENT_PLANNER], pctx, &plans, e);
         json_decref(pctx);
         if (rc) break;
-        const json_t *plan = json_array_get(json_object_get(plans, "plans"), 0);
-        if (!plan) {
+        if (json_array_size(json_object_get(plans, "plans")) == 0) {
             if (json_object_get(plans, "why")) json_object_set(krow, "search_end", json_object_get(plans, "why"));
             json_decref(plans);
             break;
         }
+        size_t pi;
+        const json_t *plan;
+        json_array_foreach(json_object_get(plans, "plans"), pi, plan) {
+        if (rc || over_kernel_budget(c, kstart, kbudget)) break;
+        const char *direction = json_string_value(json_object_get(plan, "direction"));
         json_t *ectx = json_pack("{s:O, s:O}", "kernel", kc, "plan", plan), *ex = NULL;
-        rc = agent_act(c->ag[AGENT_EXECUTOR], ectx, &ex, e);
+        kerr xe = {0};
+        if (agent_act(c->ag[AGENT_EXECUTOR], ectx, &ex, &xe)) {
+            json_decref(ectx);
+            log_warn("executor: %s", xe.msg);
+            continue;
+        }
         json_decref(ectx);
-        json_decref(plans);
-        if (rc) break;
         const json_t *cands = json_object_get(ex, "candidates");
         /* gate 1 (static) before anything runs; then the kernel-level screen */
         json_t *mods = json_array(), *live = json_array(), *paths = json_array();
         size_t i;
         json_t *cd;
         json_array_foreach(cands, i, cd) {
-            if (over_budget(c)) break;
+            if (over_kernel_budget(c, kstart, kbudget)) break;
             c->used++;
             tried++;
-            char *cp = kasprintf("%s/r%d_c%zu.py", kdir, round, i), *mp = kasprintf("%s/r%d_c%zu.module.py", kdir, round, i);
+            char *cp = kasprintf("%s/r%d_p%zu_c%zu.py", kdir, round, pi, i),
+                 *mp = kasprintf("%s/r%d_p%zu_c%zu.module.py", kdir, round, pi, i);
             char *why = NULL;
             int pr = prepare_candidate(c, k, json_string_value(json_object_get(cd, "source")), cp, mp, &why, e);
             if (pr < 0) { free(cp); free(mp); rc = e->code; break; }
             if (pr > 0) {
                 refused[1]++;
-                record_attempt(c, kname, kkind, cd, "refused", 1, why, 0, 0, 0);
+                record_attempt(c, kname, kkind, direction, cd, "refused", 1, why, 0, 0, 0);
                 json_array_append_new(history, json_pack("{s:O, s:n, s:s, s:i, s:i}", "config", json_object_get(cd, "config"),
                                                          "kernel_ms", "outcome", "refused", "gate", 1, "round", round));
             } else {
@@ -233,6 +252,7 @@ static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
             free(mp);
         }
         if (rc || json_array_size(mods) == 0) { json_decref(mods); json_decref(live); json_decref(paths); json_decref(ex); continue; }
+        (void)direction;
         progress(c, "%s: round %d, screening %zu configurations", kname, round, json_array_size(mods));
         json_t *bench = NULL;
         kerr be = {0};
@@ -241,7 +261,7 @@ static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
                                   "cands", mods, "launch_args", largs, "rounds", 10, "warmup", 2),
                         c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
             log_warn("kernel screen failed for %s: %s", kname, be.msg);
-            json_array_foreach(live, i, cd) record_attempt(c, kname, kkind, cd, "error", 2, be.msg, 0, 0, 0);
+            json_array_foreach(live, i, cd) record_attempt(c, kname, kkind, direction, cd, "error", 2, be.msg, 0, 0, 0);
             json_decref(mods); json_decref(live); json_decref(paths); json_decref(ex);
             continue;
         }
@@ -268,11 +288,11 @@ static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
             const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
             if (!json_is_array(s)) {
                 refused[1]++;
-                record_attempt(c, kname, kkind, cdj, "refused", 1, json_string_value(json_object_get(s, "error")), 0, orig_ms, 0);
+                record_attempt(c, kname, kkind, direction, cdj, "refused", 1, json_string_value(json_object_get(s, "error")), 0, orig_ms, 0);
                 continue;
             }
-            if (sent >= top || !(med[idx] < 0.98 * orig_ms) || over_budget(c)) {
-                record_attempt(c, kname, kkind, cdj, "screened-out", 0, NULL, med[idx], orig_ms, 0);
+            if (sent >= top || !(med[idx] < 0.98 * orig_ms) || over_kernel_budget(c, kstart, kbudget)) {
+                record_attempt(c, kname, kkind, direction, cdj, "screened-out", 0, NULL, med[idx], orig_ms, 0);
                 continue;
             }
             sent++;
@@ -294,8 +314,15 @@ static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
             } else if (gate >= 1 && gate <= 4) {
                 refused[gate]++;
             }
-            record_attempt(c, kname, kkind, cdj, acc ? "accepted" : "refused", acc ? 0 : gate,
+            record_attempt(c, kname, kkind, direction, cdj, acc ? "accepted" : "refused", acc ? 0 : gate,
                            json_string_value(json_object_get(rec, "reason")), med[idx], orig_ms, sp);
+            json_array_append_new(history, json_pack("{s:O, s:f, s:s, s:i, s:i}", "config", json_object_get(cdj, "config"),
+                                                     "kernel_ms", med[idx], "outcome", acc ? "accepted" : "refused", "gate",
+                                                     acc ? 0 : gate, "round", round));
+            if (acc && sp >= best_speedup) {
+                json_object_set_new(krow, "kernel_ms_after", json_real(med[idx]));
+                json_object_set_new(krow, "kernel_ms_before", json_real(orig_ms));
+            }
         }
         free(med);
         free(ord);
@@ -304,6 +331,8 @@ static int search_kernel(octx *c, const json_t *target, json_t *krow, kerr *e) {
         json_decref(live);
         json_decref(paths);
         json_decref(ex);
+        }
+        json_decref(plans);
     }
     json_object_set_new(krow, "tried", json_integer(tried));
     json_object_set_new(krow, "refused_by_gate", json_pack("{s:i, s:i, s:i, s:i}", "1", refused[1], "2", refused[2], "3",
@@ -441,7 +470,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
             if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel")))) krow = k;
         if (!krow) continue;
         json_object_del(krow, "why");
-        rc = search_kernel(&c, r, krow, e);
+        rc = search_kernel(&c, r, krow, (int)(json_array_size(ranked) - i), e);
         if (rc) break;
     }
     json_decref(an);
@@ -497,9 +526,12 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
             const char *nm = json_string_value(json_object_get(k, "name"));
             if (json_object_get(replaced, nm)) {
                 json_object_set_new(k, "status", json_string("optimized"));
-                const json_t *sp = json_object_get(k, "speedup");
-                double est = json_number_value(json_object_get(sp, "estimate"));
-                if (est > 0) json_object_set_new(k, "after_ms", json_real(json_number_value(json_object_get(k, "time_ms")) / est));
+                /* the kernel's time after: its profiled time scaled by the kernel-level screen's
+                 * ratio (candidate median / original median, same interleaved measurement) */
+                double kb = json_number_value(json_object_get(k, "kernel_ms_before"));
+                double ka = json_number_value(json_object_get(k, "kernel_ms_after"));
+                if (kb > 0 && ka > 0)
+                    json_object_set_new(k, "after_ms", json_real(json_number_value(json_object_get(k, "time_ms")) * ka / kb));
             } else if (!strcmp(json_string_value(json_object_get(k, "status")), "optimized")) {
                 json_object_set_new(k, "status", json_string("kept"));
                 json_object_set_new(k, "why", json_string("its winner was dropped when the combination of winners failed"));
