@@ -122,7 +122,7 @@ long report_gate_counts(const json_t *doc, long counts[REPORT_NGATES + 1], long 
         json_t *v;
         json_object_foreach((json_t *)r, key, v) {
             double n = json_is_number(v) ? json_number_value(v) : 0;
-            if (!isfinite(n) || n <= 0) continue;
+            if (!isfinite(n) || n <= 0 || n > 1e12) continue;  /* nonsense counts are ignored */
             char *end = NULL;
             long g = strtol(key, &end, 10);
             int slot = (end && *end == '\0' && g >= 1 && g <= REPORT_NGATES) ? (int)g : 0;
@@ -217,9 +217,12 @@ int report_headline(const json_t *doc, char *buf, size_t n) {
     report_speedup sp = report_speedup_read(json_object_get(m, "speedup"));
     char a[REPORT_NUM], b[REPORT_NUM], c[REPORT_NUM];
     if (isfinite(base) && isfinite(opt)) {
-        if (isfinite(sp.est))
+        if (isfinite(sp.est) && isfinite(sp.lo) && isfinite(sp.hi))
+            snprintf(buf, n, "%s ms " REPORT_ARROW " %s ms, %s faster (95%% CI %.3f-%.3f)", report_fmt_ms(base, a),
+                     report_fmt_ms(opt, b), report_fmt_x(sp.est, c), sp.lo, sp.hi);
+        else if (isfinite(sp.est))
             snprintf(buf, n, "%s ms " REPORT_ARROW " %s ms, %s faster", report_fmt_ms(base, a), report_fmt_ms(opt, b),
-                     report_fmt_speedup(&sp, 1, c));
+                     report_fmt_x(sp.est, c));
         else
             snprintf(buf, n, "%s ms " REPORT_ARROW " %s ms", report_fmt_ms(base, a), report_fmt_ms(opt, b));
         return 1;
@@ -256,7 +259,10 @@ size_t report_facts(const json_t *doc, report_fact facts[REPORT_MAX_FACTS]) {
         if (!isfinite(t)) continue;
         report_fact *f = fact_add(facts, &n, refs[i].label);
         fact_cat(f, "%s ms", report_fmt_ms(t, a));
-        if (isfinite(ref) && ref > 0) fact_cat(f, " (kopt's result is %s as fast)", report_fmt_x(t / ref, b));
+        if (isfinite(ref) && ref > 0 && t > 0) {
+            if (t >= ref) fact_cat(f, " (kopt's result is %s faster)", report_fmt_x(t / ref, b));
+            else fact_cat(f, " (kopt's result is %s slower)", report_fmt_x(ref / t, b));
+        }
     }
     double floor_ms = report_num(m, "floor_ms");
     if (isfinite(floor_ms)) {
@@ -375,7 +381,7 @@ static size_t utf8_offset(const char *s, size_t chars) {
     return i;
 }
 
-static size_t utf8_len(const char *s) {
+size_t report_utf8_len(const char *s) {
     size_t n = 0;
     for (; *s; s++) n += ((unsigned char)*s & 0xC0) != 0x80;
     return n;
@@ -390,7 +396,7 @@ static void put_clean(kbuf *out, const char *s, size_t n) {
 
 void report_trunc(kbuf *out, const char *s, size_t maxch) {
     if (!s) return;
-    size_t n = utf8_len(s);
+    size_t n = report_utf8_len(s);
     if (n <= maxch || maxch < 5) {
         put_clean(out, s, strlen(s));
         return;

@@ -98,6 +98,8 @@ void report_md_code(kbuf *out, const char *s, int in_table);
 /* s cut to at most maxch characters (UTF-8 aware) with a middle ellipsis; control chars and
  * newlines become spaces; appended to out, unescaped. */
 void report_trunc(kbuf *out, const char *s, size_t maxch);
+/* Number of UTF-8 characters of s. */
+size_t report_utf8_len(const char *s);
 /* The basename of a path (pointer into s). */
 const char *report_basename(const char *s);
 

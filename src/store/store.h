@@ -48,9 +48,10 @@ typedef struct kstore kstore;
 /* ---- opening ------------------------------------------------------------------------------ */
 
 /* Opens (creating the file, its parent directories and the schema when missing) the store at
- * `path`. Refuses a directory, a file that is not an SQLite database or is damaged, an SQLite
- * database of another application, and a store written by a newer schema version. Sets WAL
- * journal mode, synchronous=NORMAL, foreign keys on, busy timeout 5 s. */
+ * `path`. Refuses (KOPT_E_STORE) a directory, a file that is not an SQLite database or is
+ * damaged, an SQLite database of another application (left untouched), a read-only file, and a
+ * store written by a newer schema version. Sets WAL journal mode, synchronous=NORMAL, foreign
+ * keys on, busy timeout 5 s. ":memory:" opens a private in-memory store. */
 int store_open(const char *path, kstore **out, kerr *e);
 void store_close(kstore *s);
 const char *store_path(const kstore *s);   /* the path given to store_open */
@@ -137,9 +138,11 @@ typedef struct store_result {
     const char *outcome;        /* required: "accepted" | "refused" | "error" */
     int refused_gate;           /* 1..4 when refused (required then), else ignored */
     const char *reason;         /* optional: why refused / the error */
-    double speedup;             /* NAN when not measured */
-    double ci_lo, ci_hi;        /* 95% CI of the speedup, NAN when not measured */
-    double kernel_ms, base_ms;  /* candidate and baseline time, NAN when not measured */
+    /* Measurements are > 0; 0 (left out of an initialiser) or NAN means "not measured" and is
+     * stored as NULL. */
+    double speedup;             /* baseline time / candidate time */
+    double ci_lo, ci_hi;        /* 95% CI of the speedup */
+    double kernel_ms, base_ms;  /* candidate and baseline time */
     const char *gates_json;     /* optional JSON: per-gate figures */
 } store_result;
 
@@ -246,7 +249,8 @@ int store_export_json(kstore *s, int64_t run_id, json_t **out, kerr *e);
 
 typedef struct store_merge_stats {
     int runs, kernels, attempts, experiences, llm_calls;   /* rows added */
-    int updated;   /* rows completed: runs ended or attempts given a result since last merge */
+    int updated;   /* rows completed since an earlier merge: runs ended, attempts given their
+                    * result, kernels given their source text */
 } store_merge_stats;
 
 /* Imports another store file's runs, kernels, attempts, experiences and LLM calls (ids

@@ -1,4 +1,4 @@
-/* store_int.h — internals shared by the src/store/*.c files. Not part of the store's API.
+/* store_int.h — internals shared by the source files of src/store. Not part of the store's API.
  *
  * Statements are prepared per call (store_prep) and finalized by the caller (sqlite3_finalize,
  * NULL-safe). store_op_begin/store_op_end wrap a public write: its own BEGIN IMMEDIATE ...
@@ -13,9 +13,13 @@
 
 #include "store/store.h"
 
+/* "KOPT": the application_id in the SQLite header of a kopt store (1263489108). */
+#define STORE_APP_ID 0x4B4F5054
+
 struct kstore {
     sqlite3 *db;
     char *path;
+    int op_savepoint;   /* the running write op used a SAVEPOINT (caller's transaction) */
 };
 
 /* KOPT_E_STORE with "store <path>: <what>: <sqlite message>" and a hint for known causes. */
@@ -24,7 +28,8 @@ int store_db_err(kstore *s, kerr *e, const char *what);
 int store_misuse(kerr *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 int store_prep(kstore *s, const char *sql, sqlite3_stmt **st, kerr *e);
-int store_exec(kstore *s, const char *sql, kerr *e);   /* no parameters, no rows */
+/* A statement without parameters or rows; `what` (NULL: the SQL) names it in errors. */
+int store_exec(kstore *s, const char *sql, const char *what, kerr *e);
 
 int store_op_begin(kstore *s, kerr *e);
 /* Ends the operation: commits (or releases) when rc == 0, rolls back otherwise; returns rc, or
