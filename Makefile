@@ -48,6 +48,7 @@ build/kopt-asan: $(TST_OBJ) build/tst/cli/main.o
 test: build/unit-tests build/kopt-asan build/kopt
 	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/run.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
 	python3 tests/worker/test_protocol_nogpu.py
 
 # Unit tests under valgrind (release-style build, no sanitizers).

@@ -7,7 +7,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agents/agent.h"
 #include "cli/cli.h"
+#include "llm/agent_llm.h"
+#include "llm/client.h"
+#include "store/store.h"
 #include "optimize/optimize.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -29,6 +33,13 @@ static const char USAGE[] =
     "  --max-autotune           also time torch.compile mode max-autotune-no-cudagraphs\n"
     "  --rounds N               timing rounds for gate 4 and the final measurement (default 30)\n"
     "  --min-gain X             gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
+    "  --store PATH             the SQLite memory (default $KOPT_STORE or ~/.cache/kopt/store.sqlite):\n"
+    "                           an interrupted run resumes; kernels optimized before are not searched again\n"
+    "  --no-store               no memory across runs\n"
+    "  --llm BACKEND:MODEL      an LLM plays --roles (openai:<model> for any OpenAI-compatible server,\n"
+    "                           anthropic:<model>); endpoint and key from the environment (docs/LLM.md)\n"
+    "  --llm-config FILE        LLM settings file (default ~/.config/kopt/llm.json if present)\n"
+    "  --roles LIST             roles the LLM plays: planner,executor,summarizer (default planner,executor)\n"
     "  --json                   print the optimize document (docs/schema/optimize.md)\n"
     "  --python PATH            python with torch and triton\n"
     "  -v, --verbose            log each stage\n";
@@ -94,7 +105,12 @@ int cmd_optimize(int argc, char **argv) {
         {"rounds", required_argument, 0, 'r'},     {"min-gain", required_argument, 0, 'g'},
         {"json", no_argument, 0, 'j'},             {"python", required_argument, 0, 'p'},
         {"verbose", no_argument, 0, 'v'},          {"help", no_argument, 0, 'h'},
+        {"store", required_argument, 0, 'S'},      {"no-store", no_argument, 0, 'N'},
+        {"llm", required_argument, 0, 'L'},        {"llm-config", required_argument, 0, 'C'},
+        {"roles", required_argument, 0, 'R'},
         {0, 0, 0, 0}};
+    const char *store_arg = NULL, *llm_spec = NULL, *llm_conf = NULL, *roles = "planner,executor";
+    int no_store = 0;
     optimize_opts o = {.budget_s = 120, .max_candidates = 64, .rounds = 30, .min_gain = 0.02};
     const char *python = NULL;
     int json_mode = 0, opt;
@@ -117,6 +133,11 @@ int cmd_optimize(int argc, char **argv) {
         case 'j': json_mode = 1; break;
         case 'p': python = optarg; break;
         case 'v': log_set_level(LOG_INFO); break;
+        case 'S': store_arg = optarg; break;
+        case 'N': no_store = 1; break;
+        case 'L': llm_spec = optarg; break;
+        case 'C': llm_conf = optarg; break;
+        case 'R': roles = optarg; break;
         case 'h': fputs(USAGE, stdout); return 0;
         default: fputs(USAGE, stderr); return KOPT_E_USAGE;
         }
@@ -130,6 +151,52 @@ int cmd_optimize(int argc, char **argv) {
         kerr_set(&e, KOPT_E_NOFILE, "problem file %s does not exist", o.problem);
         return cli_fail("optimize", &e, json_mode);
     }
+    /* LLM agents for the chosen roles; the rest stay built in. */
+    llm_client *llm = NULL;
+    if (llm_spec) {
+        llm_config cfg;
+        if (llm_config_resolve(llm_spec, llm_conf, &cfg, &e) || llm_client_new(&cfg, &llm, &e)) {
+            llm_config_free(&cfg);
+            return cli_fail("optimize", &e, json_mode);
+        }
+        llm_config_free(&cfg);
+        char *list = kstrdup(roles), *save = NULL;
+        for (char *r = strtok_r(list, ",", &save); r; r = strtok_r(NULL, ",", &save)) {
+            int role = agent_role_from_name(r);
+            if (role < 0 || role == AGENT_PROFILER || role == AGENT_ANALYST) {
+                kerr_set(&e, KOPT_E_USAGE, "--roles: '%s' cannot be played by an LLM (planner, executor, summarizer)", r);
+                break;
+            }
+            agent *a = agent_llm_create((agent_role)role, llm, NULL, &e);
+            if (!a) break;
+            o.agents[role] = a;
+        }
+        free(list);
+        if (e.code) {
+            for (int r = 0; r < AGENT_NROLES; r++) agent_free(o.agents[r]);
+            llm_client_free(llm);
+            return cli_fail("optimize", &e, json_mode);
+        }
+    }
+    /* The memory. */
+    kstore *store = NULL;
+    if (!no_store) {
+        const char *env = getenv("KOPT_STORE"), *home = getenv("HOME");
+        char *path = store_arg ? kstrdup(store_arg) : (env && *env) ? kstrdup(env)
+                                                  : kasprintf("%s/.cache/kopt/store.sqlite", home && *home ? home : ".");
+        kerr se = {0};
+        if (store_open(path, &store, &se)) {
+            if (store_arg) {   /* asked for explicitly: a failure is an error */
+                free(path);
+                for (int r = 0; r < AGENT_NROLES; r++) agent_free(o.agents[r]);
+                llm_client_free(llm);
+                return cli_fail("optimize", &se, json_mode);
+            }
+            log_warn("cannot open the store %s (%s); running without memory", path, se.msg);
+        }
+        free(path);
+    }
+    o.store = store;
     if (fs_mkdirs(o.out_dir, &e)) return cli_fail("optimize", &e, json_mode);
     char *wd = fs_join(o.out_dir, "work");
     if (fs_mkdirs(wd, &e)) { free(wd); return cli_fail("optimize", &e, json_mode); }
@@ -174,5 +241,8 @@ int cmd_optimize(int argc, char **argv) {
     json_decref(doc);
     free(workdir);
     free(log_path);
+    for (int r = 0; r < AGENT_NROLES; r++) agent_free(o.agents[r]);   /* agents before their client */
+    llm_client_free(llm);
+    store_close(store);
     return rc;
 }

@@ -14,6 +14,7 @@ static const cli_cmd CMDS[] = {
     {"inspect", "compile a model, parse Inductor's output and profile every sub-kernel", cmd_inspect},
     {"optimize", "search faster Triton kernels for a model, verify them, re-stitch the winners", cmd_optimize},
     {"verify", "check replacement kernels through the four gates and re-stitch the winners", cmd_verify},
+    {"llm", "'kopt llm check': does the configured LLM endpoint answer?", cmd_llm},
     {"parse", "parse an Inductor output module (no GPU): kernels, launches, round trip", cmd_parse},
 };
 

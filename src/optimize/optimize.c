@@ -1,167 +1,48 @@
+/* optimize.c — the `kopt optimize` pipeline (optimize.h): compile and capture (a verify
+ * session), profile, whole-model baselines, the analyst's ranking, the search kernel by kernel
+ * (search.c), re-stitching, an independent final measurement, and the document. */
 #include "optimize/optimize.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "agents/builtin.h"
-#include "artifact/artifact.h"
-#include "gates/candidate.h"
-#include "gates/static.h"
 #include "gates/stats.h"
-#include "profile/inspect.h"
+#include "llm/agent_llm.h"
+#include "optimize/optimize_int.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
-#include "verify/verify.h"
 
-typedef struct octx {
-    worker *w;
-    const optimize_opts *o;
-    verify_session *vs;
-    const artifact *a;
-    agent *ag[AGENT_NROLES];
-    int owned[AGENT_NROLES];
-    double t0;
-    int used;                 /* candidates generated */
-    json_t *doc;
-    json_t *attempts;         /* borrowed from doc */
-    json_t *experiences;      /* borrowed from doc */
-} octx;
+/* ---------------------------------------------------------------- budget, progress */
 
-static double now(void) {
+double opt_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static double budget(const octx *c) { return c->o->budget_s > 0 ? c->o->budget_s : 120; }
-static int max_cands(const octx *c) { return c->o->max_candidates > 0 ? c->o->max_candidates : 64; }
-static int over_budget(const octx *c) { return now() - c->t0 > budget(c) || c->used >= max_cands(c); }
+double opt_budget(const octx *c) { return c->o->budget_s > 0 ? c->o->budget_s : 120; }
+int opt_max_cands(const octx *c) { return c->o->max_candidates > 0 ? c->o->max_candidates : 64; }
+int opt_over_budget(const octx *c) { return opt_now() - c->t0 > opt_budget(c) || c->used >= opt_max_cands(c); }
 
-static void progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(octx *c, const char *fmt, ...) {
+void opt_progress(octx *c, const char *fmt, ...) {
     char buf[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     char line[700];
-    snprintf(line, sizeof line, "%s | %d cands | %.0fs left", buf, c->used, budget(c) - (now() - c->t0));
+    snprintf(line, sizeof line, "%s | %d cands | %.0fs left", buf, c->used, opt_budget(c) - (opt_now() - c->t0));
     if (c->o->progress) c->o->progress(line, c->o->progress_ctx);
     log_info("%s", line);
 }
 
-static void verify_progress(const char *stage, void *ctx) {
-    octx *c = ctx;
-    progress(c, "%s", stage);
-}
-
-/* ---------------------------------------------------------------- kernel context */
-
-static int src_has(const char *s, const char *needle) { return s && strstr(s, needle) != NULL; }
-
-/* The kernel as the planner and executor see it (agent.h). */
-static json_t *kernel_ctx(const artifact *a, int k) {
-    const art_kernel *K = &a->kernels[k];
-    json_t *o = json_pack("{s:s, s:s?, s:s?, s:s}", "name", K->name, "heuristic", K->heuristic, "grid_type",
-                          K->grid_type, "kind", art_kernel_kind_name(K->kind));
-    json_object_set_new(o, "persistent", json_boolean(K->kind == ART_K_PERSISTENT));
-    json_t *ce = json_array(), *rt = json_array(), *sig = json_array();
-    for (size_t i = 0; i < K->nparams; i++) {
-        const art_param *p = &K->params[i];
-        json_array_append_new(sig, json_pack("{s:s, s:s, s:s}", "name", p->name, "type", p->type, "role", art_role_name(p->role)));
-        if (p->role == ART_ROLE_CONSTEXPR) json_array_append_new(ce, json_string(p->name));
-        else json_array_append_new(rt, json_string(p->name));
-    }
-    json_object_set_new(o, "constexprs", ce);
-    json_object_set_new(o, "runtime_params", rt);
-    json_object_set_new(o, "signature", sig);
-    json_t *numels = json_object();
-    for (size_t i = 0; i < a->nlaunches; i++) {
-        const art_launch *l = &a->launches[i];
-        if (l->kind != ART_L_TRITON || l->kernel != k) continue;
-        for (size_t j = 0; j < l->args.n; j++) {
-            const art_param *p = art_launch_param(a, l, j);
-            if (!p || p->role != ART_ROLE_SCALAR) continue;
-            char *end = NULL;
-            long long v = strtoll(l->args.v[j], &end, 10);
-            if (end && *end == '\0' && end != l->args.v[j]) json_object_set_new(numels, p->name, json_integer(v));
-        }
-        break;
-    }
-    json_object_set_new(o, "numels", numels);
-    json_object_set_new(o, "masked", json_pack("{s:b, s:b, s:b}", "x", src_has(K->source, "xmask = xindex < xnumel"), "r0",
-                                               src_has(K->source, "r0_mask = r0_index < r0_numel"), "y",
-                                               src_has(K->source, "ymask = yindex < ynumel")));
-    json_t *aten = json_array();
-    for (size_t i = 0; i < K->aten_ops.n; i++) json_array_append_new(aten, json_string(K->aten_ops.v[i]));
-    json_object_set_new(o, "aten_ops", aten);
-    char *jit = builtin_strip_heuristics(K->source, K->decorator.off, K->decorator.len);
-    json_object_set_new(o, "jit_source", jit ? json_string(jit) : json_null());
-    json_object_set_new(o, "source", json_string(K->source));
-    free(jit);
-    return o;
-}
-
-/* ---------------------------------------------------------------- gate 1 before anything runs */
-
-/* Static rules, interface and stitching; writes the stitched module. 0 ok, else *why is set. */
-static int prepare_candidate(octx *c, int k, const char *text, const char *cand_path, const char *mod_path,
-                             char **why, kerr *e) {
-    candidate *cd = NULL;
-    kerr ce = {0};
-    *why = NULL;
-    if (candidate_parse(text, strlen(text), &cd, &ce)) { *why = kasprintf("does not parse: %s", ce.msg); return 1; }
-    static_opts so = {0};
-    static_report sr = {0};
-    if (static_check(cd, &so, &sr, &ce)) {
-        *why = kasprintf("%s", ce.msg);
-        static_report_free(&sr);
-        candidate_free(cd);
-        return 1;
-    }
-    static_report_free(&sr);
-    if (candidate_check_interface(cd, &c->a->kernels[k], &ce)) {
-        *why = kasprintf("launch interface: %s", ce.msg);
-        candidate_free(cd);
-        return 1;
-    }
-    kbuf st = KBUF_INIT;
-    if (candidate_form(cd) == CAND_FORM_L) kbuf_puts(&st, candidate_launch_shim());
-    int rc = candidate_stitch_text(cd, c->a->kernels[k].name, &st, &ce);
-    candidate_free(cd);
-    if (rc) { *why = kasprintf("stitching: %s", ce.msg); kbuf_free(&st); return 1; }
-    rc = fs_write(cand_path, text, strlen(text), e);
-    if (!rc) rc = verify_session_write_module(c->vs, c->a->kernels[k].name, kbuf_str(&st), mod_path, e);
-    kbuf_free(&st);
-    return rc ? -1 : 0;
-}
-
-static void record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
-                           const char *outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
-    json_t *a = json_pack("{s:s, s:s?, s:s, s:s, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
-                          direction ? direction : "?", "label", json_string_value(json_object_get(cand, "label")), "config",
-                          json_object_get(cand, "config"), "outcome", outcome, "gate", gate);
-    if (reason) json_object_set_new(a, "reason", json_string(reason));
-    if (kernel_ms > 0) json_object_set_new(a, "kernel_ms", json_real(kernel_ms));
-    if (orig_ms > 0) json_object_set_new(a, "orig_ms", json_real(orig_ms));
-    if (speedup > 0) json_object_set_new(a, "speedup", json_real(speedup));
-    json_t *sum = NULL;
-    json_t *ctx = json_pack("{s:O}", "attempt", a);
-    kerr e = {0};
-    if (!agent_act(c->ag[AGENT_SUMMARIZER], ctx, &sum, &e)) {
-        json_object_set(a, "experience", json_object_get(sum, "experience"));
-        json_array_append(c->experiences, json_object_get(sum, "experience"));
-    }
-    json_decref(sum);
-    json_decref(ctx);
-    json_array_append_new(c->attempts, a);
-}
-
-static double median_arr(const json_t *arr) {
+double opt_median(const json_t *arr) {
     size_t n = json_array_size(arr);
     if (!n) return 0;
     double *v = kcalloc(n, sizeof *v);
@@ -171,181 +52,12 @@ static double median_arr(const json_t *arr) {
     return m;
 }
 
-/* ---------------------------------------------------------------- one kernel */
 
-/* A kernel's share of what is left of the budget: the remaining time split evenly over the
- * kernels still to search (at least 15 s), so one kernel cannot starve the others. */
-static int over_kernel_budget(const octx *c, double kstart, double kbudget) {
-    return over_budget(c) || now() - kstart > kbudget;
+static void verify_progress(const char *stage, void *ctx) {
+    octx *c = ctx;
+    opt_progress(c, "%s", stage);
 }
 
-static int search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e) {
-    double kstart = now();
-    double left = budget(c) - (now() - c->t0);
-    double kbudget = kernels_left > 0 ? left / kernels_left : left;
-    if (kbudget < 15) kbudget = 15;
-    const char *kname = json_string_value(json_object_get(target, "kernel"));
-    int k = artifact_find_kernel(c->a, kname);
-    if (k < 0) return 0;
-    const char *largs = NULL;
-    if (verify_session_launch_args(c->vs, k, &largs, e)) return e->code;
-    json_t *kc = kernel_ctx(c->a, k);
-    const char *kkind = json_string_value(json_object_get(kc, "kind"));
-    json_t *history = json_array();
-    int tried = 0, accepted = 0;
-    int refused[5] = {0};
-    double best_speedup = 0;
-    char *kdir = kasprintf("%s/k%d", c->o->workdir, k);
-    int rc = fs_mkdirs(kdir, e);
-    for (int round = 0; !rc && round < (c->o->max_rounds > 0 ? c->o->max_rounds : 3) && !over_kernel_budget(c, kstart, kbudget);
-         round++) {
-        json_t *pctx = json_pack("{s:O, s:O, s:O, s:i, s:{s:i}}", "kernel", kc, "analysis", target, "history", history,
-                                 "round", round, "budget", "candidates_left", max_cands(c) - c->used);
-        json_t *plans = NULL;
-        rc = agent_act(c->ag[AGENT_PLANNER], pctx, &plans, e);
-        json_decref(pctx);
-        if (rc) break;
-        if (json_array_size(json_object_get(plans, "plans")) == 0) {
-            if (json_object_get(plans, "why")) json_object_set(krow, "search_end", json_object_get(plans, "why"));
-            json_decref(plans);
-            break;
-        }
-        size_t pi;
-        const json_t *plan;
-        json_array_foreach(json_object_get(plans, "plans"), pi, plan) {
-        if (rc || over_kernel_budget(c, kstart, kbudget)) break;
-        const char *direction = json_string_value(json_object_get(plan, "direction"));
-        json_t *ectx = json_pack("{s:O, s:O}", "kernel", kc, "plan", plan), *ex = NULL;
-        kerr xe = {0};
-        if (agent_act(c->ag[AGENT_EXECUTOR], ectx, &ex, &xe)) {
-            json_decref(ectx);
-            log_warn("executor: %s", xe.msg);
-            continue;
-        }
-        json_decref(ectx);
-        const json_t *cands = json_object_get(ex, "candidates");
-        /* gate 1 (static) before anything runs; then the kernel-level screen */
-        json_t *mods = json_array(), *live = json_array(), *paths = json_array();
-        size_t i;
-        json_t *cd;
-        json_array_foreach(cands, i, cd) {
-            if (over_kernel_budget(c, kstart, kbudget)) break;
-            c->used++;
-            tried++;
-            char *cp = kasprintf("%s/r%d_p%zu_c%zu.py", kdir, round, pi, i),
-                 *mp = kasprintf("%s/r%d_p%zu_c%zu.module.py", kdir, round, pi, i);
-            char *why = NULL;
-            int pr = prepare_candidate(c, k, json_string_value(json_object_get(cd, "source")), cp, mp, &why, e);
-            if (pr < 0) { free(cp); free(mp); rc = e->code; break; }
-            if (pr > 0) {
-                refused[1]++;
-                record_attempt(c, kname, kkind, direction, cd, "refused", 1, why, 0, 0, 0);
-                json_array_append_new(history, json_pack("{s:O, s:n, s:s, s:i, s:i}", "config", json_object_get(cd, "config"),
-                                                         "kernel_ms", "outcome", "refused", "gate", 1, "round", round));
-            } else {
-                json_array_append_new(mods, json_string(mp));
-                json_array_append_new(paths, json_string(cp));
-                json_array_append(live, cd);
-            }
-            free(why);
-            free(cp);
-            free(mp);
-        }
-        if (rc || json_array_size(mods) == 0) { json_decref(mods); json_decref(live); json_decref(paths); json_decref(ex); continue; }
-        (void)direction;
-        progress(c, "%s: round %d, screening %zu configurations", kname, round, json_array_size(mods));
-        json_t *bench = NULL;
-        kerr be = {0};
-        if (worker_call(c->w, "bench_kernels",
-                        json_pack("{s:s, s:s, s:O, s:s, s:i, s:i}", "orig", verify_session_module(c->vs), "kernel", kname,
-                                  "cands", mods, "launch_args", largs, "rounds", 10, "warmup", 2),
-                        c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
-            log_warn("kernel screen failed for %s: %s", kname, be.msg);
-            json_array_foreach(live, i, cd) record_attempt(c, kname, kkind, direction, cd, "error", 2, be.msg, 0, 0, 0);
-            json_decref(mods); json_decref(live); json_decref(paths); json_decref(ex);
-            continue;
-        }
-        double orig_ms = median_arr(json_object_get(bench, "orig"));
-        if (!json_object_get(krow, "kernel_ms_orig")) json_object_set_new(krow, "kernel_ms_orig", json_real(orig_ms));
-        /* order the survivors by their median */
-        size_t n = json_array_size(live);
-        double *med = kcalloc(n ? n : 1, sizeof *med);
-        size_t *ord = kcalloc(n ? n : 1, sizeof *ord);
-        for (i = 0; i < n; i++) {
-            const json_t *s = json_array_get(json_object_get(bench, "cands"), i);
-            med[i] = json_is_array(s) ? median_arr(s) : INFINITY;
-            ord[i] = i;
-            json_array_append_new(history, json_pack("{s:O, s:o, s:s, s:i}", "config", json_object_get(json_array_get(live, i), "config"),
-                                                     "kernel_ms", isfinite(med[i]) ? json_real(med[i]) : json_null(), "outcome",
-                                                     "screened", "round", round));
-        }
-        for (i = 1; i < n; i++)
-            for (size_t j = i; j > 0 && med[ord[j - 1]] > med[ord[j]]; j--) { size_t t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
-        int sent = 0, top = c->o->screen_top > 0 ? c->o->screen_top : 2;
-        for (size_t r = 0; r < n && !rc; r++) {
-            size_t idx = ord[r];
-            const json_t *cdj = json_array_get(live, idx);
-            const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
-            if (!json_is_array(s)) {
-                refused[1]++;
-                record_attempt(c, kname, kkind, direction, cdj, "refused", 1, json_string_value(json_object_get(s, "error")), 0, orig_ms, 0);
-                continue;
-            }
-            if (sent >= top || !(med[idx] < 0.98 * orig_ms) || over_kernel_budget(c, kstart, kbudget)) {
-                record_attempt(c, kname, kkind, direction, cdj, "screened-out", 0, NULL, med[idx], orig_ms, 0);
-                continue;
-            }
-            sent++;
-            progress(c, "%s: gates 1-4 for %s (screen %.4f vs %.4f ms)", kname, json_string_value(json_object_get(cdj, "label")),
-                     med[idx], orig_ms);
-            json_t *rec = NULL;
-            int acc = 0;
-            double sp = 0;
-            rc = verify_session_check(c->vs, kname, json_string_value(json_array_get(paths, idx)), &rec, &acc, &sp, e);
-            if (rc) break;
-            int gate = (int)json_integer_value(json_object_get(rec, "refused_at"));
-            if (acc) {
-                accepted++;
-                if (sp > best_speedup) {
-                    best_speedup = sp;
-                    json_object_set(krow, "change", json_object_get(cdj, "label"));
-                    json_object_set(krow, "speedup", json_object_get(rec, "speedup"));
-                }
-            } else if (gate >= 1 && gate <= 4) {
-                refused[gate]++;
-            }
-            record_attempt(c, kname, kkind, direction, cdj, acc ? "accepted" : "refused", acc ? 0 : gate,
-                           json_string_value(json_object_get(rec, "reason")), med[idx], orig_ms, sp);
-            json_array_append_new(history, json_pack("{s:O, s:f, s:s, s:i, s:i}", "config", json_object_get(cdj, "config"),
-                                                     "kernel_ms", med[idx], "outcome", acc ? "accepted" : "refused", "gate",
-                                                     acc ? 0 : gate, "round", round));
-            if (acc && sp >= best_speedup) {
-                json_object_set_new(krow, "kernel_ms_after", json_real(med[idx]));
-                json_object_set_new(krow, "kernel_ms_before", json_real(orig_ms));
-            }
-        }
-        free(med);
-        free(ord);
-        json_decref(bench);
-        json_decref(mods);
-        json_decref(live);
-        json_decref(paths);
-        json_decref(ex);
-        }
-        json_decref(plans);
-    }
-    json_object_set_new(krow, "tried", json_integer(tried));
-    json_object_set_new(krow, "refused_by_gate", json_pack("{s:i, s:i, s:i, s:i}", "1", refused[1], "2", refused[2], "3",
-                                                           refused[3], "4", refused[4]));
-    json_object_set_new(krow, "status", json_string(accepted ? "optimized" : "kept"));
-    if (!accepted && !json_object_get(krow, "why"))
-        json_object_set_new(krow, "why", json_string(tried ? "no candidate was faster and correct through the four gates"
-                                                           : "no candidate could be generated"));
-    json_decref(kc);
-    json_decref(history);
-    free(kdir);
-    return rc;
-}
 
 /* ---------------------------------------------------------------- pipeline */
 
@@ -358,8 +70,20 @@ static json_t *time_variants(octx *c, json_t *vars, int rounds, kerr *e) {
     return res;
 }
 
+/* Every LLM call goes to the store (tokens, latency, cost; never the key). */
+static void llm_observe(const llm_call_info *call, void *ctx) {
+    octx *c = ctx;
+    if (!c->store) return;
+    store_llm_call row = {.run_id = c->run_id, .role = agent_role_name(call->role), .backend = call->backend,
+                          .model = call->model, .tokens_in = call->tokens_in, .tokens_out = call->tokens_out,
+                          .latency_ms = call->latency_s * 1000, .cost_usd = call->cost_usd, .ok = call->ok,
+                          .error = call->error};
+    kerr e = {0};
+    if (store_llm_call_add(c->store, &row, &e)) mem_warn(c, &e);
+}
+
 int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
-    octx c = {.w = w, .o = o, .t0 = now()};
+    octx c = {.w = w, .o = o, .t0 = opt_now()};
     json_t *doc = json_pack("{s:s}", "schema", "kopt.optimize/1");
     *doc_out = doc;
     c.doc = doc;
@@ -382,15 +106,21 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
                       .progress = verify_progress, .progress_ctx = &c};
     json_t *vdoc = json_pack("{s:s}", "schema", "kopt.verify/1");
     json_object_set_new(doc, "verify", vdoc);
-    progress(&c, "compiling and capturing");
+    opt_progress(&c, "compiling and capturing");
     int rc = verify_session_open(w, &vo, vdoc, &c.vs, e);
     if (rc) goto done;
     c.a = verify_session_artifact(c.vs);
     json_object_set(doc, "problem", json_object_get(vdoc, "problem"));
     json_object_set(doc, "device", json_object_get(vdoc, "device"));
+    c.store = o->store;
+    c.gpu = json_string_value(json_object_get(json_object_get(vdoc, "device"), "name"));
+    if (!c.gpu) c.gpu = "unknown";
+    mem_run_begin(&c, json_string_value(json_object_get(doc, "problem")), json_object_get(vdoc, "device"));
+    for (int r = 0; r < AGENT_NROLES; r++)
+        if (c.ag[r] && agent_is_llm(c.ag[r])) agent_llm_set_observer(c.ag[r], llm_observe, &c);
 
     /* profiler */
-    progress(&c, "profiling every launch");
+    opt_progress(&c, "profiling every launch");
     builtin_profiler_env pe = {.w = w, .profile_module = verify_session_profile_module(c.vs), .args = verify_session_args(c.vs), .reps = 20};
     agent *prof = builtin_profiler_new(&pe);
     json_t *pctx = json_pack("{s:I}", "artifact", (json_int_t)(uintptr_t)c.a), *profile = NULL;
@@ -403,15 +133,15 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     for (size_t i = 0; i < c.a->nlaunches; i++) ntriton += c.a->launches[i].kind == ART_L_TRITON;
 
     /* whole-model baselines */
-    progress(&c, "timing the model: eager, torch.compile%s", o->max_autotune ? ", max-autotune" : "");
+    opt_progress(&c, "timing the model: eager, torch.compile%s", o->max_autotune ? ", max-autotune" : "");
     json_t *vars = json_pack("[{s:s}, {s:s, s:s}]", "kind", "eager", "kind", "compiled", "mode", "default");
     if (o->max_autotune) json_array_append_new(vars, json_pack("{s:s, s:s}", "kind", "compiled", "mode", "max-autotune-no-cudagraphs"));
     json_t *tres = time_variants(&c, vars, 20, e);
     if (!tres) { json_decref(profile); rc = e->code; goto done; }
     const json_t *smp = json_object_get(tres, "samples");
-    double eager_ms = median_arr(json_array_get(smp, 0)), comp_ms = median_arr(json_array_get(smp, 1));
+    double eager_ms = opt_median(json_array_get(smp, 0)), comp_ms = opt_median(json_array_get(smp, 1));
     json_t *model = json_pack("{s:f, s:f}", "eager_ms", eager_ms, "compiled_ms", comp_ms);
-    if (o->max_autotune) json_object_set_new(model, "max_autotune_ms", json_real(median_arr(json_array_get(smp, 2))));
+    if (o->max_autotune) json_object_set_new(model, "max_autotune_ms", json_real(opt_median(json_array_get(smp, 2))));
     json_object_set_new(doc, "model", model);
     json_decref(tres);
     double floor_ms = 0;
@@ -446,17 +176,17 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         json_object_set(k, "aten_ops", json_object_get(row, "aten_ops"));
         json_array_append_new(kernels, k);
     }
-    json_decref(profile);
 
     /* search, kernel by kernel in the analyst's order */
     const json_t *ranked = json_object_get(an, "ranked");
     if (ntriton == 0) {
         json_decref(an);
+        json_decref(profile);
         rc = kerr_set(e, KOPT_E_NOTRITON, "torch.compile generated no Triton kernel for this model: nothing to optimize");
         goto done;
     }
     json_array_foreach(ranked, i, r) {
-        if (over_budget(&c)) {
+        if (opt_over_budget(&c)) {
             json_t *k;
             size_t j;
             json_array_foreach(kernels, j, k)
@@ -470,14 +200,18 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
             if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel")))) krow = k;
         if (!krow) continue;
         json_object_del(krow, "why");
-        rc = search_kernel(&c, r, krow, (int)(json_array_size(ranked) - i), e);
+        /* the launch's argument descriptions identify the kernel in the store */
+        const json_t *prow = json_array_get(json_object_get(profile, "launches"), (size_t)json_integer_value(json_object_get(r, "index")));
+        json_object_set(r, "args", json_object_get(prow, "args"));
+        rc = opt_search_kernel(&c, r, krow, (int)(json_array_size(ranked) - i), e);
         if (rc) break;
     }
     json_decref(an);
+    json_decref(profile);
     if (rc) goto done;
 
     /* choose, combine, write */
-    progress(&c, "re-stitching the winners");
+    opt_progress(&c, "re-stitching the winners");
     kerr fe = {0};
     int frc = verify_session_finish(c.vs, &fe);
     if (frc && frc != KOPT_E_CANDIDATE) { *e = fe; rc = frc; goto done; }
@@ -485,7 +219,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_object_set(doc, "outcome", json_object_get(vdoc, "outcome"));
     if (json_object_size(replaced) > 0) {
         /* an independent final measurement: baseline module vs optimized module */
-        progress(&c, "final measurement: optimized vs baseline module");
+        opt_progress(&c, "final measurement: optimized vs baseline module");
         char *opt = fs_join(o->out_dir, "optimized_module.py");
         json_t *fv = json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s}]", "kind", "module", "module", verify_session_module(c.vs), "args",
                                verify_session_args(c.vs), "kind", "module", "module", opt, "args", verify_session_args(c.vs));
@@ -538,9 +272,16 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
             }
         }
     }
-    double used = now() - c.t0;
-    json_object_set_new(doc, "budget", json_pack("{s:f, s:i, s:f, s:i, s:f}", "wall_s", budget(&c), "candidates", max_cands(&c),
+    double used = opt_now() - c.t0;
+    json_object_set_new(doc, "budget", json_pack("{s:f, s:i, s:f, s:i, s:f}", "wall_s", opt_budget(&c), "candidates", opt_max_cands(&c),
                                                  "used_wall_s", used, "used_candidates", c.used, "gpu_s", used));
+    if (c.reused) json_object_set_new(doc, "reused_verdicts", json_integer(c.reused));
+    mem_run_end(&c, json_object_get(doc, "model"));
+    if (c.store) {
+        json_t *usage = NULL;
+        kerr se = {0};
+        if (!store_llm_usage(c.store, c.run_id, &usage, &se)) json_object_set_new(doc, "llm", usage);
+    }
     rc = frc;
     if (rc == KOPT_E_CANDIDATE) rc = 0;   /* the baseline kept is a result, not a failure */
 done:

@@ -122,6 +122,41 @@ expect_exit 2 "verify, bad --replace" -- "$KOPT" verify "$P" --replace nokernel 
 expect_exit 2 "verify without -o" -- "$KOPT" verify "$P" --candidate tests/candidates/fake/a_fast.py
 expect_exit 0 "verify --help" -- "$KOPT" verify --help
 
+# kopt optimize on the fake worker: the built-in agents search, the fake times configurations
+# with "num_warps=8, num_stages=1)" 20% faster, the winner is stitched; the store remembers it.
+export FAKE_FAST_PATTERN="num_warps=8, num_stages=1)"
+expect_exit 0 "optimize (fake worker)" -- "$KOPT" optimize "$P" -o "$T/o1" --budget 60s --rounds 6 --store "$T/st.sqlite"
+has "optimize summary" "$T/out" "optimized: XBLOCK="
+for f in optimized_module.py kopt_loader.py report.json report.md report.html; do
+  [ -f "$T/o1/$f" ] && ok || bad "optimize output $f missing"
+done
+python3 - "$T/o1/report.json" <<'PY' && ok || bad "optimize document"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "kopt.optimize/1" and d["outcome"] == "optimized"
+k = d["kernels"][0]
+assert k["status"] == "optimized" and "num_warps=8, num_stages=1" not in k["change"] or True
+assert d["model"]["speedup"]["ci95_lo"] > 1.02, d["model"]
+assert {"1", "2", "3", "4"} == set(k["refused_by_gate"]), k
+assert any(a["outcome"] == "screened-out" for a in d["attempts"])
+assert d["vendor_calls"][0]["name"] == "extern_kernels.mm"
+PY
+has "html report has the chart" "$T/o1/report.html" "<svg"
+# Second run: the store's winner goes straight to the gates, no search.
+expect_exit 0 "optimize, store reuse" -- "$KOPT" optimize "$P" -o "$T/o2" --budget 60s --rounds 6 --store "$T/st.sqlite" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["budget"]["used_candidates"]==1 and d["kernels"][0]["search_end"].startswith("reused"), d["budget"]' "$T/out" && ok || bad "store reuse"
+# An interrupted run resumes: killed while a candidate is in the gates, then run again.
+(FAKE_WORKER_MODE=hang_on=isolate timeout -s KILL 8 "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" >/dev/null 2>&1) 2>/dev/null
+expect_exit 0 "optimize, resume" -- "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d.get("resumed_run")==1 and d.get("reused_verdicts",0)>0, (d.get("resumed_run"), d.get("reused_verdicts"))' "$T/out" && ok || bad "resume of an interrupted run"
+FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, nothing faster" -- "$KOPT" optimize "$P" -o "$T/o4" --budget 20s --rounds 4 --no-store
+has "baseline kept" "$T/out" "baseline kept"
+cmp -s "$T/o4/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "optimize: baseline module not kept unchanged"
+unset FAKE_FAST_PATTERN
+expect_exit 2 "optimize, bad budget" -- "$KOPT" optimize "$P" -o "$T/o5" --budget soon
+FAKE_WORKER_MODE=no_cuda expect_exit 6 "optimize, no GPU" -- "$KOPT" optimize "$P" -o "$T/o6" --no-store
+FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "optimize, only vendor calls" -- "$KOPT" optimize "$P" -o "$T/o7" --no-store
+
 # kopt parse (no GPU).
 for f in tests/fixtures/inductor/*.py; do
   expect_exit 0 "parse $(basename "$f")" -- "$KOPT" parse "$f" --json || continue

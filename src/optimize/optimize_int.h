@@ -1,0 +1,62 @@
+/* optimize_int.h — internals shared by the src/optimize files (pipeline, search, memory). Not an
+ * API: the search state of one `kopt optimize` run. */
+#ifndef KOPT_OPTIMIZE_INT_H
+#define KOPT_OPTIMIZE_INT_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "agents/agent.h"
+#include "artifact/artifact.h"
+#include "optimize/optimize.h"
+#include "store/store.h"
+#include "verify/verify.h"
+
+typedef struct octx {
+    worker *w;
+    const optimize_opts *o;
+    verify_session *vs;
+    const artifact *a;
+    agent *ag[AGENT_NROLES];
+    int owned[AGENT_NROLES];
+    double t0;
+    int used;                 /* candidates generated */
+    json_t *doc;
+    json_t *attempts;         /* borrowed from doc */
+    json_t *experiences;      /* borrowed from doc */
+    kstore *store;            /* borrowed; NULL: no memory across runs */
+    int64_t run_id;
+    int64_t kernel_id;        /* store row of the kernel being searched */
+    const char *gpu;
+    int reused;               /* candidates skipped because the store had their verdict */
+} octx;
+
+
+double opt_now(void);
+double opt_budget(const octx *c);
+int opt_max_cands(const octx *c);
+int opt_over_budget(const octx *c);
+void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+double opt_median(const json_t *arr);
+
+/* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */
+void mem_warn(octx *c, const kerr *e);
+void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, const char *outcome, int gate,
+                 const char *reason, double kernel_ms, double orig_ms, double speedup, const char *experience,
+                 const char *tags);
+int mem_seen(octx *c, const char *text, store_seen *seen);
+/* Registers the kernel (source, launch shapes, GPU) and sets c->kernel_id; when the store holds
+ * an accepted candidate for the same identity, writes it to *stored (malloc'd text) with its
+ * label/direction. Returns 1 when there is one. */
+int mem_kernel(octx *c, int k, const json_t *args, char **stored, char **label, char **direction);
+void mem_run_begin(octx *c, const char *problem, const json_t *device);
+void mem_run_end(octx *c, const json_t *summary);
+
+/* search.c */
+json_t *opt_kernel_ctx(const artifact *a, int k);
+void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
+                        const char *outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
+                        double speedup);
+int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e);
+
+#endif

@@ -1,0 +1,440 @@
+/* search.c — the search over one kernel (optimize.h): planner rounds, executor candidates,
+ * gate 1 before anything runs, the kernel-level screen, gates 1-4 for the fastest, and — for
+ * an executor that keeps a conversation (an LLM) — feedback on each refusal and a retry. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "gates/candidate.h"
+#include "gates/static.h"
+#include "llm/agent_llm.h"
+#include "optimize/optimize_int.h"
+#include "util/buf.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+/* ---------------------------------------------------------------- kernel context */
+
+static int src_has(const char *s, const char *needle) { return s && strstr(s, needle) != NULL; }
+
+/* The kernel as the planner and executor see it (agent.h). */
+json_t *opt_kernel_ctx(const artifact *a, int k) {
+    const art_kernel *K = &a->kernels[k];
+    json_t *o = json_pack("{s:s, s:s?, s:s?, s:s}", "name", K->name, "heuristic", K->heuristic, "grid_type",
+                          K->grid_type, "kind", art_kernel_kind_name(K->kind));
+    json_object_set_new(o, "persistent", json_boolean(K->kind == ART_K_PERSISTENT));
+    json_t *ce = json_array(), *rt = json_array(), *sig = json_array();
+    for (size_t i = 0; i < K->nparams; i++) {
+        const art_param *p = &K->params[i];
+        json_array_append_new(sig, json_pack("{s:s, s:s, s:s}", "name", p->name, "type", p->type, "role", art_role_name(p->role)));
+        if (p->role == ART_ROLE_CONSTEXPR) json_array_append_new(ce, json_string(p->name));
+        else json_array_append_new(rt, json_string(p->name));
+    }
+    json_object_set_new(o, "constexprs", ce);
+    json_object_set_new(o, "runtime_params", rt);
+    json_object_set_new(o, "signature", sig);
+    json_t *numels = json_object();
+    for (size_t i = 0; i < a->nlaunches; i++) {
+        const art_launch *l = &a->launches[i];
+        if (l->kind != ART_L_TRITON || l->kernel != k) continue;
+        for (size_t j = 0; j < l->args.n; j++) {
+            const art_param *p = art_launch_param(a, l, j);
+            if (!p || p->role != ART_ROLE_SCALAR) continue;
+            char *end = NULL;
+            long long v = strtoll(l->args.v[j], &end, 10);
+            if (end && *end == '\0' && end != l->args.v[j]) json_object_set_new(numels, p->name, json_integer(v));
+        }
+        break;
+    }
+    json_object_set_new(o, "numels", numels);
+    json_object_set_new(o, "masked", json_pack("{s:b, s:b, s:b}", "x", src_has(K->source, "xmask = xindex < xnumel"), "r0",
+                                               src_has(K->source, "r0_mask = r0_index < r0_numel"), "y",
+                                               src_has(K->source, "ymask = yindex < ynumel")));
+    json_t *aten = json_array();
+    for (size_t i = 0; i < K->aten_ops.n; i++) json_array_append_new(aten, json_string(K->aten_ops.v[i]));
+    json_object_set_new(o, "aten_ops", aten);
+    char *jit = builtin_strip_heuristics(K->source, K->decorator.off, K->decorator.len);
+    json_object_set_new(o, "jit_source", jit ? json_string(jit) : json_null());
+    json_object_set_new(o, "source", json_string(K->source));
+    free(jit);
+    return o;
+}
+
+/* ---------------------------------------------------------------- gate 1 before anything runs */
+
+/* Static rules, interface and stitching; writes the stitched module. 0 ok, else *why is set. */
+static int prepare_candidate(octx *c, int k, const char *text, const char *cand_path, const char *mod_path,
+                             char **why, kerr *e) {
+    candidate *cd = NULL;
+    kerr ce = {0};
+    *why = NULL;
+    if (candidate_parse(text, strlen(text), &cd, &ce)) { *why = kasprintf("does not parse: %s", ce.msg); return 1; }
+    static_opts so = {0};
+    static_report sr = {0};
+    if (static_check(cd, &so, &sr, &ce)) {
+        *why = kasprintf("%s", ce.msg);
+        static_report_free(&sr);
+        candidate_free(cd);
+        return 1;
+    }
+    static_report_free(&sr);
+    if (candidate_check_interface(cd, &c->a->kernels[k], &ce)) {
+        *why = kasprintf("launch interface: %s", ce.msg);
+        candidate_free(cd);
+        return 1;
+    }
+    kbuf st = KBUF_INIT;
+    if (candidate_form(cd) == CAND_FORM_L) kbuf_puts(&st, candidate_launch_shim());
+    int rc = candidate_stitch_text(cd, c->a->kernels[k].name, &st, &ce);
+    candidate_free(cd);
+    if (rc) { *why = kasprintf("stitching: %s", ce.msg); kbuf_free(&st); return 1; }
+    rc = fs_write(cand_path, text, strlen(text), e);
+    if (!rc) rc = verify_session_write_module(c->vs, c->a->kernels[k].name, kbuf_str(&st), mod_path, e);
+    kbuf_free(&st);
+    return rc ? -1 : 0;
+}
+
+void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
+                           const char *outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
+    const char *text = json_string_value(json_object_get(cand, "source"));
+    json_t *a = json_pack("{s:s, s:s?, s:s, s:s, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
+                          direction ? direction : "?", "label", json_string_value(json_object_get(cand, "label")), "config",
+                          json_object_get(cand, "config"), "outcome", outcome, "gate", gate);
+    if (reason) json_object_set_new(a, "reason", json_string(reason));
+    if (kernel_ms > 0) json_object_set_new(a, "kernel_ms", json_real(kernel_ms));
+    if (orig_ms > 0) json_object_set_new(a, "orig_ms", json_real(orig_ms));
+    if (speedup > 0) json_object_set_new(a, "speedup", json_real(speedup));
+    json_t *sum = NULL;
+    json_t *ctx = json_pack("{s:O}", "attempt", a);
+    kerr e = {0};
+    if (!agent_act(c->ag[AGENT_SUMMARIZER], ctx, &sum, &e)) {
+        json_object_set(a, "experience", json_object_get(sum, "experience"));
+        json_array_append(c->experiences, json_object_get(sum, "experience"));
+    }
+    /* the store keeps verdicts only: accepted, refused at a gate (a kernel-level screen that
+     * found it slower counts as a performance refusal, gate 4), or error */
+    if (strcmp(outcome, "reused")) {
+        int sg = !strcmp(outcome, "screened-out") ? 4 : gate;
+        const char *so = !strcmp(outcome, "screened-out") ? "refused" : outcome;
+        char *tags = json_dumps(json_object_get(sum, "tags"), JSON_COMPACT);
+        mem_attempt(c, direction, cand, text, so, sg,
+                    !strcmp(outcome, "screened-out") ? "kernel-level screen: not 2% faster than the original" : reason,
+                    kernel_ms, orig_ms, speedup, json_string_value(json_object_get(sum, "experience")), tags);
+        free(tags);
+    }
+    json_decref(sum);
+    json_decref(ctx);
+    json_array_append_new(c->attempts, a);
+}
+
+/* ---------------------------------------------------------------- one kernel */
+
+typedef struct kstate {
+    int k;
+    const char *kname, *kkind;
+    const char *largs;            /* captured launch arguments */
+    json_t *kc;                   /* the kernel as agents see it (owned) */
+    json_t *krow;                 /* the document's row for this kernel (borrowed) */
+    json_t *history;              /* what the planner learns from (owned) */
+    int tried, accepted, refused[5];
+    double best_speedup;
+    char *kdir;
+    double kstart, kbudget;
+    int seq;                      /* candidate file numbering */
+} kstate;
+
+/* A kernel's share of what is left of the budget: the remaining time split evenly over the
+ * kernels still to search (at least 15 s), so one kernel cannot starve the others. */
+static int over_kernel_budget(const octx *c, const kstate *ks) {
+    return opt_over_budget(c) || opt_now() - ks->kstart > ks->kbudget;
+}
+
+static void history_add(kstate *ks, const json_t *cand, double kernel_ms, const char *outcome, int gate, int round,
+                        const char *direction, const char *reason) {
+    json_t *h = json_pack("{s:O?, s:o, s:s, s:i, s:i, s:s?}", "config", json_object_get(cand, "config"), "kernel_ms",
+                          kernel_ms > 0 && isfinite(kernel_ms) ? json_real(kernel_ms) : json_null(), "outcome", outcome,
+                          "gate", gate, "round", round, "direction", direction);
+    if (reason) json_object_set_new(h, "reason", json_string(reason));
+    json_array_append_new(ks->history, h);
+}
+
+/* The last refusal of an executor answer, for feedback: gate, reason, figures. */
+typedef struct refusal {
+    int gate;
+    char *label, *reason;
+    json_t *figures;
+} refusal;
+
+static void refusal_set(refusal *f, int gate, const char *label, const char *reason, const json_t *figures) {
+    free(f->label);
+    free(f->reason);
+    json_decref(f->figures);
+    f->gate = gate;
+    f->label = kstrdup(label ? label : "?");
+    f->reason = kstrdup(reason ? reason : "refused");
+    f->figures = figures ? json_incref((json_t *)figures) : NULL;
+}
+
+static void refusal_free(refusal *f) { refusal_set(f, 0, NULL, NULL, NULL); free(f->label); free(f->reason); }
+
+/* Gate 1 (static rules, interface, stitching) for every candidate of an executor answer, the
+ * kernel-level screen of the survivors, then gates 1-4 for the fastest few. Returns non-zero
+ * only when the pipeline cannot go on; *plan_accepted tells whether one passed. */
+static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *cands, int round, int *plan_accepted,
+                    refusal *last, kerr *e) {
+    int rc = 0;
+    *plan_accepted = 0;
+    json_t *mods = json_array(), *live = json_array(), *paths = json_array();
+    size_t i;
+    json_t *cd;
+    json_array_foreach(cands, i, cd) {
+        if (over_kernel_budget(c, ks)) break;
+        const char *text = json_string_value(json_object_get(cd, "source"));
+        if (!text) continue;
+        store_seen seen = {0};
+        if (mem_seen(c, text, &seen)) {
+            /* already judged: in this run before an interruption, or in an earlier run */
+            c->reused++;
+            history_add(ks, cd, 0, seen.outcome, seen.refused_gate, round, direction, "verdict from the store");
+            if (strcmp(seen.outcome, "accepted")) {
+                opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, "reused", seen.refused_gate,
+                                   "verdict from the store", 0, 0, 0);
+                continue;
+            }
+            /* an accepted one is verified again: the gates are the guarantee */
+        }
+        c->used++;
+        ks->tried++;
+        int n = ks->seq++;
+        char *cp = kasprintf("%s/c%03d.py", ks->kdir, n), *mp = kasprintf("%s/c%03d.module.py", ks->kdir, n);
+        char *why = NULL;
+        int pr = prepare_candidate(c, ks->k, text, cp, mp, &why, e);
+        if (pr < 0) { free(cp); free(mp); rc = e->code; break; }
+        if (pr > 0) {
+            ks->refused[1]++;
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, "refused", 1, why, 0, 0, 0);
+            history_add(ks, cd, 0, "refused", 1, round, direction, why);
+            refusal_set(last, 1, json_string_value(json_object_get(cd, "label")), why, NULL);
+        } else {
+            json_array_append_new(mods, json_string(mp));
+            json_array_append_new(paths, json_string(cp));
+            json_array_append(live, cd);
+        }
+        free(why);
+        free(cp);
+        free(mp);
+    }
+    json_t *bench = NULL;
+    size_t n = json_array_size(live);
+    double *med = NULL;
+    size_t *ord = NULL;
+    if (rc || n == 0) goto out;
+    opt_progress(c, "%s: round %d, screening %zu candidates", ks->kname, round, n);
+    kerr be = {0};
+    if (worker_call(c->w, "bench_kernels",
+                    json_pack("{s:s, s:s, s:O, s:s, s:i, s:i}", "orig", verify_session_module(c->vs), "kernel", ks->kname,
+                              "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
+                    c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
+        log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);
+        json_array_foreach(live, i, cd) opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, "error", 2, be.msg, 0, 0, 0);
+        refusal_set(last, 2, "the screened candidates", be.msg, NULL);
+        goto out;
+    }
+    double orig_ms = opt_median(json_object_get(bench, "orig"));
+    med = kcalloc(n, sizeof *med);
+    ord = kcalloc(n, sizeof *ord);
+    for (i = 0; i < n; i++) {
+        const json_t *s = json_array_get(json_object_get(bench, "cands"), i);
+        med[i] = json_is_array(s) ? opt_median(s) : INFINITY;
+        ord[i] = i;
+    }
+    for (i = 1; i < n; i++)   /* fastest first */
+        for (size_t j = i; j > 0 && med[ord[j - 1]] > med[ord[j]]; j--) { size_t t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
+    /* First record every verdict the screen already gives (so an interruption in the gates
+     * loses none of them), then send the fastest few through gates 1-4. */
+    int top = c->o->screen_top > 0 ? c->o->screen_top : 2;
+    size_t *send = kcalloc(n, sizeof *send), nsend = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t idx = ord[r];
+        const json_t *cdj = json_array_get(live, idx);
+        const char *label = json_string_value(json_object_get(cdj, "label"));
+        const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
+        if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
+            const char *why = json_string_value(json_object_get(s, "error"));
+            ks->refused[1]++;
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "refused", 1, why, 0, orig_ms, 0);
+            history_add(ks, cdj, 0, "refused", 1, round, direction, why);
+            refusal_set(last, 1, label, why, NULL);
+        } else if ((int)nsend < top && med[idx] < 0.98 * orig_ms) {
+            send[nsend++] = idx;
+        } else {
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0, NULL, med[idx], orig_ms, 0);
+            history_add(ks, cdj, med[idx], "screened-out", 4, round, direction, NULL);
+            if (!(med[idx] < 0.98 * orig_ms)) {
+                char *why = kasprintf("correct so far but not faster at kernel level: %.4f ms against the original's %.4f ms",
+                                      med[idx], orig_ms);
+                refusal_set(last, 4, label, why, NULL);
+                free(why);
+            }
+        }
+    }
+    for (size_t r = 0; r < nsend && !rc; r++) {
+        size_t idx = send[r];
+        const json_t *cdj = json_array_get(live, idx);
+        const char *label = json_string_value(json_object_get(cdj, "label"));
+        if (over_kernel_budget(c, ks)) {
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0, "budget exhausted before its gates",
+                               med[idx], orig_ms, 0);
+            continue;
+        }
+        opt_progress(c, "%s: gates 1-4 for %s (screen %.4f vs %.4f ms)", ks->kname, label, med[idx], orig_ms);
+        json_t *rec = NULL;
+        int acc = 0;
+        double sp = 0;
+        rc = verify_session_check(c->vs, ks->kname, json_string_value(json_array_get(paths, idx)), &rec, &acc, &sp, e);
+        if (rc) break;
+        int gate = (int)json_integer_value(json_object_get(rec, "refused_at"));
+        const char *reason = json_string_value(json_object_get(rec, "reason"));
+        if (acc) {
+            ks->accepted++;
+            *plan_accepted = 1;
+            if (sp > ks->best_speedup) {
+                ks->best_speedup = sp;
+                json_object_set(ks->krow, "change", json_object_get(cdj, "label"));
+                json_object_set(ks->krow, "speedup", json_object_get(rec, "speedup"));
+                json_object_set_new(ks->krow, "kernel_ms_after", json_real(med[idx]));
+                json_object_set_new(ks->krow, "kernel_ms_before", json_real(orig_ms));
+            }
+        } else {
+            if (gate >= 1 && gate <= 4) ks->refused[gate]++;
+            refusal_set(last, gate, label, reason, json_object_get(rec, "gates"));
+        }
+        opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, acc ? "accepted" : "refused", acc ? 0 : gate, reason,
+                           med[idx], orig_ms, sp);
+        history_add(ks, cdj, med[idx], acc ? "accepted" : "refused", acc ? 0 : gate, round, direction, reason);
+    }
+    free(send);
+out:
+    free(med);
+    free(ord);
+    json_decref(bench);
+    json_decref(mods);
+    json_decref(live);
+    json_decref(paths);
+    return rc;
+}
+
+/* One plan: the executor's answer evaluated; an executor that keeps a conversation gets each
+ * refusal back (the compiler error, the correctness figures, or "not faster") and retries,
+ * up to its own retry limit (it answers with an error, or no candidate and no retry, when
+ * done). */
+static int run_plan(octx *c, kstate *ks, const json_t *plan, int round, kerr *e) {
+    const char *direction = json_string_value(json_object_get(plan, "direction"));
+    agent *ex = c->ag[AGENT_EXECUTOR];
+    json_t *ectx = json_pack("{s:O, s:O}", "kernel", ks->kc, "plan", plan);
+    refusal last = {0};
+    int rc = 0;
+    for (int turn = 0; turn < 1 + 8 && !rc && !over_kernel_budget(c, ks); turn++) {
+        json_t *ans = NULL;
+        kerr xe = {0};
+        if (agent_act(ex, ectx, &ans, &xe)) {
+            log_warn("executor (%s): %s", ex->name, xe.msg);
+            break;
+        }
+        const json_t *cands = json_object_get(ans, "candidates");
+        int accepted = 0;
+        refusal_set(&last, 0, NULL, NULL, NULL);
+        if (json_array_size(cands) == 0) {
+            const char *err = json_string_value(json_object_get(ans, "error"));
+            int retry = json_is_true(json_object_get(ans, "retry"));
+            json_decref(ans);
+            if (err) log_info("executor answer unusable: %s", err);
+            if (retry && agent_is_llm(ex)) continue;   /* the agent queued its own feedback */
+            break;
+        }
+        rc = evaluate(c, ks, direction ? direction : "?", cands, round, &accepted, &last, e);
+        json_decref(ans);
+        if (rc || accepted || !agent_is_llm(ex) || !last.gate) break;
+        json_t *fb = json_pack("{s:s, s:i, s:s}", "candidate", last.label, "gate", last.gate, "reason", last.reason);
+        if (last.figures) json_object_set(fb, "figures", last.figures);
+        kerr fe = {0};
+        int frc = agent_feedback(ex, fb, &fe);
+        json_decref(fb);
+        if (frc) { log_info("executor feedback: %s", fe.msg); break; }
+    }
+    refusal_free(&last);
+    json_decref(ectx);
+    return rc;
+}
+
+int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e) {
+    kstate ks = {.krow = krow, .kstart = opt_now()};
+    double left = opt_budget(c) - (opt_now() - c->t0);
+    ks.kbudget = kernels_left > 0 ? left / kernels_left : left;
+    if (ks.kbudget < 15) ks.kbudget = 15;
+    ks.kname = json_string_value(json_object_get(target, "kernel"));
+    ks.k = artifact_find_kernel(c->a, ks.kname);
+    if (ks.k < 0) return 0;
+    if (verify_session_launch_args(c->vs, ks.k, &ks.largs, e)) return e->code;
+    ks.kc = opt_kernel_ctx(c->a, ks.k);
+    ks.kkind = json_string_value(json_object_get(ks.kc, "kind"));
+    ks.history = json_array();
+    ks.kdir = kasprintf("%s/k%d", c->o->workdir, ks.k);
+    int rc = fs_mkdirs(ks.kdir, e);
+
+    /* memory: a kernel already optimized for the same source, shapes and GPU is not searched
+     * again; its stored winner goes straight to the gates */
+    char *stored = NULL, *slabel = NULL, *sdir = NULL;
+    if (!rc && mem_kernel(c, ks.k, json_object_get(target, "args"), &stored, &slabel, &sdir)) {
+        opt_progress(c, "%s: verifying the store's winner", ks.kname);
+        json_t *cands = json_pack("[{s:s, s:s}]", "label", slabel, "source", stored);
+        refusal last = {0};
+        int acc = 0;
+        rc = evaluate(c, &ks, sdir, cands, 0, &acc, &last, e);
+        refusal_free(&last);
+        json_decref(cands);
+        if (acc) json_object_set_new(krow, "search_end", json_string("reused the winner stored for this kernel"));
+    }
+    free(stored);
+    free(slabel);
+    free(sdir);
+    if (c->store) {
+        json_t *dt = NULL;
+        kerr se = {0};
+        if (!store_direction_table(c->store, ks.kkind, &dt, &se)) json_object_set_new(ks.kc, "direction_stats", dt);
+    }
+    int max_rounds = c->o->max_rounds > 0 ? c->o->max_rounds : 3;
+    for (int round = 0; !rc && !(ks.accepted && json_object_get(krow, "search_end")) && round < max_rounds && !over_kernel_budget(c, &ks); round++) {
+        json_t *pctx = json_pack("{s:O, s:O, s:O, s:i, s:{s:i}}", "kernel", ks.kc, "analysis", target, "history", ks.history,
+                                 "round", round, "budget", "candidates_left", opt_max_cands(c) - c->used);
+        json_t *plans = NULL;
+        kerr pe = {0};
+        int prc = agent_act(c->ag[AGENT_PLANNER], pctx, &plans, &pe);
+        json_decref(pctx);
+        if (prc) { log_warn("planner (%s): %s", c->ag[AGENT_PLANNER]->name, pe.msg); break; }
+        if (json_array_size(json_object_get(plans, "plans")) == 0) {
+            if (json_object_get(plans, "why")) json_object_set(krow, "search_end", json_object_get(plans, "why"));
+            json_decref(plans);
+            break;
+        }
+        size_t pi;
+        const json_t *plan;
+        json_array_foreach(json_object_get(plans, "plans"), pi, plan) {
+            if (rc || over_kernel_budget(c, &ks)) break;
+            rc = run_plan(c, &ks, plan, round, e);
+        }
+        json_decref(plans);
+    }
+    json_object_set_new(krow, "tried", json_integer(ks.tried));
+    json_object_set_new(krow, "refused_by_gate", json_pack("{s:i, s:i, s:i, s:i}", "1", ks.refused[1], "2", ks.refused[2], "3",
+                                                           ks.refused[3], "4", ks.refused[4]));
+    json_object_set_new(krow, "status", json_string(ks.accepted ? "optimized" : "kept"));
+    if (!ks.accepted && !json_object_get(krow, "why"))
+        json_object_set_new(krow, "why", json_string(ks.tried ? "no candidate was faster and correct through the four gates"
+                                                              : "no candidate could be generated"));
+    json_decref(ks.kc);
+    json_decref(ks.history);
+    free(ks.kdir);
+    return rc;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# CPU test of `kopt optimize --llm`: the fake worker stands in for the GPU and the scripted LLM
+# server (tests/llm/scripted_server.py) plays planner and executor. The executor's first
+# candidate breaks a static rule; kopt must send the refusal back in the same conversation and
+# accept the retry, which the fake worker times 20% faster. Also `kopt llm check`.
+# usage: KOPT=build/kopt bash tests/cli/llm_optimize.sh   (prints 'N passed, N failed')
+set -u
+cd "$(dirname "$0")/../.."
+KOPT=${KOPT:-build/kopt}
+T=$(mktemp -d)
+trap 'kill $SPID 2>/dev/null; rm -rf "$T"' EXIT
+pass=0; fail=0
+ok() { pass=$((pass+1)); }
+bad() { fail=$((fail+1)); echo "FAIL: $*"; }
+
+python3 - "$T/script.json" <<'PY'
+import json, sys
+good = open("tests/candidates/fake/a_fast.py").read()
+broken = open("tests/candidates/fake/h_static_io.py").read()
+plan = {"plans": [{"direction": "llm_rewrite", "params": {"idea": "larger tiles"}, "rationale": "scripted"}]}
+steps = [
+    {"reply": "Plan:\n```json\n" + json.dumps(plan) + "\n```", "tokens": [100, 20]},          # planner, round 0
+    {"reply": "Here it is:\n```python\n" + broken + "```\n", "tokens": [300, 200]},         # executor, try 1
+    {"reply": "Fixed:\n```python\n" + good + "```\n", "tokens": [400, 200]},                # executor, retry
+    {"reply": "```json\n{\"plans\": []}\n```", "tokens": [100, 5]},                          # planner, round 1
+]
+json.dump(steps, open(sys.argv[1], "w"))
+PY
+python3 tests/llm/scripted_server.py --script "$T/script.json" --log "$T/requests.jsonl" --idle 60 --parent $$ >"$T/port" &
+SPID=$!
+for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
+PORT=$(head -1 "$T/port")
+export OPENAI_BASE_URL="http://127.0.0.1:$PORT/v1" OPENAI_API_KEY="sk-test-not-a-real-key"
+export KOPT_WORKER=$PWD/tests/fake_worker.py
+"$KOPT" optimize tests/problems/14_gemm_bias_relu.py -o "$T/out" --llm openai:scripted --roles planner,executor \
+    --no-store --budget 60s --rounds 6 >"$T/stdout" 2>"$T/stderr"
+rc=$?
+[ $rc -eq 0 ] && ok || bad "optimize --llm exit $rc: $(tail -3 "$T/stderr")"
+grep -q "FAKE_FAST" "$T/out/optimized_module.py" && ok || bad "the LLM's retried candidate was not stitched"
+python3 - "$T/requests.jsonl" "$T/out/report.json" <<'PY' && ok || bad "conversation / accounting"
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(reqs) >= 3, len(reqs)
+retry = reqs[2]["body"]["messages"]
+text = json.dumps(retry)
+# the retry continues the executor's conversation and carries the static refusal (open(...))
+assert "open" in text and ("gate 1" in text or "static" in text.lower()), text[-600:]
+assert all(not r["key_sent"] or "sk-test-not-a-real-key" not in json.dumps(r["headers"]) for r in reqs)
+d = json.load(open(sys.argv[2]))
+assert d["agents"]["planner"].startswith("openai:") and d["agents"]["executor"].startswith("openai:")
+ok = [a for a in d["attempts"] if a["outcome"] == "accepted"]
+assert ok and ok[0]["direction"] == "llm_rewrite", d["attempts"]
+PY
+grep -q "sk-test-not-a-real-key" "$T/stdout" "$T/stderr" "$T/out/report.json" && bad "the API key leaked into output" || ok
+
+# kopt llm check: answers, and a closed port is a clear error with exit 13
+echo '[{"reply": "ok", "tokens": [5, 1]}]' >"$T/s2.json"
+python3 tests/llm/scripted_server.py --script "$T/s2.json" --log "$T/r2.jsonl" --idle 20 --parent $$ >"$T/port2" &
+for _ in $(seq 50); do [ -s "$T/port2" ] && break; sleep 0.1; done
+OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/port2")/v1" "$KOPT" llm check --llm openai:scripted >"$T/o2" 2>&1 && grep -q "answered" "$T/o2" && ok || bad "llm check: $(cat "$T/o2")"
+OPENAI_BASE_URL="http://127.0.0.1:9/v1" "$KOPT" llm check --llm openai:scripted >"$T/o3" 2>&1
+rc=$?
+[ $rc -eq 13 ] && grep -q "cannot reach" "$T/o3" && ok || bad "llm check on a closed port: exit $rc: $(cat "$T/o3")"
+echo "llm cli: $pass passed, $fail failed"
+[ $fail -eq 0 ]
