@@ -33,6 +33,8 @@ agent *builtin_planner_new(void);
 agent *builtin_executor_new(void);
 agent *builtin_summarizer_new(void);
 agent *builtin_new(agent_role role);   /* profiler excluded (needs its env): NULL */
+/* The common part of the constructors: a "builtin" agent of `role` with vtable vt and impl. */
+agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
 
 /* Classes of the analyst. */
 #define CLASS_NEAR_CEILING "near-ceiling"

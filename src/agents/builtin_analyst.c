@@ -86,10 +86,4 @@ static int analyst_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
 
 static const agent_vtable ANALYST_VT = {analyst_act, NULL, NULL};
 
-agent *builtin_analyst_new(void) {
-    agent *a = kcalloc(1, sizeof *a);
-    a->role = AGENT_ANALYST;
-    a->name = kstrdup("builtin");
-    a->vt = &ANALYST_VT;
-    return a;
-}
+agent *builtin_analyst_new(void) { return builtin_agent(AGENT_ANALYST, &ANALYST_VT, NULL); }

@@ -13,3 +13,12 @@ agent *builtin_new(agent_role role) {
     default: return NULL;
     }
 }
+
+agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl) {
+    agent *a = kcalloc(1, sizeof *a);
+    a->role = role;
+    a->name = kstrdup("builtin");
+    a->vt = vt;
+    a->impl = impl;
+    return a;
+}

@@ -215,10 +215,4 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
 
 static const agent_vtable EXECUTOR_VT = {executor_act, NULL, NULL};
 
-agent *builtin_executor_new(void) {
-    agent *a = kcalloc(1, sizeof *a);
-    a->role = AGENT_EXECUTOR;
-    a->name = kstrdup("builtin");
-    a->vt = &EXECUTOR_VT;
-    return a;
-}
+agent *builtin_executor_new(void) { return builtin_agent(AGENT_EXECUTOR, &EXECUTOR_VT, NULL); }

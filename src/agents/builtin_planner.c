@@ -226,7 +226,7 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         why = "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
     } else {
         /* diversity: stop when the previous round did not improve on the rounds before it */
-        if (round >= 2 && !(best_ms(history, round - 1) < best_ms(history, round - 2))) {
+        if (round >= 2 && !(best_ms(history, round) < best_ms(history, round - 1))) {
             json_decref(configs);
             json_object_set_new(*out, "why", json_string("the last round did not improve: search converged"));
             return 0;
@@ -246,10 +246,4 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
 
 static const agent_vtable PLANNER_VT = {planner_act, NULL, NULL};
 
-agent *builtin_planner_new(void) {
-    agent *a = kcalloc(1, sizeof *a);
-    a->role = AGENT_PLANNER;
-    a->name = kstrdup("builtin");
-    a->vt = &PLANNER_VT;
-    return a;
-}
+agent *builtin_planner_new(void) { return builtin_agent(AGENT_PLANNER, &PLANNER_VT, NULL); }

@@ -49,12 +49,7 @@ static void prof_destroy(agent *self) { free(self->impl); }
 static const agent_vtable PROF_VT = {prof_act, NULL, prof_destroy};
 
 agent *builtin_profiler_new(const builtin_profiler_env *env) {
-    agent *a = kcalloc(1, sizeof *a);
     prof_impl *p = kcalloc(1, sizeof *p);
     p->env = *env;
-    a->role = AGENT_PROFILER;
-    a->name = kstrdup("builtin");
-    a->vt = &PROF_VT;
-    a->impl = p;
-    return a;
+    return builtin_agent(AGENT_PROFILER, &PROF_VT, p);
 }

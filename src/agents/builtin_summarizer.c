@@ -32,10 +32,4 @@ static int summarizer_act(agent *self, const json_t *ctx, json_t **out, kerr *e)
 
 static const agent_vtable SUMMARIZER_VT = {summarizer_act, NULL, NULL};
 
-agent *builtin_summarizer_new(void) {
-    agent *a = kcalloc(1, sizeof *a);
-    a->role = AGENT_SUMMARIZER;
-    a->name = kstrdup("builtin");
-    a->vt = &SUMMARIZER_VT;
-    return a;
-}
+agent *builtin_summarizer_new(void) { return builtin_agent(AGENT_SUMMARIZER, &SUMMARIZER_VT, NULL); }

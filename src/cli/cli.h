@@ -18,6 +18,13 @@ int cmd_llm(int argc, char **argv);
  * return e->code. */
 int cli_fail(const char *cmd, const kerr *e, int json_mode);
 
+/* Start the GPU worker for subcommand `cmd` (python: --python or NULL; the script from
+ * $KOPT_WORKER when set, for tests) and check that it has torch (else KOPT_E_PYTHON) and a CUDA
+ * device (else KOPT_E_NOGPU). On failure *w is NULL and e says why, with a hint. */
+struct worker;
+int cli_start_worker(const char *cmd, const char *python, const char *log_path, int max_restarts, struct worker **w,
+                     kerr *e);
+
 /* True if argv contains -h or --help. */
 int cli_wants_help(int argc, char **argv);
 

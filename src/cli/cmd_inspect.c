@@ -228,20 +228,10 @@ int cmd_inspect(int argc, char **argv) {
     o.progress = on_progress;
     o.progress_ctx = &ps;
 
-    const char *script = getenv("KOPT_WORKER");
-    worker_opts wo = {.python = python, .script = (script && *script) ? script : NULL, .log_path = log_path};
     worker *w = NULL;
     json_t *doc = NULL;
     on_progress("starting the worker", &ps);
-    rc = worker_start(&wo, &w, &e);
-    if (!rc) {
-        const json_t *info = worker_info(w);
-        if (json_is_null(json_object_get(info, "torch")) || !json_object_get(info, "torch"))
-            rc = kerr_set(&e, KOPT_E_PYTHON, "the worker's python cannot import torch (%s); hint: pass --python or set KOPT_PYTHON to a python with torch and triton",
-                          str(info, "import_error"));
-        else if (!json_is_true(json_object_get(info, "cuda")))
-            rc = kerr_set(&e, KOPT_E_NOGPU, "no CUDA device is visible to torch on this machine; kopt inspect needs an NVIDIA GPU");
-    }
+    rc = cli_start_worker("inspect", python, log_path, 0, &w, &e);
     if (!rc) rc = inspect_run(w, &o, &doc, &e);
     if (ps.tty) fputs("\r\033[K", stderr);
     worker_stop(w);

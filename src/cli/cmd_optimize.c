@@ -207,18 +207,9 @@ int cmd_optimize(int argc, char **argv) {
     o.progress = on_progress;
     o.progress_ctx = &pg;
     char *log_path = fs_join(workdir, "worker.log");
-    const char *script = getenv("KOPT_WORKER");
-    worker_opts wo = {.python = python, .script = (script && *script) ? script : NULL, .log_path = log_path, .max_restarts = 16};
     worker *w = NULL;
     json_t *doc = NULL;
-    int rc = worker_start(&wo, &w, &e);
-    if (!rc) {
-        const json_t *info = worker_info(w);
-        if (!json_string_value(json_object_get(info, "torch")))
-            rc = kerr_set(&e, KOPT_E_PYTHON, "the worker's python cannot import torch; hint: pass --python or set KOPT_PYTHON");
-        else if (!json_is_true(json_object_get(info, "cuda")))
-            rc = kerr_set(&e, KOPT_E_NOGPU, "no CUDA device is visible to torch on this machine; kopt optimize needs an NVIDIA GPU");
-    }
+    int rc = cli_start_worker("optimize", python, log_path, 16, &w, &e);
     if (!rc) rc = optimize_run(w, &o, &doc, &e);
     if (pg.tty) fputs("\r\033[K", stderr);
     worker_stop(w);

@@ -161,16 +161,7 @@ int cmd_verify(int argc, char **argv) {
     worker *w = NULL;
     json_t *doc = NULL;
     char *log_path = workdir ? fs_join(workdir, "worker.log") : NULL;
-    const char *script = getenv("KOPT_WORKER");
-    worker_opts wo = {.python = python, .script = (script && *script) ? script : NULL, .log_path = log_path, .max_restarts = 8};
-    if (!rc) rc = worker_start(&wo, &w, &e);
-    if (!rc) {
-        const json_t *info = worker_info(w);
-        if (!json_string_value(json_object_get(info, "torch")))
-            rc = kerr_set(&e, KOPT_E_PYTHON, "the worker's python cannot import torch; hint: pass --python or set KOPT_PYTHON");
-        else if (!json_is_true(json_object_get(info, "cuda")))
-            rc = kerr_set(&e, KOPT_E_NOGPU, "no CUDA device is visible to torch on this machine; kopt verify needs an NVIDIA GPU");
-    }
+    if (!rc) rc = cli_start_worker("verify", python, log_path, 8, &w, &e);
     if (!rc) rc = verify_run(w, &o, &doc, &e);
     if (isatty(2) && o.progress) fputs("\r\033[K", stderr);
     worker_stop(w);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "worker/worker.h"
 
 int cli_fail(const char *cmd, const kerr *e, int json_mode) {
     fprintf(stderr, "kopt %s: error: %s\n", cmd, e->msg[0] ? e->msg : "unknown error");
@@ -20,4 +21,26 @@ int cli_wants_help(int argc, char **argv) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
     return 0;
+}
+
+int cli_start_worker(const char *cmd, const char *python, const char *log_path, int max_restarts, worker **w, kerr *e) {
+    const char *script = getenv("KOPT_WORKER");
+    worker_opts wo = {.python = python, .script = (script && *script) ? script : NULL, .log_path = log_path,
+                      .max_restarts = max_restarts};
+    *w = NULL;
+    int rc = worker_start(&wo, w, e);
+    if (rc) return rc;
+    const json_t *info = worker_info(*w);
+    const char *why = json_string_value(json_object_get(info, "import_error"));
+    if (!json_string_value(json_object_get(info, "torch")))
+        rc = kerr_set(e, KOPT_E_PYTHON,
+                      "the worker's python cannot import torch (%s); hint: pass --python or set KOPT_PYTHON to a python "
+                      "with torch and triton", why ? why : "unknown reason");
+    else if (!json_is_true(json_object_get(info, "cuda")))
+        rc = kerr_set(e, KOPT_E_NOGPU, "no CUDA device is visible to torch on this machine; kopt %s needs an NVIDIA GPU", cmd);
+    if (rc) {
+        worker_stop(*w);
+        *w = NULL;
+    }
+    return rc;
 }

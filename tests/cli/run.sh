@@ -146,7 +146,7 @@ has "html report has the chart" "$T/o1/report.html" "<svg"
 expect_exit 0 "optimize, store reuse" -- "$KOPT" optimize "$P" -o "$T/o2" --budget 60s --rounds 6 --store "$T/st.sqlite" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["budget"]["used_candidates"]==1 and d["kernels"][0]["search_end"].startswith("reused"), d["budget"]' "$T/out" && ok || bad "store reuse"
 # An interrupted run resumes: killed while a candidate is in the gates, then run again.
-(FAKE_WORKER_MODE=hang_on=isolate timeout -s KILL 8 "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" >/dev/null 2>&1) 2>/dev/null
+(FAKE_WORKER_MODE=hang_on=isolate timeout -s KILL 8 "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" >/dev/null 2>&1; true) 2>/dev/null
 expect_exit 0 "optimize, resume" -- "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d.get("resumed_run")==1 and d.get("reused_verdicts",0)>0, (d.get("resumed_run"), d.get("reused_verdicts"))' "$T/out" && ok || bad "resume of an interrupted run"
 FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, nothing faster" -- "$KOPT" optimize "$P" -o "$T/o4" --budget 20s --rounds 4 --no-store

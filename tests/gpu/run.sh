@@ -13,7 +13,7 @@ pass=0; fail=0
 ok()  { pass=$((pass+1)); echo "PASS $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
 
-SUITES=${KOPT_GPU_SUITES:-inspect errors verify}
+SUITES=${KOPT_GPU_SUITES:-inspect errors verify optimize llm}
 want() { case " $SUITES " in *" $1 "*) return 0;; esac; return 1; }
 
 want inspect && for p in ${KOPT_GPU_PROBLEMS:-tests/problems/*.py}; do
@@ -76,6 +76,52 @@ if want verify; then
       else bad "loader $n: $(echo "$msg" | tail -3)"; fi
     fi
   done
+fi
+
+# kopt optimize end to end on a problem where a rewrite is known to win (log-softmax): the
+# result must be faster with its 95% interval above 1, and load from a fresh process.
+if want optimize; then
+  t0=$SECONDS
+  "$KOPT" optimize tests/problems/03_log_softmax.py -o "$OUTD/optimize-03" --budget 60s --no-store --json \
+      >"$OUTD/optimize-03.json" 2>"$OUTD/optimize-03.err"
+  rc=$?
+  if [ $rc -eq 0 ] && python3 - "$OUTD/optimize-03/report.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["model"]["speedup"]
+assert d["outcome"] == "optimized" and s["ci95_lo"] > 1.0, (d["outcome"], s)
+print("optimize 03_log_softmax: %.3fx [%.3f, %.3f]" % (s["estimate"], s["ci95_lo"], s["ci95_hi"]))
+PY
+  then ok "optimize 03_log_softmax ($((SECONDS - t0))s)"
+    if msg=$(python3 tests/gpu/check_loader.py tests/problems/03_log_softmax.py "$OUTD/optimize-03" 2>&1); then ok "optimize loader: $msg"
+    else bad "optimize loader: $(echo "$msg" | tail -3)"; fi
+  else bad "optimize 03_log_softmax: exit $rc: $(tail -3 "$OUTD/optimize-03.err")"; fi
+fi
+
+# The LLM path on the GPU: the scripted server plays planner and executor; the executor's
+# first answer breaks a static rule, the retry is a real faster kernel (the one-pass
+# log-softmax of the candidate suite), which must pass the four gates and be stitched.
+if want llm; then
+  python3 - "$OUTD/llm-script.json" <<'PY'
+import json, sys
+good = open("tests/candidates/03_log_softmax/good_online.py").read()
+bad = open("tests/candidates/static/file_access.py").read()
+plan = {"plans": [{"direction": "llm_rewrite", "params": {}, "rationale": "one pass over each row"}]}
+json.dump([{"reply": "```json\n" + json.dumps(plan) + "\n```"},
+           {"reply": "```python\n" + bad + "```"},
+           {"reply": "```python\n" + good + "```"},
+           {"reply": "```json\n{\"plans\": []}\n```"}] + [{"reply": "```json\n{\"plans\": []}\n```"}] * 4,
+          open(sys.argv[1], "w"))
+PY
+  python3 tests/llm/scripted_server.py --script "$OUTD/llm-script.json" --log "$OUTD/llm-requests.jsonl" --idle 120 --parent $$ >"$OUTD/llm-port" &
+  for _ in $(seq 50); do [ -s "$OUTD/llm-port" ] && break; sleep 0.1; done
+  OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$OUTD/llm-port")/v1" OPENAI_API_KEY=sk-scripted \
+    "$KOPT" optimize tests/problems/03_log_softmax.py -o "$OUTD/llm-03" --llm openai:scripted --roles planner,executor \
+      --budget 90s --no-store --json >"$OUTD/llm-03.json" 2>"$OUTD/llm-03.err"
+  rc=$?
+  if [ $rc -eq 0 ] && grep -q "_log_softmax_row" "$OUTD/llm-03/optimized_module.py"; then
+    ok "llm-driven optimize: the scripted executor's kernel passed the gates and was stitched"
+  else bad "llm-driven optimize: exit $rc: $(tail -3 "$OUTD/llm-03.err")"; fi
 fi
 
 echo "$pass passed, $fail failed"

@@ -1,0 +1,212 @@
+/* The built-in agents (src/agents/builtin_*.c) on real kernels parsed from captured fixtures. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "testutil.h"
+
+/* A planner/executor kernel context like optimize's, built by hand from a fixture. */
+static json_t *kernel_from_fixture(const char *fixture, artifact **out_a) {
+    size_t len = 0;
+    char *text = tu_read_fixture(fixture, &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    free(text);
+    const art_kernel *K = &a->kernels[0];
+    json_t *ce = json_array(), *rt = json_array(), *numels = json_object(), *aten = json_array();
+    for (size_t i = 0; i < K->nparams; i++)
+        json_array_append_new(K->params[i].role == ART_ROLE_CONSTEXPR ? ce : rt, json_string(K->params[i].name));
+    const art_launch *l = NULL;
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_TRITON && a->launches[i].kernel == 0) { l = &a->launches[i]; break; }
+    for (size_t j = 0; l && j < l->args.n; j++) {
+        const art_param *p = art_launch_param(a, l, j);
+        if (p && p->role == ART_ROLE_SCALAR) json_object_set_new(numels, p->name, json_integer(atoll(l->args.v[j])));
+    }
+    for (size_t i = 0; i < K->aten_ops.n; i++) json_array_append_new(aten, json_string(K->aten_ops.v[i]));
+    char *jit = builtin_strip_heuristics(K->source, K->decorator.off, K->decorator.len);
+    json_t *k = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:s, s:s, s:{s:b, s:b, s:b}}", "name", K->name, "kind",
+                          art_kernel_kind_name(K->kind), "grid_type", K->grid_type ? K->grid_type : "Grid1D", "persistent",
+                          K->kind == ART_K_PERSISTENT, "constexprs", ce, "runtime_params", rt, "numels", numels, "aten_ops",
+                          aten, "jit_source", jit ? jit : "", "source", K->source, "masked", "x",
+                          strstr(K->source, "xmask = xindex < xnumel") != NULL, "r0",
+                          strstr(K->source, "r0_mask = r0_index < r0_numel") != NULL, "y", 0);
+    free(jit);
+    *out_a = a;
+    return k;
+}
+
+static json_t *act(agent *ag, json_t *ctx) {
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(agent_act(ag, ctx, &out, &e), 0, "%s", e.msg);
+    return out;
+}
+
+Test(agents, strip_heuristics_keeps_the_jit_function) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    const char *jit = json_string_value(json_object_get(k, "jit_source"));
+    cr_assert(strstr(jit, "@triton.jit\ndef triton_red_fused__log_softmax") != NULL);
+    cr_expect(strstr(jit, "@triton_heuristics") == NULL);
+    cr_expect(strstr(jit, "size_hints") == NULL);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(agents, planner_round0_rewrite_first_then_valid_configs) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    agent *p = builtin_planner_new();
+    json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
+    json_t *out = act(p, ctx);
+    const json_t *plans = json_object_get(out, "plans");
+    cr_assert_eq(json_array_size(plans), 2, "%s", json_dumps(out, 0));
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(plans, 0), "direction")), "rewrite");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(plans, 0), "params"), "template")),
+                     "row_log_softmax");
+    const json_t *cfgs = json_object_get(json_object_get(json_array_get(plans, 1), "params"), "configs");
+    cr_assert(json_array_size(cfgs) > 4 && json_array_size(cfgs) <= 16);
+    size_t i;
+    json_t *c;
+    json_array_foreach(cfgs, i, c) {
+        /* xnumel = 4096 is unmasked: XBLOCK must divide it; tiles within the register budget */
+        long long xb = json_integer_value(json_object_get(c, "XBLOCK")), rb = json_integer_value(json_object_get(c, "R0_BLOCK"));
+        cr_expect_eq(4096 % xb, 0);
+        cr_expect(xb * rb <= 32768 && xb * rb >= 1024, "XBLOCK %lld R0_BLOCK %lld", xb, rb);
+    }
+    /* the first configuration keeps a whole row (16384) per program */
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(cfgs, 0), "R0_BLOCK")), 16384);
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(p);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(agents, planner_never_repeats_and_stops_when_converged) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &a);
+    agent *p = builtin_planner_new();
+    json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
+    json_t *out = act(p, ctx);
+    const json_t *cfgs = json_object_get(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "params"), "configs");
+    cr_assert(json_array_size(cfgs) > 0);
+    /* round 1 with every round-0 configuration measured: only new ones (a beam) */
+    json_t *hist = json_array();
+    size_t i;
+    json_t *c;
+    json_array_foreach(cfgs, i, c)
+        json_array_append_new(hist, json_pack("{s:O, s:f, s:s, s:i}", "config", c, "kernel_ms", 1.0 + 0.01 * (double)i, "outcome",
+                                              "screened-out", "round", 0));
+    json_object_set(ctx, "history", hist);
+    json_object_set_new(ctx, "round", json_integer(1));
+    json_t *out1 = act(p, ctx);
+    const json_t *cfgs1 = json_object_get(json_object_get(json_array_get(json_object_get(out1, "plans"), 0), "params"), "configs");
+    json_t *c1;
+    size_t j;
+    json_array_foreach(cfgs1, j, c1) json_array_foreach(cfgs, i, c) cr_expect_not(json_equal(c1, c), "repeated a configuration");
+    /* round 2 after a round 1 that did not improve: the planner stops */
+    json_array_foreach(cfgs1, j, c1)
+        json_array_append_new(hist, json_pack("{s:O, s:f, s:s, s:i}", "config", c1, "kernel_ms", 5.0, "outcome", "screened-out",
+                                              "round", 1));
+    json_object_set_new(ctx, "round", json_integer(2));
+    json_t *out2 = act(p, ctx);
+    cr_expect_eq(json_array_size(json_object_get(out2, "plans")), 0);
+    cr_expect(strstr(json_string_value(json_object_get(out2, "why")), "converged") != NULL);
+    json_decref(out);
+    json_decref(out1);
+    json_decref(out2);
+    json_decref(hist);
+    json_decref(ctx);
+    agent_free(p);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(agents, executor_writes_launcher_candidates_that_keep_the_interface) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/04_layernorm_g0.py", &a);
+    agent *x = builtin_executor_new();
+    json_t *plan = json_pack("{s:s, s:{s:[{s:i, s:i, s:i, s:i}]}}", "direction", "launch_config", "params", "configs", "XBLOCK", 1,
+                             "R0_BLOCK", 8192, "num_warps", 16, "num_stages", 1);
+    json_t *ctx = json_pack("{s:O, s:o}", "kernel", k, "plan", plan);
+    json_t *out = act(x, ctx);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_assert_not_null(src);
+    cr_expect(strstr(src, "def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
+    cr_expect(strstr(src, "grid = (triton.cdiv(xnumel, 1),)") != NULL);
+    cr_expect(strstr(src, "XBLOCK=1, R0_BLOCK=8192, num_warps=16, num_stages=1)") != NULL);
+    cr_expect(strstr(src, "triton_heuristics.reduction(") == NULL);
+    json_decref(out);
+    /* the one-pass rewrite reads eps from the kernel */
+    json_t *rw = json_pack("{s:s, s:{s:s, s:[i]}}", "direction", "rewrite", "params", "template", "row_layer_norm", "num_warps", 16);
+    json_object_set_new(ctx, "plan", rw);
+    out = act(x, ctx);
+    src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "tl.rsqrt(var + 1.0000000000000001e-05)") != NULL, "%s", src);
+    cr_expect(strstr(src, "tl.store(out_ptr2 + base + cols") != NULL);
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(x);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(agents, rewrite_matches_only_its_patterns) {
+    artifact *a = NULL;
+    double eps = 0;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    cr_expect_str_eq(builtin_rewrite_match(k, &eps), "row_log_softmax");
+    json_decref(k);
+    artifact_free(a);
+    k = kernel_from_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &a);
+    cr_expect_null(builtin_rewrite_match(k, &eps));
+    json_decref(k);
+    artifact_free(a);
+    /* a row length too large for one block */
+    k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(65536));
+    cr_expect_null(builtin_rewrite_match(k, &eps));
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(agents, analyst_classifies_and_ranks_by_gain) {
+    json_t *rows = json_pack("[{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i},"
+                             "{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i}]",
+                             "name", "k_far", "kind", "triton", "kernel_kind", "reduction", "time_ms", 0.1, "share", 0.2,
+                             "frac_of_ceiling", 0.5, "index", 0,
+                             "name", "k_near", "kind", "triton", "kernel_kind", "pointwise", "time_ms", 0.2, "share", 0.4,
+                             "frac_of_ceiling", 0.97, "index", 1,
+                             "name", "k_tiny", "kind", "triton", "kernel_kind", "persistent_reduction", "time_ms", 0.003,
+                             "share", 0.01, "frac_of_ceiling", 0.1, "index", 2,
+                             "name", "extern_kernels.mm", "kind", "vendor", "time_ms", 0.5, "share", 0.3, "frac_of_ceiling", 0.6,
+                             "index", 3,
+                             "name", "k_mid", "kind", "triton", "kernel_kind", "reduction", "time_ms", 0.3, "share", 0.1,
+                             "frac_of_ceiling", 0.85, "index", 4);
+    agent *an = builtin_analyst_new();
+    json_t *ctx = json_pack("{s:o, s:f}", "launches", rows, "model_ms", 1.1);
+    json_t *out = act(an, ctx);
+    const json_t *ranked = json_object_get(out, "ranked");
+    cr_assert_eq(json_array_size(ranked), 2, "%s", json_dumps(out, 0));
+    /* memory-bound first, then near-ceiling kernels under 95%; vendor, tiny and 97% ones never */
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(ranked, 0), "kernel")), "k_far");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(ranked, 1), "kernel")), "k_mid");
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(out, "all"), i, r) {
+        const char *n = json_string_value(json_object_get(r, "kernel")), *cls = json_string_value(json_object_get(r, "class"));
+        if (!strcmp(n, "extern_kernels.mm")) cr_expect_str_eq(cls, CLASS_VENDOR);
+        if (!strcmp(n, "k_tiny")) cr_expect_str_eq(cls, CLASS_LATENCY);
+        if (!strcmp(n, "k_near")) cr_expect_str_eq(cls, CLASS_NEAR_CEILING);
+    }
+    cr_expect_float_eq(json_number_value(json_object_get(json_array_get(ranked, 0), "gain_ms")), 0.05, 1e-9);
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(an);
+}
