@@ -23,8 +23,11 @@
 typedef struct builtin_profiler_env {
     worker *w;
     const char *profile_module;   /* instrumented module (emit.h) */
+    const char *module;           /* the module itself (for Nsight Compute) */
     const char *args;             /* its call() arguments */
     int reps;
+    int use_ncu;                  /* add Nsight Compute counters when ncu is usable */
+    const char *python;           /* python for ncu's target process (NULL: KOPT_PYTHON/python3) */
 } builtin_profiler_env;
 
 agent *builtin_profiler_new(const builtin_profiler_env *env);

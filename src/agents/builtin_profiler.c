@@ -3,13 +3,16 @@
  * (PROTOCOL.md `profile`, `ceilings`). The launch table needs the parsed artifact, which the
  * caller passes as an opaque handle in ctx["artifact"] (a pointer it owns; in-process only).
  * Returns {"ceilings":{...}, "launches":[rows], "sum_launch_ms": x, "call": {...}, "source"}.
- * Nsight Compute is not used yet: the event timing is the profile (see docs). */
+ * With use_ncu, Nsight Compute's counters (DRAM and SM throughput, occupancy, registers) are
+ * added to each Triton row when `ncu` is usable (profile/ncu.h); when it is not, the rows keep
+ * their event timing and "source" says why. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "agents/builtin.h"
 #include "artifact/artifact.h"
 #include "profile/inspect.h"
+#include "profile/ncu.h"
 #include "util/buf.h"
 
 typedef struct {
@@ -37,9 +40,32 @@ static int prof_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     }
     double sum = 0;
     json_t *rows = inspect_launch_table(a, prof, ceil, &sum);
+    char *source = kstrdup("CUDA events per launch");
+    if (p->env.use_ncu) {
+        json_t *ncu = NULL;
+        kerr ne = {0};
+        if (!ncu_available()) {
+            free(source);
+            source = kstrdup("CUDA events per launch (ncu is not available: no counters)");
+        } else if (ncu_profile(p->env.python, p->env.module, p->env.args, 600, &ncu, &ne)) {
+            free(source);
+            source = kasprintf("CUDA events per launch (ncu failed: %s)", ne.msg);
+        } else {
+            size_t i;
+            json_t *r;
+            int hit = 0;
+            json_array_foreach(rows, i, r) {
+                json_t *m = json_object_get(ncu, json_string_value(json_object_get(r, "name")));
+                if (m) { json_object_set(r, "ncu", m); hit++; }
+            }
+            free(source);
+            source = kasprintf("CUDA events per launch + Nsight Compute counters (%d kernels)", hit);
+            json_decref(ncu);
+        }
+    }
     *out = json_pack("{s:o, s:o, s:f, s:o, s:s}", "ceilings", ceil, "launches", rows, "sum_launch_ms", sum, "call",
-                     inspect_time_summary(json_object_get(prof, "total")), "source",
-                     "CUDA events per launch (ncu not used)");
+                     inspect_time_summary(json_object_get(prof, "total")), "source", source);
+    free(source);
     json_decref(prof);
     return 0;
 }

@@ -40,6 +40,8 @@ static const char USAGE[] =
     "                           anthropic:<model>); endpoint and key from the environment (docs/LLM.md)\n"
     "  --llm-config FILE        LLM settings file (default ~/.config/kopt/llm.json if present)\n"
     "  --roles LIST             roles the LLM plays: planner,executor,summarizer (default planner,executor)\n"
+    "  --ncu                    add Nsight Compute counters to the profile when ncu is usable\n"
+    "                           (DRAM/SM throughput, occupancy, registers); else event timing only\n"
     "  --json                   print the optimize document (docs/schema/optimize.md)\n"
     "  --python PATH            python with torch and triton\n"
     "  -v, --verbose            log each stage\n";
@@ -107,7 +109,7 @@ int cmd_optimize(int argc, char **argv) {
         {"verbose", no_argument, 0, 'v'},          {"help", no_argument, 0, 'h'},
         {"store", required_argument, 0, 'S'},      {"no-store", no_argument, 0, 'N'},
         {"llm", required_argument, 0, 'L'},        {"llm-config", required_argument, 0, 'C'},
-        {"roles", required_argument, 0, 'R'},
+        {"roles", required_argument, 0, 'R'},      {"ncu", no_argument, 0, 'U'},
         {0, 0, 0, 0}};
     const char *store_arg = NULL, *llm_spec = NULL, *llm_conf = NULL, *roles = "planner,executor";
     int no_store = 0;
@@ -138,10 +140,12 @@ int cmd_optimize(int argc, char **argv) {
         case 'L': llm_spec = optarg; break;
         case 'C': llm_conf = optarg; break;
         case 'R': roles = optarg; break;
+        case 'U': o.use_ncu = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         default: fputs(USAGE, stderr); return KOPT_E_USAGE;
         }
     }
+    o.python = python;
     if (optind != argc - 1 || !o.out_dir) {
         kerr_set(&e, KOPT_E_USAGE, optind != argc - 1 ? "expected one problem file; see 'kopt optimize --help'" : "-o OUT is required");
         return cli_fail("optimize", &e, json_mode);

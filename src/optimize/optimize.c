@@ -121,7 +121,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
 
     /* profiler */
     opt_progress(&c, "profiling every launch");
-    builtin_profiler_env pe = {.w = w, .profile_module = verify_session_profile_module(c.vs), .args = verify_session_args(c.vs), .reps = 20};
+    builtin_profiler_env pe = {.w = w, .profile_module = verify_session_profile_module(c.vs), .module = verify_session_module(c.vs),
+                               .args = verify_session_args(c.vs), .reps = 20, .use_ncu = o->use_ncu, .python = o->python};
     agent *prof = builtin_profiler_new(&pe);
     json_t *pctx = json_pack("{s:I}", "artifact", (json_int_t)(uintptr_t)c.a), *profile = NULL;
     rc = agent_act(prof, pctx, &profile, e);
@@ -129,6 +130,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     agent_free(prof);
     if (rc) goto done;
     json_object_set(doc, "ceilings", json_object_get(profile, "ceilings"));
+    json_object_set(doc, "profile_source", json_object_get(profile, "source"));
     size_t ntriton = 0;
     for (size_t i = 0; i < c.a->nlaunches; i++) ntriton += c.a->launches[i].kind == ART_L_TRITON;
 
@@ -174,6 +176,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
                               json_number_value(json_object_get(row, "bytes_read")) + json_number_value(json_object_get(row, "bytes_written")),
                               "status", "kept", "why", json_object_get(r, "why"));
         json_object_set(k, "aten_ops", json_object_get(row, "aten_ops"));
+        if (json_object_get(row, "ncu")) json_object_set(k, "ncu", json_object_get(row, "ncu"));
         json_array_append_new(kernels, k);
     }
 

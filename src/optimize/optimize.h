@@ -34,6 +34,8 @@ typedef struct optimize_opts {
     int seeds;                    /* gates 2 and 3 (default 3) */
     double min_gain;              /* gate 4 (default 0.02) */
     double timeout_s;             /* per candidate step (default 120) */
+    int use_ncu;                  /* profiler: add Nsight Compute counters when ncu is usable */
+    const char *python;           /* the worker's python (for ncu's target process) */
     agent *agents[AGENT_NROLES];  /* NULL: built-in (profiler is always built in) */
     void *store;                  /* kstore* or NULL (no memory across runs) */
     void (*progress)(const char *line, void *ctx);

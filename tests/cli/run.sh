@@ -152,6 +152,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d.get("resum
 FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, nothing faster" -- "$KOPT" optimize "$P" -o "$T/o4" --budget 20s --rounds 4 --no-store
 has "baseline kept" "$T/out" "baseline kept"
 cmp -s "$T/o4/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "optimize: baseline module not kept unchanged"
+# --ncu: counters from Nsight Compute (a fake ncu here) join the profile; without ncu, a clean fallback.
+KOPT_NCU=$PWD/tests/fake_ncu.sh expect_exit 0 "optimize --ncu" -- "$KOPT" optimize "$P" -o "$T/o8" --budget 20s --rounds 4 --no-store --ncu --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert k["ncu"]["dram_pct"]==88.4 and "Nsight" in d["profile_source"], (k.get("ncu"), d["profile_source"])' "$T/out" && ok || bad "ncu metrics in the profile"
+KOPT_NCU=/nonexistent/ncu expect_exit 0 "optimize --ncu without ncu" -- "$KOPT" optimize "$P" -o "$T/o9" --budget 20s --rounds 4 --no-store --ncu --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "not available" in d["profile_source"], d["profile_source"]' "$T/out" && ok || bad "ncu fallback"
 unset FAKE_FAST_PATTERN
 expect_exit 2 "optimize, bad budget" -- "$KOPT" optimize "$P" -o "$T/o5" --budget soon
 FAKE_WORKER_MODE=no_cuda expect_exit 6 "optimize, no GPU" -- "$KOPT" optimize "$P" -o "$T/o6" --no-store
