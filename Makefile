@@ -53,7 +53,9 @@ test: build/unit-tests build/kopt-asan build/kopt
 
 # Unit tests under valgrind (release-style build, no sanitizers).
 valgrind: build/unit-tests-vg
-	KOPT_ROOT=$(CURDIR) valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite ./build/unit-tests-vg --jobs 1 --no-early-exit
+	KOPT_ROOT=$(CURDIR) valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+	  --trace-children=yes --trace-children-skip='*python*,*/sh,*/bash,*/env' -q \
+	  ./build/unit-tests-vg --jobs 1
 
 build/unit-tests-vg: $(filter-out build/rel/cli/main.o,$(REL_OBJ)) $(patsubst tests/unit/%.c,build/rel/tests/%.o,$(TEST_SRC))
 	$(CC) $(CFLAGS_REL) -o $@ $^ -lcriterion $(LIBS_DYN)
