@@ -97,6 +97,9 @@ int store_run_find_unfinished(kstore *s, const char *problem_sha, const char *gp
  * overwrites the end. */
 int store_run_end(kstore *s, int64_t run_id, const char *status, const char *summary_json,
                   kerr *e);
+/* The most recent runs first (limit <= 0: all): a new array of {"id", "problem_path", "gpu",
+ * "started_at", "ended_at" (null while unfinished), "status"}. */
+int store_runs_list(kstore *s, int limit, json_t **out, kerr *e);
 /* The run's uuid (a stable identity across merged stores) into out (37 bytes). */
 int store_run_uuid(kstore *s, int64_t run_id, char out[37], kerr *e);
 

@@ -472,3 +472,31 @@ int store_export_json(kstore *s, int64_t run_id, json_t **out, kerr *e) {
                      usage);
     return *out ? 0 : kerr_set(e, KOPT_E_INTERNAL, "store: building the export document failed");
 }
+
+/* ---- listing runs ------------------------------------------------------------------------- */
+
+int store_runs_list(kstore *s, int limit, json_t **out, kerr *e) {
+    *out = NULL;
+    sqlite3_stmt *st;
+    int rc = store_prep(s,
+                        "SELECT id, problem_path, gpu, started_at, ended_at, status FROM runs "
+                        "ORDER BY id DESC LIMIT ?1",
+                        &st, e);
+    if (rc) return rc;
+    sqlite3_bind_int64(st, 1, limit > 0 ? limit : -1);
+    json_t *arr = json_array();
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW)
+        json_array_append_new(arr, json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)sqlite3_column_int64(st, 0),
+                                             "problem_path", store_col_jtext(st, 1), "gpu", store_col_jtext(st, 2),
+                                             "started_at", store_col_jtext(st, 3), "ended_at", store_col_jtext(st, 4),
+                                             "status", store_col_jtext(st, 5)));
+    if (r != SQLITE_DONE) {
+        json_decref(arr);
+        rc = store_db_err(s, e, "listing runs");
+    } else {
+        *out = arr;
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -145,6 +145,16 @@ has "html report has the chart" "$T/o1/report.html" "<svg"
 # Second run: the store's winner goes straight to the gates, no search.
 expect_exit 0 "optimize, store reuse" -- "$KOPT" optimize "$P" -o "$T/o2" --budget 60s --rounds 6 --store "$T/st.sqlite" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["budget"]["used_candidates"]==1 and d["kernels"][0]["search_end"].startswith("reused"), d["budget"]' "$T/out" && ok || bad "store reuse"
+# kopt store: list, export, merge (idempotent).
+expect_exit 0 "store runs" -- "$KOPT" store --store "$T/st.sqlite" runs
+has "store lists the runs" "$T/out" "14_gemm_bias_relu.py"
+expect_exit 0 "store export" -- "$KOPT" store --store "$T/st.sqlite" export 1
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["format"]=="kopt.store.run/1" and d["kernels"][0]["attempts"], d.keys()' "$T/out" && ok || bad "store export JSON"
+expect_exit 0 "store merge" -- "$KOPT" store --store "$T/merged.sqlite" merge "$T/st.sqlite"
+has "merge adds the runs" "$T/out" "2 runs"
+expect_exit 0 "store merge again" -- "$KOPT" store --store "$T/merged.sqlite" merge "$T/st.sqlite"
+has "merging again adds nothing" "$T/out" "0 runs, 0 kernels, 0 attempts"
+expect_exit 11 "store export of a missing run" -- "$KOPT" store --store "$T/st.sqlite" export 999
 # An interrupted run resumes: killed while a candidate is in the gates, then run again.
 (FAKE_WORKER_MODE=hang_on=isolate timeout -s KILL 8 "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" >/dev/null 2>&1; true) 2>/dev/null
 expect_exit 0 "optimize, resume" -- "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" --json
