@@ -13,10 +13,11 @@ pass=0; fail=0
 ok() { pass=$((pass+1)); }
 bad() { fail=$((fail+1)); echo "FAIL: $*"; }
 
-python3 - "$T/script.json" <<'PY'
+python3 tests/candidates/fake/generate.py "$T/fake"
+python3 - "$T/script.json" "$T/fake" <<'PY'
 import json, sys
-good = open("tests/candidates/fake/a_fast.py").read()
-broken = open("tests/candidates/fake/h_static_io.py").read()
+good = open(sys.argv[2] + "/a_fast.py").read()
+broken = open(sys.argv[2] + "/h_static_io.py").read()
 plan = {"plans": [{"direction": "llm_rewrite", "params": {"idea": "larger tiles"}, "rationale": "scripted"}]}
 steps = [
     {"reply": "Plan:\n```json\n" + json.dumps(plan) + "\n```", "tokens": [100, 20]},          # planner, round 0

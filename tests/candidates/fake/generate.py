@@ -1,0 +1,42 @@
+"""Writes the CPU test candidates for the fake worker into OUT_DIR (they are generated, not kept
+in the tree: each is tests/candidates/14_gemm_bias_relu/good_epilogue.py with an expectation
+and a marker that steers tests/fake_worker.py; see marked() there).
+
+usage: python3 tests/candidates/fake_gen/generate.py OUT_DIR
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE = os.path.join(HERE, "..", "14_gemm_bias_relu", "good_epilogue.py")
+KERNEL = "triton_poi_fused_add_addmm_relu_0"
+
+# file name -> (expectation, marker)
+CASES = {
+    "a_fast.py": ("pass", "FAKE_FAST"),
+    "b_not_faster.py": ("gate4 not faster", "none"),
+    "c_wrong.py": ("gate2 wrong values", "FAKE_WRONG"),
+    "d_race.py": ("gate2 race", "FAKE_RACE"),
+    "e_model_wrong.py": ("gate3 model differs", "FAKE_MODEL_WRONG"),
+    "f_nocompile.py": ("gate1 does not compile", "FAKE_NOCOMPILE"),
+    "g_crash.py": ("gate2 crash", "FAKE_CRASH"),
+    "h_static_io.py": ("gate1 io", "none; reads a block size from a file"),
+}
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    body = open(BASE).read().split("\n", 3)[3]   # drop the base file's three header lines
+    for name, (expect, marker) in CASES.items():
+        text = body
+        if name == "h_static_io.py":   # a file access: refused by the static rules
+            text = text.replace("stream=None):\n", "stream=None):\n    block = int(open('/tmp/kopt_block').read())\n", 1)
+            assert "open(" in text
+        with open(os.path.join(out, name), "w") as f:
+            f.write("# expect: %s\n# kopt-candidate: replaces=%s\n# CPU test candidate for the fake worker; marker: %s\n%s"
+                    % (expect, KERNEL, marker, text))
+
+
+if __name__ == "__main__":
+    main()
