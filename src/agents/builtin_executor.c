@@ -167,11 +167,49 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     const char *dir = json_string_value(json_object_get(plan, "direction"));
     if (!name || !src) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name or source missing");
     if (dir && !strcmp(dir, "rewrite")) return rewrite_act(k, plan, out, e);
-    if (!dir || strcmp(dir, "launch_config"))
-        return kerr_set(e, KOPT_E_INTERNAL, "the built-in executor does not implement direction '%s'", dir ? dir : "?");
+    if (!dir) return kerr_set(e, KOPT_E_CANDIDATE, "the plan names no direction");
+    /* Plans from another planner (an LLM's) are taken in what the built-in executor can do:
+     * "one_pass" becomes a rewrite when a template applies; a plan whose params are block
+     * sizes / warps (any direction) becomes a launch configuration. */
+    const json_t *params0 = json_object_get(plan, "params");
+    json_t *normalized = NULL;
+    if (dir && !strcmp(dir, "one_pass")) {
+        double eps = 0;
+        const char *tmpl = builtin_rewrite_match(k, &eps);
+        if (tmpl) {
+            json_t *rw = json_pack("{s:s, s:{s:s, s:[i,i,i]}}", "direction", "rewrite", "params", "template", tmpl,
+                                   "num_warps", 8, 16, 32);
+            int rc = rewrite_act(k, rw, out, e);
+            json_decref(rw);
+            return rc;
+        }
+    }
+    if (!json_is_array(json_object_get(params0, "configs"))) {
+        if (!json_object_get(params0, "XBLOCK") && !json_object_get(params0, "R0_BLOCK") &&
+            !json_object_get(params0, "YBLOCK") && !json_object_get(params0, "num_warps"))
+            return kerr_set(e, KOPT_E_CANDIDATE, "the built-in executor cannot carry out direction '%s' without block sizes",
+                            dir ? dir : "?");
+        int has_r = 0;
+        size_t ci;
+        json_t *cv;
+        json_array_foreach(json_object_get(k, "constexprs"), ci, cv) has_r |= !strcmp(json_string_value(cv), "R0_BLOCK");
+        json_t *cfg = json_pack("{s:I, s:I, s:I}", "XBLOCK",
+                                json_object_get(params0, "XBLOCK") ? json_integer_value(json_object_get(params0, "XBLOCK"))
+                                                                   : (json_int_t)(has_r ? 1 : 1024),
+                                "num_warps", json_object_get(params0, "num_warps") ? json_integer_value(json_object_get(params0, "num_warps")) : 8,
+                                "num_stages", json_object_get(params0, "num_stages") ? json_integer_value(json_object_get(params0, "num_stages")) : 1);
+        if (has_r)
+            json_object_set_new(cfg, "R0_BLOCK", json_integer(json_object_get(params0, "R0_BLOCK")
+                                                                  ? json_integer_value(json_object_get(params0, "R0_BLOCK")) : 2048));
+        if (json_object_get(params0, "YBLOCK")) json_object_set(cfg, "YBLOCK", json_object_get(params0, "YBLOCK"));
+        normalized = json_pack("{s:s, s:{s:[o]}}", "direction", "launch_config", "params", "configs", cfg);
+        plan = normalized;
+    }
     int grid2d = grid && !strcmp(grid, "Grid2D");
-    if (grid && strcmp(grid, "Grid1D") && !grid2d)
+    if (grid && strcmp(grid, "Grid1D") && !grid2d) {
+        json_decref(normalized);
         return kerr_set(e, KOPT_E_CANDIDATE, "grid type %s is not supported by the built-in executor", grid);
+    }
     kbuf params = KBUF_INIT;
     size_t i;
     json_t *p;
@@ -209,6 +247,7 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         kbuf_free(&s);
     }
     kbuf_free(&params);
+    json_decref(normalized);
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;
 }

@@ -54,6 +54,19 @@ assert ok and ok[0]["direction"] == "llm_rewrite", d["attempts"]
 PY
 grep -q "sk-test-not-a-real-key" "$T/stdout" "$T/stderr" "$T/out/report.json" && bad "the API key leaked into output" || ok
 
+# Mixed roles: an LLM planner with the built-in executor (the plan's knobs in the LLM's shape).
+cat >"$T/s3.json" <<'JSON'
+[{"reply": "```json\n{\"plans\": [{\"direction\": \"launch_config\", \"params\": {\"XBLOCK\": 1024, \"num_warps\": 8}, \"rationale\": \"bigger tiles\"}]}\n```"},
+ {"reply": "```json\n{\"plans\": []}\n```"}, {"reply": "```json\n{\"plans\": []}\n```"}]
+JSON
+python3 tests/llm/scripted_server.py --script "$T/s3.json" --log "$T/r3.jsonl" --idle 60 --parent $$ >"$T/port3" &
+for _ in $(seq 50); do [ -s "$T/port3" ] && break; sleep 0.1; done
+OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/port3")/v1" FAKE_FAST_PATTERN="num_warps=8, num_stages=1)" \
+  "$KOPT" optimize tests/problems/14_gemm_bias_relu.py -o "$T/out3" --llm openai:scripted --roles planner --no-store \
+    --budget 60s --rounds 6 --json >"$T/o4" 2>"$T/e4"
+rc=$?
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["agents"]["planner"].startswith("openai:") and d["agents"]["executor"]=="builtin" and d["outcome"]=="optimized", (d["agents"], d["outcome"])' "$T/out3/report.json" && [ $rc -eq 0 ] && ok || bad "LLM planner + built-in executor: exit $rc $(tail -2 "$T/e4")"
+
 # kopt llm check: answers, and a closed port is a clear error with exit 13
 echo '[{"reply": "ok", "tokens": [5, 1]}]' >"$T/s2.json"
 python3 tests/llm/scripted_server.py --script "$T/s2.json" --log "$T/r2.jsonl" --idle 20 --parent $$ >"$T/port2" &

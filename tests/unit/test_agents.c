@@ -210,3 +210,35 @@ Test(agents, analyst_classifies_and_ranks_by_gain) {
     json_decref(ctx);
     agent_free(an);
 }
+
+Test(agents, executor_takes_plans_in_an_llm_planners_shape) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    agent *x = builtin_executor_new();
+    /* a launch_config with its knobs directly in params */
+    json_t *ctx = json_pack("{s:O, s:{s:s, s:{s:i, s:i}}}", "kernel", k, "plan", "direction", "launch_config", "params",
+                            "R0_BLOCK", 4096, "num_warps", 8);
+    json_t *out = act(x, ctx);
+    const json_t *cands = json_object_get(out, "candidates");
+    cr_assert_eq(json_array_size(cands), 1);
+    cr_expect(strstr(json_string_value(json_object_get(json_array_get(cands, 0), "source")),
+                     "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1)") != NULL);
+    json_decref(out);
+    /* one_pass becomes the matching rewrite */
+    json_object_set_new(ctx, "plan", json_pack("{s:s, s:{}}", "direction", "one_pass", "params"));
+    out = act(x, ctx);
+    cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 3);
+    cr_expect(strstr(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "label")),
+                     "row_log_softmax") != NULL);
+    json_decref(out);
+    /* a direction without anything the built-in executor can carry out: a clear error */
+    json_object_set_new(ctx, "plan", json_pack("{s:s, s:{s:s}}", "direction", "vectorize", "params", "idea", "wider loads"));
+    json_t *none = NULL;
+    kerr e = {0};
+    cr_expect_neq(agent_act(x, ctx, &none, &e), 0);
+    cr_expect(strstr(e.msg, "vectorize") != NULL);
+    json_decref(ctx);
+    agent_free(x);
+    json_decref(k);
+    artifact_free(a);
+}
