@@ -53,6 +53,22 @@ char *art_launch_probe_args(const artifact *a, const art_launch *l) {
     return kbuf_steal(&b);
 }
 
+size_t art_launch_probe_count(const art_launch *l) {
+    size_t n = l->args.n + (l->target != NULL);
+    for (size_t i = 0; i < l->kwnames.n; i++) n += strcmp(l->kwnames.v[i], "stream") != 0;
+    return n;
+}
+
+int art_launch_probe_out(const art_launch *l) {
+    int n = (int)l->args.n, out = -1;
+    for (size_t i = 0; i < l->kwnames.n; i++) {
+        if (!strcmp(l->kwnames.v[i], "stream")) continue;
+        if (!strcmp(l->kwnames.v[i], "out")) out = n;
+        n++;
+    }
+    return l->target ? n : out;
+}
+
 /* The newline style of the line ending at `end` ("\r\n" or "\n"). */
 static const char *eol_at(const artifact *a, size_t end) {
     return end >= 2 && a->text[end - 1] == '\n' && a->text[end - 2] == '\r' ? "\r\n" : "\n";

@@ -87,19 +87,6 @@ static char *vendor_op(const char *callee) {
     return kstrdup(dot ? dot + 1 : p);
 }
 
-/* Position of a vendor call's output in the probe tuple that the instrumentation passes to
- * _kopt_prof.post (emit.h: positional args, keyword args except stream=, then the assigned
- * name): the assigned name when there is one, else the out= keyword, else -1. */
-static int vendor_out_index(const art_launch *l) {
-    int n = (int)l->args.n, out = -1;
-    for (size_t i = 0; i < l->kwnames.n; i++) {
-        if (!strcmp(l->kwnames.v[i], "stream")) continue;
-        if (!strcmp(l->kwnames.v[i], "out")) out = n;
-        n++;
-    }
-    return l->target ? n : out;
-}
-
 static json_t *strlist_json(const art_strlist *l) {
     json_t *a = json_array();
     for (size_t i = 0; i < l->n; i++) json_array_append_new(a, json_string(l->v[i]));
@@ -149,7 +136,7 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
             char *op = vendor_op(l->callee);
             json_object_set_new(row, "kind", json_string("vendor"));
             json_object_set_new(row, "op", json_string(op));
-            roof_vendor_traffic(op, args, vendor_out_index(l), &t);
+            roof_vendor_traffic(op, args, art_launch_probe_out(l), &t);
             free(op);
             json_object_set_new(row, "aten_ops", strlist_json(&l->aten_ops));
             const json_t *a0 = json_array_get(args, 0);

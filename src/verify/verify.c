@@ -67,9 +67,9 @@ static json_t *module_target(const vctx *v, const char *module) {
     return t;
 }
 
-static int run_target(vctx *v, json_t *target, int seed, int float64, const char *prefix, json_t **res, kerr *e) {
-    double t = strncmp(prefix, "g3.eager", 8) && strncmp(prefix, "g3.base", 7) && strncmp(prefix, "g3.ref64", 8)
-                   ? cand_timeout(v) : T_RUN;
+/* One `run` of a target; `t` is its time limit (a candidate's runs get the candidate step's). */
+static int run_target(vctx *v, json_t *target, int seed, int float64, const char *prefix, double t, json_t **res,
+                      kerr *e) {
     char *p = kasprintf("%s/%s", v->o->workdir, prefix);
     json_t *req = json_pack("{s:o, s:s, s:i, s:b}", "target", target, "out_prefix", p, "seed", seed, "float64", float64);
     free(p);
@@ -144,16 +144,16 @@ static int gate3(vctx *v, const char *module, const char *tag, json_t *g, kerr *
         char pfx[128];
         if (!v->eager[s]) {
             snprintf(pfx, sizeof pfx, "g3.eager.s%d.", seed);
-            if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, pfx, &v->eager[s], e)) return -1;
+            if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, pfx, T_RUN, &v->eager[s], e)) return -1;
         }
         if (!v->base[s]) {
             snprintf(pfx, sizeof pfx, "g3.base.s%d.", seed);
-            if (run_target(v, module_target(v, v->orig_mod), seed, 0, pfx, &v->base[s], e)) return -1;
+            if (run_target(v, module_target(v, v->orig_mod), seed, 0, pfx, T_RUN, &v->base[s], e)) return -1;
         }
         json_t *opt = NULL;
         snprintf(pfx, sizeof pfx, "g3.%s.s%d.", tag, seed);
         kerr ce = {0};
-        if (run_target(v, module_target(v, module), seed, 0, pfx, &opt, &ce)) {
+        if (run_target(v, module_target(v, module), seed, 0, pfx, cand_timeout(v), &opt, &ce)) {
             json_object_set_new(g, "passed", json_false());
             json_object_set_new(g, "reason", json_sprintf("the re-stitched module failed on seed %d: %s", seed, ce.msg));
             return 0;
@@ -181,7 +181,7 @@ static int gate3(vctx *v, const char *module, const char *tag, json_t *g, kerr *
                 /* float64 reference decides */
                 if (!v->ref64[s]) {
                     snprintf(pfx, sizeof pfx, "g3.ref64.s%d.", seed);
-                    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, pfx, &v->ref64[s], e)) {
+                    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, pfx, T_RUN, &v->ref64[s], e)) {
                         tensor_free(&te); tensor_free(&to); json_decref(opt);
                         return -1;
                     }
@@ -368,9 +368,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     json_array_append_new(gates, g2);
     const art_launch *l = first_launch(v->a, k);
     json_t *roles = json_array(), *seeds = json_array();
-    size_t nprobe = l->args.n;
-    for (size_t j = 0; j < l->kwnames.n; j++) nprobe += strcmp(l->kwnames.v[j], "stream") != 0;
-    for (size_t j = 0; j < nprobe; j++) {
+    for (size_t j = 0, nprobe = art_launch_probe_count(l); j < nprobe; j++) {
         const art_param *p = j < l->args.n ? art_launch_param(v->a, l, j) : NULL;
         json_array_append_new(roles, json_string(p ? role_name(p->role) : "scalar"));
     }
@@ -511,9 +509,6 @@ static void vctx_free(vctx *v) {
     free(v->orig_attrs);
     json_decref(v->sources);
     free(v->prof_path);
-    if (v->a || v->launch_args) {
-        /* launch_args has one slot per kernel */
-    }
     for (int s = 0; s < v->nseeds; s++) {
         if (v->eager) json_decref(v->eager[s]);
         if (v->base) json_decref(v->base[s]);

@@ -225,6 +225,13 @@ Test(emit, probe_args) {
     p = art_launch_probe_args(a, &a->launches[2]);
     cr_assert_str_eq(p, "(a, b, c,)");
     free(p);
+    /* the probe's size and where a vendor call's output sits in it */
+    cr_expect_eq(art_launch_probe_count(&a->launches[0]), 0);
+    cr_expect_eq(art_launch_probe_out(&a->launches[0]), -1);
+    cr_expect_eq(art_launch_probe_count(&a->launches[1]), 3);
+    cr_expect_eq(art_launch_probe_out(&a->launches[1]), 2);   /* the assigned name */
+    cr_expect_eq(art_launch_probe_count(&a->launches[2]), 3);
+    cr_expect_eq(art_launch_probe_out(&a->launches[2]), 2);   /* out= */
     artifact_free(a);
 }
 
