@@ -26,6 +26,18 @@ struct worker;
 int cli_start_worker(const char *cmd, const char *python, const char *log_path, int max_restarts, struct worker **w,
                      kerr *e);
 
+/* The progress line of long runs: one line on stderr, rewritten in place, only on a terminal
+ * and only when neither --json nor --verbose asked for other output. cli_progress_init decides;
+ * cli_progress_line is the callback the pipelines take (ctx: the cli_progress); cli_progress_end
+ * clears the line. */
+typedef struct cli_progress {
+    int tty;
+    long start;   /* time(NULL) at init */
+} cli_progress;
+void cli_progress_init(cli_progress *p, int json_mode);
+void cli_progress_line(const char *line, void *ctx);
+void cli_progress_end(const cli_progress *p);
+
 /* True if argv contains -h or --help. */
 int cli_wants_help(int argc, char **argv);
 

@@ -37,18 +37,6 @@ static const char USAGE[] =
     "exit codes: 0 ok, 3 file missing, 4 malformed problem, 5 model raised, 6 no GPU,\n"
     "7 worker failure, 8 no Triton kernels, 9 no usable python, 10 parse error, 15 compile failed\n";
 
-typedef struct {
-    int tty;
-    time_t start;
-} progress_state;
-
-static void on_progress(const char *stage, void *ctx) {
-    progress_state *p = ctx;
-    if (!p->tty) return;
-    fprintf(stderr, "\r\033[K[%3lds] %s ...", (long)(time(NULL) - p->start), stage);
-    fflush(stderr);
-}
-
 static double num(const json_t *o, const char *k) {
     const json_t *v = json_object_get(o, k);
     return json_is_number(v) ? json_number_value(v) : 0.0;
@@ -224,16 +212,17 @@ int cmd_inspect(int argc, char **argv) {
     if (out) workdir = fs_realpath(out);
     o.workdir = workdir;
     char *log_path = fs_join(workdir, "worker.log");
-    progress_state ps = {.tty = isatty(2) && !json_mode && log_level() < LOG_INFO, .start = time(NULL)};
-    o.progress = on_progress;
+    cli_progress ps;
+    cli_progress_init(&ps, json_mode);
+    o.progress = cli_progress_line;
     o.progress_ctx = &ps;
 
     worker *w = NULL;
     json_t *doc = NULL;
-    on_progress("starting the worker", &ps);
+    cli_progress_line("starting the worker", &ps);
     rc = cli_start_worker("inspect", python, log_path, 0, &w, &e);
     if (!rc) rc = inspect_run(w, &o, &doc, &e);
-    if (ps.tty) fputs("\r\033[K", stderr);
+    cli_progress_end(&ps);
     worker_stop(w);
     if (rc) {
         if (json_mode && doc) {

@@ -56,18 +56,6 @@ static double parse_duration(const char *s) {
     return -1;
 }
 
-typedef struct {
-    int tty;
-    time_t start;
-} prog;
-
-static void on_progress(const char *line, void *ctx) {
-    prog *p = ctx;
-    if (!p->tty) return;
-    fprintf(stderr, "\r\033[K[%3lds] %.150s", (long)(time(NULL) - p->start), line);
-    fflush(stderr);
-}
-
 static void print_summary(const json_t *doc, const char *out) {
     const json_t *m = json_object_get(doc, "model"), *sp = json_object_get(m, "speedup");
     printf("kopt optimize  %s\n", json_string_value(json_object_get(doc, "problem")));
@@ -207,15 +195,16 @@ int cmd_optimize(int argc, char **argv) {
     char *workdir = fs_realpath(wd);
     free(wd);
     o.workdir = workdir;
-    prog pg = {.tty = isatty(2) && !json_mode && log_level() < LOG_INFO, .start = time(NULL)};
-    o.progress = on_progress;
+    cli_progress pg;
+    cli_progress_init(&pg, json_mode);
+    o.progress = cli_progress_line;
     o.progress_ctx = &pg;
     char *log_path = fs_join(workdir, "worker.log");
     worker *w = NULL;
     json_t *doc = NULL;
     int rc = cli_start_worker("optimize", python, log_path, 16, &w, &e);
     if (!rc) rc = optimize_run(w, &o, &doc, &e);
-    if (pg.tty) fputs("\r\033[K", stderr);
+    cli_progress_end(&pg);
     worker_stop(w);
     if (!rc) {
         json_object_set_new(doc, "ok", json_true());

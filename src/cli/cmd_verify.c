@@ -44,13 +44,6 @@ static const char USAGE[] =
     "exit codes: 0 at least one candidate accepted, 12 all refused (baseline written),\n"
     "3 a file is missing, and the codes of 'kopt inspect' for problem and worker failures\n";
 
-static void on_progress(const char *stage, void *ctx) {
-    time_t *start = ctx;
-    if (!isatty(2)) return;
-    fprintf(stderr, "\r\033[K[%3lds] %s ...", (long)(time(NULL) - *start), stage);
-    fflush(stderr);
-}
-
 static int add_dir(kvec *paths, const char *dir, kerr *e) {
     DIR *d = opendir(dir);
     if (!d) return kerr_set(e, KOPT_E_NOFILE, "cannot open candidate directory %s", dir);
@@ -154,16 +147,17 @@ int cmd_verify(int argc, char **argv) {
         workdir = fs_realpath(wd);
         free(wd);
     }
-    time_t start = time(NULL);
+    cli_progress pg;
+    cli_progress_init(&pg, json_mode);
     o.workdir = workdir;
-    o.progress = json_mode || log_level() >= LOG_INFO ? NULL : on_progress;
-    o.progress_ctx = &start;
+    o.progress = cli_progress_line;
+    o.progress_ctx = &pg;
     worker *w = NULL;
     json_t *doc = NULL;
     char *log_path = workdir ? fs_join(workdir, "worker.log") : NULL;
     if (!rc) rc = cli_start_worker("verify", python, log_path, 8, &w, &e);
     if (!rc) rc = verify_run(w, &o, &doc, &e);
-    if (isatty(2) && o.progress) fputs("\r\033[K", stderr);
+    cli_progress_end(&pg);
     worker_stop(w);
     if (doc && (rc == 0 || rc == KOPT_E_CANDIDATE)) {
         if (json_mode) {

@@ -2,7 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <time.h>
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "util/log.h"
 #include "worker/worker.h"
 
 int cli_fail(const char *cmd, const kerr *e, int json_mode) {
@@ -43,4 +47,20 @@ int cli_start_worker(const char *cmd, const char *python, const char *log_path, 
         *w = NULL;
     }
     return rc;
+}
+
+void cli_progress_init(cli_progress *p, int json_mode) {
+    p->tty = isatty(2) && !json_mode && log_level() < LOG_INFO;
+    p->start = (long)time(NULL);
+}
+
+void cli_progress_line(const char *line, void *ctx) {
+    const cli_progress *p = ctx;
+    if (!p->tty) return;
+    fprintf(stderr, "\r\033[K[%3lds] %.150s ...", (long)time(NULL) - p->start, line);
+    fflush(stderr);
+}
+
+void cli_progress_end(const cli_progress *p) {
+    if (p->tty) fputs("\r\033[K", stderr);
 }
