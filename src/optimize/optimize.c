@@ -103,7 +103,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     verify_opts vo = {.problem = o->problem, .out_dir = o->out_dir, .workdir = o->workdir, .seeds = o->seeds > 0 ? o->seeds : 3,
                       .rho_max = 10, .abs_bound = 1e-2, .min_gain = o->min_gain > 0 ? o->min_gain : 0.02,
                       .rounds = o->rounds > 1 ? o->rounds : 30, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 120,
-                      .progress = verify_progress, .progress_ctx = &c};
+                      .progress = verify_progress, .progress_ctx = &c, .no_reports = 1};
     json_t *vdoc = json_pack("{s:s}", "schema", "kopt.verify/1");
     json_object_set_new(doc, "verify", vdoc);
     opt_progress(&c, "compiling and capturing");

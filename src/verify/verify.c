@@ -483,7 +483,7 @@ static int write_outputs(vctx *v, const char *module_text, size_t module_len, js
     free(p);
     free(tpl);
     free(root);
-    if (rc) return rc;
+    if (rc || v->o->no_reports) return rc;   /* the caller (optimize) writes its own reports */
     s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
     p = fs_join(out, "report.json");
     rc = fs_write(p, s, strlen(s), e);

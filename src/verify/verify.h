@@ -13,7 +13,7 @@
  * passes, the output is the compiler's module unchanged.
  *
  * Output directory: optimized_module.py, kopt_meta.json, kopt_args.pt (+ kopt_attrs.pt),
- * kopt_loader.py, report.json, report.txt.
+ * kopt_loader.py, report.json, report.txt (the reports unless opts.no_reports).
  * Ownership: *doc is a new reference for the caller; opts and the worker are borrowed.
  */
 #ifndef KOPT_VERIFY_H
@@ -42,6 +42,7 @@ typedef struct verify_opts {
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;
     double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */
+    int no_reports;               /* finish writes the module, loader and metadata, not report.* */
     void (*progress)(const char *stage, void *ctx);
     void *progress_ctx;
 } verify_opts;

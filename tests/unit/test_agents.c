@@ -6,9 +6,10 @@
 
 #include "agents/builtin.h"
 #include "artifact/artifact.h"
+#include "optimize/optimize_int.h"
 #include "testutil.h"
 
-/* A planner/executor kernel context like optimize's, built by hand from a fixture. */
+/* The planner/executor context of a fixture's first kernel, as optimize builds it. */
 static json_t *kernel_from_fixture(const char *fixture, artifact **out_a) {
     size_t len = 0;
     char *text = tu_read_fixture(fixture, &len);
@@ -16,28 +17,8 @@ static json_t *kernel_from_fixture(const char *fixture, artifact **out_a) {
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     free(text);
-    const art_kernel *K = &a->kernels[0];
-    json_t *ce = json_array(), *rt = json_array(), *numels = json_object(), *aten = json_array();
-    for (size_t i = 0; i < K->nparams; i++)
-        json_array_append_new(K->params[i].role == ART_ROLE_CONSTEXPR ? ce : rt, json_string(K->params[i].name));
-    const art_launch *l = NULL;
-    for (size_t i = 0; i < a->nlaunches; i++)
-        if (a->launches[i].kind == ART_L_TRITON && a->launches[i].kernel == 0) { l = &a->launches[i]; break; }
-    for (size_t j = 0; l && j < l->args.n; j++) {
-        const art_param *p = art_launch_param(a, l, j);
-        if (p && p->role == ART_ROLE_SCALAR) json_object_set_new(numels, p->name, json_integer(atoll(l->args.v[j])));
-    }
-    for (size_t i = 0; i < K->aten_ops.n; i++) json_array_append_new(aten, json_string(K->aten_ops.v[i]));
-    char *jit = builtin_strip_heuristics(K->source, K->decorator.off, K->decorator.len);
-    json_t *k = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:s, s:s, s:{s:b, s:b, s:b}}", "name", K->name, "kind",
-                          art_kernel_kind_name(K->kind), "grid_type", K->grid_type ? K->grid_type : "Grid1D", "persistent",
-                          K->kind == ART_K_PERSISTENT, "constexprs", ce, "runtime_params", rt, "numels", numels, "aten_ops",
-                          aten, "jit_source", jit ? jit : "", "source", K->source, "masked", "x",
-                          strstr(K->source, "xmask = xindex < xnumel") != NULL, "r0",
-                          strstr(K->source, "r0_mask = r0_index < r0_numel") != NULL, "y", 0);
-    free(jit);
     *out_a = a;
-    return k;
+    return opt_kernel_ctx(a, 0);
 }
 
 static json_t *act(agent *ag, json_t *ctx) {
