@@ -234,3 +234,18 @@ int stats_speedup_ci_paired(const double *base, const double *cand, size_t n, do
     free(ratios);
     return 0;
 }
+
+double *stats_from_json(const json_t *arr, size_t *n) {
+    *n = json_array_size(arr);
+    double *v = kcalloc(*n ? *n : 1, sizeof *v);
+    for (size_t i = 0; i < *n; i++) v[i] = json_number_value(json_array_get(arr, i));
+    return v;
+}
+
+double stats_median_json(const json_t *arr) {
+    size_t n;
+    double *v = stats_from_json(arr, &n);
+    double m = n ? stats_median(v, n) : 0.0;
+    free(v);
+    return m;
+}

@@ -30,6 +30,7 @@
 #ifndef KOPT_STATS_H
 #define KOPT_STATS_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,11 @@ double stats_stddev(const double *x, size_t n);
 double stats_min(const double *x, size_t n);
 double stats_max(const double *x, size_t n);
 double stats_mad(const double *x, size_t n);
+
+/* Samples as the worker sends them (a JSON array of numbers): a malloc'd copy (never NULL; the
+ * caller frees it) and its length; the median of such an array (0 when empty). */
+double *stats_from_json(const json_t *arr, size_t *n);
+double stats_median_json(const json_t *arr);
 
 typedef struct stats_ci {
     double estimate;   /* median(base) / median(cand) */

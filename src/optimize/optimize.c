@@ -42,15 +42,6 @@ void opt_progress(octx *c, const char *fmt, ...) {
     log_info("%s", line);
 }
 
-double opt_median(const json_t *arr) {
-    size_t n = json_array_size(arr);
-    if (!n) return 0;
-    double *v = kcalloc(n, sizeof *v);
-    for (size_t i = 0; i < n; i++) v[i] = json_number_value(json_array_get(arr, i));
-    double m = stats_median(v, n);
-    free(v);
-    return m;
-}
 
 
 static void verify_progress(const char *stage, void *ctx) {
@@ -141,9 +132,9 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_t *tres = time_variants(&c, vars, 20, e);
     if (!tres) { json_decref(profile); rc = e->code; goto done; }
     const json_t *smp = json_object_get(tres, "samples");
-    double eager_ms = opt_median(json_array_get(smp, 0)), comp_ms = opt_median(json_array_get(smp, 1));
+    double eager_ms = stats_median_json(json_array_get(smp, 0)), comp_ms = stats_median_json(json_array_get(smp, 1));
     json_t *model = json_pack("{s:f, s:f}", "eager_ms", eager_ms, "compiled_ms", comp_ms);
-    if (o->max_autotune) json_object_set_new(model, "max_autotune_ms", json_real(opt_median(json_array_get(smp, 2))));
+    if (o->max_autotune) json_object_set_new(model, "max_autotune_ms", json_real(stats_median_json(json_array_get(smp, 2))));
     json_object_set_new(doc, "model", model);
     json_decref(tres);
     double floor_ms = 0;
@@ -224,28 +215,20 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         /* an independent final measurement: baseline module vs optimized module */
         opt_progress(&c, "final measurement: optimized vs baseline module");
         char *opt = fs_join(o->out_dir, "optimized_module.py");
-        json_t *fv = json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s}]", "kind", "module", "module", verify_session_module(c.vs), "args",
-                               verify_session_args(c.vs), "kind", "module", "module", opt, "args", verify_session_args(c.vs));
+        json_t *g = json_object();
+        double sp = 0;
+        int mr = verify_session_measure(c.vs, opt, g, &sp, e);
         free(opt);
-        int n = o->rounds > 1 ? o->rounds : 30;
-        json_t *fres = time_variants(&c, fv, n, e);
-        if (!fres) { rc = e->code; goto done; }
-        const json_t *fs = json_object_get(fres, "samples");
-        size_t nb = json_array_size(json_array_get(fs, 0));
-        double *b = kcalloc(nb, sizeof *b), *q = kcalloc(nb, sizeof *q);
-        for (size_t t = 0; t < nb; t++) {
-            b[t] = json_number_value(json_array_get(json_array_get(fs, 0), t));
-            q[t] = json_number_value(json_array_get(json_array_get(fs, 1), t));
+        if (mr < 0 || !json_object_get(g, "speedup")) {
+            if (mr >= 0) rc = kerr_set(e, KOPT_E_WORKER, "final measurement: %s", json_string_value(json_object_get(g, "reason")));
+            else rc = e->code;
+            json_decref(g);
+            goto done;
         }
-        stats_ci ci;
-        if (!stats_speedup_ci_paired(b, q, nb, 0.95, 4000, 11, &ci)) {
-            json_object_set_new(model, "baseline_ms", json_real(stats_median(b, nb)));
-            json_object_set_new(model, "optimized_ms", json_real(stats_median(q, nb)));
-            json_object_set_new(model, "speedup", json_pack("{s:f, s:f, s:f}", "estimate", ci.estimate, "ci95_lo", ci.lo, "ci95_hi", ci.hi));
-        }
-        free(b);
-        free(q);
-        json_decref(fres);
+        json_object_set(model, "baseline_ms", json_object_get(g, "baseline_ms"));
+        json_object_set(model, "optimized_ms", json_object_get(g, "candidate_ms"));
+        json_object_set(model, "speedup", json_object_get(g, "speedup"));
+        json_decref(g);
     } else {
         json_object_set_new(model, "baseline_ms", json_real(comp_ms));
         json_object_set_new(model, "optimized_ms", json_real(comp_ms));

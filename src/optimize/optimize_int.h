@@ -37,7 +37,6 @@ double opt_budget(const octx *c);
 int opt_max_cands(const octx *c);
 int opt_over_budget(const octx *c);
 void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-double opt_median(const json_t *arr);
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */
 void mem_warn(octx *c, const kerr *e);

@@ -7,6 +7,7 @@
 
 #include "agents/builtin.h"
 #include "gates/candidate.h"
+#include "gates/stats.h"
 #include "gates/static.h"
 #include "llm/agent_llm.h"
 #include "optimize/optimize_int.h"
@@ -241,12 +242,12 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         refusal_set(last, 2, "the screened candidates", be.msg, NULL);
         goto out;
     }
-    double orig_ms = opt_median(json_object_get(bench, "orig"));
+    double orig_ms = stats_median_json(json_object_get(bench, "orig"));
     med = kcalloc(n, sizeof *med);
     ord = kcalloc(n, sizeof *ord);
     for (i = 0; i < n; i++) {
         const json_t *s = json_array_get(json_object_get(bench, "cands"), i);
-        med[i] = json_is_array(s) ? opt_median(s) : INFINITY;
+        med[i] = json_is_array(s) ? stats_median_json(s) : INFINITY;
         ord[i] = i;
     }
     for (i = 1; i < n; i++)   /* fastest first */

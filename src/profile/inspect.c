@@ -22,16 +22,9 @@ static void progress(const inspect_opts *o, const char *stage) {
     log_info("%s", stage);
 }
 
-static double *to_doubles(const json_t *arr, size_t *n) {
-    *n = json_array_size(arr);
-    double *v = kcalloc(*n ? *n : 1, sizeof *v);
-    for (size_t i = 0; i < *n; i++) v[i] = json_number_value(json_array_get(arr, i));
-    return v;
-}
-
 json_t *inspect_time_summary(const json_t *samples) {
     size_t n;
-    double *v = to_doubles(samples, &n);
+    double *v = stats_from_json(samples, &n);
     json_t *o = json_pack("{s:f, s:f, s:f, s:I}", "median_ms", n ? stats_median(v, n) : 0.0,
                           "p10_ms", n ? stats_percentile(v, n, 10) : 0.0, "p90_ms",
                           n ? stats_percentile(v, n, 90) : 0.0, "n", (json_int_t)n);
@@ -39,19 +32,11 @@ json_t *inspect_time_summary(const json_t *samples) {
     return o;
 }
 
-static double median_of(const json_t *samples) {
-    size_t n;
-    double *v = to_doubles(samples, &n);
-    double m = n ? stats_median(v, n) : 0.0;
-    free(v);
-    return m;
-}
-
 json_t *inspect_ceilings(const json_t *raw) {
-    double copy_ms = median_of(json_object_get(raw, "copy_ms"));
+    double copy_ms = stats_median_json(json_object_get(raw, "copy_ms"));
     double copy_bytes = json_number_value(json_object_get(raw, "copy_bytes"));
     const json_t *f32 = json_object_get(raw, "mm_fp32"), *b16 = json_object_get(raw, "mm_bf16");
-    double f32_ms = median_of(json_object_get(f32, "ms")), b16_ms = median_of(json_object_get(b16, "ms"));
+    double f32_ms = stats_median_json(json_object_get(f32, "ms")), b16_ms = stats_median_json(json_object_get(b16, "ms"));
     double f32_flops = json_number_value(json_object_get(f32, "flops"));
     double b16_flops = json_number_value(json_object_get(b16, "flops"));
     return json_pack("{s:f, s:f, s:f, s:s}", "copy_gbps",
@@ -425,9 +410,9 @@ int inspect_run(worker *w, const inspect_opts *o, json_t **doc_out, kerr *e) {
     json_object_set_new(model, "times", times);
     /* Speedups of compiled variants over eager, paired by round. */
     size_t nb, nc;
-    double *base = to_doubles(json_array_get(samples, 0), &nb);
+    double *base = stats_from_json(json_array_get(samples, 0), &nb);
     for (size_t i = 1; i < json_array_size(samples) && i < 3; i++) {
-        double *cand = to_doubles(json_array_get(samples, i), &nc);
+        double *cand = stats_from_json(json_array_get(samples, i), &nc);
         stats_ci ci;
         if (nb == nc && nb > 1 && !stats_speedup_ci_paired(base, cand, nb, 0.95, 2000, 42, &ci)) {
             char *key = kasprintf("speedup_%s_vs_eager", names[i] + 9);

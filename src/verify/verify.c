@@ -240,12 +240,9 @@ static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *
         return 0;
     }
     const json_t *smp = json_object_get(res, "samples");
-    size_t n = json_array_size(json_array_get(smp, 0));
-    double *b = kcalloc(n ? n : 1, sizeof *b), *c = kcalloc(n ? n : 1, sizeof *c);
-    for (size_t i = 0; i < n; i++) {
-        b[i] = json_number_value(json_array_get(json_array_get(smp, 0), i));
-        c[i] = json_number_value(json_array_get(json_array_get(smp, 1), i));
-    }
+    size_t n, nc;
+    double *b = stats_from_json(json_array_get(smp, 0), &n), *c = stats_from_json(json_array_get(smp, 1), &nc);
+    if (nc < n) n = nc;
     gate4_result r;
     int rc = gate4_decide(b, c, n, v->o->min_gain >= 0 ? v->o->min_gain : 0.02, 7, &r, e);
     free(b);
@@ -682,6 +679,9 @@ void verify_session_close(verify_session *v) {
 
 const artifact *verify_session_artifact(const verify_session *v) { return v->a; }
 const char *verify_session_module(const verify_session *v) { return v->orig_mod; }
+int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e) {
+    return gate4(v, module, g, speedup, e);
+}
 const char *verify_session_args(const verify_session *v) { return v->orig_args; }
 const char *verify_session_profile_module(const verify_session *v) { return v->prof_path; }
 int verify_session_launch_args(verify_session *v, int kernel, const char **path, kerr *e) {

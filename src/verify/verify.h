@@ -69,6 +69,10 @@ const struct artifact *verify_session_artifact(const verify_session *v);
 const char *verify_session_module(const verify_session *v);          /* Inductor's module */
 const char *verify_session_args(const verify_session *v);            /* its captured call() args */
 const char *verify_session_profile_module(const verify_session *v);  /* instrumented copy */
+/* Gate 4's measurement of `module` against Inductor's (interleaved, L2 flushed, paired
+ * bootstrap CI): fills g with baseline_ms, candidate_ms, speedup {estimate, ci95_lo, ci95_hi},
+ * passed (against min_gain) or a reason. Returns 1 passed, 0 not, < 0 on a pipeline error. */
+int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e);
 /* Captured arguments of kernel index `kernel`'s first launch (captured once). */
 int verify_session_launch_args(verify_session *v, int kernel, const char **path, kerr *e);
 /* Write Inductor's module with `kernel`'s statement replaced by `text` to `path`. */

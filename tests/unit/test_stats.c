@@ -160,3 +160,17 @@ Test(stats, paired_ci_uses_the_pairing) {
     cr_assert_eq(stats_speedup_ci_paired(base, cand, N, 0.95, 2000, 9, &p2), 0);
     cr_assert(p2.lo == p.lo && p2.hi == p.hi);
 }
+
+Test(stats, samples_from_worker_json) {
+    json_t *a = json_pack("[f, f, f, i]", 3.0, 1.0, 2.0, 10);
+    size_t n = 0;
+    double *v = stats_from_json(a, &n);
+    cr_assert_eq(n, 4);
+    cr_expect_float_eq(v[3], 10.0, 0);
+    free(v);
+    cr_expect_float_eq(stats_median_json(a), 2.5, 1e-12);
+    json_t *empty = json_array();
+    cr_expect_float_eq(stats_median_json(empty), 0.0, 0);
+    json_decref(a);
+    json_decref(empty);
+}
