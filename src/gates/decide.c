@@ -16,28 +16,6 @@ static json_t *cmp_json(int arg, const tensor_cmp *c) {
     return o;
 }
 
-/* Compare two tensor files at the reference's default tolerance. */
-static int compare_files(const json_t *ref_desc, const json_t *got_desc, tensor_cmp *c, char **where, kerr *e) {
-    ktensor ref, got;
-    if (tensor_load(ref_desc, &ref, e)) return e->code;
-    if (tensor_load(got_desc, &got, e)) { tensor_free(&ref); return e->code; }
-    double atol, rtol;
-    tensor_default_tol(ref.dtype, &atol, &rtol);
-    memset(c, 0, sizeof *c);
-    kerr ce = {0};
-    int rc = tensor_compare(&ref, &got, atol, rtol, c, &ce);
-    if (rc && !c->shape_mismatch) {
-        *e = ce;
-        tensor_free(&ref);
-        tensor_free(&got);
-        return rc;
-    }
-    if (!c->pass) *where = tensor_cmp_str(&ref, &got, c);
-    tensor_free(&ref);
-    tensor_free(&got);
-    return 0;
-}
-
 int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
     *passed = 1;
     json_t *v = json_object(), *sets = json_array();
@@ -62,7 +40,7 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
             int arg = (int)json_integer_value(json_array_get(checked, k));
             tensor_cmp c;
             char *where = NULL;
-            if (compare_files(json_array_get(orig, k), json_array_get(c0, k), &c, &where, e)) {
+            if (tensor_compare_files(json_array_get(orig, k), json_array_get(c0, k), -1, -1, &c, &where, e)) {
                 kbuf_free(&reason);
                 return e->code;
             }
@@ -84,7 +62,7 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
                 int arg = (int)json_integer_value(json_array_get(checked, k));
                 tensor_cmp c;
                 char *where = NULL;
-                if (compare_files(json_array_get(c0, k), json_array_get(cr, k), &c, &where, e)) {
+                if (tensor_compare_files(json_array_get(c0, k), json_array_get(cr, k), -1, -1, &c, &where, e)) {
                     kbuf_free(&reason);
                     return e->code;
                 }

@@ -293,6 +293,27 @@ static void tn_put_index(kbuf *b, const ktensor *t, size_t flat) {
     kbuf_putc(b, ']');
 }
 
+int tensor_compare_files(const json_t *ref_desc, const json_t *got_desc, double atol, double rtol, tensor_cmp *res,
+                         char **where, kerr *e) {
+    ktensor ref, got;
+    if (where) *where = NULL;
+    memset(res, 0, sizeof *res);
+    if (tensor_load(ref_desc, &ref, e)) return e->code;
+    if (tensor_load(got_desc, &got, e)) {
+        tensor_free(&ref);
+        return e->code;
+    }
+    if (atol < 0 || rtol < 0) tensor_default_tol(ref.dtype, &atol, &rtol);
+    kerr ce = {0};
+    int rc = tensor_compare(&ref, &got, atol, rtol, res, &ce);
+    if (rc && !res->shape_mismatch) *e = ce;   /* a shape mismatch is a verdict */
+    else rc = 0;
+    if (!rc && !res->pass && where) *where = tensor_cmp_str(&ref, &got, res);
+    tensor_free(&ref);
+    tensor_free(&got);
+    return rc;
+}
+
 char *tensor_cmp_str(const ktensor *ref, const ktensor *got, const tensor_cmp *res) {
     kbuf b = KBUF_INIT;
     if (res->shape_mismatch) {

@@ -72,6 +72,14 @@ void tensor_free(ktensor *t);
 int tensor_compare(const ktensor *ref, const ktensor *got, double atol, double rtol,
                    tensor_cmp *res, kerr *e);
 
+/* Load two tensor files (worker descriptions) and compare them; atol/rtol < 0 mean the
+ * reference dtype's defaults (tensor_default_tol). A shape mismatch is a verdict
+ * (res->shape_mismatch, pass 0), not an error: errors are only unreadable or malformed files.
+ * When `where` is given and the comparison fails, *where is tensor_cmp_str's sentence
+ * (malloc'd), else NULL. */
+int tensor_compare_files(const json_t *ref, const json_t *got, double atol, double rtol, tensor_cmp *res,
+                         char **where, kerr *e);
+
 /* max |a - b| over all elements, NaN-aware: matching non-finite pairs (NaN/NaN, +Inf/+Inf,
  * -Inf/-Inf) count 0, any other pair involving a non-finite value, or a numel mismatch, gives
  * INFINITY. 0 for empty tensors. */

@@ -185,3 +185,24 @@ Test(decide, gate4_needs_the_interval_above_min_gain) {
     cr_expect_not(r.passed);
     cr_expect_neq(gate4_decide(base, fast, 1, 0.02, 1, &r, &e), 0);
 }
+
+Test(decide, tensor_compare_files_shape_mismatch_is_a_verdict) {
+    json_t *a = f32("a", 12, 0, 0, 1e9), *b = f32("b", 12, 0, 0, 1e9);
+    json_object_set_new(b, "shape", json_pack("[i, i]", 3, 4));   /* same bytes, other shape */
+    tensor_cmp c;
+    char *where = NULL;
+    kerr e = {0};
+    cr_assert_eq(tensor_compare_files(a, b, -1, -1, &c, &where, &e), 0, "%s", e.msg);
+    cr_expect(c.shape_mismatch && !c.pass);
+    cr_assert_not_null(where);
+    cr_expect(strstr(where, "shape mismatch") != NULL, "%s", where);
+    free(where);
+    /* equal files: a pass, no sentence */
+    cr_assert_eq(tensor_compare_files(a, a, -1, -1, &c, &where, &e), 0);
+    cr_expect(c.pass && c.max_abs_err == 0);
+    cr_expect_null(where);
+    json_object_set_new(b, "path", json_string("/nonexistent/x.bin"));
+    cr_expect_neq(tensor_compare_files(a, b, -1, -1, &c, NULL, &e), 0);
+    json_decref(a);
+    json_decref(b);
+}
