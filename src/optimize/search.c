@@ -7,6 +7,7 @@
 
 #include "agents/builtin.h"
 #include "gates/candidate.h"
+#include "gates/gate1.h"
 #include "gates/stats.h"
 #include "gates/static.h"
 #include "llm/agent_llm.h"
@@ -72,28 +73,16 @@ static int prepare_candidate(octx *c, int k, const char *text, const char *cand_
     *why = NULL;
     if (candidate_parse(text, strlen(text), &cd, &ce)) { *why = kasprintf("does not parse: %s", ce.msg); return 1; }
     static_opts so = {0};
-    static_report sr = {0};
-    if (static_check(cd, &so, &sr, &ce)) {
-        *why = kasprintf("%s", ce.msg);
-        static_report_free(&sr);
-        candidate_free(cd);
-        return 1;
-    }
-    static_report_free(&sr);
-    if (candidate_check_interface(cd, &c->a->kernels[k], &ce)) {
-        *why = kasprintf("launch interface: %s", ce.msg);
-        candidate_free(cd);
-        return 1;
-    }
     kbuf st = KBUF_INIT;
-    if (candidate_form(cd) == CAND_FORM_L) kbuf_puts(&st, candidate_launch_shim());
-    int rc = candidate_stitch_text(cd, c->a->kernels[k].name, &st, &ce);
+    int ok = gate1_check(cd, &c->a->kernels[k], &so, &st, why, NULL);
     candidate_free(cd);
-    if (rc) { *why = kasprintf("stitching: %s", ce.msg); kbuf_free(&st); return 1; }
-    rc = fs_write(cand_path, text, strlen(text), e);
-    if (!rc) rc = verify_session_write_module(c->vs, c->a->kernels[k].name, kbuf_str(&st), mod_path, e);
+    int rc = 0;
+    if (ok) {
+        rc = fs_write(cand_path, text, strlen(text), e);
+        if (!rc) rc = verify_session_write_module(c->vs, c->a->kernels[k].name, kbuf_str(&st), mod_path, e);
+    }
     kbuf_free(&st);
-    return rc ? -1 : 0;
+    return rc ? -1 : !ok;
 }
 
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,

@@ -8,6 +8,7 @@
 #include "artifact/emit.h"
 #include "gates/candidate.h"
 #include "gates/decide.h"
+#include "gates/gate1.h"
 #include "gates/static.h"
 #include "gates/tensor.h"
 #include "util/buf.h"
@@ -314,28 +315,19 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     }
     const char *kname = v->a->kernels[k].name;   /* owned by the artifact, outlives c */
     static_opts so = {.allow_precision_change = v->o->allow_precision_change, .model_dtype = NULL};
-    static_report sr = {0};
-    int src_rc = static_check(c, &so, &sr, &ce);
-    json_object_set_new(g1, "static", static_report_json(&sr));
-    if (src_rc) {
-        char why[sizeof ce.msg];
-        snprintf(why, sizeof why, "%s", ce.msg);
-        static_report_free(&sr);
-        candidate_free(c);
-        refuse(rec, g1, "%s", why);
-        return 0;
-    }
-    static_report_free(&sr);
-    if (candidate_check_interface(c, &v->a->kernels[k], &ce)) {
-        candidate_free(c);
-        refuse(rec, g1, "launch interface: %s", ce.msg);
-        return 0;
-    }
     kbuf stitch = KBUF_INIT;
-    if (candidate_form(c) == CAND_FORM_L) kbuf_puts(&stitch, candidate_launch_shim());
-    int rc = candidate_stitch_text(c, kname, &stitch, &ce);
+    char *why = NULL;
+    json_t *srep = NULL;
+    int ok1 = gate1_check(c, &v->a->kernels[k], &so, &stitch, &why, &srep);
     candidate_free(c);
-    if (rc) { kbuf_free(&stitch); refuse(rec, g1, "stitching: %s", ce.msg); return 0; }
+    if (srep) json_object_set_new(g1, "static", srep);
+    if (!ok1) {
+        refuse(rec, g1, "%s", why);
+        free(why);
+        kbuf_free(&stitch);
+        return 0;
+    }
+    int rc = 0;
     char *cdir = kasprintf("%s/cand%zu", v->o->workdir, i);
     char *cmod = kasprintf("%s/graph0.py", cdir);
     art_replacement rep = {.kernel = kname, .text = kbuf_str(&stitch)};
