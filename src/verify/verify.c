@@ -133,6 +133,53 @@ static int load_outputs(const json_t *res, size_t k, ktensor *t, kerr *e) {
     return tensor_load(json_array_get(json_object_get(res, "outputs"), k), t, e);
 }
 
+/* Gate 3 for output k of seed s: strict against eager, else the float64 ratio decides.
+ * Returns 1 accepted, 0 refused (g gets the reason), < 0 on a pipeline error. */
+static int gate3_output(vctx *v, int s, size_t k, const json_t *opt, const gate3_opts *go, json_t *g, json_t *seeds,
+                        kerr *e) {
+    int seed = seed_of(s), rc = -1;
+    ktensor te = {0}, to = {0}, tr = {0}, tb = {0};
+    if (load_outputs(v->eager[s], k, &te, e) || load_outputs(opt, k, &to, e)) goto out;
+    tensor_cmp cmp;
+    int strict = gate3_strict(&te, &to, &cmp, e);
+    json_t *so = json_pack("{s:i, s:i, s:b, s:f, s:I}", "seed", seed, "output", (int)k, "strict", strict == 1,
+                           "max_abs_err_vs_eager", cmp.max_abs_err, "mismatches", (json_int_t)cmp.n_mismatch);
+    json_array_append_new(seeds, so);
+    if (strict != 0) { rc = strict; goto out; }
+    /* the float64 reference decides */
+    if (!v->ref64[s]) {
+        char pfx[64];
+        snprintf(pfx, sizeof pfx, "g3.ref64.s%d.", seed);
+        if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, pfx, T_RUN, &v->ref64[s], e)) goto out;
+    }
+    if (load_outputs(v->ref64[s], k, &tr, e) || load_outputs(v->base[s], k, &tb, e)) goto out;
+    double oe = NAN, be = NAN;
+    double rho = cmp.shape_mismatch ? INFINITY : gate3_rho(&tr, &tb, &to, &oe, &be);
+    int ok = !cmp.shape_mismatch && gate3_accept_rho(rho, oe, go);
+    json_object_set_new(so, "rho", isfinite(rho) ? json_real(rho) : json_string("inf"));
+    json_object_set_new(so, "opt_err_vs_f64", json_real(oe));
+    json_object_set_new(so, "base_err_vs_f64", json_real(be));
+    json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
+    rc = ok;
+    if (ok) goto out;
+    json_object_set_new(g, "passed", json_false());
+    if (cmp.shape_mismatch)
+        json_object_set_new(g, "reason", json_sprintf("seed %d, output %zu: shape differs from the eager model's", seed, k));
+    else
+        json_object_set_new(g, "reason",
+                            json_sprintf("seed %d, output %zu: differs from the eager model (max abs err %.3g) and the "
+                                         "float64 error ratio rho = %.3g (opt err %.3g, baseline err %.3g) exceeds "
+                                         "rho_max %.3g or the absolute bound %.3g",
+                                         seed, k, cmp.max_abs_err, rho, oe, be, go->rho_max > 0 ? go->rho_max : 10,
+                                         go->abs_bound > 0 ? go->abs_bound : 1e-2));
+out:
+    tensor_free(&te);
+    tensor_free(&to);
+    tensor_free(&tr);
+    tensor_free(&tb);
+    return rc;
+}
+
 /* Gate 3 on a module; fills g; returns 1 passed, 0 refused, <0 pipeline error (e set). */
 static int gate3(vctx *v, const char *module, const char *tag, json_t *g, kerr *e) {
     gate3_opts go = {.rho_max = v->o->rho_max, .abs_bound = v->o->abs_bound};
@@ -169,56 +216,8 @@ static int gate3(vctx *v, const char *module, const char *tag, json_t *g, kerr *
         }
         for (size_t k = 0; k < nout; k++) {
             if (!json_object_get(json_array_get(json_object_get(v->eager[s], "outputs"), k), "path")) continue;
-            ktensor te, to;
-            if (load_outputs(v->eager[s], k, &te, e)) { json_decref(opt); return -1; }
-            if (load_outputs(opt, k, &to, e)) { tensor_free(&te); json_decref(opt); return -1; }
-            tensor_cmp cmp;
-            int strict = gate3_strict(&te, &to, &cmp, e);
-            json_t *so = json_pack("{s:i, s:i, s:b, s:f, s:I}", "seed", seed, "output", (int)k, "strict", strict == 1,
-                                   "max_abs_err_vs_eager", cmp.max_abs_err, "mismatches", (json_int_t)cmp.n_mismatch);
-            json_array_append_new(seeds, so);
-            if (strict < 0) { tensor_free(&te); tensor_free(&to); json_decref(opt); return -1; }
-            if (strict == 0) {
-                /* float64 reference decides */
-                if (!v->ref64[s]) {
-                    snprintf(pfx, sizeof pfx, "g3.ref64.s%d.", seed);
-                    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, pfx, T_RUN, &v->ref64[s], e)) {
-                        tensor_free(&te); tensor_free(&to); json_decref(opt);
-                        return -1;
-                    }
-                }
-                ktensor tr, tb;
-                if (load_outputs(v->ref64[s], k, &tr, e)) { tensor_free(&te); tensor_free(&to); json_decref(opt); return -1; }
-                if (load_outputs(v->base[s], k, &tb, e)) {
-                    tensor_free(&tr); tensor_free(&te); tensor_free(&to); json_decref(opt);
-                    return -1;
-                }
-                double oe, be;
-                double rho = cmp.shape_mismatch ? INFINITY : gate3_rho(&tr, &tb, &to, &oe, &be);
-                int ok = !cmp.shape_mismatch && gate3_accept_rho(rho, oe, &go);
-                json_object_set_new(so, "rho", isfinite(rho) ? json_real(rho) : json_string("inf"));
-                json_object_set_new(so, "opt_err_vs_f64", json_real(cmp.shape_mismatch ? NAN : oe));
-                json_object_set_new(so, "base_err_vs_f64", json_real(cmp.shape_mismatch ? NAN : be));
-                json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
-                tensor_free(&tr);
-                tensor_free(&tb);
-                if (!ok) {
-                    json_object_set_new(g, "passed", json_false());
-                    if (cmp.shape_mismatch)
-                        json_object_set_new(g, "reason", json_sprintf("seed %d, output %zu: shape differs from the eager model's", seed, k));
-                    else
-                        json_object_set_new(g, "reason",
-                                            json_sprintf("seed %d, output %zu: differs from the eager model (max abs err %.3g) "
-                                                         "and the float64 error ratio rho = %.3g (opt err %.3g, baseline err %.3g) "
-                                                         "exceeds rho_max %.3g or the absolute bound %.3g",
-                                                         seed, k, cmp.max_abs_err, rho, oe, be,
-                                                         go.rho_max > 0 ? go.rho_max : 10, go.abs_bound > 0 ? go.abs_bound : 1e-2));
-                    tensor_free(&te); tensor_free(&to); json_decref(opt);
-                    return 0;
-                }
-            }
-            tensor_free(&te);
-            tensor_free(&to);
+            int r = gate3_output(v, s, k, opt, &go, g, seeds, e);
+            if (r <= 0) { json_decref(opt); return r; }
         }
         json_decref(opt);
     }
