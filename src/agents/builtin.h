@@ -50,10 +50,16 @@ agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
  * @triton_heuristics decorator removed (malloc'd), or NULL when there is none. */
 char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len);
 
-/* The one-pass rewrite template that applies to a kernel (its planner context), or NULL:
- * "row_softmax", "row_log_softmax" (ATen softmax/log_softmax, 1 input, 1 output) or
- * "row_layer_norm" (native_layer_norm with weight and bias; *eps read from the kernel), for
- * contiguous rows of at most 16384 elements. */
+/* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
+ * a kernel (its planner context), or NULL: "row_softmax", "row_log_softmax" (ATen
+ * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
+ * and bias; *eps read from the kernel) for contiguous rows of at most 16384 elements;
+ * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length).
+ * builtin_rewrite_variants: the variants the planner proposes for a template (new array).
+ * builtin_rewrite_act: the executor's candidates for a "rewrite" plan (*out new, as
+ * agent_act). */
 const char *builtin_rewrite_match(const json_t *kernel, double *eps);
+json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
+int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 
 #endif

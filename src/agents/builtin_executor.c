@@ -2,8 +2,8 @@
  * candidates (docs/CANDIDATES.md) that run Inductor's own kernel body with explicit block
  * sizes, warps and stages instead of its heuristics.
  *
- * Directions: "launch_config" (below) and "rewrite" (one-pass row kernels from templates,
- * chosen by the ATen ops the kernel fuses and its shapes: builtin_rewrite_match).
+ * Directions: "launch_config" (below) and "rewrite" (kernels written from templates, chosen
+ * by the ATen ops the kernel fuses and its shapes: builtin_rewrite.c).
  * ctx {"kernel": {"name", "jit_source" (the kernel's Triton source without its
  *      @triton_heuristics decorator), "runtime_params":["in_ptr0",...], "grid_type":"Grid1D|Grid2D",
  *      "constexprs":[..]}, "plan": {"direction":"launch_config","params":{"configs":[..]}}}
@@ -31,133 +31,6 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
     return kbuf_steal(&b);
 }
 
-/* ---------------------------------------------------------------- rewrites
- * One-pass row kernels for the patterns where Inductor re-reads its input: softmax,
- * log-softmax and layer norm over contiguous rows that fit on chip. The whole row is loaded
- * once into registers; Inductor's looped kernels read it twice (or three times). */
-
-static int has_str(const json_t *arr, const char *s) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) if (json_string_value(v) && strstr(json_string_value(v), s)) return 1;
-    return 0;
-}
-
-static int params_are(const json_t *k, const char *const *want, size_t n) {
-    const json_t *rt = json_object_get(k, "runtime_params");
-    if (json_array_size(rt) != n) return 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *p = json_string_value(json_array_get(rt, i));
-        size_t m = strlen(want[i]);
-        if (!p || strncmp(p, want[i], m)) return 0;   /* prefix: out_ptr0 / out_ptr2 ... */
-    }
-    return 1;
-}
-
-/* The eps of a layer norm kernel: the small constant added before rsqrt. 0 if not found. */
-static double find_eps(const char *src) {
-    const char *rs = src ? strstr(src, "rsqrt(") : NULL;
-    double eps = 0;
-    for (const char *p = src; p && rs && p < rs; p++) {
-        if (strncmp(p, "tl.full([1, 1], ", 16)) continue;
-        double v = strtod(p + 16, NULL);
-        if (v > 0 && v < 1e-2) eps = v;
-    }
-    return eps;
-}
-
-const char *builtin_rewrite_match(const json_t *k, double *eps) {
-    const json_t *aten = json_object_get(k, "aten_ops");
-    const char *src = json_string_value(json_object_get(k, "source"));
-    long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!src || rn <= 0 || rn > 16384 || !kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction")))
-        return NULL;
-    char rows[64];
-    snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn);   /* contiguous rows of r0_numel */
-    if (!strstr(src, rows)) return NULL;
-    static const char *const one[] = {"in_ptr0", "out_ptr", "xnumel", "r0_numel"};
-    static const char *const ln[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr", "xnumel", "r0_numel"};
-    if (params_are(k, one, 4) && has_str(aten, "aten._log_softmax")) return "row_log_softmax";
-    if (params_are(k, one, 4) && has_str(aten, "aten._softmax")) return "row_softmax";
-    if (params_are(k, ln, 6) && has_str(aten, "aten.native_layer_norm")) {
-        *eps = find_eps(src);
-        return *eps > 0 ? "row_layer_norm" : NULL;
-    }
-    return NULL;
-}
-
-static void rewrite_source(kbuf *s, const char *tmpl, const json_t *k, double eps, int nw) {
-    const json_t *rt = json_object_get(k, "runtime_params");
-    const char *out = json_string_value(json_array_get(rt, !strcmp(tmpl, "row_layer_norm") ? 3 : 1));
-    kbuf_puts(s, "import triton\nimport triton.language as tl\n\n\n@triton.jit\n");
-    if (!strcmp(tmpl, "row_layer_norm")) {
-        kbuf_printf(s,
-            "def _row_kernel(in_ptr0, in_ptr1, in_ptr2, %s, xnumel, r0_numel, R0_BLOCK: tl.constexpr):\n"
-            "    row = tl.program_id(0)\n"
-            "    base = row.to(tl.int64) * r0_numel\n"
-            "    cols = tl.arange(0, R0_BLOCK)\n"
-            "    mask = cols < r0_numel\n"
-            "    x = tl.load(in_ptr0 + base + cols, mask=mask, other=0.0, eviction_policy=\"evict_first\")\n"
-            "    mean = tl.sum(x, 0) / r0_numel\n"
-            "    d = tl.where(mask, x - mean, 0.0)\n"
-            "    var = tl.sum(d * d, 0) / r0_numel\n"
-            "    rstd = tl.rsqrt(var + %.17g)\n"
-            "    w = tl.load(in_ptr1 + cols, mask=mask, other=0.0, eviction_policy=\"evict_last\")\n"
-            "    b = tl.load(in_ptr2 + cols, mask=mask, other=0.0, eviction_policy=\"evict_last\")\n"
-            "    tl.store(%s + base + cols, (d * rstd) * w + b, mask=mask)\n\n\n"
-            "def launch(in_ptr0, in_ptr1, in_ptr2, %s, xnumel, r0_numel, stream=None):\n"
-            "    _row_kernel[(xnumel,)](in_ptr0, in_ptr1, in_ptr2, %s, xnumel, r0_numel,\n"
-            "                         R0_BLOCK=triton.next_power_of_2(r0_numel), num_warps=%d, num_stages=1)\n",
-            out, eps, out, out, out, nw);
-        return;
-    }
-    int log = !strcmp(tmpl, "row_log_softmax");
-    kbuf_printf(s,
-        "def _row_kernel(in_ptr0, %s, xnumel, r0_numel, R0_BLOCK: tl.constexpr):\n"
-        "    row = tl.program_id(0)\n"
-        "    base = row.to(tl.int64) * r0_numel\n"
-        "    cols = tl.arange(0, R0_BLOCK)\n"
-        "    mask = cols < r0_numel\n"
-        "    x = tl.load(in_ptr0 + base + cols, mask=mask, other=float(\"-inf\"))\n"
-        "    shifted = x - tl.max(x, 0)\n"
-        "    e = tl.where(mask, tl.exp(shifted), 0.0)\n", out);
-    if (log) kbuf_puts(s, "    y = shifted - tl.log(tl.sum(e, 0))\n");
-    else kbuf_puts(s, "    y = e / tl.sum(e, 0)\n");
-    kbuf_printf(s,
-        "    tl.store(%s + base + cols, y, mask=mask)\n\n\n"
-        "def launch(in_ptr0, %s, xnumel, r0_numel, stream=None):\n"
-        "    _row_kernel[(xnumel,)](in_ptr0, %s, xnumel, r0_numel,\n"
-        "                         R0_BLOCK=triton.next_power_of_2(r0_numel), num_warps=%d, num_stages=1)\n",
-        out, out, out, nw);
-}
-
-static int rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
-    const json_t *params = json_object_get(plan, "params");
-    const char *tmpl = json_string_value(json_object_get(params, "template"));
-    double eps = 0;
-    const char *match = builtin_rewrite_match(k, &eps);
-    if (!tmpl || !match || strcmp(tmpl, match))
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
-    json_t *cands = json_array();
-    size_t i;
-    json_t *w;
-    json_array_foreach(json_object_get(params, "num_warps"), i, w) {
-        int nw = (int)json_integer_value(w);
-        kbuf s = KBUF_INIT, label = KBUF_INIT;
-        kbuf_printf(&label, "one-pass %s, whole row in registers, num_warps=%d", tmpl, nw);
-        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
-                    json_string_value(json_object_get(k, "name")), kbuf_str(&label));
-        rewrite_source(&s, tmpl, k, eps, nw);
-        json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i}, s:s}", "label", kbuf_str(&label), "config", "template",
-                                               tmpl, "num_warps", nw, "source", kbuf_str(&s)));
-        kbuf_free(&s);
-        kbuf_free(&label);
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
-}
-
 static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     (void)self;
     const json_t *k = json_object_get(ctx, "kernel"), *plan = json_object_get(ctx, "plan");
@@ -166,7 +39,7 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     const char *grid = json_string_value(json_object_get(k, "grid_type"));
     const char *dir = json_string_value(json_object_get(plan, "direction"));
     if (!name || !src) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name or source missing");
-    if (dir && !strcmp(dir, "rewrite")) return rewrite_act(k, plan, out, e);
+    if (dir && !strcmp(dir, "rewrite")) return builtin_rewrite_act(k, plan, out, e);
     if (!dir) return kerr_set(e, KOPT_E_CANDIDATE, "the plan names no direction");
     /* Plans from another planner (an LLM's) are taken in what the built-in executor can do:
      * "one_pass" becomes a rewrite when a template applies; a plan whose params are block
@@ -177,9 +50,9 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         double eps = 0;
         const char *tmpl = builtin_rewrite_match(k, &eps);
         if (tmpl) {
-            json_t *rw = json_pack("{s:s, s:{s:s, s:[i,i,i]}}", "direction", "rewrite", "params", "template", tmpl,
-                                   "num_warps", 8, 16, 32);
-            int rc = rewrite_act(k, rw, out, e);
+            json_t *rw = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl,
+                                   "variants", builtin_rewrite_variants(tmpl, k));
+            int rc = builtin_rewrite_act(k, rw, out, e);
             json_decref(rw);
             return rc;
         }

@@ -4,7 +4,7 @@
  *                 "numels":{"xnumel":N,"r0_numel":N,"ynumel":N}, "masked":{"x":b,"r0":b,"y":b}},
  *      "history":[{"config":{...},"kernel_ms":x|null,"outcome":"accepted|refused|screened-out",
  *                  "gate":N}], "round": k, "budget":{"candidates_left":N}}
- * -> {"plans":[{"direction":"rewrite","params":{"template":..,"num_warps":[..]}} (round 0,
+ * -> {"plans":[{"direction":"rewrite","params":{"template":..,"variants":[..]}} (round 0,
  *      when a one-pass template applies and was not refused before),
  *      {"direction":"launch_config","params":{"configs":[{XBLOCK,R0_BLOCK,YBLOCK,
  *      num_warps,num_stages}]},"rationale":"..."}]} or {"plans":[]} when there is nothing new.
@@ -215,9 +215,11 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
             if (json_object_get(cf, "template") && outcome && !strcmp(outcome, "refused")) refused = 1;
         }
         if (!refused)
-            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:[i,i,i]}, s:s}", "direction", "rewrite", "params", "template",
-                                                   tmpl, "num_warps", 8, 16, 32, "rationale",
-                                                   "the kernel re-reads rows that fit on chip: one pass over each row"));
+            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
+                                                   tmpl, "variants", builtin_rewrite_variants(tmpl, k), "rationale",
+                                                   !strcmp(tmpl, "row_cumsum")
+                                                       ? "a row scan: larger chunks, a carried total, more warps than Inductor's heuristics"
+                                                       : "the kernel re-reads rows that fit on chip: one pass over each row"));
     }
     json_t *configs = json_array();
     const char *why;

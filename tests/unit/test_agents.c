@@ -157,6 +157,55 @@ Test(agents, rewrite_matches_only_its_patterns) {
     artifact_free(a);
 }
 
+Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidates) {
+    artifact *a = NULL;
+    double eps = 0;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/11_cumsum_g0.py", &a);
+    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "row_cumsum");
+    /* rows of 32768: all four variants, chunks powers of two, the largest 8192 */
+    json_t *vars = builtin_rewrite_variants("row_cumsum", k);
+    cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
+    agent *x = builtin_executor_new();
+    json_t *ctx = json_pack("{s:O, s:{s:s, s:{s:s, s:o}}}", "kernel", k, "plan", "direction", "rewrite", "params", "template",
+                            "row_cumsum", "variants", vars);
+    json_t *out = act(x, ctx);
+    const json_t *cands = json_object_get(out, "candidates");
+    cr_assert_eq(json_array_size(cands), 4);
+    const char *src = json_string_value(json_object_get(json_array_get(cands, 1), "source"));
+    cr_expect(strstr(src, "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
+    cr_expect(strstr(src, "CHUNK=4096, num_warps=8)") != NULL, "%s", src);
+    cr_expect(strstr(src, "tl.cumsum(x, 0) + carry") != NULL);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(json_array_get(cands, 1), "config"), "chunk")), 4096);
+    json_decref(out);
+    /* a variant that is not a power of two is dropped; none left is an error */
+    json_object_set_new(ctx, "plan", json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
+                                               "row_cumsum", "variants", "chunk", 3000, "num_warps", 8));
+    json_t *none = NULL;
+    kerr e = {0};
+    cr_expect_neq(agent_act(x, ctx, &none, &e), 0);
+    cr_expect(strstr(e.msg, "no usable variant") != NULL, "%s", e.msg);
+    json_decref(ctx);
+    /* short rows give fewer, smaller chunks */
+    json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(3000));
+    vars = builtin_rewrite_variants("row_cumsum", k);
+    cr_expect_eq(json_array_size(vars), 2, "%s", json_dumps(vars, 0));
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
+    json_decref(vars);
+    /* a scan of an expression (another ATen op fused) is not a plain cumsum */
+    json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(32768));
+    json_array_append_new(json_object_get(k, "aten_ops"), json_string("aten.mul"));
+    cr_expect_null(builtin_rewrite_match(k, &eps));
+    json_decref(k);
+    artifact_free(a);
+    /* an argmax row reduction: no template (measured slower than Inductor's) */
+    k = kernel_from_fixture("tests/fixtures/inductor/10_argmax_inner_g0.py", &a);
+    cr_expect_null(builtin_rewrite_match(k, &eps));
+    json_decref(k);
+    artifact_free(a);
+    agent_free(x);
+}
+
 Test(agents, analyst_classifies_and_ranks_by_gain) {
     json_t *rows = json_pack("[{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i},"
                              "{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i}]",
