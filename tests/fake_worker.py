@@ -201,6 +201,9 @@ def op_bench_kernels(req):
     return {"orig": [0.1] * rounds, "cands": cands, "sleep_ms": 0.2}
 
 
+ISOLATE_CALLS = 0   # FAKE_WRONG_FIRST=N: the first N candidates isolated in this process are wrong
+
+
 def op_isolate(req):
     cand = req.get("cand")
     if marked(cand, "FAKE_CRASH"):
@@ -209,7 +212,11 @@ def op_isolate(req):
     out_dir = req.get("out_dir")
     os.makedirs(out_dir, exist_ok=True)
     checked = [k for k, r in enumerate(roles) if r in ("out", "inout")]
-    wrong, race = marked(cand, "FAKE_WRONG"), marked(cand, "FAKE_RACE")
+    global ISOLATE_CALLS
+    ISOLATE_CALLS += 1
+    wrong_first = int(os.environ.get("FAKE_WRONG_FIRST", "0"))
+    wrong = marked(cand, "FAKE_WRONG") or ISOLATE_CALLS <= wrong_first
+    race = marked(cand, "FAKE_RACE")
     sets = []
     for name in ["captured"] + ["seed%d" % x for x in req.get("seeds") or []]:
         runs = {}

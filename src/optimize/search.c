@@ -242,7 +242,9 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
     for (i = 1; i < n; i++)   /* fastest first */
         for (size_t j = i; j > 0 && med[ord[j - 1]] > med[ord[j]]; j--) { size_t t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
     /* First record every verdict the screen already gives (so an interruption in the gates
-     * loses none of them), then send the fastest few through gates 1-4. */
+     * loses none of them), then send the screen's survivors through gates 1-4, fastest
+     * first: `top` of them, and further ones while none has been accepted (at most top + 2),
+     * so that a fast candidate refused for correctness does not hide the next fastest. */
     int top = c->o->screen_top > 0 ? c->o->screen_top : 2;
     size_t *send = kcalloc(n, sizeof *send), nsend = 0;
     for (size_t r = 0; r < n; r++) {
@@ -256,7 +258,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "refused", 1, why, 0, orig_ms, 0);
             history_add(ks, cdj, 0, "refused", 1, round, direction, why);
             refusal_set(last, 1, label, why, NULL);
-        } else if ((int)nsend < top && med[idx] < 0.98 * orig_ms) {
+        } else if ((int)nsend < top + 2 && med[idx] < 0.98 * orig_ms) {
             send[nsend++] = idx;
         } else {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0, NULL, med[idx], orig_ms, 0);
@@ -269,15 +271,19 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
             }
         }
     }
+    int gated = 0, passed = 0;
     for (size_t r = 0; r < nsend && !rc; r++) {
         size_t idx = send[r];
         const json_t *cdj = json_array_get(live, idx);
         const char *label = json_string_value(json_object_get(cdj, "label"));
-        if (over_kernel_budget(c, ks)) {
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0, "budget exhausted before its gates",
+        if (over_kernel_budget(c, ks) || (gated >= top && passed)) {
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0,
+                               passed ? "faster candidates of this round already passed the gates" : "budget exhausted before its gates",
                                med[idx], orig_ms, 0);
+            history_add(ks, cdj, med[idx], "screened-out", 4, round, direction, NULL);
             continue;
         }
+        gated++;
         opt_progress(c, "%s: gates 1-4 for %s (screen %.4f vs %.4f ms)", ks->kname, label, med[idx], orig_ms);
         json_t *rec = NULL;
         int acc = 0;
@@ -288,6 +294,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         const char *reason = json_string_value(json_object_get(rec, "reason"));
         if (acc) {
             ks->accepted++;
+            passed++;
             *plan_accepted = 1;
             if (sp > ks->best_speedup) {
                 ks->best_speedup = sp;

@@ -161,6 +161,10 @@ expect_exit 11 "store export of a missing run" -- "$KOPT" store --store "$T/st.s
 (FAKE_WORKER_MODE=hang_on=isolate timeout -s KILL 8 "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" >/dev/null 2>&1; true) 2>/dev/null
 expect_exit 0 "optimize, resume" -- "$KOPT" optimize "$P" -o "$T/o3" --budget 60s --rounds 6 --store "$T/st3.sqlite" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d.get("resumed_run")==1 and d.get("reused_verdicts",0)>0, (d.get("resumed_run"), d.get("reused_verdicts"))' "$T/out" && ok || bad "resume of an interrupted run"
+# The two fastest candidates of the only round are wrong: the next fastest still goes through the gates.
+FAKE_FAST_PATTERN="num_stages=1)" FAKE_WRONG_FIRST=2 expect_exit 0 "optimize, fastest ones wrong" -- "$KOPT" optimize "$P" -o "$T/o10" --budget 60s --rounds 4 --no-store --json
+# (in the same round: the accepted one directly follows the two refusals, no new round between)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); o=[a["outcome"] for a in d["attempts"]]; i=o.index("refused"); assert d["outcome"]=="optimized" and o[i:i+3]==["refused","refused","accepted"], o' "$T/out" && ok || bad "a correctness refusal of the fastest does not hide the next fastest"
 FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, nothing faster" -- "$KOPT" optimize "$P" -o "$T/o4" --budget 20s --rounds 4 --no-store
 has "baseline kept" "$T/out" "baseline kept"
 cmp -s "$T/o4/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "optimize: baseline module not kept unchanged"
