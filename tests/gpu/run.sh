@@ -54,6 +54,7 @@ fi
 if want verify; then
   for d in tests/candidates/[0-9]*/; do
     n=$(basename "$d")
+    case " ${KOPT_GPU_VERIFY:-$n} " in *" $n "*) ;; *) continue;; esac   # KOPT_GPU_VERIFY="03_log_softmax ..." narrows
     fx=tests/fixtures/inductor/${n}_g0.py
     cands=("$d"*.py)
     for s in tests/candidates/static/*.py; do     # static-rule candidates bound to this model
