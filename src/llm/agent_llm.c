@@ -235,6 +235,8 @@ static json_t *al_check_plans(const json_t *obj, const json_t *ctx, char **why) 
         *why = kstrdup("the JSON object has no \"plans\" array");
         return NULL;
     }
+    if (json_array_size(plans) == 0)   /* an explicit empty list: nothing more worth trying */
+        return json_pack("{s:[], s:s}", "plans", "why", "the planner proposes nothing more for this kernel");
     json_int_t left = json_integer_value(json_object_get(json_object_get(ctx, "budget"), "candidates_left"));
     json_t *out = json_array();
     size_t i;

@@ -38,6 +38,8 @@ export KOPT_WORKER=$PWD/tests/fake_worker.py
 rc=$?
 [ $rc -eq 0 ] && ok || bad "optimize --llm exit $rc: $(tail -3 "$T/stderr")"
 grep -q "FAKE_FAST" "$T/out/optimized_module.py" && ok || bad "the LLM's retried candidate was not stitched"
+# the planner's explicit empty list ends the search for the kernel: no retry, no warning
+grep -q "warning: planner" "$T/stderr" && bad "the planner's empty plan list was not taken as an answer: $(grep 'warning: planner' "$T/stderr")" || ok
 python3 - "$T/requests.jsonl" "$T/out/report.json" <<'PY' && ok || bad "conversation / accounting"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]

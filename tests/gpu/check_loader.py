@@ -2,7 +2,10 @@
 usage: python3 tests/gpu/check_loader.py PROBLEM.py OUT_DIR
 Builds the problem's Model (its own weights, seed 0 as kopt does), loads OUT_DIR through
 kopt_loader.load_optimized, and compares against the eager model on the seed-0 inputs and on
-fresh inputs (seed 7): fp32 atol = rtol = 1e-4. Exit 1 on a mismatch."""
+fresh inputs (seed 7): fp32 atol = rtol = 1e-4, or, where that fails (a scan whose summation
+order differs), the rule of gate 3: against the model run in float64, the loader's max error
+at most 10x the eager fp32 model's and below 1e-2. Exit 1 on a mismatch."""
+import copy
 import importlib.util
 import sys
 
@@ -29,7 +32,19 @@ for seed in (0, 7):
         got = fast(*inputs)
     torch.cuda.synchronize()
     if not torch.allclose(got, ref, atol=1e-4, rtol=1e-4):
-        print("loader output differs from eager on seed %d: max abs diff %.3g" % (seed, (got - ref).abs().max().item()))
-        sys.exit(1)
+        if not got.is_floating_point():
+            print("loader output differs from eager on seed %d" % seed)
+            sys.exit(1)
+        with torch.no_grad():
+            ref64 = copy.deepcopy(model).double()(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point()
+                                                    else x for x in inputs])
+        e_got = (got.double() - ref64).abs().max().item()
+        e_eager = (ref.double() - ref64).abs().max().item()
+        if not (e_got <= 10 * e_eager and e_got < 1e-2):
+            print("loader output differs from eager on seed %d: max abs diff %.3g; against float64: loader %.3g, "
+                  "eager fp32 %.3g" % (seed, (got - ref).abs().max().item(), e_got, e_eager))
+            sys.exit(1)
+        print("seed %d: outside 1e-4 of eager (max abs diff %.3g) but as accurate against float64: loader %.3g, "
+              "eager fp32 %.3g" % (seed, (got - ref).abs().max().item(), e_got, e_eager))
     worst = max(worst, (got - ref).abs().max().item())
 print("loader ok: matches the eager model on seeds 0 and 7 (max abs diff %.3g)" % worst)
