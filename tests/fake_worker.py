@@ -198,7 +198,8 @@ def op_bench_kernels(req):
             continue
         t = 0.08 if fast_module(path) else 0.1 + 0.001 * k
         cands.append([round(t * (1 + 0.001 * (r % 3)), 6) for r in range(rounds)])
-    return {"orig": [0.1] * rounds, "cands": cands, "sleep_ms": 0.2}
+    return {"orig": [0.1] * rounds, "cands": cands, "sleep_ms": 0.2, "compile_s": 0.05 * len(cands),
+            "compile_threads": 4}
 
 
 ISOLATE_CALLS = 0   # FAKE_WRONG_FIRST=N: the first N candidates isolated in this process are wrong

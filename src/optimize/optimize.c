@@ -261,6 +261,10 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     double used = opt_now() - c.t0;
     json_object_set_new(doc, "budget", json_pack("{s:f, s:i, s:f, s:i, s:f}", "wall_s", opt_budget(&c), "candidates", opt_max_cands(&c),
                                                  "used_wall_s", used, "used_candidates", c.used, "gpu_s", used));
+    if (c.compile_threads > 0) {
+        json_object_set_new(json_object_get(doc, "budget"), "screen_compile_s", json_real(c.screen_compile_s));
+        json_object_set_new(json_object_get(doc, "budget"), "compile_threads", json_integer(c.compile_threads));
+    }
     if (c.reused) json_object_set_new(doc, "reused_verdicts", json_integer(c.reused));
     mem_run_end(&c, json_object_get(doc, "model"));
     if (c.store) {

@@ -232,6 +232,11 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         goto out;
     }
     double orig_ms = stats_median_json(json_object_get(bench, "orig"));
+    c->screen_compile_s += json_number_value(json_object_get(bench, "compile_s"));
+    {
+        int th = (int)json_integer_value(json_object_get(bench, "compile_threads"));
+        if (th > c->compile_threads) c->compile_threads = th;
+    }
     med = kcalloc(n, sizeof *med);
     ord = kcalloc(n, sizeof *ord);
     for (i = 0; i < n; i++) {

@@ -141,6 +141,7 @@ assert k["status"] == "optimized" and "num_warps=8, num_stages=1" not in k["chan
 assert d["model"]["speedup"]["ci95_lo"] > 1.02, d["model"]
 assert {"1", "2", "3", "4"} == set(k["refused_by_gate"]), k
 assert any(a["outcome"] == "screened-out" for a in d["attempts"])
+assert d["budget"]["compile_threads"] == 4 and d["budget"]["screen_compile_s"] > 0, d["budget"]
 assert d["vendor_calls"][0]["name"] == "extern_kernels.mm"
 PY
 has "html report has the chart" "$T/o1/report.html" "<svg"

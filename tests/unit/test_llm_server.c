@@ -653,7 +653,8 @@ Test(llm_agent, planner_repairs_malformed_json) {
 }
 
 Test(llm_agent, planner_gives_up_after_repairs) {
-    ls_start("[{\"reply\":\"no idea\"},{\"reply\":\"{\\\"plans\\\": []}\"},{\"reply\":\"{\\\"x\\\":1}\"}]");
+    ls_start("[{\"reply\":\"no idea\"},{\"reply\":\"{\\\"plans\\\": [{\\\"rationale\\\": \\\"r\\\"}]}\"},"
+             "{\"reply\":\"{\\\"x\\\":1}\"}]");
     agent *a = ls_agent_keep(AGENT_PLANNER, LLM_BACKEND_OPENAI);
     json_t *ctx = json_pack("{s:o}", "kernel", ls_kernel());
     json_t *out = NULL;
@@ -665,6 +666,23 @@ Test(llm_agent, planner_gives_up_after_repairs) {
     llm_usage u;
     agent_llm_usage(a, &u);
     cr_assert_eq(u.calls, 3);
+    json_decref(ctx);
+    ls_agent_free(a);
+}
+
+Test(llm_agent, planner_empty_list_is_an_answer) {
+    ls_start("[{\"reply\":\"Nothing left worth trying: {\\\"plans\\\": []}\"}]");
+    agent *a = ls_agent_keep(AGENT_PLANNER, LLM_BACKEND_OPENAI);
+    json_t *ctx = json_pack("{s:o}", "kernel", ls_kernel());
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(agent_act(a, ctx, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(json_array_size(json_object_get(out, "plans")), 0);
+    cr_assert_not_null(json_object_get(out, "why"));
+    llm_usage u;
+    agent_llm_usage(a, &u);
+    cr_assert_eq(u.calls, 1);   /* no repair turn */
+    json_decref(out);
     json_decref(ctx);
     ls_agent_free(a);
 }

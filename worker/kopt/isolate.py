@@ -29,6 +29,7 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, out_dir, repeat=2}
 """
 
 import os
+import time
 
 import torch
 
@@ -198,6 +199,45 @@ def op_isolate(ctx, req):
     return {"sets": sets, "checked": checked}
 
 
+def compile_threads():
+    """Threads compiling launcher-form candidates at once: KOPT_COMPILE_THREADS, else the
+    host's cores (at most 8)."""
+    try:
+        n = int(os.environ.get("KOPT_COMPILE_THREADS", "0"))
+    except ValueError:
+        n = 0
+    return n if n > 0 else max(1, min(8, os.cpu_count() or 1))
+
+
+def _precompile(kerns, status, base):
+    """Compiles the launcher-form kernels of kerns[1:] for the captured arguments, several at
+    once on the host's cores, launching nothing (_WarmupOnly); ptxas runs in a process of its
+    own, so the compiles overlap at least there (the measured effect: docs/BENCHMARKS.md). A
+    candidate that fails is dropped (kerns[k] = None, status[k] = why). Inductor-style
+    candidates compiled when their module was imported. Returns the threads used."""
+    from concurrent.futures import ThreadPoolExecutor
+    todo = [k for k in range(1, len(kerns)) if kerns[k] is not None and getattr(kerns[k], "launch", None)]
+    nthreads = min(compile_threads(), len(todo))
+    if nthreads <= 1:
+        return 1   # the sequential warm-up compiles them
+
+    def one(k):
+        try:
+            with torch.no_grad():
+                kerns[k].launch(*clone_args(base))
+            return k, None
+        except Exception as e:  # noqa: BLE001 - a candidate's failure is its verdict
+            return k, _short(e)
+
+    with _WarmupOnly(), ThreadPoolExecutor(max_workers=nthreads) as pool:
+        for k, err in pool.map(one, todo):
+            if err is not None:
+                kerns[k] = None
+                status[k] = err
+    torch.cuda.synchronize()
+    return nthreads
+
+
 def op_bench_kernels(ctx, req):
     """bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
     Kernel-level pre-screen of many candidates for one kernel: the original kernel (from the
@@ -205,7 +245,8 @@ def op_bench_kernels(ctx, req):
     captured launch arguments, each run timed with CUDA events after an L2 flush and a stall,
     all variants interleaved per round. A candidate that fails to import, compile or run gets
     {"error": "..."} instead of samples (it is simply dropped by the core). Result:
-    {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float}."""
+    {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float,
+     "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}."""
     from kopt.timing import flush_buffer, stall, MIN_STALL_MS
     opath = get_arg(req, "orig", str)
     kernel = get_arg(req, "kernel", str)
@@ -215,6 +256,7 @@ def op_bench_kernels(ctx, req):
     warmup = get_arg(req, "warmup", int, 2)
     base = _load_args(lpath)
     stream = torch.cuda.current_stream().cuda_stream
+    t_compile = time.perf_counter()   # imports compile Inductor-style candidates
     kerns = [getattr(cache(ctx).module(opath), kernel)]
     status = [None]
     for path in cands:
@@ -224,7 +266,17 @@ def op_bench_kernels(ctx, req):
         except Exception as e:
             kerns.append(None)
             status.append(_short(e))
-    # Warm-up (compiles launcher-form kernels); failures drop the candidate.
+    # Compile: the original first (one-time initialisations happen there), then the
+    # launcher-form candidates several at once; the warm-up that follows compiles whatever is
+    # left and launches each kernel; failures drop the candidate.
+    with torch.no_grad():
+        try:
+            for _ in range(max(1, warmup)):
+                kerns[0].run(*clone_args(base), stream=stream)
+            torch.cuda.synchronize()
+        except Exception as e:
+            raise wrap("module_failed", "the original kernel raised", e)
+    nthreads = _precompile(kerns, status, base)
     with torch.no_grad():
         for k, kern in enumerate(kerns):
             if kern is None:
@@ -239,6 +291,7 @@ def op_bench_kernels(ctx, req):
                 kerns[k] = None
                 status[k] = _short(e)
                 torch.cuda.synchronize()
+        compile_s = time.perf_counter() - t_compile
         buf = flush_buffer(ctx)
         samples = [[] for _ in kerns]
         live = [k for k, kern in enumerate(kerns) if kern is not None]
@@ -261,4 +314,5 @@ def op_bench_kernels(ctx, req):
     out = []
     for k in range(1, len(kerns)):
         out.append({"error": status[k]} if kerns[k] is None else samples[k])
-    return {"orig": samples[0], "cands": out, "sleep_ms": MIN_STALL_MS}
+    return {"orig": samples[0], "cands": out, "sleep_ms": MIN_STALL_MS, "compile_s": compile_s,
+            "compile_threads": nthreads}
