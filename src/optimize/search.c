@@ -248,8 +248,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         for (size_t j = i; j > 0 && med[ord[j - 1]] > med[ord[j]]; j--) { size_t t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t; }
     /* First record every verdict the screen already gives (so an interruption in the gates
      * loses none of them), then send the screen's survivors through gates 1-4, fastest
-     * first: `top` of them, and further ones while none has been accepted (at most top + 2),
-     * so that a fast candidate refused for correctness does not hide the next fastest. */
+     * first: `top` of them, and up to two more while every one gated so far was refused for
+     * correctness, so that a fast but wrong candidate does not hide the next fastest. */
     int top = c->o->screen_top > 0 ? c->o->screen_top : 2;
     size_t *send = kcalloc(n, sizeof *send), nsend = 0;
     for (size_t r = 0; r < n; r++) {
