@@ -54,7 +54,9 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
  * a kernel (its planner context), or NULL: "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
  * and bias; *eps read from the kernel) for contiguous rows of at most 16384 elements;
- * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length).
+ * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length); otherwise
+ * "split_more" for a looped (triton_red) kernel of at most 4096 reductions of at least 16384
+ * elements whose only output is one sum/max/min accumulator stored as is.
  * builtin_rewrite_variants: the variants the planner proposes for a template (new array).
  * builtin_rewrite_act: the executor's candidates for a "rewrite" plan (*out new, as
  * agent_act). */

@@ -219,6 +219,9 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
                                                    tmpl, "variants", builtin_rewrite_variants(tmpl, k), "rationale",
                                                    !strcmp(tmpl, "row_cumsum")
                                                        ? "a row scan: larger chunks, a carried total, more warps than Inductor's heuristics"
+                                                   : !strcmp(tmpl, "split_more")
+                                                       ? "few, long reductions fill a few waves with an idle tail: split each into "
+                                                         "sub-ranges over a second grid axis, combine the partials in order"
                                                        : "the kernel re-reads rows that fit on chip: one pass over each row"));
     }
     json_t *configs = json_array();

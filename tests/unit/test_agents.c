@@ -10,6 +10,17 @@
 #include "testutil.h"
 
 /* The planner/executor context of a fixture's first kernel, as optimize builds it. */
+static json_t *kernel_n_from_fixture(const char *fixture, int n, artifact **out_a) {
+    size_t len = 0;
+    char *text = tu_read_fixture(fixture, &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    free(text);
+    *out_a = a;
+    return opt_kernel_ctx(a, n);
+}
+
 static json_t *kernel_from_fixture(const char *fixture, artifact **out_a) {
     size_t len = 0;
     char *text = tu_read_fixture(fixture, &len);
@@ -282,4 +293,65 @@ Test(agents, budget_holds_back_the_final_measurement) {
     c.reserve_s = 0;
     c.used = 64;                          /* the candidate limit */
     cr_expect(opt_over_budget(&c));
+}
+
+Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
+    artifact *a = NULL;
+    double eps = 0;
+    /* the wide softmax's two split passes (max, then sum of exp): 640 reductions of 52429 */
+    static const int idx[] = {0, 2};
+    static const char *const op[] = {"max over 4 sub-ranges", "sum over 4 sub-ranges"};
+    for (int t = 0; t < 2; t++) {
+        json_t *k = kernel_n_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", idx[t], &a);
+        cr_assert_str_eq(builtin_rewrite_match(k, &eps), "split_more");
+        json_t *vars = builtin_rewrite_variants("split_more", k);
+        cr_assert(json_array_size(vars) >= 2, "%s", json_dumps(vars, 0));
+        size_t i;
+        json_t *v;
+        json_array_foreach(vars, i, v) {   /* sub-ranges tile r0 exactly, no empty one */
+            long long n = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
+            long long rb = json_integer_value(json_object_get(v, "r0_block"));
+            cr_expect(sub % rb == 0 && n * sub >= 52429 && (n - 1) * sub < 52429, "%s", json_dumps(v, 0));
+        }
+        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants", vars);
+        json_t *out = NULL;
+        kerr e = {0};
+        cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+        const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
+        const char *src = json_string_value(json_object_get(c0, "source"));
+        cr_expect(strstr(json_string_value(json_object_get(c0, "label")), op[t]) != NULL, "%s",
+                  json_string_value(json_object_get(c0, "label")));
+        cr_expect(strstr(src, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):") != NULL);
+        cr_expect(strstr(src, "tl.store(out_ptr0 + ((x3) * NSUB + tl.program_id(1)), ") != NULL, "%s", src);
+        cr_expect(strstr(src, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):") != NULL);
+        cr_expect(strstr(src, "scratch = torch.empty((xnumel * 4,), dtype=out_ptr0.dtype, device=out_ptr0.device)") != NULL);
+        cr_expect(strstr(src, t == 0 ? "triton_helpers.max2(v, 1)" : "tl.sum(v, 1)") != NULL);
+        cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL);   /* the original loop is gone */
+        /* the candidate keeps the launch interface */
+        cr_expect(strstr(src, t == 0 ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):"
+                                     : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):") != NULL);
+        json_decref(out);
+        /* a variant whose sub-ranges do not tile r0 is dropped */
+        json_decref(plan);
+        plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "split_more",
+                         "variants", "nsub", 2, "sub", 4096, "r0_block", 4096, "num_warps", 8);
+        cr_expect_neq(builtin_rewrite_act(k, plan, &out, &e), 0);
+        json_decref(plan);
+        /* many outputs (a grid already wide) or a short reduction: no split */
+        json_object_set_new(json_object_get(k, "numels"), "xnumel", json_integer(65536));
+        cr_expect_null(builtin_rewrite_match(k, &eps));
+        json_decref(k);
+        artifact_free(a);
+    }
+    /* not a single plain reduction stored as is: Welford (group norm), an index reduction
+     * (argmax), a persistent kernel, a pointwise one */
+    static const char *const no[] = {"tests/fixtures/inductor/06_groupnorm_g0.py", "tests/fixtures/inductor/10_argmax_inner_g0.py",
+                                     "tests/fixtures/inductor/05_rmsnorm_g0.py", "tests/fixtures/inductor/01_gelu_residual_g0.py"};
+    for (size_t f = 0; f < 4; f++) {
+        json_t *k = kernel_from_fixture(no[f], &a);
+        const char *m = builtin_rewrite_match(k, &eps);
+        cr_expect(m == NULL || strcmp(m, "split_more"), "%s matched split_more", no[f]);
+        json_decref(k);
+        artifact_free(a);
+    }
 }
