@@ -56,7 +56,8 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
  * and bias; *eps read from the kernel) for contiguous rows of at most 16384 elements;
  * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length); otherwise
  * "split_more" for a looped (triton_red) kernel of at most 4096 reductions of at least 16384
- * elements whose only output is one sum/max/min accumulator stored as is.
+ * elements whose outputs are its final reduction stored as is: one sum/max/min accumulator,
+ * or Welford's mean, m2 and weight.
  * builtin_rewrite_variants: the variants the planner proposes for a template (new array).
  * builtin_rewrite_act: the executor's candidates for a "rewrite" plan (*out new, as
  * agent_act). */

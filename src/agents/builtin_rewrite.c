@@ -8,7 +8,7 @@
  *   row_cumsum                    an inclusive row scan in chunks with a carried scalar total,
  *                                 one program per row (Inductor selects the last lane of each
  *                                 chunk's scan to carry it, and its heuristics pick small chunks)
- *   split_more                    a looped sum/max/min reduction with few, long reductions (a
+ *   split_more                    a looped sum/max/min/Welford reduction with few, long ones (a
  *                                 grid of a few waves, the last one partly idle): Inductor's own
  *                                 body run over NSUB sub-ranges of each reduction (a second grid
  *                                 axis) into scratch, then a small kernel combines the partials
@@ -69,19 +69,75 @@ static double find_eps(const char *src) {
     return eps;
 }
 
-/* split_more: the kernel's single accumulator and its final reduction line, when the kernel
- * has the shape the transform knows (see builtin.h). op: "sum", "max" or "min". */
+/* split_more: the kernel's final reduction, when the kernel has the shape the transform
+ * knows (see builtin.h): op "sum", "max", "min" (one accumulator, one output) or "welford"
+ * (mean, m2 and weight accumulators, three outputs: a norm's statistics). res: the values the
+ * stores write, in the order of out_ptr0.. */
 typedef struct split_info {
-    char op[4];
-    char acc[32];         /* "_tmp5" */
-    char res[32];         /* "tmp5" */
-    const char *store;    /* the final store line within the source */
+    char op[8];
+    int nout;
+    char res[3][32];
 } split_info;
 
 static int count_str(const char *s, const char *needle) {
     int n = 0;
     for (const char *p = s; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
     return n;
+}
+
+/* The line starting at p, into buf (without the newline); the next line's start. */
+static const char *next_line(const char *p, char *buf, size_t cap) {
+    size_t n = strcspn(p, "\n");
+    snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+    return p[n] ? p + n + 1 : p + n;
+}
+
+/* The source after the reduction loop must be exactly the final reduction and the stores of
+ * its results at out_ptr0.. + (x3); nothing else. */
+static int split_tail(const char *tail, split_info *si) {
+    char line[256], a[32], b[32], c[32], m[32], m2[32], w[32];
+    int n = 0;
+    const char *p = next_line(tail, line, sizeof line);
+    if (!strncmp(line, "    tmp", 7) && strstr(line, " = triton_helpers.welford(")) {
+        if (sscanf(line, "    %31[a-z0-9_], %31[a-z0-9_], %31[a-z0-9_] = triton_helpers.welford(%31[a-z0-9_], %31[a-z0-9_], "
+                         "%31[a-z0-9_], 1)%n", a, b, c, m, m2, w, &n) != 6 || line[n])
+            return 0;
+        size_t bl = strlen(m) - 5;   /* "<acc>_mean" */
+        if (strlen(m) < 6 || strcmp(m + bl, "_mean") || strncmp(m2, m, bl) || strcmp(m2 + bl, "_m2") || strncmp(w, m, bl) ||
+            strcmp(w + bl, "_weight"))
+            return 0;
+        const char *parts[3] = {a, b, c};
+        for (int i = 0; i < 3; i++) {   /* tmpX = tmpA[:, None] */
+            char lhs[32], rhs[32];
+            p = next_line(p, line, sizeof line);
+            if (sscanf(line, "    %31[a-z0-9_] = %31[a-z0-9_][:, None]%n", lhs, rhs, &n) != 2 || line[n] || strcmp(rhs, parts[i]))
+                return 0;
+            snprintf(si->res[i], sizeof si->res[i], "%s", lhs);
+        }
+        snprintf(si->op, sizeof si->op, "welford");
+        si->nout = 3;
+    } else {
+        static const char *const ops[][2] = {{"triton_helpers.max2(", "max"}, {"triton_helpers.min2(", "min"}, {"tl.sum(", "sum"}};
+        char res[32], acc[64];
+        size_t o;
+        for (o = 0; o < 3; o++) {
+            char fmt[96];
+            snprintf(fmt, sizeof fmt, "    %%31[a-z0-9_] = %s%%63[a-z0-9_], 1)[:, None]%%n", ops[o][0]);
+            if (sscanf(line, fmt, res, acc, &n) == 2 && !line[n]) break;
+        }
+        if (o == 3 || acc[0] != '_' || strcmp(acc + 1, res)) return 0;
+        snprintf(si->op, sizeof si->op, "%s", ops[o][1]);
+        snprintf(si->res[0], sizeof si->res[0], "%s", res);
+        si->nout = 1;
+    }
+    for (int i = 0; i < si->nout; i++) {
+        char want[96];
+        p = next_line(p, line, sizeof line);
+        snprintf(want, sizeof want, "    tl.store(out_ptr%d + (x3), %s, xmask)", i, si->res[i]);
+        if (strcmp(line, want)) return 0;
+    }
+    while (*p == ' ' || *p == '\n') p++;
+    return *p == '\0';
 }
 
 static int split_match(const json_t *k, split_info *si) {
@@ -96,7 +152,6 @@ static int split_match(const json_t *k, split_info *si) {
     if (json_array_size(ce) != 2 || strcmp(json_string_value(json_array_get(ce, 0)), "XBLOCK") ||
         strcmp(json_string_value(json_array_get(ce, 1)), "R0_BLOCK"))
         return 0;
-    /* one output pointer, no in-place one */
     size_t i;
     json_t *p;
     int nout = 0;
@@ -105,45 +160,32 @@ static int split_match(const json_t *k, split_info *si) {
         if (!strncmp(n, "in_out_ptr", 10)) return 0;
         nout += !strncmp(n, "out_ptr", 7);
     }
-    if (nout != 1 || count_str(src, "tl.store(") != 1 || !strstr(src, "    x3 = xindex\n")) return 0;
-    if (count_str(src, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n") != 1 || count_str(src, "for ") != 1)
+    static const char *const loop = "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n";
+    const char *at = strstr(src, loop);
+    if (!at || count_str(src, "for ") != 1 || !strstr(src, "    x3 = xindex\n") || !strstr(src, "R0_BLOCK : tl.constexpr):\n"))
         return 0;
-    if (!strstr(src, "R0_BLOCK : tl.constexpr):\n")) return 0;
-    /* the final reduction: "    tmpN = <reduce>(_tmpN, 1)[:, None]\n" followed only by the store */
-    static const char *const ops[][2] = {{"triton_helpers.max2(", "max"}, {"triton_helpers.min2(", "min"}, {"tl.sum(", "sum"}};
-    for (size_t o = 0; o < 3; o++) {
-        const char *at = strstr(src, ops[o][0]);
-        if (!at || count_str(src, ops[o][0]) != 1) continue;
-        const char *ls = at;
-        while (ls > src && ls[-1] != '\n') ls--;
-        char res[32], acc[32];
-        int n = 0;
-        if (sscanf(ls, "    %31[A-Za-z0-9_] = %n", res, &n) != 1 || ls + n != at) return 0;
-        const char *a = at + strlen(ops[o][0]);
-        size_t al = strspn(a, "_tmp0123456789");
-        if (al == 0 || al >= sizeof acc || strncmp(a + al, ", 1)[:, None]\n", 14)) return 0;
-        memcpy(acc, a, al);
-        acc[al] = '\0';
-        if (acc[0] != '_' || strcmp(acc + 1, res)) return 0;
-        const char *st = a + al + 14;   /* the next line must be the store of res, and the end */
-        char want[96];
-        snprintf(want, sizeof want, "    tl.store(out_ptr0 + (x3), %s, xmask)\n", res);
-        if (strncmp(st, want, strlen(want))) return 0;
-        const char *rest = st + strlen(want);
-        while (*rest == ' ' || *rest == '\n') rest++;
-        if (*rest) return 0;
-        /* the accumulator starts at the op's identity */
-        char init[128];
-        snprintf(init, sizeof init, "    %s = tl.full([XBLOCK, R0_BLOCK], %s, tl.float32)\n", acc,
-                 o == 0 ? "float(\"-inf\")" : o == 1 ? "float(\"inf\")" : "0");
+    /* the loop body: lines indented by 8; the tail starts at the first line indented by 4 */
+    const char *tail = at + strlen(loop);
+    while (!strncmp(tail, "        ", 8)) tail += strcspn(tail, "\n") + (tail[strcspn(tail, "\n")] ? 1 : 0);
+    memset(si, 0, sizeof *si);
+    if (!split_tail(tail, si) || si->nout != nout || count_str(src, "tl.store(") != nout) return 0;
+    /* the accumulators start at the op's identity */
+    char init[160];
+    if (!strcmp(si->op, "welford")) {
+        static const char *const f[] = {"mean", "m2", "weight"};
+        char base[32];
+        const char *w = strstr(tail, "triton_helpers.welford(");
+        if (!w || sscanf(w + 23, "%31[a-z0-9]_mean", base) != 1) return 0;
+        for (int j = 0; j < 3; j++) {
+            snprintf(init, sizeof init, "    %s_%s = tl.zeros([XBLOCK, R0_BLOCK], tl.float32)\n", base, f[j]);
+            if (!strstr(src, init)) return 0;
+        }
+    } else {
+        snprintf(init, sizeof init, "    _%s = tl.full([XBLOCK, R0_BLOCK], %s, tl.float32)\n", si->res[0],
+                 !strcmp(si->op, "max") ? "float(\"-inf\")" : !strcmp(si->op, "min") ? "float(\"inf\")" : "0");
         if (!strstr(src, init)) return 0;
-        snprintf(si->op, sizeof si->op, "%s", ops[o][1]);
-        snprintf(si->acc, sizeof si->acc, "%s", acc);
-        snprintf(si->res, sizeof si->res, "%s", res);
-        si->store = st;
-        return 1;
     }
-    return 0;
+    return 1;
 }
 
 const char *builtin_rewrite_match(const json_t *k, double *eps) {
@@ -226,53 +268,70 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
     const char *name = json_string_value(json_object_get(k, "name"));
     kbuf body = KBUF_INIT;
     kbuf_puts(&body, src);
-    static const char *const loop = "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n";
-    static const char *const sig = "R0_BLOCK : tl.constexpr):\n";
-    char store[96];
-    snprintf(store, sizeof store, "tl.store(out_ptr0 + (x3), %s, xmask)", si->res);
-    const struct { const char *from, *to; } subst[] = {
-        {loop, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):\n"},
-        {sig, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):\n"},
-        {store, NULL}};
-    for (size_t i = 0; i < 3; i++) {
-        char *at = strstr(body.data, subst[i].from);
+    for (int i = -2; i < si->nout; i++) {
+        char from[96], to[128];
+        if (i == -2) {
+            snprintf(from, sizeof from, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n");
+            snprintf(to, sizeof to, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):\n");
+        } else if (i == -1) {
+            snprintf(from, sizeof from, "R0_BLOCK : tl.constexpr):\n");
+            snprintf(to, sizeof to, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):\n");
+        } else {
+            snprintf(from, sizeof from, "tl.store(out_ptr%d + (x3), %s, xmask)", i, si->res[i]);
+            snprintf(to, sizeof to, "tl.store(out_ptr%d + ((x3) * NSUB + tl.program_id(1)), %s, xmask)", i, si->res[i]);
+        }
+        char *at = strstr(body.data, from);
         if (!at) { kbuf_free(&body); return -1; }
         kbuf nb = KBUF_INIT;
         kbuf_append(&nb, body.data, (size_t)(at - body.data));
-        if (subst[i].to) kbuf_puts(&nb, subst[i].to);
-        else kbuf_printf(&nb, "tl.store(out_ptr0 + ((x3) * NSUB + tl.program_id(1)), %s, xmask)", si->res);
-        kbuf_puts(&nb, at + strlen(subst[i].from));
+        kbuf_puts(&nb, to);
+        kbuf_puts(&nb, at + strlen(from));
         kbuf_free(&body);
         body = nb;
     }
-    /* the launcher: every runtime parameter, out_ptr0 replaced by the scratch for the first kernel */
+    /* the launcher: every runtime parameter, out_ptrI replaced by scratchI for the first kernel */
     kbuf params = KBUF_INIT, first = KBUF_INIT;
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
         const char *n = json_string_value(p);
         kbuf_printf(&params, "%s%s", i ? ", " : "", n);
-        kbuf_printf(&first, "%s%s", i ? ", " : "", strcmp(n, "out_ptr0") ? n : "scratch");
+        if (!strncmp(n, "out_ptr", 7)) kbuf_printf(&first, "%sscratch%s", i ? ", " : "", n + 7);
+        else kbuf_printf(&first, "%s%s", i ? ", " : "", n);
     }
-    const char *ident = !strcmp(si->op, "max") ? "float(\"-inf\")" : !strcmp(si->op, "min") ? "float(\"inf\")" : "0.0";
-    const char *red = !strcmp(si->op, "max") ? "triton_helpers.max2(v, 1)[:, None]"
-                      : !strcmp(si->op, "min") ? "triton_helpers.min2(v, 1)[:, None]" : "tl.sum(v, 1)[:, None]";
     kbuf_puts(s, "import torch\n");
     kbuf_puts(s, body.data);
     if (s->len && s->data[s->len - 1] != '\n') kbuf_putc(s, '\n');
-    kbuf_printf(s,
-        "\n\n@triton.jit\n"
-        "def _kopt_combine(scratch, out_ptr0, xnumel, NSUB: tl.constexpr, NP2: tl.constexpr, XB: tl.constexpr):\n"
-        "    x = tl.program_id(0) * XB + tl.arange(0, XB)[:, None]\n"
-        "    j = tl.arange(0, NP2)[None, :]\n"
-        "    m = x < xnumel\n"
-        "    v = tl.load(scratch + x * NSUB + j, mask=m & (j < NSUB), other=%s)\n"
-        "    tl.store(out_ptr0 + x, %s, m)\n\n\n"
-        "def launch(%s, stream=None):\n"
-        "    scratch = torch.empty((xnumel * %lld,), dtype=out_ptr0.dtype, device=out_ptr0.device)\n"
-        "    %s[(xnumel, %lld)](%s, XBLOCK=1, R0_BLOCK=%lld, SUB=%lld, NSUB=%lld, num_warps=%d, num_stages=1)\n"
-        "    _kopt_combine[(triton.cdiv(xnumel, 64),)](scratch, out_ptr0, xnumel, NSUB=%lld, NP2=%lld, XB=64, num_warps=2)\n",
-        ident, red, kbuf_str(&params), nsub, name, nsub, kbuf_str(&first), rb, sub, nsub, nw, nsub, np2);
+    kbuf_puts(s, "\n\n@triton.jit\ndef _kopt_combine(");
+    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "scratch%d, ", j);
+    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "out_ptr%d, ", j);
+    kbuf_puts(s, "xnumel, NSUB: tl.constexpr, NP2: tl.constexpr, XB: tl.constexpr):\n"
+                 "    x = tl.program_id(0) * XB + tl.arange(0, XB)[:, None]\n"
+                 "    j = tl.arange(0, NP2)[None, :]\n"
+                 "    m = x < xnumel\n");
+    if (!strcmp(si->op, "welford")) {
+        /* masked lanes are empty partials (weight 0), as in Inductor's own combine kernel */
+        for (int j = 0; j < 3; j++) kbuf_printf(s, "    v%d = tl.load(scratch%d + x * NSUB + j, mask=m & (j < NSUB), other=0.0)\n", j, j);
+        kbuf_puts(s, "    mean, m2, weight = triton_helpers.welford(v0, v1, v2, 1)\n"
+                     "    tl.store(out_ptr0 + x, mean[:, None], m)\n"
+                     "    tl.store(out_ptr1 + x, m2[:, None], m)\n"
+                     "    tl.store(out_ptr2 + x, weight[:, None], m)\n");
+    } else {
+        const char *ident = !strcmp(si->op, "max") ? "float(\"-inf\")" : !strcmp(si->op, "min") ? "float(\"inf\")" : "0.0";
+        const char *red = !strcmp(si->op, "max") ? "triton_helpers.max2(v, 1)[:, None]"
+                          : !strcmp(si->op, "min") ? "triton_helpers.min2(v, 1)[:, None]" : "tl.sum(v, 1)[:, None]";
+        kbuf_printf(s, "    v = tl.load(scratch0 + x * NSUB + j, mask=m & (j < NSUB), other=%s)\n"
+                       "    tl.store(out_ptr0 + x, %s, m)\n", ident, red);
+    }
+    kbuf_printf(s, "\n\ndef launch(%s, stream=None):\n", kbuf_str(&params));
+    for (int j = 0; j < si->nout; j++)
+        kbuf_printf(s, "    scratch%d = torch.empty((xnumel * %lld,), dtype=out_ptr%d.dtype, device=out_ptr%d.device)\n", j, nsub, j, j);
+    kbuf_printf(s, "    %s[(xnumel, %lld)](%s, XBLOCK=1, R0_BLOCK=%lld, SUB=%lld, NSUB=%lld, num_warps=%d, num_stages=1)\n",
+                name, nsub, kbuf_str(&first), rb, sub, nsub, nw);
+    kbuf_puts(s, "    _kopt_combine[(triton.cdiv(xnumel, 64),)](");
+    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "scratch%d, ", j);
+    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "out_ptr%d, ", j);
+    kbuf_printf(s, "xnumel, NSUB=%lld, NP2=%lld, XB=64, num_warps=2)\n", nsub, np2);
     kbuf_free(&params);
     kbuf_free(&first);
     kbuf_free(&body);

@@ -8,6 +8,7 @@
 #include "artifact/artifact.h"
 #include "optimize/optimize_int.h"
 #include "testutil.h"
+#include "util/buf.h"
 
 /* The planner/executor context of a fixture's first kernel, as optimize builds it. */
 static json_t *kernel_n_from_fixture(const char *fixture, int n, artifact **out_a) {
@@ -324,7 +325,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         cr_expect(strstr(src, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):") != NULL);
         cr_expect(strstr(src, "tl.store(out_ptr0 + ((x3) * NSUB + tl.program_id(1)), ") != NULL, "%s", src);
         cr_expect(strstr(src, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):") != NULL);
-        cr_expect(strstr(src, "scratch = torch.empty((xnumel * 4,), dtype=out_ptr0.dtype, device=out_ptr0.device)") != NULL);
+        cr_expect(strstr(src, "scratch0 = torch.empty((xnumel * 4,), dtype=out_ptr0.dtype, device=out_ptr0.device)") != NULL);
         cr_expect(strstr(src, t == 0 ? "triton_helpers.max2(v, 1)" : "tl.sum(v, 1)") != NULL);
         cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL);   /* the original loop is gone */
         /* the candidate keeps the launch interface */
@@ -343,10 +344,41 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_decref(k);
         artifact_free(a);
     }
-    /* not a single plain reduction stored as is: Welford (group norm), an index reduction
-     * (argmax), a persistent kernel, a pointwise one */
-    static const char *const no[] = {"tests/fixtures/inductor/06_groupnorm_g0.py", "tests/fixtures/inductor/10_argmax_inner_g0.py",
-                                     "tests/fixtures/inductor/05_rmsnorm_g0.py", "tests/fixtures/inductor/01_gelu_residual_g0.py"};
+    /* group norm's statistics: three Welford accumulators, three outputs, combined with welford */
+    {
+        json_t *k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
+        cr_assert_str_eq(builtin_rewrite_match(k, &eps), "split_more");
+        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants",
+                                 builtin_rewrite_variants("split_more", k));
+        json_t *out = NULL;
+        kerr e = {0};
+        cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+        const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+        for (int j = 0; j < 3; j++) {
+            char want[128];
+            snprintf(want, sizeof want, "tl.store(out_ptr%d + ((x3) * NSUB + tl.program_id(1)), ", j);
+            cr_expect(strstr(src, want) != NULL, "%s", want);
+            snprintf(want, sizeof want, "scratch%d = torch.empty((xnumel * ", j);
+            cr_expect(strstr(src, want) != NULL, "%s", want);
+        }
+        cr_expect(strstr(src, "mean, m2, weight = triton_helpers.welford(v0, v1, v2, 1)") != NULL, "%s", src);
+        cr_expect(strstr(src, "](in_ptr0, scratch0, scratch1, scratch2, xnumel, r0_numel, XBLOCK=1") != NULL, "%s", src);
+        json_decref(out);
+        json_decref(plan);
+        /* a Welford kernel that also stores something else is not the known shape */
+        json_t *k2 = json_deep_copy(k);
+        char *mod = kasprintf("%s    tl.store(out_ptr0 + (x3), tmp13, xmask)\n", json_string_value(json_object_get(k2, "jit_source")));
+        json_object_set_new(k2, "jit_source", json_string(mod));
+        free(mod);
+        cr_expect_null(builtin_rewrite_match(k2, &eps));
+        json_decref(k2);
+        json_decref(k);
+        artifact_free(a);
+    }
+    /* not a plain reduction stored as is: an index reduction (argmax), a persistent kernel, a
+     * pointwise one, a scan */
+    static const char *const no[] = {"tests/fixtures/inductor/10_argmax_inner_g0.py", "tests/fixtures/inductor/05_rmsnorm_g0.py",
+                                     "tests/fixtures/inductor/01_gelu_residual_g0.py", "tests/fixtures/inductor/07_sum_inner_g0.py"};
     for (size_t f = 0; f < 4; f++) {
         json_t *k = kernel_from_fixture(no[f], &a);
         const char *m = builtin_rewrite_match(k, &eps);

@@ -51,15 +51,15 @@ def triton_red_fused_prepare_softmax_online_2(in_ptr0, in_ptr1, out_ptr0, xnumel
 
 
 @triton.jit
-def _kopt_combine(scratch, out_ptr0, xnumel, NSUB: tl.constexpr, NP2: tl.constexpr, XB: tl.constexpr):
+def _kopt_combine(scratch0, out_ptr0, xnumel, NSUB: tl.constexpr, NP2: tl.constexpr, XB: tl.constexpr):
     x = tl.program_id(0) * XB + tl.arange(0, XB)[:, None]
     j = tl.arange(0, NP2)[None, :]
     m = x < xnumel
-    v = tl.load(scratch + x * NSUB + j, mask=m & (j < NSUB), other=0.0)
+    v = tl.load(scratch0 + x * NSUB + j, mask=m & (j < NSUB), other=0.0)
     tl.store(out_ptr0 + x, tl.sum(v, 1)[:, None], m)
 
 
 def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):
-    scratch = torch.empty((xnumel * 4,), dtype=out_ptr0.dtype, device=out_ptr0.device)
-    triton_red_fused_prepare_softmax_online_2[(xnumel, 4)](in_ptr0, in_ptr1, scratch, xnumel, r0_numel, XBLOCK=1, R0_BLOCK=4096, SUB=16384, NSUB=4, num_warps=16, num_stages=1)
-    _kopt_combine[(triton.cdiv(xnumel, 64),)](scratch, out_ptr0, xnumel, NSUB=4, NP2=4, XB=64, num_warps=2)
+    scratch0 = torch.empty((xnumel * 4,), dtype=out_ptr0.dtype, device=out_ptr0.device)
+    triton_red_fused_prepare_softmax_online_2[(xnumel, 4)](in_ptr0, in_ptr1, scratch0, xnumel, r0_numel, XBLOCK=1, R0_BLOCK=4096, SUB=16384, NSUB=4, num_warps=16, num_stages=1)
+    _kopt_combine[(triton.cdiv(xnumel, 64),)](scratch0, out_ptr0, xnumel, NSUB=4, NP2=4, XB=64, num_warps=2)
