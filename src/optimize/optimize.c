@@ -29,7 +29,7 @@ double opt_now(void) {
 double opt_budget(const octx *c) { return c->o->budget_s > 0 ? c->o->budget_s : 120; }
 int opt_max_cands(const octx *c) { return c->o->max_candidates > 0 ? c->o->max_candidates : 64; }
 int opt_over_budget(const octx *c) {
-    return opt_now() - c->t0 + c->reserve_s > opt_budget(c) || c->used >= opt_max_cands(c);
+    return opt_now() - c->t0 + c->check_s > opt_budget(c) || c->used >= opt_max_cands(c);
 }
 
 void opt_progress(octx *c, const char *fmt, ...) {

@@ -29,8 +29,8 @@ typedef struct octx {
     int64_t kernel_id;        /* store row of the kernel being searched */
     const char *gpu;
     int reused;               /* candidates skipped because the store had their verdict */
-    double check_s;           /* longest gates 1-4 run of one candidate so far */
-    double reserve_s;         /* held back from the budget for the final measurement */
+    double check_s;           /* longest gates 1-4 run of one candidate so far; the budget holds
+                               * this much back for the final measurement (gate 4's timing again) */
     double screen_compile_s;  /* worker wall time importing/compiling/warming screened candidates */
     int compile_threads;      /* threads the worker compiled them with (largest seen) */
 } octx;

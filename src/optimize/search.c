@@ -284,7 +284,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         /* beyond `top`, only while every gated one was refused for correctness (a gate-4
          * refusal says the model is not faster: slower candidates will not be either) */
         int enough = gated >= top && (passed || slow);
-        int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + c->check_s + c->reserve_s > opt_budget(c);
+        /* its own gates and the final measurement must fit: twice the longest check */
+        int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
         if (enough || no_time) {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0,
                                enough ? "faster candidates of this round already went through the gates"
@@ -302,8 +303,6 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         rc = verify_session_check(c->vs, ks->kname, json_string_value(json_array_get(paths, idx)), &rec, &acc, &sp, e);
         if (rc) break;
         if (opt_now() - t_check > c->check_s) c->check_s = opt_now() - t_check;
-        /* the final measurement times the same two modules as gate 4: hold back one check */
-        c->reserve_s = c->check_s;
         int gate = (int)json_integer_value(json_object_get(rec, "refused_at"));
         slow += !acc && gate == 4;
         const char *reason = json_string_value(json_object_get(rec, "reason"));

@@ -289,9 +289,9 @@ Test(agents, budget_holds_back_the_final_measurement) {
     optimize_opts o = {.budget_s = 120, .max_candidates = 64};
     octx c = {.o = &o, .t0 = opt_now() - 100};
     cr_expect_not(opt_over_budget(&c));   /* 100 s of 120 used */
-    c.reserve_s = 25;                     /* a final measurement of 25 s no longer fits */
+    c.check_s = 25;                       /* a final measurement of 25 s no longer fits */
     cr_expect(opt_over_budget(&c));
-    c.reserve_s = 0;
+    c.check_s = 0;
     c.used = 64;                          /* the candidate limit */
     cr_expect(opt_over_budget(&c));
 }
