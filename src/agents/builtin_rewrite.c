@@ -413,52 +413,52 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     }
     const json_t *rt = json_object_get(k, "runtime_params");
     const char *outp = json_string_value(json_array_get(rt, !strcmp(tmpl, "row_layer_norm") ? 3 : 1));
+    long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
+    int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more");
+    split_info si;
+    if (split) split_match(k, &si);   /* matched above */
     json_t *cands = json_array();
     size_t i;
     json_t *v;
     json_array_foreach(variants, i, v) {
         int nw = (int)json_integer_value(json_object_get(v, "num_warps"));
         long long chunk = json_integer_value(json_object_get(v, "chunk"));
+        long long nsub = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
+        long long rb = json_integer_value(json_object_get(v, "r0_block"));
         if (nw <= 0 || nw > 32 || (nw & (nw - 1))) continue;   /* warps: a power of two */
-        int cumsum = !strcmp(tmpl, "row_cumsum");
         if (cumsum && (chunk < 16 || chunk > 16384 || (chunk & (chunk - 1)))) continue;
-        if (!strcmp(tmpl, "split_more")) {
-            split_info si;
-            long long nsub = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
-            long long rb = json_integer_value(json_object_get(v, "r0_block"));
-            long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-            /* the sub-ranges must tile r0 exactly: SUB a multiple of R0_BLOCK, NSUB * SUB covering it,
-             * and at most 64 partials per output */
-            if (!split_match(k, &si) || rb < 16 || rb > 16384 || (rb & (rb - 1)) || sub <= 0 || sub % rb || nsub < 2 ||
-                nsub > 64 || nsub * sub < rn || (nsub - 1) * sub >= rn)
-                continue;
-            kbuf s = KBUF_INIT, label = KBUF_INIT;
+        /* split_more: the sub-ranges must tile r0 exactly (SUB a multiple of R0_BLOCK, NSUB * SUB
+         * covering it, none empty), at most 64 partials per output */
+        if (split && (rb < 16 || rb > 16384 || (rb & (rb - 1)) || sub <= 0 || sub % rb || nsub < 2 || nsub > 64 ||
+                      nsub * sub < rn || (nsub - 1) * sub >= rn))
+            continue;
+        kbuf s = KBUF_INIT, label = KBUF_INIT;
+        json_t *cfg = json_pack("{s:s, s:i}", "template", tmpl, "num_warps", nw);
+        if (split) {
             kbuf_printf(&label, "split_more: %s over %lld sub-ranges of %lld (R0_BLOCK=%lld num_warps=%d), combined in order",
                         si.op, nsub, sub, rb, nw);
-            kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
-                        json_string_value(json_object_get(k, "name")), kbuf_str(&label));
-            if (split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0) {
-                json_t *cfg = json_pack("{s:s, s:i, s:I, s:I, s:I}", "template", tmpl, "num_warps", nw, "nsub", (json_int_t)nsub,
-                                        "sub", (json_int_t)sub, "r0_block", (json_int_t)rb);
-                json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source",
-                                                       kbuf_str(&s)));
-            }
-            kbuf_free(&s);
-            kbuf_free(&label);
-            continue;
+            json_object_set_new(cfg, "nsub", json_integer(nsub));
+            json_object_set_new(cfg, "sub", json_integer(sub));
+            json_object_set_new(cfg, "r0_block", json_integer(rb));
+        } else if (cumsum) {
+            kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
+            json_object_set_new(cfg, "chunk", json_integer(chunk));
+        } else {
+            kbuf_printf(&label, "one-pass %s, whole row in registers, num_warps=%d", tmpl, nw);
         }
-        kbuf s = KBUF_INIT, label = KBUF_INIT;
-        if (cumsum) kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
-        else kbuf_printf(&label, "one-pass %s, whole row in registers, num_warps=%d", tmpl, nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
                     json_string_value(json_object_get(k, "name")), kbuf_str(&label));
-        kbuf_puts(&s, "import triton\nimport triton.language as tl\n\n\n@triton.jit\n");
-        if (cumsum) row_cumsum_source(&s, outp, chunk, nw);
-        else if (!strcmp(tmpl, "row_layer_norm")) row_layer_norm_source(&s, outp, eps, nw);
-        else row_softmax_source(&s, outp, !strcmp(tmpl, "row_log_softmax"), nw);
-        json_t *cfg = json_pack("{s:s, s:i}", "template", tmpl, "num_warps", nw);
-        if (cumsum) json_object_set_new(cfg, "chunk", json_integer(chunk));
-        json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
+        int ok = 1;
+        if (split) {
+            ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
+        } else {
+            kbuf_puts(&s, "import triton\nimport triton.language as tl\n\n\n@triton.jit\n");
+            if (cumsum) row_cumsum_source(&s, outp, chunk, nw);
+            else if (!strcmp(tmpl, "row_layer_norm")) row_layer_norm_source(&s, outp, eps, nw);
+            else row_softmax_source(&s, outp, !strcmp(tmpl, "row_log_softmax"), nw);
+        }
+        if (ok) json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
+        json_decref(cfg);
         kbuf_free(&s);
         kbuf_free(&label);
     }
