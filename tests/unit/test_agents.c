@@ -10,7 +10,7 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-/* The planner/executor context of a fixture's first kernel, as optimize builds it. */
+/* The planner/executor context of a fixture's kernel n, as optimize builds it. */
 static json_t *kernel_n_from_fixture(const char *fixture, int n, artifact **out_a) {
     size_t len = 0;
     char *text = tu_read_fixture(fixture, &len);
@@ -23,14 +23,7 @@ static json_t *kernel_n_from_fixture(const char *fixture, int n, artifact **out_
 }
 
 static json_t *kernel_from_fixture(const char *fixture, artifact **out_a) {
-    size_t len = 0;
-    char *text = tu_read_fixture(fixture, &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
-    free(text);
-    *out_a = a;
-    return opt_kernel_ctx(a, 0);
+    return kernel_n_from_fixture(fixture, 0, out_a);
 }
 
 static json_t *act(agent *ag, json_t *ctx) {
