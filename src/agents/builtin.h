@@ -62,6 +62,15 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
  * builtin_rewrite_act: the executor's candidates for a "rewrite" plan (*out new, as
  * agent_act). */
 const char *builtin_rewrite_match(const json_t *kernel, double *eps);
+/* Region templates (builtin_region.c) for region kernels (artifact/region.h; their context
+ * has "kind": "region" and "members": [{name, aten_ops, source}]): "region_softmax",
+ * "region_log_softmax" (softmax over contiguous rows of any length, the region reading the
+ * input and writing the output, nothing else) and "region_group_norm" (native_group_norm with
+ * weight and bias; the group size and eps read from the member kernels), else NULL. The
+ * rewrite entry points above dispatch to them for templates named region_*. */
+const char *builtin_region_match(const json_t *kernel);
+json_t *builtin_region_variants(const char *tmpl, const json_t *kernel);
+int builtin_region_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

@@ -38,8 +38,9 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     const char *src = json_string_value(json_object_get(k, "jit_source"));
     const char *grid = json_string_value(json_object_get(k, "grid_type"));
     const char *dir = json_string_value(json_object_get(plan, "direction"));
-    if (!name || !src) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name or source missing");
-    if (dir && !strcmp(dir, "rewrite")) return builtin_rewrite_act(k, plan, out, e);
+    if (!name) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name missing");
+    if (dir && !strcmp(dir, "rewrite")) return builtin_rewrite_act(k, plan, out, e);   /* written anew */
+    if (!src) return kerr_set(e, KOPT_E_CANDIDATE, "executor: %s has no Triton source of its own to re-launch", name);
     if (!dir) return kerr_set(e, KOPT_E_CANDIDATE, "the plan names no direction");
     /* Plans from another planner (an LLM's) are taken in what the built-in executor can do:
      * "one_pass" becomes a rewrite when a template applies; a plan whose params are block

@@ -190,6 +190,20 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     size_t max = left > 0 && left < 16 ? (size_t)left : 16;
     json_t *plans = json_array();
     *out = json_pack("{s:o}", "plans", plans);
+    /* a region (several launches as one): only its rewrite, once; there is no launch
+     * configuration of its own to search */
+    const char *kind = json_string_value(json_object_get(k, "kind"));
+    if (kind && !strcmp(kind, "region")) {
+        const char *rt = builtin_region_match(k);
+        if (!rt) json_object_set_new(*out, "why", json_string("no rewrite template for this region"));
+        else if (round > 0) json_object_set_new(*out, "why", json_string("the region's rewrite variants were all tried"));
+        else
+            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template", rt,
+                                                   "variants", builtin_region_variants(rt, k), "rationale",
+                                                   "Inductor splits these long rows over several kernels that read the input "
+                                                   "more than once: one pass, each row's programs exchanging partials"));
+        return 0;
+    }
     const json_t *ce = json_object_get(k, "constexprs");
     size_t i;
     json_t *v;

@@ -189,6 +189,8 @@ static int split_match(const json_t *k, split_info *si) {
 }
 
 const char *builtin_rewrite_match(const json_t *k, double *eps) {
+    const char *region = builtin_region_match(k);
+    if (region) return region;
     const json_t *aten = json_object_get(k, "aten_ops");
     const char *src = json_string_value(json_object_get(k, "source"));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
@@ -218,6 +220,7 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
 }
 
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
+    if (tmpl && !strncmp(tmpl, "region_", 7)) return builtin_region_variants(tmpl, k);
     json_t *v = json_array();
     if (tmpl && !strcmp(tmpl, "row_cumsum")) {
         long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
@@ -399,6 +402,7 @@ static void row_softmax_source(kbuf *s, const char *out, int log, int nw) {
 int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     const json_t *params = json_object_get(plan, "params");
     const char *tmpl = json_string_value(json_object_get(params, "template"));
+    if (tmpl && !strncmp(tmpl, "region_", 7)) return builtin_region_act(k, plan, out, e);
     double eps = 0;
     const char *match = builtin_rewrite_match(k, &eps);
     if (!tmpl || !match || strcmp(tmpl, match))

@@ -51,6 +51,9 @@ int art_comment_sources(const char *text, size_t from, size_t to, art_strlist *n
 /* A top-level `NAME = async_compile.triton(...)` on line li (lower: where the gap before it
  * starts). Adds a kernel (or, if unreadable, a verbatim entry and a warning). */
 void art_parse_kernel(art_ctx *c, size_t li, size_t lower);
+/* A region launcher `def _kopt_region_..__launch(...)` on line li, bound on the line after its
+ * block (art_region.c). Adds a kernel and returns 1; 0 (nothing added) if it is not one. */
+int art_parse_region(art_ctx *c, size_t li, size_t lower);
 /* Release what art_parse_kernel keeps in the context between kernels. */
 void art_kernel_ctx_free(art_ctx *c);
 void art_kernel_free(art_kernel *k);

@@ -399,6 +399,7 @@ void art_kernel_free(art_kernel *k) {
     art_strlist_free(&k->source_nodes);
     art_strlist_free(&k->aten_ops);
     art_strlist_free(&k->graph_fragment);
+    art_strlist_free(&k->members);
     for (size_t i = 0; i < k->nparams; i++) {
         free(k->params[i].name);
         free(k->params[i].type);

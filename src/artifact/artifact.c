@@ -165,7 +165,9 @@ static void walk_top(art_ctx *c, top_state *st) {
         } else if (tok_name(c, li, 0, "async_compile") && tok_op(c, li, 1, ".")) {
             add_verbatim(c, li);
         } else if (tok_name(c, li, 0, "def") && n >= 3 && tok_op(c, li, 2, "(")) {
-            if (tok_name(c, li, 1, "call")) {
+            if (art_parse_region(c, li, li > 0 ? c->lines[li - 1].phys_end : 0)) {
+                continue;
+            } else if (tok_name(c, li, 1, "call")) {
                 set_entry(c, st, li, ART_ENTRY_DEF);
             } else if (tok_name(c, li, 1, "get_args")) {
                 a->get_args = def_span(c, li);
@@ -374,7 +376,7 @@ size_t artifact_count(const artifact *a, art_stmt_kind k) {
 
 const char *art_kernel_kind_name(art_kernel_kind k) {
     static const char *const n[] = {"pointwise", "reduction", "persistent_reduction", "template",
-                                    "foreach", "other"};
+                                    "foreach", "other", "region"};
     return (unsigned)k < sizeof n / sizeof *n ? n[k] : "?";
 }
 

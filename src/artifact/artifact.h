@@ -49,6 +49,7 @@ typedef enum {
     ART_K_TEMPLATE,
     ART_K_FOREACH,
     ART_K_OTHER,
+    ART_K_REGION,       /* a region launcher written by region_build (region.h) */
 } art_kernel_kind;
 
 typedef enum {
@@ -91,6 +92,7 @@ typedef struct art_kernel {
     char *grid_type;        /* inductor_meta['grid_type']; NULL if absent */
     art_span decorator;     /* `triton_heuristics.<kind>(...)` within `source` (len 0: none) */
     int decorator_line;     /* its line within `source` */
+    art_strlist members;    /* REGION: the kernels it launches, in order; else empty */
 } art_kernel;
 
 typedef enum {

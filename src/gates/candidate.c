@@ -50,6 +50,15 @@ static int is_ident(const char *s) {
     return !kw_is(s, strlen(s));
 }
 
+/* A `replaces=` value: a kernel name, or a region's kernels joined by '+' ("K1+K2"). */
+static int is_binding(const char *s) {
+    char *copy = kstrdup(s), *save = NULL;
+    int ok = *s && s[strlen(s) - 1] != '+';
+    for (char *t = strtok_r(copy, "+", &save); t && ok; t = strtok_r(NULL, "+", &save)) ok = is_ident(t);
+    free(copy);
+    return ok && !strstr(s, "++") && *s != '+';
+}
+
 /* ---------- parse context ---------- */
 
 enum { SC_MODULE = 0, SC_FUNC, SC_LAMBDA, SC_CLASS };
@@ -749,7 +758,7 @@ static int read_binding(cctx *x, const pytok *all, size_t nall) {
             size_t wl = (size_t)(p - w);
             if (wl > 9 && !memcmp(w, "replaces=", 9)) {
                 char *name = kstrndup(w + 9, wl - 9);
-                if (!is_ident(name)) {
+                if (!is_binding(name)) {
                     int rc = kerr_set(x->e, KOPT_E_CANDIDATE,
                                       "line %u: `# kopt-candidate: replaces=%s`: not a kernel name",
                                       all[i].line, name);
@@ -981,8 +990,20 @@ static void list_params(const art_kernel *k, int runtime_only, kbuf *b) {
     if (first) kbuf_puts(b, "none");
 }
 
+/* Whether binding b ("K1+K2+..." ) lists region kernel k's members in order. */
+static int binds_region(const char *b, const art_kernel *k) {
+    if (k->kind != ART_K_REGION || !k->members.n) return 0;
+    for (size_t i = 0; i < k->members.n; i++) {
+        size_t n = strlen(k->members.v[i]);
+        if (strncmp(b, k->members.v[i], n)) return 0;
+        b += n;
+        if (i + 1 < k->members.n && *b++ != '+') return 0;
+    }
+    return *b == '\0';
+}
+
 int candidate_check_interface(const candidate *c, const art_kernel *k, kerr *e) {
-    if (c->replaces && strcmp(c->replaces, k->name))
+    if (c->replaces && strcmp(c->replaces, k->name) && !binds_region(c->replaces, k))
         return kerr_set(e, KOPT_E_CANDIDATE,
                         "the candidate is bound to kernel %s (line %d) but was given for %s",
                         c->replaces, c->replaces_line, k->name);

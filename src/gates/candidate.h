@@ -4,7 +4,8 @@
  * running it:
  *   - the form: L (a top-level `def launch(...)`) or I (one `@triton.jit def NAME` decorated
  *     with `@triton_heuristics.<kind>(...)`, and no launch);
- *   - the binding `# kopt-candidate: replaces=NAME` from the comment lines before the first
+ *   - the binding `# kopt-candidate: replaces=NAME` (or `replaces=K1+K2+...`: a region of
+ *     consecutive launches, region.h) from the comment lines before the first
  *     code token (NULL if absent);
  *   - the top-level definitions (functions, classes, assigned names) with their spans;
  *   - the top-level @triton.jit functions (`@triton.jit` or `@triton.jit(...)`, possibly under
@@ -24,7 +25,8 @@
  * candidate_check_interface compares the candidate with the kernel it replaces (form L: launch
  * parameters == the kernel's runtime parameters, by name and order; form I: the jit function is
  * named like the kernel and its parameters == all the kernel's parameters, constexpr flags
- * equal; both: a `replaces=` binding, when present, names that kernel); the first difference
+ * equal; both: a `replaces=` binding, when present, names that kernel, or — a region kernel —
+ * lists its member kernels joined by '+', in order); the first difference
  * is a KOPT_E_CANDIDATE sentence ("launch parameter 2 is xnumel, the kernel has out_ptr2;
  * expected (in_ptr0, out_ptr2, xnumel, r0_numel)").
  *

@@ -181,12 +181,16 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         rc = kerr_set(e, KOPT_E_NOTRITON, "torch.compile generated no Triton kernel for this model: nothing to optimize");
         goto done;
     }
+    /* regions first: runs of launches a region template replaces together */
+    rc = opt_regions(&c, kernels, profile, (int)json_array_size(ranked), e);
+    if (rc) { json_decref(an); json_decref(profile); goto done; }
     json_array_foreach(ranked, i, r) {
         if (opt_over_budget(&c)) {
             json_t *k;
             size_t j;
             json_array_foreach(kernels, j, k)
-                if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel"))))
+                if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel"))) &&
+                    strcmp(json_string_value(json_object_get(k, "status")), "in_region"))
                     json_object_set_new(k, "why", json_string("budget exhausted before this kernel was searched"));
             continue;
         }
@@ -194,7 +198,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         size_t j;
         json_array_foreach(kernels, j, k)
             if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel")))) krow = k;
-        if (!krow) continue;
+        if (!krow || !strcmp(json_string_value(json_object_get(krow, "status")), "in_region")) continue;
         json_object_del(krow, "why");
         /* the launch's argument descriptions identify the kernel in the store */
         const json_t *prow = json_array_get(json_object_get(profile, "launches"), (size_t)json_integer_value(json_object_get(r, "index")));

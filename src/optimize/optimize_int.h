@@ -62,4 +62,8 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
                         double speedup);
 int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e);
 
+/* regions.c: the region phase (before the kernel-by-kernel search). Adds a row per region
+ * searched to `kernels`; members of an accepted region get status "in_region". */
+int opt_regions(octx *c, json_t *kernels, const json_t *profile, int kernels_left, kerr *e);
+
 #endif

@@ -56,6 +56,21 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
     json_t *aten = json_array();
     for (size_t i = 0; i < K->aten_ops.n; i++) json_array_append_new(aten, json_string(K->aten_ops.v[i]));
     json_object_set_new(o, "aten_ops", aten);
+    if (K->kind == ART_K_REGION) {   /* the kernels it launches, for the region templates */
+        json_t *mem = json_array();
+        for (size_t i = 0; i < K->members.n; i++) {
+            int m = artifact_find_kernel(a, K->members.v[i]);
+            json_t *mo = json_pack("{s:s}", "name", K->members.v[i]);
+            if (m >= 0) {
+                json_t *ma = json_array();
+                for (size_t j = 0; j < a->kernels[m].aten_ops.n; j++) json_array_append_new(ma, json_string(a->kernels[m].aten_ops.v[j]));
+                json_object_set_new(mo, "aten_ops", ma);
+                json_object_set_new(mo, "source", json_string(a->kernels[m].source));
+            }
+            json_array_append_new(mem, mo);
+        }
+        json_object_set_new(o, "members", mem);
+    }
     char *jit = builtin_strip_heuristics(K->source, K->decorator.off, K->decorator.len);
     json_object_set_new(o, "jit_source", jit ? json_string(jit) : json_null());
     json_object_set_new(o, "source", json_string(K->source));
@@ -223,7 +238,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
     opt_progress(c, "%s: round %d, screening %zu candidates", ks->kname, round, n);
     kerr be = {0};
     if (worker_call(c->w, "bench_kernels",
-                    json_pack("{s:s, s:s, s:O, s:s, s:i, s:i}", "orig", verify_session_module(c->vs), "kernel", ks->kname,
+                    json_pack("{s:s, s:s, s:O, s:s, s:i, s:i}", "orig", verify_session_base_module(c->vs), "kernel", ks->kname,
                               "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
                     c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
         log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);

@@ -6,6 +6,7 @@
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
+#include "artifact/region.h"
 #include "gates/candidate.h"
 #include "gates/decide.h"
 #include "gates/gate1.h"
@@ -34,6 +35,12 @@ struct verify_session {
     char *orig_mod, *orig_args, *orig_attrs;
     json_t *sources;          /* arg_sources of the graph (owned ref) */
     char *prof_path;          /* instrumented baseline module */
+    char *base_mod;           /* the module candidates are stitched into: Inductor's, or after
+                               * verify_session_regionize, Inductor's with region launchers */
+    artifact *a0;             /* Inductor's artifact and text while a regioned one is current */
+    char *text0;
+    size_t len0;
+    int nregions;
     char **launch_args;       /* per kernel: captured launch arguments file, or NULL */
     json_t **eager, **base, **ref64;  /* per seed: `run` results (owned refs), lazily */
     int nseeds;
@@ -278,6 +285,8 @@ static int write_module(const vctx *v, const art_replacement *reps, size_t n, co
     return rc;
 }
 
+static int region_kernel_for(vctx *v, const char *binding, int *k, char **why, kerr *e);
+
 /* Gates 1-4 for candidate i. Fills rec; on acceptance sets *win. Returns non-zero only when the
  * pipeline itself cannot go on (e set). */
 static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, kerr *e) {
@@ -307,6 +316,17 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     json_object_set_new(rec, "kernel", json_string(kbind));
     json_object_set_new(rec, "form", json_string(candidate_form_name(candidate_form(c))));
     int k = artifact_find_kernel(v->a, kbind);
+    if (k < 0 && strchr(kbind, '+')) {
+        char *rwhy = NULL;
+        int rrc = region_kernel_for(v, kbind, &k, &rwhy, e);
+        if (rrc) { candidate_free(c); return rrc; }
+        if (rwhy) {
+            refuse(rec, g1, "region %s: %s", kbind, rwhy);
+            free(rwhy);
+            candidate_free(c);
+            return 0;
+        }
+    }
     if (k < 0) {
         refuse(rec, g1, "the compiled model has no Triton kernel named %s", kbind);
         candidate_free(c);
@@ -363,7 +383,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     for (int s = 0; s < (v->o->seeds > 0 ? v->o->seeds : 3); s++) json_array_append_new(seeds, json_integer(seed_of(s)));
     char *idir = kasprintf("%s/iso", cdir);
     int wrc = worker_call(v->w, "isolate",
-                          json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:i}", "orig", v->orig_mod, "cand", cmod,
+                          json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:i}", "orig", v->base_mod, "cand", cmod,
                                     "kernel", kname, "launch_args", largs, "roles", roles, "seeds", seeds, "out_dir",
                                     idir, "repeat", 2),
                           cand_timeout(v), &res, &ce);
@@ -492,6 +512,9 @@ static int write_outputs(vctx *v, const char *module_text, size_t module_len, js
 static void vctx_free(vctx *v) {
     artifact_free(v->a);
     free(v->text);
+    artifact_free(v->a0);
+    free(v->text0);
+    free(v->base_mod);
     free(v->orig_mod);
     free(v->orig_args);
     free(v->orig_attrs);
@@ -505,6 +528,117 @@ static void vctx_free(vctx *v) {
     free(v->eager);
     free(v->base);
     free(v->ref64);
+}
+
+/* Per-kernel capture cache and instrumented module for the current artifact v->a. */
+static void drop_launch_args(vctx *v) {
+    if (v->launch_args && v->a)
+        for (size_t k = 0; k < v->a->nkernels; k++) free(v->launch_args[k]);
+    free(v->launch_args);
+    v->launch_args = NULL;
+}
+
+static int adopt(vctx *v, kerr *e) {
+    v->launch_args = kcalloc(v->a->nkernels ? v->a->nkernels : 1, sizeof *v->launch_args);
+    art_emit_opts eo = {.instrument = 1};
+    kbuf b = KBUF_INIT;
+    int rc = artifact_emit(v->a, &eo, &b, e);
+    if (!rc) {
+        free(v->prof_path);
+        v->prof_path = v->nregions ? kasprintf("%s/graph0.region%d.profile.py", v->o->workdir, v->nregions)
+                                   : fs_join(v->o->workdir, "graph0.profile.py");
+        rc = fs_write(v->prof_path, kbuf_str(&b), b.len, e);
+    }
+    kbuf_free(&b);
+    return rc;
+}
+
+int verify_session_regionize(verify_session *v, int first, int last, const char **name, kerr *e) {
+    char *nm = kasprintf(REGION_PREFIX "%d", v->nregions);
+    kbuf b = KBUF_INIT;
+    artifact *na = NULL;
+    int rc = region_build(v->a, first, last, nm, &b, e);
+    if (!rc && (rc = artifact_parse(kbuf_str(&b), b.len, &na, e))) rc = kerr_wrap(e, "parsing the regioned module");
+    char *path = kasprintf("%s/graph0.region%d.py", v->o->workdir, v->nregions + 1);
+    if (!rc) rc = fs_write(path, kbuf_str(&b), b.len, e);
+    if (rc) { free(nm); free(path); kbuf_free(&b); artifact_free(na); return rc; }
+    drop_launch_args(v);
+    if (!v->a0) { v->a0 = v->a; v->text0 = v->text; v->len0 = v->len; }
+    else { artifact_free(v->a); free(v->text); }
+    v->len = b.len;
+    v->text = kbuf_steal(&b);
+    v->a = na;
+    free(v->base_mod);
+    v->base_mod = path;
+    v->nregions++;
+    rc = adopt(v, e);
+    int k = artifact_find_kernel(v->a, nm);
+    *name = k >= 0 ? v->a->kernels[k].name : NULL;
+    free(nm);
+    if (!rc && k < 0) rc = kerr_set(e, KOPT_E_INTERNAL, "the regioned module has no region kernel");
+    return rc;
+}
+
+int verify_session_unregion(verify_session *v, kerr *e) {
+    if (!v->a0) return 0;
+    drop_launch_args(v);
+    artifact_free(v->a);
+    free(v->text);
+    v->a = v->a0;
+    v->text = v->text0;
+    v->len = v->len0;
+    v->a0 = NULL;
+    v->text0 = NULL;
+    free(v->base_mod);
+    v->base_mod = kstrdup(v->orig_mod);
+    /* winners of kernels this artifact does not have (the regions) go */
+    size_t j = 0;
+    for (size_t i = 0; i < v->nwins; i++) {
+        if (artifact_find_kernel(v->a, v->wins[i].kernel) >= 0) { v->wins[j++] = v->wins[i]; continue; }
+        free(v->wins[i].kernel);
+        free(v->wins[i].text);
+        free(v->wins[i].path);
+    }
+    v->nwins = j;
+    v->nregions++;   /* a fresh name for the profile module */
+    return adopt(v, e);
+}
+
+/* The region kernel of the current artifact bound by "K1+K2+...", else -1. */
+static int region_for_binding(const artifact *a, const char *binding) {
+    for (size_t k = 0; k < a->nkernels; k++) {
+        const art_kernel *K = &a->kernels[k];
+        if (K->kind != ART_K_REGION) continue;
+        kbuf j = KBUF_INIT;
+        for (size_t m = 0; m < K->members.n; m++) kbuf_printf(&j, "%s%s", m ? "+" : "", K->members.v[m]);
+        int same = !strcmp(kbuf_str(&j), binding);
+        kbuf_free(&j);
+        if (same) return (int)k;
+    }
+    return -1;
+}
+
+/* A candidate bound to "K1+K2+...": its region kernel, made now if the session has none. */
+static int region_kernel_for(vctx *v, const char *binding, int *k, char **why, kerr *e) {
+    *k = region_for_binding(v->a, binding);
+    if (*k >= 0) return 0;
+    char *copy = kstrdup(binding), *save = NULL;
+    const char *names[64];
+    size_t n = 0;
+    for (char *t = strtok_r(copy, "+", &save); t && n < 64; t = strtok_r(NULL, "+", &save)) names[n++] = t;
+    int first = -1, last = -1;
+    kerr re = {0};
+    int rc = 0;
+    if (region_find_launches(v->a, names, n, &first, &last, &re)) {
+        *why = kstrdup(re.msg);
+    } else {
+        const char *name = NULL;
+        if ((rc = verify_session_regionize(v, first, last, &name, &re)) == KOPT_E_CANDIDATE) { *why = kstrdup(re.msg); rc = 0; }
+        else if (rc) *e = re;
+        else *k = artifact_find_kernel(v->a, name);
+    }
+    free(copy);
+    return rc;
 }
 
 static int setup(vctx *v, json_t *doc, kerr *e) {
@@ -545,13 +679,8 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     json_decref(res);
     if ((rc = fs_read(v->orig_mod, &v->text, &v->len, e))) return rc;
     if ((rc = artifact_parse(v->text, v->len, &v->a, e))) return kerr_wrap(e, "parsing Inductor's output module");
-    v->launch_args = kcalloc(v->a->nkernels ? v->a->nkernels : 1, sizeof *v->launch_args);
-    art_emit_opts eo = {.instrument = 1};
-    kbuf b = KBUF_INIT;
-    if ((rc = artifact_emit(v->a, &eo, &b, e))) { kbuf_free(&b); return rc; }
-    v->prof_path = fs_join(o->workdir, "graph0.profile.py");
-    rc = fs_write(v->prof_path, kbuf_str(&b), b.len, e);
-    kbuf_free(&b);
+    v->base_mod = kstrdup(v->orig_mod);
+    if ((rc = adopt(v, e))) return rc;
     json_t *kern = json_array();
     for (size_t k = 0; k < v->a->nkernels; k++) json_array_append_new(kern, json_string(v->a->kernels[k].name));
     json_object_set_new(doc, "kernels", kern);
@@ -645,6 +774,8 @@ int verify_session_finish(verify_session *v, kerr *e) {
                     json_object_set_new(replaced, reps[j].kernel, json_string(wins[i].path));
                     if (nrep == 1) json_object_set_new(doc, "speedup_estimate", json_real(wins[i].speedup));
                 }
+    } else if (v->a0) {
+        kbuf_append(&final, v->text0, v->len0);   /* the compiler's module, not the regioned one */
     } else {
         kbuf_append(&final, v->text, v->len);
     }
@@ -661,15 +792,14 @@ void verify_session_close(verify_session *v) {
     if (!v) return;
     for (size_t i = 0; i < v->nwins; i++) { free(v->wins[i].kernel); free(v->wins[i].text); free(v->wins[i].path); }
     free(v->wins);
-    if (v->launch_args && v->a)
-        for (size_t k = 0; k < v->a->nkernels; k++) free(v->launch_args[k]);
-    free(v->launch_args);
+    drop_launch_args(v);
     vctx_free(v);
     free(v);
 }
 
 const artifact *verify_session_artifact(const verify_session *v) { return v->a; }
 const char *verify_session_module(const verify_session *v) { return v->orig_mod; }
+const char *verify_session_base_module(const verify_session *v) { return v->base_mod; }
 int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e) {
     return gate4(v, module, g, speedup, e);
 }

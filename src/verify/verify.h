@@ -8,7 +8,8 @@
  * the eager model; float64 error ratio as fallback) and gate 4 (interleaved timing against the
  * baseline module). A candidate that crashes or hangs the worker is refused at the gate where
  * that happened; the worker restarts and the next candidate goes on. The best accepted
- * candidate per kernel is stitched; several kernels' winners are combined and the combination
+ * candidate per kernel is stitched; a candidate bound to `replaces=K1+K2+...` replaces those
+ * consecutive launches as one region kernel (region.h, verify_session_regionize); several kernels' winners are combined and the combination
  * is re-checked by gates 3 and 4 (if it fails, the single best winner is kept). When nothing
  * passes, the output is the compiler's module unchanged.
  *
@@ -67,6 +68,16 @@ int verify_session_finish(verify_session *v, kerr *e);
 void verify_session_close(verify_session *v);   /* NULL-safe */
 const struct artifact *verify_session_artifact(const verify_session *v);
 const char *verify_session_module(const verify_session *v);          /* Inductor's module */
+/* The module candidates are stitched into and isolated against: Inductor's, or after
+ * verify_session_regionize the regioned one (semantically the same module). */
+const char *verify_session_base_module(const verify_session *v);
+/* Launches first..last of the current artifact become one region kernel (region.h): the
+ * session's artifact, base module and instrumented module become the regioned ones (gate 4
+ * and the final measurement still compare against Inductor's module). *name (borrowed from
+ * the artifact) is the region kernel's. KOPT_E_CANDIDATE when the launches cannot form one. */
+int verify_session_regionize(verify_session *v, int first, int last, const char **name, kerr *e);
+/* Back to Inductor's artifact (no-op when not regioned); winners of region kernels are dropped. */
+int verify_session_unregion(verify_session *v, kerr *e);
 const char *verify_session_args(const verify_session *v);            /* its captured call() args */
 const char *verify_session_profile_module(const verify_session *v);  /* instrumented copy */
 /* Gate 4's measurement of `module` against Inductor's (interleaved, L2 flushed, paired

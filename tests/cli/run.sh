@@ -179,6 +179,39 @@ expect_exit 2 "optimize, bad budget" -- "$KOPT" optimize "$P" -o "$T/o5" --budge
 FAKE_WORKER_MODE=no_cuda expect_exit 6 "optimize, no GPU" -- "$KOPT" optimize "$P" -o "$T/o6" --no-store
 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "optimize, only vendor calls" -- "$KOPT" optimize "$P" -o "$T/o7" --no-store
 
+# Regions: the wide softmax's five launches searched as one kernel (artifact/region.h). The fake
+# worker answers with the captured 02_softmax_wide module and times modules holding the
+# region template's kernel 20% faster.
+SW=$PWD/tests/fixtures/inductor/02_softmax_wide_g0.py
+FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "optimize, region" -- "$KOPT" optimize tests/problems/02_softmax_wide.py -o "$T/r1" --budget 60s --rounds 4 --no-store --json
+python3 - "$T/r1/report.json" <<'PY' && ok || bad "optimize, region: the region was not the winner, or its members not marked"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {k["name"]: k for k in d["kernels"]}
+r = rows["_kopt_region_0"]
+assert r["status"] == "optimized" and r["change"].startswith("region_softmax"), r
+members = [n for n in rows if n.startswith("triton_")]
+assert len(members) == 5 and all(rows[n]["status"] == "in_region" for n in members), [(n, rows[n]["status"]) for n in members]
+assert d["outcome"] == "optimized"
+PY
+has "region stitched" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptLaunch(_kopt__kopt_region_0__launch)"
+has "call() launches the region" "$T/r1/optimized_module.py" "_kopt_region_0.run(arg0_1, buf4, stream=stream0)"
+# nothing faster: back to Inductor's module (not the regioned one), members searched one by one
+FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, region refused" -- "$KOPT" optimize tests/problems/02_softmax_wide.py -o "$T/r2" --budget 30s --rounds 2 --no-store --json
+cmp -s "$T/r2/optimized_module.py" "$SW" && ok || bad "optimize, region refused: the module is not Inductor's, unchanged"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r={k["name"]:k for k in d["kernels"]}; assert r["_kopt_region_0"]["status"]=="kept" and r["triton_poi_fused__softmax_exp_sub_4"]["status"]=="kept" and any(a["kernel"]=="triton_poi_fused__softmax_exp_sub_4" for a in d["attempts"])' "$T/r2/report.json" && ok || bad "optimize, region refused: members not searched one by one"
+# kopt verify with a region candidate, and a binding whose kernels are not consecutive
+mkdir -p "$T/rc"
+python3 - "$T/r1/work" "$T/rc" <<'PY' || bad "no region candidate in the optimize run's work directory"
+import glob, shutil, sys
+c = [p for p in sorted(glob.glob(sys.argv[1] + "/**/c*.py", recursive=True)) if not p.endswith("module.py") and "replaces=triton_red_fused_prepare_softmax_online_0+" in open(p).read()]
+shutil.copy(c[0], sys.argv[2] + "/b_region.py")
+t = open(c[0]).read().replace("+triton_per_fused_prepare_softmax_online_1+", "+", 1)
+open(sys.argv[2] + "/a_gap.py", "w").write(t)
+PY
+FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "verify, region candidate" -- "$KOPT" verify tests/problems/02_softmax_wide.py --candidates "$T/rc" -o "$T/r3" --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["candidates"]; assert c[1]["verdict"]=="accepted", c[1]; assert c[0]["refused_at"]==1 and "one after another" in c[0]["reason"], c[0]' "$T/out" && ok || bad "verify, region candidates: $(head -c 600 "$T/out")"
+
 # kopt parse (no GPU).
 for f in tests/fixtures/inductor/*.py; do
   expect_exit 0 "parse $(basename "$f")" -- "$KOPT" parse "$f" --json || continue

@@ -1,0 +1,244 @@
+/* builtin_region.c — the executor's templates for region kernels (several Inductor launches
+ * replaced together, artifact/region.h): reductions whose rows are too long for one program,
+ * which Inductor splits into partial-reduction, combine and pointwise kernels that read the
+ * input two or three times.
+ *
+ *   region_softmax, region_log_softmax   softmax over the last dimension (contiguous rows)
+ *   region_group_norm                    native_group_norm with weight and bias (N, C, *)
+ *
+ * One kernel, one read of the input, one write of the output: each row (group) is cut into
+ * segments of SEG elements, one program per segment holding it in registers. A program takes
+ * a ticket (an atomic counter: the tickets handed out are always 0..T-1, so every program a
+ * program waits for has started and is resident), computes its segment's partial statistics
+ * (max and sum of exp; mean and centred sum of squares), publishes them and counts itself in
+ * for its row, waits until the row's count is complete, combines the row's partials in segment
+ * order (deterministic) and writes its segment from registers. Progress needs only that one
+ * row's programs fit on the GPU at once (NSEG programs; at most 256 here).
+ *
+ * Plans: {"direction":"rewrite","params":{"template":T,"variants":[{"seg":S,"num_warps":W}..]}}.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "util/buf.h"
+
+static int has_op(const json_t *arr, const char *s) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s)) return 1;
+    return 0;
+}
+
+static int params_are(const json_t *k, const char *const *want, size_t n) {
+    const json_t *rt = json_object_get(k, "runtime_params");
+    if (json_array_size(rt) != n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = json_string_value(json_array_get(rt, i));
+        if (!p || strcmp(p, want[i])) return 0;
+    }
+    const json_t *sig = json_object_get(k, "signature");
+    size_t i;
+    json_t *p;
+    json_array_foreach(sig, i, p)
+        if (strcmp(json_string_value(json_object_get(p, "type")) ? json_string_value(json_object_get(p, "type")) : "", "*fp32"))
+            return 0;
+    return 1;
+}
+
+/* Group norm's constants in its member kernels: the element count of a group and eps, the two
+ * `tl.full([1], v, tl.float32)` constants of the normalising kernel (count >= 2, 0 < eps <
+ * 1e-2). 1 when both are found, the same in every member that has them. */
+static int group_norm_constants(const json_t *k, long long *gsize, double *eps) {
+    *gsize = 0;
+    *eps = 0;
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(k, "members"), i, m) {
+        const char *src = json_string_value(json_object_get(m, "source"));
+        for (const char *p = src; p && (p = strstr(p, "tl.full([1], ")) != NULL; p += 13) {
+            char *end = NULL;
+            double v = strtod(p + 13, &end);
+            if (!end || strncmp(end, ", tl.float32)", 13)) continue;
+            if (v >= 2 && v == (double)(long long)v) {
+                if (*gsize && *gsize != (long long)v) return 0;
+                *gsize = (long long)v;
+            } else if (v > 0 && v < 1e-2) {
+                if (*eps > 0 && *eps != v) return 0;
+                *eps = v;
+            }
+        }
+    }
+    return *gsize > 0 && *eps > 0;
+}
+
+const char *builtin_region_match(const json_t *k) {
+    const char *kind = json_string_value(json_object_get(k, "kind"));
+    if (!kind || strcmp(kind, "region")) return NULL;
+    const json_t *aten = json_object_get(k, "aten_ops");
+    static const char *const one[] = {"in_ptr0", "out_ptr0"};
+    static const char *const gn[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
+    if (params_are(k, one, 2) && has_op(aten, "aten._log_softmax")) return "region_log_softmax";
+    if (params_are(k, one, 2) && has_op(aten, "aten._softmax")) return "region_softmax";
+    long long gsize;
+    double eps;
+    if (params_are(k, gn, 4) && has_op(aten, "aten.native_group_norm") && group_norm_constants(k, &gsize, &eps))
+        return "region_group_norm";
+    return NULL;
+}
+
+json_t *builtin_region_variants(const char *tmpl, const json_t *k) {
+    (void)tmpl;
+    (void)k;
+    /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers */
+    static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
+    json_t *v = json_array();
+    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
+        json_array_append_new(v, json_pack("{s:i, s:i}", "seg", sw[i][0], "num_warps", sw[i][1]));
+    return v;
+}
+
+static void softmax_source(kbuf *s, int log, int seg, int nw) {
+    kbuf_puts(s,
+        "import torch\n"
+        "import triton\n"
+        "import triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _rows_split_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, N, nseg, NSEG: tl.constexpr, SEG: tl.constexpr,\n"
+        "                        LOG: tl.constexpr):\n"
+        "    t = tl.atomic_add(sync_ptr, 1)            # ticket: programs 0..t-1 have all started\n"
+        "    row = t // nseg\n"
+        "    seg = t - row * nseg\n"
+        "    cols = seg * SEG + tl.arange(0, SEG)\n"
+        "    mask = cols < N\n"
+        "    base = row.to(tl.int64) * N\n"
+        "    x = tl.load(x_ptr + base + cols, mask=mask, other=float(\"-inf\"))\n"
+        "    m = tl.max(x, 0)\n"
+        "    m_safe = tl.where(m == float(\"-inf\"), 0.0, m)\n"
+        "    s = tl.sum(tl.where(mask, tl.exp(x - m_safe), 0.0), 0)\n"
+        "    tl.store(part_ptr + 2 * t, m)\n"
+        "    tl.store(part_ptr + 2 * t + 1, s)\n"
+        "    tl.debug_barrier()\n"
+        "    tl.atomic_add(sync_ptr + 1 + row, 1, sem=\"release\")\n"
+        "    while tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\") < nseg:\n"
+        "        pass\n"
+        "    ks = tl.arange(0, NSEG)\n"
+        "    km = ks < nseg\n"
+        "    pm = tl.load(part_ptr + 2 * (row * nseg + ks), mask=km, other=float(\"-inf\"), volatile=True)\n"
+        "    ps = tl.load(part_ptr + 2 * (row * nseg + ks) + 1, mask=km, other=0.0, volatile=True)\n"
+        "    big = tl.max(pm, 0)\n"
+        "    big_safe = tl.where(big == float(\"-inf\"), 0.0, big)\n"
+        "    total = tl.sum(tl.where(km, ps * tl.exp(pm - big_safe), 0.0), 0)\n"
+        "    if LOG:\n"
+        "        y = x - big - tl.log(total)\n"
+        "    else:\n"
+        "        y = tl.exp(x - big) / total\n"
+        "    tl.store(y_ptr + base + cols, y, mask=mask)\n\n\n");
+    kbuf_printf(s,
+        "def launch(in_ptr0, out_ptr0, stream=None):\n"
+        "    n = in_ptr0.shape[-1]\n"
+        "    rows = in_ptr0.numel() // n\n"
+        "    nseg = triton.cdiv(n, %d)\n"
+        "    part = torch.empty(2 * rows * nseg, device=in_ptr0.device, dtype=torch.float32)\n"
+        "    sync = torch.zeros(1 + rows, device=in_ptr0.device, dtype=torch.int32)\n"
+        "    _rows_split_softmax[(rows * nseg,)](in_ptr0, out_ptr0, part, sync, n, nseg,\n"
+        "                                        NSEG=triton.next_power_of_2(nseg), SEG=%d, LOG=%s, num_warps=%d)\n",
+        seg, seg, log ? "True" : "False", nw);
+}
+
+static void group_norm_source(kbuf *s, long long gsize, double eps, int seg, int nw) {
+    kbuf_puts(s,
+        "import torch\n"
+        "import triton\n"
+        "import triton.language as tl\n\n\n"
+        "@triton.jit\n"
+        "def _group_norm_split(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, HW, CPG, G, eps,\n"
+        "                      GSIZE: tl.constexpr, NSEG: tl.constexpr, SEG: tl.constexpr, ONE_CH: tl.constexpr):\n"
+        "    t = tl.atomic_add(sync_ptr, 1)            # ticket: programs 0..t-1 have all started\n"
+        "    grp = t // NSEG                           # n * G + g\n"
+        "    seg = t - grp * NSEG\n"
+        "    offs = seg * SEG + tl.arange(0, SEG)\n"
+        "    base = grp.to(tl.int64) * GSIZE\n"
+        "    x = tl.load(x_ptr + base + offs)\n"
+        "    mean_k = tl.sum(x, 0) / SEG\n"
+        "    d = x - mean_k\n"
+        "    m2_k = tl.sum(d * d, 0)\n"
+        "    tl.store(part_ptr + 2 * t, mean_k)\n"
+        "    tl.store(part_ptr + 2 * t + 1, m2_k)\n"
+        "    tl.debug_barrier()\n"
+        "    tl.atomic_add(sync_ptr + 1 + grp, 1, sem=\"release\")\n"
+        "    while tl.atomic_add(sync_ptr + 1 + grp, 0, sem=\"acquire\") < NSEG:\n"
+        "        pass\n"
+        "    ks = tl.arange(0, NSEG)\n"
+        "    pmean = tl.load(part_ptr + 2 * (grp * NSEG + ks), volatile=True)\n"
+        "    pm2 = tl.load(part_ptr + 2 * (grp * NSEG + ks) + 1, volatile=True)\n"
+        "    mean = tl.sum(pmean, 0) / NSEG\n"
+        "    dm = pmean - mean\n"
+        "    m2 = tl.sum(pm2, 0) + SEG * tl.sum(dm * dm, 0)\n"
+        "    rstd = tl.rsqrt(m2 / GSIZE + eps)\n"
+        "    if ONE_CH:\n"
+        "        c = (grp % G) * CPG + (seg * SEG) // HW\n"
+        "    else:\n"
+        "        c = (grp % G) * CPG + offs // HW\n"
+        "    w = tl.load(w_ptr + c)\n"
+        "    b = tl.load(b_ptr + c)\n"
+        "    y = (x - mean) * rstd * w + b\n"
+        "    tl.store(y_ptr + base + offs, y)\n\n\n");
+    kbuf_printf(s,
+        "def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr0, stream=None):\n"
+        "    nb, ch = in_ptr0.shape[0], in_ptr0.shape[1]\n"
+        "    hw = in_ptr0.numel() // (nb * ch)\n"
+        "    cpg = %lld // hw\n"
+        "    groups = ch // cpg\n"
+        "    nseg = %lld // %d\n"
+        "    part = torch.empty(2 * nb * groups * nseg, device=in_ptr0.device, dtype=torch.float32)\n"
+        "    sync = torch.zeros(1 + nb * groups, device=in_ptr0.device, dtype=torch.int32)\n"
+        "    _group_norm_split[(nb * groups * nseg,)](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups,\n"
+        "                                            %.9g, GSIZE=%lld, NSEG=nseg, SEG=%d, ONE_CH=hw %% %d == 0,\n"
+        "                                            num_warps=%d)\n",
+        gsize, gsize, seg, eps, gsize, seg, seg, nw);
+}
+
+int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+    const json_t *params = json_object_get(plan, "params");
+    const char *tmpl = json_string_value(json_object_get(params, "template"));
+    const char *match = builtin_region_match(k);
+    if (!tmpl || !match || strcmp(tmpl, match))
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
+    long long gsize = 0;
+    double eps = 0;
+    int gn = !strcmp(tmpl, "region_group_norm");
+    if (gn) group_norm_constants(k, &gsize, &eps);
+    json_t *cands = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(params, "variants"), i, v) {
+        int seg = (int)json_integer_value(json_object_get(v, "seg"));
+        int nw = (int)json_integer_value(json_object_get(v, "num_warps"));
+        if (nw <= 0 || nw > 32 || (nw & (nw - 1)) || seg < 1024 || seg > 65536 || (seg & (seg - 1))) continue;
+        /* group norm: whole segments per group, a power of two of them, at most 256 */
+        if (gn && (gsize % seg || (gsize / seg) & (gsize / seg - 1) || gsize / seg > 256)) continue;
+        kbuf s = KBUF_INIT, label = KBUF_INIT;
+        kbuf_printf(&label, "%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
+                    "between programs, num_warps=%d", tmpl, seg, nw);
+        const json_t *mem = json_object_get(k, "members");
+        kbuf_puts(&s, "# kopt-candidate: replaces=");
+        size_t j;
+        json_t *m;
+        json_array_foreach(mem, j, m) kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
+        kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
+        if (gn) group_norm_source(&s, gsize, eps, seg, nw);
+        else softmax_source(&s, !strcmp(tmpl, "region_log_softmax"), seg, nw);
+        json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i, s:i}, s:s}", "label", kbuf_str(&label), "config", "template",
+                                               tmpl, "seg", seg, "num_warps", nw, "source", kbuf_str(&s)));
+        kbuf_free(&s);
+        kbuf_free(&label);
+    }
+    if (!json_array_size(cands)) {
+        json_decref(cands);
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s: no usable variant in the plan (seg a power of two in [1024, 65536]%s, "
+                        "num_warps a power of two <= 32)", tmpl, gn ? " dividing the group into at most 256" : "");
+    }
+    *out = json_pack("{s:o}", "candidates", cands);
+    return 0;
+}

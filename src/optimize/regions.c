@@ -1,0 +1,124 @@
+/* regions.c — the region phase of `kopt optimize` (optimize_int.h): before kernels are searched
+ * one by one, runs of consecutive launches that a region template can replace together
+ * (artifact/region.h, agents/builtin_region.c) are searched as one kernel. The session is
+ * regioned for the search; when no candidate for the region passes the four gates, it goes
+ * back to Inductor's module and the member kernels are searched one by one as usual. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/region.h"
+#include "optimize/optimize_int.h"
+#include "util/buf.h"
+#include "util/log.h"
+
+enum { MAX_REGION_LAUNCHES = 8 };
+
+static json_t *row_named(json_t *kernels, const char *name) {
+    size_t i;
+    json_t *k;
+    json_array_foreach(kernels, i, k)
+        if (!strcmp(json_string_value(json_object_get(k, "name")), name)) return k;
+    return NULL;
+}
+
+/* The template that applies to launches [f, l] of a as one region, or NULL. */
+static const char *region_template(const artifact *a, int f, int l) {
+    kbuf b = KBUF_INIT;
+    kerr e = {0};
+    artifact *r = NULL;
+    const char *t = NULL;
+    if (!region_build(a, f, l, REGION_PREFIX "probe", &b, &e) && !artifact_parse(kbuf_str(&b), b.len, &r, &e)) {
+        int k = artifact_find_kernel(r, REGION_PREFIX "probe");
+        if (k >= 0) {
+            json_t *kc = opt_kernel_ctx(r, k);
+            t = builtin_region_match(kc);
+            json_decref(kc);
+        }
+    }
+    artifact_free(r);
+    kbuf_free(&b);
+    return t;
+}
+
+/* The longest run [*f, *l] of at least two Triton launches starting at or after `from` that a
+ * template applies to; 0 when there is none. */
+static int next_region(const artifact *a, int from, int *f, int *l, const char **tmpl) {
+    int n = (int)a->nlaunches;
+    for (int s = from; s + 1 < n; s++) {
+        if (a->launches[s].kind != ART_L_TRITON) continue;
+        int end = s;
+        while (end + 1 < n && end + 1 - s < MAX_REGION_LAUNCHES && a->launches[end + 1].kind == ART_L_TRITON) end++;
+        for (int e = end; e > s; e--) {
+            const char *t = region_template(a, s, e);
+            if (t) { *f = s; *l = e; *tmpl = t; return 1; }
+        }
+    }
+    return 0;
+}
+
+
+int opt_regions(octx *c, json_t *kernels, const json_t *profile, int kernels_left, kerr *e) {
+    int from = 0, f = 0, l = 0, rc = 0;
+    const char *tmpl = NULL;
+    while (!rc && !opt_over_budget(c) && next_region(c->a, from, &f, &l, &tmpl)) {
+        from = l + 1;
+        json_t *members = json_array(), *args = json_array();
+        double time_ms = 0, share = 0;
+        for (int i = f; i <= l; i++) {
+            const char *callee = c->a->launches[i].callee;
+            json_array_append_new(members, json_string(callee));
+            const json_t *prow = row_named((json_t *)json_object_get(profile, "launches"), callee);
+            json_array_append(args, json_object_get(prow, "args"));
+            const json_t *krow = row_named(kernels, callee);
+            time_ms += json_number_value(json_object_get(krow, "time_ms"));
+            share += json_number_value(json_object_get(krow, "share"));
+        }
+        opt_progress(c, "region of %d launches (%s): searching it as one kernel", l - f + 1, tmpl);
+        const char *name = NULL;
+        kerr re = {0};
+        int rr = verify_session_regionize(c->vs, f, l, &name, &re);
+        if (rr == KOPT_E_CANDIDATE) {   /* the probe built it; the session could not: skip it */
+            log_warn("region %d..%d: %s", f, l, re.msg);
+            json_decref(members);
+            json_decref(args);
+            continue;
+        }
+        if (rr) { *e = re; json_decref(members); json_decref(args); return rr; }
+        c->a = verify_session_artifact(c->vs);
+        json_t *krow = json_pack("{s:s, s:s, s:f, s:f, s:s, s:O, s:s}", "name", name, "kernel_kind", "region", "time_ms",
+                                 time_ms, "share", share, "status", "kept", "members", members, "class", "region");
+        json_array_append_new(kernels, krow);
+        json_t *target = json_pack("{s:s, s:f, s:f, s:o, s:s}", "kernel", name, "time_ms", time_ms, "share", share, "args",
+                                   args, "class", "region");
+        rc = opt_search_kernel(c, target, krow, kernels_left + 1, e);
+        json_decref(target);
+        int won = !rc && !strcmp(json_string_value(json_object_get(krow, "status")), "optimized");
+        if (won) {
+            size_t j;
+            json_t *m;
+            json_array_foreach(members, j, m) {
+                json_t *mr = row_named(kernels, json_string_value(m));
+                if (!mr) continue;
+                json_object_set_new(mr, "status", json_string("in_region"));
+                json_object_set_new(mr, "why", json_sprintf("replaced with the other kernels of %s", name));
+            }
+        } else if (!rc) {
+            /* back to Inductor's module; the members are searched one by one */
+            char *nm = kstrdup(name);
+            if ((rc = verify_session_unregion(c->vs, e))) { json_decref(members); free(nm); return rc; }
+            c->a = verify_session_artifact(c->vs);
+            json_object_set_new(krow, "why", json_sprintf("%s; the member kernels were searched one by one",
+                                                          json_string_value(json_object_get(krow, "why"))));
+            free(nm);
+            json_decref(members);
+            /* regions further on are found in Inductor's module again, from the next launch */
+            continue;
+        }
+        json_decref(members);
+        /* the regioned artifact numbers launches anew: the region is one launch now */
+        from = f + 1;
+    }
+    return rc;
+}

@@ -1,0 +1,54 @@
+# expect: pass
+# kopt-candidate: replaces=triton_red_fused_native_group_norm_0+triton_per_fused_native_group_norm_1+triton_poi_fused_native_group_norm_2
+# kopt built-in executor, rewrite: region_group_norm: one pass, rows cut into segments of 16384 held in registers, partials exchanged between programs, num_warps=16
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _group_norm_split(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, HW, CPG, G, eps,
+                      GSIZE: tl.constexpr, NSEG: tl.constexpr, SEG: tl.constexpr, ONE_CH: tl.constexpr):
+    t = tl.atomic_add(sync_ptr, 1)            # ticket: programs 0..t-1 have all started
+    grp = t // NSEG                           # n * G + g
+    seg = t - grp * NSEG
+    offs = seg * SEG + tl.arange(0, SEG)
+    base = grp.to(tl.int64) * GSIZE
+    x = tl.load(x_ptr + base + offs)
+    mean_k = tl.sum(x, 0) / SEG
+    d = x - mean_k
+    m2_k = tl.sum(d * d, 0)
+    tl.store(part_ptr + 2 * t, mean_k)
+    tl.store(part_ptr + 2 * t + 1, m2_k)
+    tl.debug_barrier()
+    tl.atomic_add(sync_ptr + 1 + grp, 1, sem="release")
+    while tl.atomic_add(sync_ptr + 1 + grp, 0, sem="acquire") < NSEG:
+        pass
+    ks = tl.arange(0, NSEG)
+    pmean = tl.load(part_ptr + 2 * (grp * NSEG + ks), volatile=True)
+    pm2 = tl.load(part_ptr + 2 * (grp * NSEG + ks) + 1, volatile=True)
+    mean = tl.sum(pmean, 0) / NSEG
+    dm = pmean - mean
+    m2 = tl.sum(pm2, 0) + SEG * tl.sum(dm * dm, 0)
+    rstd = tl.rsqrt(m2 / GSIZE + eps)
+    if ONE_CH:
+        c = (grp % G) * CPG + (seg * SEG) // HW
+    else:
+        c = (grp % G) * CPG + offs // HW
+    w = tl.load(w_ptr + c)
+    b = tl.load(b_ptr + c)
+    y = (x - mean) * rstd * w + b
+    tl.store(y_ptr + base + offs, y)
+
+
+def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr0, stream=None):
+    nb, ch = in_ptr0.shape[0], in_ptr0.shape[1]
+    hw = in_ptr0.numel() // (nb * ch)
+    cpg = 524288 // hw
+    groups = ch // cpg
+    nseg = 524288 // 16384
+    part = torch.empty(2 * nb * groups * nseg, device=in_ptr0.device, dtype=torch.float32)
+    sync = torch.zeros(1 + nb * groups, device=in_ptr0.device, dtype=torch.int32)
+    _group_norm_split[(nb * groups * nseg,)](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups,
+                                            1e-05, GSIZE=524288, NSEG=nseg, SEG=16384, ONE_CH=hw % 16384 == 0,
+                                            num_warps=16)
