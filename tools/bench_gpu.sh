@@ -15,5 +15,7 @@ for n in $PROBLEMS; do
   "$KOPT" optimize "tests/problems/$n.py" -o "$OUTD/$n" --budget "${BENCH_BUDGET:-2m}" --max-autotune --json \
       >"$OUTD/$n.json" 2>"$OUTD/$n.err"
   rc=$?
+  [ -d "$OUTD/$n" ] && python3 tools/io_bytes.py "tests/problems/$n.py" >"$OUTD/$n/io_bytes" 2>>"$OUTD/$n.err"
   echo "$n: exit $rc in $((SECONDS - t0)) s: $(python3 tools/bench_table.py --one "$OUTD/$n/report.json" 2>&1 || tail -2 "$OUTD/$n.err")"
 done
+python3 tools/bench_collect.py "$OUTD" "$OUTD/summary.json"

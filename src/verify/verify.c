@@ -332,6 +332,12 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         candidate_free(c);
         return 0;
     }
+    if (!first_launch(v->a, k)) {
+        refuse(rec, g1, "call() no longer launches %s: a region candidate checked before it replaced its launch "
+               "(kopt verify checks single-kernel candidates before region ones)", kbind);
+        candidate_free(c);
+        return 0;
+    }
     const char *kname = v->a->kernels[k].name;   /* owned by the artifact, outlives c */
     static_opts so = {.allow_precision_change = v->o->allow_precision_change, .model_dtype = NULL};
     kbuf stitch = KBUF_INIT;
@@ -813,13 +819,38 @@ int verify_session_write_module(verify_session *v, const char *kernel, const cha
     return write_module(v, &rep, 1, path, e);
 }
 
+/* Whether a candidate is bound to a region (K1+K2+...): by --replace, or by its file's first
+ * `# kopt-candidate: replaces=` line (an unreadable file counts as single-kernel; gate 1 says
+ * why it is refused). */
+static int cand_is_region(const verify_cand *vc) {
+    if (vc->kernel) return strchr(vc->kernel, '+') != NULL;
+    char *src = NULL;
+    size_t n = 0;
+    kerr e = {0};
+    if (fs_read(vc->path, &src, &n, &e)) return 0;
+    const char *b = strstr(src, "kopt-candidate:");
+    const char *r = b ? strstr(b, "replaces=") : NULL;
+    const char *nl = b ? strchr(b, '\n') : NULL;
+    int region = 0;
+    if (r && (!nl || r < nl)) {
+        const char *end = r + strcspn(r, " \t\n,");
+        const char *plus = memchr(r, '+', (size_t)(end - r));
+        region = plus != NULL;
+    }
+    free(src);
+    return region;
+}
+
 int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
     json_t *doc = json_pack("{s:s}", "schema", "kopt.verify/1");
     *doc_out = doc;
     verify_session *v = NULL;
     int rc = verify_session_open(w, o, doc, &v, e);
-    for (size_t i = 0; !rc && i < o->ncands; i++)
-        rc = verify_session_check(v, o->cands[i].kernel, o->cands[i].path, NULL, NULL, NULL, e);
+    /* single-kernel candidates first: a region candidate replaces its kernels' launches */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; !rc && i < o->ncands; i++)
+            if (cand_is_region(&o->cands[i]) == pass)
+                rc = verify_session_check(v, o->cands[i].kernel, o->cands[i].path, NULL, NULL, NULL, e);
     if (!rc) rc = verify_session_finish(v, e);
     verify_session_close(v);
     return rc;

@@ -211,6 +211,13 @@ open(sys.argv[2] + "/a_gap.py", "w").write(t)
 PY
 FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "verify, region candidate" -- "$KOPT" verify tests/problems/02_softmax_wide.py --candidates "$T/rc" -o "$T/r3" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["candidates"]; assert c[1]["verdict"]=="accepted", c[1]; assert c[0]["refused_at"]==1 and "one after another" in c[0]["reason"], c[0]' "$T/out" && ok || bad "verify, region candidates: $(head -c 600 "$T/out")"
+# a region candidate named before a candidate for one of its kernels: the single-kernel one is
+# still checked against Inductor's launches (single-kernel candidates go first)
+mkdir -p "$T/rm"
+cp "$T/rc/b_region.py" "$T/rm/0_region.py"
+cp tests/candidates/02_softmax_wide/split_more_k0.py "$T/rm/1_single.py"
+FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "verify, region and single candidates" -- "$KOPT" verify tests/problems/02_softmax_wide.py --candidates "$T/rm" -o "$T/r4" --json
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["candidates"]; assert c[0]["kernel"]=="triton_red_fused_prepare_softmax_online_0" and c[0].get("refused_at") != 1, c[0]; assert c[1]["verdict"]=="accepted", c[1]' "$T/out" && ok || bad "verify, region and single candidates: $(head -c 600 "$T/out")"
 
 # kopt parse (no GPU).
 for f in tests/fixtures/inductor/*.py; do
