@@ -13,7 +13,8 @@
  * (max and sum of exp; mean and centred sum of squares), publishes them and counts itself in
  * for its row, waits until the row's count is complete, combines the row's partials in segment
  * order (deterministic) and writes its segment from registers. Progress needs only that one
- * row's programs fit on the GPU at once (NSEG programs; at most 256 here).
+ * row's programs fit on the GPU at once: the launcher refuses (raises) when a row has more
+ * segments than the GPU has SMs, so a candidate never waits for a program that cannot start.
  *
  * Plans: {"direction":"rewrite","params":{"template":T,"variants":[{"seg":S,"num_warps":W}..]}}.
  */
@@ -139,6 +140,8 @@ static void softmax_source(kbuf *s, int log, int seg, int nw) {
         "    n = in_ptr0.shape[-1]\n"
         "    rows = in_ptr0.numel() // n\n"
         "    nseg = triton.cdiv(n, %d)\n"
+        "    if nseg > torch.cuda.get_device_properties(in_ptr0.device).multi_processor_count:\n"
+        "        raise ValueError(\"a row's %%d programs must all fit on the GPU at once\" %% nseg)\n"
         "    part = torch.empty(2 * rows * nseg, device=in_ptr0.device, dtype=torch.float32)\n"
         "    sync = torch.zeros(1 + rows, device=in_ptr0.device, dtype=torch.int32)\n"
         "    _rows_split_softmax[(rows * nseg,)](in_ptr0, out_ptr0, part, sync, n, nseg,\n"
@@ -191,6 +194,8 @@ static void group_norm_source(kbuf *s, long long gsize, double eps, int seg, int
         "    cpg = %lld // hw\n"
         "    groups = ch // cpg\n"
         "    nseg = %lld // %d\n"
+        "    if nseg > torch.cuda.get_device_properties(in_ptr0.device).multi_processor_count:\n"
+        "        raise ValueError(\"a group's %%d programs must all fit on the GPU at once\" %% nseg)\n"
         "    part = torch.empty(2 * nb * groups * nseg, device=in_ptr0.device, dtype=torch.float32)\n"
         "    sync = torch.zeros(1 + nb * groups, device=in_ptr0.device, dtype=torch.int32)\n"
         "    _group_norm_split[(nb * groups * nseg,)](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups,\n"

@@ -3,6 +3,7 @@
  * See artifact.h for the contract; art_kernel.c and art_call.c do the detailed reading. */
 #include "artifact/artifact.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -355,6 +356,18 @@ void artifact_free(artifact *a) {
     free(a->khash);
     free(a->text);
     free(a);
+}
+
+int art_word_in(const char *text, size_t from, size_t to, const char *name) {
+    size_t m = strlen(name);
+    for (size_t i = from; m && i + m <= to; i++) {
+        if (memcmp(text + i, name, m)) continue;
+        char before = i > from ? text[i - 1] : ' ', after = i + m < to ? text[i + m] : ' ';
+        if (isalnum((unsigned char)before) || before == '_' || before == '.') continue;
+        if (isalnum((unsigned char)after) || after == '_') continue;
+        return 1;
+    }
+    return 0;
 }
 
 const art_param *art_launch_param(const artifact *a, const art_launch *l, size_t i) {

@@ -198,6 +198,9 @@ int artifact_parse(const char *text, size_t len, artifact **out, kerr *e);
 void artifact_free(artifact *a);
 json_t *artifact_to_json(const artifact *a);
 
+/* Whether identifier `name` occurs in text[from, to) as a whole word, not after '.'. */
+int art_word_in(const char *text, size_t from, size_t to, const char *name);
+
 /* Index of the kernel named `name` (the first one if repeated), or -1. */
 int artifact_find_kernel(const artifact *a, const char *name);
 /* For a Triton launch: the kernel parameter bound to positional argument i (runtime params in

@@ -67,25 +67,13 @@ static rbuf *root_of(rstate *r, const char *name) {
     return b;
 }
 
-/* Whether identifier `name` occurs in text[from, to) as a whole word (not after '.'). */
-static int word_in(const char *text, size_t from, size_t to, const char *name) {
-    size_t m = strlen(name);
-    for (size_t i = from; i + m <= to; i++) {
-        if (memcmp(text + i, name, m)) continue;
-        char before = i > from ? text[i - 1] : ' ', after = i + m < to ? text[i + m] : ' ';
-        if (isalnum((unsigned char)before) || before == '_' || before == '.') continue;
-        if (isalnum((unsigned char)after) || after == '_') continue;
-        return 1;
-    }
-    return 0;
-}
 
 /* Whether `name` is used by a statement of call() after stmt index s1 (a later `del` counts:
  * the name must still exist in call()). */
 static int used_after(const artifact *a, size_t s1, const char *name) {
     for (size_t s = s1 + 1; s < a->nstmts; s++) {
         const art_stmt *st = &a->stmts[s];
-        if (word_in(a->text, st->span.off, st->span.off + st->span.len, name)) return 1;
+        if (art_word_in(a->text, st->span.off, st->span.off + st->span.len, name)) return 1;
     }
     return 0;
 }

@@ -14,6 +14,7 @@
 #include "gates/stats.h"
 #include "llm/agent_llm.h"
 #include "optimize/optimize_int.h"
+#include "profile/inspect.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -144,6 +145,13 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_t *r;
     json_array_foreach(json_object_get(profile, "launches"), i, r)
         floor_ms += json_number_value(json_object_get(r, "time_ms")) * json_number_value(json_object_get(r, "frac_of_ceiling"));
+    /* the model's floor: its own inputs and outputs moved once (Inductor's kernels may move
+     * more: kernels_floor_ms is theirs, each at the copy bandwidth) */
+    json_object_set_new(model, "kernels_floor_ms", json_real(floor_ms));
+    double io = inspect_io_bytes(c.a, json_object_get(profile, "launches"));
+    double gbps = json_number_value(json_object_get(json_object_get(profile, "ceilings"), "copy_gbps"));
+    if (io > 0 && gbps > 0) floor_ms = io / (gbps * 1e9) * 1e3;
+    json_object_set_new(model, "io_bytes", json_real(io));
     json_object_set_new(model, "floor_ms", json_real(floor_ms));
 
     /* analyst */

@@ -40,6 +40,11 @@ json_t *inspect_launch_table(const struct artifact *a, const json_t *profile,
 
 /* Ceilings from the worker's `ceilings` result: {"copy_gbps","fp32_tflops","bf16_tflops"}. */
 json_t *inspect_ceilings(const json_t *raw);
+/* Bytes the graph itself must move at least: each call() input read once and each returned
+ * buffer written once, sized from the arguments of the launches that pass them (`rows`:
+ * inspect_launch_table's; a tensor no launch passes is not counted, so this is a lower bound).
+ * The model's memory-traffic floor is this over the copy bandwidth. */
+double inspect_io_bytes(const struct artifact *a, const json_t *rows);
 
 /* Summary of a sample array: {"median_ms","p10_ms","p90_ms","n"}. */
 json_t *inspect_time_summary(const json_t *samples);

@@ -59,11 +59,13 @@ void report_kernel_read(const json_t *k, report_kernel *out) {
     const char *kind = report_str(k, "kind");
     out->is_vendor = (out->status && !strcmp(out->status, "vendor")) || (kind && !strcmp(kind, "vendor"));
     out->is_optimized = out->status && !strcmp(out->status, "optimized");
+    out->in_region = out->status && !strcmp(out->status, "in_region");
 }
 
 int report_kernel_charted(const report_kernel *k) { return !k->is_vendor; }
 
 double report_kernel_after(const report_kernel *k) {
+    if (k->in_region) return NAN;
     if (isfinite(k->after_ms)) return k->after_ms;
     if (!k->is_optimized) return k->time_ms;
     return NAN;

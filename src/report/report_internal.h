@@ -38,11 +38,14 @@ typedef struct report_kernel {
     report_speedup sp;
     int is_vendor;               /* status or kind "vendor" */
     int is_optimized;            /* status "optimized" */
+    int in_region;               /* status "in_region": replaced with other kernels by a region
+                                  * (its time after is the region's row) */
 } report_kernel;
 void report_kernel_read(const json_t *k, report_kernel *out);
 
 /* The time drawn/printed as "after" for a Triton kernel: after_ms, else (when the kernel was
- * not optimized) its unchanged time_ms, else NAN. */
+ * not optimized) its unchanged time_ms, else NAN; NAN for a kernel replaced as part of a region
+ * (the region's own row has the time after). */
 double report_kernel_after(const report_kernel *k);
 /* frac_of_ceiling after the change: frac * time / after (the floor does not move); NAN when
  * any is missing. */

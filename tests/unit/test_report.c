@@ -497,3 +497,32 @@ Test(report_files, write_both_to_a_temp_dir) {
     free(dir);
     json_decref(doc);
 }
+
+/* A region won: its member kernels have no "after" of their own (the region's row has it). */
+static const char DOC_REGION[] =
+    "{\"schema\":\"kopt.optimize/1\",\"problem\":\"/abs/p.py\",\"device\":{\"name\":\"NVIDIA H200\"},"
+    " \"ceilings\":{\"copy_gbps\":4270},"
+    " \"model\":{\"baseline_ms\":0.18,\"optimized_ms\":0.09,\"speedup\":{\"estimate\":1.99,\"ci95_lo\":1.98,\"ci95_hi\":2.0}},"
+    " \"kernels\":["
+    "  {\"name\":\"triton_red_fused_0\",\"kernel_kind\":\"reduction\",\"time_ms\":0.06,\"share\":0.33,\"bytes\":134217728,"
+    "   \"status\":\"in_region\",\"why\":\"replaced with the other kernels of _kopt_region_0\"},"
+    "  {\"name\":\"triton_poi_fused_1\",\"kernel_kind\":\"pointwise\",\"time_ms\":0.12,\"share\":0.67,\"bytes\":268435456,"
+    "   \"status\":\"in_region\",\"why\":\"replaced with the other kernels of _kopt_region_0\"},"
+    "  {\"name\":\"_kopt_region_0\",\"kernel_kind\":\"region\",\"time_ms\":0.18,\"share\":1.0,\"status\":\"optimized\","
+    "   \"after_ms\":0.09,\"speedup\":{\"estimate\":1.99,\"ci95_lo\":1.98,\"ci95_hi\":2.0},\"change\":\"region_softmax\"}],"
+    " \"outcome\":\"optimized\"}";
+
+Test(report_md, region_members_have_no_after_bar) {
+    json_t *doc = load(DOC_REGION);
+    char *md = render_md(doc);
+    const char *chart = strstr(md, "```text\n");
+    cr_assert_not_null(chart);
+    char *c = strndup(chart, (size_t)(strstr(chart + 8, "```") - chart));
+    cr_expect_eq(count(c, "before "), 3);
+    cr_expect_eq(count(c, "after "), 1, "only the region has an after bar:\n%s", c);
+    cr_expect(strstr(c, "(kept)") == NULL, "%s", c);
+    free(c);
+    cr_expect(strstr(md, "| in_region |") != NULL, "%s", md);
+    free(md);
+    json_decref(doc);
+}

@@ -43,6 +43,8 @@ def launch(in_ptr0, out_ptr0, stream=None):
     n = in_ptr0.shape[-1]
     rows = in_ptr0.numel() // n
     nseg = triton.cdiv(n, 8192)
+    if nseg > torch.cuda.get_device_properties(in_ptr0.device).multi_processor_count:
+        raise ValueError("a row's %d programs must all fit on the GPU at once" % nseg)
     part = torch.empty(2 * rows * nseg, device=in_ptr0.device, dtype=torch.float32)
     sync = torch.zeros(1 + rows, device=in_ptr0.device, dtype=torch.int32)
     _rows_split_softmax[(rows * nseg,)](in_ptr0, out_ptr0, part, sync, n, nseg,

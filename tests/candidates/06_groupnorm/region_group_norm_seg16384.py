@@ -47,6 +47,8 @@ def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr0, stream=None):
     cpg = 524288 // hw
     groups = ch // cpg
     nseg = 524288 // 16384
+    if nseg > torch.cuda.get_device_properties(in_ptr0.device).multi_processor_count:
+        raise ValueError("a group's %d programs must all fit on the GPU at once" % nseg)
     part = torch.empty(2 * nb * groups * nseg, device=in_ptr0.device, dtype=torch.float32)
     sync = torch.zeros(1 + nb * groups, device=in_ptr0.device, dtype=torch.int32)
     _group_norm_split[(nb * groups * nseg,)](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups,

@@ -1,0 +1,148 @@
+/* The region templates (src/agents/builtin_region.c) and the planner on region kernels built
+ * from captured fixtures (artifact/region.h), and their candidates through gate 1's C checks. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "artifact/region.h"
+#include "gates/candidate.h"
+#include "gates/gate1.h"
+#include "optimize/optimize_int.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+/* The regioned artifact of launches [first, last] of a fixture, and its region's context. */
+static json_t *region_ctx(const char *fixture, int first, int last, artifact **out) {
+    size_t len = 0;
+    char *text = tu_read_fixture(fixture, &len);
+    artifact *a = NULL, *r = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    kbuf b = KBUF_INIT;
+    cr_assert_eq(region_build(a, first, last, REGION_PREFIX "0", &b, &e), 0, "%s", e.msg);
+    cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &r, &e), 0, "%s", e.msg);
+    artifact_free(a);
+    kbuf_free(&b);
+    free(text);
+    *out = r;
+    int k = artifact_find_kernel(r, REGION_PREFIX "0");
+    cr_assert_geq(k, 0);
+    return opt_kernel_ctx(r, k);
+}
+
+static json_t *candidates(const json_t *k, const char *tmpl) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants",
+                             builtin_region_variants(tmpl, k));
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    json_decref(plan);
+    return out;
+}
+
+/* Every candidate parses, binds to the region by its members and passes gate 1's C checks. */
+static void gate1_all(const artifact *r, const json_t *cands) {
+    const art_kernel *K = &r->kernels[artifact_find_kernel(r, REGION_PREFIX "0")];
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(cands, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        candidate *cd = NULL;
+        kerr e = {0};
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
+        cr_assert(strchr(candidate_replaces(cd), '+') != NULL);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_assert_eq(gate1_check(cd, K, &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
+        cr_assert(strstr(kbuf_str(&st), "_kopt_region_0 = _KoptLaunch(") != NULL);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+    }
+}
+
+Test(region_agents, wide_softmax) {
+    artifact *r = NULL;
+    json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 4, &r);
+    cr_assert_str_eq(json_string_value(json_object_get(k, "kind")), "region");
+    cr_assert_eq(json_array_size(json_object_get(k, "members")), 5);
+    cr_assert_str_eq(builtin_region_match(k), "region_softmax");
+    double eps = 0;
+    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "region_softmax", "the rewrite entry point dispatches to regions");
+    json_t *c = candidates(k, "region_softmax");
+    cr_assert_eq(json_array_size(json_object_get(c, "candidates")), 4);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
+    cr_assert(strstr(src, "# kopt-candidate: replaces=triton_red_fused_prepare_softmax_online_0+"
+                          "triton_per_fused_prepare_softmax_online_1+") != NULL);
+    cr_assert(strstr(src, "y = tl.exp(x - big) / total") != NULL);
+    cr_assert(strstr(src, "multi_processor_count") != NULL, "the launcher refuses rows that cannot be co-resident");
+    gate1_all(r, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+}
+
+Test(region_agents, group_norm_reads_its_constants) {
+    artifact *r = NULL;
+    json_t *k = region_ctx("tests/fixtures/inductor/06_groupnorm_g0.py", 0, 2, &r);
+    cr_assert_str_eq(builtin_region_match(k), "region_group_norm");
+    json_t *c = candidates(k, "region_group_norm");
+    const json_t *cs = json_object_get(c, "candidates");
+    cr_assert_eq(json_array_size(cs), 4);
+    const char *src = json_string_value(json_object_get(json_array_get(cs, 0), "source"));
+    cr_assert(strstr(src, "GSIZE=524288") != NULL, "%s", src);
+    cr_assert(strstr(src, "1e-05, GSIZE") != NULL, "%s", src);
+    gate1_all(r, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+}
+
+Test(region_agents, no_template_for_other_regions_or_kernels) {
+    artifact *r = NULL;
+    /* the softmax's statistics alone: three external tensors, no template */
+    json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 3, &r);
+    cr_assert_null(builtin_region_match(k));
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
+                             "region_softmax", "variants", "seg", 8192, "num_warps", 8);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), KOPT_E_CANDIDATE);
+    json_decref(plan);
+    json_decref(k);
+    /* an ordinary kernel is not a region */
+    int n = artifact_find_kernel(r, "triton_poi_fused__softmax_exp_sub_4");
+    k = opt_kernel_ctx(r, n);
+    cr_assert_null(builtin_region_match(k));
+    json_decref(k);
+    artifact_free(r);
+}
+
+Test(region_agents, planner_rewrites_a_region_once) {
+    artifact *r = NULL;
+    json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 4, &r);
+    agent *pl = builtin_new(AGENT_PLANNER);
+    for (int round = 0; round < 2; round++) {
+        json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", round, "budget", "candidates_left", 64);
+        json_t *out = NULL;
+        kerr e = {0};
+        cr_assert_eq(agent_act(pl, ctx, &out, &e), 0, "%s", e.msg);
+        const json_t *plans = json_object_get(out, "plans");
+        if (round == 0) {
+            cr_assert_eq(json_array_size(plans), 1);
+            cr_assert_str_eq(json_string_value(json_object_get(json_array_get(plans, 0), "direction")), "rewrite");
+        } else {
+            cr_assert_eq(json_array_size(plans), 0);
+            cr_assert(json_string_value(json_object_get(out, "why")) != NULL);
+        }
+        json_decref(out);
+        json_decref(ctx);
+    }
+    agent_free(pl);
+    json_decref(k);
+    artifact_free(r);
+}
