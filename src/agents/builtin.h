@@ -50,6 +50,12 @@ agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
  * @triton_heuristics decorator removed (malloc'd), or NULL when there is none. */
 char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len);
 
+/* Whether a string of JSON array `arr` (ATen op names) contains s. */
+int builtin_has_op(const json_t *arr, const char *s);
+/* Whether the kernel's runtime parameters are n, each starting with want[i] ("out_ptr" matches
+ * out_ptr0, out_ptr2...). */
+int builtin_params_are(const json_t *k, const char *const *want, size_t n);
+
 /* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
  * a kernel (its planner context), or NULL: "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight

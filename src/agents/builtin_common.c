@@ -1,5 +1,6 @@
-/* builtin_common.c — constructor plumbing shared by the built-in agents. */
+/* builtin_common.c — constructor plumbing and kernel-context predicates shared by the built-in agents. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "agents/builtin.h"
 #include "util/buf.h"
@@ -21,4 +22,22 @@ agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl) {
     a->vt = vt;
     a->impl = impl;
     return a;
+}
+
+int builtin_has_op(const json_t *arr, const char *s) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) if (json_string_value(v) && strstr(json_string_value(v), s)) return 1;
+    return 0;
+}
+
+int builtin_params_are(const json_t *k, const char *const *want, size_t n) {
+    const json_t *rt = json_object_get(k, "runtime_params");
+    if (json_array_size(rt) != n) return 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = json_string_value(json_array_get(rt, i));
+        size_t m = strlen(want[i]);
+        if (!p || strncmp(p, want[i], m)) return 0;   /* prefix: out_ptr0 / out_ptr2 ... */
+    }
+    return 1;
 }

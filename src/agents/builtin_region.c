@@ -24,26 +24,14 @@
 #include "agents/builtin.h"
 #include "util/buf.h"
 
-static int has_op(const json_t *arr, const char *s) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s)) return 1;
-    return 0;
-}
-
-static int params_are(const json_t *k, const char *const *want, size_t n) {
-    const json_t *rt = json_object_get(k, "runtime_params");
-    if (json_array_size(rt) != n) return 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *p = json_string_value(json_array_get(rt, i));
-        if (!p || strcmp(p, want[i])) return 0;
-    }
-    const json_t *sig = json_object_get(k, "signature");
+/* Every parameter of the region is an fp32 tensor. */
+static int all_fp32(const json_t *k) {
     size_t i;
     json_t *p;
-    json_array_foreach(sig, i, p)
-        if (strcmp(json_string_value(json_object_get(p, "type")) ? json_string_value(json_object_get(p, "type")) : "", "*fp32"))
-            return 0;
+    json_array_foreach(json_object_get(k, "signature"), i, p) {
+        const char *t = json_string_value(json_object_get(p, "type"));
+        if (!t || strcmp(t, "*fp32")) return 0;
+    }
     return 1;
 }
 
@@ -76,14 +64,15 @@ static int group_norm_constants(const json_t *k, long long *gsize, double *eps) 
 const char *builtin_region_match(const json_t *k) {
     const char *kind = json_string_value(json_object_get(k, "kind"));
     if (!kind || strcmp(kind, "region")) return NULL;
+    if (!all_fp32(k)) return NULL;
     const json_t *aten = json_object_get(k, "aten_ops");
     static const char *const one[] = {"in_ptr0", "out_ptr0"};
     static const char *const gn[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
-    if (params_are(k, one, 2) && has_op(aten, "aten._log_softmax")) return "region_log_softmax";
-    if (params_are(k, one, 2) && has_op(aten, "aten._softmax")) return "region_softmax";
+    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._log_softmax")) return "region_log_softmax";
+    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._softmax")) return "region_softmax";
     long long gsize;
     double eps;
-    if (params_are(k, gn, 4) && has_op(aten, "aten.native_group_norm") && group_norm_constants(k, &gsize, &eps))
+    if (builtin_params_are(k, gn, 4) && builtin_has_op(aten, "aten.native_group_norm") && group_norm_constants(k, &gsize, &eps))
         return "region_group_norm";
     return NULL;
 }

@@ -27,24 +27,6 @@
 #include "agents/builtin.h"
 #include "util/buf.h"
 
-static int has_str(const json_t *arr, const char *s) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) if (json_string_value(v) && strstr(json_string_value(v), s)) return 1;
-    return 0;
-}
-
-static int params_are(const json_t *k, const char *const *want, size_t n) {
-    const json_t *rt = json_object_get(k, "runtime_params");
-    if (json_array_size(rt) != n) return 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *p = json_string_value(json_array_get(rt, i));
-        size_t m = strlen(want[i]);
-        if (!p || strncmp(p, want[i], m)) return 0;   /* prefix: out_ptr0 / out_ptr2 ... */
-    }
-    return 1;
-}
-
 /* The declared Triton type of runtime parameter i ("*fp32", "i32"), or "". */
 static const char *param_type(const json_t *k, size_t i) {
     const char *name = json_string_value(json_array_get(json_object_get(k, "runtime_params"), i));
@@ -205,14 +187,14 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     static const char *const ln[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr", "xnumel", "r0_numel"};
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
-    if (params_are(k, one, 4) && json_array_size(aten) == 1 && has_str(aten, "aten.cumsum") &&
+    if (builtin_params_are(k, one, 4) && json_array_size(aten) == 1 && builtin_has_op(aten, "aten.cumsum") &&
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
         strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
         return "row_cumsum";
     if (rn > 16384) return split;   /* the one-pass templates hold the whole row in registers */
-    if (params_are(k, one, 4) && has_str(aten, "aten._log_softmax")) return "row_log_softmax";
-    if (params_are(k, one, 4) && has_str(aten, "aten._softmax")) return "row_softmax";
-    if (params_are(k, ln, 6) && has_str(aten, "aten.native_layer_norm")) {
+    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._log_softmax")) return "row_log_softmax";
+    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._softmax")) return "row_softmax";
+    if (builtin_params_are(k, ln, 6) && builtin_has_op(aten, "aten.native_layer_norm")) {
         *eps = find_eps(src);
         if (*eps > 0) return "row_layer_norm";
     }

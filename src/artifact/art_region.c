@@ -17,15 +17,31 @@
 #include "artifact/art_internal.h"
 #include "artifact/region.h"
 
+/* The end of the line p is on: its newline, or end. */
+static const char *eol(const char *p, const char *end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl : end;
+}
+
 static const char *line_after(const char *p, const char *end, const char *marker) {
     size_t m = strlen(marker);
     while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
+        const char *le = eol(p, end);
         if ((size_t)(le - p) >= m && !memcmp(p, marker, m)) return p + m;
-        p = nl ? nl + 1 : end;
+        p = le < end ? le + 1 : end;
     }
     return NULL;
+}
+
+/* The space-separated words of [p, end) appended to out. */
+static void words(const char *p, const char *end, art_strlist *out) {
+    while (p < end) {
+        while (p < end && *p == ' ') p++;
+        const char *q = p;
+        while (q < end && *q != ' ') q++;
+        if (q > p) art_strlist_push(out, kstrndup(p, (size_t)(q - p)));
+        p = q;
+    }
 }
 
 static void add_param(art_kernel *k, const char *s, size_t n) {
@@ -77,35 +93,29 @@ int art_parse_region(art_ctx *c, size_t li, size_t lower) {
     k->comment = com;
     k->source = kstrndup(a->text + s, e - s);
     k->source_len = e - s;
-    const char *sl = memchr(sig, '\n', (size_t)(ce - sig));
-    if (!sl) sl = ce;
-    for (const char *p = sig; p < sl;) {
-        while (p < sl && *p == ' ') p++;
-        const char *q = p;
-        while (q < sl && *q != ' ') q++;
-        if (q > p) add_param(k, p, (size_t)(q - p));
-        p = q;
-    }
+    art_strlist sw = {0};
+    words(sig, eol(sig, ce), &sw);
+    for (size_t i = 0; i < sw.n; i++) add_param(k, sw.v[i], strlen(sw.v[i]));
+    art_strlist_free(&sw);
     const char *at = line_after(cp, ce, "# kopt-region-aten:");
     if (at) {
-        const char *al = memchr(at, '\n', (size_t)(ce - at));
-        if (!al) al = ce;
         /* art_comment_list reads "marker[a, b]": give it the text after the colon */
-        char *tmp = kasprintf("[%.*s]", (int)(al - at), at);
+        char *tmp = kasprintf("[%.*s]", (int)(eol(at, ce) - at), at);
         art_comment_list(tmp, strlen(tmp), "[", &k->aten_ops);
         free(tmp);
     }
     const char *ks = line_after(cp, ce, "# kopt-region:");
-    if (ks) {
-        const char *kl = memchr(ks, '\n', (size_t)(ce - ks));
-        if (!kl) kl = ce;
-        for (const char *p = ks; p < kl;) {
-            while (p < kl && *p == ' ') p++;
-            const char *q = p;
-            while (q < kl && *q != ' ') q++;
-            if (q > p) art_strlist_push(&k->members, kstrndup(p, (size_t)(q - p)));
-            p = q;
-        }
-    }
+    if (ks) words(ks, eol(ks, ce), &k->members);
     return 1;
+}
+
+int region_binding_is(const art_kernel *k, const char *b) {
+    if (k->kind != ART_K_REGION || !k->members.n) return 0;
+    for (size_t i = 0; i < k->members.n; i++) {
+        size_t n = strlen(k->members.v[i]);
+        if (strncmp(b, k->members.v[i], n)) return 0;
+        b += n;
+        if (i + 1 < k->members.n && *b++ != '+') return 0;
+    }
+    return *b == '\0';
 }

@@ -37,17 +37,21 @@ static int cmp_edit(const void *x, const void *y) {
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+const char *art_launch_probe_item(const art_launch *l, size_t i) {
+    if (i < l->args.n) return l->args.v[i];
+    i -= l->args.n;
+    for (size_t k = 0; k < l->kwnames.n; k++) {
+        if (!strcmp(l->kwnames.v[k], "stream")) continue;
+        if (i-- == 0) return l->kwvals.v[k];
+    }
+    return i == 0 ? l->target : NULL;
+}
+
 char *art_launch_probe_args(const artifact *a, const art_launch *l) {
     kbuf b = KBUF_INIT;
-    size_t n = 0;
+    size_t n = art_launch_probe_count(l);
     kbuf_putc(&b, '(');
-    for (size_t i = 0; i < l->args.n; i++, n++) kbuf_printf(&b, "%s%s", n ? ", " : "", l->args.v[i]);
-    for (size_t i = 0; i < l->kwvals.n; i++) {
-        if (!strcmp(l->kwnames.v[i], "stream")) continue;
-        kbuf_printf(&b, "%s%s", n ? ", " : "", l->kwvals.v[i]);
-        n++;
-    }
-    if (l->target) { kbuf_printf(&b, "%s%s", n ? ", " : "", l->target); n++; }
+    for (size_t i = 0; i < n; i++) kbuf_printf(&b, "%s%s", i ? ", " : "", art_launch_probe_item(l, i));
     kbuf_puts(&b, n ? ",)" : ")");
     (void)a;
     return kbuf_steal(&b);

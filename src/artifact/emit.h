@@ -45,6 +45,8 @@ int artifact_emit(const artifact *a, const art_emit_opts *o, kbuf *out, kerr *e)
 /* The lambda tuple of launch l as written by the instrumentation: "(a, b, c,)" or "()". */
 char *art_launch_probe_args(const artifact *a, const art_launch *l);
 /* Its number of items (positional args, keyword args but stream=, the assigned name). */
+/* Probe item i's text, in that order; NULL past the end. */
+const char *art_launch_probe_item(const art_launch *l, size_t i);
 size_t art_launch_probe_count(const art_launch *l);
 /* The item holding a vendor call's output: the assigned name, else the out= keyword; -1 if
  * neither. */

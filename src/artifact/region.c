@@ -19,17 +19,10 @@ typedef struct rbuf {
 } rbuf;
 
 typedef struct rstate {
-    const artifact *a;
     rbuf *b;
     size_t n, cap;
     int nin, nout;
 } rstate;
-
-static int is_ident(const char *s) {
-    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return 0;
-    for (; *s; s++) if (!(isalnum((unsigned char)*s) || *s == '_')) return 0;
-    return 1;
-}
 
 static rbuf *find_buf(rstate *r, const char *name) {
     for (size_t i = 0; i < r->n; i++) if (!strcmp(r->b[i].name, name)) return &r->b[i];
@@ -78,6 +71,13 @@ static int used_after(const artifact *a, size_t s1, const char *name) {
     return 0;
 }
 
+static int by_first_read(const void *x, const void *y) {
+    return (*(rbuf *const *)x)->order_in - (*(rbuf *const *)y)->order_in;
+}
+static int by_first_write(const void *x, const void *y) {
+    return (*(rbuf *const *)x)->order_out - (*(rbuf *const *)y)->order_out;
+}
+
 static int stmt_allowed(art_stmt_kind k) {
     return k == ART_ST_ALLOC || k == ART_ST_ALIAS || k == ART_ST_DEL || k == ART_ST_STREAM || k == ART_ST_LAUNCH;
 }
@@ -117,13 +117,9 @@ static void put_reindented(kbuf *o, const char *text, size_t from, size_t to, co
         size_t e = nl ? (size_t)(nl - text) + 1 : to;
         size_t ind = indent_len(text, p, e);
         if (p + ind >= e - (nl ? 1 : 0)) { kbuf_putc(o, '\n'); p = e; continue; }   /* blank */
-        if (ind >= base_n && !memcmp(text + p, base, base_n)) {
-            kbuf_puts(o, "    ");
-            kbuf_append(o, text + p + base_n, e - p - base_n);
-        } else {
-            kbuf_puts(o, "    ");
-            kbuf_append(o, text + p + ind, e - p - ind);
-        }
+        size_t cut = ind >= base_n && !memcmp(text + p, base, base_n) ? base_n : ind;
+        kbuf_puts(o, "    ");
+        kbuf_append(o, text + p + cut, e - p - cut);
         p = e;
     }
     if (o->len && o->data[o->len - 1] != '\n') kbuf_putc(o, '\n');
@@ -133,7 +129,7 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
     if (first < 0 || last <= first || (size_t)last >= a->nlaunches)
         return kerr_set(e, KOPT_E_CANDIDATE, "a region spans at least two launches of call() (got %d..%d of %zu)", first, last,
                         a->nlaunches);
-    if (!is_ident(name)) return kerr_set(e, KOPT_E_CANDIDATE, "region name '%s' is not a Python identifier", name);
+    if (!candidate_is_ident(name)) return kerr_set(e, KOPT_E_CANDIDATE, "region name '%s' is not a Python identifier", name);
     for (int i = first; i <= last; i++)
         if (a->launches[i].kind != ART_L_TRITON || a->launches[i].kernel < 0)
             return kerr_set(e, KOPT_E_CANDIDATE, "launch %d (%s) is not a launch of a Triton kernel of this module", i,
@@ -160,7 +156,7 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
     if ((s0 > 0 && a->stmts[s0 - 1].line_end > lo) || (s1 + 1 < a->nstmts && a->stmts[s1 + 1].line_start < hi))
         return kerr_set(e, KOPT_E_CANDIDATE, "line %d: the region shares a line with a statement outside it", a->stmts[s0].line);
 
-    rstate r = {.a = a};
+    rstate r = {0};
     int rc = 0;
     /* definitions inside the span, then the launches in order */
     for (size_t s = s0; s <= s1; s++) {
@@ -181,7 +177,7 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
             const art_param *p = art_launch_param(a, l, j);
             if (!p || p->role == ART_ROLE_SCALAR || p->role == ART_ROLE_CONSTEXPR) continue;
             const char *arg = l->args.v[j];
-            if (!is_ident(arg)) {
+            if (!candidate_is_ident(arg)) {
                 rc = kerr_set(e, KOPT_E_CANDIDATE, "line %d: pointer argument '%s' of %s is not a plain name", l->line, arg,
                               l->callee);
                 break;
@@ -206,8 +202,7 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
         }
     }
     /* classify: external inputs, outputs (used after, or defined outside), internal */
-    typedef struct { rbuf *b; const char *role; } ext;
-    ext *ins = kcalloc(r.n + 1, sizeof *ins), *outs = kcalloc(r.n + 1, sizeof *outs), *inouts = kcalloc(r.n + 1, sizeof *inouts);
+    rbuf **ins = kcalloc(r.n + 1, sizeof *ins), **outs = kcalloc(r.n + 1, sizeof *outs), **inouts = kcalloc(r.n + 1, sizeof *inouts);
     size_t nin = 0, nout = 0, ninout = 0;
     for (size_t i = 0; i < r.n && !rc; i++) {
         rbuf *b = &r.b[i];
@@ -230,15 +225,13 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
             continue;
         }
         b->hoist = output && b->in_span;
-        if (b->read_ext && b->written) inouts[ninout++].b = b;
-        else if (b->read_ext) ins[nin++].b = b;
-        else outs[nout++].b = b;
+        if (b->read_ext && b->written) inouts[ninout++] = b;
+        else if (b->read_ext) ins[nin++] = b;
+        else outs[nout++] = b;
     }
     /* orders: inputs by first read, outputs by first write */
-    for (size_t i = 1; i < nin; i++)
-        for (size_t j = i; j > 0 && ins[j - 1].b->order_in > ins[j].b->order_in; j--) { ext t = ins[j]; ins[j] = ins[j - 1]; ins[j - 1] = t; }
-    for (size_t i = 1; i < nout; i++)
-        for (size_t j = i; j > 0 && outs[j - 1].b->order_out > outs[j].b->order_out; j--) { ext t = outs[j]; outs[j] = outs[j - 1]; outs[j - 1] = t; }
+    qsort(ins, nin, sizeof *ins, by_first_read);
+    qsort(outs, nout, sizeof *outs, by_first_write);
     if (!rc && nout + ninout == 0) rc = kerr_set(e, KOPT_E_CANDIDATE, "the region writes nothing used after it");
     if (rc) { free(ins); free(outs); free(inouts); rstate_free(&r); return rc; }
 
@@ -248,10 +241,10 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
     size_t base_n = indent_len(text, st0->line_start, st0->line_end);
     char *base = kstrndup(text + st0->line_start, base_n);
     kbuf fn = KBUF_INIT, params = KBUF_INIT, sig = KBUF_INIT, callargs = KBUF_INIT, binds = KBUF_INIT;
-    struct { ext *v; size_t n; const char *pfx; } groups[3] = {{ins, nin, "in_ptr"}, {outs, nout, "out_ptr"}, {inouts, ninout, "in_out_ptr"}};
+    struct { rbuf **v; size_t n; const char *pfx; } groups[3] = {{ins, nin, "in_ptr"}, {outs, nout, "out_ptr"}, {inouts, ninout, "in_out_ptr"}};
     for (int g = 0; g < 3; g++)
         for (size_t i = 0; i < groups[g].n; i++) {
-            const rbuf *b = groups[g].v[i].b;
+            const rbuf *b = groups[g].v[i];
             kbuf_printf(&params, "%s%s%zu", params.len ? ", " : "", groups[g].pfx, i);
             kbuf_printf(&sig, " %s%zu:%s", groups[g].pfx, i, b->type ? b->type : "*fp32");
             kbuf_printf(&callargs, "%s%s", callargs.len ? ", " : "", b->name);

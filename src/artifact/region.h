@@ -46,6 +46,9 @@
 
 int region_build(const artifact *a, int first, int last, const char *name, kbuf *out, kerr *e);
 
+/* Whether `binding` ("K1+K2+...") lists region kernel k's member kernels, in order. */
+int region_binding_is(const art_kernel *k, const char *binding);
+
 /* The launch indices [*first, *last] of the region that launches exactly the kernels `names`
  * (n >= 2) in this order, each once, with nothing else launched between them. 0, or
  * KOPT_E_CANDIDATE with the reason. */

@@ -14,6 +14,8 @@
  */
 #include "gates/candidate.h"
 
+#include "artifact/region.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +42,7 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t elsz) {
     return krealloc(arr, nc * elsz);
 }
 
-static int is_ident(const char *s) {
+int candidate_is_ident(const char *s) {
     if (!s || !*s) return 0;
     if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return 0;
     for (const char *p = s + 1; *p; p++)
@@ -54,7 +56,7 @@ static int is_ident(const char *s) {
 static int is_binding(const char *s) {
     char *copy = kstrdup(s), *save = NULL;
     int ok = *s && s[strlen(s) - 1] != '+';
-    for (char *t = strtok_r(copy, "+", &save); t && ok; t = strtok_r(NULL, "+", &save)) ok = is_ident(t);
+    for (char *t = strtok_r(copy, "+", &save); t && ok; t = strtok_r(NULL, "+", &save)) ok = candidate_is_ident(t);
     free(copy);
     return ok && !strstr(s, "++") && *s != '+';
 }
@@ -990,20 +992,8 @@ static void list_params(const art_kernel *k, int runtime_only, kbuf *b) {
     if (first) kbuf_puts(b, "none");
 }
 
-/* Whether binding b ("K1+K2+..." ) lists region kernel k's members in order. */
-static int binds_region(const char *b, const art_kernel *k) {
-    if (k->kind != ART_K_REGION || !k->members.n) return 0;
-    for (size_t i = 0; i < k->members.n; i++) {
-        size_t n = strlen(k->members.v[i]);
-        if (strncmp(b, k->members.v[i], n)) return 0;
-        b += n;
-        if (i + 1 < k->members.n && *b++ != '+') return 0;
-    }
-    return *b == '\0';
-}
-
 int candidate_check_interface(const candidate *c, const art_kernel *k, kerr *e) {
-    if (c->replaces && strcmp(c->replaces, k->name) && !binds_region(c->replaces, k))
+    if (c->replaces && strcmp(c->replaces, k->name) && !region_binding_is(k, c->replaces))
         return kerr_set(e, KOPT_E_CANDIDATE,
                         "the candidate is bound to kernel %s (line %d) but was given for %s",
                         c->replaces, c->replaces_line, k->name);
@@ -1074,7 +1064,7 @@ void candidate_escape_triple(const char *s, size_t n, kbuf *out) {
 }
 
 int candidate_stitch_text(const candidate *c, const char *kernel_name, kbuf *out, kerr *e) {
-    if (!is_ident(kernel_name))
+    if (!candidate_is_ident(kernel_name))
         return kerr_set(e, KOPT_E_CANDIDATE, "cannot stitch: '%s' is not a kernel name",
                         kernel_name ? kernel_name : "(null)");
     if (c->form == CAND_FORM_I) {

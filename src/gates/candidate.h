@@ -174,6 +174,8 @@ int candidate_is_jit(const candidate *c, const char *name);
 /* 1-based column of byte offset `off` (its line known). */
 int candidate_col(const candidate *c, size_t off, int line);
 const char *cand_ref_name(cand_ref r);
+/* Whether s is a Python identifier that is not a keyword. */
+int candidate_is_ident(const char *s);
 /* Whether s[0..n) is a Python keyword (soft keywords excluded). */
 int candidate_is_keyword(const char *s, size_t n);
 

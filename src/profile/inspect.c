@@ -78,18 +78,6 @@ static json_t *strlist_json(const art_strlist *l) {
     return a;
 }
 
-/* The text of launch l's probe item i (positional args, keyword args but stream=, the name a
- * vendor call is assigned to), or NULL. */
-static const char *probe_item(const art_launch *l, size_t i) {
-    if (i < l->args.n) return l->args.v[i];
-    i -= l->args.n;
-    for (size_t k = 0; k < l->kwnames.n; k++) {
-        if (!strcmp(l->kwnames.v[k], "stream")) continue;
-        if (i-- == 0) return l->kwvals.v[k];
-    }
-    return i == 0 ? l->target : NULL;
-}
-
 double inspect_io_bytes(const artifact *a, const json_t *rows) {
     const art_stmt *ret = NULL;
     for (size_t s = 0; s < a->nstmts; s++) if (a->stmts[s].kind == ART_ST_RETURN) ret = &a->stmts[s];
@@ -99,7 +87,7 @@ double inspect_io_bytes(const artifact *a, const json_t *rows) {
         const art_launch *l = &a->launches[i];
         const json_t *args = json_object_get(json_array_get(rows, i), "args");
         for (size_t j = 0; j < json_array_size(args); j++) {
-            const char *name = probe_item(l, j);
+            const char *name = art_launch_probe_item(l, j);
             double nb = json_number_value(json_object_get(json_array_get(args, j), "nbytes"));
             if (!name || nb <= 0) continue;
             int input = 0, out = 0, dup = 0;

@@ -612,15 +612,8 @@ int verify_session_unregion(verify_session *v, kerr *e) {
 
 /* The region kernel of the current artifact bound by "K1+K2+...", else -1. */
 static int region_for_binding(const artifact *a, const char *binding) {
-    for (size_t k = 0; k < a->nkernels; k++) {
-        const art_kernel *K = &a->kernels[k];
-        if (K->kind != ART_K_REGION) continue;
-        kbuf j = KBUF_INIT;
-        for (size_t m = 0; m < K->members.n; m++) kbuf_printf(&j, "%s%s", m ? "+" : "", K->members.v[m]);
-        int same = !strcmp(kbuf_str(&j), binding);
-        kbuf_free(&j);
-        if (same) return (int)k;
-    }
+    for (size_t k = 0; k < a->nkernels; k++)
+        if (region_binding_is(&a->kernels[k], binding)) return (int)k;
     return -1;
 }
 
@@ -819,24 +812,18 @@ int verify_session_write_module(verify_session *v, const char *kernel, const cha
     return write_module(v, &rep, 1, path, e);
 }
 
-/* Whether a candidate is bound to a region (K1+K2+...): by --replace, or by its file's first
- * `# kopt-candidate: replaces=` line (an unreadable file counts as single-kernel; gate 1 says
+/* Whether a candidate is bound to a region (K1+K2+...): by --replace, or by its file's
+ * `replaces=` binding (a file that does not read or parse counts as single-kernel; gate 1 says
  * why it is refused). */
 static int cand_is_region(const verify_cand *vc) {
     if (vc->kernel) return strchr(vc->kernel, '+') != NULL;
     char *src = NULL;
     size_t n = 0;
     kerr e = {0};
-    if (fs_read(vc->path, &src, &n, &e)) return 0;
-    const char *b = strstr(src, "kopt-candidate:");
-    const char *r = b ? strstr(b, "replaces=") : NULL;
-    const char *nl = b ? strchr(b, '\n') : NULL;
-    int region = 0;
-    if (r && (!nl || r < nl)) {
-        const char *end = r + strcspn(r, " \t\n,");
-        const char *plus = memchr(r, '+', (size_t)(end - r));
-        region = plus != NULL;
-    }
+    candidate *c = NULL;
+    int region = !fs_read(vc->path, &src, &n, &e) && !candidate_parse(src, n, &c, &e) && candidate_replaces(c) &&
+                 strchr(candidate_replaces(c), '+');
+    candidate_free(c);
     free(src);
     return region;
 }
