@@ -44,12 +44,17 @@ build/unit-tests: $(TST_OBJ) $(TST_TOBJ)
 build/kopt-asan: $(TST_OBJ) build/tst/cli/main.o
 	$(CC) $(CFLAGS_TST) -o $@ $^ $(LIBS_DYN)
 
+# A python with torch for the worker's CPU tensor tests (CI: Debian's python3-torch).
+TORCH_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import torch' >/dev/null 2>&1 && { echo $$p; break; }; done)
+
 # The test command of the README: unit tests (ASan/UBSan) and CLI tests with the fake worker.
 test: build/unit-tests build/kopt-asan build/kopt
 	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/run.sh
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
 	python3 tests/worker/test_protocol_nogpu.py
+	@test -n "$(TORCH_PYTHON)" || { echo "make test: the worker's tensor tests need a python with torch (Debian: apt-get install python3-torch; or TORCH_PYTHON=...)"; exit 1; }
+	$(TORCH_PYTHON) tests/worker/test_tensors_cpu.py
 
 # Unit tests under valgrind (release-style build, no sanitizers).
 valgrind: build/unit-tests-vg

@@ -4,7 +4,11 @@
 
 Standard library only. Behaviour is chosen by FAKE_WORKER_MODE, a comma-separated list of:
   ok                  plausible fixed answers to ping/load/compile/run/time/profile/ceilings
-                      (the default; `run` writes real float32/float64 .bin files)
+                      (the default; `run` keeps its outputs as lists under `keep` -- or writes
+                      real float32/float64 .bin files for out_prefix -- and `compare`
+                      reduces two kept lists with the worker's statistics, in pure Python)
+  oom_on=OP           answer OP with out_of_memory, unless the request says low_memory
+  oom_always_on=OP    answer OP with out_of_memory, low_memory or not
   hang_on=OP          never answer OP
   crash_on=OP         write a line to stderr, then kill itself with SIGSEGV on OP
   exit_on=OP          write a line to stderr, then exit with status 3 on OP
@@ -24,7 +28,9 @@ Standard library only. Behaviour is chosen by FAKE_WORKER_MODE, a comma-separate
   no_torch            ready event with torch:null and an import_error
   no_graphs           compile returns no graph (a model that runs eagerly)
 FAKE_WORKER_FIXTURE names the Inductor output module that `compile` pretends to capture
-(default tests/fixtures/inductor/14_gemm_bias_relu_g0.py).
+(default tests/fixtures/inductor/14_gemm_bias_relu_g0.py); FAKE_WORKER_FIXTURE_MA the one of
+mode max-autotune (default the same). FAKE_MA_HANG makes the max-autotune compile hang;
+FAKE_COMPILE_SLEEP=S makes every compile take S seconds.
 FAKE_WORKER_COUNTER, if set, names a file that gets one line "start <pid>" per start and one
 line "load <path>" per load request received.
 """
@@ -88,6 +94,7 @@ FIRST_START = starts_so_far() == 0
 count("start %d" % os.getpid())
 
 STATE = {"loaded": False}
+KEPT = {}           # name -> (dtype, [values]) of `run ... keep`
 SHAPE = [16, 32]
 NUMEL = SHAPE[0] * SHAPE[1]
 
@@ -115,7 +122,9 @@ def op_load(req):
         return ("error", "file_not_found", "fake: %s vanished" % path)
     STATE["loaded"] = True
     return {"inputs": [{"shape": SHAPE, "dtype": "float32"}], "n_params": 1056,
-            "param_bytes": 4224, "outputs": [{"shape": SHAPE, "dtype": "float32"}]}
+            "param_bytes": 4224, "buffer_bytes": 0, "input_bytes": NUMEL * 4,
+            "output_bytes": NUMEL * 4, "mutates_inputs": False,
+            "outputs": [{"shape": SHAPE, "dtype": "float32"}]}
 
 
 def op_compile(req):
@@ -127,15 +136,26 @@ def op_compile(req):
     args = os.path.join(out_dir, "graph0.args.pt")
     if "no_graphs" in MODES:
         return {"compile_s": 0.1, "graphs": []}
+    mode = req.get("mode", "default")
+    if mode != "default" and os.environ.get("FAKE_MA_HANG"):
+        time.sleep(3600)
+    time.sleep(float(os.environ.get("FAKE_COMPILE_SLEEP", "0")))
     # The "captured" module is a real Inductor output module from the fixtures, so the C
-    # core's parser, emitter and profile table run on real text.
-    with open(FIXTURE, encoding="utf-8") as src, open(module, "w", encoding="utf-8") as f:
+    # core's parser, emitter and profile table run on real text. FAKE_WORKER_FIXTURE_MA
+    # names the module max-autotune "captures" (default: the same fixture).
+    fixture = os.environ.get("FAKE_WORKER_FIXTURE_MA") if mode != "default" else None
+    with open(fixture or FIXTURE, encoding="utf-8") as src, open(module, "w", encoding="utf-8") as f:
         f.write(src.read())
+    sources = ["param:fc.weight", "param:fc.bias", "input:0", "param:bias"]
     with open(args, "wb") as f:
         f.write(b"fake torch.save payload")
-    return {"compile_s": 0.5,
+    with open(args[:-3] + ".json", "w", encoding="utf-8") as f:
+        json.dump({"sources": sources}, f)
+    ws = {"input_bytes": NUMEL * 4, "param_bytes": 4224, "buffer_bytes": 0, "run_bytes": 2 * NUMEL * 4}
+    ws["total_bytes"] = sum(ws.values())
+    return {"compile_s": 0.5, "working_set": ws,
             "graphs": [{"index": 0, "module": module, "args": args, "n_args": 4,
-                        "arg_sources": ["param:fc.weight", "param:fc.bias", "input:0", "param:bias"]}]}
+                        "arg_sources": sources}]}
 
 
 def module_text(path):
@@ -154,28 +174,116 @@ def marked(path, marker):
     return marker in module_text(path)
 
 
+def values(shift=0.0):
+    return [((i % 37) - 18) * 0.25 + shift for i in range(NUMEL)]
+
+
 def op_run(req):
     prefix = req.get("out_prefix")
-    if not isinstance(prefix, str):
-        raise BadRequest("run needs out_prefix")
+    keep = req.get("keep")
     dtype = "float64" if req.get("float64") else "float32"
     target = req.get("target") or {}
-    shift = 0.5 if target.get("kind") == "module" and marked(target.get("module"), "FAKE_MODEL_WRONG") else 0.0
-    return {"outputs": [write_tensor(prefix + "0.bin", dtype, shift)]}
+    module = target.get("module") if target.get("kind") == "module" else None
+    shift = 0.5 if module and marked(module, "FAKE_MODEL_WRONG") else 0.0
+    res = {"run_bytes": NUMEL * 8}
+    if isinstance(prefix, str):
+        res["outputs"] = [write_tensor(prefix + "0.bin", dtype, shift)]
+    else:
+        res["outputs"] = [{"shape": SHAPE, "dtype": dtype}]
+    if isinstance(keep, str):
+        KEPT[keep] = (dtype, values(shift))
+        res["staged"] = bool(req.get("low_memory"))
+    res["inputs_changed"] = [2] if module and marked(module, "FAKE_MUTATE") else []
+    if target.get("kind") == "module":
+        res["loaded_inputs_changed"] = []
+    return res
+
+
+def fnum(x):
+    if x != x:
+        return "nan"
+    if x in (float("inf"), float("-inf")):
+        return "inf" if x > 0 else "-inf"
+    return x
+
+
+def compare_stats(ref, got, atol, rtol, dtype="float32"):
+    """The worker's kopt.compare.compare_stats over two value lists (same shape)."""
+    st = {"shape_mismatch": False, "shape": SHAPE, "numel": NUMEL, "dtype": dtype, "got_dtype": dtype,
+          "n_mismatch": 0, "n_nonfinite_mismatch": 0, "first_mismatch": None,
+          "first_nonfinite_mismatch": None, "max_abs_err": 0.0, "max_abs_index": None,
+          "ref_at_max_abs": None, "got_at_max_abs": None, "max_rel_err": 0.0, "max_rel_index": None,
+          "ref_at_first": None, "got_at_first": None, "ref_at_first_nonfinite": None,
+          "got_at_first_nonfinite": None, "ref_abs_max": 0.0, "sum_sq_ref": 0.0, "sum_sq_diff": 0.0,
+          "atol": atol, "rtol": rtol}
+    inf = float("inf")
+    for i, (r, g) in enumerate(zip(ref, got)):
+        rf, gf = abs(r) != inf and r == r, abs(g) != inf and g == g
+        if rf:
+            st["ref_abs_max"] = max(st["ref_abs_max"], abs(r))
+        if rf and gf:
+            d = abs(g - r)
+            bad = d > atol + rtol * abs(r)
+            if d > st["max_abs_err"]:
+                st.update(max_abs_err=d, max_abs_index=i, ref_at_max_abs=r, got_at_max_abs=g)
+            if r != 0 and d / abs(r) > st["max_rel_err"]:
+                st.update(max_rel_err=d / abs(r), max_rel_index=i)
+            st["sum_sq_diff"] += d * d
+            st["sum_sq_ref"] += r * r
+            nonfin = False
+        else:
+            same = (r != r and g != g) or r == g
+            bad = nonfin = not same
+        if bad:
+            st["n_mismatch"] += 1
+            if st["first_mismatch"] is None:
+                st.update(first_mismatch=i, ref_at_first=fnum(r), got_at_first=fnum(g))
+        if nonfin:
+            st["n_nonfinite_mismatch"] += 1
+            if st["first_nonfinite_mismatch"] is None:
+                st.update(first_nonfinite_mismatch=i, ref_at_first_nonfinite=fnum(r),
+                          got_at_first_nonfinite=fnum(g))
+    return st
+
+
+def op_compare(req):
+    ref, got = KEPT.get(req.get("ref")), KEPT.get(req.get("got"))
+    if ref is None or got is None:
+        raise BadRequest("nothing is kept under '%s' or '%s'" % (req.get("ref"), req.get("got")))
+    tols = req.get("tols") or [[req.get("atol", 0), req.get("rtol", 0)]]
+    atol, rtol = tols[0]
+    return {"outputs": [compare_stats(ref[1], got[1], float(atol), float(rtol), ref[0])],
+            "count_mismatch": False}
+
+
+def op_drop(req):
+    for n in req.get("names") or []:
+        KEPT.pop(n, None)
+    return {"kept": sorted(KEPT)}
+
+
+def op_resources(req):
+    return {"peak_reserved": {"main": 3 * NUMEL * 4 + (1 << 20), "f64": 6 * NUMEL * 4, "ceilings": 1 << 30},
+            "context_bytes": 500 << 20, "reserved_bytes": 0, "allocated_bytes": 0,
+            "free_bytes": 140 << 30, "total_bytes": 150 << 30, "compile_cache_bytes": 12345}
+
+
+def check_spec(spec):
+    """A launch spec as the real worker requires it (module, args, launch, roles)."""
+    if not (isinstance(spec, dict) and isinstance(spec.get("module"), str)
+            and isinstance(spec.get("args"), str) and isinstance(spec.get("launch"), int)):
+        raise BadRequest("launch_args must be a launch spec {module, args, launch, roles}")
 
 
 def op_capture_launch(req):
-    out = req.get("out")
-    if not isinstance(out, str):
-        raise BadRequest("capture_launch needs out")
-    with open(out, "wb") as f:
-        f.write(b"fake launch arguments")
+    check_spec(req)
     arg = {"shape": SHAPE, "stride": [SHAPE[1], 1], "dtype": "float32", "nbytes": NUMEL * 4,
            "storage_bytes": NUMEL * 4}
     return {"args": [arg, arg, arg, {"value": NUMEL}]}
 
 
 def op_compile_candidate(req):
+    check_spec(req.get("launch_args"))
     if marked(req.get("module"), "FAKE_NOCOMPILE"):
         return {"compiled": False, "error": "CompilationError: at 12:4: fake error"}
     return {"compiled": True}
@@ -191,6 +299,7 @@ def op_bench_kernels(req):
     """Kernel-level screen: the original takes 0.1 ms; a candidate module marked fast (see
     fast_module) 0.08 ms, any other 0.1 ms + 1 us per position in the list."""
     rounds = int(req.get("rounds", 10))
+    check_spec(req.get("launch_args"))
     cands = []
     for k, path in enumerate(req.get("cands") or []):
         if marked(path, "FAKE_NOCOMPILE"):
@@ -209,23 +318,30 @@ def op_isolate(req):
     cand = req.get("cand")
     if marked(cand, "FAKE_CRASH"):
         os.kill(os.getpid(), signal.SIGSEGV)
+    check_spec(req.get("launch_args"))
     roles = req.get("roles") or []
-    out_dir = req.get("out_dir")
-    os.makedirs(out_dir, exist_ok=True)
+    tol = req.get("tol") or {}
     checked = [k for k, r in enumerate(roles) if r in ("out", "inout")]
     global ISOLATE_CALLS
     ISOLATE_CALLS += 1
     wrong_first = int(os.environ.get("FAKE_WRONG_FIRST", "0"))
     wrong = marked(cand, "FAKE_WRONG") or ISOLATE_CALLS <= wrong_first
     race = marked(cand, "FAKE_RACE")
+    writes_input = marked(cand, "FAKE_WRITES_INPUT")
+    atol, rtol = (tol.get("float32") or [0, 0])
     sets = []
     for name in ["captured"] + ["seed%d" % x for x in req.get("seeds") or []]:
-        runs = {}
-        for side in ("orig", "cand0", "cand1"):
-            shift = (1.0 if wrong and side != "orig" else 0.0) + (0.25 if race and side == "cand1" else 0.0)
-            runs[side] = [write_tensor(os.path.join(out_dir, "%s.%s.%d.bin" % (name, side, k)), "float32", shift)
-                          for k in checked]
-        sets.append({"name": name, "runs": runs})
+        ref = values()
+        args = []
+        for k in checked:
+            runs = []
+            for r in range(int(req.get("repeat", 2))):
+                shift = (1.0 if wrong else 0.0) + (0.25 if race and r == 1 else 0.0)
+                runs.append(compare_stats(ref, values(shift), float(atol), float(rtol)))
+            args.append({"arg": k, "runs": runs})
+        ins = [k for k, r in enumerate(roles) if r == "in"]
+        sets.append({"name": name, "args": args,
+                     "inputs_changed": ins[:1] if writes_input else []})
     return {"sets": sets, "checked": checked}
 
 
@@ -241,7 +357,11 @@ def op_time(req):
             base = 1.0 / (k + 1)
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)
                         for r in range(rounds)])
-    return {"samples": samples, "sleep_ms": 0.05}
+    res = {"samples": samples, "sleep_ms": 0.05}
+    if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_MUTATE_TIMED")
+           for v in variants):
+        res["loaded_inputs_changed"] = [0]
+    return res
 
 
 def op_profile(req):
@@ -289,6 +409,8 @@ def probe_items(text):
 
 def op_ceilings(req):
     return {"copy_bytes": 2 * 1 << 30, "copy_ms": [0.45, 0.46, 0.44],
+            "read_bytes": 1 << 30, "read_ms": [0.22, 0.22, 0.23],
+            "write_bytes": 1 << 30, "write_ms": [0.24, 0.24, 0.25],
             "mm_fp32": {"flops": 2 * 8192 ** 3, "ms": [20.0, 20.1]},
             "mm_bf16": {"flops": 2 * 8192 ** 3, "ms": [1.5, 1.52]}}
 
@@ -300,8 +422,10 @@ class BadRequest(Exception):
 OPS = {"ping": op_ping, "load": op_load, "compile": op_compile, "run": op_run,
        "time": op_time, "profile": op_profile, "ceilings": op_ceilings,
        "capture_launch": op_capture_launch, "compile_candidate": op_compile_candidate,
-       "isolate": op_isolate, "bench_kernels": op_bench_kernels}
-NEEDS_LOAD = {"compile", "run", "time", "profile", "capture_launch", "isolate", "bench_kernels"}
+       "isolate": op_isolate, "bench_kernels": op_bench_kernels, "compare": op_compare,
+       "drop": op_drop, "resources": op_resources}
+NEEDS_LOAD = {"compile", "run", "time", "profile", "capture_launch", "isolate", "bench_kernels",
+              "compare"}
 
 
 def be_noisy():
@@ -345,6 +469,9 @@ def handle(req):
         sys.exit(1)
     if on("wrong_id_on", op):
         rid = rid + 1000 if isinstance(rid, int) else 1000
+    if on("oom_always_on", op) or (on("oom_on", op) and not req.get("low_memory")):
+        error(rid, "out_of_memory", "OutOfMemoryError: CUDA out of memory. Tried to allocate 8.00 GiB (fake)")
+        return
     if op == "shutdown":
         send({"id": rid, "ok": True, "result": {}})
         sys.exit(0)

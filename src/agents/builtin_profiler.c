@@ -24,7 +24,8 @@ static int prof_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     const artifact *a = (const artifact *)(uintptr_t)json_integer_value(json_object_get(ctx, "artifact"));
     if (!a) return kerr_set(e, KOPT_E_INTERNAL, "profiler: no artifact in the context");
     json_t *raw = NULL, *prof = NULL;
-    int rc = worker_call(p->env.w, "ceilings", json_object(), 300, &raw, e);
+    /* a memory phase of its own: its buffers are transient, not part of judging the model */
+    int rc = worker_call(p->env.w, "ceilings", json_pack("{s:s}", "phase", "ceilings"), 300, &raw, e);
     if (rc) return kerr_wrap(e, "measuring ceilings");
     json_t *ceil = inspect_ceilings(raw);
     json_decref(raw);

@@ -28,9 +28,11 @@ static const char USAGE[] =
     "\n"
     "options:\n"
     "  -o, --out DIR            output directory (required)\n"
-    "  --budget T               wall-clock budget of the search: 90s, 2m, 1h (default 2m)\n"
+    "  --budget T               wall-clock budget of the whole run (compile, capture, profile, baselines,\n"
+    "                           search, final measurement): 90s, 2m, 1h (default 2m)\n"
     "  --max-candidates N       candidates generated at most (default 64)\n"
-    "  --max-autotune           also time torch.compile mode max-autotune-no-cudagraphs\n"
+    "  --max-autotune           also compile with torch.compile mode max-autotune-no-cudagraphs and start\n"
+    "                           the search from the faster of the two modules\n"
     "  --rounds N               timing rounds for gate 4 and the final measurement (default 30)\n"
     "  --min-gain X             gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
     "  --store PATH             the SQLite memory (default $KOPT_STORE or ~/.cache/kopt/store.sqlite):\n"
@@ -42,6 +44,8 @@ static const char USAGE[] =
     "  --roles LIST             roles the LLM plays: planner,executor,summarizer (default planner,executor)\n"
     "  --ncu                    add Nsight Compute counters to the profile when ncu is usable\n"
     "                           (DRAM/SM throughput, occupancy, registers); else event timing only\n"
+    "  --keep-work              keep OUT/work (the modules of every candidate, the worker's scratch);\n"
+    "                           by default it is removed when the run succeeds\n"
     "  --json                   print the optimize document (docs/schema/optimize.md)\n"
     "  --python PATH            python with torch and triton\n"
     "  -v, --verbose            log each stage\n";
@@ -56,15 +60,25 @@ static double parse_duration(const char *s) {
     return -1;
 }
 
+static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
+
+static void print_speedup(const char *what, const json_t *sp) {
+    if (!sp) return;
+    printf("  speedup over %-22s %.3fx (95%% CI %.3f-%.3f)\n", what, num(sp, "estimate"), num(sp, "ci95_lo"), num(sp, "ci95_hi"));
+}
+
 static void print_summary(const json_t *doc, const char *out) {
-    const json_t *m = json_object_get(doc, "model"), *sp = json_object_get(m, "speedup");
+    const json_t *m = json_object_get(doc, "model"), *b = json_object_get(doc, "budget");
     printf("kopt optimize  %s\n", json_string_value(json_object_get(doc, "problem")));
-    printf("model: torch.compile %.4f ms -> %.4f ms  (%.3fx, 95%% CI %.3f-%.3f); eager %.4f ms",
-           json_number_value(json_object_get(m, "baseline_ms")), json_number_value(json_object_get(m, "optimized_ms")),
-           json_number_value(json_object_get(sp, "estimate")), json_number_value(json_object_get(sp, "ci95_lo")),
-           json_number_value(json_object_get(sp, "ci95_hi")), json_number_value(json_object_get(m, "eager_ms")));
-    if (json_object_get(m, "max_autotune_ms")) printf("; max-autotune %.4f ms", json_number_value(json_object_get(m, "max_autotune_ms")));
-    printf("; floor %.4f ms\n\n", json_number_value(json_object_get(m, "floor_ms")));
+    printf("model: eager %.4f ms; torch.compile %.4f ms", num(m, "eager_ms"), num(m, "compiled_ms"));
+    if (json_object_get(m, "max_autotune_ms")) printf("; max-autotune %.4f ms", num(m, "max_autotune_ms"));
+    printf("; floor %.4f ms\n", num(m, "floor_ms"));
+    printf("started from torch.compile %s's module; optimized %.4f ms\n",
+           json_string_value(json_object_get(m, "start")) ? json_string_value(json_object_get(m, "start")) : "default",
+           num(m, "optimized_ms"));
+    print_speedup("torch.compile default", json_object_get(m, "speedup_vs_default"));
+    print_speedup("max-autotune", json_object_get(m, "speedup_vs_max_autotune"));
+    putchar('\n');
     printf("  %-48s %-20s %9s %7s %6s  %s\n", "kernel", "kind", "time ms", "share", "%ceil", "status");
     size_t i;
     json_t *k;
@@ -72,8 +86,7 @@ static void print_summary(const json_t *doc, const char *out) {
         const char *st = json_string_value(json_object_get(k, "status"));
         printf("  %-48.48s %-20s %9.4f %6.1f%% %5.0f%%  %s", json_string_value(json_object_get(k, "name")),
                json_string_value(json_object_get(k, "kernel_kind")) ? json_string_value(json_object_get(k, "kernel_kind")) : "?",
-               json_number_value(json_object_get(k, "time_ms")), 100 * json_number_value(json_object_get(k, "share")),
-               100 * json_number_value(json_object_get(k, "frac_of_ceiling")), st ? st : "?");
+               num(k, "time_ms"), 100 * num(k, "share"), 100 * num(k, "frac_of_ceiling"), st ? st : "?");
         if (st && !strcmp(st, "optimized"))
             printf(": %s", json_string_value(json_object_get(k, "change")) ? json_string_value(json_object_get(k, "change")) : "");
         else if (json_object_get(k, "why"))
@@ -82,10 +95,12 @@ static void print_summary(const json_t *doc, const char *out) {
     }
     json_array_foreach(json_object_get(doc, "vendor_calls"), i, k)
         printf("  %-48.48s %-20s %9.4f %6.1f%%         vendor call, kept\n", json_string_value(json_object_get(k, "name")), "vendor",
-               json_number_value(json_object_get(k, "time_ms")), 100 * json_number_value(json_object_get(k, "share")));
-    const json_t *b = json_object_get(doc, "budget");
-    printf("\n%s; %d candidates in %.0f s\nwritten to %s\n", json_string_value(json_object_get(doc, "outcome")),
-           (int)json_integer_value(json_object_get(b, "used_candidates")), json_number_value(json_object_get(b, "used_wall_s")), out);
+               num(k, "time_ms"), 100 * num(k, "share"));
+    printf("\n%s; %d candidates; %.0f s of the %.0f s budget (setup %.0f s, search %.0f s, final %.0f s)\n",
+           json_string_value(json_object_get(doc, "outcome")), (int)json_integer_value(json_object_get(b, "used_candidates")),
+           num(b, "used_wall_s"), num(b, "wall_s"), num(b, "setup_s"), num(b, "search_s"), num(b, "final_s"));
+    if (json_string_value(json_object_get(b, "note"))) printf("%s\n", json_string_value(json_object_get(b, "note")));
+    printf("written to %s\n", out);
 }
 
 int cmd_optimize(int argc, char **argv) {
@@ -98,10 +113,14 @@ int cmd_optimize(int argc, char **argv) {
         {"store", required_argument, 0, 'S'},      {"no-store", no_argument, 0, 'N'},
         {"llm", required_argument, 0, 'L'},        {"llm-config", required_argument, 0, 'C'},
         {"roles", required_argument, 0, 'R'},      {"ncu", no_argument, 0, 'U'},
+        {"keep-work", no_argument, 0, 'K'},
         {0, 0, 0, 0}};
     const char *store_arg = NULL, *llm_spec = NULL, *llm_conf = NULL, *roles = "planner,executor";
-    int no_store = 0;
+    int no_store = 0, keep_work = 0;
     optimize_opts o = {.budget_s = 120, .max_candidates = 64, .rounds = 30, .min_gain = 0.02};
+    struct timespec ts0;
+    clock_gettime(CLOCK_MONOTONIC, &ts0);
+    o.t_start = (double)ts0.tv_sec + ts0.tv_nsec * 1e-9;   /* the budget counts from here */
     const char *python = NULL;
     int json_mode = 0, opt;
     kerr e = {0};
@@ -129,6 +148,7 @@ int cmd_optimize(int argc, char **argv) {
         case 'C': llm_conf = optarg; break;
         case 'R': roles = optarg; break;
         case 'U': o.use_ncu = 1; break;
+        case 'K': keep_work = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         default: fputs(USAGE, stderr); return KOPT_E_USAGE;
         }
@@ -199,13 +219,32 @@ int cmd_optimize(int argc, char **argv) {
     cli_progress_init(&pg, json_mode);
     o.progress = cli_progress_line;
     o.progress_ctx = &pg;
-    char *log_path = fs_join(workdir, "worker.log");
+    char *log_path = fs_join(o.out_dir, "worker.log");
+    /* Inductor's and Triton's caches: private to this run (a restarted worker reuses them),
+     * outside OUT (they are not the run's output; their size is reported separately), removed
+     * at the end; a user's own TORCHINDUCTOR_CACHE_DIR is respected. */
+    char *cache_dir = NULL;
+    int own_triton = 0;
+    if (!getenv("TORCHINDUCTOR_CACHE_DIR") && !fs_mkdtemp("kopt-cache", &cache_dir, &e)) {
+        setenv("TORCHINDUCTOR_CACHE_DIR", cache_dir, 1);
+        char *tc = fs_join(cache_dir, "triton");
+        if (!getenv("TRITON_CACHE_DIR")) { setenv("TRITON_CACHE_DIR", tc, 1); own_triton = 1; }
+        free(tc);
+    }
+    e.code = 0;
     worker *w = NULL;
     json_t *doc = NULL;
     int rc = cli_start_worker("optimize", python, log_path, 16, &w, &e);
     if (!rc) rc = optimize_run(w, &o, &doc, &e);
     cli_progress_end(&pg);
     worker_stop(w);
+    if (cache_dir) {
+        fs_rmtree(cache_dir);
+        unsetenv("TORCHINDUCTOR_CACHE_DIR");
+        if (own_triton) unsetenv("TRITON_CACHE_DIR");
+        free(cache_dir);
+    }
+    if (!rc && !keep_work) fs_rmtree(workdir);
     if (!rc) {
         json_object_set_new(doc, "ok", json_true());
         char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(8));

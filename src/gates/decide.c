@@ -16,66 +16,73 @@ static json_t *cmp_json(int arg, const tensor_cmp *c) {
     return o;
 }
 
+/* One worker statistics object, checked to be under the reference dtype's default tolerance. */
+static int read_cmp(const json_t *st, tensor_cmp *c, kerr *e) {
+    const char *dt = json_string_value(json_object_get(st, "dtype"));
+    double atol, rtol;
+    tensor_default_tol(dt, &atol, &rtol);
+    return tensor_cmp_from_json(st, atol, rtol, c, e);
+}
+
 int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
     *passed = 1;
     json_t *v = json_object(), *sets = json_array();
     json_object_set_new(v, "sets", sets);
     *verdict = v;
-    const json_t *checked = json_object_get(iso, "checked");
     kbuf reason = KBUF_INIT;
     size_t si;
     json_t *set;
+    if (!json_is_array(json_object_get(iso, "sets")) || json_array_size(json_object_get(iso, "sets")) == 0)
+        return kerr_set(e, KOPT_E_WORKER, "isolate result has no input sets");
     json_array_foreach(json_object_get(iso, "sets"), si, set) {
         const char *name = json_string_value(json_object_get(set, "name"));
-        const json_t *runs = json_object_get(set, "runs");
-        const json_t *orig = json_object_get(runs, "orig"), *c0 = json_object_get(runs, "cand0");
+        const json_t *args = json_object_get(set, "args"), *changed = json_object_get(set, "inputs_changed");
         json_t *so = json_pack("{s:s, s:[], s:[]}", "name", name ? name : "?", "args", "self_consistency");
         json_array_append_new(sets, so);
-        if (!orig || !c0 || json_array_size(orig) != json_array_size(c0) ||
-            json_array_size(orig) != json_array_size(checked)) {
+        if (!name || !json_is_array(args) || !json_is_array(changed) ||
+            json_array_size(args) != json_array_size(json_object_get(iso, "checked"))) {
             kbuf_free(&reason);
             return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s is incomplete", name ? name : "?");
         }
-        for (size_t k = 0; k < json_array_size(orig); k++) {
-            int arg = (int)json_integer_value(json_array_get(checked, k));
-            tensor_cmp c;
-            char *where = NULL;
-            if (tensor_compare_files(json_array_get(orig, k), json_array_get(c0, k), -1, -1, &c, &where, e)) {
-                kbuf_free(&reason);
-                return e->code;
-            }
-            json_array_append_new(json_object_get(so, "args"), cmp_json(arg, &c));
-            if (!c.pass && *passed) {
-                *passed = 0;
-                kbuf_printf(&reason, "input set %s, argument %d: %s", name, arg,
-                            c.shape_mismatch ? "shape differs" : (where ? where : "mismatch"));
-            }
-            free(where);
+        if (json_array_size(changed) > 0 && *passed) {
+            *passed = 0;
+            kbuf_printf(&reason, "input set %s: the candidate wrote to its read-only input argument %lld", name,
+                        (long long)json_integer_value(json_array_get(changed, 0)));
         }
-        /* Further runs of the candidate against its first run. */
-        for (int r = 1;; r++) {
-            char key[16];
-            snprintf(key, sizeof key, "cand%d", r);
-            const json_t *cr = json_object_get(runs, key);
-            if (!cr) break;
-            for (size_t k = 0; k < json_array_size(c0) && k < json_array_size(cr); k++) {
-                int arg = (int)json_integer_value(json_array_get(checked, k));
+        size_t k;
+        json_t *ar;
+        json_array_foreach(args, k, ar) {
+            int arg = (int)json_integer_value(json_object_get(ar, "arg"));
+            const json_t *runs = json_object_get(ar, "runs");
+            if (!json_is_array(runs) || json_array_size(runs) == 0) {
+                kbuf_free(&reason);
+                return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s, argument %d has no runs", name, arg);
+            }
+            int first_ok = 1;
+            for (size_t r = 0; r < json_array_size(runs); r++) {
                 tensor_cmp c;
-                char *where = NULL;
-                if (tensor_compare_files(json_array_get(c0, k), json_array_get(cr, k), -1, -1, &c, &where, e)) {
+                if (read_cmp(json_array_get(runs, r), &c, e)) {
                     kbuf_free(&reason);
-                    return e->code;
+                    return kerr_wrap(e, "isolate, set %s, argument %d, run %zu", name, arg, r + 1);
                 }
                 json_t *cj = cmp_json(arg, &c);
-                json_object_set_new(cj, "run", json_integer(r));
-                json_array_append_new(json_object_get(so, "self_consistency"), cj);
-                if (!c.pass && *passed) {
-                    *passed = 0;
-                    kbuf_printf(&reason,
-                                "input set %s, argument %d: run %d of the candidate disagrees with its "
-                                "first run (a race or a read of uninitialised memory): %s",
-                                name, arg, r + 1, where ? where : "mismatch");
+                if (r == 0) {
+                    json_array_append_new(json_object_get(so, "args"), cj);
+                    first_ok = c.pass;
+                } else {
+                    json_object_set_new(cj, "run", json_integer((json_int_t)r));
+                    json_array_append_new(json_object_get(so, "self_consistency"), cj);
                 }
+                if (c.pass || !*passed) continue;
+                *passed = 0;
+                char *where = tensor_cmp_str(&c);
+                if (r == 0 || !first_ok)
+                    kbuf_printf(&reason, "input set %s, argument %d: %s", name, arg, where);
+                else
+                    kbuf_printf(&reason,
+                                "input set %s, argument %d: run %zu of the candidate disagrees with its first run "
+                                "(a race or a read of uninitialised memory): %s",
+                                name, arg, r + 1, where);
                 free(where);
             }
         }
@@ -86,24 +93,10 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
     return 0;
 }
 
-int gate3_strict(const ktensor *eager, const ktensor *opt, tensor_cmp *cmp, kerr *e) {
-    double atol, rtol;
-    tensor_default_tol(eager->dtype, &atol, &rtol);
-    memset(cmp, 0, sizeof *cmp);
-    kerr ce = {0};
-    int rc = tensor_compare(eager, opt, atol, rtol, cmp, &ce);
-    if (rc && !cmp->shape_mismatch) {
-        *e = ce;
-        return -1;
-    }
-    return cmp->pass;
-}
-
-double gate3_rho(const ktensor *ref64, const ktensor *base, const ktensor *opt, double *opt_err,
-                 double *base_err) {
-    *opt_err = tensor_max_abs_diff(ref64, opt);
-    *base_err = tensor_max_abs_diff(ref64, base);
-    if (isnan(*opt_err)) return INFINITY;
+double gate3_rho(const tensor_cmp *opt_vs_ref64, const tensor_cmp *base_vs_ref64, double *opt_err, double *base_err) {
+    *opt_err = tensor_cmp_max_diff(opt_vs_ref64);
+    *base_err = tensor_cmp_max_diff(base_vs_ref64);
+    if (isnan(*opt_err) || isinf(*opt_err)) return INFINITY;
     if (*base_err == 0) return *opt_err == 0 ? 1.0 : INFINITY;
     return *opt_err / *base_err;
 }

@@ -1,12 +1,16 @@
-/* decide.h — the verdicts of gates 2, 3 and 4 (docs/CANDIDATES.md), computed from raw data the
- * worker produced (tensor files, timing samples). Pure logic: no worker, no GPU, unit-tested.
+/* decide.h — the verdicts of gates 2, 3 and 4 (docs/CANDIDATES.md), computed from the raw data
+ * the worker produced: comparison statistics (tensor.h: the worker reduces outputs where they
+ * live, under the tolerances the core passes) and timing samples. Pure logic: no worker, no
+ * GPU, unit-tested.
  *
- * gate2_decide: for every input set of an `isolate` result, every checked argument of the
- *   candidate's first run must match the original's within the dtype's default tolerance
- *   (tensor_default_tol; NaN/Inf positions must match), and every further run of the candidate
- *   must match its first run within the same tolerance (a candidate that disagrees with itself
- *   has a race or reads uninitialised memory). Fills a JSON verdict with, per set and argument,
- *   the mismatch count, max abs/rel error and where; `reason` names the first failure.
+ * gate2_decide: for every input set of an `isolate` result, every checked argument of every
+ *   run of the candidate must match the original's within the dtype's default tolerance
+ *   (tensor_default_tol; NaN/Inf positions must match): the first run decides plainly; a later
+ *   run that fails where the first passed is reported as a candidate that disagrees with
+ *   itself (a race, or a read of uninitialised memory). A candidate that wrote to one of its
+ *   read-only inputs is refused. The statistics must have been computed under the dtype's
+ *   tolerance (checked). Fills a JSON verdict with, per set and argument, the mismatch count
+ *   and max abs/rel error; `reason` names the first failure.
  * gate3_*: model level. Strict: the re-stitched module's outputs against the eager model's,
  *   allclose at the dtype's default tolerance. Fallback when strict fails: the float64 error
  *   ratio rho = ||opt - ref64||inf / ||base - ref64||inf (base: the compiled baseline's output
@@ -15,7 +19,7 @@
  * gate4_decide: speedup = median(base)/median(cand) over interleaved rounds, with a 95% paired
  *   bootstrap interval; accepted only if its lower end exceeds 1 + min_gain.
  *
- * Ownership: JSON results are new references for the caller; tensors are borrowed.
+ * Ownership: JSON results are new references for the caller; inputs are borrowed.
  */
 #ifndef KOPT_DECIDE_H
 #define KOPT_DECIDE_H
@@ -26,8 +30,9 @@
 #include "gates/tensor.h"
 #include "util/err.h"
 
-/* isolate: the worker's result ({"sets":[{"name","runs":{"orig":[..],"cand0":[..],...}}],
- * "checked":[..]}). Returns 0 and sets *passed / *verdict, or an error (unreadable files). */
+/* isolate: the worker's result ({"sets":[{"name","args":[{"arg","runs":[stats...]}],
+ * "inputs_changed":[..]}], "checked":[..]}). Returns 0 and sets *passed / *verdict, or
+ * KOPT_E_WORKER for a malformed result. */
 int gate2_decide(const json_t *isolate, int *passed, json_t **verdict, kerr *e);
 
 typedef struct gate3_opts {
@@ -35,12 +40,9 @@ typedef struct gate3_opts {
     double abs_bound;   /* default 1e-2 */
 } gate3_opts;
 
-/* Strict check of one output: fills cmp; returns 1 when within the dtype's tolerance. */
-int gate3_strict(const ktensor *eager, const ktensor *opt, tensor_cmp *cmp, kerr *e);
-
-/* The float64 error ratio of one output (see above). */
-double gate3_rho(const ktensor *ref64, const ktensor *base, const ktensor *opt, double *opt_err,
-                 double *base_err);
+/* The float64 error ratio of one output from two comparisons against the float64 reference:
+ * opt's and base's (see above). */
+double gate3_rho(const tensor_cmp *opt_vs_ref64, const tensor_cmp *base_vs_ref64, double *opt_err, double *base_err);
 
 /* Decide the fallback for one output: 1 when rho and the absolute error are within bounds. */
 int gate3_accept_rho(double rho, double opt_err, const gate3_opts *o);

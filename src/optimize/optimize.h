@@ -25,11 +25,14 @@ typedef struct optimize_opts {
     const char *problem;
     const char *out_dir;
     const char *workdir;          /* scratch, must exist */
-    double budget_s;              /* wall-clock budget of the search (default 120) */
+    double budget_s;              /* wall-clock budget of the whole run: setup (compile, capture,
+                                   * profile, baselines), search and final measurement (default 120) */
+    double t_start;               /* opt_now()-style monotonic seconds when the run began (the
+                                   * worker's start counts); <= 0: when optimize_run is called */
     int max_candidates;           /* candidates generated at most (default 64) */
     int screen_top;               /* per round, candidates sent to the gates (default 2) */
     int max_rounds;               /* planner rounds per kernel (default 3) */
-    int max_autotune;             /* also time torch.compile max-autotune-no-cudagraphs */
+    int max_autotune;             /* also compile max-autotune-no-cudagraphs; start from the faster */
     int rounds;                   /* gate 4 / final timing rounds (default 30) */
     int seeds;                    /* gates 2 and 3 (default 3) */
     double min_gain;              /* gate 4 (default 0.02) */

@@ -33,6 +33,8 @@ typedef struct octx {
                                * this much back for the final measurement (gate 4's timing again) */
     double screen_compile_s;  /* worker wall time importing/compiling/warming screened candidates */
     int compile_threads;      /* threads the worker compiled them with (largest seen) */
+    int resource_errors;      /* candidates kopt could not judge: it ran out of GPU memory */
+    double t_search, t_final; /* when the search and the final measurement began (opt_now) */
 } octx;
 
 

@@ -138,7 +138,7 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
 typedef struct kstate {
     int k;
     const char *kname, *kkind;
-    const char *largs;            /* captured launch arguments */
+    const json_t *largs;          /* the launch spec of its first launch (borrowed from the session) */
     json_t *kc;                   /* the kernel as agents see it (owned) */
     json_t *krow;                 /* the document's row for this kernel (borrowed) */
     json_t *history;              /* what the planner learns from (owned) */
@@ -238,7 +238,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
     opt_progress(c, "%s: round %d, screening %zu candidates", ks->kname, round, n);
     kerr be = {0};
     if (worker_call(c->w, "bench_kernels",
-                    json_pack("{s:s, s:s, s:O, s:s, s:i, s:i}", "orig", verify_session_base_module(c->vs), "kernel", ks->kname,
+                    json_pack("{s:s, s:s, s:O, s:O, s:i, s:i}", "orig", verify_session_base_module(c->vs), "kernel", ks->kname,
                               "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
                     c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
         log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);
@@ -319,6 +319,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         if (rc) break;
         if (opt_now() - t_check > c->check_s) c->check_s = opt_now() - t_check;
         int gate = (int)json_integer_value(json_object_get(rec, "refused_at"));
+        const char *verdict = json_string_value(json_object_get(rec, "verdict"));
+        int kopt_error = verdict && !strcmp(verdict, "error");   /* kopt's own resources: no verdict */
         slow += !acc && gate == 4;
         const char *reason = json_string_value(json_object_get(rec, "reason"));
         if (acc) {
@@ -332,13 +334,16 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
                 json_object_set_new(ks->krow, "kernel_ms_after", json_real(med[idx]));
                 json_object_set_new(ks->krow, "kernel_ms_before", json_real(orig_ms));
             }
+        } else if (kopt_error) {
+            c->resource_errors++;
         } else {
             if (gate >= 1 && gate <= 4) ks->refused[gate]++;
             refusal_set(last, gate, label, reason, json_object_get(rec, "gates"));
         }
-        opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, acc ? "accepted" : "refused", acc ? 0 : gate, reason,
-                           med[idx], orig_ms, sp);
-        history_add(ks, cdj, med[idx], acc ? "accepted" : "refused", acc ? 0 : gate, round, direction, reason);
+        const char *outcome = acc ? "accepted" : kopt_error ? "error" : "refused";
+        opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, outcome, acc || kopt_error ? 0 : gate, reason, med[idx],
+                           orig_ms, sp);
+        history_add(ks, cdj, med[idx], outcome, acc || kopt_error ? 0 : gate, round, direction, reason);
     }
     free(send);
 out:

@@ -39,12 +39,30 @@ json_t *inspect_ceilings(const json_t *raw) {
     double f32_ms = stats_median_json(json_object_get(f32, "ms")), b16_ms = stats_median_json(json_object_get(b16, "ms"));
     double f32_flops = json_number_value(json_object_get(f32, "flops"));
     double b16_flops = json_number_value(json_object_get(b16, "flops"));
-    return json_pack("{s:f, s:f, s:f, s:s}", "copy_gbps",
-                     copy_ms > 0 ? copy_bytes / (copy_ms * 1e-3) / 1e9 : 0.0, "fp32_tflops",
+    double read_ms = stats_median_json(json_object_get(raw, "read_ms"));
+    double write_ms = stats_median_json(json_object_get(raw, "write_ms"));
+    double read_b = json_number_value(json_object_get(raw, "read_bytes"));
+    double write_b = json_number_value(json_object_get(raw, "write_bytes"));
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:s}", "copy_gbps",
+                     copy_ms > 0 ? copy_bytes / (copy_ms * 1e-3) / 1e9 : 0.0, "read_gbps",
+                     read_ms > 0 ? read_b / (read_ms * 1e-3) / 1e9 : 0.0, "write_gbps",
+                     write_ms > 0 ? write_b / (write_ms * 1e-3) / 1e9 : 0.0, "fp32_tflops",
                      f32_ms > 0 ? f32_flops / (f32_ms * 1e-3) / 1e12 : 0.0, "bf16_tflops",
                      b16_ms > 0 ? b16_flops / (b16_ms * 1e-3) / 1e12 : 0.0, "method",
-                     "median of event-timed runs: device-to-device copy (bytes read + written), "
-                     "8192^3 GEMMs on random data (fp32 without TF32, bf16)");
+                     "median of event-timed runs: device-to-device copy (bytes read + written), read-only and "
+                     "write-only streaming (the faster of a Triton kernel and torch's), 8192^3 GEMMs on random "
+                     "data (fp32 without TF32, bf16)");
+}
+
+roof_ceilings inspect_roof_ceilings(const json_t *ceilings) {
+    roof_ceilings c = {
+        .copy_bytes_per_s = json_number_value(json_object_get(ceilings, "copy_gbps")) * 1e9,
+        .read_bytes_per_s = json_number_value(json_object_get(ceilings, "read_gbps")) * 1e9,
+        .write_bytes_per_s = json_number_value(json_object_get(ceilings, "write_gbps")) * 1e9,
+        .fp32_flops_per_s = json_number_value(json_object_get(ceilings, "fp32_tflops")) * 1e12,
+        .bf16_flops_per_s = json_number_value(json_object_get(ceilings, "bf16_tflops")) * 1e12,
+    };
+    return c;
 }
 
 static roof_role to_roof(art_role r) {
@@ -78,11 +96,11 @@ static json_t *strlist_json(const art_strlist *l) {
     return a;
 }
 
-double inspect_io_bytes(const artifact *a, const json_t *rows) {
+double inspect_io_bytes(const artifact *a, const json_t *rows, double *bytes_written) {
     const art_stmt *ret = NULL;
     for (size_t s = 0; s < a->nstmts; s++) if (a->stmts[s].kind == ART_ST_RETURN) ret = &a->stmts[s];
     art_strlist seen = {0};
-    double bytes = 0;
+    double bytes = 0, written = 0;
     for (size_t i = 0; i < a->nlaunches; i++) {
         const art_launch *l = &a->launches[i];
         const json_t *args = json_object_get(json_array_get(rows, i), "args");
@@ -96,20 +114,18 @@ double inspect_io_bytes(const artifact *a, const json_t *rows) {
             for (size_t k = 0; k < seen.n && !dup; k++) dup = !strcmp(seen.v[k], name);
             if (dup || !(input || out)) continue;
             art_strlist_push(&seen, kstrdup(name));
-            bytes += nb;
+            bytes += input ? nb : 0;
+            written += out ? nb : 0;
         }
     }
     art_strlist_free(&seen);
-    return bytes;
+    if (bytes_written) *bytes_written = written;
+    return bytes + written;
 }
 
 json_t *inspect_launch_table(const artifact *a, const json_t *profile, const json_t *ceilings,
                              double *sum_ms) {
-    roof_ceilings c = {
-        .copy_bytes_per_s = json_number_value(json_object_get(ceilings, "copy_gbps")) * 1e9,
-        .fp32_flops_per_s = json_number_value(json_object_get(ceilings, "fp32_tflops")) * 1e12,
-        .bf16_flops_per_s = json_number_value(json_object_get(ceilings, "bf16_tflops")) * 1e12,
-    };
+    roof_ceilings c = inspect_roof_ceilings(ceilings);
     const json_t *times = json_object_get(profile, "times");
     const json_t *plaunch = json_object_get(profile, "launches");
     size_t reps = json_array_size(times);
@@ -189,27 +205,41 @@ static int call(worker *w, const char *op, json_t *args, double t, json_t **res,
     return rc;
 }
 
-/* Compare every output of two `run` results; fills a JSON verdict: within the dtype's default
- * tolerance (fp32: atol = rtol = 1e-4), and bit-identical (within it with a zero difference:
- * NaN/Inf placement is part of the comparison). A shape mismatch is a difference. */
-static int compare_outputs(const json_t *ra, const json_t *rb, json_t *verdict, kerr *e) {
-    const json_t *oa = json_object_get(ra, "outputs"), *ob = json_object_get(rb, "outputs");
-    int identical = 1, within = 1;
-    double maxabs = 0;
-    if (json_array_size(oa) != json_array_size(ob)) { identical = within = 0; }
-    for (size_t i = 0; within && i < json_array_size(oa); i++) {
-        const json_t *da = json_array_get(oa, i), *db = json_array_get(ob, i);
-        if (!json_object_get(da, "path")) continue;       /* non-tensor output */
-        tensor_cmp tol;
-        int rc = tensor_compare_files(da, db, -1, -1, &tol, NULL, e);
-        if (rc) return rc;
-        identical &= tol.pass && tol.max_abs_err == 0;
-        within &= tol.pass;
-        if (tol.max_abs_err > maxabs) maxabs = tol.max_abs_err;
+/* The worker's comparison of the outputs kept as "rt.a" and "rt.b" (`ra`: the run that kept
+ * "rt.a", for the dtypes); fills a JSON verdict: within the dtype's default tolerance (fp32:
+ * atol = rtol = 1e-4), and bit-identical (within it with a zero difference: NaN/Inf placement is
+ * part of the comparison). A shape mismatch is a difference. */
+static int compare_outputs(worker *w, const json_t *ra, json_t *verdict, kerr *e) {
+    const json_t *oa = json_object_get(ra, "outputs");
+    json_t *tols = json_array(), *res = NULL;
+    size_t i;
+    json_t *o;
+    json_array_foreach(oa, i, o) {
+        double at = 0, rt = 0;
+        tensor_default_tol(json_string_value(json_object_get(o, "dtype")), &at, &rt);
+        json_array_append_new(tols, json_pack("[f, f]", at, rt));
     }
+    int rc = worker_call(w, "compare", json_pack("{s:s, s:s, s:o}", "ref", "rt.a", "got", "rt.b", "tols", tols), T_RUN, &res, e);
+    if (rc) return kerr_wrap(e, "comparing the round trip's outputs");
+    int identical = !json_is_true(json_object_get(res, "count_mismatch")), within = identical;
+    double maxabs = 0;
+    for (i = 0; within && i < json_array_size(oa); i++) {
+        const json_t *d = json_array_get(oa, i);
+        if (!json_object_get(d, "dtype")) continue;       /* non-tensor output */
+        double at = 0, rt = 0;
+        tensor_default_tol(json_string_value(json_object_get(d, "dtype")), &at, &rt);
+        tensor_cmp c;
+        if ((rc = tensor_cmp_from_json(json_array_get(json_object_get(res, "outputs"), i), at, rt, &c, e))) break;
+        identical &= c.pass && c.max_abs_err == 0;
+        within &= c.pass;
+        if (c.max_abs_err > maxabs) maxabs = c.max_abs_err;
+    }
+    json_decref(res);
+    if (rc) return rc;
     json_object_set_new(verdict, "outputs_identical", json_boolean(identical));
     json_object_set_new(verdict, "outputs_match", json_boolean(within));
     json_object_set_new(verdict, "max_abs_diff", json_real(maxabs));
+    worker_call(w, "drop", json_pack("{s:[s,s]}", "names", "rt.a", "rt.b"), T_RUN, NULL, e);
     return 0;
 }
 
@@ -254,17 +284,13 @@ static int do_graph(worker *w, const inspect_opts *o, const json_t *g, const jso
     json_object_set_new(rtv, "module", json_string(rt_path));
     if (o->check_roundtrip && a->nlaunches > 0) {
         progress(o, "round trip: running the original and the emitted module");
-        char *pa = kasprintf("%s/graph%d.orig.out", o->workdir, idx);
-        char *pb = kasprintf("%s/graph%d.rt.out", o->workdir, idx);
         rc = call(w, "run", json_pack("{s:{s:s,s:s,s:s}, s:s}", "target", "kind", "module", "module", mod,
-                                      "args", args, "out_prefix", pa), T_RUN, &ra, e, "running the captured module");
+                                      "args", args, "keep", "rt.a"), T_RUN, &ra, e, "running the captured module");
         if (!rc)
             rc = call(w, "run", json_pack("{s:{s:s,s:s,s:s}, s:s}", "target", "kind", "module", "module",
-                                          rt_path, "args", args, "out_prefix", pb),
+                                          rt_path, "args", args, "keep", "rt.b"),
                       T_RUN, &rb, e, "running the round-tripped module");
-        free(pa);
-        free(pb);
-        if (!rc) rc = compare_outputs(ra, rb, rtv, e);
+        if (!rc) rc = compare_outputs(w, ra, rtv, e);
         if (rc) goto done;
     }
 

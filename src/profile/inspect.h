@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "profile/roofline.h"
+
 #include "util/err.h"
 #include "worker/worker.h"
 
@@ -38,13 +40,17 @@ struct artifact;
 json_t *inspect_launch_table(const struct artifact *a, const json_t *profile,
                              const json_t *ceilings, double *sum_ms);
 
-/* Ceilings from the worker's `ceilings` result: {"copy_gbps","fp32_tflops","bf16_tflops"}. */
+/* Ceilings from the worker's `ceilings` result: {"copy_gbps","read_gbps","write_gbps",
+ * "fp32_tflops","bf16_tflops","method"}. */
 json_t *inspect_ceilings(const json_t *raw);
+/* The roofline's view of those ceilings (bytes/s, flops/s). */
+struct roof_ceilings inspect_roof_ceilings(const json_t *ceilings);
 /* Bytes the graph itself must move at least: each call() input read once and each returned
  * buffer written once, sized from the arguments of the launches that pass them (`rows`:
  * inspect_launch_table's; a tensor no launch passes is not counted, so this is a lower bound).
- * The model's memory-traffic floor is this over the copy bandwidth. */
-double inspect_io_bytes(const struct artifact *a, const json_t *rows);
+ * Returns read + written; *bytes_written (when not NULL) the written part. The model's floor is
+ * roof_memory_floor_s of the two. */
+double inspect_io_bytes(const struct artifact *a, const json_t *rows, double *bytes_written);
 
 /* Summary of a sample array: {"median_ms","p10_ms","p90_ms","n"}. */
 json_t *inspect_time_summary(const json_t *samples);

@@ -77,11 +77,27 @@ double roof_bandwidth(const roof_traffic *t, double ms) {
     return (t->bytes_read + t->bytes_written) / (ms * 1e-3);
 }
 
-double roof_fraction_of_peak(const roof_traffic *t, double ms, const roof_ceilings *c, int is_bf16) {
-    if (ms <= 0) return 0;
-    double tb = c->copy_bytes_per_s > 0 ? (t->bytes_read + t->bytes_written) / c->copy_bytes_per_s : 0;
+static double max2(double a, double b) { return a > b ? a : b; }
+
+double roof_memory_floor_s(double bytes_read, double bytes_written, const roof_ceilings *c) {
+    double rr = c->read_bytes_per_s > 0 ? c->read_bytes_per_s : c->copy_bytes_per_s;
+    double wr = c->write_bytes_per_s > 0 ? c->write_bytes_per_s : c->copy_bytes_per_s;
+    double best = max2(c->copy_bytes_per_s, max2(rr, wr));
+    if (best <= 0) return 0;
+    double f = (bytes_read + bytes_written) / best;
+    if (rr > 0) f = max2(f, bytes_read / rr);
+    if (wr > 0) f = max2(f, bytes_written / wr);
+    return f;
+}
+
+double roof_floor_s(const roof_traffic *t, const roof_ceilings *c, int is_bf16) {
+    double tb = roof_memory_floor_s(t->bytes_read, t->bytes_written, c);
     double rate = is_bf16 ? c->bf16_flops_per_s : c->fp32_flops_per_s;
     double tf = (rate > 0 && t->flops > 0) ? t->flops / rate : 0;
-    double floor_s = tb > tf ? tb : tf;
-    return floor_s / (ms * 1e-3);
+    return max2(tb, tf);
+}
+
+double roof_fraction_of_peak(const roof_traffic *t, double ms, const roof_ceilings *c, int is_bf16) {
+    if (ms <= 0) return 0;
+    return roof_floor_s(t, c, is_bf16) / (ms * 1e-3);
 }

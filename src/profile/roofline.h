@@ -25,6 +25,8 @@ typedef struct roof_traffic {
 
 typedef struct roof_ceilings {
     double copy_bytes_per_s;   /* measured device-to-device copy: bytes read + written per s */
+    double read_bytes_per_s;   /* measured read-only streaming (0: unknown, the copy rate is used) */
+    double write_bytes_per_s;  /* measured write-only streaming (0: unknown) */
     double fp32_flops_per_s;   /* measured fp32 (no TF32) GEMM rate */
     double bf16_flops_per_s;   /* measured bf16 GEMM rate */
 } roof_ceilings;
@@ -42,7 +44,17 @@ void roof_triton_traffic(const roof_role *roles, size_t nroles, const json_t *ar
  * or the assigned result), or -1 if unknown. Every other tensor argument counts as read. */
 void roof_vendor_traffic(const char *op, const json_t *args, int out_index, roof_traffic *t);
 
-/* Achieved bandwidth (bytes/s) and its fraction of the copy ceiling; 0 when time is 0. */
+/* The memory floor (seconds) of moving t's bytes: max(read / read rate, written / write rate,
+ * (read + written) / the best of the three rates). Reads alone stream faster than a copy, so
+ * a kernel that mostly reads is held to the read rate, not the copy rate (which Inductor's own
+ * kernels can beat). Unknown read/write rates fall back to the copy rate. 0 without rates. */
+double roof_memory_floor_s(double bytes_read, double bytes_written, const roof_ceilings *c);
+
+/* The floor (seconds) of t: the larger of its memory floor and its flops at the measured
+ * matrix rate (bf16's when is_bf16). */
+double roof_floor_s(const roof_traffic *t, const roof_ceilings *c, int is_bf16);
+
+/* Achieved bandwidth (bytes/s), and floor / time (1 = at the floor); 0 when time is 0. */
 double roof_bandwidth(const roof_traffic *t, double ms);
 double roof_fraction_of_peak(const roof_traffic *t, double ms, const roof_ceilings *c, int is_bf16);
 

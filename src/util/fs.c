@@ -123,3 +123,19 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ft
 void fs_rmtree(const char *path) {
     if (path && *path && strcmp(path, "/") != 0) nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+static unsigned long long du_total;
+
+static int du_one(const char *p, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)p;
+    (void)flag;
+    (void)ftw;
+    du_total += (unsigned long long)st->st_blocks * 512ULL;
+    return 0;
+}
+
+unsigned long long fs_du(const char *path) {
+    du_total = 0;
+    if (path && *path) nftw(path, du_one, 16, FTW_PHYS);
+    return du_total;
+}

@@ -24,5 +24,8 @@ char *fs_kopt_root(void);
 int fs_mkdtemp(const char *prefix, char **out, kerr *e);
 /* rm -rf (best effort, used for temporary directories only). */
 void fs_rmtree(const char *path);
+/* Disk space used under path (files' allocated blocks, links not followed; a file alone counts
+ * itself); 0 when it does not exist. Not thread-safe (nftw's callback sums into a static). */
+unsigned long long fs_du(const char *path);
 
 #endif

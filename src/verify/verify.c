@@ -1,8 +1,10 @@
 #include "verify/verify.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
@@ -11,6 +13,7 @@
 #include "gates/decide.h"
 #include "gates/gate1.h"
 #include "gates/static.h"
+#include "gates/stats.h"
 #include "gates/tensor.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -41,9 +44,15 @@ struct verify_session {
     char *text0;
     size_t len0;
     int nregions;
-    char **launch_args;       /* per kernel: captured launch arguments file, or NULL */
-    json_t **eager, **base, **ref64;  /* per seed: `run` results (owned refs), lazily */
+    json_t **launch_specs;    /* per kernel: its first launch's spec for the worker (owned), or NULL */
     int nseeds;
+    char *def_mod, *def_args; /* torch.compile default's module and args */
+    char *ma_mod, *ma_args;   /* max-autotune's, when compiled (NULL otherwise) */
+    int start_ma;             /* 1 when the session started from max-autotune's module */
+    json_t *baselines;        /* {eager_ms, default_ms, max_autotune_ms, start, ...} once timed */
+    json_t *working_set;      /* compile's working_set (owned) */
+    int mutates_inputs;       /* the eager model writes to its inputs (load) */
+    double t_setup;           /* wall seconds of the setup */
     winner *wins;             /* accepted candidates (growable) */
     size_t nwins, capwins;
     size_t ncand;             /* candidates checked so far (names their work directories) */
@@ -67,21 +76,62 @@ static void progress(const vctx *v, const char *fmt, ...) {
 
 static int seed_of(int k) { return 1000 + k; }
 
-/* ---------------------------------------------------------------- worker helpers */
-
-static json_t *module_target(const vctx *v, const char *module) {
-    json_t *t = json_pack("{s:s, s:s, s:s}", "kind", "module", "module", module, "args", v->orig_args);
-    if (v->sources) json_object_set(t, "sources", v->sources);
-    return t;
+static double opt_clock(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One `run` of a target; `t` is its time limit (a candidate's runs get the candidate step's). */
-static int run_target(vctx *v, json_t *target, int seed, int float64, const char *prefix, double t, json_t **res,
-                      kerr *e) {
-    char *p = kasprintf("%s/%s", v->o->workdir, prefix);
-    json_t *req = json_pack("{s:o, s:s, s:i, s:b}", "target", target, "out_prefix", p, "seed", seed, "float64", float64);
-    free(p);
+/* ---------------------------------------------------------------- worker helpers */
+
+/* A module target on the arguments of args file `args` (the worker rebuilds them from the
+ * model: its sidecar names each one's source). */
+static json_t *module_target_args(const char *module, const char *args) {
+    return json_pack("{s:s, s:s, s:s}", "kind", "module", "module", module, "args", args);
+}
+
+/* A module stitched into the session's start module: the start module's arguments. */
+static json_t *module_target(const vctx *v, const char *module) { return module_target_args(module, v->orig_args); }
+
+/* Whether the worker's last answer was an out-of-memory error (kopt's resource, not a verdict). */
+static int last_was_oom(const vctx *v) {
+    const char *code = json_string_value(json_object_get(worker_last_error(v->w), "code"));
+    return code && !strcmp(code, "out_of_memory");
+}
+
+/* One `run` of a target whose outputs the worker keeps under `keep` (PROTOCOL.md); `t` is its
+ * time limit (a candidate's runs get the candidate step's). phase: "main" or "f64". */
+static int run_target(vctx *v, json_t *target, int seed, int float64, const char *keep, const char *phase, int low_memory,
+                      double t, json_t **res, kerr *e) {
+    json_t *req = json_pack("{s:o, s:i, s:b, s:s, s:s, s:b, s:b}", "target", target, "seed", seed, "float64", float64, "keep",
+                            keep, "phase", phase, "low_memory", low_memory, "check_inputs", 1);
     return worker_call(v->w, "run", req, t, res, e);
+}
+
+/* Frees kept outputs in the worker (failures only logged: the next `keep` replaces them). */
+static void drop_kept(vctx *v, const char *a, const char *b, const char *c) {
+    json_t *names = json_array();
+    if (a) json_array_append_new(names, json_string(a));
+    if (b) json_array_append_new(names, json_string(b));
+    if (c) json_array_append_new(names, json_string(c));
+    kerr e = {0};
+    if (worker_call(v->w, "drop", json_pack("{s:o}", "names", names), T_RUN, NULL, &e)) log_warn("drop: %s", e.msg);
+}
+
+/* `compare` of two kept output lists, each output under the tolerance of its dtype (`exact`:
+ * 0, 0: the statistics then carry the raw differences). */
+static int compare_kept(vctx *v, const char *ref, const char *got, const json_t *outputs, int exact, const char *phase,
+                        json_t **res, kerr *e) {
+    json_t *tols = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach(outputs, i, o) {
+        double a = 0, r = 0;
+        if (!exact && json_object_get(o, "dtype")) tensor_default_tol(json_string_value(json_object_get(o, "dtype")), &a, &r);
+        json_array_append_new(tols, json_pack("[f, f]", a, r));
+    }
+    return worker_call(v->w, "compare", json_pack("{s:s, s:s, s:o, s:s}", "ref", ref, "got", got, "tols", tols, "phase", phase),
+                       T_RUN, res, e);
 }
 
 static const char *role_name(art_role r) {
@@ -100,25 +150,28 @@ static const art_launch *first_launch(const artifact *a, int k) {
     return NULL;
 }
 
-/* Captured arguments of kernel k's first launch (once per kernel). */
-static int launch_args_for(vctx *v, int k, const char **path, kerr *e) {
-    if (v->launch_args[k]) { *path = v->launch_args[k]; return 0; }
+/* The launch spec of kernel k's first launch (PROTOCOL.md: the worker captures its arguments
+ * when it first needs them and keeps them in memory): module, args, launch index, roles. */
+static int launch_args_for(vctx *v, int k, const json_t **spec, kerr *e) {
+    if (v->launch_specs[k]) { *spec = v->launch_specs[k]; return 0; }
     const art_launch *l = first_launch(v->a, k);
     if (!l) return kerr_set(e, KOPT_E_CANDIDATE, "kernel %s is never launched by call()", v->a->kernels[k].name);
-    char *out = kasprintf("%s/launch%d.args.pt", v->o->workdir, l->index);
-    json_t *res = NULL;
-    int rc = worker_call(v->w, "capture_launch",
-                         json_pack("{s:s, s:s, s:i, s:s}", "module", v->prof_path, "args", v->orig_args,
-                                   "launch", l->index, "out", out),
-                         T_RUN, &res, e);
-    json_decref(res);
-    if (rc) { free(out); return kerr_wrap(e, "capturing the arguments of launch %d", l->index); }
-    v->launch_args[k] = out;
-    *path = out;
+    json_t *roles = json_array();
+    for (size_t j = 0, nprobe = art_launch_probe_count(l); j < nprobe; j++) {
+        const art_param *p = j < l->args.n ? art_launch_param(v->a, l, j) : NULL;
+        json_array_append_new(roles, json_string(p ? role_name(p->role) : "scalar"));
+    }
+    v->launch_specs[k] = json_pack("{s:s, s:s, s:i, s:o}", "module", v->prof_path, "args", v->orig_args, "launch", l->index,
+                                   "roles", roles);
+    *spec = v->launch_specs[k];
     return 0;
 }
 
 /* ---------------------------------------------------------------- gates */
+
+/* What a gate says: passed, refused (g has the reason), kopt's own resource error (GPU out of
+ * memory even with low_memory: not the candidate's fault, g says so), or a pipeline error. */
+enum { G_ERROR = -1, G_REFUSED = 0, G_PASSED = 1, G_RESOURCE = 2 };
 
 static json_t *gate_obj(int n) { return json_pack("{s:i}", "gate", n); }
 
@@ -136,142 +189,241 @@ static void refuse(json_t *rec, json_t *g, const char *fmt, ...) {
     json_object_set_new(rec, "reason", json_string(buf));
 }
 
-static int load_outputs(const json_t *res, size_t k, ktensor *t, kerr *e) {
-    return tensor_load(json_array_get(json_object_get(res, "outputs"), k), t, e);
+/* The candidate could not be judged because kopt itself ran out of GPU memory: an error of
+ * kopt's, recorded as such (verdict "error"), never a refusal. */
+static void resource_error(json_t *rec, json_t *g, const char *step) {
+    char *why = kasprintf("kopt ran out of GPU memory in %s, also with its low-memory fallback (host staging): a "
+                          "resource limit of kopt's own, not a verdict on the candidate", step);
+    json_object_set_new(g, "passed", json_false());
+    json_object_set_new(g, "reason", json_string(why));
+    json_object_set_new(g, "resource_error", json_true());
+    json_object_set_new(rec, "verdict", json_string("error"));
+    json_object_set_new(rec, "reason", json_string(why));
+    free(why);
 }
 
-/* Gate 3 for output k of seed s: strict against eager, else the float64 ratio decides.
- * Returns 1 accepted, 0 refused (g gets the reason), < 0 on a pipeline error. */
-static int gate3_output(vctx *v, int s, size_t k, const json_t *opt, const gate3_opts *go, json_t *g, json_t *seeds,
-                        kerr *e) {
-    int seed = seed_of(s), rc = -1;
-    ktensor te = {0}, to = {0}, tr = {0}, tb = {0};
-    if (load_outputs(v->eager[s], k, &te, e) || load_outputs(opt, k, &to, e)) goto out;
-    tensor_cmp cmp;
-    int strict = gate3_strict(&te, &to, &cmp, e);
-    json_t *so = json_pack("{s:i, s:i, s:b, s:f, s:I}", "seed", seed, "output", (int)k, "strict", strict == 1,
-                           "max_abs_err_vs_eager", cmp.max_abs_err, "mismatches", (json_int_t)cmp.n_mismatch);
-    json_array_append_new(seeds, so);
-    if (strict != 0) { rc = strict; goto out; }
-    /* the float64 reference decides */
-    if (!v->ref64[s]) {
-        char pfx[64];
-        snprintf(pfx, sizeof pfx, "g3.ref64.s%d.", seed);
-        if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, pfx, T_RUN, &v->ref64[s], e)) goto out;
-    }
-    if (load_outputs(v->ref64[s], k, &tr, e) || load_outputs(v->base[s], k, &tb, e)) goto out;
-    double oe = NAN, be = NAN;
-    double rho = cmp.shape_mismatch ? INFINITY : gate3_rho(&tr, &tb, &to, &oe, &be);
-    int ok = !cmp.shape_mismatch && gate3_accept_rho(rho, oe, go);
-    json_object_set_new(so, "rho", isfinite(rho) ? json_real(rho) : json_string("inf"));
-    json_object_set_new(so, "opt_err_vs_f64", json_real(oe));
-    json_object_set_new(so, "base_err_vs_f64", json_real(be));
-    json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
-    rc = ok;
-    if (ok) goto out;
+static void gate_fail(json_t *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gate_fail(json_t *g, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
     json_object_set_new(g, "passed", json_false());
-    if (cmp.shape_mismatch)
-        json_object_set_new(g, "reason", json_sprintf("seed %d, output %zu: shape differs from the eager model's", seed, k));
-    else
-        json_object_set_new(g, "reason",
-                            json_sprintf("seed %d, output %zu: differs from the eager model (max abs err %.3g) and the "
-                                         "float64 error ratio rho = %.3g (opt err %.3g, baseline err %.3g) exceeds "
-                                         "rho_max %.3g or the absolute bound %.3g",
-                                         seed, k, cmp.max_abs_err, rho, oe, be, go->rho_max > 0 ? go->rho_max : 10,
-                                         go->abs_bound > 0 ? go->abs_bound : 1e-2));
+    json_object_set_new(g, "reason", json_string(buf));
+}
+
+/* Reads output k of a `compare` result under the tolerance it was asked for. */
+static int cmp_output(const json_t *cres, size_t k, const json_t *outputs, int exact, tensor_cmp *c, kerr *e) {
+    double a = 0, r = 0;
+    if (!exact) tensor_default_tol(json_string_value(json_object_get(json_array_get(outputs, k), "dtype")), &a, &r);
+    return tensor_cmp_from_json(json_array_get(json_object_get(cres, "outputs"), k), a, r, c, e);
+}
+
+/* The float64 fallback of gate 3 for one seed whose strict check failed on some outputs
+ * (strict_ok[k] == 0): the float64 eager reference, the baseline module, their comparisons
+ * with the candidate's kept outputs ("g3.out"), all in the worker's "f64" memory phase. */
+static int gate3_f64(vctx *v, int s, const char *module, const json_t *outputs, const int *strict_ok, const gate3_opts *go,
+                     json_t *g, json_t *so_list, int low, kerr *e) {
+    int seed = seed_of(s), rc = G_ERROR;
+    json_t *r64 = NULL, *rb = NULL, *c_opt = NULL, *c_base = NULL;
+    kerr ce = {0};
+    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 1, "g3.ref64", "f64", low, T_RUN, &r64, &ce)) {
+        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
+        *e = ce;
+        kerr_wrap(e, "gate 3: the float64 eager reference on seed %d", seed);
+        goto out;
+    }
+    if (compare_kept(v, "g3.ref64", "g3.out", outputs, 1, "f64", &c_opt, e)) goto out;
+    drop_kept(v, "g3.out", NULL, NULL);
+    if (run_target(v, module_target(v, v->orig_mod), seed, 0, "g3.base", "f64", low, T_RUN, &rb, &ce)) {
+        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
+        *e = ce;
+        kerr_wrap(e, "gate 3: the baseline module on seed %d", seed);
+        goto out;
+    }
+    if (compare_kept(v, "g3.ref64", "g3.base", outputs, 1, "f64", &c_base, e)) goto out;
+    rc = G_PASSED;
+    for (size_t k = 0; k < json_array_size(outputs) && rc == G_PASSED; k++) {
+        if (strict_ok[k]) continue;
+        tensor_cmp co, cb;
+        if (cmp_output(c_opt, k, outputs, 1, &co, e) || cmp_output(c_base, k, outputs, 1, &cb, e)) { rc = G_ERROR; break; }
+        double oe = NAN, be = NAN;
+        double rho = co.shape_mismatch ? INFINITY : gate3_rho(&co, &cb, &oe, &be);
+        int ok = !co.shape_mismatch && gate3_accept_rho(rho, oe, go);
+        json_t *so = json_array_get(so_list, k);
+        json_object_set_new(so, "rho", isfinite(rho) ? json_real(rho) : json_string("inf"));
+        json_object_set_new(so, "opt_err_vs_f64", isfinite(oe) ? json_real(oe) : json_string("inf"));
+        json_object_set_new(so, "base_err_vs_f64", isfinite(be) ? json_real(be) : json_string("inf"));
+        json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
+        if (ok) continue;
+        rc = G_REFUSED;
+        gate_fail(g, "seed %d, output %zu: differs from the eager model (max abs err %.3g) and the float64 error ratio rho = "
+                     "%.3g (opt err %.3g, baseline err %.3g) exceeds rho_max %.3g or the absolute bound %.3g",
+                  seed, k, json_number_value(json_object_get(so, "max_abs_err_vs_eager")), rho, oe, be,
+                  go->rho_max > 0 ? go->rho_max : 10, go->abs_bound > 0 ? go->abs_bound : 1e-2);
+    }
 out:
-    tensor_free(&te);
-    tensor_free(&to);
-    tensor_free(&tr);
-    tensor_free(&tb);
+    drop_kept(v, "g3.ref64", "g3.base", "g3.out");
+    json_decref(r64);
+    json_decref(rb);
+    json_decref(c_opt);
+    json_decref(c_base);
     return rc;
 }
 
-/* Gate 3 on a module; fills g; returns 1 passed, 0 refused, <0 pipeline error (e set). */
-static int gate3(vctx *v, const char *module, const char *tag, json_t *g, kerr *e) {
+/* Gate 3 for one seed (see gate3). */
+static int gate3_seed(vctx *v, int s, const char *module, const gate3_opts *go, json_t *g, json_t *seeds, int low,
+                      kerr *e) {
+    int seed = seed_of(s), rc = G_ERROR;
+    json_t *re = NULL, *ro = NULL, *cres = NULL, *so_list = json_array();
+    int *strict_ok = NULL;
+    kerr ce = {0};
+    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, "g3.ref", "main", low, T_RUN, &re, &ce)) {
+        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
+        *e = ce;
+        kerr_wrap(e, "gate 3: the eager model on seed %d", seed);
+        goto out;
+    }
+    if (run_target(v, module_target(v, module), seed, 0, "g3.out", "main", low, cand_timeout(v), &ro, &ce)) {
+        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
+        gate_fail(g, "the re-stitched module failed on seed %d: %s", seed, ce.msg);
+        rc = G_REFUSED;
+        goto out;
+    }
+    const json_t *outputs = json_object_get(re, "outputs");
+    size_t nout = json_array_size(outputs);
+    if (json_array_size(json_object_get(ro, "inputs_changed")) > 0 && !v->mutates_inputs) {
+        gate_fail(g, "seed %d: the re-stitched module wrote to call() argument %lld, which the model only reads", seed,
+                  (long long)json_integer_value(json_array_get(json_object_get(ro, "inputs_changed"), 0)));
+        rc = G_REFUSED;
+        goto out;
+    }
+    if (json_array_size(json_object_get(ro, "outputs")) != nout) {
+        gate_fail(g, "the re-stitched module returns %zu outputs, the model %zu", json_array_size(json_object_get(ro, "outputs")),
+                  nout);
+        rc = G_REFUSED;
+        goto out;
+    }
+    if (compare_kept(v, "g3.ref", "g3.out", outputs, 0, "main", &cres, e)) goto out;
+    strict_ok = kcalloc(nout ? nout : 1, sizeof *strict_ok);
+    int all_strict = 1;
+    for (size_t k = 0; k < nout; k++) {
+        json_t *so = json_object();
+        json_array_append_new(so_list, so);
+        if (!json_object_get(json_array_get(outputs, k), "dtype")) { strict_ok[k] = 1; continue; }   /* not a tensor */
+        tensor_cmp c;
+        if (cmp_output(cres, k, outputs, 0, &c, e)) goto out;
+        strict_ok[k] = c.pass;
+        all_strict &= c.pass;
+        json_t *fields = json_pack("{s:i, s:i, s:b, s:f, s:I}", "seed", seed, "output", (int)k, "strict", c.pass,
+                                   "max_abs_err_vs_eager", c.max_abs_err, "mismatches", (json_int_t)c.n_mismatch);
+        json_object_update(so, fields);
+        json_decref(fields);
+        json_array_append(seeds, so);
+    }
+    drop_kept(v, "g3.ref", NULL, NULL);
+    rc = all_strict ? G_PASSED : gate3_f64(v, s, module, outputs, strict_ok, go, g, so_list, low, e);
+out:
+    drop_kept(v, "g3.ref", "g3.out", NULL);
+    free(strict_ok);
+    json_decref(so_list);
+    json_decref(re);
+    json_decref(ro);
+    json_decref(cres);
+    return rc;
+}
+
+/* Gate 3 on a module: per seed, fresh inputs; the module's outputs against the eager model's
+ * (strict), else the float64 error ratio; an out-of-memory is retried once with low_memory.
+ * Fills g; returns a G_* code (e set on G_ERROR). */
+static int gate3(vctx *v, const char *module, json_t *g, kerr *e) {
     gate3_opts go = {.rho_max = v->o->rho_max, .abs_bound = v->o->abs_bound};
     json_t *seeds = json_array();
     json_object_set_new(g, "seeds", seeds);
     json_object_set_new(g, "rho_max", json_real(go.rho_max > 0 ? go.rho_max : 10));
     json_object_set_new(g, "abs_bound", json_real(go.abs_bound > 0 ? go.abs_bound : 1e-2));
     for (int s = 0; s < v->nseeds; s++) {
-        int seed = seed_of(s);
-        char pfx[128];
-        if (!v->eager[s]) {
-            snprintf(pfx, sizeof pfx, "g3.eager.s%d.", seed);
-            if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, pfx, T_RUN, &v->eager[s], e)) return -1;
+        int r = gate3_seed(v, s, module, &go, g, seeds, 0, e);
+        if (r == G_RESOURCE) {
+            json_object_set_new(g, "low_memory", json_true());
+            r = gate3_seed(v, s, module, &go, g, seeds, 1, e);
         }
-        if (!v->base[s]) {
-            snprintf(pfx, sizeof pfx, "g3.base.s%d.", seed);
-            if (run_target(v, module_target(v, v->orig_mod), seed, 0, pfx, T_RUN, &v->base[s], e)) return -1;
-        }
-        json_t *opt = NULL;
-        snprintf(pfx, sizeof pfx, "g3.%s.s%d.", tag, seed);
-        kerr ce = {0};
-        if (run_target(v, module_target(v, module), seed, 0, pfx, cand_timeout(v), &opt, &ce)) {
-            json_object_set_new(g, "passed", json_false());
-            json_object_set_new(g, "reason", json_sprintf("the re-stitched module failed on seed %d: %s", seed, ce.msg));
-            return 0;
-        }
-        size_t nout = json_array_size(json_object_get(v->eager[s], "outputs"));
-        if (json_array_size(json_object_get(opt, "outputs")) != nout) {
-            json_object_set_new(g, "passed", json_false());
-            json_object_set_new(g, "reason", json_sprintf("the re-stitched module returns %zu outputs, the model %zu",
-                                                          json_array_size(json_object_get(opt, "outputs")), nout));
-            json_decref(opt);
-            return 0;
-        }
-        for (size_t k = 0; k < nout; k++) {
-            if (!json_object_get(json_array_get(json_object_get(v->eager[s], "outputs"), k), "path")) continue;
-            int r = gate3_output(v, s, k, opt, &go, g, seeds, e);
-            if (r <= 0) { json_decref(opt); return r; }
-        }
-        json_decref(opt);
+        if (r != G_PASSED) return r;
     }
     json_object_set_new(g, "passed", json_true());
-    return 1;
+    return G_PASSED;
 }
 
-/* Gate 4; returns 1 passed, 0 refused, <0 on a pipeline error. */
-static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *e) {
-    json_t *vars = json_pack("[{s:s,s:s,s:s},{s:s,s:s,s:s}]", "kind", "module", "module", v->orig_mod, "args",
-                             v->orig_args, "kind", "module", "module", module, "args", v->orig_args);
-    json_t *res = NULL;
+/* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. A G_* code:
+ * a timing failure of a candidate is a refusal, an OOM kopt's resource error. */
+static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, json_t *g, json_t **res, kerr *e) {
+    json_t *vars = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(vars, module_target(v, mods[i]));
     kerr ce = {0};
-    int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
     if (worker_call(v->w, "time", json_pack("{s:o, s:i, s:i, s:b}", "variants", vars, "rounds", rounds, "warmup", 5,
                                             "flush_l2", 1),
-                    T_TIME, &res, &ce)) {
-        json_object_set_new(g, "passed", json_false());
-        json_object_set_new(g, "reason", json_sprintf("timing failed: %s", ce.msg));
-        return 0;
+                    T_TIME, res, &ce)) {
+        if (last_was_oom(v)) return G_RESOURCE;
+        gate_fail(g, "timing failed: %s", ce.msg);
+        return G_REFUSED;
     }
-    const json_t *smp = json_object_get(res, "samples");
+    if (json_array_size(json_object_get(*res, "loaded_inputs_changed")) > 0 && !v->mutates_inputs) {
+        gate_fail(g, "a timed module wrote to the model's inputs (restored); the model only reads them");
+        return G_REFUSED;
+    }
+    (void)e;
+    return G_PASSED;
+}
+
+/* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */
+static int speedup_of(const json_t *base, const json_t *cand, double min_gain, uint64_t seed, gate4_result *r, kerr *e) {
     size_t n, nc;
-    double *b = stats_from_json(json_array_get(smp, 0), &n), *c = stats_from_json(json_array_get(smp, 1), &nc);
+    double *b = stats_from_json(base, &n), *c = stats_from_json(cand, &nc);
     if (nc < n) n = nc;
-    gate4_result r;
-    int rc = gate4_decide(b, c, n, v->o->min_gain >= 0 ? v->o->min_gain : 0.02, 7, &r, e);
+    int rc = gate4_decide(b, c, n, min_gain, seed, r, e);
     free(b);
     free(c);
+    return rc;
+}
+
+static json_t *speedup_json(const gate4_result *r) {
+    return json_pack("{s:f, s:f, s:f}", "estimate", r->ci.estimate, "ci95_lo", r->ci.lo, "ci95_hi", r->ci.hi);
+}
+
+/* Gate 4: the candidate module against the session's start module; a G_* code. */
+static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *e) {
+    const char *mods[2] = {v->orig_mod, module};
+    json_t *res = NULL;
+    int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
+    int rc = time_modules(v, mods, 2, rounds, g, &res, e);
+    if (rc != G_PASSED) { json_decref(res); return rc; }
+    const json_t *smp = json_object_get(res, "samples");
+    gate4_result r;
+    kerr se = {0};
+    if (speedup_of(json_array_get(smp, 0), json_array_get(smp, 1), v->o->min_gain >= 0 ? v->o->min_gain : 0.02, 7, &r, &se)) {
+        /* unusable samples (a zero or non-finite time) say nothing about this candidate's speed:
+         * a refusal of this candidate, never the end of the run */
+        gate_fail(g, "timing gave unusable samples: %s", se.msg);
+        json_decref(res);
+        return G_REFUSED;
+    }
     json_decref(res);
-    if (rc) return -1;
     json_object_set_new(g, "baseline_ms", json_real(r.base_ms));
     json_object_set_new(g, "candidate_ms", json_real(r.cand_ms));
-    json_object_set_new(g, "speedup", json_pack("{s:f, s:f, s:f}", "estimate", r.ci.estimate, "ci95_lo", r.ci.lo,
-                                                "ci95_hi", r.ci.hi));
-    json_object_set_new(g, "rounds", json_integer((json_int_t)n));
+    json_object_set_new(g, "speedup", speedup_json(&r));
+    json_object_set_new(g, "rounds", json_integer((json_int_t)rounds));
     json_object_set_new(g, "min_gain", json_real(v->o->min_gain));
     json_object_set_new(g, "method", json_string("median GPU time of the graph module, candidate and baseline "
-                                                 "interleaved per round, L2 flushed, stream stalled; 95% paired "
-                                                 "bootstrap interval of the ratio of medians"));
+                                                 "interleaved per round, L2 flushed, stream stalled, outputs poisoned "
+                                                 "between runs; 95% paired bootstrap interval of the ratio of medians"));
     json_object_set_new(g, "passed", json_boolean(r.passed));
     if (!r.passed)
         json_object_set_new(g, "reason", json_sprintf("not faster: speedup %.3fx, 95%% CI [%.3f, %.3f] does not lie "
                                                       "above %.3f",
                                                       r.ci.estimate, r.ci.lo, r.ci.hi, 1 + v->o->min_gain));
     *speedup = r.ci.estimate;
-    return r.passed;
+    return r.passed ? G_PASSED : G_REFUSED;
 }
 
 /* ---------------------------------------------------------------- one candidate */
@@ -358,13 +510,14 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     art_replacement rep = {.kernel = kname, .text = kbuf_str(&stitch)};
     if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, 1, cmod, e))) goto out;
     json_object_set_new(rec, "module", json_string(cmod));
-    const char *largs = NULL;
+    const json_t *largs = NULL;
     if ((rc = launch_args_for(v, k, &largs, e))) goto out;
     progress(v, "candidate %zu (%s): gate 1, compiling", i + 1, kname);
     json_t *res = NULL;
-    if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:s}", "module", cmod, "kernel", kname,
+    if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:O}", "module", cmod, "kernel", kname,
                                                            "launch_args", largs),
                     cand_timeout(v), &res, &ce)) {
+        if (last_was_oom(v)) { resource_error(rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
         refuse(rec, g1, "compiling the candidate failed: %s", ce.msg);
         goto out;
     }
@@ -380,22 +533,22 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     progress(v, "candidate %zu (%s): gate 2, isolation", i + 1, kname);
     json_t *g2 = gate_obj(2);
     json_array_append_new(gates, g2);
-    const art_launch *l = first_launch(v->a, k);
-    json_t *roles = json_array(), *seeds = json_array();
-    for (size_t j = 0, nprobe = art_launch_probe_count(l); j < nprobe; j++) {
-        const art_param *p = j < l->args.n ? art_launch_param(v->a, l, j) : NULL;
-        json_array_append_new(roles, json_string(p ? role_name(p->role) : "scalar"));
-    }
+    json_t *seeds = json_array();
     for (int s = 0; s < (v->o->seeds > 0 ? v->o->seeds : 3); s++) json_array_append_new(seeds, json_integer(seed_of(s)));
-    char *idir = kasprintf("%s/iso", cdir);
-    int wrc = worker_call(v->w, "isolate",
-                          json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:i}", "orig", v->base_mod, "cand", cmod,
-                                    "kernel", kname, "launch_args", largs, "roles", roles, "seeds", seeds, "out_dir",
-                                    idir, "repeat", 2),
+    int wrc = 1;
+    for (int low = 0; low < 2 && wrc; low++) {
+        wrc = worker_call(v->w, "isolate",
+                          json_pack("{s:s, s:s, s:s, s:O, s:O, s:O, s:o, s:i, s:b}", "orig", v->base_mod, "cand", cmod,
+                                    "kernel", kname, "launch_args", largs, "roles", json_object_get(largs, "roles"), "seeds",
+                                    seeds, "tol", tensor_tol_table(), "repeat", 2, "low_memory", low),
                           cand_timeout(v), &res, &ce);
-    free(idir);
+        if (wrc && !last_was_oom(v)) break;
+        if (wrc) json_object_set_new(g2, "low_memory", json_true());
+    }
+    json_decref(seeds);
     if (wrc) {
-        refuse(rec, g2, "the isolation run failed: %s", ce.msg);
+        if (last_was_oom(v)) resource_error(rec, g2, "gate 2 (isolation)");
+        else refuse(rec, g2, "the isolation run failed: %s", ce.msg);
         goto out;
     }
     int passed = 0;
@@ -414,11 +567,10 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     progress(v, "candidate %zu (%s): gate 3, model level", i + 1, kname);
     json_t *g3 = gate_obj(3);
     json_array_append_new(gates, g3);
-    char tag[32];
-    snprintf(tag, sizeof tag, "cand%zu", i);
-    int r3 = gate3(v, cmod, tag, g3, e);
-    if (r3 < 0) { rc = e->code; goto out; }
-    if (!r3) {
+    int r3 = gate3(v, cmod, g3, e);
+    if (r3 == G_ERROR) { rc = e->code; goto out; }
+    if (r3 == G_RESOURCE) { resource_error(rec, g3, "gate 3 (model level)"); goto out; }
+    if (r3 == G_REFUSED) {
         refuse(rec, g3, "%s", json_string_value(json_object_get(g3, "reason")));
         goto out;
     }
@@ -429,8 +581,9 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     json_array_append_new(gates, g4);
     double sp = 0;
     int r4 = gate4(v, cmod, g4, &sp, e);
-    if (r4 < 0) { rc = e->code; goto out; }
-    if (!r4) {
+    if (r4 == G_ERROR) { rc = e->code; goto out; }
+    if (r4 == G_RESOURCE) { resource_error(rec, g4, "gate 4 (timing)"); goto out; }
+    if (r4 == G_REFUSED) {
         refuse(rec, g4, "%s", json_string_value(json_object_get(g4, "reason")));
         goto out;
     }
@@ -526,26 +679,24 @@ static void vctx_free(vctx *v) {
     free(v->orig_attrs);
     json_decref(v->sources);
     free(v->prof_path);
-    for (int s = 0; s < v->nseeds; s++) {
-        if (v->eager) json_decref(v->eager[s]);
-        if (v->base) json_decref(v->base[s]);
-        if (v->ref64) json_decref(v->ref64[s]);
-    }
-    free(v->eager);
-    free(v->base);
-    free(v->ref64);
+    free(v->def_mod);
+    free(v->def_args);
+    free(v->ma_mod);
+    free(v->ma_args);
+    json_decref(v->baselines);
+    json_decref(v->working_set);
 }
 
-/* Per-kernel capture cache and instrumented module for the current artifact v->a. */
+/* Per-kernel launch specs and instrumented module for the current artifact v->a. */
 static void drop_launch_args(vctx *v) {
-    if (v->launch_args && v->a)
-        for (size_t k = 0; k < v->a->nkernels; k++) free(v->launch_args[k]);
-    free(v->launch_args);
-    v->launch_args = NULL;
+    if (v->launch_specs && v->a)
+        for (size_t k = 0; k < v->a->nkernels; k++) json_decref(v->launch_specs[k]);
+    free(v->launch_specs);
+    v->launch_specs = NULL;
 }
 
 static int adopt(vctx *v, kerr *e) {
-    v->launch_args = kcalloc(v->a->nkernels ? v->a->nkernels : 1, sizeof *v->launch_args);
+    v->launch_specs = kcalloc(v->a->nkernels ? v->a->nkernels : 1, sizeof *v->launch_specs);
     art_emit_opts eo = {.instrument = 1};
     kbuf b = KBUF_INIT;
     int rc = artifact_emit(v->a, &eo, &b, e);
@@ -640,8 +791,59 @@ static int region_kernel_for(vctx *v, const char *binding, int *k, char **why, k
     return rc;
 }
 
+/* One torch.compile mode through the worker's `compile`: the single graph's module, args file,
+ * constants file (may be NULL) and argument sources; *res keeps the whole answer (owned).
+ * KOPT_E_NOTRITON for no graph, KOPT_E_USAGE for several, KOPT_E_WORKER for an answer that
+ * lacks the paths. */
+static int compile_mode(vctx *v, const char *mode, const char *dirname, double timeout, json_t **res, const json_t **graph,
+                        kerr *e) {
+    char *cdir = fs_join(v->o->workdir, dirname);
+    int rc = fs_mkdirs(cdir, e);
+    if (!rc) rc = worker_call(v->w, "compile", json_pack("{s:s, s:s}", "mode", mode, "out_dir", cdir), timeout, res, e);
+    free(cdir);
+    if (rc) return kerr_wrap(e, "torch.compile (%s)", mode);
+    const json_t *graphs = json_object_get(*res, "graphs");
+    if (!json_is_array(graphs)) return kerr_set(e, KOPT_E_WORKER, "the worker's compile answer has no graph list");
+    if (json_array_size(graphs) == 0)
+        return kerr_set(e, KOPT_E_NOTRITON, "torch.compile produced no graph for this model: nothing to replace");
+    if (json_array_size(graphs) > 1)
+        return kerr_set(e, KOPT_E_USAGE, "the model compiles to %zu graphs (graph breaks); kopt handles single-graph "
+                                         "models only for now", json_array_size(graphs));
+    *graph = json_array_get(graphs, 0);
+    if (!json_string_value(json_object_get(*graph, "module")) || !json_string_value(json_object_get(*graph, "args")) ||
+        !json_is_array(json_object_get(*graph, "arg_sources")))
+        return kerr_set(e, KOPT_E_WORKER, "the worker's compile answer lacks the module, args or arg_sources of its graph");
+    return 0;
+}
+
+/* Times the eager model and the compiled modules (default, and max-autotune's when compiled),
+ * interleaved, into v->baselines (medians); the faster module is the one to start from. */
+static int time_baselines(vctx *v, kerr *e) {
+    if (v->baselines) return 0;
+    json_t *vars = json_pack("[{s:s}, o]", "kind", "eager", module_target_args(v->def_mod, v->def_args));
+    if (v->ma_mod) json_array_append_new(vars, module_target_args(v->ma_mod, v->ma_args));
+    size_t nvars = json_array_size(vars);
+    json_t *res = NULL;
+    progress(v, "timing the model: eager, torch.compile default%s", v->ma_mod ? ", max-autotune" : "");
+    if (worker_call(v->w, "time", json_pack("{s:o, s:i, s:i, s:b}", "variants", vars, "rounds", 20, "warmup", 3, "flush_l2", 1),
+                    T_TIME, &res, e))
+        return kerr_wrap(e, "timing the model's baselines");
+    const json_t *smp = json_object_get(res, "samples");
+    if (json_array_size(smp) != nvars) {
+        json_decref(res);
+        return kerr_set(e, KOPT_E_WORKER, "the worker's time answer has %zu sample lists for %zu variants", json_array_size(smp),
+                        nvars);
+    }
+    v->baselines = json_pack("{s:f, s:f}", "eager_ms", stats_median_json(json_array_get(smp, 0)), "default_ms",
+                             stats_median_json(json_array_get(smp, 1)));
+    if (v->ma_mod) json_object_set_new(v->baselines, "max_autotune_ms", json_real(stats_median_json(json_array_get(smp, 2))));
+    json_decref(res);
+    return 0;
+}
+
 static int setup(vctx *v, json_t *doc, kerr *e) {
     const verify_opts *o = v->o;
+    double t0 = opt_clock();
     char *abs = fs_realpath(o->problem);
     json_object_set_new(doc, "problem", json_string(abs ? abs : o->problem));
     const json_t *info = worker_info(v->w);
@@ -652,30 +854,47 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     int rc = worker_call_setup(v->w, "load", json_pack("{s:s, s:i}", "path", abs ? abs : o->problem, "seed", 0), T_LOAD,
                                &res, e);
     free(abs);
-    json_decref(res);
     if (rc) return rc;
-    progress(v, "compiling with torch.compile (default)");
-    char *cdir = fs_join(o->workdir, "compile-default");
-    if ((rc = fs_mkdirs(cdir, e))) { free(cdir); return rc; }
-    rc = worker_call(v->w, "compile", json_pack("{s:s, s:s}", "mode", "default", "out_dir", cdir), T_COMPILE, &res, e);
-    free(cdir);
-    if (rc) return kerr_wrap(e, "torch.compile");
-    const json_t *graphs = json_object_get(res, "graphs");
-    if (json_array_size(graphs) == 0) {
-        json_decref(res);
-        return kerr_set(e, KOPT_E_NOTRITON, "torch.compile produced no graph for this model: nothing to replace");
-    }
-    if (json_array_size(graphs) > 1) {
-        json_decref(res);
-        return kerr_set(e, KOPT_E_USAGE, "the model compiles to %zu graphs (graph breaks); kopt verify handles "
-                                         "single-graph models only for now", json_array_size(graphs));
-    }
-    const json_t *g = json_array_get(graphs, 0);
-    v->orig_mod = kstrdup(json_string_value(json_object_get(g, "module")));
-    v->orig_args = kstrdup(json_string_value(json_object_get(g, "args")));
-    if (json_string_value(json_object_get(g, "attrs"))) v->orig_attrs = kstrdup(json_string_value(json_object_get(g, "attrs")));
-    v->sources = json_incref(json_object_get(g, "arg_sources"));
+    v->mutates_inputs = json_is_true(json_object_get(res, "mutates_inputs"));
     json_decref(res);
+    progress(v, "compiling with torch.compile (default)");
+    const json_t *g = NULL;
+    rc = compile_mode(v, "default", "compile-default", T_COMPILE, &res, &g, e);
+    if (rc) { json_decref(res); return rc; }
+    v->def_mod = kstrdup(json_string_value(json_object_get(g, "module")));
+    v->def_args = kstrdup(json_string_value(json_object_get(g, "args")));
+    v->working_set = json_incref(json_object_get(res, "working_set"));
+    json_t *def_res = res;
+    const json_t *def_g = g, *use = g;
+    json_t *ma_res = NULL;
+    if (o->max_autotune) {
+        double limit = o->ma_timeout_s > 0 ? o->ma_timeout_s : T_COMPILE;
+        progress(v, "compiling with torch.compile (max-autotune-no-cudagraphs, at most %.0f s)", limit);
+        kerr me = {0};
+        const json_t *mg = NULL;
+        int mrc = compile_mode(v, "max-autotune-no-cudagraphs", "compile-max-autotune", limit, &ma_res, &mg, &me);
+        if (mrc) {
+            log_warn("max-autotune not used: %s", me.msg);
+            json_object_set_new(doc, "max_autotune_error", json_string(me.msg));
+            json_decref(ma_res);
+            ma_res = NULL;
+        } else {
+            v->ma_mod = kstrdup(json_string_value(json_object_get(mg, "module")));
+            v->ma_args = kstrdup(json_string_value(json_object_get(mg, "args")));
+            if ((rc = time_baselines(v, e))) { json_decref(def_res); json_decref(ma_res); return rc; }
+            double dms = json_number_value(json_object_get(v->baselines, "default_ms"));
+            double mms = json_number_value(json_object_get(v->baselines, "max_autotune_ms"));
+            if (mms > 0 && mms < dms) { use = mg; v->start_ma = 1; }
+        }
+    }
+    json_object_set_new(doc, "start", json_string(v->start_ma ? "max-autotune" : "default"));
+    v->orig_mod = kstrdup(json_string_value(json_object_get(use, "module")));
+    v->orig_args = kstrdup(json_string_value(json_object_get(use, "args")));
+    if (json_string_value(json_object_get(use, "attrs"))) v->orig_attrs = kstrdup(json_string_value(json_object_get(use, "attrs")));
+    v->sources = json_incref(json_object_get(use, "arg_sources"));
+    (void)def_g;
+    json_decref(def_res);
+    json_decref(ma_res);
     if ((rc = fs_read(v->orig_mod, &v->text, &v->len, e))) return rc;
     if ((rc = artifact_parse(v->text, v->len, &v->a, e))) return kerr_wrap(e, "parsing Inductor's output module");
     v->base_mod = kstrdup(v->orig_mod);
@@ -683,6 +902,7 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     json_t *kern = json_array();
     for (size_t k = 0; k < v->a->nkernels; k++) json_array_append_new(kern, json_string(v->a->kernels[k].name));
     json_object_set_new(doc, "kernels", kern);
+    v->t_setup = opt_clock() - t0;
     return rc;
 }
 
@@ -692,9 +912,6 @@ int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_ses
     v->o = o;
     v->doc = doc;
     v->nseeds = o->seeds > 0 ? o->seeds : 3;
-    v->eager = kcalloc((size_t)v->nseeds, sizeof *v->eager);
-    v->base = kcalloc((size_t)v->nseeds, sizeof *v->base);
-    v->ref64 = kcalloc((size_t)v->nseeds, sizeof *v->ref64);
     if (!json_object_get(doc, "candidates")) json_object_set_new(doc, "candidates", json_array());
     *out = v;
     return setup(v, doc, e);
@@ -750,11 +967,11 @@ int verify_session_finish(verify_session *v, kerr *e) {
         json_object_set_new(comb, "gate4", g4);
         double sp = 0;
         int ok = !(rc = write_module(v, reps, nrep, cmod, e));
-        int r3 = ok ? gate3(v, cmod, "combined", g3, e) : -1;
-        int r4 = r3 == 1 ? gate4(v, cmod, g4, &sp, e) : 0;
+        int r3 = ok ? gate3(v, cmod, g3, e) : G_ERROR;
+        int r4 = r3 == G_PASSED ? gate4(v, cmod, g4, &sp, e) : G_REFUSED;
         free(cmod);
-        if (r3 < 0 || r4 < 0) { free(reps); kbuf_free(&final); return e->code; }
-        if (r3 == 1 && r4 == 1) {
+        if (r3 == G_ERROR || r4 == G_ERROR) { free(reps); kbuf_free(&final); return e->code; }
+        if (r3 == G_PASSED && r4 == G_PASSED) {
             json_object_set_new(comb, "accepted", json_true());
             json_object_set(doc, "speedup", json_object_get(g4, "speedup"));
         } else {
@@ -800,12 +1017,65 @@ const artifact *verify_session_artifact(const verify_session *v) { return v->a; 
 const char *verify_session_module(const verify_session *v) { return v->orig_mod; }
 const char *verify_session_base_module(const verify_session *v) { return v->base_mod; }
 int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e) {
-    return gate4(v, module, g, speedup, e);
+    int r = gate4(v, module, g, speedup, e);
+    return r == G_ERROR ? -1 : r == G_PASSED;
 }
+
+int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e) {
+    const char *mods[3] = {v->def_mod, module, v->ma_mod};
+    size_t n = v->ma_mod ? 3 : 2;
+    int is_ma = v->ma_mod && !strcmp(module, v->ma_mod);   /* max-autotune's module itself */
+    if (is_ma) n = 2;
+    json_t *res = NULL;
+    int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
+    int rc = time_modules(v, mods, n, rounds, g, &res, e);
+    if (rc != G_PASSED) {
+        json_decref(res);
+        return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
+                                : kerr_set(e, KOPT_E_WORKER, "the final measurement failed: %s",
+                                           json_string_value(json_object_get(g, "reason")));
+    }
+    const json_t *smp = json_object_get(res, "samples");
+    gate4_result rd, rm;
+    if (speedup_of(json_array_get(smp, 0), json_array_get(smp, 1), 0, 7, &rd, e) ||
+        (n == 3 && speedup_of(json_array_get(smp, 2), json_array_get(smp, 1), 0, 11, &rm, e))) {
+        json_decref(res);
+        return kerr_wrap(e, "the final measurement");
+    }
+    if (is_ma) {   /* the output is max-autotune's module: 1 by identity, not by measurement */
+        memset(&rm, 0, sizeof rm);
+        rm.base_ms = rm.cand_ms = rd.cand_ms;
+        rm.ci.estimate = rm.ci.lo = rm.ci.hi = 1.0;
+        n = 3;
+    }
+    json_object_set_new(g, "default_ms", json_real(rd.base_ms));
+    json_object_set_new(g, "optimized_ms", json_real(rd.cand_ms));
+    json_object_set_new(g, "speedup_vs_default", speedup_json(&rd));
+    if (n == 3) {
+        json_object_set_new(g, "max_autotune_ms", json_real(rm.base_ms));
+        json_object_set_new(g, "speedup_vs_max_autotune", speedup_json(&rm));
+    }
+    const gate4_result *start = v->start_ma ? &rm : &rd;
+    json_object_set_new(g, "baseline_ms", json_real(start->base_ms));
+    json_object_set_new(g, "speedup", speedup_json(start));
+    json_object_set_new(g, "rounds", json_integer((json_int_t)rounds));
+    json_decref(res);
+    return 0;
+}
+
+const json_t *verify_session_baselines(verify_session *v, kerr *e) {
+    if (time_baselines(v, e)) return NULL;
+    json_object_set_new(v->baselines, "start", json_string(v->start_ma ? "max-autotune" : "default"));
+    return v->baselines;
+}
+
+const json_t *verify_session_working_set(const verify_session *v) { return v->working_set; }
+double verify_session_setup_s(const verify_session *v) { return v->t_setup; }
+int verify_session_started_from_max_autotune(const verify_session *v) { return v->start_ma; }
 const char *verify_session_args(const verify_session *v) { return v->orig_args; }
 const char *verify_session_profile_module(const verify_session *v) { return v->prof_path; }
-int verify_session_launch_args(verify_session *v, int kernel, const char **path, kerr *e) {
-    return launch_args_for(v, kernel, path, e);
+int verify_session_launch_args(verify_session *v, int kernel, const json_t **spec, kerr *e) {
+    return launch_args_for(v, kernel, spec, e);
 }
 int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path, kerr *e) {
     art_replacement rep = {.kernel = kernel, .text = text};

@@ -2,7 +2,9 @@
  * re-stitched output (docs/CANDIDATES.md). The optimizer calls the same entry points for each
  * candidate it generates.
  *
- * verify_run compiles the problem (torch.compile default), parses the single output module,
+ * verify_run compiles the problem (torch.compile default; with max_autotune also
+ * max-autotune-no-cudagraphs, and the faster of the two modules is the one candidates are
+ * stitched into and timed against: the *start* module), parses the single output module,
  * and for each candidate in turn runs gate 1 (static rules, interface, compile-only), gate 2
  * (isolation on captured + fresh-seed arguments), gate 3 (model level on fresh seeds against
  * the eager model; float64 error ratio as fallback) and gate 4 (interleaved timing against the
@@ -42,6 +44,8 @@ typedef struct verify_opts {
     double min_gain;              /* gate 4 (default 0.02) */
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;
+    int max_autotune;             /* also compile max-autotune-no-cudagraphs; start from the faster */
+    double ma_timeout_s;          /* the max-autotune compile's limit (<= 0: the default compile's) */
     double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */
     int no_reports;               /* finish writes the module, loader and metadata, not report.* */
     void (*progress)(const char *stage, void *ctx);
@@ -84,8 +88,22 @@ const char *verify_session_profile_module(const verify_session *v);  /* instrume
  * bootstrap CI): fills g with baseline_ms, candidate_ms, speedup {estimate, ci95_lo, ci95_hi},
  * passed (against min_gain) or a reason. Returns 1 passed, 0 not, < 0 on a pipeline error. */
 int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e);
-/* Captured arguments of kernel index `kernel`'s first launch (captured once). */
-int verify_session_launch_args(verify_session *v, int kernel, const char **path, kerr *e);
+/* The launch spec of kernel index `kernel`'s first launch (PROTOCOL.md: {module, args,
+ * launch, roles}; the worker captures the arguments when it needs them). Borrowed. */
+int verify_session_launch_args(verify_session *v, int kernel, const json_t **spec, kerr *e);
+/* The final measurement of `module` (the re-stitched winners): torch.compile default's module,
+ * `module` and, when compiled, max-autotune's, interleaved; fills g with default_ms,
+ * optimized_ms, max_autotune_ms, speedup_vs_default, speedup_vs_max_autotune (paired 95% CIs),
+ * and baseline_ms / speedup against the module the session started from. */
+int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e);
+/* Medians of the eager model and the compiled modules (timed once, at setup when max-autotune
+ * was compiled, else on first call): {eager_ms, default_ms, max_autotune_ms?, start}. Borrowed;
+ * NULL on failure (e set). */
+const json_t *verify_session_baselines(verify_session *v, kerr *e);
+/* compile's working_set (inputs, parameters, buffers, outputs and intermediates), borrowed. */
+const json_t *verify_session_working_set(const verify_session *v);
+double verify_session_setup_s(const verify_session *v);
+int verify_session_started_from_max_autotune(const verify_session *v);
 /* Write Inductor's module with `kernel`'s statement replaced by `text` to `path`. */
 int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path,
                                 kerr *e);

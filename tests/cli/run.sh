@@ -148,6 +148,46 @@ has "html report has the chart" "$T/o1/report.html" "<svg"
 # Second run: the store's winner goes straight to the gates, no search.
 expect_exit 0 "optimize, store reuse" -- "$KOPT" optimize "$P" -o "$T/o2" --budget 60s --rounds 6 --store "$T/st.sqlite" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["budget"]["used_candidates"]==1 and d["kernels"][0]["search_end"].startswith("reused"), d["budget"]' "$T/out" && ok || bad "store reuse"
+# The budget's split, the resources and the floor are in the document; OUT/work is removed
+# (no --keep-work) and the worker's log is in OUT.
+python3 - "$T/o1/report.json" <<'PY' && ok || bad "optimize document: budget split, resources, floor"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b, r, m = d["budget"], d["resources"], d["model"]
+assert b["spent_before_search"] is False and b["setup_s"] > 0 and b["search_s"] > 0 and b["final_s"] >= 0, b
+assert abs(b["setup_s"] + b["search_s"] + b["final_s"] - b["used_wall_s"]) < 1.0, b
+assert r["peak_gpu_bytes"] == 3 * 512 * 4 + (1 << 20) + (500 << 20) and r["working_set_bytes"] > 0, r
+assert r["f64_peak_gpu_bytes"] > 0 and r["disk_bytes"] > 0 and r["compile_cache_bytes"] == 12345, r
+assert m["start"] == "default" and m["speedup_vs_default"]["ci95_lo"] > 1.02, m
+# fake ceilings: read 2^30 B / 0.22 ms, write 2^30 B / 0.24 ms; the graph's I/O is x (read) and
+# the output (written), 2048 B each: the floor is the larger of the two
+rd, wr = (1 << 30) / 0.22e-3, (1 << 30) / 0.24e-3
+assert abs(m["floor_ms"] - max(m["io_bytes"] - m["io_bytes_written"], 0) / rd * 1e3) < 1e-12 or \
+       abs(m["floor_ms"] - m["io_bytes_written"] / wr * 1e3) < 1e-12 or m["floor_ms"] > 0, m
+PY
+[ ! -d "$T/o1/work" ] && [ -f "$T/o1/worker.log" ] && ok || bad "optimize: OUT/work left behind or no OUT/worker.log"
+# --max-autotune: max-autotune's module is faster (the fake times it 20% faster), so the search
+# starts from it; nothing beats it, and OUT holds max-autotune's module, unchanged.
+MA=$PWD/tests/fixtures/inductor/14_gemm_bias_relu__max_autotune_no_cudagraphs_g0.py
+FAKE_WORKER_FIXTURE_MA=$MA FAKE_FAST_PATTERN="'max_autotune': True" expect_exit 0 "optimize --max-autotune (faster)" -- "$KOPT" optimize "$P" -o "$T/ma1" --budget 30s --rounds 4 --no-store --max-autotune --json
+cmp -s "$T/ma1/optimized_module.py" "$MA" && ok || bad "optimize --max-autotune: OUT is not max-autotune's module"
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert m["start"]=="max-autotune" and m["speedup_vs_max_autotune"]["estimate"]==1.0 and m["speedup_vs_default"]["ci95_lo"]>1.2, m' "$T/out" && ok || bad "optimize --max-autotune: start and speedups"
+# a max-autotune compile that overruns its share of the budget: the worker is restarted and the
+# search starts from the default module; the run still succeeds
+FAKE_MA_HANG=1 KOPT_MA_TIMEOUT_S=2 expect_exit 0 "optimize --max-autotune, compile overruns" -- "$KOPT" optimize "$P" -o "$T/ma2" --budget 30s --rounds 4 --no-store --max-autotune --json
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert m["start"]=="default" and "max_autotune_error" in m and "max_autotune_ms" not in m, m' "$T/out" && ok || bad "optimize: max-autotune overrun not reported"
+# a setup that eats the whole budget: exit 0, the compiler's module, and the report says so
+FAKE_COMPILE_SLEEP=2 expect_exit 0 "optimize, budget spent before search" -- "$KOPT" optimize "$P" -o "$T/bs" --budget 1s --rounds 4 --no-store
+has "budget spent: one clear line" "$T/out" "budget spent before search: the setup"
+has "budget spent: a suggestion" "$T/out" "try --budget"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["budget"]; k=d["kernels"][0]; assert b["spent_before_search"] and b["used_candidates"]==0 and k["why"]=="budget spent before search" and d["attempts"]==[], (b, k)' "$T/bs/report.json" && ok || bad "budget spent before search: report"
+cmp -s "$T/bs/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "budget spent: the compiler's module is not kept"
+# GPU out of memory in isolation: retried with host staging (low_memory) and judged as usual
+FAKE_WORKER_MODE=oom_on=isolate expect_exit 0 "optimize, OOM then low memory" -- "$KOPT" optimize "$P" -o "$T/oom1" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["verify"]["candidates"]; assert d["outcome"]=="optimized" and any(g.get("low_memory") for x in c for g in x["gates"] if g["gate"]==2), c[0]' "$T/out" && ok || bad "OOM: the low-memory retry was not used"
+# ... and when even that runs out: kopt's own resource error, never a refusal of the candidate
+FAKE_WORKER_MODE=oom_always_on=isolate expect_exit 0 "optimize, OOM always" -- "$KOPT" optimize "$P" -o "$T/oom2" --budget 30s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["verify"]["candidates"]; a=[x["outcome"] for x in d["attempts"] if x["outcome"] not in ("screened-out","reused")]; assert c and all(x["verdict"]=="error" and "out of GPU memory" in x["reason"] for x in c) and a and set(a)=={"error"} and d["budget"]["resource_errors"]==len(c), (a, c[0].get("reason"))' "$T/out" && ok || bad "OOM always: candidates refused instead of kopt errors"
 # kopt store: list, export, merge (idempotent).
 expect_exit 0 "store runs" -- "$KOPT" store --store "$T/st.sqlite" runs
 has "store lists the runs" "$T/out" "14_gemm_bias_relu.py"
@@ -183,7 +223,8 @@ FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8
 # worker answers with the captured 02_softmax_wide module and times modules holding the
 # region template's kernel 20% faster.
 SW=$PWD/tests/fixtures/inductor/02_softmax_wide_g0.py
-FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "optimize, region" -- "$KOPT" optimize tests/problems/02_softmax_wide.py -o "$T/r1" --budget 60s --rounds 4 --no-store --json
+FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "optimize, region" -- "$KOPT" optimize tests/problems/02_softmax_wide.py -o "$T/r1" --budget 60s --rounds 4 --no-store --json --keep-work
+[ -d "$T/r1/work" ] && ok || bad "--keep-work: OUT/work was removed"
 python3 - "$T/r1/report.json" <<'PY' && ok || bad "optimize, region: the region was not the winner, or its members not marked"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -1,4 +1,5 @@
-/* Gate 2-4 verdicts on synthetic data (src/gates/decide.h). */
+/* Gate 2-4 verdicts on synthetic data (src/gates/decide.h): the worker's comparison statistics
+ * (tensor.h) as it would send them, and timing samples. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <math.h>
@@ -8,161 +9,139 @@
 
 #include "gates/decide.h"
 #include "util/buf.h"
-#include "util/fs.h"
 
-static char *g_dir;
+/* Statistics of a 100-element float32 comparison under fp32's default tolerance: `bad`
+ * mismatches (the first at `at`, max abs err `err` there), `nonfin` of them non-finite. */
+static json_t *st(size_t bad, size_t at, double err, size_t nonfin) {
+    json_t *o = json_pack("{s:b, s:[i], s:i, s:s, s:s, s:f, s:f, s:I, s:I, s:f, s:f, s:I, s:f, s:f, s:f}", "shape_mismatch", 0,
+                          "shape", 100, "numel", 100, "dtype", "float32", "got_dtype", "float32", "atol", 1e-4, "rtol", 1e-4,
+                          "n_mismatch", (json_int_t)bad, "n_nonfinite_mismatch", (json_int_t)nonfin, "max_abs_err", err,
+                          "max_rel_err", err / 2, "max_abs_index", (json_int_t)at, "ref_at_max_abs", 2.0, "got_at_max_abs",
+                          2.0 + err, "ref_abs_max", 2.2);
+    json_object_set_new(o, "first_mismatch", bad ? json_integer((json_int_t)at) : json_null());
+    json_object_set_new(o, "first_nonfinite_mismatch", nonfin ? json_integer(90) : json_null());
+    json_object_set_new(o, "got_at_first_nonfinite", nonfin ? json_string("nan") : json_null());
+    return o;
+}
 
-static void setup(void) {
+/* An isolate result with one set and one checked argument (index 1), two candidate runs. */
+static json_t *iso(json_t *run0, json_t *run1, json_t *changed) {
+    return json_pack("{s:[{s:s, s:[{s:i, s:[o, o]}], s:o}], s:[i]}", "sets", "name", "captured", "args", "arg", 1, "runs",
+                     run0, run1, "inputs_changed", changed ? changed : json_array(), "checked", 1);
+}
+
+static int decide(json_t *r, json_t **v) {
+    int passed = -1;
     kerr e = {0};
-    cr_assert_eq(fs_mkdtemp("kopt-decide", &g_dir, &e), 0);
-}
-static void teardown(void) {
-    fs_rmtree(g_dir);
-    free(g_dir);
+    cr_assert_eq(gate2_decide(r, &passed, v, &e), 0, "%s", e.msg);
+    json_decref(r);
+    return passed;
 }
 
-/* Write n float32 values base[i] (+ delta at index `at`) and return the file description. */
-static json_t *f32(const char *name, size_t n, double delta, size_t at, double nan_from) {
-    char *path = fs_join(g_dir, name);
-    FILE *f = fopen(path, "wb");
-    cr_assert_not_null(f);
-    for (size_t i = 0; i < n; i++) {
-        float v = (float)(((int)(i % 13) - 6) * 0.37);
-        if (i == at) v += (float)delta;
-        if ((double)i >= nan_from) v = NAN;
-        fwrite(&v, sizeof v, 1, f);
-    }
-    fclose(f);
-    json_t *d = json_pack("{s:s, s:s, s:[i], s:i}", "path", path, "dtype", "float32", "shape", (int)n, "numel", (int)n);
-    free(path);
-    return d;
-}
-
-static json_t *iso(json_t *orig, json_t *c0, json_t *c1) {
-    return json_pack("{s:[{s:s, s:{s:[o], s:[o], s:[o]}}], s:[i]}", "sets", "name", "captured", "runs", "orig", orig,
-                     "cand0", c0, "cand1", c1, "checked", 1);
-}
-
-TestSuite(decide, .init = setup, .fini = teardown);
-
-Test(decide, gate2_passes_equal_outputs) {
-    json_t *r = iso(f32("o", 100, 0, 0, 1e9), f32("a", 100, 0, 0, 1e9), f32("b", 100, 0, 0, 1e9));
-    int passed = 0;
+Test(decide, gate2_passes_matching_runs) {
     json_t *v = NULL;
-    kerr e = {0};
-    cr_assert_eq(gate2_decide(r, &passed, &v, &e), 0, "%s", e.msg);
-    cr_expect(passed);
+    cr_expect_eq(decide(iso(st(0, 0, 3e-5, 0), st(0, 0, 3e-5, 0), NULL), &v), 1);
     cr_expect(json_is_true(json_object_get(v, "passed")));
     json_decref(v);
-    json_decref(r);
 }
 
 Test(decide, gate2_refuses_one_wrong_element_and_names_it) {
-    json_t *r = iso(f32("o", 100, 0, 0, 1e9), f32("a", 100, 0.01, 42, 1e9), f32("b", 100, 0.01, 42, 1e9));
-    int passed = 1;
     json_t *v = NULL;
-    kerr e = {0};
-    cr_assert_eq(gate2_decide(r, &passed, &v, &e), 0, "%s", e.msg);
-    cr_expect_not(passed);
+    cr_expect_eq(decide(iso(st(1, 42, 0.01, 0), st(1, 42, 0.01, 0), NULL), &v), 0);
     const char *why = json_string_value(json_object_get(v, "reason"));
     cr_assert_not_null(why);
-    cr_expect(strstr(why, "argument 1") && strstr(why, "[42]"), "%s", why);
+    cr_expect(strstr(why, "argument 1") && strstr(why, "[42]") && strstr(why, "1 of 100"), "%s", why);
     json_t *a = json_array_get(json_object_get(json_array_get(json_object_get(v, "sets"), 0), "args"), 0);
     cr_expect_eq(json_integer_value(json_object_get(a, "mismatches")), 1);
     json_decref(v);
-    json_decref(r);
 }
 
 Test(decide, gate2_refuses_unwritten_tail_left_as_nan_poison) {
-    json_t *r = iso(f32("o", 100, 0, 0, 1e9), f32("a", 100, 0, 0, 90), f32("b", 100, 0, 0, 90));
-    int passed = 1;
     json_t *v = NULL;
-    kerr e = {0};
-    cr_assert_eq(gate2_decide(r, &passed, &v, &e), 0);
-    cr_expect_not(passed);
+    cr_expect_eq(decide(iso(st(10, 90, 0, 10), st(10, 90, 0, 10), NULL), &v), 0);
     json_t *a = json_array_get(json_object_get(json_array_get(json_object_get(v, "sets"), 0), "args"), 0);
     cr_expect_eq(json_integer_value(json_object_get(a, "nonfinite_mismatches")), 10);
+    cr_expect(strstr(json_string_value(json_object_get(v, "reason")), "non-finite") != NULL);
     json_decref(v);
-    json_decref(r);
 }
 
 Test(decide, gate2_refuses_a_candidate_that_disagrees_with_itself) {
     /* first run right, second run off: a race */
-    json_t *r = iso(f32("o", 100, 0, 0, 1e9), f32("a", 100, 0, 0, 1e9), f32("b", 100, 0.5, 7, 1e9));
-    int passed = 1;
     json_t *v = NULL;
-    kerr e = {0};
-    cr_assert_eq(gate2_decide(r, &passed, &v, &e), 0);
-    cr_expect_not(passed);
+    cr_expect_eq(decide(iso(st(0, 0, 0, 0), st(1, 7, 0.5, 0), NULL), &v), 0);
     cr_expect(strstr(json_string_value(json_object_get(v, "reason")), "race") != NULL);
     json_decref(v);
-    json_decref(r);
 }
 
-Test(decide, gate2_tolerance_is_the_dtype_default) {
-    /* 5e-5 absolute on values up to ~2.2: inside atol + rtol*|ref| = 1e-4 + 1e-4*|ref| */
-    json_t *r = iso(f32("o", 100, 0, 0, 1e9), f32("a", 100, 5e-5, 3, 1e9), f32("b", 100, 5e-5, 3, 1e9));
-    int passed = 0;
+Test(decide, gate2_refuses_a_write_to_a_read_only_input) {
     json_t *v = NULL;
+    cr_expect_eq(decide(iso(st(0, 0, 0, 0), st(0, 0, 0, 0), json_pack("[i]", 0)), &v), 0);
+    cr_expect(strstr(json_string_value(json_object_get(v, "reason")), "read-only input argument 0") != NULL);
+    json_decref(v);
+}
+
+Test(decide, gate2_statistics_under_another_tolerance_are_an_error) {
+    /* a worker that compared fp32 under 1e-2 would pass what fp32's 1e-4 refuses */
+    json_t *s0 = st(0, 0, 1e-3, 0);
+    json_object_set_new(s0, "atol", json_real(1e-2));
+    json_t *r = iso(s0, st(0, 0, 0, 0), NULL), *v = NULL;
+    int passed = 1;
     kerr e = {0};
-    cr_assert_eq(gate2_decide(r, &passed, &v, &e), 0);
-    cr_expect(passed);
+    cr_expect_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER);
+    cr_expect(strstr(e.msg, "asked for") != NULL, "%s", e.msg);
     json_decref(v);
     json_decref(r);
 }
 
-Test(decide, gate2_missing_file_is_an_error_not_a_verdict) {
-    json_t *o = f32("o", 10, 0, 0, 1e9), *a = f32("a", 10, 0, 0, 1e9);
-    json_object_set_new(a, "path", json_string("/nonexistent/kopt.bin"));
-    json_t *r = iso(o, a, f32("b", 10, 0, 0, 1e9));
+Test(decide, gate2_malformed_results_are_errors_not_verdicts) {
+    kerr e = {0};
     int passed = 1;
     json_t *v = NULL;
-    kerr e = {0};
-    cr_expect_neq(gate2_decide(r, &passed, &v, &e), 0);
+    json_t *r = json_pack("{s:[], s:[i]}", "sets", "checked", 1);
+    cr_expect_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER);
+    json_decref(v);
+    json_decref(r);
+    /* counts that contradict each other */
+    json_t *s0 = st(0, 0, 0, 0);
+    json_object_set_new(s0, "first_mismatch", json_integer(3));
+    r = iso(s0, st(0, 0, 0, 0), NULL);
+    v = NULL;
+    cr_expect_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER);
     json_decref(v);
     json_decref(r);
 }
 
-static ktensor vec(const double *x, size_t n) {
-    ktensor t = {0};
-    t.data = malloc(n * sizeof *t.data);
-    memcpy(t.data, x, n * sizeof *x);
-    t.numel = n;
-    t.ndim = 1;
-    t.shape[0] = (int64_t)n;
-    strcpy(t.dtype, "float32");
-    return t;
+/* A comparison against the float64 reference: max abs err `err` (`nonfin` non-finite pairs). */
+static tensor_cmp c64(double err, size_t nonfin) {
+    tensor_cmp c = {0};
+    c.numel = 3;
+    c.max_abs_err = err;
+    c.n_nonfinite_mismatch = nonfin;
+    c.n_mismatch = nonfin + (err > 0);
+    return c;
 }
 
 Test(decide, gate3_rho_against_float64) {
-    double r64[] = {1.0, 2.0, 3.0}, base[] = {1.0, 2.0 + 1e-6, 3.0}, opt[] = {1.0, 2.0 + 4e-6, 3.0};
-    ktensor tr = vec(r64, 3), tb = vec(base, 3), to = vec(opt, 3);
+    tensor_cmp base = c64(1e-6, 0), opt = c64(4e-6, 0), exact = c64(0, 0);
     double oe, be;
-    double rho = gate3_rho(&tr, &tb, &to, &oe, &be);
+    double rho = gate3_rho(&opt, &base, &oe, &be);
     cr_expect_float_eq(rho, 4.0, 1e-6);
     gate3_opts o = {.rho_max = 10, .abs_bound = 1e-2};
     cr_expect(gate3_accept_rho(rho, oe, &o));
     o.rho_max = 3;
     cr_expect_not(gate3_accept_rho(rho, oe, &o));
     /* exact baseline: rho 1 when opt is exact too, infinite otherwise */
-    ktensor tx = vec(r64, 3);
-    cr_expect_float_eq(gate3_rho(&tr, &tx, &tx, &oe, &be), 1.0, 0);
-    cr_expect(isinf(gate3_rho(&tr, &tx, &to, &oe, &be)));
-    /* absolute bound */
-    o.rho_max = 1e9;
-    o.abs_bound = 1e-7;
-    cr_expect_not(gate3_accept_rho(4.0, 4e-6, &o));
-    tensor_free(&tr); tensor_free(&tb); tensor_free(&to); tensor_free(&tx);
-}
-
-Test(decide, gate3_strict_uses_default_tolerance_and_nan_placement) {
-    double a[] = {1.0, 2.0, NAN}, b[] = {1.00005, 2.0, NAN}, c[] = {1.0, 2.0, 3.0};
-    ktensor ta = vec(a, 3), tb = vec(b, 3), tc = vec(c, 3);
-    tensor_cmp cmp;
-    kerr e = {0};
-    cr_expect_eq(gate3_strict(&ta, &tb, &cmp, &e), 1);
-    cr_expect_eq(gate3_strict(&ta, &tc, &cmp, &e), 0);
-    tensor_free(&ta); tensor_free(&tb); tensor_free(&tc);
+    cr_expect_float_eq(gate3_rho(&exact, &exact, &oe, &be), 1.0, 0);
+    cr_expect(isinf(gate3_rho(&opt, &exact, &oe, &be)));
+    /* a NaN where the reference is finite: infinite error */
+    tensor_cmp nan_opt = c64(1e-7, 1);
+    cr_expect(isinf(gate3_rho(&nan_opt, &base, &oe, &be)));
+    /* the limits are inclusive: rho == rho_max and err == bound pass, just above does not */
+    o.rho_max = 4.0;
+    o.abs_bound = 4e-6;
+    cr_expect(gate3_accept_rho(4.0, 4e-6, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(4.0, 5.0), 4e-6, &o));
+    cr_expect_not(gate3_accept_rho(4.0, nextafter(4e-6, 1.0), &o));
 }
 
 Test(decide, gate4_needs_the_interval_above_min_gain) {
@@ -186,23 +165,15 @@ Test(decide, gate4_needs_the_interval_above_min_gain) {
     cr_expect_neq(gate4_decide(base, fast, 1, 0.02, 1, &r, &e), 0);
 }
 
-Test(decide, tensor_compare_files_shape_mismatch_is_a_verdict) {
-    json_t *a = f32("a", 12, 0, 0, 1e9), *b = f32("b", 12, 0, 0, 1e9);
-    json_object_set_new(b, "shape", json_pack("[i, i]", 3, 4));   /* same bytes, other shape */
-    tensor_cmp c;
-    char *where = NULL;
+Test(decide, gate4_lower_end_exactly_at_the_bar_is_refused) {
+    /* every ratio exactly 1.25: the interval is [1.25, 1.25]; min_gain 0.25 needs lo > 1.25 */
+    double base[20], cand[20];
+    for (int i = 0; i < 20; i++) { base[i] = 1.25 * (1 + i); cand[i] = 1.0 * (1 + i); }
+    gate4_result r;
     kerr e = {0};
-    cr_assert_eq(tensor_compare_files(a, b, -1, -1, &c, &where, &e), 0, "%s", e.msg);
-    cr_expect(c.shape_mismatch && !c.pass);
-    cr_assert_not_null(where);
-    cr_expect(strstr(where, "shape mismatch") != NULL, "%s", where);
-    free(where);
-    /* equal files: a pass, no sentence */
-    cr_assert_eq(tensor_compare_files(a, a, -1, -1, &c, &where, &e), 0);
-    cr_expect(c.pass && c.max_abs_err == 0);
-    cr_expect_null(where);
-    json_object_set_new(b, "path", json_string("/nonexistent/x.bin"));
-    cr_expect_neq(tensor_compare_files(a, b, -1, -1, &c, NULL, &e), 0);
-    json_decref(a);
-    json_decref(b);
+    cr_assert_eq(gate4_decide(base, cand, 20, 0.25, 3, &r, &e), 0);
+    cr_expect_float_eq(r.ci.lo, 1.25, 1e-12);
+    cr_expect_not(r.passed);
+    cr_assert_eq(gate4_decide(base, cand, 20, 0.2499, 3, &r, &e), 0);
+    cr_expect(r.passed);
 }

@@ -27,7 +27,7 @@ static double io_of(const char *fixture) {
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, n, &a, &e), 0, "%s", e.msg);
     json_t *rows = rows_for(a);
-    double b = inspect_io_bytes(a, rows);
+    double b = inspect_io_bytes(a, rows, NULL);
     json_decref(rows);
     artifact_free(a);
     free(text);

@@ -12,8 +12,11 @@ How the capture works (torch 2.11 internals; the names are listed in worker/READ
    recorder is what the compiled model ends up calling. Whenever recording is switched on, the
    recorder stores, on the first call of each module, a copy of its argument list made BEFORE
    calling the original (call() empties the list with args.clear() and may update arguments in
-   place): tensors cloned exactly (kopt.tensors.clone_args), other items as they are. It also
-   keeps the `attrs` (graph constants) the loader set on the module.
+   place). Arguments that are the model's parameters or buffers or the forward's inputs (matched
+   by data pointer, size and stride: arg_sources) are not copied -- they can be multi-GB and are
+   rebuilt from the model on every later run (kopt.modules); any other tensor is cloned exactly
+   (kopt.tensors.clone_tensor), other items are kept as they are. It also keeps the `attrs`
+   (graph constants) the loader set on the module.
 
 2. Phase 1: torch._inductor.utils.run_and_get_code(compiled, *inputs) under no_grad, with
    torch._inductor.config.fx_graph_cache=False (and AOTAutograd's cache off) so every graph is
@@ -42,7 +45,15 @@ Capture failure is an error (code internal), never wrong data:
 A model that compiles to zero graphs (no source, no call) returns graphs: [].
 
 Outputs: out_dir/graph<i>.py (the module text), out_dir/graph<i>.args.pt (torch.save of the
-argument list), and, only when the graph had constants, out_dir/graph<i>.attrs.pt.
+argument list with None for every argument that has a source: only constants are saved, so
+the file is small whatever the model's size), out_dir/graph<i>.args.json ({"sources": [...]}),
+and, only when the graph had constants, out_dir/graph<i>.attrs.pt.
+
+Memory. Both phases run on the loaded inputs themselves (clones only when the model writes to
+its inputs). Phase 2 measures what the compiled model allocates beyond what is already resident
+(outputs and intermediates: `run_bytes`); with the loaded inputs, parameters and buffers that is
+the model's working set, which the result reports (`working_set`) and the core's memory limits
+are measured against.
 The phase-1 compiled object is kept in ctx.compiled[mode] for `run`/`time`; run_and_get_code
 calls torch._dynamo.reset(), so other modes' compiled objects are dropped (they would recompile).
 """
@@ -54,10 +65,14 @@ import time
 
 import torch
 
+import json
+
 from kopt.errors import OpError, BadRequest, wrap, exc_message
+from kopt.memory import nbytes
+from kopt.modules import sidecar_path
 from kopt.problem import require_problem
 from kopt.protocol import get_arg
-from kopt.tensors import clone_args
+from kopt.tensors import clone_args, clone_tensor
 
 MODES = ("default", "max-autotune-no-cudagraphs")
 
@@ -83,8 +98,9 @@ class _Recorder:
         self.active = False
         self.loaded = []      # __file__ of every module the hook saw loaded, in load order
         self.attrs = {}       # id(module) -> dict of attrs the loader set on it
-        self.calls = []       # (module, copied args) for the first call of each module
+        self.calls = []       # (module, args: sourced ones None, others copied) per module
         self.ptrs = []        # per call: [(data_ptr, size, stride) or None] of the original args
+        self.known = {}       # (data_ptr, size, stride) -> source, for arguments not copied
         self._called = set()  # id(module)
 
     def on_load(self, mod, attrs):
@@ -100,8 +116,12 @@ class _Recorder:
             rec = _ACTIVE
             if rec is not None and rec.active and id(mod) not in rec._called:
                 rec._called.add(id(mod))
-                rec.calls.append((mod, clone_args(list(args))))
-                rec.ptrs.append([_ident(a) for a in args])
+                idents = [_ident(a) for a in args]
+                memo = {}
+                rec.calls.append((mod, [None if (i is not None and i in rec.known)
+                                        else (clone_tensor(a, memo) if isinstance(a, torch.Tensor) else a)
+                                        for a, i in zip(args, idents)]))
+                rec.ptrs.append(idents)
             return original(args)
 
         call._kopt_recorder = True
@@ -115,11 +135,10 @@ def _ident(a):
     return None
 
 
-def arg_sources(problem, inputs, idents):
-    """Where each call() argument came from, so a later run can rebuild the arguments with the
-    model's real weights and fresh inputs: "param:<name>", "buffer:<name>", "input:<k>" (the
-    k-th forward input), or "const" (anything else: kept as saved). Matching is by data pointer,
-    size and stride, so only the very tensor (not a view of it) counts."""
+def known_sources(problem, inputs):
+    """{(data_ptr, size, stride): source} of the model's parameters ("param:<name>"), buffers
+    ("buffer:<name>") and the forward inputs ("input:<k>"). Matching is by data pointer, size
+    and stride, so only the very tensor (not a view of it) counts."""
     known = {}
     for name, t in problem.model.named_parameters():
         known.setdefault(_ident(t), "param:" + name)
@@ -128,6 +147,12 @@ def arg_sources(problem, inputs, idents):
     for k, t in enumerate(inputs):
         if isinstance(t, torch.Tensor):
             known.setdefault(_ident(t), "input:%d" % k)
+    return known
+
+
+def arg_sources(known, idents):
+    """Where each call() argument came from, so a later run can rebuild the arguments with the
+    model's real weights and fresh inputs: a known source, or "const" (kept as saved)."""
     return [known.get(i, "const") if i is not None else "const" for i in idents]
 
 
@@ -210,13 +235,15 @@ def op_compile(ctx, req):
     ctx.compiled = {}  # run_and_get_code resets dynamo: all compiled objects go stale
     recorder = _Recorder()
     ctx.log("compile: torch.compile mode=%s" % mode)
+    def inputs():
+        return clone_args(problem.inputs) if problem.mutates_inputs else list(problem.inputs)
+
     with _hooked_loader(recorder), _fresh_compile(), torch.no_grad():
         # Phase 1: compile and run once; collect the sources.
         try:
             compiled = compile_model(problem.model, mode)
             t0 = time.perf_counter()
-            out, sources = torch._inductor.utils.run_and_get_code(
-                compiled, *clone_args(problem.inputs))
+            out, sources = torch._inductor.utils.run_and_get_code(compiled, *inputs())
             del out
             torch.cuda.synchronize()
             compile_s = time.perf_counter() - t0
@@ -224,17 +251,24 @@ def op_compile(ctx, req):
             raise wrap("compile_failed", "torch.compile (mode %s) raised" % mode, e)
         ctx.log("compile: %d source(s) in %.1f s; capturing call() arguments"
                 % (len(sources), compile_s))
-        # Phase 2: run again with recording on.
+        # Phase 2: run again with recording on, measuring what the run allocates.
+        capture_inputs = inputs()
+        recorder.known = known_sources(problem, capture_inputs)
         recorder.active = True
-        capture_inputs = clone_args(problem.inputs)
         try:
-            out = compiled(*capture_inputs)
-            del out
             torch.cuda.synchronize()
+            base = torch.cuda.memory_allocated()
+            ctx.memory.fold()
+            torch.cuda.reset_peak_memory_stats()
+            out = compiled(*capture_inputs)
+            torch.cuda.synchronize()
+            run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
+            del out
         except (Exception, SystemExit) as e:  # user code may call sys.exit
             raise wrap("compile_failed", "the compiled model raised on its capture run", e)
         finally:
             recorder.active = False
+    ctx.run_need = max(ctx.run_need, run_bytes)
     ctx.compiled[mode] = compiled
 
     # Checks and matching (see the module docstring).
@@ -274,9 +308,12 @@ def op_compile(ctx, req):
         args_path = os.path.join(out_dir, "graph%d.args.pt" % i)
         with open(mod_path, "w", encoding="utf-8") as f:
             f.write(text)
+        srcs = arg_sources(recorder.known, recorder.ptrs[i])
         torch.save(args, args_path)
+        with open(sidecar_path(args_path), "w", encoding="utf-8") as f:
+            json.dump({"sources": srcs}, f)
         entry = {"index": i, "module": mod_path, "args": args_path, "n_args": len(args),
-                 "arg_sources": arg_sources(problem, capture_inputs, recorder.ptrs[i])}
+                 "arg_sources": srcs, "saved_bytes": nbytes([a for a in args if a is not None])}
         attrs, skipped = _saveable(recorder.attrs.get(id(mod)) or {})
         if skipped:
             ctx.log("compile: graph %d: constants not saved (not tensors or numbers): %s"
@@ -296,4 +333,9 @@ def op_compile(ctx, req):
     if unmatched > 0:
         ctx.log("compile: %d generated module(s) were not called by the model "
                 "(autotuning benchmark modules)" % unmatched)
-    return {"compile_s": compile_s, "graphs": graphs}
+    params = list(problem.model.parameters())
+    buffers = list(problem.model.buffers())
+    ws = {"input_bytes": nbytes(problem.inputs), "param_bytes": nbytes(params),
+          "buffer_bytes": nbytes(buffers), "run_bytes": run_bytes}
+    ws["total_bytes"] = sum(ws.values())
+    return {"compile_s": compile_s, "graphs": graphs, "working_set": ws}

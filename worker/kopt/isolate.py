@@ -1,86 +1,221 @@
-"""Gate 1's compile step and gate 2's isolation harness (docs/CANDIDATES.md). The worker only
-runs kernels and dumps tensors; every verdict is the core's.
+"""Gate 1's compile step, gate 2's isolation harness and the kernel-level screen
+(docs/CANDIDATES.md, PROTOCOL.md). The worker runs kernels and reduces their outputs to
+comparison statistics; every verdict is the core's.
 
-capture_launch {module, args, launch, out}
-    `module` is an instrumented output module (each launch wrapped in
-    `_kopt_prof.pre(i, lambda: (...))` / `_kopt_prof.post(i, ...)`). call() runs once on clones
-    of the saved arguments; right before launch `launch` runs, its arguments (the probe tuple:
-    tensors and ints exactly as the kernel's .run() receives them) are cloned and saved with
-    torch.save to `out`. Result: {"args": [argument descriptions]}.
+Launch arguments. The ops below take `launch_args`, a *launch spec*
+    {"module": instrumented module, "args": args file, "launch": i, "roles": [...]}
+naming launch i of an instrumented output module (each launch wrapped in
+`_kopt_prof.pre(i, lambda: (...))`); the worker captures that launch's arguments the first time
+it needs them (call() runs on the problem's own tensors and stops right before launch i) and
+keeps them in memory (LaunchCache, the most recent two launches): nothing is written to disk,
+and a restarted worker simply captures again. What is kept of each argument:
+  * a tensor that is one of call()'s own arguments (a forward input, a weight) or a view of
+    one: the very tensor, not a copy (it is only read: kernels with in-place arguments get
+    private copies of those, see `materialize`);
+  * an argument whose role is "out" and whose storage no other argument shares: its layout only
+    (the kernel writes it; each run gets fresh memory);
+  * any other tensor (an intermediate computed earlier in call()): an exact clone;
+  * ints and other values: as they are.
+`materialize(entry)` makes the argument list of one run: "out" tensors freshly allocated and
+poisoned (NaN; integers: the dtype's minimum; bool: True), "inout" ones cloned, "in" ones
+shared. So a run costs the kernel's outputs and in-place arguments, never a second copy of its
+inputs.
+
+capture_launch {module, args, launch, roles?, out?}
+    Captures (into the cache) and describes the launch's arguments: {"args": [descriptions]}.
+    With `out`, the captured arguments are also saved with torch.save (--keep-work).
 
 compile_candidate {module, kernel, launch_args}
     Imports the re-stitched module (Inductor-style kernels compile at import) and compiles the
-    kernel `kernel` for the captured arguments without running anything: a launcher-form
+    kernel `kernel` for the launch's arguments without running anything: a launcher-form
     candidate (`NAME = _KoptLaunch(launch)`) is called with every `jit_fn[grid](...)` turned into
     a warm-up (compile only). Result {"compiled": true} or {"compiled": false, "error": "..."}:
     a candidate that does not compile is an answer, not a worker failure.
 
-isolate {orig, cand, kernel, launch_args, roles, seeds, out_dir, repeat=2}
-    Runs the original kernel (from the module `orig`) and the candidate (same name in the
-    module `cand`) on input sets: the captured arguments, then one per seed with every floating
-    input (roles "in"/"inout") redrawn from a standard normal distribution with the same shape,
-    strides and dtype (integer inputs keep their captured values: they may be indices). Before
-    each run the outputs ("out" roles) are filled with NaN (integers: the dtype's minimum),
-    in-place arguments ("inout") start from the set's input values. The candidate runs `repeat`
-    times on the same set (a candidate that disagrees with itself has a race). After each run the
-    outputs and in-place arguments are dumped. Result: {"sets": [{"name": "captured"|"seed<s>",
-    "runs": {"orig": [tensor-file per checked arg], "cand0": [...], "cand1": [...]}}],
-    "checked": [argument index, ...]}.
+isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memory=false}
+    Input sets: the captured arguments, then one per seed with every floating input (roles
+    "in"/"inout") redrawn from a standard normal distribution over its whole storage (integer
+    inputs keep their captured values: they may be indices). Per set the original kernel runs
+    once and its checked arguments (roles "out"/"inout") are kept (on the GPU, or in host memory
+    when the GPU is short or low_memory says so); the candidate then runs `repeat` times, each
+    run compared at once with the original's (kopt.compare.compare_stats with the tolerance
+    `tol` gives for the reference's dtype: {"float32": [atol, rtol], ...}; dtypes it does not
+    name are compared exactly) and freed. The candidate's read-only inputs are checksummed
+    before and after each of its runs. Result: {"sets": [{"name": "captured"|"seed<s>",
+    "args": [{"arg": k, "runs": [stats per candidate run]}], "inputs_changed": [arg index...]}],
+    "checked": [arg index...]}.
+
+bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
+    The screen: the original kernel and each candidate module's kernel on the launch's
+    arguments (materialize per run), each timed with CUDA events after an L2 flush and a short
+    stall, all variants interleaved per round (see op_bench_kernels).
 """
 
+import collections
 import os
 import time
 
 import torch
 
-from kopt.errors import BadRequest, wrap
+from kopt.compare import checksum, compare_stats
+from kopt.errors import BadRequest, OpError, wrap
+from kopt.memory import free_bytes, nbytes
 from kopt.modules import cache
-from kopt.protocol import get_arg
-from kopt.tensors import clone_args, launch_arg, write_tensor
 from kopt.profile import _as_tuple
+from kopt.protocol import get_arg
+from kopt.tensors import clone_tensor, launch_arg
+
+MAX_LAUNCHES = 2
+
+
+class _Layout:
+    """An "out" argument kept by its layout only (see the module docstring)."""
+
+    def __init__(self, t):
+        self.dtype = t.dtype
+        self.size = tuple(t.size())
+        self.stride = tuple(t.stride())
+        self.offset = t.storage_offset()
+        self.nbytes = t.untyped_storage().nbytes()
+
+    def new(self):
+        st = torch.empty(self.nbytes, dtype=torch.uint8, device="cuda").untyped_storage()
+        t = torch.empty(0, dtype=self.dtype, device="cuda")
+        t.set_(st, self.offset, self.size, self.stride)
+        return t
+
+
+class _Captured(Exception):
+    """Raised from the probe to stop call() right after the target launch's arguments were taken."""
 
 
 class _CaptureProf:
-    """Stands in for `_kopt_prof` in an instrumented module: saves launch `target`'s args."""
+    """Stands in for `_kopt_prof` in an instrumented module: takes launch `target`'s args."""
 
-    def __init__(self, target, path):
+    def __init__(self, target, call_args, roles):
         self.target = target
-        self.path = path
+        self.roles = roles
+        self.own = {}
+        for a in call_args:
+            if isinstance(a, torch.Tensor):
+                self.own[a.untyped_storage().data_ptr()] = True
+        self.entry = None
         self.desc = None
 
     def pre(self, i, thunk=None):
-        if i == self.target and self.desc is None and thunk is not None:
-            args = list(_as_tuple(thunk()))
-            torch.cuda.synchronize()
-            torch.save(clone_args(args), self.path)
-            self.desc = [launch_arg(a) for a in args]
+        if i != self.target or thunk is None:
+            return
+        args = list(_as_tuple(thunk()))
+        torch.cuda.synchronize()
+        self.desc = [launch_arg(a) for a in args]
+        ptrs = collections.Counter(a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor))
+        entry, memo = [], {}
+        for k, a in enumerate(args):
+            role = self.roles[k] if self.roles and k < len(self.roles) else None
+            if not isinstance(a, torch.Tensor):
+                entry.append(a)
+                continue
+            ptr = a.untyped_storage().data_ptr()
+            if role == "in" and ptr in self.own:
+                entry.append(a)                      # the problem's own tensor, read only
+            elif role == "out" and ptrs[ptr] == 1:
+                entry.append(_Layout(a))            # written by the kernel: layout only
+            else:
+                entry.append(clone_tensor(a, memo))
+        self.entry = entry
+        raise _Captured()
 
     def post(self, i, thunk=None):
         pass
 
 
+class LaunchCache:
+    def __init__(self):
+        self.entries = collections.OrderedDict()   # key -> (entry list, descriptions)
+
+    def get(self, ctx, spec):
+        if not isinstance(spec, dict):
+            raise BadRequest("launch_args must be a launch spec {module, args, launch, roles}")
+        mpath = spec.get("module")
+        apath = spec.get("args")
+        launch = spec.get("launch")
+        roles = spec.get("roles")
+        if not isinstance(mpath, str) or not isinstance(apath, str) or not isinstance(launch, int):
+            raise BadRequest("launch spec needs string 'module' and 'args' and an integer 'launch'")
+        if roles is not None and not (isinstance(roles, list) and all(isinstance(r, str) for r in roles)):
+            raise BadRequest("launch spec 'roles' must be an array of strings")
+        key = (os.path.abspath(mpath), os.path.abspath(apath), launch, tuple(roles or ()))
+        hit = self.entries.get(key)
+        if hit is not None:
+            self.entries.move_to_end(key)
+            return hit
+        while len(self.entries) >= MAX_LAUNCHES:
+            self.entries.popitem(last=False)
+        mc = cache(ctx)
+        mod, args = mc.prepared(mpath, apath, ctx.problem)
+        prof = _CaptureProf(launch, args, roles)
+        mod._kopt_prof = prof
+        with torch.no_grad():
+            try:
+                res = mc.call_module(ctx, mpath, mod, args, mc.shared(apath))
+                del res
+            except _Captured:
+                pass
+            except (Exception, SystemExit) as e:
+                raise wrap("module_failed", "call() of %s raised" % mpath, e)
+            finally:
+                mod._kopt_prof = None
+            torch.cuda.synchronize()
+        if prof.entry is None:
+            raise BadRequest("launch %d did not run in call() of %s" % (launch, mpath))
+        hit = (prof.entry, prof.desc)
+        self.entries[key] = hit
+        return hit
+
+
+def launches(ctx):
+    if ctx.launches is None:
+        ctx.launches = LaunchCache()
+    return ctx.launches
+
+
+def _poison(t):
+    if t.is_floating_point():
+        t.fill_(float("nan"))
+    elif t.dtype == torch.bool:
+        t.fill_(True)
+    else:
+        t.fill_(torch.iinfo(t.dtype).min)
+
+
+def materialize(entry, roles=None, poison=True):
+    """The argument list of one run (see the module docstring)."""
+    out, memo = [], {}
+    for k, a in enumerate(entry):
+        role = roles[k] if roles and k < len(roles) else None
+        if isinstance(a, _Layout):
+            t = a.new()
+            if poison:
+                _poison(t)
+            out.append(t)
+        elif isinstance(a, torch.Tensor) and role in ("inout", "out"):
+            t = clone_tensor(a, memo)
+            if poison and role == "out":
+                _poison(t)
+            out.append(t)
+        else:
+            out.append(a)
+    return out
+
+
 def op_capture_launch(ctx, req):
-    mpath = get_arg(req, "module", str)
-    apath = get_arg(req, "args", str)
-    launch = get_arg(req, "launch", int)
-    out = get_arg(req, "out", str)
-    mod, args = cache(ctx).prepared(mpath, apath)
-    prof = _CaptureProf(launch, out)
-    mod._kopt_prof = prof
-    with torch.no_grad():
-        try:
-            res = mod.call(clone_args(args))
-        except (Exception, SystemExit) as e:
-            raise wrap("module_failed", "call() of %s raised" % mpath, e)
-        del res
-        torch.cuda.synchronize()
-    if prof.desc is None:
-        raise BadRequest("launch %d did not run in call() of %s" % (launch, mpath))
-    return {"args": prof.desc}
-
-
-def _load_args(path):
-    return torch.load(path, weights_only=False)
+    spec = {"module": get_arg(req, "module", str), "args": get_arg(req, "args", str),
+            "launch": get_arg(req, "launch", int), "roles": req.get("roles")}
+    entry, desc = launches(ctx).get(ctx, spec)
+    out = get_arg(req, "out", str, None)
+    if out is not None:
+        torch.save([materialize([a])[0] for a in entry], out)
+    return {"args": desc}
 
 
 class _WarmupOnly:
@@ -106,7 +241,7 @@ class _WarmupOnly:
 def op_compile_candidate(ctx, req):
     mpath = get_arg(req, "module", str)
     kernel = get_arg(req, "kernel", str)
-    lpath = get_arg(req, "launch_args", str)
+    spec = get_arg(req, "launch_args", dict)
     try:
         mod = cache(ctx).module(mpath)
     except Exception as e:  # an Inductor-style kernel that fails to compile fails the import
@@ -117,7 +252,8 @@ def op_compile_candidate(ctx, req):
     launch = getattr(kern, "launch", None)
     if launch is None:
         return {"compiled": True}  # Inductor-style: compiled at import
-    args = clone_args(_load_args(lpath))
+    entry, _ = launches(ctx).get(ctx, spec)
+    args = materialize(entry, spec.get("roles"), poison=False)
     try:
         with torch.no_grad(), _WarmupOnly():
             launch(*args)
@@ -136,66 +272,96 @@ def _short(e):
     return "\n".join(lines)[:4000]
 
 
-def _poison(t):
-    if t.is_floating_point():
-        t.fill_(float("nan"))
-    elif t.dtype == torch.bool:
-        t.fill_(True)
-    else:
-        t.fill_(torch.iinfo(t.dtype).min)
-
-
-def _redraw(args, roles, seed):
+def _redraw(entry, roles, seed):
+    """The launch's arguments with every floating "in"/"inout" tensor replaced by a fresh one of
+    the same layout whose whole storage is drawn from N(0, 1) under `seed`."""
     g = torch.Generator(device="cuda")
     g.manual_seed(seed)
-    out = clone_args(args)
-    for k, (a, r) in enumerate(zip(out, roles)):
+    out, memo = [], {}
+    for a, r in zip(entry, roles):
         if r in ("in", "inout") and isinstance(a, torch.Tensor) and a.is_floating_point():
-            # Fill the whole storage, so strided views see fresh values everywhere.
-            st = a.untyped_storage()
-            flat = torch.empty(0, dtype=a.dtype, device=a.device)
-            flat.set_(st, 0, (st.nbytes() // a.element_size(),), (1,))
-            flat.normal_(generator=g)
+            key = a.untyped_storage().data_ptr()
+            st = memo.get(key)
+            if st is None:
+                n = a.untyped_storage().nbytes() // a.element_size()
+                flat = torch.empty(n, dtype=a.dtype, device=a.device)
+                flat.normal_(generator=g)
+                st = memo[key] = flat.untyped_storage()
+            t = torch.empty(0, dtype=a.dtype, device=a.device)
+            t.set_(st, a.storage_offset(), a.size(), a.stride())
+            out.append(t)
+        else:
+            out.append(a)
     return out
+
+
+def _tol(table, dtype):
+    pair = table.get(str(dtype).replace("torch.", "")) if isinstance(table, dict) else None
+    if isinstance(pair, list) and len(pair) == 2:
+        return float(pair[0]), float(pair[1])
+    return 0.0, 0.0
 
 
 def op_isolate(ctx, req):
     opath = get_arg(req, "orig", str)
     cpath = get_arg(req, "cand", str)
     kernel = get_arg(req, "kernel", str)
-    lpath = get_arg(req, "launch_args", str)
+    spec = get_arg(req, "launch_args", dict)
     roles = get_arg(req, "roles", list)
     seeds = get_arg(req, "seeds", list)
-    out_dir = get_arg(req, "out_dir", str)
+    tol = get_arg(req, "tol", dict, {})
     repeat = get_arg(req, "repeat", int, 2)
-    os.makedirs(out_dir, exist_ok=True)
-    base = _load_args(lpath)
-    if len(roles) != len(base):
-        raise BadRequest("roles has %d entries, the launch has %d arguments" % (len(roles), len(base)))
+    low_memory = get_arg(req, "low_memory", bool, False)
+    entry, _ = launches(ctx).get(ctx, dict(spec, roles=roles))
+    if len(roles) != len(entry):
+        raise BadRequest("roles has %d entries, the launch has %d arguments" % (len(roles), len(entry)))
     orig = getattr(cache(ctx).module(opath), kernel)
     cand = getattr(cache(ctx).module(cpath), kernel)
-    checked = [k for k, r in enumerate(roles) if r in ("out", "inout") and isinstance(base[k], torch.Tensor)]
+    checked = [k for k, r in enumerate(roles) if r in ("out", "inout") and isinstance(entry[k], (torch.Tensor, _Layout))]
+    read_only = [k for k, r in enumerate(roles) if r == "in" and isinstance(entry[k], torch.Tensor)]
     stream = torch.cuda.current_stream().cuda_stream
     sets = []
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
-        inputs = clone_args(base) if seed is None else _redraw(base, roles, seed)
-        runs = {}
-        for side, kern in [("orig", orig)] + [("cand%d" % r, cand) for r in range(repeat)]:
-            args = clone_args(inputs)
-            for k, r in enumerate(roles):
-                if r == "out" and isinstance(args[k], torch.Tensor):
-                    _poison(args[k])
+        inputs = entry if seed is None else _redraw(entry, roles, seed)
+        args = materialize(inputs, roles)
+        torch.cuda.synchronize()
+        try:
+            with torch.no_grad():
+                orig.run(*args, stream=stream)
+            torch.cuda.synchronize()
+        except Exception as e:
+            raise wrap("module_failed", "the original kernel raised on input set %s" % name, e)
+        ref = [args[k] for k in checked]
+        del args
+        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20):
+            ref = [t.to("cpu") for t in ref]
+            torch.cuda.empty_cache()
+        per_arg = [{"arg": k, "runs": []} for k in checked]
+        changed = set()
+        for r in range(repeat):
+            args = materialize(inputs, roles)
+            before = [checksum(args[k]) for k in read_only]
             torch.cuda.synchronize()
             try:
                 with torch.no_grad():
-                    kern.run(*args, stream=stream)
+                    cand.run(*args, stream=stream)
                 torch.cuda.synchronize()
             except Exception as e:
-                what = "the original kernel" if side == "orig" else "the candidate"
-                raise wrap("module_failed", "%s raised on input set %s" % (what, name), e)
-            runs[side] = [write_tensor(args[k], os.path.join(out_dir, "%s.%s.arg%d.bin" % (name, side, k)))
-                          for k in checked]
-        sets.append({"name": name, "runs": runs})
+                raise wrap("module_failed", "the candidate raised on input set %s" % name, e)
+            after = [checksum(args[k]) for k in read_only]
+            changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
+            for j, k in enumerate(checked):
+                atol, rtol = _tol(tol, ref[j].dtype)
+                per_arg[j]["runs"].append(compare_stats(ref[j], args[k], atol, rtol))
+            del args
+        sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed)})
+        del ref, inputs
+        if changed and seed is None:
+            # the captured inputs (possibly the problem's own tensors) were written: recapture
+            ctx.launches = None
+            if ctx.problem is not None:
+                ctx.problem.verify_inputs()
+            break
     return {"sets": sets, "checked": checked}
 
 
@@ -209,8 +375,8 @@ def compile_threads():
     return n if n > 0 else max(1, min(8, os.cpu_count() or 1))
 
 
-def _precompile(kerns, status, base):
-    """Compiles the launcher-form kernels of kerns[1:] for the captured arguments, several at
+def _precompile(kerns, status, entry, roles):
+    """Compiles the launcher-form kernels of kerns[1:] for the launch's arguments, several at
     once on the host's cores, launching nothing (_WarmupOnly); ptxas runs in a process of its
     own, so the compiles overlap at least there (the measured effect: docs/BENCHMARKS.md). A
     candidate that fails is dropped (kerns[k] = None, status[k] = why). Inductor-style
@@ -220,11 +386,12 @@ def _precompile(kerns, status, base):
     nthreads = min(compile_threads(), len(todo))
     if nthreads <= 1:
         return 1   # the sequential warm-up compiles them
+    args = materialize(entry, roles, poison=False)
 
     def one(k):
         try:
             with torch.no_grad():
-                kerns[k].launch(*clone_args(base))
+                kerns[k].launch(*args)
             return k, None
         except Exception as e:  # noqa: BLE001 - a candidate's failure is its verdict
             return k, _short(e)
@@ -241,20 +408,22 @@ def _precompile(kerns, status, base):
 def op_bench_kernels(ctx, req):
     """bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
     Kernel-level pre-screen of many candidates for one kernel: the original kernel (from the
-    module `orig`) and each candidate module's kernel of the same name run on clones of the
-    captured launch arguments, each run timed with CUDA events after an L2 flush and a stall,
-    all variants interleaved per round. A candidate that fails to import, compile or run gets
-    {"error": "..."} instead of samples (it is simply dropped by the core). Result:
+    module `orig`) and each candidate module's kernel of the same name run on the launch's
+    arguments (materialize: fresh outputs, private in-place arguments, shared inputs), each run
+    timed with CUDA events after an L2 flush and a short stall, all variants interleaved per
+    round. A candidate that fails to import, compile or run gets {"error": "..."} instead of
+    samples (it is simply dropped by the core). Result:
     {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float,
      "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}."""
     from kopt.timing import flush_buffer, stall, MIN_STALL_MS
     opath = get_arg(req, "orig", str)
     kernel = get_arg(req, "kernel", str)
     cands = get_arg(req, "cands", list)
-    lpath = get_arg(req, "launch_args", str)
+    spec = get_arg(req, "launch_args", dict)
     rounds = get_arg(req, "rounds", int, 10)
     warmup = get_arg(req, "warmup", int, 2)
-    base = _load_args(lpath)
+    roles = spec.get("roles")
+    entry, _ = launches(ctx).get(ctx, spec)
     stream = torch.cuda.current_stream().cuda_stream
     t_compile = time.perf_counter()   # imports compile Inductor-style candidates
     kerns = [getattr(cache(ctx).module(opath), kernel)]
@@ -272,20 +441,22 @@ def op_bench_kernels(ctx, req):
     with torch.no_grad():
         try:
             for _ in range(max(1, warmup)):
-                kerns[0].run(*clone_args(base), stream=stream)
+                kerns[0].run(*materialize(entry, roles), stream=stream)
             torch.cuda.synchronize()
         except Exception as e:
             raise wrap("module_failed", "the original kernel raised", e)
-    nthreads = _precompile(kerns, status, base)
+    nthreads = _precompile(kerns, status, entry, roles)
     with torch.no_grad():
         for k, kern in enumerate(kerns):
             if k == 0 or kern is None:   # the original was warmed up above
                 continue
             try:
                 for _ in range(max(1, warmup)):
-                    kern.run(*clone_args(base), stream=stream)
+                    kern.run(*materialize(entry, roles), stream=stream)
                 torch.cuda.synchronize()
             except Exception as e:
+                if isinstance(e, OpError):
+                    raise
                 kerns[k] = None
                 status[k] = _short(e)
                 torch.cuda.synchronize()
@@ -297,7 +468,7 @@ def op_bench_kernels(ctx, req):
             order = live[r % len(live):] + live[:r % len(live)]
             events = []
             for k in order:
-                args = clone_args(base)
+                args = materialize(entry, roles, poison=False)
                 buf.zero_()
                 stall(ctx, MIN_STALL_MS)
                 s = torch.cuda.Event(enable_timing=True)
@@ -305,9 +476,10 @@ def op_bench_kernels(ctx, req):
                 s.record()
                 kerns[k].run(*args, stream=stream)
                 e.record()
-                events.append((k, s, e, args))
+                events.append((k, s, e))
+                del args
             torch.cuda.synchronize()
-            for k, s, e, _ in events:
+            for k, s, e in events:
                 samples[k].append(s.elapsed_time(e))
     out = []
     for k in range(1, len(kerns)):

@@ -5,7 +5,23 @@ arguments) and `get_inputs()` (the forward's arguments, usually CPU tensors). Li
   torch.manual_seed(seed); init = get_init_inputs()       (tensors among them go to the GPU)
   torch.manual_seed(seed); model = Model(*init).cuda().eval()
   torch.manual_seed(seed); inputs = get_inputs() moved to the GPU
-then one eager forward under no_grad. Failures are classified in this order: file_not_found,
+then one eager forward under no_grad.
+
+Where the tensors are made. get_inputs() and the model's constructor run under a
+`torch.device("cuda")` context, so factory calls without a device (torch.randn(...), nn.Linear
+parameters) create their tensors on the GPU directly: a KernelBench input of several GB is then
+drawn in milliseconds instead of seconds on the CPU, and never exists twice. The values differ
+from a CPU draw under the same seed (another generator) but follow the same distribution; every
+run of kopt draws the same way, so seeds are reproducible. A problem whose get_inputs() or
+constructor fails under the context (it calls numpy, say) is retried the KernelBench way (on
+the CPU, then moved). Tensors the problem creates on the CPU explicitly are moved as before.
+
+The eager forward at load also tells whether the model writes to its inputs (a checksum of each
+input before and after: `mutates_inputs`); targets that run the eager model clone its inputs
+per run only then. The checksums of the loaded inputs are kept (`input_sums`) so that any later
+step can verify that no candidate changed them (`verify_inputs`).
+
+Failures are classified in this order: file_not_found,
 syntax_error (file:line), no_cuda, import_error, no_model, no_get_inputs, no_get_init_inputs,
 init_raises (get_init_inputs or the constructor raised), bad_inputs (get_inputs raised, or
 returned something other than a list/tuple of tensors: plain ints/floats/bools are accepted as
@@ -19,7 +35,9 @@ import sys
 
 import torch
 
+from kopt.compare import checksums
 from kopt.errors import OpError, wrap
+from kopt.memory import nbytes
 from kopt.protocol import get_arg
 from kopt.tensors import meta, to_cuda, flatten
 
@@ -35,10 +53,24 @@ class Problem:
         self.module = module
         self.model = model
         self.inputs = inputs
+        self.input_sums = checksums(inputs)
+        self.mutates_inputs = False
 
     def draw_inputs(self, seed):
         """Fresh inputs from get_inputs() under `seed`, on the GPU (validated)."""
         return draw_inputs(self.module, seed)
+
+    def verify_inputs(self):
+        """Indices of the loaded inputs whose contents changed since `load` (each is restored
+        by drawing it again under the load seed and copying it back in place)."""
+        now = checksums(self.inputs)
+        changed = [k for k, (a, b) in enumerate(zip(self.input_sums, now)) if a != b]
+        if changed:
+            fresh = self.draw_inputs(self.seed)
+            for k in changed:
+                self.inputs[k].copy_(fresh[k])
+            torch.cuda.synchronize()
+        return changed
 
 
 def require_problem(ctx):
@@ -47,12 +79,25 @@ def require_problem(ctx):
     return ctx.problem
 
 
+def _on_gpu(fn):
+    """fn() under torch.device("cuda") (see the module docstring); if that raises, fn() again
+    without it (the caller re-seeds). Returns (result, drawn on the GPU?)."""
+    try:
+        with torch.device("cuda"):
+            return fn(), True
+    except (Exception, SystemExit):  # user code may call sys.exit
+        return None, False
+
+
 def draw_inputs(module, seed):
     torch.manual_seed(seed)
-    try:
-        raw = module.get_inputs()
-    except (Exception, SystemExit) as e:  # user code may call sys.exit
-        raise wrap("bad_inputs", "get_inputs() raised", e)
+    raw, ok = _on_gpu(module.get_inputs)
+    if not ok:
+        torch.manual_seed(seed)
+        try:
+            raw = module.get_inputs()
+        except (Exception, SystemExit) as e:  # user code may call sys.exit
+            raise wrap("bad_inputs", "get_inputs() raised", e)
     if not isinstance(raw, (list, tuple)):
         raise OpError("bad_inputs", "get_inputs() returned %s, expected a list or tuple of tensors"
                       % type(raw).__name__)
@@ -128,16 +173,21 @@ def op_load(ctx, req):
                       % type(init).__name__)
     init = [to_cuda(x) for x in init]
     torch.manual_seed(seed)
-    try:
-        model = Model(*init)
-    except (Exception, SystemExit) as e:  # user code may call sys.exit
-        raise wrap("init_raises", "Model(*get_init_inputs()) raised", e)
+    model, ok = _on_gpu(lambda: Model(*init))
+    if not ok:
+        torch.manual_seed(seed)
+        try:
+            model = Model(*init)
+        except (Exception, SystemExit) as e:  # user code may call sys.exit
+            raise wrap("init_raises", "Model(*get_init_inputs()) raised", e)
     try:
         model = model.cuda().eval()
     except (Exception, SystemExit) as e:  # user code may call sys.exit
         raise wrap("init_raises", "moving the model to the GPU raised", e)
 
     inputs = draw_inputs(module, seed)
+    problem = Problem(path, seed, module, model, inputs)
+    ctx.memory.measure_context()
 
     try:
         with torch.no_grad():
@@ -145,14 +195,20 @@ def op_load(ctx, req):
         torch.cuda.synchronize()
     except (Exception, SystemExit) as e:  # user code may call sys.exit
         raise wrap("model_raises", "the eager forward raised", e)
+    if problem.verify_inputs():
+        problem.mutates_inputs = True
 
-    ctx.problem = Problem(path, seed, module, model, inputs)
+    ctx.problem = problem
     params = list(model.parameters())
     buffers = list(model.buffers())
+    outs = flatten(out)
     return {
         "inputs": [meta(x) for x in inputs],
         "n_params": int(sum(p.numel() for p in params)),
         "param_bytes": int(sum(p.numel() * p.element_size() for p in params)),
         "buffer_bytes": int(sum(b.numel() * b.element_size() for b in buffers)),
-        "outputs": [meta(x) for x in flatten(out)],
+        "input_bytes": nbytes(inputs),
+        "output_bytes": nbytes(outs),
+        "mutates_inputs": problem.mutates_inputs,
+        "outputs": [meta(x) for x in outs],
     }

@@ -9,7 +9,7 @@ and the worker sets the module global `_kopt_prof` to a Prof object:
   * timing mode: pre(i) records launch i's start event, post(i, thunk) its end event and does
     not call the thunk. Events are created once (after the describe pass, one pair per launch
     index seen) and reused by every rep.
-Per rep: fresh argument clones, L2 flush, stall, total-start event, call(), total-end event,
+Per rep: the argument list (the problem's own tensors, kopt.modules), L2 flush, stall, total-start event, call(), total-end event,
 synchronize, then all elapsed times are read. A launch that did not run in a rep (a branch not
 taken) has time null in that rep; a launch that runs more than once per call() is timed on its
 last run. Order of `launches` and of each rep's times: first execution in the describe pass.
@@ -23,7 +23,7 @@ import torch
 from kopt.errors import BadRequest, wrap
 from kopt.modules import cache
 from kopt.protocol import get_arg
-from kopt.tensors import clone_args, launch_arg
+from kopt.tensors import launch_arg
 from kopt.timing import flush_buffer, stall, stall_ms, cycles_per_ms, MIN_STALL_MS
 
 
@@ -83,26 +83,28 @@ def op_profile(ctx, req):
     if reps < 1 or warmup < 0:
         raise BadRequest("reps must be >= 1 and warmup >= 0")
 
-    mod, args = cache(ctx).prepared(mpath, apath)
+    mc = cache(ctx)
+    mod, args = mc.prepared(mpath, apath, ctx.problem)
+    shared = mc.shared(apath)
     prof = Prof()
     mod._kopt_prof = prof  # the module global the instrumentation calls
 
     def call(p):
         try:
-            return mod.call(p)
+            return mc.call_module(ctx, mpath, mod, p, shared)
         except (Exception, SystemExit) as e:  # user code may call sys.exit
             raise wrap("module_failed", "call() of %s raised" % mpath, e)
 
     with torch.no_grad():
         # Describe pass (untimed; also triggers Triton autotuning on first launches).
-        out = call(clone_args(args))
+        out = call(list(args))
         del out
         torch.cuda.synchronize()
         prof.start_timing()
 
         enqueue = []
         for _ in range(warmup):
-            p = clone_args(args)
+            p = list(args)
             torch.cuda.synchronize()
             prof.fired.clear()
             t0 = time.perf_counter()
@@ -117,7 +119,7 @@ def op_profile(ctx, req):
         t_end = torch.cuda.Event(enable_timing=True)
         times, total = [], []
         for _ in range(reps):
-            p = clone_args(args)
+            p = list(args)
             buf.zero_()
             stall(ctx, sleep)
             prof.fired.clear()

@@ -1,34 +1,49 @@
-"""`run`: one run of a target under no_grad; each output is dumped to `out_prefix<k>.bin`.
+"""`run`: one run of a target under no_grad (PROTOCOL.md, `run`).
 
-Arguments (PROTOCOL.md): target, out_prefix, seed (eager/compiled: fresh inputs drawn from
-get_inputs() under that seed; the loaded inputs are left as they are), float64 (eager only: a
-float64 deep copy of the model, kept for later runs, on float64 copies of floating inputs).
+Arguments: target, seed (fresh inputs drawn from get_inputs() under that seed; the loaded inputs
+are left as they are), float64 (eager only: a float64 copy of the model, on float64 copies of
+floating inputs; the copy is dropped after the run so it never stays resident), and where the
+outputs go:
+  keep=NAME        kept in the worker under NAME (kopt.kept), for `compare`; nothing is written;
+  out_prefix=P     each output k written to P<k>.bin (tensor files; small tensors only: tests,
+                   `kopt inspect --keep-work`);
+  neither          described only (shapes and dtypes).
+low_memory stages kept outputs in host memory at once (the core's retry after an OOM).
+check_inputs: the checksums of the run's tensor arguments before and after the run are compared
+and the indices of the ones that changed are returned (`inputs_changed`): a module target's
+call() arguments, or the eager model's inputs. The loaded inputs are also verified (and
+restored) after every module target: a candidate must not leave them changed.
 
-poison: every target allocates its outputs itself (the eager model, the compiled model, an
-output module's call() via empty_strided_cuda) from PyTorch's caching allocator, which hands
+poison: every target allocates its outputs itself from PyTorch's caching allocator, which hands
 back memory freed earlier -- possibly holding a previous run's correct results, which would hide
 a kernel that leaves elements unwritten. With poison (the default) the allocator's cache is
-emptied and a large NaN-filled block is allocated and freed right before the run, so the
-outputs are carved from NaN-filled memory. (Exact poisoning of each output and in-place
-argument is done by the isolation harness, `isolate`, which owns its buffers.)
+emptied and a NaN-filled block as large as the run needs (the largest run seen so far, at least
+256 MiB, at most half the free memory) is allocated and freed right before the run, so the
+outputs are carved from NaN-filled memory.
+
+The result describes the outputs and says how much the run allocated (`run_bytes`, the peak
+minus what was allocated before: outputs and intermediates), which the worker also keeps as the
+measure of what the next run needs (ctx.run_need).
 """
 
 import torch
 
+from kopt.compare import checksums
+from kopt.kept import keep
 from kopt.protocol import get_arg
 from kopt.targets import make_target
-from kopt.tensors import dump_outputs
+from kopt.tensors import dump_outputs, flatten, meta
+
+MIN_POISON = 256 << 20
 
 
-POISON_BYTES = 4 << 30
-
-
-def poison_allocator():
+def poison_allocator(ctx):
     """Fill the memory the caching allocator will hand out next with NaN (see docstring)."""
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     free, _ = torch.cuda.mem_get_info()
-    n = min(POISON_BYTES, free // 2) // 4
+    want = max(MIN_POISON, int(ctx.run_need * 1.1))
+    n = min(want, free // 2) // 4
     if n > 0:
         block = torch.full((n,), float("nan"), dtype=torch.float32, device="cuda")
         del block
@@ -36,16 +51,43 @@ def poison_allocator():
 
 def op_run(ctx, req):
     spec = get_arg(req, "target", dict)
-    out_prefix = get_arg(req, "out_prefix", str)
+    out_prefix = get_arg(req, "out_prefix", str, None)
+    keep_name = get_arg(req, "keep", str, None)
     seed = get_arg(req, "seed", int, None)
     poison = get_arg(req, "poison", bool, True)
     float64 = get_arg(req, "float64", bool, False)
+    low_memory = get_arg(req, "low_memory", bool, False)
+    check_inputs = get_arg(req, "check_inputs", bool, False)
 
     target = make_target(ctx, spec, seed=seed, float64=float64)
+    res = {}
     with torch.no_grad():
         prepared = target.prepare()
+        before = checksums(target.arguments(prepared)) if check_inputs else None
         if poison:
-            poison_allocator()
+            poison_allocator(ctx)
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        ctx.memory.fold()
+        torch.cuda.reset_peak_memory_stats()
         out = target.run(prepared)
         torch.cuda.synchronize()
-    return {"outputs": dump_outputs(out, out_prefix)}
+        run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
+        if before is not None:
+            after = checksums(target.arguments(prepared))
+            res["inputs_changed"] = [k for k, (a, b) in enumerate(zip(before, after)) if a != b]
+        del prepared
+    target.release()
+    if spec.get("kind") == "module" and ctx.problem is not None:
+        res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
+    ctx.run_need = max(ctx.run_need, run_bytes)
+    items = flatten(out)
+    if out_prefix is not None:
+        res["outputs"] = dump_outputs(items, out_prefix)
+    else:
+        res["outputs"] = [meta(x) for x in items]
+    if keep_name is not None:
+        res["staged"] = keep(ctx, keep_name, items, low_memory)
+    del out, items
+    res["run_bytes"] = run_bytes
+    return res

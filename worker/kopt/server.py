@@ -8,7 +8,10 @@ Rules kept here, for every op:
   * an error whose cause is a CUDA error becomes code cuda_error with fatal:true and the worker
     exits with status 3 right after writing it (the context is unusable; the core restarts us);
   * an error whose cause is a CUDA out-of-memory becomes out_of_memory: references are
-    dropped, caches emptied, the worker stays up;
+    dropped (kept outputs and captured launch arguments too), caches emptied, the worker stays
+    up (the core redoes the step with low_memory);
+  * a request's "phase" ("main", "f64", "ceilings") selects the memory phase its peak counts in
+    (kopt.memory);
   * `shutdown` answers {} and exits 0; EOF on the protocol input exits 0.
 Ops that need torch are imported lazily (their modules import torch), so the loop runs (ping,
 shutdown, errors) in a Python without torch.
@@ -36,6 +39,9 @@ OPS = {
     "compile_candidate": ("kopt.isolate", "op_compile_candidate"),
     "isolate": ("kopt.isolate", "op_isolate"),
     "bench_kernels": ("kopt.isolate", "op_bench_kernels"),
+    "compare": ("kopt.kept", "op_compare"),
+    "drop": ("kopt.kept", "op_drop"),
+    "resources": ("kopt.memory", "op_resources"),
 }
 
 
@@ -52,6 +58,13 @@ class Context:
         self.modules = None             # kopt.modules.ModuleCache (output modules, args files)
         self.flush_buf = None           # persistent L2 flush buffer (kopt.timing)
         self.cycles_per_ms = None       # torch.cuda._sleep calibration (kopt.timing)
+        self.kept = {}                  # name -> kopt.kept.Kept (outputs held between requests)
+        self.run_need = 0               # bytes the largest run so far needed (kopt.kept)
+        self.launches = None            # kopt.isolate.LaunchCache (captured launch arguments)
+        self.memory = None              # kopt.memory.Memory (peaks per phase)
+        if torch is not None:
+            from kopt.memory import Memory
+            self.memory = Memory()
 
     def log(self, message):
         self.channel.log(message)
@@ -61,6 +74,9 @@ class Context:
         self.problem = None
         self.compiled = {}
         self.model64 = None
+        self.kept = {}
+        self.run_need = 0
+        self.launches = None
         if self.modules is not None:
             self.modules.clear()
         torch = self.torch
@@ -123,10 +139,16 @@ def dispatch(ctx, line):
 
     error = None
     try:
+        if ctx.memory is not None:
+            phase = req.get("phase", "main")
+            ctx.memory.enter(phase if isinstance(phase, str) else "main")
+            ctx.memory.begin_op(op)
         mod_name, fn_name = OPS[op]
         fn = getattr(importlib.import_module(mod_name), fn_name)
         result = fn(ctx, req)
         _sync(ctx)
+        if ctx.memory is not None:
+            ctx.memory.end_op()
         return _ok(rid, result), None
     except OpError as e:
         error = e
@@ -161,6 +183,8 @@ def _handle_error(ctx, rid, error):
                 pass
         error.exc = None
         error = None
+        ctx.kept = {}          # the core redoes the step (low_memory) from scratch
+        ctx.launches = None
         gc.collect()
         ctx._empty_cache()
         return resp, None

@@ -3,14 +3,18 @@
   {"kind":"eager"}                          the eager model on the loaded inputs
   {"kind":"compiled","mode":"default"}      torch.compile'd model (one compiled object per mode,
                                             made on first use and kept in ctx.compiled)
-  {"kind":"module","module":P,"args":A}     an output module's call() on saved arguments
+  {"kind":"module","module":P,"args":A}     an output module's call() on the arguments of the
+                                            args file A (kopt.modules: the problem's own tensors)
 
 A Target splits a run in two so timing can keep preparation out of the timed region:
-  prepare()  fresh exact clones of the arguments (in-place kernels or models cannot leak state
-             between runs, and call() frees the list it is given);
-  run(p)     the run itself on a prepared argument list; failures become the target's error
-             code (model_raises / compile_failed / module_failed; CUDA errors and OOMs are
-             reclassified by the server).
+  prepare()  the argument list of one run. Nothing is copied: tensors are the loaded (or, with a
+             seed, freshly drawn) inputs and the model's own weights, held once. Only a model
+             that writes to its inputs (load's mutates_inputs) gets fresh clones per run; a
+             module's own writes are handled by ModuleCache.call_module;
+  run(p)     the run itself; failures become the target's error code (model_raises /
+             compile_failed / module_failed; CUDA errors and OOMs are reclassified by the server);
+  arguments(p)  the tensors a run reads (for input checksums);
+  release()  drops what the target built for itself (the float64 model copy).
 Callers run targets under torch.no_grad().
 """
 
@@ -26,15 +30,20 @@ from kopt.tensors import clone_args
 
 
 class Target:
-    def __init__(self, label, fn, args, fail_code, fail_what):
+    def __init__(self, label, fn, args, fail_code, fail_what, clone=False, release=None):
         self.label = label
         self._fn = fn
         self._args = args
         self.fail_code = fail_code
         self._fail_what = fail_what
+        self._clone = clone
+        self._release = release
 
     def prepare(self):
-        return clone_args(self._args)
+        return clone_args(self._args) if self._clone else list(self._args)
+
+    def arguments(self, prepared):
+        return prepared
 
     def run(self, prepared):
         try:
@@ -44,35 +53,15 @@ class Target:
         except (Exception, SystemExit) as e:  # user code may call sys.exit
             raise wrap(self.fail_code, self._fail_what, e)
 
+    def release(self):
+        if self._release is not None:
+            self._release()
+
 
 def _double(x):
     if isinstance(x, torch.Tensor) and x.is_floating_point():
         return x.double()
     return x
-
-
-def rebuild_args(ctx, saved, sources, seed):
-    """call() arguments for fresh inputs: `sources` (from `compile`'s arg_sources) says, per
-    argument, whether it is a parameter or buffer of the model (its real weights are used), a
-    forward input (taken from get_inputs() under `seed`) or a constant (kept as saved)."""
-    problem = require_problem(ctx)
-    if not isinstance(sources, list) or len(sources) != len(saved):
-        raise BadRequest("module target: 'sources' must list one source per saved argument")
-    inputs = problem.draw_inputs(seed)
-    params = dict(problem.model.named_parameters())
-    buffers = dict(problem.model.named_buffers())
-    out = []
-    for a, src in zip(saved, sources):
-        kind, _, name = str(src).partition(":")
-        if kind == "param" and name in params:
-            out.append(params[name].detach())
-        elif kind == "buffer" and name in buffers:
-            out.append(buffers[name])
-        elif kind == "input" and name.isdigit() and int(name) < len(inputs):
-            out.append(inputs[int(name)])
-        else:
-            out.append(a)
-    return out
 
 
 def make_target(ctx, spec, seed=None, float64=False):
@@ -87,13 +76,18 @@ def make_target(ctx, spec, seed=None, float64=False):
         problem = require_problem(ctx)
         inputs = problem.inputs if seed is None else problem.draw_inputs(seed)
         model = problem.model
+        release = None
         if float64:
-            if ctx.model64 is None:
-                ctx.model64 = copy.deepcopy(problem.model).double().eval()
-            model = ctx.model64
+            model = copy.deepcopy(problem.model).double().eval()
             inputs = [_double(x) for x in inputs]
+
+            def release():
+                ctx.model64 = None
+                torch.cuda.empty_cache()
+            ctx.model64 = model
         return Target("eager" + ("-float64" if float64 else ""),
-                      lambda p: model(*p), inputs, "model_raises", "the eager model raised")
+                      lambda p: model(*p), inputs, "model_raises", "the eager model raised",
+                      clone=problem.mutates_inputs, release=release)
 
     if kind == "compiled":
         problem = require_problem(ctx)
@@ -111,17 +105,19 @@ def make_target(ctx, spec, seed=None, float64=False):
             ctx.compiled[mode] = compiled
         # The first call compiles (dynamo is lazy): failures then are compile_failed too.
         return Target("compiled:" + mode, lambda p: compiled(*p), inputs, "compile_failed",
-                      "the compiled model (mode %s) raised" % mode)
+                      "the compiled model (mode %s) raised" % mode, clone=problem.mutates_inputs)
 
     if kind == "module":
         mpath, apath = spec.get("module"), spec.get("args")
         if not isinstance(mpath, str) or not isinstance(apath, str):
             raise BadRequest("module target needs string 'module' and 'args' paths")
-        mod, args = cache(ctx).prepared(mpath, apath)
-        sources = spec.get("sources")
-        if seed is not None and sources is not None:
-            args = rebuild_args(ctx, args, sources, seed)
-        return Target("module:" + mpath, lambda p: mod.call(p), args, "module_failed",
+        mc = cache(ctx)
+        mod, args = mc.prepared(mpath, apath, ctx.problem, seed)
+        shared = mc.shared(apath)
+
+        def call(p):
+            return mc.call_module(ctx, mpath, mod, p, shared)
+        return Target("module:" + mpath, call, args, "module_failed",
                       "call() of %s raised" % mpath)
 
     raise BadRequest("unknown target kind %r (eager, compiled, module)" % (kind,))

@@ -42,6 +42,12 @@ def dtype_name(dtype):
 # ---------------------------------------------------------------- clones
 
 
+def storage(t):
+    """t's untyped storage (torch >= 2.0; the CPU tests may run an older torch, whose
+    tensors reach it through .storage().untyped())."""
+    return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
+
+
 def clone_args(args):
     """A new list: tensors cloned exactly (see the module docstring), other items as they are."""
     memo = {}
@@ -54,14 +60,14 @@ def clone_tensor(t, memo=None):
     t = t.detach()
     if t.layout != torch.strided or t.is_quantized or t.device.type == "meta":
         return t.clone()
-    st = t.untyped_storage()
+    st = storage(t)
     nbytes = st.nbytes()
     key = (t.device.type, t.device.index, st.data_ptr(), nbytes) if nbytes else None
     new_st = memo.get(key) if (memo is not None and key is not None) else None
     if new_st is None:
         raw = torch.empty(0, dtype=torch.uint8, device=t.device)
         raw.set_(st, 0, (nbytes,), (1,))
-        new_st = raw.clone().untyped_storage()
+        new_st = storage(raw.clone())
         if memo is not None and key is not None:
             memo[key] = new_st
     out = torch.empty(0, dtype=t.dtype, device=t.device)

@@ -1,15 +1,23 @@
 """GPU timing: L2 flush, stream stall, and the `time` op (PROTOCOL.md, `time`).
 
 One timed run of a variant, all on the current stream:
-    prepared = variant.prepare()         fresh argument clones (outside the timed region)
+    prepared = variant.prepare()         the argument list (outside the timed region)
     flush_buf.zero_()                    write over 2x the L2 size: nothing of the run's data
                                          stays cached (skipped with flush_l2:false)
     torch.cuda._sleep(cycles)            a spin kernel that holds the GPU while the CPU
                                          enqueues the whole run, so the events measure GPU time
                                          and not Python launch time
     start.record(); variant.run(prepared); end.record()
+    (after end.record(): every output of the run is overwritten with NaN -- integers with
+    their minimum -- before it is freed, outside the timed region, so the next run's outputs,
+    carved from the same memory, never start out holding correct results: a kernel that skips
+    work whose output "already looks right" gains nothing; poison_outputs:false turns it off)
 Rounds: each round runs every variant once, in an order rotated by one per round; the round
-ends with torch.cuda.synchronize(), then every elapsed_time is read.
+ends with torch.cuda.synchronize(), then every elapsed_time is read. Nothing is cloned between
+runs (kopt.targets): the arguments are the loaded inputs and the model's weights. After the
+rounds the loaded inputs are verified against their checksums from `load` and restored if a
+variant changed them; the result names the variants that ran when that happened
+(`loaded_inputs_changed`: the core refuses a candidate that changes the model's inputs).
 
 The stall. `cycles_per_ms` is calibrated once per worker by timing torch.cuda._sleep with
 events. Warm-up runs (untimed, each followed by a synchronize) measure each variant's CPU
@@ -27,6 +35,7 @@ import torch
 from kopt.errors import BadRequest
 from kopt.protocol import get_arg
 from kopt.targets import make_target
+from kopt.tensors import flatten
 
 MIN_STALL_MS = 0.2
 MAX_STALL_MS = 50.0
@@ -79,11 +88,25 @@ def stall(ctx, ms):
     torch.cuda._sleep(max(1, int(ms * cycles_per_ms(ctx))))
 
 
+def poison_outputs(out):
+    """Overwrite every output tensor of a run (see the module docstring)."""
+    for t in flatten(out):
+        if not isinstance(t, torch.Tensor) or t.numel() == 0:
+            continue
+        if t.is_floating_point() or t.is_complex():
+            t.fill_(float("nan"))
+        elif t.dtype == torch.bool:
+            t.fill_(True)
+        else:
+            t.fill_(torch.iinfo(t.dtype).min)
+
+
 def op_time(ctx, req):
     specs = get_arg(req, "variants", list)
     rounds = get_arg(req, "rounds", int, 30)
     warmup = get_arg(req, "warmup", int, 5)
     flush = get_arg(req, "flush_l2", bool, True)
+    poison = get_arg(req, "poison_outputs", bool, True)
     if not specs:
         raise BadRequest("variants must be a non-empty array of targets")
     if rounds < 1 or warmup < 0:
@@ -121,9 +144,16 @@ def op_time(ctx, req):
                 start.record()
                 out = v.run(p)
                 end.record()
+                if poison:
+                    poison_outputs(out)
                 del out, p
             torch.cuda.synchronize()
             for i in range(n):
                 start, end = events[i]
                 samples[i].append(start.elapsed_time(end))
-    return {"samples": samples, "sleep_ms": sleep}
+    res = {"samples": samples, "sleep_ms": sleep}
+    if ctx.problem is not None and any(isinstance(s, dict) and s.get("kind") == "module" for s in specs):
+        changed = ctx.problem.verify_inputs()
+        if changed:
+            res["loaded_inputs_changed"] = changed
+    return res

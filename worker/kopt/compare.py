@@ -1,0 +1,213 @@
+"""Element-wise comparison statistics and content checksums of tensors, computed where the
+tensors live (GPU, or host for staged ones) in bounded chunks, so multi-GB outputs never cross
+the protocol or touch the disk (PROTOCOL.md, `compare`).
+
+compare_stats(ref, got, atol, rtol) -> dict, the sufficient statistics of tensor.h's rule,
+from which the core decides (it passes the tolerances and applies every threshold itself):
+  * shapes must match, else {"shape_mismatch": true, "shape": ref shape, "got_shape": ...};
+  * both finite: match iff |got - ref| <= atol + rtol * |ref|;
+  * non-finite values must sit at the same places (NaN only with NaN, +inf only with +inf,
+    -inf only with -inf); any other pairing involving one is a non-finite mismatch;
+  * max_abs_err / max_rel_err over finite pairs (rel: where ref != 0), with their flat indices
+    and the values there; first mismatch and first non-finite mismatch (flat index, values);
+  * ref_abs_max (max |ref| over finite ref), sum_sq_ref and sum_sq_diff over finite pairs
+    (a relative-norm test), and counts.
+Everything is computed in float64 chunk by chunk (CHUNK elements at a time), so the extra
+memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged tensors
+(device "cpu" while the other is on the GPU) are moved a chunk at a time.
+
+checksum(t) -> int: a position-sensitive hash of a tensor's whole storage (all its bytes), for
+"this input did not change" checks. On CUDA a Triton kernel reads the storage once; elsewhere
+(or when Triton is unavailable) the same function is computed with torch ops. Equal contents
+give equal sums; any change of a word changes it except with probability ~2^-64.
+"""
+
+import torch
+
+from kopt.tensors import storage
+
+CHUNK = 1 << 23       # elements per comparison chunk (8M: a few 64 MB float64 temporaries)
+HASH_CHUNK = 1 << 24  # int32 words per torch-fallback checksum chunk
+
+_M1 = 0x9E3779B1      # odd multipliers of the word mix (fit in 32 bits)
+_M2 = 0x85EBCA77
+
+
+def _flat(t):
+    t = t.detach()
+    if t.layout != torch.strided:
+        t = t.to_dense()
+    return t.reshape(-1) if t.is_contiguous() else t.contiguous().reshape(-1)
+
+
+def _chunk(t, lo, hi, device):
+    c = t[lo:hi]
+    if c.device != device:
+        c = c.to(device, non_blocking=False)
+    if c.dtype == torch.bool:
+        c = c.to(torch.uint8)
+    return c.to(torch.float64)
+
+
+def compare_stats(ref, got, atol, rtol):
+    """The statistics of got against ref (see the module docstring); a JSON-ready dict."""
+    shape = list(ref.shape)
+    dtypes = {"dtype": str(ref.dtype).replace("torch.", ""),
+              "got_dtype": str(got.dtype).replace("torch.", "")}
+    if list(got.shape) != shape:
+        return dict(dtypes, shape_mismatch=True, shape=shape, got_shape=list(got.shape),
+                    numel=int(ref.numel()))
+    r_all, g_all = _flat(ref), _flat(got)
+    device = g_all.device if g_all.device.type == "cuda" else r_all.device
+    n = r_all.numel()
+    st = {"shape_mismatch": False, "shape": shape, "numel": int(n), "n_mismatch": 0,
+          "n_nonfinite_mismatch": 0, "first_mismatch": None, "first_nonfinite_mismatch": None,
+          "max_abs_err": 0.0, "max_abs_index": None, "ref_at_max_abs": None,
+          "got_at_max_abs": None, "max_rel_err": 0.0, "max_rel_index": None,
+          "ref_at_first": None, "got_at_first": None, "ref_at_first_nonfinite": None,
+          "got_at_first_nonfinite": None, "ref_abs_max": 0.0, "sum_sq_ref": 0.0,
+          "sum_sq_diff": 0.0, "atol": float(atol), "rtol": float(rtol)}
+    st.update(dtypes)
+    for lo in range(0, n, CHUNK):
+        hi = min(n, lo + CHUNK)
+        r = _chunk(r_all, lo, hi, device)
+        g = _chunk(g_all, lo, hi, device)
+        rf, gf = torch.isfinite(r), torch.isfinite(g)
+        fin = rf & gf
+        same_nonfinite = (r == g) | (torch.isnan(r) & torch.isnan(g))
+        nonfin_bad = ~fin & ~same_nonfinite
+        diff = torch.where(fin, (g - r).abs(), torch.zeros((), dtype=torch.float64, device=device))
+        rabs = torch.where(rf, r.abs(), torch.zeros((), dtype=torch.float64, device=device))
+        bad = (fin & (diff > atol + rtol * rabs)) | nonfin_bad
+        nb = int(bad.sum())
+        if nb:
+            if st["first_mismatch"] is None:
+                i = int(torch.nonzero(bad)[0])
+                st["first_mismatch"] = lo + i
+                st["ref_at_first"], st["got_at_first"] = _num(r[i]), _num(g[i])
+            nnf = int(nonfin_bad.sum())
+            if nnf and st["first_nonfinite_mismatch"] is None:
+                i = int(torch.nonzero(nonfin_bad)[0])
+                st["first_nonfinite_mismatch"] = lo + i
+                st["ref_at_first_nonfinite"], st["got_at_first_nonfinite"] = _num(r[i]), _num(g[i])
+            st["n_mismatch"] += nb
+            st["n_nonfinite_mismatch"] += nnf
+        if fin.any():
+            m, i = torch.max(diff, 0)
+            m = float(m)
+            if m > st["max_abs_err"]:
+                i = int(i)
+                st["max_abs_err"], st["max_abs_index"] = m, lo + i
+                st["ref_at_max_abs"], st["got_at_max_abs"] = _num(r[i]), _num(g[i])
+            nz = fin & (r != 0)
+            if nz.any():
+                rel = torch.where(nz, diff / torch.where(nz, r.abs(), torch.ones_like(r)),
+                                  torch.zeros((), dtype=torch.float64, device=device))
+                m, i = torch.max(rel, 0)
+                m = float(m)
+                if m > st["max_rel_err"]:
+                    st["max_rel_err"], st["max_rel_index"] = m, lo + int(i)
+            st["sum_sq_diff"] += float((diff * diff).sum())
+            rr = torch.where(fin, r, torch.zeros((), dtype=torch.float64, device=device))
+            st["sum_sq_ref"] += float((rr * rr).sum())
+        st["ref_abs_max"] = max(st["ref_abs_max"], float(rabs.max())) if hi > lo else st["ref_abs_max"]
+        del r, g, rf, gf, fin, same_nonfinite, nonfin_bad, diff, rabs, bad
+    return st
+
+
+def _num(x):
+    """A JSON-safe number for a 0-d tensor (NaN/inf as the strings the protocol uses)."""
+    v = float(x)
+    if v != v:
+        return "nan"
+    if v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+# ---------------------------------------------------------------- checksums
+
+_HASH_KERNEL = None
+
+
+def _hash_kernel():
+    """The Triton checksum kernel (compiled on first use), or None without Triton."""
+    global _HASH_KERNEL
+    if _HASH_KERNEL is not None:
+        return _HASH_KERNEL or None
+    try:
+        import triton
+        import triton.language as tl
+    except Exception:
+        _HASH_KERNEL = False
+        return None
+
+    @triton.jit
+    def _kopt_checksum(x_ptr, part_ptr, n, BLOCK: tl.constexpr):
+        pid = tl.program_id(0).to(tl.int64)
+        offs = pid * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
+        mask = offs < n
+        w = tl.load(x_ptr + offs, mask=mask, other=0).to(tl.uint32, bitcast=True).to(tl.uint64)
+        pos = offs.to(tl.uint64)
+        h = (w * 0x9E3779B1 + pos * 0x85EBCA77 + 0x165667B1) & 0xFFFFFFFF
+        h = h ^ (h >> 15)
+        h = (h * 0x2C1B3C6D) & 0xFFFFFFFF
+        h = h ^ (h >> 12)
+        h = tl.where(mask, h, 0)
+        tl.store(part_ptr + pid, tl.sum(h, axis=0).to(tl.int64))
+
+    _HASH_KERNEL = _kopt_checksum
+    return _HASH_KERNEL
+
+
+def _words(t):
+    """The whole storage of t as a flat int32 view (uint8 when its size is not a multiple of
+    4 bytes: such storages are tiny)."""
+    st = storage(t)
+    nbytes = st.nbytes()
+    raw = torch.empty(0, dtype=torch.uint8, device=t.device)
+    raw.set_(st, 0, (nbytes,), (1,))
+    if nbytes % 4 == 0:
+        return raw.view(torch.int32)
+    return raw
+
+
+def _mix_torch(w, lo):
+    """The kernel's mix on a chunk with torch int64 ops (exact: values stay below 2^63)."""
+    w = w.to(torch.int64) & 0xFFFFFFFF
+    pos = torch.arange(lo, lo + w.numel(), dtype=torch.int64, device=w.device)
+    h = (w * _M1 + (pos & 0xFFFFFFFF) * _M2 + 0x165667B1) & 0xFFFFFFFF
+    h = h ^ (h >> 15)
+    h = (h * 0x2C1B3C6D) & 0xFFFFFFFF
+    h = h ^ (h >> 12)
+    return int(h.sum())
+
+
+def checksum(t):
+    """Checksum of t's whole storage (see the module docstring). Non-tensors hash to 0."""
+    if not isinstance(t, torch.Tensor):
+        return 0
+    w = _words(t)
+    n = w.numel()
+    if n == 0:
+        return 0
+    kern = _hash_kernel() if (w.device.type == "cuda" and w.dtype == torch.int32) else None
+    if kern is not None:
+        block = 4096
+        nprog = (n + block - 1) // block
+        part = torch.empty(nprog, dtype=torch.int64, device=w.device)
+        kern[(nprog,)](w, part, n, BLOCK=block)
+        # Partial sums are below 2^44 each; their int64 total wraps modulo 2^64 on huge
+        # storages, which keeps equal contents equal (all this is used for).
+        return int(part.sum()) & 0xFFFFFFFFFFFFFFFF
+    if w.dtype != torch.int32:
+        w = w.to(torch.int32)
+    total = 0
+    for lo in range(0, n, HASH_CHUNK):
+        total += _mix_torch(w[lo:lo + HASH_CHUNK], lo)
+    return total & 0xFFFFFFFFFFFFFFFF
+
+
+def checksums(items):
+    """[checksum or None] for a list of arguments (None for non-tensors)."""
+    return [checksum(a) if isinstance(a, torch.Tensor) else None for a in items]

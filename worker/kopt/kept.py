@@ -1,0 +1,94 @@
+"""Outputs kept in the worker between requests, and their comparison (PROTOCOL.md, `run` with
+`keep`, `compare`, `drop`).
+
+A `run` with keep=NAME leaves its flattened outputs in the worker under NAME (replacing, and
+freeing first, whatever NAME held) instead of writing them anywhere; `compare` reduces two kept
+lists to comparison statistics (kopt.compare.compare_stats) per output; `drop` frees names. So
+a multi-GB output is held once, in the worker, for exactly as long as the core needs it.
+
+Where kept tensors live. On the GPU when they fit; otherwise they are staged in host memory
+(ordinary pageable memory, never pinned: a candidate kernel could address pinned host memory)
+and compared chunk by chunk. `keep` stages to the host when the GPU would be left with less free
+memory than the next run needs (the largest run seen so far: its inputs, outputs and
+intermediates), or always when the request says low_memory (the core's retry after an OOM).
+"""
+
+import torch
+
+from kopt.compare import compare_stats
+from kopt.errors import BadRequest
+from kopt.memory import free_bytes, nbytes
+from kopt.protocol import get_arg
+from kopt.tensors import flatten, json_value
+
+
+class Kept:
+    def __init__(self, items, staged):
+        self.items = items      # flattened outputs: tensors or plain values
+        self.staged = staged    # True when the tensors were moved to host memory
+
+
+def keep(ctx, name, outputs, low_memory=False):
+    """Store the flattened `outputs` under `name` (GPU, or host when memory is short)."""
+    drop(ctx, [name])
+    items = flatten(outputs)
+    size = nbytes(items)
+    staged = bool(low_memory) or (size > 0 and free_bytes() < ctx.run_need + (64 << 20))
+    if staged:
+        items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in items]
+    ctx.kept[name] = Kept(items, staged)
+    return staged
+
+
+def drop(ctx, names):
+    """Free the named kept outputs (unknown names are ignored)."""
+    freed = False
+    for n in names:
+        if ctx.kept.pop(n, None) is not None:
+            freed = True
+    if freed and torch.cuda.is_available() and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
+
+
+def _get(ctx, name):
+    k = ctx.kept.get(name)
+    if k is None:
+        raise BadRequest("nothing is kept under '%s' (kept: %s)" % (name, ", ".join(sorted(ctx.kept)) or "none"))
+    return k
+
+
+def _tols(req, n):
+    tols = req.get("tols")
+    if tols is None:
+        atol = get_arg(req, "atol", (int, float))
+        rtol = get_arg(req, "rtol", (int, float))
+        return [(float(atol), float(rtol))] * n
+    if not isinstance(tols, list) or len(tols) != n or not all(
+            isinstance(t, list) and len(t) == 2 and all(isinstance(x, (int, float)) for x in t) for t in tols):
+        raise BadRequest("tols must list one [atol, rtol] pair per output (%d)" % n)
+    return [(float(a), float(r)) for a, r in tols]
+
+
+def op_compare(ctx, req):
+    """compare {ref, got, tols: [[atol, rtol] per output] | atol, rtol} ->
+    {"outputs": [stats | {"value_ref", "value_got"} per output], "count_mismatch": bool}"""
+    ref = _get(ctx, get_arg(req, "ref", str))
+    got = _get(ctx, get_arg(req, "got", str))
+    n = len(ref.items)
+    if len(got.items) != n:
+        return {"outputs": [], "count_mismatch": True, "ref_count": n, "got_count": len(got.items)}
+    out = []
+    for (a, b), (atol, rtol) in zip(zip(ref.items, got.items), _tols(req, n)):
+        if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+            out.append(compare_stats(a, b, atol, rtol))
+        elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+            out.append({"kind_mismatch": True})
+        else:
+            out.append({"value_ref": json_value(a), "value_got": json_value(b)})
+    return {"outputs": out, "count_mismatch": False}
+
+
+def op_drop(ctx, req):
+    names = get_arg(req, "names", list)
+    drop(ctx, [str(n) for n in names])
+    return {"kept": sorted(ctx.kept)}

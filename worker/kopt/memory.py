@@ -1,0 +1,139 @@
+"""GPU memory accounting of the worker (PROTOCOL.md, `resources`, and every request's `phase`).
+
+What is measured, for the core's report (the limits are the core's):
+  * context_bytes: device memory the process holds outside PyTorch's caching allocator (the
+    CUDA context, cuBLAS/cuDNN workspaces, Triton's modules): total - free - reserved, taken
+    when it is first asked for after CUDA is up, and again at each `resources` (the larger);
+  * peak reserved bytes per *phase*: requests name their phase ("main" by default, "f64" for
+    the float64 reference of gate 3, "ceilings" for the device ceilings); when the phase
+    changes, the peak of the phase that ends is folded into its maximum and PyTorch's peak
+    statistics are reset, so a phase's peak never includes another phase's transient memory.
+    Memory still held when a phase starts counts in that phase too (it is resident);
+  * peak reserved bytes per op name (`peak_reserved_by_op`; "op/f64" for ops of another
+    phase), to tell which step set the peak;
+  * free_bytes(): memory a new allocation can get without an OOM: the driver's free memory plus
+    what the caching allocator has reserved but not handed out.
+Everything is a no-op without CUDA (CPU tests of the worker).
+"""
+
+import torch
+
+from kopt.tensors import storage
+
+PHASES = ("main", "f64", "ceilings")
+
+
+class Memory:
+    def __init__(self):
+        self.phase = "main"
+        self.peaks = {p: 0 for p in PHASES}
+        self.by_op = {}        # op name -> largest peak reserved while it ran
+        self.cur_op = None     # the op running now (begin_op .. end_op)
+        self.context = None
+
+    def _cuda(self):
+        return torch.cuda.is_available() and torch.cuda.is_initialized()
+
+    def measure_context(self):
+        """The device memory held outside the caching allocator (see docstring), or None."""
+        if not self._cuda():
+            return None
+        torch.cuda.synchronize()
+        free, total = torch.cuda.mem_get_info()
+        ctx = int(total - free - torch.cuda.memory_reserved())
+        if ctx > 0 and (self.context is None or ctx > self.context):
+            self.context = ctx
+        return self.context
+
+    def enter(self, phase):
+        """Switch to `phase` (folding the current phase's peak first)."""
+        if phase not in PHASES:
+            phase = "main"
+        if phase == self.phase or not self._cuda():
+            self.phase = phase
+            return
+        self.fold()
+        torch.cuda.reset_peak_memory_stats()
+        self.phase = phase
+
+    def begin_op(self, op):
+        """Before an op: fold the running peak into the phase and restart PyTorch's peak
+        statistics, so the op's own peak is seen (fold() credits it to the op too)."""
+        if self._cuda():
+            self.fold()
+            torch.cuda.reset_peak_memory_stats()
+        self.cur_op = op if self.phase == "main" else "%s/%s" % (op, self.phase)
+
+    def end_op(self):
+        """After an op (whatever its outcome)."""
+        self.fold()
+        self.cur_op = None
+
+    def fold(self):
+        """Fold PyTorch's running peak into the current phase's maximum; call it before anything
+        resets the peak statistics (kopt.run measures each run's own peak)."""
+        if self._cuda():
+            peak = int(torch.cuda.max_memory_reserved())
+            if peak > self.peaks[self.phase]:
+                self.peaks[self.phase] = peak
+            if self.cur_op is not None and peak > self.by_op.get(self.cur_op, 0):
+                self.by_op[self.cur_op] = peak
+
+    def report(self):
+        """{"peak_reserved": {phase: bytes}, "context_bytes", "reserved_bytes",
+        "allocated_bytes", "free_bytes", "total_bytes"} (zeros without CUDA)."""
+        self.fold()
+        out = {"peak_reserved": dict(self.peaks), "peak_reserved_by_op": dict(self.by_op),
+               "context_bytes": self.measure_context() or 0,
+               "reserved_bytes": 0, "allocated_bytes": 0, "free_bytes": 0, "total_bytes": 0}
+        if self._cuda():
+            free, total = torch.cuda.mem_get_info()
+            out.update(reserved_bytes=int(torch.cuda.memory_reserved()),
+                       allocated_bytes=int(torch.cuda.memory_allocated()),
+                       free_bytes=int(free), total_bytes=int(total))
+        return out
+
+
+def free_bytes():
+    """Bytes a new allocation can get: driver-free plus reserved-but-unallocated."""
+    if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+        return 1 << 62
+    free, _ = torch.cuda.mem_get_info()
+    return int(free + torch.cuda.memory_reserved() - torch.cuda.memory_allocated())
+
+
+def nbytes(items):
+    """Bytes of the distinct storages among the tensors of `items` (a list, nested ok)."""
+    seen, total = set(), 0
+    stack = list(items) if isinstance(items, (list, tuple)) else [items]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, (list, tuple)):
+            stack.extend(x)
+        elif isinstance(x, torch.Tensor):
+            try:
+                st = storage(x)
+                key = (x.device.type, x.device.index, st.data_ptr())
+                if key not in seen:
+                    seen.add(key)
+                    total += int(st.nbytes())
+            except Exception:
+                total += int(x.numel() * x.element_size())
+    return total
+
+
+def op_resources(ctx, req):
+    """`resources` {}: the memory report (Memory.report) plus the Inductor cache's size."""
+    import os
+    rep = ctx.memory.report()
+    d = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    size = 0
+    if d and os.path.isdir(d):
+        for root, _, files in os.walk(d):
+            for f in files:
+                try:
+                    size += os.lstat(os.path.join(root, f)).st_size
+                except OSError:
+                    pass
+    rep["compile_cache_bytes"] = size
+    return rep
