@@ -185,6 +185,8 @@ def op_run(req):
     target = req.get("target") or {}
     module = target.get("module") if target.get("kind") == "module" else None
     shift = 0.5 if module and marked(module, "FAKE_MODEL_WRONG") else 0.0
+    if module and req.get("transform") and marked(module, "FAKE_ADV_WRONG"):
+        shift = 0.5   # right on N(0,1)-like inputs, wrong on gate 3's adversarial sets
     res = {"run_bytes": NUMEL * 8}
     if isinstance(prefix, str):
         res["outputs"] = [write_tensor(prefix + "0.bin", dtype, shift)]
@@ -193,7 +195,7 @@ def op_run(req):
     if isinstance(keep, str):
         KEPT[keep] = (dtype, values(shift))
         res["staged"] = bool(req.get("low_memory"))
-    res["inputs_changed"] = [2] if module and marked(module, "FAKE_MUTATE") else []
+    res["inputs_changed"] = [2] if module and marked(module, "FAKE_MUTATE\n") else []
     if target.get("kind") == "module":
         res["loaded_inputs_changed"] = []
     return res

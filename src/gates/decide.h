@@ -14,8 +14,9 @@
  * gate3_*: model level. Strict: the re-stitched module's outputs against the eager model's,
  *   allclose at the dtype's default tolerance. Fallback when strict fails: the float64 error
  *   ratio rho = ||opt - ref64||inf / ||base - ref64||inf (base: the compiled baseline's output
- *   on the same inputs); accepted only if rho <= rho_max and ||opt - ref64||inf <= abs_bound.
- *   A base that matches ref64 exactly gives rho = 1 when opt does too, else +inf.
+ *   on the same inputs); accepted only if rho <= rho_max and ||opt - ref64||inf is within the
+ *   scale-aware bound max(5e-3, 1e-3 * ||ref64||inf); an exact baseline asks opt to be exact
+ *   up to 1e-6 of the output's scale (gate3_accept_rho).
  * gate4_decide: speedup = median(base)/median(cand) over interleaved rounds, with a 95% paired
  *   bootstrap interval; accepted only if its lower end exceeds 1 + min_gain.
  *
@@ -37,15 +38,26 @@ int gate2_decide(const json_t *isolate, int *passed, json_t **verdict, kerr *e);
 
 typedef struct gate3_opts {
     double rho_max;     /* default 10 */
-    double abs_bound;   /* default 1e-2 */
+    double abs_bound;   /* the absolute bound's floor: max(abs_bound, 1e-3 * ||ref64||inf);
+                         * default 5e-3 */
 } gate3_opts;
+
+#define GATE3_EXACT_BASE 1e-8     /* a baseline this close to float64 counts as exact */
+#define GATE3_EXACT_REL 1e-6      /* then opt must be within this much of ||ref64||inf */
 
 /* The float64 error ratio of one output from two comparisons against the float64 reference:
  * opt's and base's (see above). */
 double gate3_rho(const tensor_cmp *opt_vs_ref64, const tensor_cmp *base_vs_ref64, double *opt_err, double *base_err);
 
-/* Decide the fallback for one output: 1 when rho and the absolute error are within bounds. */
-int gate3_accept_rho(double rho, double opt_err, const gate3_opts *o);
+/* The scale-aware absolute bound of one output: max(abs_bound, 1e-3 * ref_abs_max). */
+double gate3_abs_bound(double ref_abs_max, const gate3_opts *o);
+
+/* Decide the fallback for one output (the reference design's rule): when the baseline is exact
+ * (base_err < GATE3_EXACT_BASE), opt must be within max(GATE3_EXACT_BASE, GATE3_EXACT_REL *
+ * ref_abs_max) of the float64 reference (the scale-relative test; rho is undefined there);
+ * otherwise rho = opt_err / base_err must be <= rho_max and opt_err <= gate3_abs_bound. Limits
+ * are inclusive. Returns 1 when accepted. */
+int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, const gate3_opts *o);
 
 typedef struct gate4_result {
     stats_ci ci;        /* speedup estimate and 95% interval */

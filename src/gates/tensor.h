@@ -10,7 +10,10 @@
  *   non-finite values must sit at the same places (NaN with NaN, +Inf with +Inf, -Inf with
  *   -Inf); any other pairing involving a non-finite value is a "non-finite mismatch".
  * max_abs_err / max_rel_err are over the finite pairs (rel: ref != 0); non-finite mismatches
- * are counted separately and make the NaN-aware max difference infinite.
+ * are counted separately and make the NaN-aware max difference infinite. A comparison passes
+ * when no element mismatches AND the relative L2 norm of the difference (finite pairs) is at
+ * most rtol: elementwise atol alone lets an all-zero output pass wherever the reference is
+ * smaller than atol (a softmax over 393K columns is ~4e-6 everywhere).
  *
  * Default tolerances (tensor_default_tol): float32 and float64 atol = rtol = 1e-4; float16 and
  * bfloat16 atol = rtol = 1e-2; integer dtypes and bool exact (0, 0); unknown dtypes as float32.
@@ -51,6 +54,8 @@ typedef struct tensor_cmp {
     size_t max_rel_index;
     double ref_abs_max;               /* max |ref| over its finite elements */
     double sum_sq_ref, sum_sq_diff;   /* over finite pairs: a relative-norm test */
+    double norm_ratio;                /* sqrt(sum_sq_diff / sum_sq_ref) (0 when both are 0) */
+    int norm_ok;                      /* norm_ratio <= rtol, or an all-zero reference */
 } tensor_cmp;
 
 /* Read the worker's statistics object (compare_stats) into *c, checking it: counts are

@@ -40,7 +40,8 @@ typedef struct verify_opts {
     size_t ncands;
     int seeds;                    /* fresh seeds for gates 2 and 3 (default 3) */
     double rho_max;               /* gate 3 (default 10) */
-    double abs_bound;             /* gate 3 (default 1e-2) */
+    double abs_bound;             /* gate 3: floor of the scale-aware absolute bound (default 5e-3) */
+    int no_adversarial;           /* gate 3 without its adversarial input sets (tests, debugging) */
     double min_gain;              /* gate 4 (default 0.02) */
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;

@@ -126,22 +126,46 @@ Test(decide, gate3_rho_against_float64) {
     double oe, be;
     double rho = gate3_rho(&opt, &base, &oe, &be);
     cr_expect_float_eq(rho, 4.0, 1e-6);
-    gate3_opts o = {.rho_max = 10, .abs_bound = 1e-2};
-    cr_expect(gate3_accept_rho(rho, oe, &o));
+    gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
+    cr_expect(gate3_accept_rho(oe, be, 1.0, &o));
     o.rho_max = 3;
-    cr_expect_not(gate3_accept_rho(rho, oe, &o));
+    cr_expect_not(gate3_accept_rho(oe, be, 1.0, &o));
     /* exact baseline: rho 1 when opt is exact too, infinite otherwise */
     cr_expect_float_eq(gate3_rho(&exact, &exact, &oe, &be), 1.0, 0);
     cr_expect(isinf(gate3_rho(&opt, &exact, &oe, &be)));
-    /* a NaN where the reference is finite: infinite error */
+    /* a NaN where the reference is finite: infinite error, never accepted */
     tensor_cmp nan_opt = c64(1e-7, 1);
     cr_expect(isinf(gate3_rho(&nan_opt, &base, &oe, &be)));
-    /* the limits are inclusive: rho == rho_max and err == bound pass, just above does not */
-    o.rho_max = 4.0;
-    o.abs_bound = 4e-6;
-    cr_expect(gate3_accept_rho(4.0, 4e-6, &o));
-    cr_expect_not(gate3_accept_rho(nextafter(4.0, 5.0), 4e-6, &o));
-    cr_expect_not(gate3_accept_rho(4.0, nextafter(4e-6, 1.0), &o));
+    cr_expect_not(gate3_accept_rho(oe, be, 1.0, &o));
+}
+
+Test(decide, gate3_bounds_are_inclusive_and_scale_aware) {
+    gate3_opts o = {.rho_max = 4.0, .abs_bound = 5e-3};
+    /* rho exactly at rho_max passes, just above does not */
+    cr_expect(gate3_accept_rho(4e-6, 1e-6, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(4e-6, 1.0), 1e-6, 1.0, &o));
+    /* the absolute bound: max(5e-3, 1e-3 * ||ref||inf), inclusive */
+    o.rho_max = 1e9;
+    cr_expect_float_eq(gate3_abs_bound(1.0, &o), 5e-3, 0);
+    cr_expect_float_eq(gate3_abs_bound(100.0, &o), 0.1, 1e-15);
+    cr_expect(gate3_accept_rho(5e-3, 1e-4, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(5e-3, 1.0), 1e-4, 1.0, &o));
+    /* outputs that reach ~100: an error of 0.05 is within 1e-3 * 100 (the old fixed 1e-2 refused it) */
+    cr_expect(gate3_accept_rho(0.05, 0.01, 100.0, &o));
+    cr_expect_not(gate3_accept_rho(0.2, 0.1, 100.0, &o));
+}
+
+Test(decide, gate3_exact_baseline_uses_the_scale_relative_test) {
+    gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
+    /* baseline error below 1e-8: rho is undefined; opt must be within max(1e-8, 1e-6 * scale) */
+    cr_expect(gate3_accept_rho(0, 0, 1.0, &o));
+    cr_expect(gate3_accept_rho(1e-6, 5e-9, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(1e-6, 1.0), 5e-9, 1.0, &o));
+    cr_expect(gate3_accept_rho(1e-8, 0, 1e-5, &o));          /* tiny outputs: the 1e-8 floor */
+    cr_expect_not(gate3_accept_rho(2e-8, 0, 1e-5, &o));
+    /* a baseline error of exactly 1e-8 is no longer "exact": the ratio rule applies */
+    cr_expect(gate3_accept_rho(5e-8, 1e-8, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(2e-7, 1e-8, 1.0, &o));
 }
 
 Test(decide, gate4_needs_the_interval_above_min_gain) {

@@ -75,6 +75,7 @@ Test(tensor, a_clean_comparison_passes) {
     json_object_set_new(s, "first_mismatch", json_null());
     json_object_set_new(s, "first_nonfinite_mismatch", json_null());
     json_object_set_new(s, "max_abs_err", json_real(2e-5));
+    json_object_set_new(s, "sum_sq_diff", json_real(32 * 4e-10));
     tensor_cmp c;
     kerr e = {0};
     cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
@@ -146,5 +147,40 @@ Test(tensor, negative_expected_tolerance_skips_the_check) {
     cr_expect_eq(tensor_cmp_from_json(s, -1, -1, &c, &e), 0, "%s", e.msg);
     cr_expect_eq(tensor_cmp_from_json(s, 0, 0, &c, &e), 0, "%s", e.msg);
     cr_expect_eq(tensor_cmp_from_json(s, 1e-4, -1, &c, &e), KOPT_E_WORKER);
+    json_decref(s);
+}
+
+Test(tensor, tiny_outputs_cannot_pass_as_zeros) {
+    /* every element within atol 1e-4 of a reference of ~4e-6 (an all-zero output), but the
+     * difference is as large as the reference itself: refused by the relative norm */
+    json_t *s = tt_stats();
+    json_object_set_new(s, "n_mismatch", json_integer(0));
+    json_object_set_new(s, "n_nonfinite_mismatch", json_integer(0));
+    json_object_set_new(s, "first_mismatch", json_null());
+    json_object_set_new(s, "first_nonfinite_mismatch", json_null());
+    json_object_set_new(s, "max_abs_err", json_real(4e-6));
+    json_object_set_new(s, "sum_sq_ref", json_real(32 * 16e-12));
+    json_object_set_new(s, "sum_sq_diff", json_real(32 * 16e-12));
+    tensor_cmp c;
+    kerr e = {0};
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect_not(c.pass);
+    cr_expect_float_eq(c.norm_ratio, 1.0, 1e-12);
+    char *str = tensor_cmp_str(&c);
+    cr_expect(strstr(str, "L2 norm") != NULL, "%s", str);
+    free(str);
+    /* at the edge: a relative norm of exactly rtol passes, just above does not */
+    json_object_set_new(s, "sum_sq_ref", json_real(1.0));
+    json_object_set_new(s, "sum_sq_diff", json_real(1e-8));   /* sqrt = 1e-4 = rtol */
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect(c.pass, "ratio %.17g", c.norm_ratio);
+    json_object_set_new(s, "sum_sq_diff", json_real(1.0001e-8));
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect_not(c.pass);
+    /* an all-zero reference: only the elementwise rule applies */
+    json_object_set_new(s, "sum_sq_ref", json_real(0));
+    json_object_set_new(s, "sum_sq_diff", json_real(1e-9));
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect(c.pass);
     json_decref(s);
 }

@@ -61,12 +61,14 @@ def sidecar_path(args_path):
     return (args_path[:-3] if args_path.endswith(".pt") else args_path) + ".json"
 
 
-def rebuild(problem, saved, sources, seed=None):
+def rebuild(problem, saved, sources, seed=None, transform=None):
     """call() arguments from `sources`: "param:<name>" and "buffer:<name>" are the model's,
     "input:<k>" the k-th forward input (the loaded ones, or drawn under `seed`), anything else
     the saved value. A source that names nothing the model has is an error (not a silent
     fall-back to a saved placeholder)."""
     inputs = problem.inputs if seed is None else problem.draw_inputs(seed)
+    if seed is not None and transform is not None:
+        inputs = transform(inputs)
     params = dict(problem.model.named_parameters())
     buffers = dict(problem.model.named_buffers())
     out = []
@@ -225,7 +227,7 @@ class ModuleCache:
             self._args.popitem(last=False)
         return hit
 
-    def args(self, path, problem=None, seed=None):
+    def args(self, path, problem=None, seed=None, transform=None):
         """The call() arguments of the args file at `path` (a list: never hand it to call()
         itself, call_module copies it): rebuilt from the sources on the loaded problem's
         tensors, with inputs drawn under `seed` when given (see the module docstring)."""
@@ -234,7 +236,7 @@ class ModuleCache:
             return list(saved)
         if problem is None:
             raise OpError("not_loaded", "no problem is loaded: send 'load' first")
-        return rebuild(problem, saved, sources, seed)
+        return rebuild(problem, saved, sources, seed, transform)
 
     def shared(self, path):
         """True when args(path) hands out the problem's own tensors (no private copies)."""
@@ -287,10 +289,11 @@ class ModuleCache:
                 self._attrs.popitem(last=False)
         return attrs
 
-    def prepared(self, module_path, args_path, problem=None, seed=None):
-        """(module, args) for a module target: module imported, args built, constants set."""
+    def prepared(self, module_path, args_path, problem=None, seed=None, transform=None):
+        """(module, args) for a module target: module imported, args built (fresh inputs under
+        `seed`, passed through `transform` when given), constants set."""
         mod = self.module(module_path)
-        args = self.args(args_path, problem, seed)
+        args = self.args(args_path, problem, seed, transform)
         for k, v in self.attrs_for(args_path).items():
             setattr(mod, k, v)
         return mod, args

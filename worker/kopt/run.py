@@ -9,6 +9,9 @@ outputs go:
                    `kopt inspect --keep-work`);
   neither          described only (shapes and dtypes).
 low_memory stages kept outputs in host memory at once (the core's retry after an OOM).
+transform ({"kind": "scale"|"shift"|"const_rows", "value": v}, with a seed): the drawn inputs'
+floating tensors are scaled, shifted or made constant along their last dimension (gate 3's
+adversarial sets; kopt.targets.transformed).
 check_inputs: the checksums of the run's tensor arguments before and after the run are compared
 and the indices of the ones that changed are returned (`inputs_changed`): a module target's
 call() arguments, or the eager model's inputs. The loaded inputs are also verified (and
@@ -31,7 +34,7 @@ import torch
 from kopt.compare import checksums
 from kopt.kept import keep
 from kopt.protocol import get_arg
-from kopt.targets import make_target
+from kopt.targets import check_transform, make_target
 from kopt.tensors import dump_outputs, flatten, meta
 
 MIN_POISON = 256 << 20
@@ -58,8 +61,9 @@ def op_run(ctx, req):
     float64 = get_arg(req, "float64", bool, False)
     low_memory = get_arg(req, "low_memory", bool, False)
     check_inputs = get_arg(req, "check_inputs", bool, False)
+    transform = check_transform(req.get("transform"))
 
-    target = make_target(ctx, spec, seed=seed, float64=float64)
+    target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
     res = {}
     with torch.no_grad():
         prepared = target.prepare()

@@ -64,17 +64,54 @@ def _double(x):
     return x
 
 
-def make_target(ctx, spec, seed=None, float64=False):
-    """A Target for the JSON target `spec` (validated here: bad specs are bad_request)."""
+TRANSFORMS = ("scale", "shift", "const_rows")
+
+
+def check_transform(t):
+    """A validated input transform {"kind": scale|shift|const_rows, "value": number} or None."""
+    if t is None:
+        return None
+    if not isinstance(t, dict) or t.get("kind") not in TRANSFORMS:
+        raise BadRequest("transform must be {kind: %s, value}" % "|".join(TRANSFORMS))
+    v = t.get("value", 0)
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise BadRequest("transform value must be a number")
+    return t
+
+
+def transformed(inputs, t):
+    """Adversarial inputs (gate 3): every floating tensor of `inputs` (new tensors; integer and
+    bool inputs are indices and masks, kept) scaled by value, shifted by value, or made constant
+    along its last dimension (every row equal to its first element)."""
+    if t is None:
+        return inputs
+    out = []
+    for x in inputs:
+        if isinstance(x, torch.Tensor) and x.is_floating_point():
+            if t["kind"] == "scale":
+                x = x * t["value"]
+            elif t["kind"] == "shift":
+                x = x + t["value"]
+            elif x.dim() > 0:
+                x = x[..., :1].expand_as(x).contiguous()
+        out.append(x)
+    return out
+
+
+def make_target(ctx, spec, seed=None, float64=False, transform=None):
+    """A Target for the JSON target `spec` (validated here: bad specs are bad_request). With a
+    `transform`, the inputs (drawn under `seed`, which it requires) are transformed()."""
     if not isinstance(spec, dict):
         raise BadRequest("target must be an object with a 'kind'")
     kind = spec.get("kind")
     if float64 and kind != "eager":
         raise BadRequest("float64 applies to eager targets only")
+    if transform is not None and seed is None:
+        raise BadRequest("a transform needs a seed (it applies to freshly drawn inputs)")
 
     if kind == "eager":
         problem = require_problem(ctx)
-        inputs = problem.inputs if seed is None else problem.draw_inputs(seed)
+        inputs = problem.inputs if seed is None else transformed(problem.draw_inputs(seed), transform)
         model = problem.model
         release = None
         if float64:
@@ -95,7 +132,7 @@ def make_target(ctx, spec, seed=None, float64=False):
         if not isinstance(mode, str):
             raise BadRequest("compiled target: 'mode' must be a string")
         check_mode(mode)
-        inputs = problem.inputs if seed is None else problem.draw_inputs(seed)
+        inputs = problem.inputs if seed is None else transformed(problem.draw_inputs(seed), transform)
         compiled = ctx.compiled.get(mode)
         if compiled is None:
             try:
@@ -112,7 +149,7 @@ def make_target(ctx, spec, seed=None, float64=False):
         if not isinstance(mpath, str) or not isinstance(apath, str):
             raise BadRequest("module target needs string 'module' and 'args' paths")
         mc = cache(ctx)
-        mod, args = mc.prepared(mpath, apath, ctx.problem, seed)
+        mod, args = mc.prepared(mpath, apath, ctx.problem, seed, lambda xs: transformed(xs, transform))
         shared = mc.shared(apath)
 
         def call(p):

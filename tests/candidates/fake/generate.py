@@ -21,6 +21,10 @@ CASES = {
     "f_nocompile.py": ("gate1 does not compile", "FAKE_NOCOMPILE"),
     "g_crash.py": ("gate2 crash", "FAKE_CRASH"),
     "h_static_io.py": ("gate1 io", "none; reads a block size from a file"),
+    "i_adversarial.py": ("gate3 wrong on adversarial inputs only", "FAKE_ADV_WRONG"),
+    "j_writes_input.py": ("gate2 writes to its read-only input", "FAKE_WRITES_INPUT"),
+    "k_writes_model_input.py": ("gate3 writes to the model's input", "FAKE_MUTATE"),
+    "l_writes_when_timed.py": ("gate4 writes to the model's input when timed", "FAKE_MUTATE_TIMED FAKE_FAST"),
 }
 
 
