@@ -1,6 +1,9 @@
 /* artifact.c — artifact_parse's driver: lex once, cut logical lines, walk the top level
  * (kernels, async_compile statements, entry point, get_args), then the call() body.
- * See artifact.h for the contract; art_kernel.c and art_call.c do the detailed reading. */
+ * See artifact.h for the contract; art_kernel.c and art_call.c do the detailed reading.
+ * Right after lexing, pylit_check_nesting rejects an expression nested deeper than
+ * PYLIT_MAX_DEPTH (KOPT_E_PARSE "line N: nesting deeper than 200", as a lexing error), so the
+ * recursive parsing of statements below never meets its limit. */
 #include "artifact/artifact.h"
 
 #include <ctype.h>
@@ -294,6 +297,9 @@ int artifact_parse(const char *text, size_t len, artifact **out, kerr *e) {
     art_ctx c = {0};
     c.a = a;
     int rc = pylex_all(a->text, len, 0, &c.toks, &c.ntok, e);
+    /* bound the parser's recursion up front, so that a too deep expression is this error and
+     * not a statement quietly left unclassified */
+    if (!rc && (rc = pylit_check_nesting(a->text, c.toks, c.ntok, e))) free(c.toks);
     if (rc) {
         artifact_free(a);
         return rc;

@@ -156,7 +156,8 @@ static int lex_op(pylex *lx, pytok *t, kerr *e) {
     }
     if (n == 1 && (c == '(' || c == '[' || c == '{')) {
         if (lx->depth >= PYLEX_MAX_DEPTH)
-            return kerr_set(e, KOPT_E_PARSE, "line %u: brackets nested too deeply", lx->line);
+            return kerr_set(e, KOPT_E_PARSE, "line %u: brackets nesting deeper than %d",
+                            lx->line, PYLEX_MAX_DEPTH);
         lx->brk[lx->depth] = c;
         lx->brk_line[lx->depth] = lx->line;
         lx->depth++;

@@ -11,7 +11,8 @@
  *   END, repeated for every call after the end.
  * Tokens carry byte offsets into the lexed buffer and the 1-based physical line of their first
  * byte (NEWLINE: the line it ends; INDENT/DEDENT: zero length, at the line's first token).
- * Errors — unterminated string, unbalanced or unclosed bracket, stray character, inconsistent
+ * Errors — unterminated string, unbalanced or unclosed bracket, brackets nested deeper than
+ * PYLEX_MAX_DEPTH ("line N: brackets nesting deeper than 200"), stray character, inconsistent
  * dedent, buffer over 4 GiB — return KOPT_E_PARSE with a message that starts "line N: ".
  *
  * Ownership: the lexer borrows `src`, which must outlive the lexer and every token read from
@@ -50,7 +51,7 @@ enum {
     PYLEX_NOINDENT = 2,  /* no INDENT/DEDENT: leading whitespace is ignored */
 };
 
-#define PYLEX_MAX_DEPTH 256   /* bracket nesting */
+#define PYLEX_MAX_DEPTH 200   /* bracket nesting (CPython's tokenizer stops at 200 too) */
 #define PYLEX_MAX_INDENT 128  /* indentation levels */
 
 typedef struct pylex {

@@ -3,7 +3,9 @@
  * by an operator becomes RAW up to the next terminator, and a bracketed form it cannot read
  * (comprehension, **-unpacking, lambda defaults) becomes RAW up to its closing bracket, so valid
  * Python expressions parse; malformed ones (two operands in a row, a trailing operator, a
- * missing value) are KOPT_E_PARSE. */
+ * missing value) are KOPT_E_PARSE. Recursion is bounded: `depth` counts the nesting that
+ * pylit.h defines (parse_expr levels, unary +/-, postfix links) and stops at PYLIT_MAX_DEPTH;
+ * pylit_check_nesting bounds the same count from above on raw tokens, without recursing. */
 #include "artifact/pylit.h"
 
 #include <errno.h>
@@ -19,6 +21,7 @@ typedef struct pp {
     size_t last;  /* last consumed token (for span ends) */
     pytok end;    /* what cur() returns past the end */
     int comp;     /* scan_raw met a top-level `for` (a comprehension) */
+    int depth;    /* current nesting (pylit.h), at most PYLIT_MAX_DEPTH */
     kerr *e;
 } pp;
 
@@ -58,6 +61,14 @@ static int unexpected(pp *p, const pytok *t, const char *where) {
         return kerr_set(p->e, KOPT_E_PARSE, "line %u: unexpected indentation%s", t->line, where);
     return kerr_set(p->e, KOPT_E_PARSE, "line %u: unexpected '%.*s'%s", t->line,
                     (int)(t->len > 40 ? 40 : t->len), p->src + t->off, where);
+}
+
+static int too_deep(kerr *e, unsigned line) {
+    return kerr_set(e, KOPT_E_PARSE, "line %u: nesting deeper than %d", line, PYLIT_MAX_DEPTH);
+}
+/* Enter one more nesting level at token t: 0, or KOPT_E_PARSE past PYLIT_MAX_DEPTH. */
+static int nest(pp *p, const pytok *t) {
+    return ++p->depth > PYLIT_MAX_DEPTH ? too_deep(p->e, t->line) : 0;
 }
 
 /* ---------- nodes ---------- */
@@ -561,12 +572,20 @@ static int parse_atom(pp *p, pyval **out) {
     }
 }
 
+/* An atom and its chain of links; each link nests one level deeper (the tree does), until the
+ * chain ends. */
 static int parse_postfix(pp *p, pyval **out) {
     pyval *v = NULL;
+    int depth0 = p->depth;
     int rc = parse_atom(p, &v);
     if (rc) return rc;
     for (;;) {
         const pytok *t = cur(p);
+        int link = is_op(p, t, ".") || is_op(p, t, "(") || is_op(p, t, "[");
+        if (link && (rc = nest(p, t))) {
+            pyval_free(v);
+            return rc;
+        }
         if (is_op(p, t, ".")) {
             advance(p);
             const pytok *nt = cur(p);
@@ -596,6 +615,7 @@ static int parse_postfix(pp *p, pyval **out) {
             break;
         }
     }
+    p->depth = depth0;
     *out = v;
     return 0;
 }
@@ -605,10 +625,13 @@ static int parse_unary(pp *p, pyval **out) {
     if (is_op(p, t, "-") || is_op(p, t, "+")) {
         int neg = is_op(p, t, "-");
         const pytok first = *t;
+        int rc = nest(p, t);
+        if (rc) return rc;
         advance(p);
         pyval *x = NULL;
-        int rc = parse_unary(p, &x);
+        rc = parse_unary(p, &x);
         if (rc) return rc;
+        p->depth--;
         if (neg && x->kind == PYV_INT && x->i != LLONG_MIN) {
             x->i = -x->i;
         } else if (neg && x->kind == PYV_FLOAT) {
@@ -632,11 +655,13 @@ static int parse_unary(pp *p, pyval **out) {
 }
 
 static int parse_expr(pp *p, pyval **out) {
-    cur(p);
+    int rc = nest(p, cur(p));
+    if (rc) return rc;
     size_t start = p->i;
     pyval *v = NULL;
-    int rc = parse_unary(p, &v);
+    rc = parse_unary(p, &v);
     if (rc) return rc;
+    p->depth--;
     if (is_term(p, cur(p))) {
         *out = v;
         return 0;
@@ -716,3 +741,59 @@ int pylit_parse(const char *src, size_t len, int first_line, pyval **out, kerr *
     return 0;
 }
 
+/* Per bracket level, `run` counts the unary signs and postfix links of the operand being read
+ * at that level; the nesting at a token is the sum over the open levels of 1 + run, which is at
+ * least the parser's count there (see pylit.h). A sign after an operand may be binary: it starts
+ * a new run of 1 (it counts if the parser starts there, as after `return`). */
+int pylit_check_nesting(const char *src, const pytok *toks, size_t ntok, kerr *e) {
+    int run[PYLIT_MAX_DEPTH + 2];   /* every open level adds at least 1: the sum stops first */
+    int lv = 0, total = 1, prev_end = 0;
+    run[0] = 0;
+    for (size_t i = 0; i < ntok; i++) {
+        const pytok *t = &toks[i];
+        switch (t->kind) {
+        case PYT_COMMENT:
+            continue;
+        case PYT_NAME: case PYT_NUMBER: case PYT_STRING:
+            prev_end = 1;
+            continue;
+        case PYT_OP:
+            break;
+        default:   /* NEWLINE, INDENT, DEDENT, END: a new statement */
+            lv = 0;
+            run[0] = 0;
+            total = 1;
+            prev_end = 0;
+            continue;
+        }
+        if (pytok_opens(src, t)) {
+            if (prev_end) { run[lv]++; total++; }   /* a call or subscript link */
+            run[++lv] = 0;
+            total++;
+            prev_end = 0;
+        } else if (pytok_closes(src, t)) {
+            if (lv > 0) { total -= 1 + run[lv]; lv--; }
+            prev_end = 1;
+            continue;
+        } else if (pytok_is(src, t, "-") || pytok_is(src, t, "+")) {
+            if (prev_end) { total -= run[lv]; run[lv] = 0; }
+            run[lv]++;
+            total++;
+            prev_end = 0;
+        } else if (pytok_is(src, t, "...")) {   /* Ellipsis: an operand */
+            prev_end = 1;
+            continue;
+        } else if (pytok_is(src, t, ".")) {
+            run[lv]++;
+            total++;
+            prev_end = 0;
+        } else {   /* any other operator ends the operand */
+            total -= run[lv];
+            run[lv] = 0;
+            prev_end = 0;
+            continue;
+        }
+        if (total > PYLIT_MAX_DEPTH) return too_deep(e, t->line);
+    }
+    return 0;
+}

@@ -9,6 +9,12 @@
  * Every node carries the byte span of its source text (parentheses around it included) in the
  * buffer the tokens came from, and its line. Malformed input (a truncated expression, a stray
  * token) gives KOPT_E_PARSE with "line N: ..." in e.
+ * Nesting is bounded (the parser recurses, and so do pyval_free and the tree readers): the
+ * nesting of a point in an expression counts each enclosing expression level (brackets), each
+ * unary +/- and each attribute / call / subscript link of the chains it sits in; more than
+ * PYLIT_MAX_DEPTH is KOPT_E_PARSE "line N: nesting deeper than 200", so a tree is never deeper
+ * than about twice that. Forms kept as RAW (`not`, `~`, `lambda`, binary operators, long flat
+ * sequences) are scanned iteratively and have no limit.
  *
  * Ownership: pylit_parse* hand back a tree owned by the caller, released with pyval_free (which
  * frees the node, its strings and all its children). Accessors return borrowed pointers into
@@ -62,6 +68,8 @@ struct pyval {
     size_t nkw;
 };
 
+#define PYLIT_MAX_DEPTH 200   /* nesting of one expression (see above) */
+
 /* Parse src[0..len) as one expression (a bare `a, b` is a tuple); trailing tokens are an
  * error. `first_line` numbers src's first line (1 for a whole buffer). */
 int pylit_parse(const char *src, size_t len, int first_line, pyval **out, kerr *e);
@@ -73,6 +81,12 @@ int pylit_parse_tokens(const char *src, const pytok *toks, size_t ntok, size_t *
                        kerr *e);
 
 void pyval_free(pyval *v);
+
+/* Check, without parsing or recursing, that no expression in toks[0..ntok) nests deeper than
+ * PYLIT_MAX_DEPTH: an upper bound of what the parser counts (every NAME is taken for an
+ * operand, every '.' for a link), so tokens that pass here never hit the parser's limit.
+ * 0, or KOPT_E_PARSE "line N: nesting deeper than 200". Allocates nothing. */
+int pylit_check_nesting(const char *src, const pytok *toks, size_t ntok, kerr *e);
 
 /* Token-level lookups that build no tree: for reading a few entries of a large literal (an
  * Inductor decorator holds hundreds of values) without allocating for all of them. Ranges

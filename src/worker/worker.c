@@ -49,6 +49,11 @@ struct worker {
     int out_eof;
     int log_fd;                  /* -1 without log_path */
     int log_failed;              /* warned once about a failing log write */
+    uint64_t log_bytes;          /* size of the log file (as found at open, plus our writes) */
+    int log_full;                /* the cap was reached and the marker line written */
+    int log_nl;                  /* the last byte written to the log was a newline */
+    size_t max_line;             /* WORKER_MAX_LINE_BYTES or $KOPT_MAX_LINE_BYTES */
+    size_t max_log;              /* WORKER_MAX_LOG_BYTES or $KOPT_MAX_LOG_BYTES */
 
     kbuf ob;                     /* bytes read from stdout */
     size_t ob_start;             /* first unconsumed byte of ob */
@@ -213,6 +218,7 @@ int worker_code_to_kopt(const char *code) {
         {"module_failed", KOPT_E_WORKER},
         {"cuda_error", KOPT_E_WORKER},
         {"out_of_memory", KOPT_E_WORKER},
+        {"state_changed", KOPT_E_WORKER},
         {"bad_request", KOPT_E_INTERNAL},
         {"internal", KOPT_E_INTERNAL},
     };
@@ -222,21 +228,62 @@ int worker_code_to_kopt(const char *code) {
     return KOPT_E_INTERNAL;
 }
 
+/* A byte count from the environment variable `name` (a positive decimal number), else dflt. */
+static size_t wk_env_bytes(const char *name, size_t dflt) {
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (errno || *end || x == 0 || x > SIZE_MAX / 2 || v[0] == '-') {
+        log_warn("ignoring %s=%s: not a positive number of bytes", name, v);
+        return dflt;
+    }
+    return (size_t)x;
+}
+
+/* "64 MiB" for whole mebibytes, else "N bytes". */
+static void wk_put_size(kbuf *m, size_t n) {
+    if (n % (1u << 20) == 0) kbuf_printf(m, "%zu MiB", n >> 20);
+    else kbuf_printf(m, "%zu bytes", n);
+}
+
 /* ------------------------------------------------------------------ stderr */
 
+/* Append p[0..n) to the log file (no cap here); gives up for good after a failed write. */
+static void wk_log_write(worker *w, const char *p, size_t n) {
+    size_t off = 0;
+    while (off < n && !w->log_failed) {
+        ssize_t k = write(w->log_fd, p + off, n - off);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) {
+            log_warn("cannot write the worker log %s: %s", w->log_path,
+                     k < 0 ? strerror(errno) : "nothing written");
+            w->log_failed = 1;
+            break;
+        }
+        off += (size_t)k;
+        w->log_bytes += (uint64_t)k;
+        w->log_nl = p[off - 1] == '\n';
+    }
+}
+
+/* Stderr bytes: into the log while it is under its cap (then the marker line, once), and into
+ * the ring always. */
 static void wk_err_ingest(worker *w, const char *p, size_t n) {
-    if (w->log_fd >= 0) {
-        size_t off = 0;
-        while (off < n) {
-            ssize_t k = write(w->log_fd, p + off, n - off);
-            if (k < 0 && errno == EINTR) continue;
-            if (k <= 0) {
-                if (!w->log_failed)
-                    log_warn("cannot write the worker log %s: %s", w->log_path, strerror(errno));
-                w->log_failed = 1;
-                break;
-            }
-            off += (size_t)k;
+    if (w->log_fd >= 0 && !w->log_full && !w->log_failed && n > 0) {
+        uint64_t room = w->log_bytes < w->max_log ? w->max_log - w->log_bytes : 0;
+        size_t k = (uint64_t)n < room ? n : (size_t)room;
+        wk_log_write(w, p, k);
+        if (k < n && !w->log_failed) {
+            char *mark = kasprintf("%s[kopt: worker log truncated at %zu bytes; further output "
+                                   "dropped]\n", w->log_bytes > 0 && !w->log_nl ? "\n" : "",
+                                   w->max_log);
+            wk_log_write(w, mark, strlen(mark));
+            free(mark);
+            w->log_full = 1;
+            log_warn("the worker log %s reached %zu bytes; further worker output is not logged",
+                     w->log_path, w->max_log);
         }
     }
     if (n >= WK_RING) {   /* keep only the last WK_RING bytes */
@@ -322,7 +369,12 @@ static void wk_put_tail(const worker *w, kbuf *m) {
 
 /* ------------------------------------------------------------------ stdout lines */
 
-/* Read what stdout holds now into ob (non-blocking); sets out_eof on EOF. */
+/* Bytes of stdout read but not yet consumed as lines. */
+static size_t wk_out_pending(const worker *w) { return w->ob.len - w->ob_start; }
+
+/* Read what stdout holds now into ob (non-blocking); sets out_eof on EOF. Stops reading once
+ * more than max_line unconsumed bytes are held: the caller then finds complete lines to take or
+ * a line over the cap, so ob stays under max_line + one chunk. */
 static void wk_read_out(worker *w) {
     if (w->fd_out < 0) return;
     if (w->ob_start > 0) {   /* compact: drop consumed lines */
@@ -333,7 +385,7 @@ static void wk_read_out(worker *w) {
         w->ob_start = 0;
     }
     char chunk[65536];
-    for (;;) {
+    while (wk_out_pending(w) <= w->max_line) {
         ssize_t k = read(w->fd_out, chunk, sizeof chunk);
         if (k > 0) { kbuf_append(&w->ob, chunk, (size_t)k); continue; }
         if (k < 0 && errno == EINTR) continue;
@@ -373,7 +425,14 @@ static int wk_wait_exit(worker *w, double deadline, siginfo_t *si) {
         struct pollfd p[2] = {{.fd = w->fd_out, .events = POLLIN},
                               {.fd = w->fd_err, .events = POLLIN}};
         if (poll(p, 2, ms) > 0) {
-            if (p[0].revents) wk_read_out(w);
+            if (p[0].revents) {
+                wk_read_out(w);
+                /* nobody reads these lines any more: drop them rather than stop draining */
+                if (wk_out_pending(w) > w->max_line) {
+                    kbuf_reset(&w->ob);
+                    w->ob_start = w->ob_scan = 0;
+                }
+            }
             if (p[1].revents) wk_drain_err(w);
         }
     }
@@ -393,7 +452,7 @@ static void wk_kill(worker *w) {
     wk_close(&w->fd_in);
     wk_close(&w->fd_out);
     wk_close(&w->fd_err);
-    kbuf_reset(&w->ob);
+    kbuf_free(&w->ob);   /* it may have grown to max_line */
     w->ob_start = w->ob_scan = 0;
     w->out_eof = 0;
 }
@@ -434,6 +493,7 @@ static int wk_wait_msg(worker *w, long long id, const char *op, double timeout_s
         size_t len;
         char *line;
         while ((line = wk_next_line(w, &len))) {
+            if (len > w->max_line) goto too_long;
             json_error_t je;
             json_t *j = json_loadb(line, len, 0, &je);
             if (!j || !json_is_object(j)) {
@@ -480,6 +540,7 @@ static int wk_wait_msg(worker *w, long long id, const char *op, double timeout_s
             kbuf_free(&m);
             return 0;
         }
+        if (wk_out_pending(w) > w->max_line) goto too_long;   /* no newline in sight */
         if (w->out_eof) {
             int sig, ex;
             wk_describe_exit(w, &m, &sig, &ex);
@@ -530,6 +591,11 @@ static int wk_wait_msg(worker *w, long long id, const char *op, double timeout_s
         }
         if (p[0].revents) wk_read_out(w);
     }
+too_long:
+    kbuf_puts(&m, "the worker sent a line longer than ");
+    wk_put_size(&m, w->max_line);
+    kbuf_puts(&m, id < 0 ? " before it was ready" : "");
+    if (op) kbuf_printf(&m, " while handling '%s'", op);
 fail:
     wk_fail(e, code, kbuf_str(&m));
     kbuf_free(&m);
@@ -922,6 +988,8 @@ int worker_start(const worker_opts *o, worker **out, kerr *e) {
     }
     w->ready_timeout_s = o->ready_timeout_s > 0 ? o->ready_timeout_s : 120.0;
     w->max_restarts = o->max_restarts == 0 ? 3 : (o->max_restarts < 0 ? 0 : o->max_restarts);
+    w->max_line = wk_env_bytes("KOPT_MAX_LINE_BYTES", WORKER_MAX_LINE_BYTES);
+    w->max_log = wk_env_bytes("KOPT_MAX_LOG_BYTES", WORKER_MAX_LOG_BYTES);
     int rc;
     if (!fs_exists(w->script)) {
         rc = kerr_set(e, KOPT_E_INTERNAL, "the worker script %s does not exist; hint: set "
@@ -938,6 +1006,11 @@ int worker_start(const worker_opts *o, worker **out, kerr *e) {
                           strerror(errno));
             wk_free(w);
             return rc;
+        }
+        struct stat st;   /* the cap bounds the file, earlier runs' output included */
+        if (fstat(w->log_fd, &st) == 0 && st.st_size > 0) {
+            w->log_bytes = (uint64_t)st.st_size;
+            w->log_nl = 1;   /* unknown; do not add a newline before the marker */
         }
     }
     if ((rc = wk_spawn(w, e))) { wk_free(w); return rc; }

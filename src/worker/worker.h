@@ -5,8 +5,14 @@
  * caller waits for the response with the same id. While waiting (and while starting or stopping
  * the worker; between calls the worker is idle and its pipe buffer suffices), stderr is drained
  * continuously (so the worker never blocks on a full pipe) into a 16 KiB ring buffer (its tail
- * goes into error messages) and, when opts.log_path is set, appended to that file.
- * `{"event":"log"}` lines are logged at debug level and skipped. Lines may be arbitrarily long.
+ * goes into error messages) and, when opts.log_path is set, appended to that file until the
+ * file holds WORKER_MAX_LOG_BYTES: then one line "[kopt: worker log truncated at N bytes;
+ * further output dropped]" is written and the rest of stderr is drained into the ring only.
+ * `{"event":"log"}` lines are logged at debug level and skipped. A protocol line may be up to
+ * WORKER_MAX_LINE_BYTES long (its newline not counted); a longer one, complete or not, is a
+ * protocol violation handled like garbage (below), so kopt never buffers more than that.
+ * Both limits can be lowered for tests: $KOPT_MAX_LINE_BYTES and $KOPT_MAX_LOG_BYTES (a positive
+ * number of bytes) are read when a worker is started; other values are ignored.
  *
  * Failure handling of worker_call / worker_call_setup:
  *   - the worker answers ok:false: the code is mapped to a kopt code (worker_code_to_kopt,
@@ -16,7 +22,8 @@
  *     for it to exit by itself), reaped, and a fresh worker is started with the setup requests
  *     replayed, before the call returns the error.
  *   - timeout, EOF/crash (the message names the exit status or the signal, e.g. "worker killed
- *     by SIGSEGV", plus the last stderr lines), a line that is not a JSON object, a response
+ *     by SIGSEGV", plus the last stderr lines), a line that is not a JSON object, a line longer
+ *     than the cap ("the worker sent a line longer than 64 MiB"), a response
  *     without a boolean "ok", or a response with the wrong id: the process group is killed with
  *     SIGKILL and reaped, the call returns KOPT_E_WORKER, and the worker is restarted (setup
  *     requests replayed in order) before the call returns. The message ends with "; the worker
@@ -56,12 +63,15 @@
 
 #include "util/err.h"
 
+#define WORKER_MAX_LINE_BYTES ((size_t)64 << 20)   /* one protocol line; env KOPT_MAX_LINE_BYTES */
+#define WORKER_MAX_LOG_BYTES ((size_t)64 << 20)    /* the worker log file; env KOPT_MAX_LOG_BYTES */
+
 typedef struct worker worker;
 
 typedef struct worker_opts {
     const char *python;       /* default: $KOPT_PYTHON or "python3" (searched in PATH) */
     const char *script;       /* default: <fs_kopt_root()>/worker/kopt_worker.py */
-    const char *log_path;     /* stderr of the worker is appended here if set */
+    const char *log_path;     /* stderr of the worker is appended here if set (capped) */
     double ready_timeout_s;   /* <= 0: default 120 */
     int max_restarts;         /* 0: default 3; negative: never restart */
     const char *const *env;   /* extra NAME=VALUE entries, NULL-terminated, may be NULL;

@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "artifact/artifact.h"
 #include "testutil.h"
@@ -876,4 +877,116 @@ Test(artifact, error_call_without_body) {
 Test(artifact, error_bad_indentation) {
     kerr e = parse_fail("def call(args):\n        a = 1\n    b = 2\n");
     cr_assert(strstr(e.msg, "line 3:"), "%s", e.msg);
+}
+
+/* ---------- pathological nesting: KOPT_E_PARSE naming the line, never a stack overflow ---------- */
+
+static double ta_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* head + prefix * n + mid + suffix * n + tail */
+static char *ta_module(const char *head, const char *prefix, size_t n, const char *mid,
+                       const char *suffix, const char *tail) {
+    kbuf b = KBUF_INIT;
+    kbuf_puts(&b, head);
+    for (size_t i = 0; i < n; i++) kbuf_puts(&b, prefix);
+    kbuf_puts(&b, mid);
+    for (size_t i = 0; i < n; i++) kbuf_puts(&b, suffix);
+    kbuf_puts(&b, tail);
+    return kbuf_steal(&b);
+}
+
+static const struct { const char *prefix, *mid, *suffix; size_t n; } DEEP[] = {
+    {"-", "1", "", 100000},
+    {"-", "x", "", 100000},
+    {"+", "x", "", 100000},
+    {"(", "1", ")", 100000},
+    {"[", "1", "]", 100000},
+    {"{", "1", "}", 100000},
+    {"f(", "1", ")", 50000},
+    {"", "a", ".b", 50000},
+    {"", "f", "()", 50000},
+    {"", "x", "[0]", 33000},
+    {"(-", "1", ")", 150},
+    {"", "-a", ".b", 199},
+};
+
+Test(artifact, error_deep_nesting_in_call_body) {
+    for (size_t i = 0; i < sizeof DEEP / sizeof *DEEP; i++) {
+        /* as an assignment's value (line 2) and as an expression statement (line 3) */
+        for (int stmt = 0; stmt < 2; stmt++) {
+            char *src = ta_module(stmt ? "def call(args):\n    a, = args\n    " : "def call(args):\n    x = ",
+                                  DEEP[i].prefix, DEEP[i].n, DEEP[i].mid, DEEP[i].suffix,
+                                  "\n    return ()\n");
+            double t0 = ta_now();
+            artifact *a = NULL;
+            kerr e = {0};
+            int rc = artifact_parse(src, strlen(src), &a, &e);
+            cr_assert_eq(rc, KOPT_E_PARSE, "case %zu/%d: rc %d (%s)", i, stmt, rc, e.msg);
+            cr_assert_null(a);
+            cr_assert(strstr(e.msg, stmt ? "line 3:" : "line 2:") &&
+                      strstr(e.msg, "nesting deeper than 200"), "case %zu/%d: %s", i, stmt, e.msg);
+            cr_assert_lt(ta_now() - t0, 1.0, "case %zu/%d", i, stmt);
+            free(src);
+        }
+    }
+}
+
+Test(artifact, error_deep_nesting_outside_call) {
+    char *src = ta_module("import torch\n\nk = ", "", 50000, "a", ".b",
+                          "\n\ndef call(args):\n    return ()\n");
+    kerr e = parse_fail(src);
+    cr_assert(strstr(e.msg, "line 3:") && strstr(e.msg, "nesting deeper than 200"), "%s", e.msg);
+    free(src);
+}
+
+Test(artifact, long_iterative_forms_parse) {
+    static const struct { const char *prefix, *mid, *suffix; size_t n; } ok[] = {
+        {"not ", "x", "", 25000},
+        {"~", "x", "", 100000},
+        {"", "1", " - 1", 30000},
+        {"", "a", ".b - a", 20000},
+        {"-", "1", "", 190},
+        {"", "a", ".b", 190},
+        {"[", "1", "]", 190},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        char *src = ta_module("def call(args):\n    x = ", ok[i].prefix, ok[i].n, ok[i].mid,
+                              ok[i].suffix, "\n    return ()\n");
+        double t0 = ta_now();
+        artifact *a = parse_str(src);
+        cr_assert_lt(ta_now() - t0, 1.0, "case %zu", i);
+        cr_assert_eq(a->nstmts, 2, "case %zu", i);
+        json_t *j = artifact_to_json(a);
+        json_decref(j);
+        artifact_free(a);
+        free(src);
+    }
+}
+
+Test(artifact, deep_nesting_in_a_decorator_does_not_crash) {
+    /* the decorator lives in the kernel's source string: its values are parsed apart, and a
+     * value too deep to read is an unreadable decorator, not a crash */
+    char *src = ta_module("k = async_compile.triton('k', '''\nimport triton\n"
+                          "@triton_heuristics.pointwise(size_hints={'x': ",
+                          "-", 100000, "1024", "",
+                          "}, triton_meta={'signature': {'in_ptr0': '*fp32'}}, inductor_meta={})\n"
+                          "@triton.jit\ndef k(in_ptr0, XBLOCK : tl.constexpr):\n    pass\n"
+                          "''', device_str='cuda')\n\ndef call(args):\n    return ()\n");
+    double t0 = ta_now();
+    artifact *a = parse_str(src);
+    cr_assert_eq(a->nkernels, 1);
+    pyval *v = NULL;
+    kerr e = {0};
+    cr_assert_eq(art_kernel_decorator(&a->kernels[0], &v, &e), KOPT_E_PARSE);
+    cr_assert_null(v);
+    cr_assert(strstr(e.msg, "line 3:") && strstr(e.msg, "nesting deeper than 200"), "%s", e.msg);
+    json_t *j = artifact_to_json(a);
+    json_decref(j);
+    cr_assert_lt(ta_now() - t0, 1.0);
+    artifact_free(a);
+    free(src);
 }

@@ -18,6 +18,9 @@ static json_t *st(size_t bad, size_t at, double err, size_t nonfin) {
                           "n_mismatch", (json_int_t)bad, "n_nonfinite_mismatch", (json_int_t)nonfin, "max_abs_err", err,
                           "max_rel_err", err / 2, "max_abs_index", (json_int_t)at, "ref_at_max_abs", 2.0, "got_at_max_abs",
                           2.0 + err, "ref_abs_max", 2.2);
+    /* reference values of about 1 (sum of squares 100); the difference's norm follows the error */
+    json_object_set_new(o, "sum_sq_ref", json_real(100.0));
+    json_object_set_new(o, "sum_sq_diff", json_real(err * err * (bad ? (double)bad : 1.0)));
     json_object_set_new(o, "first_mismatch", bad ? json_integer((json_int_t)at) : json_null());
     json_object_set_new(o, "first_nonfinite_mismatch", nonfin ? json_integer(90) : json_null());
     json_object_set_new(o, "got_at_first_nonfinite", nonfin ? json_string("nan") : json_null());

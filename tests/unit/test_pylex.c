@@ -272,3 +272,28 @@ Test(pylex, lexes_every_fixture) {
         free(text);
     }
 }
+
+/* Brackets deeper than PYLEX_MAX_DEPTH (200, as CPython's tokenizer) stop the lexer with a
+ * message naming the line; 200 levels still lex. */
+Test(pylex, error_brackets_nested_too_deep) {
+    static const char opens[] = "([{", closes[] = ")]}";
+    for (int k = 0; k < 3; k++) {
+        kbuf b = KBUF_INIT;
+        kbuf_puts(&b, "a = 1\nx = ");
+        for (int i = 0; i < 100000; i++) kbuf_putc(&b, opens[k]);
+        kbuf_putc(&b, '1');
+        for (int i = 0; i < 100000; i++) kbuf_putc(&b, closes[k]);
+        kbuf_putc(&b, '\n');
+        kerr e = lex_err(kbuf_str(&b));
+        cr_assert(strstr(e.msg, "line 2:") && strstr(e.msg, "nesting deeper than 200"), "%s",
+                  e.msg);
+        kbuf_free(&b);
+    }
+    kbuf b = KBUF_INIT;
+    for (int i = 0; i < PYLEX_MAX_DEPTH; i++) kbuf_putc(&b, '(');
+    for (int i = 0; i < PYLEX_MAX_DEPTH; i++) kbuf_putc(&b, ')');
+    lexed l = lex_ok(kbuf_str(&b), 0);
+    cr_assert_eq(l.n, 2u * PYLEX_MAX_DEPTH + 2);
+    free(l.t);
+    kbuf_free(&b);
+}

@@ -3,6 +3,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "artifact/pylit.h"
 
@@ -384,4 +385,83 @@ Test(pylit, kind_names) {
     cr_assert_str_eq(pyv_kind_name(PYV_DICT), "dict");
     cr_assert_str_eq(pyv_kind_name(PYV_RAW), "raw");
     cr_assert_str_eq(pyv_kind_name((pyv_kind)99), "?");
+}
+
+/* ---------- pathological nesting: an error naming the line, never a stack overflow ---------- */
+
+static double tp_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* prefix * n + mid + suffix * n, on the line after "\n" * (line - 1) */
+static char *tp_repeat(int line, const char *prefix, size_t n, const char *mid, const char *suffix) {
+    kbuf b = KBUF_INIT;
+    for (int i = 1; i < line; i++) kbuf_putc(&b, '\n');
+    for (size_t i = 0; i < n; i++) kbuf_puts(&b, prefix);
+    kbuf_puts(&b, mid);
+    for (size_t i = 0; i < n; i++) kbuf_puts(&b, suffix);
+    return kbuf_steal(&b);
+}
+
+Test(pylit, deep_nesting_is_an_error) {
+    static const struct { const char *prefix, *mid, *suffix; size_t n; } cases[] = {
+        {"-", "1", "", 100000},          /* unary minus on a literal */
+        {"-", "x", "", 100000},          /* unary minus on a name: NEG nodes */
+        {"+-", "x", "", 50000},
+        {"- ", "x", "", 50000},
+        {"(", "1", ")", 100000},         /* brackets: stopped by the lexer */
+        {"[", "1", "]", 100000},
+        {"{", "1", "}", 100000},
+        {"f(", "1", ")", 50000},
+        {"-(", "1", ")", 50000},
+        {"", "a", ".b", 50000},          /* attribute chain: an ATTR tree as deep */
+        {"", "f", "()", 50000},          /* call chain */
+        {"", "x", "[0]", 33000},         /* subscript chain */
+        {"", "x", ".y(0)[1]", 12000},
+        {"", "-a", ".b", 199},           /* unary and postfix counted together */
+        {"(-", "1", ")", 150},           /* 150 brackets, 150 signs */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *src = tp_repeat(3, cases[i].prefix, cases[i].n, cases[i].mid, cases[i].suffix);
+        double t0 = tp_now();
+        pyval *v = NULL;
+        kerr e = {0};
+        int rc = pylit_parse(src, strlen(src), 1, &v, &e);
+        cr_assert_eq(rc, KOPT_E_PARSE, "case %zu: rc %d", i, rc);
+        cr_assert_null(v);
+        cr_assert(strstr(e.msg, "line 3:") && strstr(e.msg, "nesting deeper than 200"),
+                  "case %zu: %s", i, e.msg);
+        cr_assert_lt(tp_now() - t0, 1.0, "case %zu", i);
+        free(src);
+    }
+}
+
+Test(pylit, long_flat_or_iterative_forms_still_parse) {
+    /* constructs the parser reads iteratively have no depth limit */
+    static const struct { const char *prefix, *mid, *suffix; size_t n; pyv_kind kind; } cases[] = {
+        {"not ", "x", "", 25000, PYV_RAW},
+        {"~", "x", "", 100000, PYV_RAW},
+        {"lambda: ", "0", "", 10000, PYV_RAW},
+        {"", "1", " - 1", 30000, PYV_RAW},
+        {"", "a", ".b - a", 20000, PYV_RAW},
+        {"", "x", ", x", 30000, PYV_TUPLE},
+        {"[", "1", "]", 190, PYV_LIST},       /* within the limit */
+        {"-", "7", "", 190, PYV_INT},
+        {"", "a", ".b", 190, PYV_ATTR},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *src = tp_repeat(1, cases[i].prefix, cases[i].n, cases[i].mid, cases[i].suffix);
+        double t0 = tp_now();
+        pyval *v = parse_ok(src);
+        cr_assert_eq(v->kind, cases[i].kind, "case %zu: %s", i, pyv_kind_name(v->kind));
+        cr_assert_lt(tp_now() - t0, 1.0, "case %zu", i);
+        if (v->kind == PYV_INT) cr_assert_eq(v->i, 7);   /* 190 signs: an even count */
+        json_t *j = pyval_to_json(v, src);
+        cr_assert_not_null(j);
+        json_decref(j);
+        pyval_free(v);
+        free(src);
+    }
 }

@@ -633,3 +633,157 @@ Test(worker, missing_script) {
     free(p);
     tw_assert_no_children();
 }
+
+/* ------------------------------------------------------------------ resource limits
+ * Driven by tests/fixtures/audit/flood_worker.py: a worker that floods stdout or stderr. */
+
+/* Start the flood worker (log_path may be NULL). */
+static worker *tw_start_flood(const char *log_path) {
+    char *root = fs_kopt_root();
+    char *script = fs_join(root, "tests/fixtures/audit/flood_worker.py");
+    free(root);
+    cr_assert(fs_exists(script), "%s missing (set KOPT_ROOT)", script);
+    worker_opts o = {0};
+    o.script = script;
+    o.log_path = log_path;
+    o.ready_timeout_s = 10;
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    free(script);
+    return w;
+}
+
+/* A line over the cap (the default, 64 MiB) ends the call at once, as garbage does: the worker
+ * is killed and restarted, instead of kopt buffering the line until it runs out of memory. */
+Test(worker, line_longer_than_the_cap_is_a_protocol_violation) {
+    unsetenv("KOPT_MAX_LINE_BYTES");
+    worker *w = tw_start_flood(NULL);
+    int pid0 = worker_pid(w);
+    kerr e = {0};
+    json_t *res = NULL;
+    double t0 = tw_now();
+    /* 80 MiB without a newline, then the worker hangs: only the cap ends this before 20 s */
+    cr_assert_eq(worker_call(w, "flood_line", json_pack("{s:I}", "bytes", (json_int_t)80 << 20),
+                             20, &res, &e), KOPT_E_WORKER, "%s", e.msg);
+    cr_assert(tw_now() - t0 < 10, "took %.1f s: %s", tw_now() - t0, e.msg);
+    cr_assert_null(res);
+    cr_assert(strstr(e.msg, "the worker sent a line longer than 64 MiB") &&
+              strstr(e.msg, "'flood_line'") && strstr(e.msg, "the worker was restarted"),
+              "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 1);
+    cr_assert_neq(worker_pid(w), pid0);
+    tw_assert_one_live_child(w);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+/* KOPT_MAX_LINE_BYTES (tests only) lowers the cap: a complete line over it fails as well, a
+ * line under it still passes. */
+Test(worker, line_cap_from_the_environment) {
+    setenv("KOPT_MAX_LINE_BYTES", "1048576", 1);
+    worker *w = tw_start_flood(NULL);
+    unsetenv("KOPT_MAX_LINE_BYTES");   /* read when the worker started */
+    kerr e = {0};
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "blob", json_pack("{s:i}", "bytes", 900 * 1024), 10, &res, &e),
+                 0, "%s", e.msg);
+    cr_assert_eq(json_string_length(json_object_get(res, "blob")), 900u * 1024);
+    json_decref(res);
+    res = NULL;
+    /* 2 MiB and a newline: complete, but too long */
+    cr_assert_eq(worker_call(w, "flood_line", json_pack("{s:i, s:b, s:b}", "bytes", 2 << 20,
+                                                        "newline", 1, "hang", 0),
+                             10, &res, &e), KOPT_E_WORKER, "%s", e.msg);
+    cr_assert(strstr(e.msg, "the worker sent a line longer than 1 MiB") &&
+              strstr(e.msg, "the worker was restarted"), "%s", e.msg);
+    /* a valid response over the cap is refused too */
+    cr_assert_eq(worker_call(w, "blob", json_pack("{s:i}", "bytes", 3 << 20), 10, &res, &e),
+                 KOPT_E_WORKER, "%s", e.msg);
+    cr_assert(strstr(e.msg, "longer than 1 MiB"), "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 2);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    worker_stop(w);
+    tw_assert_no_children();
+}
+
+static char *tw_slurp(const char *path, size_t *len) {
+    char *text = NULL;
+    kerr e = {0};
+    cr_assert_eq(fs_read(path, &text, len, &e), 0, "%s", e.msg);
+    return text;
+}
+
+static size_t tw_occurrences(const char *hay, size_t n, const char *needle) {
+    size_t k = 0, m = strlen(needle);
+    for (const char *p = hay; (p = memmem(p, n - (size_t)(p - hay), needle, m)); p += m) k++;
+    return k;
+}
+
+/* The worker log stops at its cap (KOPT_MAX_LOG_BYTES here) with one marker line; the worker
+ * keeps running, its stderr is still drained and its tail still reaches error messages. */
+Test(worker, log_is_capped_with_one_marker_line) {
+    char *log = fs_join(g_dir, "worker.log");
+    FILE *f = fopen(log, "w");
+    cr_assert_not_null(f);
+    fputs("earlier output\n", f);   /* the cap bounds the file, earlier runs included */
+    fclose(f);
+    setenv("KOPT_MAX_LOG_BYTES", "1048576", 1);
+    worker *w = tw_start_flood(log);
+    unsetenv("KOPT_MAX_LOG_BYTES");
+    kerr e = {0};
+    json_t *res = NULL;
+    for (int round = 0; round < 2; round++) {
+        cr_assert_eq(worker_call(w, "flood_stderr", json_pack("{s:i}", "bytes", 5 << 20), 20,
+                                 &res, &e), 0, "%s", e.msg);
+        json_decref(res);
+        res = NULL;
+        char *tail = worker_stderr_tail(w, 1);
+        cr_assert(strstr(tail, "flood_worker: last words"), "%s", tail);
+        free(tail);
+    }
+    const char *marker = "[kopt: worker log truncated at 1048576 bytes; further output dropped]\n";
+    size_t len = 0;
+    char *text = tw_slurp(log, &len);
+    cr_assert_leq(len, 1048576 + 1 + strlen(marker), "log has %zu bytes", len);
+    cr_assert_geq(len, 1048576 + strlen(marker), "log has %zu bytes", len);
+    cr_assert(!strncmp(text, "earlier output\n", 15));
+    cr_assert(!strcmp(text + len - strlen(marker), marker), "log ends with <<%s>>",
+              text + (len > 200 ? len - 200 : 0));
+    cr_assert_eq(tw_occurrences(text, len, "[kopt: worker log truncated"), 1);
+    free(text);
+    /* the worker was never blocked: it still answers */
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    cr_assert_eq(worker_restarts(w), 0);
+    worker_stop(w);
+    tw_assert_no_children();
+    free(log);
+}
+
+/* The default cap is 64 MiB. */
+Test(worker, log_default_cap) {
+    unsetenv("KOPT_MAX_LOG_BYTES");
+    char *log = fs_join(g_dir, "worker.log");
+    worker *w = tw_start_flood(log);
+    kerr e = {0};
+    json_t *res = NULL;
+    cr_assert_eq(worker_call(w, "flood_stderr", json_pack("{s:I}", "bytes", (json_int_t)70 << 20),
+                             30, &res, &e), 0, "%s", e.msg);
+    json_decref(res);
+    worker_stop(w);
+    const char *marker = "[kopt: worker log truncated at 67108864 bytes; further output dropped]\n";
+    struct stat st;
+    cr_assert_eq(stat(log, &st), 0);
+    cr_assert_leq((size_t)st.st_size, ((size_t)64 << 20) + 1 + strlen(marker), "log has %lld bytes",
+                  (long long)st.st_size);
+    FILE *f = fopen(log, "r");
+    cr_assert_not_null(f);
+    char end[256] = {0};
+    cr_assert_eq(fseek(f, -(long)strlen(marker), SEEK_END), 0);
+    cr_assert_eq(fread(end, 1, strlen(marker), f), strlen(marker));
+    fclose(f);
+    cr_assert_str_eq(end, marker);
+    free(log);
+    tw_assert_no_children();
+}
