@@ -320,6 +320,8 @@ def op_isolate(req):
     cand = req.get("cand")
     if marked(cand, "FAKE_CRASH"):
         os.kill(os.getpid(), signal.SIGSEGV)
+    if marked(cand, "FAKE_HANG"):
+        time.sleep(3600)
     check_spec(req.get("launch_args"))
     roles = req.get("roles") or []
     tol = req.get("tol") or {}
@@ -355,6 +357,8 @@ def op_time(req):
         v = variants[k] if isinstance(variants[k], dict) else {}
         if v.get("kind") == "module":  # baseline vs candidate modules: FAKE_FAST is 20% faster
             base = 0.8 if fast_module(v.get("module")) else 1.0
+            if marked(v.get("module"), "FAKE_IMPOSSIBLE"):
+                base = 0.01    # 100x: below any memory floor of a large model
         else:
             base = 1.0 / (k + 1)
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)
@@ -379,8 +383,9 @@ def op_profile(req):
                 at = line.find("_kopt_prof.post(")
                 if at >= 0:
                     probes.append(probe_items(line[line.index("lambda:", at) + 7:]))
+    nbytes = int(NUMEL * 4 * float(os.environ.get("FAKE_BYTES_SCALE", "1")))   # a larger model
     arg = {"shape": SHAPE, "stride": [SHAPE[1], 1], "dtype": "float32",
-           "nbytes": NUMEL * 4, "storage_bytes": NUMEL * 4}
+           "nbytes": nbytes, "storage_bytes": nbytes}
     launches = [{"index": i, "args": [{"value": int(x)} if x.isdigit() else arg for x in items]}
                 for i, items in enumerate(probes)]
     n = len(launches)

@@ -32,7 +32,8 @@ static const char USAGE[] =
     "  -o, --out DIR              output directory (required)\n"
     "  --seeds N                  fresh random seeds for gates 2 and 3 (default 3)\n"
     "  --rho-max X                gate 3 float64 error-ratio limit (default 10)\n"
-    "  --abs-bound X              gate 3 absolute error bound against float64 (default 1e-2)\n"
+    "  --abs-bound X              gate 3: floor of the absolute error bound against float64,\n"
+    "                             max(X, 1e-3 * |output|max) (default 5e-3)\n"
     "  --min-gain X               gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
     "  --rounds N                 gate 4 interleaved timing rounds (default 40)\n"
     "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
@@ -75,7 +76,7 @@ int cmd_verify(int argc, char **argv) {
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"timeout", required_argument, 0, 'T'},
         {0, 0, 0, 0}};
-    verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 1e-2, .min_gain = 0.02, .rounds = 40};
+    verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
     int json_mode = 0, opt, rc = 0;

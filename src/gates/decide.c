@@ -128,3 +128,8 @@ int gate4_decide(const double *base, const double *cand, size_t n, double min_ga
     r->passed = r->ci.lo > 1.0 + min_gain;
     return 0;
 }
+
+int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l2_bytes) {
+    if (!(floor_ms > 0) || !(cand_ms >= 0) || !(io_bytes >= GATE4_FLOOR_MIN_L2 * l2_bytes) || !(l2_bytes > 0)) return 0;
+    return cand_ms < GATE4_FLOOR_MARGIN * floor_ms;
+}

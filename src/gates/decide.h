@@ -68,4 +68,15 @@ typedef struct gate4_result {
 int gate4_decide(const double *base, const double *cand, size_t n, double min_gain, uint64_t seed,
                  gate4_result *r, kerr *e);
 
+#define GATE4_FLOOR_MARGIN 0.9    /* times below 90% of the memory floor are refused */
+#define GATE4_FLOOR_MIN_L2 4.0    /* ... when the model moves at least 4x the L2's size */
+#define GATE4_REVERIFY 10.0       /* speedups above this count only if measured twice */
+
+/* The physics check of gate 4: 1 when a candidate's median time `cand_ms` is below
+ * GATE4_FLOOR_MARGIN of the model's memory-traffic floor (its own inputs read once and outputs
+ * written once at the measured rates): it cannot have done the work. Only meaningful when the
+ * model's I/O (`io_bytes`) dwarfs the L2 (`l2_bytes`), whose write-back can hide behind the
+ * timing of small problems; 0 (no verdict) otherwise or when the floor is unknown (<= 0). */
+int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l2_bytes);
+
 #endif

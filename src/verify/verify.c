@@ -15,6 +15,8 @@
 #include "gates/static.h"
 #include "gates/stats.h"
 #include "gates/tensor.h"
+#include "profile/inspect.h"
+#include "profile/roofline.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -52,6 +54,8 @@ struct verify_session {
     json_t *baselines;        /* {eager_ms, default_ms, max_autotune_ms, start, ...} once timed */
     json_t *working_set;      /* compile's working_set (owned) */
     int mutates_inputs;       /* the eager model writes to its inputs (load) */
+    double floor_ms;          /* the model's memory-traffic floor (0: unknown), gate 4's physics check */
+    double io_bytes;          /* the graph's own input + output bytes behind floor_ms */
     double t_setup;           /* wall seconds of the setup */
     winner *wins;             /* accepted candidates (growable) */
     size_t nwins, capwins;
@@ -505,8 +509,11 @@ static json_t *speedup_json(const gate4_result *r) {
     return json_pack("{s:f, s:f, s:f}", "estimate", r->ci.estimate, "ci95_lo", r->ci.lo, "ci95_hi", r->ci.hi);
 }
 
-/* Gate 4: the candidate module against the session's start module; a G_* code. */
-static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *e) {
+static double l2_bytes(const vctx *v) { return json_number_value(json_object_get(worker_info(v->w), "l2_bytes")); }
+
+/* Gate 4: the candidate module against the session's start module; a G_* code. `reverify`:
+ * this is the second measurement of an implausible speedup (no third). */
+static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, int reverify, kerr *e) {
     const char *mods[2] = {v->orig_mod, module};
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
@@ -525,6 +532,26 @@ static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *
     json_decref(res);
     json_object_set_new(g, "baseline_ms", json_real(r.base_ms));
     json_object_set_new(g, "candidate_ms", json_real(r.cand_ms));
+    if (gate4_below_floor(r.cand_ms, v->floor_ms, v->io_bytes, l2_bytes(v))) {
+        gate_fail(g, "does less work than the model requires: %.4g ms is below the memory-traffic floor %.4g ms (its "
+                     "inputs read once and outputs written once at this GPU's measured rates; refused below %.0f%% of it)",
+                  r.cand_ms, v->floor_ms, 100 * GATE4_FLOOR_MARGIN);
+        json_object_set_new(g, "floor_ms", json_real(v->floor_ms));
+        return G_REFUSED;
+    }
+    if (r.passed && r.ci.estimate > GATE4_REVERIFY && !reverify) {
+        /* an implausible speedup counts only if a second, independent measurement agrees */
+        json_t *g2 = json_object();
+        double sp2 = 0;
+        int r2 = gate4_run(v, module, g2, &sp2, 1, e);
+        json_object_set_new(g, "reverified", g2);
+        if (r2 != G_PASSED) {
+            if (r2 == G_REFUSED)
+                gate_fail(g, "a speedup of %.1fx was not confirmed by a second measurement: %s", r.ci.estimate,
+                          json_string_value(json_object_get(g2, "reason")));
+            return r2;
+        }
+    }
     json_object_set_new(g, "speedup", speedup_json(&r));
     json_object_set_new(g, "rounds", json_integer((json_int_t)rounds));
     json_object_set_new(g, "min_gain", json_real(v->o->min_gain));
@@ -538,6 +565,10 @@ static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *
                                                       r.ci.estimate, r.ci.lo, r.ci.hi, 1 + v->o->min_gain));
     *speedup = r.ci.estimate;
     return r.passed ? G_PASSED : G_REFUSED;
+}
+
+static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *e) {
+    return gate4_run(v, module, g, speedup, 0, e);
 }
 
 /* ---------------------------------------------------------------- one candidate */
@@ -955,6 +986,30 @@ static int time_baselines(vctx *v, kerr *e) {
     return 0;
 }
 
+/* The model's memory-traffic floor for gate 4's physics check (kopt verify; kopt optimize hands
+ * its own profile's floor over): the device's ceilings, one profile of the start module (its
+ * launches' argument sizes), the graph's own I/O at the measured rates. */
+static int measure_floor(vctx *v, json_t *doc, kerr *e) {
+    json_t *raw = NULL, *prof = NULL;
+    int rc = worker_call(v->w, "ceilings", json_pack("{s:s}", "phase", "ceilings"), T_RUN, &raw, e);
+    if (!rc) rc = worker_call(v->w, "profile", json_pack("{s:s, s:s, s:i, s:i}", "module", v->prof_path, "args", v->orig_args,
+                                                         "reps", 3, "warmup", 1),
+                              T_RUN, &prof, e);
+    if (rc) { json_decref(raw); return kerr_wrap(e, "measuring the model's memory floor"); }
+    json_t *ceil = inspect_ceilings(raw);
+    double sum = 0, written = 0;
+    json_t *rows = inspect_launch_table(v->a, prof, ceil, &sum);
+    double io = inspect_io_bytes(v->a, rows, &written);
+    roof_ceilings rcl = inspect_roof_ceilings(ceil);
+    v->io_bytes = io;
+    v->floor_ms = roof_memory_floor_s(io - written, written, &rcl) * 1e3;
+    json_object_set_new(doc, "floor", json_pack("{s:f, s:f, s:o}", "floor_ms", v->floor_ms, "io_bytes", io, "ceilings", ceil));
+    json_decref(rows);
+    json_decref(raw);
+    json_decref(prof);
+    return 0;
+}
+
 static int setup(vctx *v, json_t *doc, kerr *e) {
     const verify_opts *o = v->o;
     double t0 = opt_clock();
@@ -1016,6 +1071,7 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     json_t *kern = json_array();
     for (size_t k = 0; k < v->a->nkernels; k++) json_array_append_new(kern, json_string(v->a->kernels[k].name));
     json_object_set_new(doc, "kernels", kern);
+    if (o->measure_floor && (rc = measure_floor(v, doc, e))) return rc;
     v->t_setup = opt_clock() - t0;
     return rc;
 }
@@ -1184,6 +1240,10 @@ const json_t *verify_session_baselines(verify_session *v, kerr *e) {
 }
 
 const json_t *verify_session_working_set(const verify_session *v) { return v->working_set; }
+void verify_session_set_floor(verify_session *v, double floor_ms, double io_bytes) {
+    v->floor_ms = floor_ms;
+    v->io_bytes = io_bytes;
+}
 double verify_session_setup_s(const verify_session *v) { return v->t_setup; }
 int verify_session_started_from_max_autotune(const verify_session *v) { return v->start_ma; }
 const char *verify_session_args(const verify_session *v) { return v->orig_args; }
@@ -1212,6 +1272,20 @@ static int cand_is_region(const verify_cand *vc) {
     return region;
 }
 
+/* OUT/report.json as it stands ("partial": true), after each verdict: a crash of kopt (or of
+ * its machine) later in the run loses none of the verdicts already reached. Best effort. */
+static void write_partial(const verify_opts *o, json_t *doc) {
+    kerr e = {0};
+    if (fs_mkdirs(o->out_dir, &e)) return;
+    json_object_set_new(doc, "partial", json_true());
+    char *s = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(8));
+    char *p = fs_join(o->out_dir, "report.json");
+    if (s && fs_write(p, s, strlen(s), &e)) log_warn("%s", e.msg);
+    json_object_del(doc, "partial");
+    free(s);
+    free(p);
+}
+
 int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
     json_t *doc = json_pack("{s:s}", "schema", "kopt.verify/1");
     *doc_out = doc;
@@ -1220,8 +1294,10 @@ int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
     /* single-kernel candidates first: a region candidate replaces its kernels' launches */
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; !rc && i < o->ncands; i++)
-            if (cand_is_region(&o->cands[i]) == pass)
+            if (cand_is_region(&o->cands[i]) == pass) {
                 rc = verify_session_check(v, o->cands[i].kernel, o->cands[i].path, NULL, NULL, NULL, e);
+                if (!o->no_reports) write_partial(o, doc);
+            }
     if (!rc) rc = verify_session_finish(v, e);
     verify_session_close(v);
     return rc;

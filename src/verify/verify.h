@@ -42,6 +42,8 @@ typedef struct verify_opts {
     double rho_max;               /* gate 3 (default 10) */
     double abs_bound;             /* gate 3: floor of the scale-aware absolute bound (default 5e-3) */
     int no_adversarial;           /* gate 3 without its adversarial input sets (tests, debugging) */
+    int measure_floor;            /* measure the model's memory floor at setup (gate 4's physics
+                                   * check); kopt optimize sets it from its own profile instead */
     double min_gain;              /* gate 4 (default 0.02) */
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;
@@ -104,6 +106,9 @@ const json_t *verify_session_baselines(verify_session *v, kerr *e);
 /* compile's working_set (inputs, parameters, buffers, outputs and intermediates), borrowed. */
 const json_t *verify_session_working_set(const verify_session *v);
 double verify_session_setup_s(const verify_session *v);
+/* The model's memory-traffic floor (ms) and the I/O bytes behind it, for gate 4's physics check
+ * (gate4_below_floor); 0 leaves the check off. */
+void verify_session_set_floor(verify_session *v, double floor_ms, double io_bytes);
 int verify_session_started_from_max_autotune(const verify_session *v);
 /* Write Inductor's module with `kernel`'s statement replaced by `text` to `path`. */
 int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path,

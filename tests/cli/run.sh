@@ -103,9 +103,12 @@ FAKE_WORKER_FIXTURE=$T/broken.py expect_exit 10 "unparsable module" -- "$KOPT" i
 
 # kopt verify on the fake worker: every candidate of tests/candidates/fake must meet its
 # `# expect:` line (the fake reacts to markers in the stitched module), the winner is stitched.
-expect_exit 0 "verify (fake worker)" -- "$KOPT" verify "$P" --candidates "$FC" -o "$T/v" --rounds 8 --json
+# FAKE_BYTES_SCALE makes the model large (1.6 GB of I/O) so gate 4's physics check applies: the
+# fake's "impossible" candidate (100x) lies below the memory floor, the fast one (1.25x) does not
+FAKE_BYTES_SCALE=200000 expect_exit 0 "verify (fake worker)" -- "$KOPT" verify "$P" --candidates "$FC" -o "$T/v" --rounds 8 --json
 cp "$T/out" "$T/verify.json"
 python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
+grep -q "m_impossible.py: expected .*refused at gate 4" "$T/expect.txt" && grep -q "below the memory-traffic floor" "$T/verify.json" && ok || bad "the impossible candidate was not refused by the floor"
 for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.json report.txt; do
   [ -f "$T/v/$f" ] && ok || bad "verify output $f missing"
 done
@@ -119,6 +122,10 @@ cmp -s "$T/v2/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.
 # A candidate that hangs the worker is refused on the step's timeout; the worker restarts.
 FAKE_WORKER_MODE=hang_on=isolate expect_exit 12 "verify, hanging candidate" -- "$KOPT" verify "$P" --candidate $FC/a_fast.py -o "$T/v4" --timeout 2 --rounds 4
 has "hang refused at gate 2" "$T/out" "did not answer 'isolate' within 2.0 s"
+# Verdicts are durable: kopt killed while judging its third candidate leaves the first two's
+mkdir -p "$T/dur" && cp "$FC/a_fast.py" "$FC/c_wrong.py" "$T/dur/" && sed 's/marker: none/marker: FAKE_HANG/' "$FC/b_not_faster.py" >"$T/dur/z_hang.py"
+(timeout -s KILL 15 "$KOPT" verify "$P" --candidates "$T/dur" -o "$T/dur-out" --rounds 4 --timeout 300 >/dev/null 2>&1; true)
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[c["verdict"] for c in d["candidates"]]; assert d["partial"] and v[:2]==["accepted","refused"], v' "$T/dur-out/report.json" && ok || bad "verdicts lost when kopt verify was killed"
 expect_exit 3 "verify, missing candidate" -- "$KOPT" verify "$P" --replace k=nope.py -o "$T/v3"
 expect_exit 2 "verify, bad --replace" -- "$KOPT" verify "$P" --replace nokernel -o "$T/v3"
 expect_exit 2 "verify without -o" -- "$KOPT" verify "$P" --candidate $FC/a_fast.py

@@ -204,3 +204,13 @@ Test(decide, gate4_lower_end_exactly_at_the_bar_is_refused) {
     cr_assert_eq(gate4_decide(base, cand, 20, 0.2499, 3, &r, &e), 0);
     cr_expect(r.passed);
 }
+
+Test(decide, gate4_physics_floor_edges) {
+    double l2 = 60e6, big = 4 * 60e6;   /* the check needs I/O of at least 4x the L2 */
+    cr_expect(gate4_below_floor(0.899, 1.0, big, l2));
+    cr_expect_not(gate4_below_floor(0.9, 1.0, big, l2));          /* exactly at the margin: allowed */
+    cr_expect_not(gate4_below_floor(0.5, 1.0, nextafter(big, 0), l2));   /* fits the L2's reach: no verdict */
+    cr_expect_not(gate4_below_floor(0.5, 0, big, l2));            /* floor unknown */
+    cr_expect_not(gate4_below_floor(0.5, 1.0, big, 0));           /* L2 unknown */
+    cr_expect(gate4_below_floor(0, 1.0, big, l2));                /* a zero time is below any floor */
+}

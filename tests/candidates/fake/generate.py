@@ -25,6 +25,7 @@ CASES = {
     "j_writes_input.py": ("gate2 writes to its read-only input", "FAKE_WRITES_INPUT"),
     "k_writes_model_input.py": ("gate3 writes to the model's input", "FAKE_MUTATE"),
     "l_writes_when_timed.py": ("gate4 writes to the model's input when timed", "FAKE_MUTATE_TIMED FAKE_FAST"),
+    "m_impossible.py": ("gate4 faster than the memory floor (or not confirmed)", "FAKE_IMPOSSIBLE"),
 }
 
 
