@@ -202,7 +202,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_object_set_new(model, "io_bytes", json_real(io));
     json_object_set_new(model, "io_bytes_written", json_real(written));
     json_object_set_new(model, "floor_ms", json_real(floor_ms));
-    if (io > 0 && io_floor > 0) verify_session_set_floor(c.vs, io_floor, io);   /* gate 4's physics check */
+    if (io > 0 && io_floor > 0) verify_session_set_floor(c.vs, io_floor, io, start_ms);   /* gate 4's physics check */
     json_object_set_new(model, "floor_method", json_string("the graph's own inputs read once and outputs written once: "
                                                            "max(read / read rate, written / write rate, total / best "
                                                            "rate), rates measured on this GPU"));

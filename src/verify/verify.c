@@ -1001,9 +1001,13 @@ static int measure_floor(vctx *v, json_t *doc, kerr *e) {
     json_t *rows = inspect_launch_table(v->a, prof, ceil, &sum);
     double io = inspect_io_bytes(v->a, rows, &written);
     roof_ceilings rcl = inspect_roof_ceilings(ceil);
-    v->io_bytes = io;
-    v->floor_ms = roof_memory_floor_s(io - written, written, &rcl) * 1e3;
-    json_object_set_new(doc, "floor", json_pack("{s:f, s:f, s:o}", "floor_ms", v->floor_ms, "io_bytes", io, "ceilings", ceil));
+    double floor_ms = roof_memory_floor_s(io - written, written, &rcl) * 1e3;
+    double call_ms = stats_median_json(json_object_get(prof, "total"));
+    json_t *fl = json_pack("{s:f, s:f, s:f, s:o}", "floor_ms", floor_ms, "io_bytes", io, "baseline_call_ms", call_ms, "ceilings", ceil);
+    json_object_set_new(doc, "floor", fl);
+    verify_session_set_floor(v, floor_ms, io, call_ms);
+    if (v->floor_ms <= 0) json_object_set_new(fl, "not_used", json_string("the compiled baseline itself runs below it: the floor "
+                                                                          "overestimates this model's traffic"));
     json_decref(rows);
     json_decref(raw);
     json_decref(prof);
@@ -1240,8 +1244,11 @@ const json_t *verify_session_baselines(verify_session *v, kerr *e) {
 }
 
 const json_t *verify_session_working_set(const verify_session *v) { return v->working_set; }
-void verify_session_set_floor(verify_session *v, double floor_ms, double io_bytes) {
-    v->floor_ms = floor_ms;
+void verify_session_set_floor(verify_session *v, double floor_ms, double io_bytes, double baseline_ms) {
+    /* a floor the compiled baseline itself beats counts traffic the model does not make (an
+     * input read only in part): it cannot judge candidates */
+    int sound = floor_ms > 0 && baseline_ms >= GATE4_FLOOR_MARGIN * floor_ms;
+    v->floor_ms = sound ? floor_ms : 0;
     v->io_bytes = io_bytes;
 }
 double verify_session_setup_s(const verify_session *v) { return v->t_setup; }

@@ -107,8 +107,10 @@ const json_t *verify_session_baselines(verify_session *v, kerr *e);
 const json_t *verify_session_working_set(const verify_session *v);
 double verify_session_setup_s(const verify_session *v);
 /* The model's memory-traffic floor (ms) and the I/O bytes behind it, for gate 4's physics check
- * (gate4_below_floor); 0 leaves the check off. */
-void verify_session_set_floor(verify_session *v, double floor_ms, double io_bytes);
+ * (gate4_below_floor); 0 leaves the check off, and so does a floor that the compiled baseline
+ * (baseline_ms, its measured time) already runs below (the floor then counts traffic the model
+ * does not make). */
+void verify_session_set_floor(verify_session *v, double floor_ms, double io_bytes, double baseline_ms);
 int verify_session_started_from_max_autotune(const verify_session *v);
 /* Write Inductor's module with `kernel`'s statement replaced by `text` to `path`. */
 int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path,
