@@ -52,6 +52,7 @@ test: build/unit-tests build/kopt-asan build/kopt
 	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/run.sh
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/bench.sh
 	python3 tests/worker/test_protocol_nogpu.py
 	@test -n "$(TORCH_PYTHON)" || { echo "make test: the worker's tensor tests need a python with torch (Debian: apt-get install python3-torch; or TORCH_PYTHON=...)"; exit 1; }
 	$(TORCH_PYTHON) tests/worker/test_tensors_cpu.py

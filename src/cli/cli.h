@@ -14,6 +14,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_llm(int argc, char **argv);
 int cmd_store(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
 
 /* Print "kopt <cmd>: error: <msg>" (and, in --json mode, a JSON error object on stdout) and
  * return e->code. */

@@ -15,6 +15,7 @@ static const cli_cmd CMDS[] = {
     {"optimize", "search faster Triton kernels for a model, verify them, re-stitch the winners", cmd_optimize},
     {"verify", "check replacement kernels through the four gates and re-stitch the winners", cmd_verify},
     {"llm", "'kopt llm check': does the configured LLM endpoint answer?", cmd_llm},
+    {"bench", "run optimize over a suite of problems (KernelBench layout), one lane per GPU, resumable", cmd_bench},
     {"store", "the memory of optimize: list runs, export one as JSON, merge other hosts' stores", cmd_store},
     {"parse", "parse an Inductor output module (no GPU): kernels, launches, round trip", cmd_parse},
 };

@@ -18,7 +18,8 @@
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-/* The v1 schema, created in one transaction by store_open. Documented in docs/STORE.md. */
+/* The v1 schema (without its version row: apply_schema_steps records versions). Documented in
+ * docs/STORE.md. */
 static const char SCHEMA_V1[] =
     "CREATE TABLE schema_version ("
     "  version INTEGER PRIMARY KEY,"
@@ -100,8 +101,61 @@ static const char SCHEMA_V1[] =
     "  ok INTEGER NOT NULL CHECK (ok IN (0, 1)),"
     "  error TEXT,"
     "  created_at TEXT NOT NULL DEFAULT (" NOW "));"
-    "CREATE INDEX llm_calls_by_run ON llm_calls(run_id);"
-    "INSERT INTO schema_version(version) VALUES (1);";
+    "CREATE INDEX llm_calls_by_run ON llm_calls(run_id);";
+
+/* Version 2: the results of `kopt bench`, one row per (suite run config, problem, problem
+ * file content). Applied on top of v1, by a fresh store_open as by the migration of a v1 file. */
+static const char SCHEMA_V2[] =
+    "CREATE TABLE bench_results ("
+    "  id INTEGER PRIMARY KEY,"
+    "  suite_key TEXT NOT NULL,"
+    "  problem_rel TEXT NOT NULL,"
+    "  problem_sha TEXT NOT NULL,"
+    "  level INTEGER NOT NULL,"
+    "  gpu TEXT NOT NULL,"
+    "  budget_s REAL NOT NULL,"
+    "  max_autotune INTEGER NOT NULL CHECK (max_autotune IN (0, 1)),"
+    "  status TEXT NOT NULL CHECK (status IN ('running', 'done', 'failed', 'timeout')),"
+    "  exit_code INTEGER,"
+    "  owner TEXT,"
+    "  gpu_index INTEGER,"
+    "  started_at TEXT NOT NULL DEFAULT (" NOW "),"
+    "  ended_at TEXT,"
+    "  wall_s REAL,"
+    "  disk_bytes INTEGER,"
+    "  doc_json TEXT,"
+    "  UNIQUE (suite_key, problem_rel, problem_sha),"
+    "  CHECK ((status = 'running') = (ended_at IS NULL)));"
+    "CREATE INDEX bench_results_by_config ON bench_results(budget_s, max_autotune, gpu);";
+
+/* The schema steps: MIGRATIONS[v - 1] brings a store of version v - 1 to version v (index 0 is
+ * the v1 schema itself, applied to an empty file). */
+static const char *const MIGRATIONS[] = {SCHEMA_V1, SCHEMA_V2};
+_Static_assert(sizeof MIGRATIONS / sizeof MIGRATIONS[0] == STORE_SCHEMA_VERSION,
+               "one schema step per version");
+
+/* Applies the steps after `from` up to STORE_SCHEMA_VERSION and records each applied version
+ * (a fresh store records only the version it was created at). Inside init_schema's
+ * transaction. */
+static int apply_schema_steps(kstore *s, int64_t from, kerr *e) {
+    for (int64_t v = from + 1; v <= STORE_SCHEMA_VERSION; v++) {
+        int rc = store_exec(s, MIGRATIONS[v - 1],
+                            from == 0 ? "creating the schema" : "migrating the schema", e);
+        if (rc) return rc;
+        if (from == 0 && v < STORE_SCHEMA_VERSION) continue;
+        sqlite3_stmt *st;
+        if ((rc = store_prep(s, "INSERT INTO schema_version(version) VALUES (?1)", &st, e)))
+            return rc;
+        sqlite3_bind_int64(st, 1, v);
+        if (sqlite3_step(st) != SQLITE_DONE) rc = store_db_err(s, e, "recording the schema version");
+        sqlite3_finalize(st);
+        if (rc) return rc;
+    }
+    if (from > 0 && from < STORE_SCHEMA_VERSION)
+        log_info("store %s: migrated from schema version %lld to %d", s->path, (long long)from,
+                 STORE_SCHEMA_VERSION);
+    return 0;
+}
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -321,7 +375,7 @@ static int init_schema(kstore *s, kerr *e) {
     if (!rc) rc = query_int(s, "SELECT count(*) FROM sqlite_schema", &ntables, e);
     if (rc) goto out;
     if (app == 0 && ntables == 0) {
-        rc = store_exec(s, SCHEMA_V1, "creating the schema", e);
+        rc = apply_schema_steps(s, 0, e);
         if (!rc)   /* STORE_APP_ID; a pragma takes no bound parameter */
             rc = store_exec(s, "PRAGMA application_id = 1263489108", "creating the schema", e);
         goto out;
@@ -343,7 +397,7 @@ static int init_schema(kstore *s, kerr *e) {
         rc = kerr_set(e, KOPT_E_STORE, "store %s: damaged: no schema version recorded", s->path);
         goto out;
     }
-    /* Migrations from version to STORE_SCHEMA_VERSION go here; none exist for v1. */
+    rc = apply_schema_steps(s, version, e);   /* nothing to do when already current */
 out:
     if (rc) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);

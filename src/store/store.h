@@ -7,7 +7,10 @@
  * It lets an interrupted run resume (store_run_find_unfinished, store_attempt_seen), reuses
  * results across runs (store_best_for_kernel, store_attempt_seen), feeds the planner
  * (store_direction_stats, store_history_for_kernel, store_experiences_for) and merges the
- * stores of several hosts (store_merge).
+ * stores of several hosts (store_merge). Since schema version 2 it also holds the results of
+ * `kopt bench` (bench_results: one row per suite configuration, problem and problem file
+ * content), with the claim/finish protocol that lets an interrupted sweep resume
+ * (store_bench_claim, store_bench_finish, store_bench_release, store_bench_rows).
  *
  * Contract:
  *  - Every fallible function returns 0 or a kopt_code with the kerr filled. Database failures
@@ -40,7 +43,7 @@
 
 #include "util/err.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2   /* 2: bench_results (kopt bench) */
 #define STORE_SHA_HEX 65            /* 64 hex digits + NUL */
 
 typedef struct kstore kstore;
@@ -252,14 +255,123 @@ int store_export_json(kstore *s, int64_t run_id, json_t **out, kerr *e);
 
 typedef struct store_merge_stats {
     int runs, kernels, attempts, experiences, llm_calls;   /* rows added */
+    int bench_results;                                     /* rows added (schema v2) */
     int updated;   /* rows completed since an earlier merge: runs ended, attempts given their
                     * result, kernels given their source text */
 } store_merge_stats;
 
-/* Imports another store file's runs, kernels, attempts, experiences and LLM calls (ids
- * remapped; kernels matched by key, the rest by uuid). Idempotent: merging the same file again
- * adds nothing, but completes runs and attempts that have ended there since. One transaction:
- * all or nothing. Not allowed inside store_begin (KOPT_E_INTERNAL). stats may be NULL. */
+/* Imports another store file's runs, kernels, attempts, experiences, LLM calls and bench
+ * results (ids remapped; kernels matched by key, bench results by (suite_key, problem_rel,
+ * problem_sha), the rest by uuid). Idempotent: merging the same file again adds nothing, but
+ * completes runs and attempts that have ended there since; a bench result that is 'done'
+ * there replaces one that is not 'done' here, a 'failed'/'timeout' one there a 'running' one
+ * here, and a 'done' row here is never replaced. One
+ * transaction: all or nothing. Not allowed inside store_begin (KOPT_E_INTERNAL). stats may be
+ * NULL. */
 int store_merge(kstore *s, const char *other_path, store_merge_stats *stats, kerr *e);
+
+/* ---- bench results (schema v2, store_bench.c) ---------------------------------------------- */
+
+/* The status of one problem of a `kopt bench` sweep. 'running' rows have an owner ("host:pid"
+ * of the kopt bench process that claimed them) and no end; the others are results. */
+typedef enum {
+    STORE_BENCH_RUNNING = 0,
+    STORE_BENCH_DONE,      /* the child `kopt optimize` exited 0 */
+    STORE_BENCH_FAILED,    /* it exited non-zero (or died by a signal); exit_code says how */
+    STORE_BENCH_TIMEOUT,   /* it ran past its time limit and was killed */
+} store_bench_status;
+
+/* "running" | "done" | "failed" | "timeout"; NULL for an out-of-range value. */
+const char *store_bench_status_name(store_bench_status st);
+/* 0 and *out set for a known name, else -1. */
+int store_bench_status_parse(const char *name, store_bench_status *out);
+
+/* Decides whether the owner of a 'running' row still runs it: owner is the row's "host:pid"
+ * (may be NULL), age_s the seconds since the row's started_at. Returns 1 for "alive, leave it",
+ * 0 for "gone, the row may be taken again". */
+typedef int (*store_bench_alive_fn)(const char *owner, double age_s, void *ctx);
+
+typedef struct store_bench_claim_spec {
+    const char *suite_key;      /* required: sha256 of the suite run configuration */
+    const char *problem_rel;    /* required: path relative to the suite folder */
+    const char *problem_sha;    /* required: sha256 of the problem file */
+    int level;                  /* 0 for a flat suite */
+    const char *gpu;            /* required: GPU name of the configuration ("unknown" if none) */
+    double budget_s;            /* the configuration's budget (> 0) */
+    int max_autotune;           /* 0 | 1 */
+    const char *owner;          /* required: "host:pid" of the claiming process */
+    int gpu_index;              /* the lane that will run it (>= 0) */
+    int retry_failed;           /* 1: 'failed' and 'timeout' rows are taken again */
+    store_bench_alive_fn alive; /* required: liveness of a 'running' row's owner */
+    void *alive_ctx;
+} store_bench_claim_spec;
+
+typedef enum {
+    STORE_BENCH_CLAIMED = 0,    /* no row existed: a 'running' row was inserted */
+    STORE_BENCH_RETAKEN,        /* a stale 'running' row, or a failed/timeout one with
+                                 * retry_failed, was taken over (reset to 'running') */
+    STORE_BENCH_SKIP_DONE,      /* 'done': never run again */
+    STORE_BENCH_SKIP_RESULT,    /* 'failed'/'timeout' kept as the result (no retry_failed) */
+    STORE_BENCH_SKIP_BUSY,      /* 'running' and its owner is alive */
+} store_bench_claim_outcome;
+
+/* Atomically (one write transaction) looks up the row of (suite_key, problem_rel, problem_sha)
+ * and takes it for `owner` when the rules allow (see store_bench_claim_outcome): a taken row is
+ * 'running' with owner, gpu_index and started_at = now, and its exit code, end, wall time, disk
+ * and document cleared. *row_id is the row (also when skipped; 0 on error). */
+int store_bench_claim(kstore *s, const store_bench_claim_spec *c, int64_t *row_id,
+                      store_bench_claim_outcome *out, kerr *e);
+
+typedef struct store_bench_end {
+    int64_t row_id;             /* required: from store_bench_claim */
+    const char *owner;          /* required: the claiming owner */
+    store_bench_status status;  /* done | failed | timeout (not running) */
+    int exit_code;              /* the child's exit status; < 0: not known (NULL) */
+    double wall_s;              /* the child's wall time; NAN: not measured */
+    int64_t disk_bytes;         /* the output folder's size; < 0: not measured */
+    const char *doc_json;       /* JSON or NULL: the problem's report, or the error object */
+} store_bench_end;
+
+/* Records the end of a claimed row, only if it is still 'running' under f->owner (another
+ * process may have taken it over, judging the owner dead): *updated is 1 when written, 0 when
+ * the row is no longer ours (nothing written, not an error). */
+int store_bench_finish(kstore *s, const store_bench_end *f, int *updated, kerr *e);
+
+/* An interrupted problem: deletes the row if it is still 'running' under owner, so that it is
+ * "not done" and runs again next time. A row no longer ours is left alone. */
+int store_bench_release(kstore *s, int64_t row_id, const char *owner, kerr *e);
+
+typedef struct store_bench_row {
+    int64_t id;
+    char *suite_key, *problem_rel, *problem_sha, *gpu;   /* malloc'd */
+    int level;
+    double budget_s;
+    int max_autotune;
+    store_bench_status status;
+    int exit_code;              /* -1 when NULL */
+    char *owner;                /* malloc'd, may be NULL */
+    int gpu_index;              /* -1 when NULL */
+    char *started_at, *ended_at;/* malloc'd; ended_at NULL while running */
+    double wall_s;              /* NAN when NULL */
+    int64_t disk_bytes;         /* -1 when NULL */
+    char *doc_json;             /* malloc'd, may be NULL */
+} store_bench_row;
+
+typedef struct store_bench_rowset {
+    store_bench_row *v;
+    size_t n;
+} store_bench_rowset;
+
+/* The rows whose suite_key is one of keys[0..nkeys), ordered by problem_rel, then started_at,
+ * then id. out is filled (cleared first); release with store_bench_rows_clear. */
+int store_bench_rows(kstore *s, const char *const *keys, size_t nkeys, store_bench_rowset *out,
+                     kerr *e);
+void store_bench_rows_clear(store_bench_rowset *r);   /* NULL-safe; leaves it empty */
+
+/* The distinct GPU names of the rows recorded with this budget and max-autotune flag (the
+ * configurations a --report-only run can rebuild), sorted; *names is a malloc'd array of
+ * malloc'd strings (free each, then the array), *n its length. */
+int store_bench_gpus(kstore *s, double budget_s, int max_autotune, char ***names, size_t *n,
+                     kerr *e);
 
 #endif

@@ -3,9 +3,11 @@
  * The other file is ATTACHed as `kopt_other` (its path bound as a parameter) and copied with
  * INSERT ... SELECT in one transaction. Ids are local to each file, so every reference is
  * remapped through a stable identity: kernels by kernel_key, runs, attempts, experiences and
- * LLM calls by their uuid. Rows already present are left alone, except that a run which has
- * ended there since, or an attempt that has received its result there since, is completed
- * here (ON CONFLICT ... DO UPDATE ... WHERE the local row is still open). */
+ * LLM calls by their uuid, bench results by (suite_key, problem_rel, problem_sha). Rows already
+ * present are left alone, except that a run which has ended there since, or an attempt that has
+ * received its result there since, is completed here, and a bench result 'done' there replaces
+ * one that is not 'done' here, a finished one there a 'running' one here (ON CONFLICT ... DO
+ * UPDATE ... WHERE the local row is still open). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,7 +17,8 @@
 #include "util/fs.h"
 #include "util/log.h"
 
-static const char *const TABLES[] = {"runs", "kernels", "attempts", "experiences", "llm_calls"};
+static const char *const TABLES[] = {"runs", "kernels", "attempts", "experiences", "llm_calls",
+                                     "bench_results"};
 #define NTABLES (sizeof TABLES / sizeof TABLES[0])
 
 /* The copy statements, in dependency order. `WHERE true` separates the SELECT from the upsert
@@ -68,6 +71,24 @@ static const char *const COPY[] = {
     "c.tokens_in, c.tokens_out, c.latency_ms, c.cost_usd, c.ok, c.error, c.created_at "
     "FROM kopt_other.llm_calls c LEFT JOIN kopt_other.runs r ON r.id = c.run_id "
     "WHERE true ORDER BY c.id ON CONFLICT(uuid) DO NOTHING",
+
+    /* bench results: one row per (suite_key, problem_rel, problem_sha); a 'done' row there
+     * replaces a row here that is not 'done', a 'failed'/'timeout' row there a 'running' one
+     * here (an earlier merge caught it running); a 'done' row here is never replaced */
+    "INSERT INTO main.bench_results(suite_key, problem_rel, problem_sha, level, gpu, budget_s, "
+    "max_autotune, status, exit_code, owner, gpu_index, started_at, ended_at, wall_s, "
+    "disk_bytes, doc_json) "
+    "SELECT suite_key, problem_rel, problem_sha, level, gpu, budget_s, max_autotune, status, "
+    "exit_code, owner, gpu_index, started_at, ended_at, wall_s, disk_bytes, doc_json "
+    "FROM kopt_other.bench_results WHERE true ORDER BY id "
+    "ON CONFLICT(suite_key, problem_rel, problem_sha) DO UPDATE SET level = excluded.level, "
+    "gpu = excluded.gpu, budget_s = excluded.budget_s, max_autotune = excluded.max_autotune, "
+    "status = excluded.status, exit_code = excluded.exit_code, owner = excluded.owner, "
+    "gpu_index = excluded.gpu_index, started_at = excluded.started_at, "
+    "ended_at = excluded.ended_at, wall_s = excluded.wall_s, disk_bytes = excluded.disk_bytes, "
+    "doc_json = excluded.doc_json "
+    "WHERE bench_results.status <> 'done' AND (excluded.status = 'done' OR "
+    "(bench_results.status = 'running' AND excluded.status <> 'running'))",
 };
 
 static int count_rows(kstore *s, int64_t counts[NTABLES], kerr *e) {
@@ -184,6 +205,7 @@ int store_merge(kstore *s, const char *other_path, store_merge_stats *stats, ker
     stats->attempts = added[2];
     stats->experiences = added[3];
     stats->llm_calls = added[4];
+    stats->bench_results = added[5];
     stats->updated = updated - total_added;   /* changes = inserted + updated rows */
     return 0;
 }

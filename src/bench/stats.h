@@ -1,0 +1,64 @@
+/* stats.h — the figures of a `kopt bench` summary: geometric means, KernelBench's fast_p and
+ * the per-level aggregates, computed from typed records (record.h).
+ *
+ * Definitions (docs/schema/bench.md):
+ *  - correct: the child exited 0 (status done, exit code 0);
+ *  - faster than p (p > 0): the lower end of the speedup's 95% CI is above p (strictly: a CI
+ *    that starts exactly at p is not faster; no CI, not faster);
+ *  - fast_p against a baseline: the fraction of the group's problems (all selected ones, also
+ *    failed or not run) that are correct and faster than p; fast_0 is the fraction correct;
+ *  - geomean: the geometric mean of the speedup estimates of the correct problems that have
+ *    one (n says how many); NAN when there is none.
+ *
+ * Ownership: records are borrowed. A bench_summary owns its level array (bench_summary_free).
+ */
+#ifndef KOPT_BENCH_STATS_H
+#define KOPT_BENCH_STATS_H
+
+#include <stddef.h>
+
+#include "bench/record.h"
+
+#define BENCH_NP 4
+extern const double BENCH_P[BENCH_NP];   /* 0, 1.0, 1.5, 2.0 */
+
+typedef enum { BENCH_VS_DEFAULT = 0, BENCH_VS_MAX_AUTOTUNE = 1 } bench_baseline;
+
+/* The geometric mean of the finite, positive values of v[0..n) (others skipped); *used (may be
+ * NULL) how many counted. NAN when none. */
+double bench_geomean(const double *v, size_t n, size_t *used);
+int bench_correct(const bench_record *r);
+int bench_faster(bench_ci ci, double p);
+const bench_ci *bench_speedup(const bench_record *r, bench_baseline b);
+/* fast_p over recs[0..n); NAN when n == 0. */
+double bench_fast_p(const bench_record *const *recs, size_t n, bench_baseline b, double p);
+
+typedef struct bench_group {
+    int level;                  /* -1 for the whole selection */
+    char name[32];              /* "level1", "flat", "all" */
+    size_t n, correct, failed, timeouts, running, not_run;
+    double geomean[2];          /* by bench_baseline; NAN when none */
+    size_t geomean_n[2];
+    double fast_p[2][BENCH_NP]; /* NAN when no problem of the group has that baseline measured */
+    double setup_s, search_s, final_s;    /* sums over the problems that report them; NAN: none */
+    int64_t candidates;         /* sum; -1 when no problem reports it */
+    double peak_gpu_max;        /* bytes; NAN: none */
+    double peak_ratio_max;      /* peak / working set; NAN: none */
+    double disk_mean, disk_max; /* bytes per problem; NAN: none */
+    double wall_mean, wall_max; /* s per problem; NAN: none */
+    size_t wall_n, within_budget;
+} bench_group;
+
+/* The aggregates of recs[0..n) (level and name are left to the caller). */
+void bench_group_compute(const bench_record *const *recs, size_t n, bench_group *g);
+
+typedef struct bench_summary {
+    bench_group *levels;        /* one per level present, by level number */
+    size_t nlevels;
+    bench_group all;
+} bench_summary;
+
+void bench_summary_build(const bench_record *recs, size_t n, bench_summary *out);
+void bench_summary_free(bench_summary *s);
+
+#endif

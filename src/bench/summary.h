@@ -1,0 +1,28 @@
+/* summary.h — the content shared by summary.md and summary.html: the tables (configuration,
+ * speedups per level, fast_p per level, time/memory/disk per level, problems) and the
+ * definitions, built from a bench_report (render.h). Internal to src/bench.
+ *
+ * Ownership: bench_tables owns its tables (bench_tables_free); the report is borrowed.
+ */
+#ifndef KOPT_BENCH_SUMMARY_H
+#define KOPT_BENCH_SUMMARY_H
+
+#include "bench/render.h"
+#include "bench/table.h"
+
+enum { BENCH_T_CONFIG, BENCH_T_LEVELS, BENCH_T_FASTP, BENCH_T_RESOURCES, BENCH_T_PROBLEMS, BENCH_NTABLES };
+
+typedef struct bench_tables {
+    bench_table t[BENCH_NTABLES];
+} bench_tables;
+
+void bench_tables_build(const bench_report *r, bench_tables *out);
+void bench_tables_free(bench_tables *t);
+
+/* The title line: "kopt bench: <suite> (<n> problems, budget 2m, ...)"-style, plain text. */
+void bench_summary_title(const bench_report *r, kbuf *out);
+
+/* The definitions paragraph by paragraph (plain text), NULL-terminated. */
+extern const char *const BENCH_DEFINITIONS[];
+
+#endif

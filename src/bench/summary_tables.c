@@ -1,0 +1,267 @@
+/* summary_tables.c — the tables and definitions of summary.md / summary.html (contract in
+ * summary.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/fmt.h"
+#include "bench/summary.h"
+
+const char *const BENCH_DEFINITIONS[] = {
+    "Correct: the child kopt optimize exited 0. Failed problems (and timeouts) count in every "
+    "denominator: a sweep's failures are data.",
+    "Speedup over default: torch.compile default time / kopt time (model.speedup_vs_default, or "
+    "model.speedup when the search started from the default module); over max-autotune: "
+    "max-autotune time / kopt time. The interval is the 95% paired-bootstrap CI of the optimize "
+    "report; a speedup derived from times has no interval.",
+    "Geomean: geometric mean of the speedup estimates of the correct problems that have one (n).",
+    "fast_p (KernelBench): fraction of the problems that are correct and faster than p, where "
+    "faster means the lower end of the speedup's 95% CI is above p (a CI starting exactly at p, "
+    "or no CI, is not faster); fast_0 is the fraction correct. A dash: that baseline was not "
+    "measured for any problem of the level.",
+    "kopt / floor: kopt's model time divided by the memory-traffic floor (1 = at the floor). "
+    "Peak / working set: peak GPU memory of the run divided by the model's working set.",
+    "Within budget: the problem's wall time (the child's, measured by kopt bench) is at most "
+    "budget x 1.1 + 15 s. Disk: the size of the problem's output folder.",
+    NULL,
+};
+
+/* Formats a row cell by cell: a small helper holding BENCH_FMT buffers. */
+#define MAXC 24
+typedef struct st_row {
+    char buf[MAXC][256];
+    const char *cell[MAXC];
+    size_t n;
+} st_row;
+
+/* Appends a cell (a copy, truncated to the cell buffer). */
+static void st_put(st_row *r, const char *s) {
+    if (r->n < MAXC) {
+        snprintf(r->buf[r->n], sizeof r->buf[r->n], "%s", s ? s : "");
+        r->cell[r->n] = r->buf[r->n];
+        r->n++;
+    }
+}
+
+/* Appends a formatted cell. */
+static void st_putf(st_row *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a formatted cell. */
+static void st_putf(st_row *r, const char *fmt, ...) {
+    if (r->n >= MAXC) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->buf[r->n], sizeof r->buf[r->n], fmt, ap);
+    va_end(ap);
+    r->cell[r->n] = r->buf[r->n];
+    r->n++;
+}
+
+/* A budget as the user wrote it: "2m", "1h", "90s". */
+static void st_budget(double s, char *buf) {
+    if (s >= 3600 && fmod(s, 3600) == 0) snprintf(buf, BENCH_FMT, "%gh", s / 3600);
+    else if (s >= 60 && fmod(s, 60) == 0) snprintf(buf, BENCH_FMT, "%gm", s / 60);
+    else snprintf(buf, BENCH_FMT, "%gs", s);
+}
+
+void bench_summary_title(const bench_report *r, kbuf *out) {
+    char b[BENCH_FMT];
+    st_budget(r->budget_s, b);
+    kbuf_printf(out, "kopt bench: %s (%zu problems, budget %s%s)", r->suite ? r->suite : "results from the store",
+                r->n, b, r->max_autotune ? ", max-autotune" : "");
+}
+
+/* A (setting, value) row. */
+static void st_fact(bench_table *t, const char *k, const char *v) {
+    const char *cells[2] = {k, v};
+    bench_table_row(t, cells);
+}
+
+/* The run table: suite, counts, budget, GPU, lanes, limit, shard, selection, store, times. */
+static void st_config(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"setting", "value"};
+    bench_table_init(t, "config", "Run", head, 2);
+    t->text = 1;
+    char b[BENCH_FMT], c[BENCH_FMT];
+    kbuf v = KBUF_INIT;
+    st_fact(t, "suite", r->suite ? r->suite : "(from the store)");
+    const bench_group *a = &r->sum->all;
+    kbuf_printf(&v, "%zu: %zu correct, %zu failed, %zu timeout, %zu running, %zu not run", a->n, a->correct, a->failed,
+                a->timeouts, a->running, a->not_run);
+    st_fact(t, "problems", kbuf_str(&v));
+    st_budget(r->budget_s, b);
+    st_fact(t, "budget per problem", b);
+    st_fact(t, "max-autotune", r->max_autotune ? "on" : "off");
+    kbuf_reset(&v);
+    for (size_t i = 0; i < r->ngpus; i++) kbuf_printf(&v, "%s%s", i ? ", " : "", r->gpus[i]);
+    st_fact(t, "GPU", r->ngpus ? kbuf_str(&v) : BENCH_DASH);
+    if (r->lanes) {
+        kbuf_reset(&v);
+        for (size_t i = 0; i < r->nlanes; i++) kbuf_printf(&v, "%s%s", i ? "," : "", r->lanes[i]);
+        kbuf_printf(&v, " (%zu lane%s, from %s)", r->nlanes, r->nlanes == 1 ? "" : "s",
+                    r->lanes_source ? r->lanes_source : "?");
+        st_fact(t, "GPUs used (CUDA_VISIBLE_DEVICES)", kbuf_str(&v));
+    }
+    if (isfinite(r->timeout_s)) {
+        kbuf_reset(&v);
+        kbuf_printf(&v, "%s (budget x %g + %s grace)", bench_fmt_s(r->timeout_s, b), r->timeout_factor,
+                    bench_fmt_s(r->grace_s, c));
+        st_fact(t, "time limit per problem", kbuf_str(&v));
+    }
+    kbuf_reset(&v);
+    if (r->shard_count) kbuf_printf(&v, "%u/%u", r->shard_index, r->shard_count);
+    st_fact(t, "shard", r->shard_count ? kbuf_str(&v) : "none");
+    st_fact(t, "selection", r->selection ? r->selection : "all");
+    st_fact(t, "store", r->store_path ? r->store_path : BENCH_DASH);
+    st_fact(t, "mode", r->report_only ? "report only (rebuilt from the store)" : "run");
+    st_fact(t, "started", r->started_at ? r->started_at : BENCH_DASH);
+    st_fact(t, "ended", r->ended_at ? r->ended_at : BENCH_DASH);
+    st_fact(t, "wall time", bench_fmt_s(r->wall_s, b));
+    if (r->interrupted) {
+        kbuf_reset(&v);
+        kbuf_printf(&v, "yes (signal %d): the problems that were running are not done and run again next time",
+                    r->interrupted);
+        st_fact(t, "interrupted", kbuf_str(&v));
+    }
+    kbuf_free(&v);
+}
+
+/* Per level and all: counts and the geomeans over both baselines. */
+static void st_levels(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"level", "problems", "correct", "failed", "timeout", "not run",
+                                       "geomean vs default (n)", "geomean vs max-autotune (n)"};
+    bench_table_init(t, "levels", "Speedups per level", head, 8);
+    for (size_t i = 0; i <= r->sum->nlevels; i++) {
+        const bench_group *g = i < r->sum->nlevels ? &r->sum->levels[i] : &r->sum->all;
+        st_row row = {.n = 0};
+        char b[BENCH_FMT];
+        st_put(&row, g->name);
+        st_putf(&row, "%zu", g->n);
+        st_putf(&row, "%zu", g->correct);
+        st_putf(&row, "%zu", g->failed);
+        st_putf(&row, "%zu", g->timeouts);
+        st_putf(&row, "%zu", g->not_run + g->running);
+        for (int k = 0; k < 2; k++) {
+            if (isfinite(g->geomean[k])) st_putf(&row, "%s (%zu)", bench_fmt_x(g->geomean[k], b), g->geomean_n[k]);
+            else st_put(&row, BENCH_DASH);
+        }
+        bench_table_row(t, row.cell);
+    }
+    bench_table_note(t, "Speedups of the correct problems; torch.compile default and max-autotune-no-cudagraphs are "
+                        "the baselines.");
+}
+
+/* Per level and all: fast_p against each baseline. */
+static void st_fastp(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"level", "baseline", "fast_0 (correct)", "fast_1.0", "fast_1.5", "fast_2.0"};
+    bench_table_init(t, "fast-p", "fast_p per level", head, 6);
+    static const char *const base[2] = {"torch.compile default", "max-autotune"};
+    for (size_t i = 0; i <= r->sum->nlevels; i++) {
+        const bench_group *g = i < r->sum->nlevels ? &r->sum->levels[i] : &r->sum->all;
+        for (int k = 0; k < 2; k++) {
+            st_row row = {.n = 0};
+            char b[BENCH_FMT];
+            st_put(&row, g->name);
+            st_put(&row, base[k]);
+            for (int j = 0; j < BENCH_NP; j++) st_put(&row, bench_fmt_frac(g->fast_p[k][j], b));
+            bench_table_row(t, row.cell);
+        }
+    }
+}
+
+/* Per level and all: GPU time split, candidates, memory, disk, wall time, within budget. */
+static void st_resources(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"level", "GPU time setup", "search", "final", "candidates",
+                                       "peak GPU memory (max)", "peak / working set (max)", "disk per problem (mean)",
+                                       "disk (max)", "wall per problem (mean)", "wall (max)",
+                                       "within budget x1.1+15 s"};
+    bench_table_init(t, "resources", "Time, memory and disk per level", head, 12);
+    for (size_t i = 0; i <= r->sum->nlevels; i++) {
+        const bench_group *g = i < r->sum->nlevels ? &r->sum->levels[i] : &r->sum->all;
+        st_row row = {.n = 0};
+        char b[BENCH_FMT];
+        st_put(&row, g->name);
+        st_put(&row, bench_fmt_s(g->setup_s, b));
+        st_put(&row, bench_fmt_s(g->search_s, b));
+        st_put(&row, bench_fmt_s(g->final_s, b));
+        st_put(&row, bench_fmt_int(g->candidates, b));
+        st_put(&row, bench_fmt_bytes(g->peak_gpu_max, b));
+        st_put(&row, bench_fmt_ratio(g->peak_ratio_max, b));
+        st_put(&row, bench_fmt_bytes(g->disk_mean, b));
+        st_put(&row, bench_fmt_bytes(g->disk_max, b));
+        st_put(&row, bench_fmt_s(g->wall_mean, b));
+        st_put(&row, bench_fmt_s(g->wall_max, b));
+        if (g->wall_n) st_putf(&row, "%zu of %zu", g->within_budget, g->wall_n);
+        else st_put(&row, BENCH_DASH);
+        bench_table_row(t, row.cell);
+    }
+    bench_table_note(t, "GPU time: sums over the level's problems (setup: load, compile, profile; search: the "
+                        "candidates; final: the output module's checks and timing).");
+}
+
+/* The "why it failed" cell: the error kind and message (empty for a success). */
+static void st_why(const bench_record *p, st_row *row) {
+    if (p->status == BENCH_DONE || p->status == BENCH_RUNNING || p->status == BENCH_NOT_RUN) {
+        st_put(row, p->status == BENCH_DONE ? "" : bench_status_name(p->status));
+        return;
+    }
+    char msg[160];
+    snprintf(msg, sizeof msg, "%s", p->error_message ? p->error_message : "");
+    st_putf(row, "%s%s%s", p->error_kind ? p->error_kind : "", p->error_kind && msg[0] ? ": " : "", msg);
+}
+
+/* One row per problem, in suite order. */
+static void st_problems(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"problem", "level", "status", "exit", "eager ms", "default ms",
+                                       "max-autotune ms", "kopt ms", "floor ms", "vs default [95% CI]",
+                                       "vs max-autotune [95% CI]", "start", "kopt / floor",
+                                       "budget spent before search", "GPU s setup / search / final", "candidates",
+                                       "peak GPU (/ working set)", "disk", "wall", "within budget", "why it failed"};
+    bench_table_init(t, "problems", "Problems", head, 21);
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_record *p = &r->recs[i];
+        st_row row = {.n = 0};
+        char b[BENCH_FMT], c[BENCH_FMT], d[BENCH_FMT];
+        st_put(&row, p->rel);
+        st_put(&row, p->level_name);
+        st_put(&row, bench_status_name(p->status));
+        st_put(&row, bench_fmt_int(p->exit_code, b));
+        st_put(&row, bench_fmt_ms(p->eager_ms, b));
+        st_put(&row, bench_fmt_ms(p->default_ms, b));
+        st_put(&row, bench_fmt_ms(p->max_autotune_ms, b));
+        st_put(&row, bench_fmt_ms(p->kopt_ms, b));
+        st_put(&row, bench_fmt_ms(p->floor_ms, b));
+        st_put(&row, bench_fmt_ci(p->vs_default, b));
+        st_put(&row, bench_fmt_ci(p->vs_max_autotune, b));
+        st_put(&row, bench_start_name(p->start) ? bench_start_name(p->start) : BENCH_DASH);
+        st_put(&row, bench_fmt_ratio(bench_record_floor_ratio(p), b));
+        st_put(&row, bench_fmt_flag(p->spent_before_search, b));
+        if (isfinite(p->setup_s) || isfinite(p->search_s) || isfinite(p->final_s))
+            st_putf(&row, "%s / %s / %s", bench_fmt_ratio(p->setup_s, b), bench_fmt_ratio(p->search_s, c),
+                    bench_fmt_ratio(p->final_s, d));
+        else
+            st_put(&row, BENCH_DASH);
+        st_put(&row, bench_fmt_int(p->candidates, b));
+        if (isfinite(p->peak_gpu_bytes) && isfinite(bench_record_peak_ratio(p)))
+            st_putf(&row, "%s (%s)", bench_fmt_bytes(p->peak_gpu_bytes, b), bench_fmt_ratio(bench_record_peak_ratio(p), c));
+        else
+            st_put(&row, bench_fmt_bytes(p->peak_gpu_bytes, b));
+        st_put(&row, bench_fmt_bytes(p->disk_bytes, b));
+        st_put(&row, bench_fmt_s(p->wall_s, b));
+        st_put(&row, bench_fmt_flag(bench_record_within_budget(p), b));
+        st_why(p, &row);
+        bench_table_row(t, row.cell);
+    }
+}
+
+void bench_tables_build(const bench_report *r, bench_tables *out) {
+    st_config(r, &out->t[BENCH_T_CONFIG]);
+    st_levels(r, &out->t[BENCH_T_LEVELS]);
+    st_fastp(r, &out->t[BENCH_T_FASTP]);
+    st_resources(r, &out->t[BENCH_T_RESOURCES]);
+    st_problems(r, &out->t[BENCH_T_PROBLEMS]);
+}
+
+void bench_tables_free(bench_tables *t) {
+    for (int i = 0; i < BENCH_NTABLES; i++) bench_table_free(&t->t[i]);
+}

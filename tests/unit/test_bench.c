@@ -1,0 +1,779 @@
+/* test_bench.c — src/bench/ and the store's bench_results: shard selection (FNV-1a), suite
+ * discovery and its order, selections, the figures of the summary (geomean, fast_p at their
+ * edges, aggregates), reading optimize documents defensively, the claim/finish/release rules
+ * that make a sweep resumable, owner liveness, merging bench results, the v1 -> v2 migration,
+ * lanes, and the rendered outputs. Each store test works in its own temporary directory. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/identity.h"
+#include "bench/lanes.h"
+#include "bench/progress.h"
+#include "bench/record.h"
+#include "bench/render.h"
+#include "bench/stats.h"
+#include "bench/suite.h"
+#include "store/store.h"
+#include "util/buf.h"
+#include "util/err.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+static char *g_dir;     /* per-test temporary directory */
+static kerr E;
+
+#define OK(expr)                                                                                \
+    do {                                                                                        \
+        memset(&E, 0, sizeof E);                                                                \
+        int rc_ = (expr);                                                                       \
+        cr_assert_eq(rc_, 0, "%s -> %d: %s", #expr, rc_, E.msg);                                \
+    } while (0)
+
+static void tb_setup(void) {
+    if (!getenv("KOPT_LOG")) log_set_level(LOG_QUIET);
+    kerr e = {0};
+    cr_assert_eq(fs_mkdtemp("kopt-test-bench", &g_dir, &e), 0, "%s", e.msg);
+}
+
+static void tb_teardown(void) {
+    fs_rmtree(g_dir);
+    free(g_dir);
+    g_dir = NULL;
+}
+
+TestSuite(bench_shard, .timeout = 30);
+TestSuite(bench_stats, .timeout = 30);
+TestSuite(bench_discovery, .init = tb_setup, .fini = tb_teardown, .timeout = 30);
+TestSuite(bench_store, .init = tb_setup, .fini = tb_teardown, .timeout = 60);
+TestSuite(bench_record, .timeout = 30);
+TestSuite(bench_render, .timeout = 30);
+
+/* ---- shards ------------------------------------------------------------------------------- */
+
+Test(bench_shard, fnv1a_64_reference_values) {
+    cr_assert_eq(bench_fnv1a64(""), 0xcbf29ce484222325ULL);
+    cr_assert_eq(bench_fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
+    cr_assert_eq(bench_fnv1a64("foobar"), 0x85944171f73967e8ULL);
+}
+
+Test(bench_shard, shards_partition_the_suite_and_are_stable) {
+    char rel[64];
+    for (unsigned n = 1; n <= 8; n++) {
+        for (int i = 0; i < 300; i++) {
+            snprintf(rel, sizeof rel, "level%d/%d_problem.py", 1 + i % 3, i);
+            int owners = 0;
+            for (unsigned k = 0; k < n; k++) owners += bench_shard_has(rel, k, n);
+            cr_assert_eq(owners, 1, "%s belongs to exactly one of %u shards", rel, n);
+            cr_assert_eq(bench_shard_has(rel, (unsigned)(bench_fnv1a64(rel) % n), n), 1);
+        }
+    }
+    cr_assert_eq(bench_shard_has("x.py", 0, 0), 0, "no shard of zero");
+}
+
+Test(bench_shard, adding_problems_keeps_the_others_in_their_shard) {
+    bench_suite s = {0};
+    const char *names[] = {"level1/1_a.py", "level1/2_b.py", "level2/1_c.py", "level2/7_d.py", "e.py", "level3/9_f.py"};
+    size_t n = sizeof names / sizeof *names;
+    s.v = kcalloc(n, sizeof *s.v);
+    for (size_t i = 0; i < n; i++) {
+        s.v[i].rel = kstrdup(names[i]);
+        s.v[i].path = kstrdup(names[i]);
+        s.v[i].name = kstrdup("x");
+        s.v[i].level_name = kstrdup("x");
+    }
+    s.n = n;
+    bench_suite_shard(&s, 1, 3);
+    for (size_t i = 0; i < s.n; i++) cr_assert_eq(bench_fnv1a64(s.v[i].rel) % 3, 1);
+    size_t expect = 0;
+    for (size_t i = 0; i < n; i++) expect += bench_fnv1a64(names[i]) % 3 == 1;
+    cr_assert_eq(s.n, expect);
+    bench_suite_free(&s);
+}
+
+/* ---- stats: geomean and fast_p -------------------------------------------------------------- */
+
+static bench_record mkrec(bench_status st, int exit_code, double est, double lo, double hi) {
+    bench_record r;
+    bench_record_init(&r, "level1/x.py", "sha", 1, 60);
+    r.status = st;
+    r.exit_code = exit_code;
+    r.vs_default = (bench_ci){est, lo, hi};
+    return r;
+}
+
+Test(bench_stats, geomean) {
+    double v[] = {1.0, 4.0};
+    size_t used = 9;
+    cr_assert_float_eq(bench_geomean(v, 2, &used), 2.0, 1e-12);
+    cr_assert_eq(used, 2);
+    double w[] = {NAN, 2.0, -1.0, 0.0, 8.0, INFINITY};
+    cr_assert_float_eq(bench_geomean(w, 6, &used), 4.0, 1e-12);
+    cr_assert_eq(used, 2, "NAN, Inf and non-positive values are skipped");
+    cr_assert(isnan(bench_geomean(w, 0, &used)));
+    cr_assert_eq(used, 0);
+    double one[] = {NAN};
+    cr_assert(isnan(bench_geomean(one, 1, NULL)));
+}
+
+Test(bench_stats, faster_is_strict_on_the_ci_lower_end) {
+    cr_assert_not(bench_faster((bench_ci){1.2, 1.0, 1.4}, 1.0), "a CI starting exactly at p is not faster");
+    cr_assert(bench_faster((bench_ci){1.2, nextafter(1.0, 2.0), 1.4}, 1.0));
+    cr_assert_not(bench_faster((bench_ci){1.6, 1.5, 1.7}, 1.5));
+    cr_assert_not(bench_faster((bench_ci){2.5, NAN, NAN}, 1.0), "no CI, not faster");
+    cr_assert_not(bench_faster((bench_ci){0.9, 0.8, 1.0}, 1.0));
+}
+
+Test(bench_stats, fast_p_edges) {
+    bench_record r[5] = {
+        mkrec(BENCH_DONE, 0, 1.2, 1.0, 1.4),      /* exactly at 1.0: fast_0 only */
+        mkrec(BENCH_DONE, 0, 2.2, 2.1, 2.3),      /* faster than 2.0 */
+        mkrec(BENCH_FAILED, 5, NAN, NAN, NAN),    /* failed: in the denominator */
+        mkrec(BENCH_DONE, 0, 1.6, 1.51, 1.7),     /* faster than 1.5 */
+        mkrec(BENCH_NOT_RUN, -1, NAN, NAN, NAN),  /* not run: in the denominator */
+    };
+    const bench_record *p[5] = {&r[0], &r[1], &r[2], &r[3], &r[4]};
+    cr_assert_float_eq(bench_fast_p(p, 5, BENCH_VS_DEFAULT, 0.0), 3.0 / 5, 1e-12, "fast_0 = fraction correct");
+    cr_assert_float_eq(bench_fast_p(p, 5, BENCH_VS_DEFAULT, 1.0), 2.0 / 5, 1e-12);
+    cr_assert_float_eq(bench_fast_p(p, 5, BENCH_VS_DEFAULT, 1.5), 2.0 / 5, 1e-12);
+    cr_assert_float_eq(bench_fast_p(p, 5, BENCH_VS_DEFAULT, 2.0), 1.0 / 5, 1e-12);
+    cr_assert(isnan(bench_fast_p(p, 0, BENCH_VS_DEFAULT, 1.0)));
+    /* a done row with a non-zero exit code is not correct */
+    bench_record odd = mkrec(BENCH_DONE, 3, 3.0, 2.9, 3.1);
+    const bench_record *q[1] = {&odd};
+    cr_assert_float_eq(bench_fast_p(q, 1, BENCH_VS_DEFAULT, 0.0), 0.0, 1e-12);
+    for (int i = 0; i < 5; i++) bench_record_clear(&r[i]);
+    bench_record_clear(&odd);
+}
+
+Test(bench_stats, groups_per_level) {
+    bench_record r[4] = {mkrec(BENCH_DONE, 0, 1.0, 0.9, 1.1), mkrec(BENCH_DONE, 0, 4.0, 3.0, 5.0),
+                         mkrec(BENCH_TIMEOUT, 137, NAN, NAN, NAN), mkrec(BENCH_DONE, 0, 2.0, 1.9, 2.1)};
+    r[3].level = 2;
+    r[0].wall_s = 10;
+    r[1].wall_s = 80;   /* budget 60: 60 * 1.1 + 15 = 81 */
+    r[2].wall_s = 200;
+    r[0].candidates = 3;
+    r[1].candidates = 4;
+    r[0].disk_bytes = 1000;
+    r[1].disk_bytes = 3000;
+    r[0].peak_gpu_bytes = 400;
+    r[0].working_set_bytes = 100;
+    r[0].setup_s = 1.5;
+    bench_summary s;
+    bench_summary_build(r, 4, &s);
+    cr_assert_eq(s.nlevels, 2);
+    const bench_group *l1 = &s.levels[0], *l2 = &s.levels[1];
+    cr_assert_str_eq(l1->name, "level1");
+    cr_assert_eq(l1->n, 3);
+    cr_assert_eq(l1->correct, 2);
+    cr_assert_eq(l1->timeouts, 1);
+    cr_assert_float_eq(l1->geomean[BENCH_VS_DEFAULT], 2.0, 1e-12);
+    cr_assert_eq(l1->geomean_n[BENCH_VS_DEFAULT], 2);
+    cr_assert(isnan(l1->geomean[BENCH_VS_MAX_AUTOTUNE]), "no max-autotune speedups");
+    cr_assert(isnan(l1->fast_p[BENCH_VS_MAX_AUTOTUNE][1]), "fast_p vs an unmeasured baseline is unknown");
+    cr_assert_float_eq(l1->fast_p[BENCH_VS_MAX_AUTOTUNE][0], 2.0 / 3, 1e-12, "fast_0 is the fraction correct");
+    cr_assert_float_eq(l1->fast_p[BENCH_VS_DEFAULT][1], 1.0 / 3, 1e-12);
+    cr_assert_eq(l1->candidates, 7);
+    cr_assert_float_eq(l1->disk_mean, 2000, 1e-9);
+    cr_assert_float_eq(l1->disk_max, 3000, 1e-9);
+    cr_assert_float_eq(l1->peak_ratio_max, 4.0, 1e-12);
+    cr_assert_float_eq(l1->setup_s, 1.5, 1e-12);
+    cr_assert(isnan(l1->search_s));
+    cr_assert_eq(l1->wall_n, 3);
+    cr_assert_eq(l1->within_budget, 2, "10 s and 80 s are within 81 s, 200 s is not");
+    cr_assert_str_eq(l2->name, "level2");
+    cr_assert_eq(l2->n, 1);
+    cr_assert_str_eq(s.all.name, "all");
+    cr_assert_eq(s.all.n, 4);
+    cr_assert_float_eq(s.all.geomean[0], 2.0, 1e-12, "(1 * 4 * 2)^(1/3)");
+    bench_summary_free(&s);
+    for (int i = 0; i < 4; i++) bench_record_clear(&r[i]);
+}
+
+Test(bench_stats, eta_and_progress_line) {
+    cr_assert_float_eq(bench_eta_s(10, 5, 2), 25, 1e-12);
+    cr_assert_float_eq(bench_eta_s(10, 0, 2), 0, 1e-12);
+    cr_assert(isnan(bench_eta_s(NAN, 3, 2)));
+    const char *running[2] = {"level1/a.py", NULL};
+    bench_progress p = {.total = 10, .ended = 4, .nlanes = 2, .running = running, .mean_wall_s = 30,
+                        .geomean = 1.1, .geomean_n = 3};
+    kbuf b = KBUF_INIT;
+    bench_progress_format(&p, &b);
+    cr_assert(strstr(kbuf_str(&b), "4/10 done, 6 left, ETA 1m30s, geomean 1.100x (3)"), "%s", kbuf_str(&b));
+    cr_assert(strstr(kbuf_str(&b), "0:level1/a.py 1:-"), "%s", kbuf_str(&b));
+    kbuf_free(&b);
+}
+
+/* ---- suite discovery and selections --------------------------------------------------------- */
+
+static void put(const char *rel, const char *text) {
+    char *p = fs_join(g_dir, rel);
+    char *slash = strrchr(p, '/');
+    *slash = '\0';
+    OK(fs_mkdirs(p, &E));
+    *slash = '/';
+    OK(fs_write(p, text, strlen(text), &E));
+    free(p);
+}
+
+Test(bench_discovery, discovery_order_levels_and_hashes) {
+    put("level10/1_z.py", "a");
+    put("level2/10_b.py", "b");
+    put("level2/2_a.py", "c");
+    put("level1/x.py", "print(1)\n");
+    put("top.py", "d");
+    put("level2/notes.txt", "ignored");
+    put("level2/.hidden.py", "ignored");
+    put("level2/__init__.py", "ignored");
+    put("other/y.py", "ignored");
+    put("levelx/y.py", "ignored");
+    bench_suite s;
+    OK(bench_suite_discover(g_dir, &s, &E));
+    const char *want[] = {"level1/x.py", "level2/2_a.py", "level2/10_b.py", "level10/1_z.py", "top.py"};
+    cr_assert_eq(s.n, 5);
+    for (size_t i = 0; i < 5; i++) cr_assert_str_eq(s.v[i].rel, want[i], "position %zu", i);
+    cr_assert_eq(s.v[0].level, 1);
+    cr_assert_str_eq(s.v[0].level_name, "level1");
+    cr_assert_str_eq(s.v[0].name, "x");
+    cr_assert_eq(s.v[3].level, 10);
+    cr_assert_eq(s.v[4].level, 0);
+    cr_assert_str_eq(s.v[4].level_name, "flat");
+    char sha[STORE_SHA_HEX];
+    store_sha256_hex("print(1)\n", 9, sha);
+    cr_assert_str_eq(s.v[0].sha, sha);
+    cr_assert_eq(s.v[0].path[0], '/', "absolute path");
+    cr_assert(bench_rel_cmp("level1/2_a.py", "level1/10_a.py") < 0);
+    cr_assert(bench_rel_cmp("level2/x.py", "level10/x.py") < 0);
+
+    OK(bench_suite_only(&s, " 10_ , top", &E));
+    cr_assert_eq(s.n, 2);
+    cr_assert_str_eq(s.v[0].rel, "level2/10_b.py");
+    cr_assert_str_eq(s.v[1].rel, "top.py");
+    cr_assert_eq(bench_suite_only(&s, " , ", &E), KOPT_E_USAGE);
+    bench_suite_free(&s);
+    bench_suite_free(&s);   /* idempotent */
+}
+
+Test(bench_discovery, dev_list) {
+    put("level1/a.py", "a");
+    put("level1/b.py", "b");
+    put("level2/c.py", "c");
+    bench_suite s;
+    OK(bench_suite_discover(g_dir, &s, &E));
+    cr_assert_eq(bench_suite_dev(&s, &E), KOPT_E_NOFILE, "no DEV file");
+    put("DEV", "# dev set\n\n  level2/c.py  # trailing comment\nlevel1/a.py\n");
+    OK(bench_suite_dev(&s, &E));
+    cr_assert_eq(s.n, 2);
+    cr_assert_str_eq(s.v[0].rel, "level1/a.py", "suite order, not list order");
+    cr_assert_str_eq(s.v[1].rel, "level2/c.py");
+    put("DEV", "level1/nope.py\n");
+    cr_assert_eq(bench_suite_dev(&s, &E), KOPT_E_NOFILE);
+    cr_assert(strstr(E.msg, "level1/nope.py"), "%s", E.msg);
+    bench_suite_free(&s);
+}
+
+Test(bench_discovery, missing_file_or_empty) {
+    bench_suite s;
+    char *nope = fs_join(g_dir, "nope");
+    cr_assert_eq(bench_suite_discover(nope, &s, &E), KOPT_E_NOFILE);
+    free(nope);
+    put("f.txt", "x");
+    char *f = fs_join(g_dir, "f.txt");
+    cr_assert_eq(bench_suite_discover(f, &s, &E), KOPT_E_NOFILE);
+    cr_assert(strstr(E.msg, "not a folder"), "%s", E.msg);
+    free(f);
+    cr_assert_eq(bench_suite_discover(g_dir, &s, &E), KOPT_E_NOFILE, "no *.py");
+    cr_assert(strstr(E.msg, "no problem"), "%s", E.msg);
+    cr_assert_null(s.v);
+}
+
+/* ---- store: claim, finish, release, merge, migration ----------------------------------------- */
+
+static int g_alive;   /* what fake_alive answers */
+static int fake_alive(const char *owner, double age_s, void *ctx) {
+    (void)owner;
+    (void)age_s;
+    (void)ctx;
+    return g_alive;
+}
+
+static store_bench_claim_spec spec(const char *rel, const char *owner) {
+    return (store_bench_claim_spec){.suite_key = "key-1", .problem_rel = rel, .problem_sha = "sha-1", .level = 1,
+                                    .gpu = "NVIDIA H200", .budget_s = 120, .max_autotune = 1, .owner = owner,
+                                    .gpu_index = 0, .alive = fake_alive};
+}
+
+static store_bench_claim_outcome claim(kstore *s, const store_bench_claim_spec *c, int64_t *row) {
+    store_bench_claim_outcome out;
+    OK(store_bench_claim(s, c, row, &out, &E));
+    return out;
+}
+
+static void finish(kstore *s, int64_t row, const char *owner, store_bench_status st, int code, int want_updated) {
+    store_bench_end f = {.row_id = row, .owner = owner, .status = st, .exit_code = code, .wall_s = 1.5,
+                         .disk_bytes = 4096, .doc_json = "{\"ok\": true}"};
+    int updated = -1;
+    OK(store_bench_finish(s, &f, &updated, &E));
+    cr_assert_eq(updated, want_updated);
+}
+
+static kstore *open_store(const char *name) {
+    char *p = fs_join(g_dir, name);
+    kstore *s = NULL;
+    OK(store_open(p, &s, &E));
+    free(p);
+    return s;
+}
+
+static const store_bench_row *row_of(const store_bench_rowset *rs, const char *rel) {
+    for (size_t i = 0; i < rs->n; i++)
+        if (!strcmp(rs->v[i].problem_rel, rel)) return &rs->v[i];
+    return NULL;
+}
+
+Test(bench_store, claim_skip_retake_and_finish) {
+    kstore *s = open_store("s.sqlite");
+    store_bench_claim_spec a = spec("level1/a.py", "hostA:100"), b = spec("level1/a.py", "hostB:200");
+    int64_t r1 = 0, r2 = 0;
+    cr_assert_eq(claim(s, &a, &r1), STORE_BENCH_CLAIMED);
+    cr_assert_gt(r1, 0);
+    g_alive = 1;
+    cr_assert_eq(claim(s, &b, &r2), STORE_BENCH_SKIP_BUSY, "running under a live owner");
+    cr_assert_eq(r2, r1);
+    g_alive = 0;
+    cr_assert_eq(claim(s, &b, &r2), STORE_BENCH_RETAKEN, "running under a dead owner: taken again");
+    cr_assert_eq(r2, r1);
+    finish(s, r1, "hostA:100", STORE_BENCH_DONE, 0, 0);   /* A no longer owns it: nothing written */
+    finish(s, r1, "hostB:200", STORE_BENCH_DONE, 0, 1);
+    store_bench_claim_spec c = spec("level1/a.py", "hostC:300");
+    c.retry_failed = 1;
+    cr_assert_eq(claim(s, &c, &r2), STORE_BENCH_SKIP_DONE, "done is never run again, even with retry_failed");
+
+    /* failed and timeout: kept as results, retried only with retry_failed */
+    store_bench_claim_spec f = spec("level1/f.py", "hostA:100");
+    int64_t rf = 0;
+    cr_assert_eq(claim(s, &f, &rf), STORE_BENCH_CLAIMED);
+    finish(s, rf, "hostA:100", STORE_BENCH_FAILED, 5, 1);
+    cr_assert_eq(claim(s, &f, &rf), STORE_BENCH_SKIP_RESULT);
+    f.retry_failed = 1;
+    cr_assert_eq(claim(s, &f, &rf), STORE_BENCH_RETAKEN);
+    finish(s, rf, "hostA:100", STORE_BENCH_TIMEOUT, 137, 1);
+    f.retry_failed = 0;
+    cr_assert_eq(claim(s, &f, &rf), STORE_BENCH_SKIP_RESULT);
+
+    /* a changed file (another sha) is another problem */
+    store_bench_claim_spec g = spec("level1/a.py", "hostA:100");
+    g.problem_sha = "sha-2";
+    int64_t rg = 0;
+    cr_assert_eq(claim(s, &g, &rg), STORE_BENCH_CLAIMED);
+    cr_assert_neq(rg, r1);
+
+    /* release: only the owner's running row goes */
+    OK(store_bench_release(s, rg, "hostB:200", &E));
+    const char *keys[] = {"key-1"};
+    store_bench_rowset rs = {0};
+    OK(store_bench_rows(s, keys, 1, &rs, &E));
+    cr_assert_eq(rs.n, 3);
+    OK(store_bench_release(s, rg, "hostA:100", &E));
+    OK(store_bench_release(s, r1, "hostB:200", &E));   /* done: not released */
+    OK(store_bench_rows(s, keys, 1, &rs, &E));
+    cr_assert_eq(rs.n, 2);
+    const store_bench_row *ra = row_of(&rs, "level1/a.py"), *rfr = row_of(&rs, "level1/f.py");
+    cr_assert_not_null(ra);
+    cr_assert_eq(ra->status, STORE_BENCH_DONE);
+    cr_assert_eq(ra->exit_code, 0);
+    cr_assert_str_eq(ra->owner, "hostB:200");
+    cr_assert_float_eq(ra->wall_s, 1.5, 1e-12);
+    cr_assert_eq(ra->disk_bytes, 4096);
+    cr_assert_not_null(ra->ended_at);
+    cr_assert_str_eq(ra->doc_json, "{\"ok\": true}");
+    cr_assert_eq(rfr->status, STORE_BENCH_TIMEOUT);
+    cr_assert_eq(rfr->exit_code, 137);
+    store_bench_rows_clear(&rs);
+
+    char **gpus = NULL;
+    size_t ng = 0;
+    OK(store_bench_gpus(s, 120, 1, &gpus, &ng, &E));
+    cr_assert_eq(ng, 1);
+    cr_assert_str_eq(gpus[0], "NVIDIA H200");
+    free(gpus[0]);
+    free(gpus);
+    OK(store_bench_gpus(s, 60, 1, &gpus, &ng, &E));
+    cr_assert_eq(ng, 0, "another budget");
+    OK(store_bench_gpus(s, 120, 0, &gpus, &ng, &E));
+    cr_assert_eq(ng, 0, "without max-autotune");
+    store_close(s);
+}
+
+Test(bench_store, dead_owner_rows_are_retaken_with_real_liveness) {
+    /* a pid that is certainly dead: a child that exited and was reaped */
+    pid_t pid = fork();
+    if (pid == 0) {
+        execl("/bin/true", "true", (char *)NULL);
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    kstore *s = open_store("s.sqlite");
+    bench_liveness live;
+    bench_liveness_init(&live, 600);
+    char *dead = kasprintf("%s:%d", live.host, (int)pid);
+    store_bench_claim_spec c = spec("level1/a.py", dead);
+    c.alive = bench_owner_alive;
+    c.alive_ctx = &live;
+    int64_t row = 0;
+    cr_assert_eq(claim(s, &c, &row), STORE_BENCH_CLAIMED);
+    c.owner = live.self;
+    cr_assert_eq(claim(s, &c, &row), STORE_BENCH_RETAKEN, "the owner's process is gone");
+    /* our own owner string on a running row: a previous incarnation with the same pid */
+    store_bench_claim_spec d = spec("level1/b.py", live.self);
+    d.alive = bench_owner_alive;
+    d.alive_ctx = &live;
+    cr_assert_eq(claim(s, &d, &row), STORE_BENCH_CLAIMED);
+    cr_assert_eq(claim(s, &d, &row), STORE_BENCH_RETAKEN);
+    /* another host: alive while young, stale after foreign_stale_s */
+    store_bench_claim_spec f = spec("level1/c.py", "some-other-host:1");
+    cr_assert_eq(claim(s, &f, &row), STORE_BENCH_CLAIMED);
+    f.owner = live.self;
+    f.alive = bench_owner_alive;
+    f.alive_ctx = &live;
+    cr_assert_eq(claim(s, &f, &row), STORE_BENCH_SKIP_BUSY, "a young row of another host");
+    live.foreign_stale_s = -1;
+    cr_assert_eq(claim(s, &f, &row), STORE_BENCH_RETAKEN, "an old row of another host");
+    free(dead);
+    bench_liveness_clear(&live);
+    store_close(s);
+}
+
+Test(bench_store, liveness_of_a_running_bench_process) {
+    bench_liveness live;
+    bench_liveness_init(&live, 600);
+    pid_t pid = fork();
+    if (pid == 0) {   /* a process whose arguments include "bench", like kopt bench */
+        execl("/bin/sh", "sh", "-c", "sleep 20; :", "bench", (char *)NULL);
+        _exit(127);
+    }
+    char *owner = kasprintf("%s:%d", live.host, (int)pid);
+    int alive = 0;
+    for (int i = 0; i < 100 && !alive; i++) {   /* until exec has happened */
+        alive = bench_owner_alive(owner, 0, &live);
+        if (!alive) usleep(20000);
+    }
+    cr_assert(alive, "a live kopt bench process owns its rows");
+    kill(pid, SIGKILL);
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert_not(bench_owner_alive(owner, 0, &live), "a killed one does not");
+    char *other = kasprintf("%s:%d", live.host, (int)getppid());
+    cr_assert_not(bench_owner_alive(other, 0, &live), "a live process that is not kopt bench (pid reuse)");
+    free(other);
+    free(owner);
+    bench_liveness_clear(&live);
+}
+
+Test(bench_store, merge_keeps_done) {
+    kstore *a = open_store("a.sqlite"), *b = open_store("b.sqlite");
+    g_alive = 0;
+    int64_t r = 0;
+    /* p1: failed in A, done in B; p2: done in A, failed in B; p3: only in B (running);
+     * p4: running in A (an earlier merge caught it), timeout in B */
+    store_bench_claim_spec c1 = spec("level1/p1.py", "A:1"), c2 = spec("level1/p2.py", "A:1");
+    claim(a, &c1, &r);
+    finish(a, r, "A:1", STORE_BENCH_FAILED, 5, 1);
+    claim(a, &c2, &r);
+    finish(a, r, "A:1", STORE_BENCH_DONE, 0, 1);
+    store_bench_claim_spec d1 = spec("level1/p1.py", "B:2"), d2 = spec("level1/p2.py", "B:2"),
+                           d3 = spec("level1/p3.py", "B:2");
+    claim(b, &d1, &r);
+    finish(b, r, "B:2", STORE_BENCH_DONE, 0, 1);
+    claim(b, &d2, &r);
+    finish(b, r, "B:2", STORE_BENCH_FAILED, 7, 1);
+    claim(b, &d3, &r);
+    store_bench_claim_spec c4 = spec("level1/p4.py", "B:2");
+    claim(a, &c4, &r);
+    claim(b, &c4, &r);
+    finish(b, r, "B:2", STORE_BENCH_TIMEOUT, 137, 1);
+    store_close(b);
+    char *pb = fs_join(g_dir, "b.sqlite");
+    store_merge_stats st;
+    OK(store_merge(a, pb, &st, &E));
+    cr_assert_eq(st.bench_results, 1, "p3 added");
+    cr_assert_eq(st.updated, 2, "p1 replaced by B's done row, p4 by B's timeout");
+    const char *keys[] = {"key-1"};
+    store_bench_rowset rs = {0};
+    OK(store_bench_rows(a, keys, 1, &rs, &E));
+    cr_assert_eq(rs.n, 4);
+    cr_assert_eq(row_of(&rs, "level1/p4.py")->status, STORE_BENCH_TIMEOUT);
+    cr_assert_eq(row_of(&rs, "level1/p1.py")->status, STORE_BENCH_DONE);
+    cr_assert_str_eq(row_of(&rs, "level1/p1.py")->owner, "B:2");
+    cr_assert_eq(row_of(&rs, "level1/p2.py")->status, STORE_BENCH_DONE, "a done row is never replaced");
+    cr_assert_eq(row_of(&rs, "level1/p2.py")->exit_code, 0);
+    cr_assert_eq(row_of(&rs, "level1/p3.py")->status, STORE_BENCH_RUNNING);
+    store_bench_rows_clear(&rs);
+    OK(store_merge(a, pb, &st, &E));
+    cr_assert_eq(st.bench_results + st.updated, 0, "merging again changes nothing");
+    /* a merged done row is skipped by a claim */
+    store_bench_claim_spec again = spec("level1/p1.py", "A:1");
+    cr_assert_eq(claim(a, &again, &r), STORE_BENCH_SKIP_DONE);
+    free(pb);
+    store_close(a);
+}
+
+static void raw_exec(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char *msg = NULL;
+    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &msg), SQLITE_OK, "%s: %s", sql, msg ? msg : "");
+    sqlite3_close(db);
+}
+
+static int64_t raw_count(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    sqlite3_stmt *st = NULL;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK, "%s", sql);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    int64_t v = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    return v;
+}
+
+Test(bench_store, migrates_a_v1_store) {
+    kstore *s = open_store("v1.sqlite");
+    store_run run = {.problem_path = "p.py", .problem_sha = "sha", .gpu = "H200"};
+    int64_t id = 0;
+    OK(store_run_begin(s, &run, &id, &E));
+    store_close(s);
+    char *p = fs_join(g_dir, "v1.sqlite");
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version"), 1, "a new store records one version");
+    cr_assert_eq(raw_count(p, "SELECT max(version) FROM schema_version"), 2);
+    /* make it what kopt 0.1 wrote: v1, no bench_results */
+    raw_exec(p, "DROP TABLE bench_results; DELETE FROM schema_version; INSERT INTO schema_version(version) VALUES (1);");
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'bench_results'"), 0);
+    OK(store_open(p, &s, &E));
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'bench_results'"), 1);
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version WHERE version IN (1, 2)"), 2);
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM runs"), 1, "the v1 data is kept");
+    int64_t r = 0;
+    g_alive = 0;
+    store_bench_claim_spec c = spec("a.py", "h:1");
+    cr_assert_eq(claim(s, &c, &r), STORE_BENCH_CLAIMED, "the migrated store takes bench results");
+    store_close(s);
+    OK(store_open(p, &s, &E));   /* reopening does not migrate again */
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version"), 2);
+    store_close(s);
+    free(p);
+}
+
+/* ---- records from optimize documents ------------------------------------------------------- */
+
+static bench_record rec_of(const char *json) {
+    bench_record r;
+    bench_record_init(&r, "level1/x.py", "sha", 1, 120);
+    json_t *doc = json_loads(json, JSON_DECODE_ANY, NULL);
+    bench_record_read_doc(&r, doc);
+    json_decref(doc);
+    return r;
+}
+
+Test(bench_record, missing_and_wrong_fields_are_not_measured) {
+    bench_record r = rec_of("{\"model\": {\"eager_ms\": \"fast\", \"compiled_ms\": null, \"floor_ms\": -1},"
+                            " \"budget\": {\"used_candidates\": 2.5, \"spent_before_search\": 1},"
+                            " \"resources\": [], \"device\": 3}");
+    cr_assert(isnan(r.eager_ms) && isnan(r.default_ms) && isnan(r.floor_ms) && isnan(r.kopt_ms));
+    cr_assert(isnan(r.vs_default.est) && isnan(r.vs_max_autotune.est));
+    cr_assert_eq(r.candidates, -1);
+    cr_assert_eq(r.spent_before_search, -1);
+    cr_assert(isnan(r.peak_gpu_bytes));
+    cr_assert_null(r.device);
+    cr_assert_eq(r.start, BENCH_START_UNKNOWN);
+    bench_record_clear(&r);
+    bench_record n = rec_of("[1, 2]");
+    cr_assert(isnan(n.eager_ms));
+    bench_record_clear(&n);
+    bench_record_clear(&n);   /* idempotent */
+}
+
+Test(bench_record, speedup_fallbacks) {
+    /* start absent: vs default = model.speedup (with CI); vs max-autotune from the times */
+    bench_record a = rec_of("{\"model\": {\"compiled_ms\": 2.0, \"max_autotune_ms\": 1.0, \"optimized_ms\": 1.6,"
+                            " \"speedup\": {\"estimate\": 1.25, \"ci95_lo\": 1.2, \"ci95_hi\": 1.3}},"
+                            " \"budget\": {\"used_candidates\": 7, \"setup_s\": 3.5, \"spent_before_search\": true},"
+                            " \"resources\": {\"peak_gpu_bytes\": 800, \"working_set_bytes\": 200, \"disk_bytes\": 99},"
+                            " \"device\": {\"name\": \"NVIDIA H200\"}}");
+    cr_assert_float_eq(a.vs_default.est, 1.25, 1e-12);
+    cr_assert_float_eq(a.vs_default.lo, 1.2, 1e-12);
+    cr_assert_float_eq(a.vs_max_autotune.est, 1.25 * 1.0 / 2.0, 1e-12);
+    cr_assert(isnan(a.vs_max_autotune.lo), "a derived speedup has no CI");
+    cr_assert_eq(a.candidates, 7);
+    cr_assert_float_eq(a.setup_s, 3.5, 1e-12);
+    cr_assert_eq(a.spent_before_search, 1);
+    cr_assert_float_eq(bench_record_peak_ratio(&a), 4.0, 1e-12);
+    cr_assert_float_eq(a.disk_bytes, 99, 1e-12, "the document's disk size when the parent measured none");
+    cr_assert_str_eq(a.device, "NVIDIA H200");
+    bench_record_clear(&a);
+    /* start max-autotune: vs max-autotune = model.speedup */
+    bench_record b = rec_of("{\"model\": {\"start\": \"max-autotune\", \"compiled_ms\": 2.0, \"max_autotune_ms\": 1.0,"
+                            " \"speedup\": {\"estimate\": 1.1, \"ci95_lo\": 1.05, \"ci95_hi\": 1.15}}}");
+    cr_assert_eq(b.start, BENCH_START_MAX_AUTOTUNE);
+    cr_assert_float_eq(b.vs_max_autotune.est, 1.1, 1e-12);
+    cr_assert_float_eq(b.vs_max_autotune.lo, 1.05, 1e-12);
+    cr_assert_float_eq(b.vs_default.est, 1.1 * 2.0 / 1.0, 1e-12);
+    cr_assert(isnan(b.vs_default.lo));
+    bench_record_clear(&b);
+    /* the explicit fields win */
+    bench_record c = rec_of("{\"model\": {\"start\": \"default\", \"speedup\": {\"estimate\": 1.1},"
+                            " \"speedup_vs_default\": {\"estimate\": 1.3, \"ci95_lo\": 1.25, \"ci95_hi\": 1.35},"
+                            " \"speedup_vs_max_autotune\": {\"estimate\": 0.9, \"ci95_lo\": 0.85, \"ci95_hi\": 0.95}}}");
+    cr_assert_float_eq(c.vs_default.est, 1.3, 1e-12);
+    cr_assert_float_eq(c.vs_max_autotune.lo, 0.85, 1e-12);
+    bench_record_clear(&c);
+    /* an error document */
+    bench_record d = rec_of("{\"ok\": false, \"error\": {\"kind\": \"model-raised\", \"exit_code\": 5,"
+                            " \"message\": \"boom\"}}");
+    cr_assert_str_eq(d.error_kind, "model-raised");
+    cr_assert_str_eq(d.error_message, "boom");
+    bench_record_clear(&d);
+}
+
+Test(bench_record, within_budget_edges) {
+    bench_record r;
+    bench_record_init(&r, "a.py", NULL, 0, 100);
+    cr_assert_eq(bench_record_within_budget(&r), -1);
+    r.wall_s = 125;   /* 100 * 1.1 + 15 */
+    cr_assert_eq(bench_record_within_budget(&r), 1);
+    r.wall_s = 125.001;
+    cr_assert_eq(bench_record_within_budget(&r), 0);
+    cr_assert_str_eq(r.level_name, "flat");
+    bench_record_clear(&r);
+}
+
+/* ---- lanes ---------------------------------------------------------------------------------- */
+
+Test(bench_record, lanes_from_cuda_visible_devices) {
+    bench_lanes l = {0};
+    bench_lanes_parse(" 0, 1,,GPU-abc ", &l);
+    cr_assert_eq(l.n, 3);
+    cr_assert_str_eq(l.ids[2], "GPU-abc");
+    bench_lanes_free(&l);
+    setenv("CUDA_VISIBLE_DEVICES", "3,5", 1);
+    OK(bench_lanes_detect(0, &l, &E));
+    cr_assert_eq(l.n, 2);
+    cr_assert_str_eq(l.ids[0], "3");
+    bench_lanes_free(&l);
+    OK(bench_lanes_detect(1, &l, &E));
+    cr_assert_eq(l.n, 1);
+    cr_assert_str_eq(l.ids[0], "3", "the first N");
+    bench_lanes_free(&l);
+    cr_assert_eq(bench_lanes_detect(3, &l, &E), KOPT_E_USAGE);
+    setenv("CUDA_VISIBLE_DEVICES", " ", 1);
+    cr_assert_eq(bench_lanes_detect(0, &l, &E), KOPT_E_NOGPU);
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    setenv("KOPT_NVIDIA_SMI", "/nonexistent/nvidia-smi", 1);
+    OK(bench_lanes_detect(2, &l, &E));
+    cr_assert_eq(l.n, 2, "nothing tells how many: N lanes");
+    cr_assert_str_eq(l.source, "default");
+    bench_lanes_free(&l);
+    char *name = bench_gpu_name("0");
+    cr_assert_str_eq(name, "unknown");
+    free(name);
+}
+
+Test(bench_record, suite_key) {
+    char a[STORE_SHA_HEX], b[STORE_SHA_HEX], c[STORE_SHA_HEX], d[STORE_SHA_HEX];
+    bench_suite_key(120, 1, "NVIDIA H200", a);
+    bench_suite_key(120, 1, "NVIDIA H200", b);
+    cr_assert_str_eq(a, b, "stable");
+    bench_suite_key(120, 0, "NVIDIA H200", c);
+    bench_suite_key(120, 1, "NVIDIA H100", d);
+    cr_assert_str_neq(a, c);
+    cr_assert_str_neq(a, d);
+    bench_suite_key(60, 1, "NVIDIA H200", d);
+    cr_assert_str_neq(a, d);
+}
+
+/* ---- rendering ------------------------------------------------------------------------------ */
+
+Test(bench_render, outputs_escape_and_show_dashes) {
+    bench_record r[2];
+    bench_record_init(&r[0], "level1/<script>alert(1)</script>|x.py", "sha", 1, 60);
+    r[0].status = BENCH_DONE;
+    r[0].exit_code = 0;
+    r[0].default_ms = 2.0;
+    r[0].kopt_ms = 1.0;
+    r[0].eager_ms = 3.0;
+    r[0].floor_ms = 0.5;
+    r[0].vs_default = (bench_ci){2.0, 1.9, 2.1};
+    bench_record_init(&r[1], "level2/b.py", "sha", 2, 60);
+    r[1].status = BENCH_FAILED;
+    r[1].exit_code = 5;
+    r[1].error_kind = kstrdup("model-raised");
+    r[1].error_message = kstrdup("it & raised");
+    bench_summary sum;
+    bench_summary_build(r, 2, &sum);
+    bench_report rep = {.suite = "/s", .budget_s = 60, .max_autotune = 1, .timeout_factor = 1.5, .grace_s = 120,
+                        .timeout_s = 210, .selection = "all", .recs = r, .n = 2, .sum = &sum, .wall_s = NAN};
+    kbuf html = KBUF_INIT, md = KBUF_INIT;
+    bench_summary_html(&rep, &html);
+    bench_summary_md(&rep, &md);
+    const char *h = kbuf_str(&html), *m = kbuf_str(&md);
+    cr_assert_null(strstr(h, "<script>"), "names are escaped in HTML");
+    cr_assert(strstr(h, "&lt;script&gt;"));
+    cr_assert(strstr(h, "it &amp; raised"));
+    cr_assert(strstr(h, "<svg xmlns"));
+    cr_assert_null(strstr(h, ">nan"), "no NaN printed");
+    cr_assert_null(strstr(h, "(null)"));
+    cr_assert(strstr(m, "\\|x.py"), "pipes escaped in Markdown cells");
+    cr_assert(strstr(m, "| level2/b.py | level2 | failed | 5 |"), "%s", m);
+    cr_assert(strstr(m, "model-raised: it & raised"));
+    cr_assert_null(strstr(m, "(null)"));
+    json_t *doc = bench_results_json(&rep);
+    cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "kopt.bench/1");
+    json_t *p1 = json_array_get(json_object_get(doc, "problems"), 1);
+    cr_assert(json_is_null(json_object_get(p1, "speedup_vs_default")), "not measured is null");
+    cr_assert_eq(json_integer_value(json_object_get(p1, "exit_code")), 5);
+    cr_assert(json_is_null(json_object_get(doc, "wall_s")));
+    json_t *lv = json_array_get(json_object_get(doc, "levels"), 0);
+    cr_assert_float_eq(json_number_value(json_object_get(json_object_get(lv, "geomean_vs_default"), "value")), 2.0, 1e-12);
+    json_decref(doc);
+    kbuf_free(&html);
+    kbuf_free(&md);
+    bench_summary_free(&sum);
+    bench_record_clear(&r[0]);
+    bench_record_clear(&r[1]);
+}
+
+Test(bench_render, chart_has_a_group_per_problem) {
+    bench_record r[3];
+    for (int i = 0; i < 3; i++) {
+        bench_record_init(&r[i], i == 2 ? "c.py" : i ? "b.py" : "a.py", "sha", 0, 60);
+        r[i].default_ms = 1.0;
+        r[i].eager_ms = 2.0;
+        r[i].max_autotune_ms = 0.9;
+        r[i].kopt_ms = 0.8;
+        r[i].floor_ms = 0.2;
+    }
+    r[2].default_ms = NAN;
+    kbuf b = KBUF_INIT;
+    bench_chart_svg(r, 3, &b);
+    const char *s = kbuf_str(&b);
+    size_t groups = 0, kopt = 0, floors = 0;
+    for (const char *p = s; (p = strstr(p, "class=\"problem\"")); p++) groups++;
+    for (const char *p = s; (p = strstr(p, "class=\"kopt\"")); p++) kopt++;
+    for (const char *p = s; (p = strstr(p, "class=\"floor\"")); p++) floors++;
+    cr_assert_eq(groups, 3);
+    cr_assert_eq(kopt, 2);
+    cr_assert_eq(floors, 2);
+    cr_assert(strstr(s, "not measured"));
+    kbuf_free(&b);
+    for (int i = 0; i < 3; i++) bench_record_clear(&r[i]);
+}
