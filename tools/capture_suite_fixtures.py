@@ -33,7 +33,7 @@ def main():
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for path in a.problems:
-        tree = suite_check.parse_source(path)
+        _, tree = suite_check.parse_source(path)
         mod = suite_check.load_module(path, tree)
         over = None if a.full else suite_check.small_overrides(path, tree, mod, a.small_bytes)
         if over:

@@ -53,6 +53,7 @@ class Memory:
             self.phase = phase
             return
         self.fold()
+        torch.cuda.empty_cache()   # the last phase's cached blocks are not this phase's
         torch.cuda.reset_peak_memory_stats()
         self.phase = phase
 
@@ -61,6 +62,9 @@ class Memory:
         statistics, so the op's own peak is seen (fold() credits it to the op too)."""
         if self._cuda():
             self.fold()
+            # blocks the allocator cached for earlier ops are free: give them back, so that an
+            # op's peak is what is live plus what it needs, not the high-water mark of the past
+            torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
         self.cur_op = op if self.phase == "main" else "%s/%s" % (op, self.phase)
 
