@@ -166,11 +166,15 @@ assert abs(b["setup_s"] + b["search_s"] + b["final_s"] - b["used_wall_s"]) < 1.0
 assert r["peak_gpu_bytes"] == 3 * 512 * 4 + (1 << 20) + (500 << 20) and r["working_set_bytes"] > 0, r
 assert r["f64_peak_gpu_bytes"] > 0 and r["disk_bytes"] > 0 and r["compile_cache_bytes"] == 12345, r
 assert m["start"] == "default" and m["speedup_vs_default"]["ci95_lo"] > 1.02, m
-# fake ceilings: read 2^30 B / 0.22 ms, write 2^30 B / 0.24 ms; the graph's I/O is x (read) and
-# the output (written), 2048 B each: the floor is the larger of the two
-rd, wr = (1 << 30) / 0.22e-3, (1 << 30) / 0.24e-3
-assert abs(m["floor_ms"] - max(m["io_bytes"] - m["io_bytes_written"], 0) / rd * 1e3) < 1e-12 or \
-       abs(m["floor_ms"] - m["io_bytes_written"] / wr * 1e3) < 1e-12 or m["floor_ms"] > 0, m
+# the floor: the graph's I/O at the fake's measured rates (copy 2^31 B / 0.45 ms, read 2^30 B /
+# 0.22 ms, write 2^30 B / 0.24 ms, medians), or the library calls' floor when larger
+c = d["ceilings"]
+rd, wr = c["read_gbps"] * 1e9, c["write_gbps"] * 1e9
+best = max(rd, wr, c["copy_gbps"] * 1e9)
+rb, wb = m["io_bytes"] - m["io_bytes_written"], m["io_bytes_written"]
+io_floor = max(rb / rd, wb / wr, (rb + wb) / best) * 1e3
+assert abs(c["read_gbps"] - (1 << 30) / 0.22e-3 / 1e9) < 1e-3 and abs(c["write_gbps"] - (1 << 30) / 0.24e-3 / 1e9) < 1e-3, c
+assert abs(m["floor_ms"] - max(io_floor, m["vendor_floor_ms"])) < 1e-9 * max(1.0, m["floor_ms"]), (m, io_floor)
 PY
 [ ! -d "$T/o1/work" ] && [ -f "$T/o1/worker.log" ] && ok || bad "optimize: OUT/work left behind or no OUT/worker.log"
 # --max-autotune: max-autotune's module is faster (the fake times it 20% faster), so the search
@@ -224,7 +228,14 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "not availab
 unset FAKE_FAST_PATTERN
 expect_exit 2 "optimize, bad budget" -- "$KOPT" optimize "$P" -o "$T/o5" --budget soon
 FAKE_WORKER_MODE=no_cuda expect_exit 6 "optimize, no GPU" -- "$KOPT" optimize "$P" -o "$T/o6" --no-store
-FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "optimize, only vendor calls" -- "$KOPT" optimize "$P" -o "$T/o7" --no-store
+# a compiled kernel that moves bytes faster than the measured ceilings proves them low: the floor
+# takes its rate, and the report names it
+FAKE_BYTES_SCALE=1000000 expect_exit 0 "optimize, a kernel beats the ceilings" -- "$KOPT" optimize "$P" -o "$T/fr" --budget 20s --rounds 4 --no-store --json
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; f=m["floor_rate_from"]; assert f["kernel"]=="triton_poi_fused_add_addmm_relu_0" and f["gbps"]>4800, m' "$T/out" && ok || bad "floor: a kernel above the measured rates did not raise them"
+# a model of library calls only: nothing to search; the compiler's module is kept, measured, exit 0
+FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 0 "optimize, only vendor calls" -- "$KOPT" optimize "$P" -o "$T/o7" --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["outcome"].startswith("baseline kept: torch.compile generated no Triton kernel") and d["budget"]["used_candidates"]==0 and d["model"]["vendor_floor_ms"]>0, d["outcome"]' "$T/out" && ok || bad "optimize, only vendor calls: not a kept baseline"
+cmp -s "$T/o7/optimized_module.py" tests/fixtures/inductor/only_matmul_g0.py && ok || bad "only vendor calls: the compiler's module is not kept"
 
 # Regions: the wide softmax's five launches searched as one kernel (artifact/region.h). The fake
 # worker answers with the captured 02_softmax_wide module and times modules holding the

@@ -25,8 +25,9 @@ emptied and a NaN-filled block as large as the run needs (the largest run seen s
 outputs are carved from NaN-filled memory.
 
 The result describes the outputs and says how much the run allocated (`run_bytes`, the peak
-minus what was allocated before: outputs and intermediates), which the worker also keeps as the
-measure of what the next run needs (ctx.run_need).
+minus what was allocated before: outputs and intermediates); for module targets in the main
+memory phase the worker also keeps it as the measure of what the next module run needs
+(ctx.run_need, the poison block's size).
 """
 
 import torch
@@ -84,7 +85,10 @@ def op_run(ctx, req):
     target.release()
     if spec.get("kind") == "module" and ctx.problem is not None:
         res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
-    if ctx.memory.phase == "main":   # the float64 reference's runs are not what candidates need
+    # the poison block is sized for what a *module* needs (outputs and Inductor's fused
+    # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
+    # kept output carved from an oversized block pins all of it
+    if ctx.memory.phase == "main" and spec.get("kind") == "module":
         ctx.run_need = max(ctx.run_need, run_bytes)
     items = flatten(out)
     if out_prefix is not None:
