@@ -20,17 +20,15 @@
 #define KOPT_BENCH_IDENTITY_H
 
 #include "store/store.h"
+#include "util/owner.h"
 
 void bench_suite_key(double budget_s, int max_autotune, const char *gpu, char out[STORE_SHA_HEX]);
 
 /* "host:pid" of this process. */
 char *bench_owner_self(void);
 
-typedef struct bench_liveness {
-    char *self;                 /* bench_owner_self() */
-    char host[256];             /* this host's name */
-    double foreign_stale_s;     /* rows of other hosts older than this are taken again */
-} bench_liveness;
+/* The liveness of a bench owner is util/owner.h's, for the verb "bench". */
+typedef owner_liveness bench_liveness;
 
 void bench_liveness_init(bench_liveness *l, double foreign_stale_s);
 void bench_liveness_clear(bench_liveness *l);

@@ -10,6 +10,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/owner.h"
 
 void mem_warn(octx *c, const kerr *e) {
     log_warn("store: %s; continuing without it", e->msg);
@@ -83,7 +84,14 @@ void mem_run_begin(octx *c, const char *problem, const json_t *device) {
     char sha[STORE_SHA_HEX];
     store_sha256_hex(text, len, sha);
     free(text);
-    if (store_run_find_unfinished(c->store, sha, c->gpu, &c->run_id, &e)) { mem_warn(c, &e); return; }
+    /* another kopt still at work on this problem keeps its run; a dead one's is resumed (runs of
+     * other hosts count as dead after an hour) */
+    owner_liveness live;
+    owner_liveness_init(&live, "optimize", 3600);
+    int rc = store_run_find_unfinished(c->store, sha, c->gpu, owner_alive, &live, &c->run_id, &e);
+    owner_liveness_clear(&live);
+    if (rc) { mem_warn(c, &e); return; }
+    if (c->run_id && store_run_take(c->store, c->run_id, &e)) { mem_warn(c, &e); return; }
     if (c->run_id) {
         log_info("store: resuming the interrupted run %lld", (long long)c->run_id);
         json_object_set_new(c->doc, "resumed_run", json_integer(c->run_id));

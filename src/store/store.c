@@ -15,6 +15,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/owner.h"
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
@@ -128,9 +129,14 @@ static const char SCHEMA_V2[] =
     "  CHECK ((status = 'running') = (ended_at IS NULL)));"
     "CREATE INDEX bench_results_by_config ON bench_results(budget_s, max_autotune, gpu);";
 
+/* Version 3: a run has an owner ("host:pid" of the kopt process that runs it, util/owner.h), so
+ * that a second kopt on the same problem never adopts a run that is still alive. Runs of older
+ * stores have none (they count as another host's: taken over once stale). */
+static const char SCHEMA_V3[] = "ALTER TABLE runs ADD COLUMN owner TEXT;";
+
 /* The schema steps: MIGRATIONS[v - 1] brings a store of version v - 1 to version v (index 0 is
  * the v1 schema itself, applied to an empty file). */
-static const char *const MIGRATIONS[] = {SCHEMA_V1, SCHEMA_V2};
+static const char *const MIGRATIONS[] = {SCHEMA_V1, SCHEMA_V2, SCHEMA_V3};
 _Static_assert(sizeof MIGRATIONS / sizeof MIGRATIONS[0] == STORE_SCHEMA_VERSION,
                "one schema step per version");
 
@@ -527,11 +533,12 @@ int store_run_begin(kstore *s, const store_run *r, int64_t *run_id, kerr *e) {
     char uuid[37], host[256] = "";
     new_uuid(uuid);
     if (gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    char *owner = owner_self();
     sqlite3_stmt *st = NULL;
-    if ((rc = store_op_begin(s, e))) return rc;
+    if ((rc = store_op_begin(s, e))) { free(owner); return rc; }
     rc = store_prep(s,
                     "INSERT INTO runs(uuid, problem_path, problem_sha, gpu, torch_version, "
-                    "config_json, host) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                    "config_json, host, owner) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                     &st, e);
     if (!rc) {
         store_bind_text(st, 1, uuid);
@@ -541,35 +548,59 @@ int store_run_begin(kstore *s, const store_run *r, int64_t *run_id, kerr *e) {
         store_bind_text(st, 5, r->torch_version);
         store_bind_text(st, 6, r->config_json);
         store_bind_text(st, 7, host[0] ? host : NULL);
+        store_bind_text(st, 8, owner);
         rc = step_done(s, st, "starting a run", e);
         if (!rc) *run_id = sqlite3_last_insert_rowid(s->db);
     }
+    free(owner);
     sqlite3_finalize(st);
     rc = store_op_end(s, rc, e);
     if (rc) *run_id = 0;
     return rc;
 }
 
-int store_run_find_unfinished(kstore *s, const char *problem_sha, const char *gpu,
+int store_run_find_unfinished(kstore *s, const char *problem_sha, const char *gpu, store_alive_fn alive, void *alive_ctx,
                               int64_t *run_id, kerr *e) {
     *run_id = 0;
     int rc;
     if ((rc = need(problem_sha, "problem_sha", e)) || (rc = need(gpu, "gpu", e))) return rc;
     sqlite3_stmt *st;
     if ((rc = store_prep(s,
-                         "SELECT id FROM runs WHERE problem_sha = ?1 AND gpu = ?2 AND ended_at IS "
-                         "NULL ORDER BY started_at DESC, id DESC LIMIT 1",
+                         "SELECT id, owner, (julianday('now') - julianday(started_at)) * 86400.0 FROM runs "
+                         "WHERE problem_sha = ?1 AND gpu = ?2 AND ended_at IS NULL ORDER BY started_at DESC, id DESC",
                          &st, e)))
         return rc;
     store_bind_text(st, 1, problem_sha);
     store_bind_text(st, 2, gpu);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW)
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *owner = (const char *)sqlite3_column_text(st, 1);
+        double age = sqlite3_column_double(st, 2);
+        if (alive && alive(owner, age, alive_ctx)) continue;   /* another kopt's live run */
         *run_id = sqlite3_column_int64(st, 0);
-    else if (r != SQLITE_DONE)
-        rc = store_db_err(s, e, "looking for an unfinished run");
+        break;
+    }
+    if (r != SQLITE_ROW && r != SQLITE_DONE) rc = store_db_err(s, e, "looking for an unfinished run");
     sqlite3_finalize(st);
     return rc;
+}
+
+int store_run_take(kstore *s, int64_t run_id, kerr *e) {
+    int rc = store_op_begin(s, e);
+    if (rc) return rc;
+    char *owner = owner_self();
+    sqlite3_stmt *st = NULL;
+    rc = store_prep(s, "UPDATE runs SET owner = ?1 WHERE id = ?2 AND ended_at IS NULL", &st, e);
+    if (!rc) {
+        store_bind_text(st, 1, owner);
+        sqlite3_bind_int64(st, 2, run_id);
+        rc = step_done(s, st, "taking over a run", e);
+        if (!rc && sqlite3_changes(s->db) != 1)
+            rc = kerr_set(e, KOPT_E_STORE, "store %s: run %lld is not an unfinished run", s->path, (long long)run_id);
+    }
+    sqlite3_finalize(st);
+    free(owner);
+    return store_op_end(s, rc, e);
 }
 
 int store_run_end(kstore *s, int64_t run_id, const char *status, const char *summary_json,

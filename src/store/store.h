@@ -43,7 +43,7 @@
 
 #include "util/err.h"
 
-#define STORE_SCHEMA_VERSION 2   /* 2: bench_results (kopt bench) */
+#define STORE_SCHEMA_VERSION 3   /* 2: bench_results (kopt bench) */
 #define STORE_SHA_HEX 65            /* 64 hex digits + NUL */
 
 typedef struct kstore kstore;
@@ -91,10 +91,16 @@ typedef struct store_run {
 
 /* Starts a run: a new row with a fresh uuid (v4), the host name and the start time. */
 int store_run_begin(kstore *s, const store_run *r, int64_t *run_id, kerr *e);
-/* Resume lookup: the most recently started run of this problem sha and GPU that has no end;
- * *run_id = 0 when there is none. */
-int store_run_find_unfinished(kstore *s, const char *problem_sha, const char *gpu,
+/* Whether the owner ("host:pid") of state that is age_s seconds old is still at work
+ * (util/owner.h's owner_alive is one). */
+typedef int (*store_alive_fn)(const char *owner, double age_s, void *ctx);
+/* Resume lookup: the most recently started run of this problem sha and GPU that has no end and
+ * whose owner is not alive (alive NULL: every unfinished run qualifies); *run_id = 0 when there
+ * is none. A run of a kopt still at work is never adopted by another. */
+int store_run_find_unfinished(kstore *s, const char *problem_sha, const char *gpu, store_alive_fn alive, void *alive_ctx,
                               int64_t *run_id, kerr *e);
+/* This process takes over an unfinished run it resumes (its owner becomes this process). */
+int store_run_take(kstore *s, int64_t run_id, kerr *e);
 /* Ends a run: status (required, free text: "done", "failed", "interrupted", ...) and an
  * optional summary JSON. Ending a run that does not exist is KOPT_E_STORE; ending it again
  * overwrites the end. */

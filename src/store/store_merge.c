@@ -139,6 +139,20 @@ static int check_other(kstore *s, const char *other, kerr *e) {
     }
     int64_t v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    /* a kopt store has tables and indexes only: a view or trigger in the file (a `runs` that
+     * is a recursive view, a trigger writing elsewhere) is not something to read, let alone run */
+    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM kopt_other.sqlite_schema WHERE type IN ('view', 'trigger')", -1,
+                           &st, NULL) != SQLITE_OK ||
+        sqlite3_step(st) != SQLITE_ROW) {
+        rc = other_err(s, other, e);
+        sqlite3_finalize(st);
+        return rc;
+    }
+    int64_t odd = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    if (odd > 0)
+        return kerr_set(e, KOPT_E_STORE, "store %s: merging %s: the file defines %lld view(s) or trigger(s), which a kopt "
+                        "store never has; refused", s->path, other, (long long)odd);
     if (v != STORE_SCHEMA_VERSION)
         return kerr_set(e, KOPT_E_STORE,
                         "store %s: merging %s: schema version %lld, this kopt writes %d; hint: "

@@ -555,13 +555,15 @@ Test(bench_store, migrates_a_v1_store) {
     store_close(s);
     char *p = fs_join(g_dir, "v1.sqlite");
     cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version"), 1, "a new store records one version");
-    cr_assert_eq(raw_count(p, "SELECT max(version) FROM schema_version"), 2);
-    /* make it what kopt 0.1 wrote: v1, no bench_results */
-    raw_exec(p, "DROP TABLE bench_results; DELETE FROM schema_version; INSERT INTO schema_version(version) VALUES (1);");
+    cr_assert_eq(raw_count(p, "SELECT max(version) FROM schema_version"), STORE_SCHEMA_VERSION);
+    /* make it what kopt 0.1 wrote: v1, no bench_results, runs without an owner */
+    raw_exec(p, "DROP TABLE bench_results; ALTER TABLE runs DROP COLUMN owner; DELETE FROM schema_version; "
+                "INSERT INTO schema_version(version) VALUES (1);");
     cr_assert_eq(raw_count(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'bench_results'"), 0);
     OK(store_open(p, &s, &E));
     cr_assert_eq(raw_count(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'bench_results'"), 1);
-    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version WHERE version IN (1, 2)"), 2);
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version WHERE version IN (1, 2, 3)"), 3);
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM pragma_table_info('runs') WHERE name = 'owner'"), 1);
     cr_assert_eq(raw_count(p, "SELECT count(*) FROM runs"), 1, "the v1 data is kept");
     int64_t r = 0;
     g_alive = 0;
@@ -569,7 +571,7 @@ Test(bench_store, migrates_a_v1_store) {
     cr_assert_eq(claim(s, &c, &r), STORE_BENCH_CLAIMED, "the migrated store takes bench results");
     store_close(s);
     OK(store_open(p, &s, &E));   /* reopening does not migrate again */
-    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version"), 2);
+    cr_assert_eq(raw_count(p, "SELECT count(*) FROM schema_version"), 3);
     store_close(s);
     free(p);
 }

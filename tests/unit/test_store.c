@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "util/owner.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
@@ -80,6 +81,15 @@ static int64_t raw_int(const char *path, const char *sql) {
     sqlite3_finalize(st);
     sqlite3_close(db);
     return v;
+}
+
+/* Runs sql on the file at path with a connection of its own (not through the store). */
+static void raw_exec(const char *path, const char *sql) {
+    sqlite3 *db = NULL;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    sqlite3_busy_timeout(db, 5000);
+    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK, "%s", sqlite3_errmsg(db));
+    sqlite3_close(db);
 }
 
 static char *raw_text(const char *path, const char *sql) {
@@ -183,7 +193,7 @@ Test(store, creates_schema_and_reopens) {
     /* reopen: the schema is not recreated, the data is there */
     OK(store_open(g_path, &g_s, &E));
     int64_t again = 0;
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", &again, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", NULL, NULL, &again, &E));
     cr_assert_eq(again, run);
     char uuid2[37];
     OK(store_run_uuid(g_s, again, uuid2, &E));
@@ -269,27 +279,27 @@ Test(store, redact_secrets) {
 
 Test(store_runs, lifecycle_and_resume_lookup) {
     int64_t found = -1;
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, 0, "an empty store has no unfinished run");
 
     int64_t a = begin_run(g_s, "p1", "NVIDIA H200");
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, a);
     int64_t b = begin_run(g_s, "p1", "NVIDIA H200");
     cr_assert_neq(a, b);
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, b, "the latest unfinished run is the one to resume");
     /* another GPU or problem does not match */
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA A100", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA A100", NULL, NULL, &found, &E));
     cr_assert_eq(found, 0);
-    OK(store_run_find_unfinished(g_s, "p2", "NVIDIA H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p2", "NVIDIA H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, 0);
 
     OK(store_run_end(g_s, b, "done", "{\"speedup\": 1.3}", &E));
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, a, "a finished run is never resumed");
     OK(store_run_end(g_s, a, "interrupted", NULL, &E));
-    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, 0);
 
     char *status = raw_text(g_path, "SELECT status FROM runs ORDER BY id DESC LIMIT 1");
@@ -318,6 +328,45 @@ Test(store_runs, lifecycle_and_resume_lookup) {
     cr_assert(strstr(E.msg, "config_json"), "%s", E.msg);
     FAILS(store_run_end(g_s, a, "done", "not json", &E), KOPT_E_INTERNAL);
     cr_assert_eq(count("runs"), 2);
+}
+
+/* A liveness that says the owner named in ctx is alive, every other one dead. */
+static int alive_if(const char *owner, double age_s, void *ctx) {
+    (void)age_s;
+    return owner && !strcmp(owner, (const char *)ctx);
+}
+
+Test(store_runs, a_live_run_is_never_adopted) {
+    int64_t a = begin_run(g_s, "p1", "NVIDIA H200"), found = -1;
+    char *mine = owner_self();
+    char *rec = raw_text(g_path, "SELECT owner FROM runs ORDER BY id DESC LIMIT 1");
+    cr_assert_str_eq(rec, mine, "a run records its owner (host:pid)");
+    free(rec);
+    /* its owner still at work: a second kopt on the same problem starts its own */
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", alive_if, mine, &found, &E));
+    cr_assert_eq(found, 0);
+    /* its owner gone: resumed, and the run changes hands */
+    raw_exec(g_path, "UPDATE runs SET owner = 'otherhost:1'");
+    OK(store_run_find_unfinished(g_s, "p1", "NVIDIA H200", alive_if, mine, &found, &E));
+    cr_assert_eq(found, a);
+    OK(store_run_take(g_s, a, &E));
+    rec = raw_text(g_path, "SELECT owner FROM runs WHERE id = 1");
+    cr_assert_str_eq(rec, mine);
+    free(rec);
+    /* the real liveness: this very process's own pid is not "alive" (a recycled pid), a live
+     * process of this host that is not a kopt optimize is not either */
+    owner_liveness live;
+    owner_liveness_init(&live, "optimize", 3600);
+    cr_expect_not(owner_alive(mine, 0, &live));
+    char *parent = kasprintf("%s:%ld", live.host, (long)getppid());
+    cr_expect_not(owner_alive(parent, 0, &live), "the test runner's parent does not run 'optimize'");
+    cr_expect(owner_alive("faraway:1", 10, &live), "another host's young run is alive");
+    cr_expect_not(owner_alive("faraway:1", 7200, &live), "and stale after an hour");
+    free(parent);
+    owner_liveness_clear(&live);
+    OK(store_run_end(g_s, a, "done", NULL, &E));
+    cr_expect_neq(store_run_take(g_s, a, &E), 0, "a finished run cannot be taken");
+    free(mine);
 }
 
 Test(store_runs, kernel_upsert_is_idempotent) {
@@ -788,9 +837,9 @@ Test(store_query, sql_injection_is_stored_verbatim) {
     cr_assert_str_eq(label, evil);
     free(label);
     int64_t found = 0;
-    OK(store_run_find_unfinished(g_s, "p' OR '1'='1", "H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p' OR '1'='1", "H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, run);
-    OK(store_run_find_unfinished(g_s, "anything' OR '1'='1", "H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "anything' OR '1'='1", "H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, 0);
 
     json_t *doc = NULL;
@@ -857,7 +906,7 @@ Test(store_tx, close_without_commit_discards) {
     cr_assert_eq(count("kernels"), 0);
     cr_assert_eq(count("attempts"), 0);
     int64_t found = 0;
-    OK(store_run_find_unfinished(g_s, "p1", "H200", &found, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "H200", NULL, NULL, &found, &E));
     cr_assert_eq(found, kept);
 }
 
@@ -985,7 +1034,7 @@ Test(store_merge, two_stores_and_remerge) {
                           uuid_b);
     cr_assert_eq(raw_int(g_path, sql), 1);
     int64_t resume = 0;
-    OK(store_run_find_unfinished(g_s, "p1", "H200", &resume, &E));
+    OK(store_run_find_unfinished(g_s, "p1", "H200", NULL, NULL, &resume, &E));
     cr_assert_gt(resume, 0, "B's open run is visible here");
 
     /* merging again adds nothing */
@@ -1046,6 +1095,22 @@ Test(store_merge, refusals) {
     FAILS(store_merge(g_s, foreign, NULL, &E), KOPT_E_STORE);
     cr_assert(strstr(E.msg, "not a kopt store"), "%s", E.msg);
     free(foreign);
+
+    /* a kopt store whose `runs` became a recursive view (the merge hung on it before) and one
+     * with a trigger: refused before anything is read */
+    const char *rigged[] = {"ALTER TABLE runs RENAME TO runs_t; CREATE VIEW runs AS WITH RECURSIVE n(x) AS (SELECT 1 "
+                            "UNION ALL SELECT x + 1 FROM n) SELECT * FROM runs_t, n;",
+                            "CREATE TRIGGER t AFTER INSERT ON kernels BEGIN DELETE FROM runs; END;"};
+    for (int i = 0; i < 2; i++) {
+        char *bad = kasprintf("%s/rigged%d.sqlite", g_dir, i);
+        kstore *b = NULL;
+        OK(store_open(bad, &b, &E));
+        store_close(b);
+        raw_exec(bad, rigged[i]);
+        FAILS(store_merge(g_s, bad, NULL, &E), KOPT_E_STORE);
+        cr_assert(strstr(E.msg, "view(s) or trigger(s)"), "%s", E.msg);
+        free(bad);
+    }
 
     OK(store_begin(g_s, &E));
     char *other = fs_join(g_dir, "other.sqlite");
