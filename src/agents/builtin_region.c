@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "agents/builtin.h"
+#include "agents/template.h"
 #include "util/buf.h"
 
 /* Every parameter of the region is an fp32 tensor. */
@@ -88,109 +89,17 @@ json_t *builtin_region_variants(const char *tmpl, const json_t *k) {
     return v;
 }
 
-static void softmax_source(kbuf *s, int log, int seg, int nw) {
-    kbuf_puts(s,
-        "import torch\n"
-        "import triton\n"
-        "import triton.language as tl\n\n\n"
-        "@triton.jit\n"
-        "def _rows_split_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, N, nseg, NSEG: tl.constexpr, SEG: tl.constexpr,\n"
-        "                        LOG: tl.constexpr):\n"
-        "    t = tl.atomic_add(sync_ptr, 1)            # ticket: programs 0..t-1 have all started\n"
-        "    row = t // nseg\n"
-        "    seg = t - row * nseg\n"
-        "    cols = seg * SEG + tl.arange(0, SEG)\n"
-        "    mask = cols < N\n"
-        "    base = row.to(tl.int64) * N\n"
-        "    x = tl.load(x_ptr + base + cols, mask=mask, other=float(\"-inf\"))\n"
-        "    m = tl.max(x, 0)\n"
-        "    m_safe = tl.where(m == float(\"-inf\"), 0.0, m)\n"
-        "    s = tl.sum(tl.where(mask, tl.exp(x - m_safe), 0.0), 0)\n"
-        "    tl.store(part_ptr + 2 * t, m)\n"
-        "    tl.store(part_ptr + 2 * t + 1, s)\n"
-        "    tl.debug_barrier()\n"
-        "    tl.atomic_add(sync_ptr + 1 + row, 1, sem=\"release\")\n"
-        "    while tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\") < nseg:\n"
-        "        pass\n"
-        "    ks = tl.arange(0, NSEG)\n"
-        "    km = ks < nseg\n"
-        "    pm = tl.load(part_ptr + 2 * (row * nseg + ks), mask=km, other=float(\"-inf\"), volatile=True)\n"
-        "    ps = tl.load(part_ptr + 2 * (row * nseg + ks) + 1, mask=km, other=0.0, volatile=True)\n"
-        "    big = tl.max(pm, 0)\n"
-        "    big_safe = tl.where(big == float(\"-inf\"), 0.0, big)\n"
-        "    total = tl.sum(tl.where(km, ps * tl.exp(pm - big_safe), 0.0), 0)\n"
-        "    if LOG:\n"
-        "        y = x - big - tl.log(total)\n"
-        "    else:\n"
-        "        y = tl.exp(x - big) / total\n"
-        "    tl.store(y_ptr + base + cols, y, mask=mask)\n\n\n");
-    kbuf_printf(s,
-        "def launch(in_ptr0, out_ptr0, stream=None):\n"
-        "    n = in_ptr0.shape[-1]\n"
-        "    rows = in_ptr0.numel() // n\n"
-        "    nseg = triton.cdiv(n, %d)\n"
-        "    if nseg > torch.cuda.get_device_properties(in_ptr0.device).multi_processor_count:\n"
-        "        raise ValueError(\"a row's %%d programs must all fit on the GPU at once\" %% nseg)\n"
-        "    part = torch.empty(2 * rows * nseg, device=in_ptr0.device, dtype=torch.float32)\n"
-        "    sync = torch.zeros(1 + rows, device=in_ptr0.device, dtype=torch.int32)\n"
-        "    _rows_split_softmax[(rows * nseg,)](in_ptr0, out_ptr0, part, sync, n, nseg,\n"
-        "                                        NSEG=triton.next_power_of_2(nseg), SEG=%d, LOG=%s, num_warps=%d)\n",
-        seg, seg, log ? "True" : "False", nw);
-}
-
-static void group_norm_source(kbuf *s, long long gsize, double eps, int seg, int nw) {
-    kbuf_puts(s,
-        "import torch\n"
-        "import triton\n"
-        "import triton.language as tl\n\n\n"
-        "@triton.jit\n"
-        "def _group_norm_split(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, HW, CPG, G, eps,\n"
-        "                      GSIZE: tl.constexpr, NSEG: tl.constexpr, SEG: tl.constexpr, ONE_CH: tl.constexpr):\n"
-        "    t = tl.atomic_add(sync_ptr, 1)            # ticket: programs 0..t-1 have all started\n"
-        "    grp = t // NSEG                           # n * G + g\n"
-        "    seg = t - grp * NSEG\n"
-        "    offs = seg * SEG + tl.arange(0, SEG)\n"
-        "    base = grp.to(tl.int64) * GSIZE\n"
-        "    x = tl.load(x_ptr + base + offs)\n"
-        "    mean_k = tl.sum(x, 0) / SEG\n"
-        "    d = x - mean_k\n"
-        "    m2_k = tl.sum(d * d, 0)\n"
-        "    tl.store(part_ptr + 2 * t, mean_k)\n"
-        "    tl.store(part_ptr + 2 * t + 1, m2_k)\n"
-        "    tl.debug_barrier()\n"
-        "    tl.atomic_add(sync_ptr + 1 + grp, 1, sem=\"release\")\n"
-        "    while tl.atomic_add(sync_ptr + 1 + grp, 0, sem=\"acquire\") < NSEG:\n"
-        "        pass\n"
-        "    ks = tl.arange(0, NSEG)\n"
-        "    pmean = tl.load(part_ptr + 2 * (grp * NSEG + ks), volatile=True)\n"
-        "    pm2 = tl.load(part_ptr + 2 * (grp * NSEG + ks) + 1, volatile=True)\n"
-        "    mean = tl.sum(pmean, 0) / NSEG\n"
-        "    dm = pmean - mean\n"
-        "    m2 = tl.sum(pm2, 0) + SEG * tl.sum(dm * dm, 0)\n"
-        "    rstd = tl.rsqrt(m2 / GSIZE + eps)\n"
-        "    if ONE_CH:\n"
-        "        c = (grp % G) * CPG + (seg * SEG) // HW\n"
-        "    else:\n"
-        "        c = (grp % G) * CPG + offs // HW\n"
-        "    w = tl.load(w_ptr + c)\n"
-        "    b = tl.load(b_ptr + c)\n"
-        "    y = (x - mean) * rstd * w + b\n"
-        "    tl.store(y_ptr + base + offs, y)\n\n\n");
-    kbuf_printf(s,
-        "def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr0, stream=None):\n"
-        "    nb, ch = in_ptr0.shape[0], in_ptr0.shape[1]\n"
-        "    hw = in_ptr0.numel() // (nb * ch)\n"
-        "    cpg = %lld // hw\n"
-        "    groups = ch // cpg\n"
-        "    nseg = %lld // %d\n"
-        "    if nseg > torch.cuda.get_device_properties(in_ptr0.device).multi_processor_count:\n"
-        "        raise ValueError(\"a group's %%d programs must all fit on the GPU at once\" %% nseg)\n"
-        "    part = torch.empty(2 * nb * groups * nseg, device=in_ptr0.device, dtype=torch.float32)\n"
-        "    sync = torch.zeros(1 + nb * groups, device=in_ptr0.device, dtype=torch.int32)\n"
-        "    _group_norm_split[(nb * groups * nseg,)](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups,\n"
-        "                                            %.9g, GSIZE=%lld, NSEG=nseg, SEG=%d, ONE_CH=hw %% %d == 0,\n"
-        "                                            num_warps=%d)\n",
-        gsize, gsize, seg, eps, gsize, seg, seg, nw);
+/* The region templates (templates/kernels/region_*.py.tmpl) for one variant. */
+static int region_source(kbuf *s, const char *tmpl, long long gsize, double eps, int seg, int nw, kerr *e) {
+    if (!strcmp(tmpl, "region_group_norm")) {
+        tpl_arg a[] = {{.name = "GSIZE", .type = TPL_INT, .i = gsize}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+                       {.name = "SEG", .type = TPL_INT, .i = seg}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("region_group_norm", a, 4, s, e);
+    }
+    tpl_arg a[] = {{.name = "SEG", .type = TPL_INT, .i = seg},
+                   {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "region_log_softmax")},
+                   {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+    return template_render("region_softmax", a, 3, s, e);
 }
 
 int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
@@ -221,8 +130,12 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         json_t *m;
         json_array_foreach(mem, j, m) kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
         kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
-        if (gn) group_norm_source(&s, gsize, eps, seg, nw);
-        else softmax_source(&s, !strcmp(tmpl, "region_log_softmax"), seg, nw);
+        if (region_source(&s, tmpl, gsize, eps, seg, nw, e)) {
+            kbuf_free(&s);
+            kbuf_free(&label);
+            json_decref(cands);
+            return e->code;
+        }
         json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i, s:i}, s:s}", "label", kbuf_str(&label), "config", "template",
                                                tmpl, "seg", seg, "num_warps", nw, "source", kbuf_str(&s)));
         kbuf_free(&s);

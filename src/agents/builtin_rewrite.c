@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "agents/builtin.h"
+#include "agents/template.h"
 #include "util/buf.h"
 
 /* The declared Triton type of runtime parameter i ("*fp32", "i32"), or "". */
@@ -323,62 +324,22 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
     return 0;
 }
 
-static void row_cumsum_source(kbuf *s, const char *out, long long chunk, int nw) {
-    kbuf_printf(s,
-        "def _row_scan(in_ptr0, %s, xnumel, r0_numel, CHUNK: tl.constexpr):\n"
-        "    row = tl.program_id(0)\n"
-        "    base = row.to(tl.int64) * r0_numel\n"
-        "    cols = tl.arange(0, CHUNK)\n"
-        "    carry = tl.zeros([], dtype=tl.float32)\n"
-        "    for off in tl.range(0, r0_numel, CHUNK, num_stages=2):\n"
-        "        mask = off + cols < r0_numel\n"
-        "        x = tl.load(in_ptr0 + base + off + cols, mask=mask, other=0.0, eviction_policy=\"evict_first\")\n"
-        "        tl.store(%s + base + off + cols, tl.cumsum(x, 0) + carry, mask=mask)\n"
-        "        carry += tl.sum(x, 0)\n\n\n"
-        "def launch(in_ptr0, %s, xnumel, r0_numel, stream=None):\n"
-        "    _row_scan[(xnumel,)](in_ptr0, %s, xnumel, r0_numel, CHUNK=%lld, num_warps=%d)\n",
-        out, out, out, out, chunk, nw);
-}
-
-static void row_layer_norm_source(kbuf *s, const char *out, double eps, int nw) {
-    kbuf_printf(s,
-        "def _row_kernel(in_ptr0, in_ptr1, in_ptr2, %s, xnumel, r0_numel, R0_BLOCK: tl.constexpr):\n"
-        "    row = tl.program_id(0)\n"
-        "    base = row.to(tl.int64) * r0_numel\n"
-        "    cols = tl.arange(0, R0_BLOCK)\n"
-        "    mask = cols < r0_numel\n"
-        "    x = tl.load(in_ptr0 + base + cols, mask=mask, other=0.0, eviction_policy=\"evict_first\")\n"
-        "    mean = tl.sum(x, 0) / r0_numel\n"
-        "    d = tl.where(mask, x - mean, 0.0)\n"
-        "    var = tl.sum(d * d, 0) / r0_numel\n"
-        "    rstd = tl.rsqrt(var + %.17g)\n"
-        "    w = tl.load(in_ptr1 + cols, mask=mask, other=0.0, eviction_policy=\"evict_last\")\n"
-        "    b = tl.load(in_ptr2 + cols, mask=mask, other=0.0, eviction_policy=\"evict_last\")\n"
-        "    tl.store(%s + base + cols, (d * rstd) * w + b, mask=mask)\n\n\n"
-        "def launch(in_ptr0, in_ptr1, in_ptr2, %s, xnumel, r0_numel, stream=None):\n"
-        "    _row_kernel[(xnumel,)](in_ptr0, in_ptr1, in_ptr2, %s, xnumel, r0_numel,\n"
-        "                         R0_BLOCK=triton.next_power_of_2(r0_numel), num_warps=%d, num_stages=1)\n",
-        out, eps, out, out, out, nw);
-}
-
-static void row_softmax_source(kbuf *s, const char *out, int log, int nw) {
-    kbuf_printf(s,
-        "def _row_kernel(in_ptr0, %s, xnumel, r0_numel, R0_BLOCK: tl.constexpr):\n"
-        "    row = tl.program_id(0)\n"
-        "    base = row.to(tl.int64) * r0_numel\n"
-        "    cols = tl.arange(0, R0_BLOCK)\n"
-        "    mask = cols < r0_numel\n"
-        "    x = tl.load(in_ptr0 + base + cols, mask=mask, other=float(\"-inf\"))\n"
-        "    shifted = x - tl.max(x, 0)\n"
-        "    e = tl.where(mask, tl.exp(shifted), 0.0)\n", out);
-    if (log) kbuf_puts(s, "    y = shifted - tl.log(tl.sum(e, 0))\n");
-    else kbuf_puts(s, "    y = e / tl.sum(e, 0)\n");
-    kbuf_printf(s,
-        "    tl.store(%s + base + cols, y, mask=mask)\n\n\n"
-        "def launch(in_ptr0, %s, xnumel, r0_numel, stream=None):\n"
-        "    _row_kernel[(xnumel,)](in_ptr0, %s, xnumel, r0_numel,\n"
-        "                         R0_BLOCK=triton.next_power_of_2(r0_numel), num_warps=%d, num_stages=1)\n",
-        out, out, out, nw);
+/* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant. */
+static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, long long chunk, int nw, kerr *e) {
+    if (!strcmp(tmpl, "row_cumsum")) {
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "CHUNK", .type = TPL_INT, .i = chunk},
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_cumsum", a, 3, s, e);
+    }
+    if (!strcmp(tmpl, "row_layer_norm")) {
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_layer_norm", a, 3, s, e);
+    }
+    tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
+                   {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "row_log_softmax")},
+                   {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+    return template_render("row_softmax", a, 3, s, e);
 }
 
 int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
@@ -437,11 +398,13 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else {
-            kbuf_puts(&s, "import triton\nimport triton.language as tl\n\n\n@triton.jit\n");
-            if (cumsum) row_cumsum_source(&s, outp, chunk, nw);
-            else if (!strcmp(tmpl, "row_layer_norm")) row_layer_norm_source(&s, outp, eps, nw);
-            else row_softmax_source(&s, outp, !strcmp(tmpl, "row_log_softmax"), nw);
+        } else if (row_template(&s, tmpl, outp, eps, chunk, nw, e)) {
+            kbuf_free(&s);
+            kbuf_free(&label);
+            json_decref(cfg);
+            json_decref(variants);
+            json_decref(cands);
+            return e->code;
         }
         if (ok) json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
         json_decref(cfg);

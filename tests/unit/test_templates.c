@@ -1,0 +1,213 @@
+/* The executor's templates (templates/kernels/, rendered by src/agents/template.c) against
+ * golden outputs: every rewrite template on every captured fixture kernel it matches, and the
+ * region templates on the regions of the wide softmax and group norm, with the variants the
+ * planner would send. The goldens (tests/fixtures/templates/) are the sources that earlier
+ * sessions verified on the H200; a change to a template shows here as a diff. Set
+ * KOPT_WRITE_GOLDEN=1 to (re)write them after a deliberate change. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "artifact/region.h"
+#include "optimize/optimize_int.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+/* Every candidate source of an executor answer, one after another. */
+static void all_sources(const json_t *out, kbuf *b) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        kbuf_printf(b, "### %s\n", json_string_value(json_object_get(c, "label")));
+        kbuf_puts(b, json_string_value(json_object_get(c, "source")));
+        kbuf_putc(b, '\n');
+    }
+}
+
+/* Compares b with the golden file `name` (or writes it when KOPT_WRITE_GOLDEN is set). */
+static void golden(const char *name, const kbuf *b) {
+    char *rel = kasprintf("tests/fixtures/templates/%s", name);
+    char *path = tu_fixture_path(rel);
+    kerr e = {0};
+    if (getenv("KOPT_WRITE_GOLDEN")) {
+        cr_assert_eq(fs_write(path, kbuf_str(b), b->len, &e), 0, "%s", e.msg);
+    } else {
+        size_t n = 0;
+        char *want = tu_read_fixture(rel, &n);
+        cr_expect(n == b->len && !memcmp(want, kbuf_str(b), n), "%s: the rendered template differs from the golden", name);
+        free(want);
+    }
+    free(path);
+    free(rel);
+}
+
+static json_t *render(const json_t *k, const char *tmpl, json_t *variants) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants", variants);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s: %s", tmpl, e.msg);
+    json_decref(plan);
+    return out;
+}
+
+Test(templates, rewrite_templates_match_their_goldens) {
+    static const char *const fixtures[] = {"03_log_softmax_g0.py", "04_layernorm_g0.py", "11_cumsum_g0.py",
+                                           "02_softmax_wide_g0.py", "06_groupnorm_g0.py", "05_rmsnorm_g0.py",
+                                           "suite_level1_06_layer_norm_small_g0.py",
+                                           "suite_level1_27_cumsum_rows_small_g0.py"};
+    int rendered = 0;
+    for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
+        char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
+        size_t len = 0;
+        char *text = tu_read_fixture(rel, &len);
+        artifact *a = NULL;
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+        for (size_t k = 0; k < a->nkernels; k++) {
+            json_t *kc = opt_kernel_ctx(a, (int)k);
+            double eps = 0;
+            const char *t = builtin_rewrite_match(kc, &eps);
+            if (t) {
+                json_t *out = render(kc, t, builtin_rewrite_variants(t, kc));
+                kbuf b = KBUF_INIT;
+                all_sources(out, &b);
+                char *name = kasprintf("%.*s_k%zu_%s.txt", (int)(strlen(fixtures[f]) - 3), fixtures[f], k, t);
+                golden(name, &b);
+                free(name);
+                kbuf_free(&b);
+                json_decref(out);
+                rendered++;
+            }
+            json_decref(kc);
+        }
+        artifact_free(a);
+        free(text);
+        free(rel);
+    }
+    cr_expect_geq(rendered, 6, "only %d template renderings", rendered);
+}
+
+/* The region templates on the regions the optimizer forms: launches first..last of a fixture. */
+Test(templates, region_templates_match_their_goldens) {
+    static const struct {
+        const char *fixture;
+        int first, last;
+        const char *tmpl;
+    } cases[] = {{"02_softmax_wide_g0.py", 0, 4, "region_softmax"}, {"06_groupnorm_g0.py", 0, 2, "region_group_norm"}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        char *rel = kasprintf("tests/fixtures/inductor/%s", cases[c].fixture);
+        size_t len = 0;
+        char *text = tu_read_fixture(rel, &len);
+        artifact *a = NULL, *r = NULL;
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+        kbuf rb = KBUF_INIT;
+        cr_assert_eq(region_build(a, cases[c].first, cases[c].last, REGION_PREFIX "0", &rb, &e), 0, "%s", e.msg);
+        cr_assert_eq(artifact_parse(kbuf_str(&rb), rb.len, &r, &e), 0, "%s", e.msg);
+        json_t *kc = opt_kernel_ctx(r, artifact_find_kernel(r, REGION_PREFIX "0"));
+        cr_assert_str_eq(builtin_region_match(kc), cases[c].tmpl);
+        json_t *out = render(kc, cases[c].tmpl, builtin_region_variants(cases[c].tmpl, kc));
+        kbuf b = KBUF_INIT;
+        all_sources(out, &b);
+        char *name = kasprintf("%.*s_%s.txt", (int)(strlen(cases[c].fixture) - 3), cases[c].fixture, cases[c].tmpl);
+        golden(name, &b);
+        free(name);
+        kbuf_free(&b);
+        json_decref(out);
+        json_decref(kc);
+        artifact_free(r);
+        artifact_free(a);
+        kbuf_free(&rb);
+        free(text);
+        free(rel);
+    }
+}
+
+/* ---- the renderer itself ---------------------------------------------------------------- */
+
+#include "agents/template.h"
+
+static const char TPL[] = "#@ template t\n#@ family test\n#@ param OUT ident  out\n#@ param N int  n\n"
+                          "#@ param X float  x\n#@ param A bool  a\n#@ param B bool  b\n"
+                          "def f({{OUT}}):\n{{if A}}\n  a = {{N}}\n{{if B}}\n  ab = {{X}}\n{{else}}\n  a_not_b = 1\n{{end}}\n"
+                          "{{else}}\n  not_a = {{X}}\n{{end}}\n  return {{OUT}}\n";
+
+static char *tt_render(int a, int b, const char *ident, kerr *e, int *rc) {
+    tpl_arg args[] = {{.name = "OUT", .type = TPL_IDENT, .ident = ident}, {.name = "N", .type = TPL_INT, .i = -7},
+                      {.name = "X", .type = TPL_FLOAT, .f = 0.1}, {.name = "A", .type = TPL_BOOL, .b = a},
+                      {.name = "B", .type = TPL_BOOL, .b = b}};
+    kbuf out = KBUF_INIT;
+    *rc = template_render_text("t", TPL, sizeof TPL - 1, args, 5, &out, e);
+    return kbuf_steal(&out);
+}
+
+Test(templates, renders_values_and_nested_conditions) {
+    kerr e = {0};
+    int rc;
+    char *s = tt_render(1, 1, "out_ptr0", &e, &rc);
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    cr_expect_str_eq(s, "def f(out_ptr0):\n  a = -7\n  ab = 0.10000000000000001\n  return out_ptr0\n");
+    free(s);
+    s = tt_render(1, 0, "o", &e, &rc);
+    cr_expect_str_eq(s, "def f(o):\n  a = -7\n  a_not_b = 1\n  return o\n");
+    free(s);
+    s = tt_render(0, 1, "o", &e, &rc);   /* the inner condition is not reached */
+    cr_expect_str_eq(s, "def f(o):\n  not_a = 0.10000000000000001\n  return o\n");
+    free(s);
+    /* a bool as text is Python's; float9 keeps 9 digits */
+    static const char T2[] = "#@ template t\n#@ param A bool a\n#@ param X float9 x\nf(A={{A}}, x={{X}})\n";
+    tpl_arg a2[] = {{.name = "A", .type = TPL_BOOL, .b = 0}, {.name = "X", .type = TPL_FLOAT, .f = 1.0 / 3}};
+    kbuf b = KBUF_INIT;
+    cr_assert_eq(template_render_text("t", T2, strlen(T2), a2, 2, &b, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(kbuf_str(&b), "f(A=False, x=0.333333333)\n");
+    kbuf_free(&b);
+}
+
+Test(templates, refuses_what_it_cannot_render_exactly) {
+    kerr e = {0};
+    int rc;
+    char *s = tt_render(1, 1, "x); import os; (", &e, &rc);   /* not an identifier */
+    cr_expect_eq(rc, KOPT_E_INTERNAL);
+    cr_expect(strstr(e.msg, "not an identifier") != NULL, "%s", e.msg);
+    free(s);
+    struct {
+        const char *text, *why;
+    } bad[] = {
+        {"#@ param OUT ident x\ndef f(): pass\n", "no '#@ template"},
+        {"#@ template other\n", "another template"},
+        {"#@ template t\n#@ param OUT ident x\n#@ param Q int q\n", "no value for parameter Q"},
+        {"#@ template t\n#@ param OUT ident x\n{{NOPE}}\n", "unknown placeholder"},
+        {"#@ template t\n#@ param OUT ident x\n{{if OUT}}\n{{end}}\n", "needs a bool"},
+        {"#@ template t\n#@ param OUT ident x\n#@ param A bool a\n{{if A}}\nx\n", "without its {{end}}"},
+        {"#@ template t\n#@ param OUT ident x\n{{end}}\n", "{{end}} without"},
+        {"#@ template t\n#@ param OUT wide x\n", "unknown parameter type"},
+        {"#@ template t\n#@ param OUT ident x\n x = {{OUT\n", "unclosed"},
+    };
+    tpl_arg out = {.name = "OUT", .type = TPL_IDENT, .ident = "o"}, two[] = {out, {.name = "A", .type = TPL_BOOL, .b = 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        kbuf b = KBUF_INIT;
+        int nargs = strstr(bad[i].text, "param A bool") ? 2 : 1;
+        rc = template_render_text("t", bad[i].text, strlen(bad[i].text), two, (size_t)nargs, &b, &e);
+        cr_expect_eq(rc, KOPT_E_INTERNAL, "case %zu rendered", i);
+        cr_expect(strstr(e.msg, bad[i].why) != NULL, "case %zu: %s", i, e.msg);
+        kbuf_free(&b);
+    }
+    /* a value for a parameter the template does not declare, and a value of the wrong type */
+    static const char HDR[] = "#@ template t\n#@ param OUT ident x\n";
+    tpl_arg extra[] = {out, {.name = "Z", .type = TPL_INT, .i = 1}};
+    kbuf b = KBUF_INIT;
+    cr_expect_eq(template_render_text("t", HDR, strlen(HDR), extra, 2, &b, &e), KOPT_E_INTERNAL);
+    cr_expect(strstr(e.msg, "undeclared parameter: Z") != NULL, "%s", e.msg);
+    tpl_arg wrong = {.name = "OUT", .type = TPL_INT, .i = 3};
+    cr_expect_eq(template_render_text("t", HDR, strlen(HDR), &wrong, 1, &b, &e), KOPT_E_INTERNAL);
+    cr_expect(strstr(e.msg, "wrong type") != NULL, "%s", e.msg);
+    kbuf_free(&b);
+    /* every template file of the tree renders its own header's declarations without error is
+     * checked by the golden tests above; a missing file names the hint */
+    cr_expect_eq(template_render("no_such_template", NULL, 0, &b, &e), KOPT_E_NOFILE);
+    cr_expect(strstr(e.msg, "KOPT_ROOT") != NULL, "%s", e.msg);
+}
