@@ -389,7 +389,8 @@ def op_profile(req):
     launches = [{"index": i, "args": [{"value": int(x)} if x.isdigit() else arg for x in items]}
                 for i, items in enumerate(probes)]
     n = len(launches)
-    times = [[0.010 * (i + 1) + 0.0001 * (r % 3) for i in range(n)] for r in range(reps)]
+    unit = float(os.environ.get("FAKE_LAUNCH_MS", "0.010"))   # launch i takes (i + 1) * unit ms
+    times = [[unit * (i + 1) + 0.0001 * (r % 3) for i in range(n)] for r in range(reps)]
     if os.environ.get("FAKE_BYTES_SCALE"):   # a large model: call() takes what `time` says (1 ms)
         return {"launches": launches, "times": times, "total": [1.0 for _ in times]}
     return {"launches": launches, "times": times, "total": [sum(t) + 0.002 for t in times]}

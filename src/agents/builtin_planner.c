@@ -236,6 +236,9 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
                                                    : !strcmp(tmpl, "split_more")
                                                        ? "few, long reductions fill a few waves with an idle tail: split each into "
                                                          "sub-ranges over a second grid axis, combine the partials in order"
+                                                   : !strncmp(tmpl, "row_split_", 10)
+                                                       ? "rows too long for one program are read twice: one read, each row's "
+                                                         "segments held in registers by programs that exchange their partials"
                                                        : "the kernel re-reads rows that fit on chip: one pass over each row"));
     }
     json_t *configs = json_array();

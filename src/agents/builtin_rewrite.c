@@ -192,6 +192,13 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
         strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
         return "row_cumsum";
+    /* rows too long for one program: a softmax Inductor computes in one kernel reading each row
+     * twice gets the one-read kernel over row segments (at most 132 segments a row: one GPU) */
+    if (rn > 16384 && rn <= 132LL * 32768 && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
+        !strcmp(param_type(k, 1), "*fp32")) {
+        if (builtin_has_op(aten, "aten._log_softmax")) return "row_split_log_softmax";
+        if (builtin_has_op(aten, "aten._softmax")) return "row_split_softmax";
+    }
     if (rn > 16384) return split;   /* the one-pass templates hold the whole row in registers */
     if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._log_softmax")) return "row_log_softmax";
     if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._softmax")) return "row_softmax";
@@ -203,7 +210,7 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
 }
 
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
-    if (tmpl && !strncmp(tmpl, "region_", 7)) return builtin_region_variants(tmpl, k);
+    if (tmpl && (!strncmp(tmpl, "region_", 7) || !strncmp(tmpl, "row_split_", 10))) return builtin_region_variants(tmpl, k);
     json_t *v = json_array();
     if (tmpl && !strcmp(tmpl, "row_cumsum")) {
         long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
@@ -325,7 +332,14 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
 }
 
 /* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant. */
-static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, long long chunk, int nw, kerr *e) {
+static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, long long chunk, long long seg, int nw,
+                        kerr *e) {
+    if (!strncmp(tmpl, "row_split_", 10)) {
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "row_split_log_softmax")},
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_split_softmax", a, 4, s, e);
+    }
     if (!strcmp(tmpl, "row_cumsum")) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "CHUNK", .type = TPL_INT, .i = chunk},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
@@ -361,7 +375,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     const json_t *rt = json_object_get(k, "runtime_params");
     const char *outp = json_string_value(json_array_get(rt, !strcmp(tmpl, "row_layer_norm") ? 3 : 1));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more");
+    int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more"), rowsplit = !strncmp(tmpl, "row_split_", 10);
     split_info si;
     if (split) split_match(k, &si);   /* matched above */
     json_t *cands = json_array();
@@ -372,7 +386,10 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         long long chunk = json_integer_value(json_object_get(v, "chunk"));
         long long nsub = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
         long long rb = json_integer_value(json_object_get(v, "r0_block"));
+        long long seg = json_integer_value(json_object_get(v, "seg"));
         if (nw <= 0 || nw > 32 || (nw & (nw - 1))) continue;   /* warps: a power of two */
+        /* split rows: a power-of-two segment, at most 132 of them a row */
+        if (rowsplit && (seg < 1024 || seg > 65536 || (seg & (seg - 1)) || (rn + seg - 1) / seg > 132)) continue;
         if (cumsum && (chunk < 16 || chunk > 16384 || (chunk & (chunk - 1)))) continue;
         /* split_more: the sub-ranges must tile r0 exactly (SUB a multiple of R0_BLOCK, NSUB * SUB
          * covering it, none empty), at most 64 partials per output */
@@ -390,6 +407,10 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         } else if (cumsum) {
             kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
+        } else if (rowsplit) {
+            kbuf_printf(&label, "%s: one read, rows cut into segments of %lld held in registers, partials exchanged between "
+                        "programs, num_warps=%d", tmpl, seg, nw);
+            json_object_set_new(cfg, "seg", json_integer(seg));
         } else {
             kbuf_printf(&label, "one-pass %s, whole row in registers, num_warps=%d", tmpl, nw);
         }
@@ -398,7 +419,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else if (row_template(&s, tmpl, outp, eps, chunk, nw, e)) {
+        } else if (row_template(&s, tmpl, outp, eps, chunk, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);

@@ -79,8 +79,8 @@ static int bind(tpl *t, const tpl_arg *args, size_t nargs) {
     return 0;
 }
 
-/* A directive line ({{if X}}, {{else}}, {{end}}): its kind ('i', 'e', 'n') and, for if, the
- * name; 0 when the line is not one. */
+/* A directive line ({{if X}}, {{else}}, {{end}}, {{include P}}): its kind ('i', 'e', 'n',
+ * 'p') and, for if and include, the name; 0 when the line is not one. */
 static int directive(const char *p, const char *end, const char **nm, size_t *nlen) {
     while (p < end && *p == ' ') p++;
     while (end > p && (end[-1] == ' ' || end[-1] == '\r')) end--;
@@ -92,6 +92,11 @@ static int directive(const char *p, const char *end, const char **nm, size_t *nl
         *nm = in + 3;
         *nlen = (size_t)(ie - in - 3);
         return 'i';
+    }
+    if (ie - in > 8 && !strncmp(in, "include ", 8)) {
+        *nm = in + 8;
+        *nlen = (size_t)(ie - in - 8);
+        return 'p';
     }
     return 0;
 }
@@ -119,6 +124,44 @@ static int emit_line(tpl *t, const char *p, const char *end, kbuf *out) {
         p = c + 2;
     }
     return 0;
+}
+
+/* {{include NAME}}: templates/kernels/NAME.part (its '#@' header dropped), each line with the
+ * template's substitutions; a part holds no directives. */
+static int include_part(tpl *t, const char *nm, size_t nlen, kbuf *out) {
+    char name[64];
+    if (nlen >= sizeof name) return tpl_fail(t, "include name too long", NULL);
+    memcpy(name, nm, nlen);
+    name[nlen] = '\0';
+    if (!is_ident(name)) return tpl_fail(t, "include of a name that is not an identifier: ", name);
+    char *root = fs_kopt_root();
+    char *rel = kasprintf("templates/kernels/%s.part", name);
+    char *path = fs_join(root, rel);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = fs_read(path, &text, &len, t->e);
+    free(path);
+    free(rel);
+    free(root);
+    if (rc) return kerr_wrap(t->e, "template %s, line %d: include %s", t->name, t->line, name);
+    const char *p = text, *end = text + len;
+    while (!rc && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        const char *dn = NULL;
+        size_t dl = 0;
+        if (!strncmp(p, "#@ ", 3)) {
+            /* the part's header */
+        } else if (directive(p, le, &dn, &dl)) {
+            rc = tpl_fail(t, "a directive inside the included part ", name);
+        } else {
+            rc = emit_line(t, p, le, out);
+            if (!rc && nl) kbuf_putc(out, '\n');
+        }
+        p = nl ? nl + 1 : end;
+    }
+    free(text);
+    return rc;
 }
 
 int template_render_text(const char *name, const char *text, size_t len, const tpl_arg *args, size_t nargs, kbuf *out,
@@ -168,6 +211,8 @@ int template_render_text(const char *name, const char *text, size_t len, const t
         } else if (dk == 'n') {
             if (!depth) return tpl_fail(&t, "{{end}} without its {{if}}", NULL);
             depth--;
+        } else if (dk == 'p') {
+            if (keep[depth] && include_part(&t, nm, nlen, out)) return e->code;
         } else if (keep[depth]) {
             if (emit_line(&t, p, le, out)) return e->code;
             if (nl) kbuf_putc(out, '\n');

@@ -12,6 +12,10 @@
  *   {{NAME}}                             is replaced by the value of parameter NAME: an ident
  *                                        (a Python identifier, checked), an int (%lld), a
  *                                        float (%.17g or %.9g), a bool (Python's True/False);
+ *   a line holding only {{include PART}} is replaced by templates/kernels/PART.part (its own
+ *                                        '#@' header dropped; the template's substitutions
+ *                                        apply, no directives inside): one kernel body shared
+ *                                        by several templates;
  *   a line holding only {{if NAME}}, {{else}} or {{end}} (spaces around allowed)
  *                                        keeps the lines up to {{else}}/{{end}} when the bool
  *                                        parameter NAME is true, the others when false;

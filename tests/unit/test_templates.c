@@ -58,7 +58,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
     static const char *const fixtures[] = {"03_log_softmax_g0.py", "04_layernorm_g0.py", "11_cumsum_g0.py",
                                            "02_softmax_wide_g0.py", "06_groupnorm_g0.py", "05_rmsnorm_g0.py",
                                            "suite_level1_06_layer_norm_small_g0.py",
-                                           "suite_level1_27_cumsum_rows_small_g0.py"};
+                                           "suite_level1_27_cumsum_rows_small_g0.py",
+                                           "suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -210,4 +211,63 @@ Test(templates, refuses_what_it_cannot_render_exactly) {
      * checked by the golden tests above; a missing file names the hint */
     cr_expect_eq(template_render("no_such_template", NULL, 0, &b, &e), KOPT_E_NOFILE);
     cr_expect(strstr(e.msg, "KOPT_ROOT") != NULL, "%s", e.msg);
+}
+
+#include "gates/candidate.h"
+#include "gates/gate1.h"
+
+/* The one-read split-row softmax behind the kernel's own interface: every variant passes gate
+ * 1's C checks (static rules, interface, stitching) against the kernel it replaces, at the
+ * problem's row length; rows too long for 132 segments get no variant. */
+Test(templates, row_split_candidates_pass_gate1) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0);
+    double eps = 0;
+    cr_assert_str_eq(builtin_rewrite_match(kc, &eps), "row_split_softmax");
+    json_t *out = render(kc, "row_split_softmax", builtin_rewrite_variants("row_split_softmax", kc));
+    size_t i;
+    json_t *c;
+    int n = 0;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        candidate *cd = NULL;
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s", e.msg);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_expect_eq(gate1_check(cd, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+        n++;
+    }
+    cr_expect_eq(n, 4);
+    json_decref(out);
+    json_decref(kc);
+    artifact_free(a);
+    /* the same kernel at 8M columns: even 32K segments make 256 a row, more than one GPU holds:
+     * the template does not apply (at 4M columns, 128 segments of 32K, it still does) */
+    static const char *const lens[] = {"8388608", "4194304"};
+    for (int t = 0; t < 2; t++) {
+        kbuf big = KBUF_INIT;
+        for (const char *p = text, *q; *p; p = q + 6) {
+            q = strstr(p, "393216");
+            if (!q) { kbuf_puts(&big, p); break; }
+            kbuf_append(&big, p, (size_t)(q - p));
+            kbuf_puts(&big, lens[t]);
+        }
+        cr_assert_eq(artifact_parse(kbuf_str(&big), big.len, &a, &e), 0, "%s", e.msg);
+        kc = opt_kernel_ctx(a, 0);
+        const char *m = builtin_rewrite_match(kc, &eps);
+        if (t == 0) cr_expect(!m || strcmp(m, "row_split_softmax"), "matched at 8M columns");
+        else cr_expect(m && !strcmp(m, "row_split_softmax"), "no match at 4M columns");
+        json_decref(kc);
+        artifact_free(a);
+        kbuf_free(&big);
+    }
+    free(text);
 }
