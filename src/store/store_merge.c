@@ -116,40 +116,25 @@ static int other_err(kstore *s, const char *other, kerr *e) {
                     sqlite3_errmsg(s->db));
 }
 
-static int check_other(kstore *s, const char *other, kerr *e) {
-    sqlite3_stmt *st;
-    int rc = 0;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA kopt_other.application_id", -1, &st, NULL) !=
-            SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        rc = other_err(s, other, e);
-        sqlite3_finalize(st);
-        return rc;
-    }
-    int64_t app = sqlite3_column_int64(st, 0);
+/* One integer from a query on the attached file; -1 when it cannot be read. */
+static int other_int(kstore *s, const char *sql, int64_t *out) {
+    sqlite3_stmt *st = NULL;
+    int ok = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
+    if (ok) *out = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);
+    return ok ? 0 : -1;
+}
+
+static int check_other(kstore *s, const char *other, kerr *e) {
+    int64_t app = 0, v = 0, odd = 0;
+    if (other_int(s, "PRAGMA kopt_other.application_id", &app)) return other_err(s, other, e);
     if (app != STORE_APP_ID)
         return kerr_set(e, KOPT_E_STORE, "store %s: merging %s: not a kopt store", s->path, other);
-    if (sqlite3_prepare_v2(s->db, "SELECT max(version) FROM kopt_other.schema_version", -1, &st,
-                           NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        rc = other_err(s, other, e);
-        sqlite3_finalize(st);
-        return rc;
-    }
-    int64_t v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    /* a kopt store has tables and indexes only: a view or trigger in the file (a `runs` that
-     * is a recursive view, a trigger writing elsewhere) is not something to read, let alone run */
-    if (sqlite3_prepare_v2(s->db, "SELECT count(*) FROM kopt_other.sqlite_schema WHERE type IN ('view', 'trigger')", -1,
-                           &st, NULL) != SQLITE_OK ||
-        sqlite3_step(st) != SQLITE_ROW) {
-        rc = other_err(s, other, e);
-        sqlite3_finalize(st);
-        return rc;
-    }
-    int64_t odd = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    if (other_int(s, "SELECT max(version) FROM kopt_other.schema_version", &v) ||
+        /* a kopt store has tables and indexes only: a view or trigger in the file (a `runs`
+         * that is a recursive view, a trigger writing elsewhere) is not to be read, let alone run */
+        other_int(s, "SELECT count(*) FROM kopt_other.sqlite_schema WHERE type IN ('view', 'trigger')", &odd))
+        return other_err(s, other, e);
     if (odd > 0)
         return kerr_set(e, KOPT_E_STORE, "store %s: merging %s: the file defines %lld view(s) or trigger(s), which a kopt "
                         "store never has; refused", s->path, other, (long long)odd);

@@ -11,20 +11,7 @@ T=$(mktemp -d)
 BGPID=
 cleanup() { [ -n "$BGPID" ] && kill -9 "$BGPID" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
-pass=0; fail=0
-ok()  { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
-
-# expect_exit <code> <name> -- command...
-expect_exit() {
-  local want=$1 name=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then bad "$name: exit $rc, expected $want; stderr: $(head -c 600 "$T/err")"; return 1; fi
-  ok
-}
-has() {  # has <name> <file> <pattern>
-  if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in $(basename "$2"): $(head -c 300 "$2")"; fi
-}
+. tests/cli/lib.sh   # ok, bad, expect_exit, has
 # sql <store> <query>: one value per line
 sql() { python3 -c 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); [print(*r, sep="|") for r in c.execute(sys.argv[2])]' "$1" "$2"; }
 # alive <pid>: the process exists and is not a zombie (a killed orphan may wait for its reaper)

@@ -7,21 +7,7 @@ cd "$(dirname "$0")/../.."
 KOPT=${KOPT:-build/kopt}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok()  { pass=$((pass+1)); }
-bad() { fail=$((fail+1)); echo "FAIL: $*"; }
-
-# expect_exit <code> <name> -- command...
-expect_exit() {
-  local want=$1 name=$2; shift 3
-  "$@" >"$T/out" 2>"$T/err"; local rc=$?
-  if [ "$rc" -ne "$want" ]; then bad "$name: exit $rc, expected $want; stderr: $(head -c 400 "$T/err")"; return 1; fi
-  if grep -q "Traceback" "$T/err" "$T/out"; then bad "$name: a raw traceback was printed"; return 1; fi
-  ok
-}
-has() {  # has <name> <file> <pattern>
-  if grep -q -- "$3" "$2"; then ok; else bad "$1: '$3' not in $(basename "$2"): $(head -c 300 "$2")"; fi
-}
+. tests/cli/lib.sh   # ok, bad, expect_exit, has
 
 export KOPT_WORKER=$PWD/tests/fake_worker.py
 P=tests/problems/14_gemm_bias_relu.py
