@@ -1,6 +1,10 @@
 # kernelopt build. `make` builds build/kopt (release, jansson/sqlite linked statically so the
-# binary runs on the GPU machine, which has no jansson). `make test` builds the unit tests with
-# ASan/UBSan and runs them. `make gpu-test` needs a CUDA GPU with torch+triton.
+# binary runs on the GPU machine, which has no jansson). `make test` checks (and installs, when
+# root or sudo) the Debian/Ubuntu packages it needs (`make deps`, tools/deps.sh), then builds the
+# unit tests with ASan/UBSan and runs them with the CLI tests (`make check`: the same without the
+# package step). `make demo` is the first run on a GPU machine; `make demo-cpu` shows the flow
+# with the fake worker. `make install PREFIX=...`, `make dist`, `make fmt`, `make lint`,
+# `make valgrind`, `make browser-check`. `make gpu-test` needs a CUDA GPU with torch+triton.
 CC      ?= cc
 CSTD    := -std=c17 -D_GNU_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
@@ -19,7 +23,12 @@ REL_OBJ := $(patsubst src/%.c,build/rel/%.o,$(SRC))
 TST_OBJ := $(patsubst src/%.c,build/tst/%.o,$(LIB_SRC))
 TST_TOBJ := $(patsubst tests/unit/%.c,build/tst/tests/%.o,$(TEST_SRC))
 
-.PHONY: all test unit valgrind bench gpu-test bench-gpu clean fmt
+VERSION := $(shell sed -n 's/^\#define KOPT_VERSION "\(.*\)"/\1/p' src/cli/cli.h)
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist \
+        demo demo-cpu browser-check
 all: build/kopt
 
 build/kopt: $(REL_OBJ)
@@ -47,19 +56,40 @@ build/kopt-asan: $(TST_OBJ) build/tst/cli/main.o
 # A python with torch for the worker's CPU tensor tests (CI: Debian's python3-torch).
 TORCH_PYTHON ?= $(shell for p in python3 /usr/bin/python3; do $$p -c 'import torch' >/dev/null 2>&1 && { echo $$p; break; }; done)
 
-# The test command of the README: unit tests (ASan/UBSan) and CLI tests with the fake worker.
-test: build/unit-tests build/kopt-asan build/kopt
-	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2
-	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/run.sh
-	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
-	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/bench.sh
+# The packages the build and the tests need (tools/deps.sh: installs the missing ones as root or
+# with passwordless sudo, else prints the command and stops). One dpkg-query when all is there.
+deps:
+	@bash tools/deps.sh --test
+
+# The test command of the README: the packages, then `make check`.
+test: deps
+	@$(MAKE) --no-print-directory check
+
+# Unit tests (ASan/UBSan) and CLI tests with the fake worker, the worker's protocol and tensors;
+# one after another, also under make -j (the CLI tests time and kill processes).
+check:
+	@$(MAKE) --no-print-directory unit
+	@$(MAKE) --no-print-directory cli-tests
 	python3 tests/worker/test_protocol_nogpu.py
 	@test -n "$(TORCH_PYTHON)" || { echo "make test: the worker's tensor tests need a python with torch (Debian: apt-get install python3-torch; or TORCH_PYTHON=...)"; exit 1; }
 	$(TORCH_PYTHON) tests/worker/test_tensors_cpu.py
 
-# Unit tests under valgrind (release-style build, no sanitizers).
+unit: build/unit-tests
+	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2
+
+cli-tests: build/kopt-asan build/kopt
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/run.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/usage.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/bench.sh
+	KOPT=$(CURDIR)/build/kopt bash tests/cli/install.sh
+
+# Unit tests under valgrind (release-style build, no sanitizers). Only real findings are shown:
+# Criterion's runner sockets are suppressed (tools/lint/valgrind.supp) and a forked child that
+# does not exec is not reported twice (--child-silent-after-fork).
 valgrind: build/unit-tests-vg
 	KOPT_ROOT=$(CURDIR) valgrind --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite \
+	  --suppressions=tools/lint/valgrind.supp --child-silent-after-fork=yes \
 	  --trace-children=yes --trace-children-skip='*python*,*/sh,*/bash,*/env' -q \
 	  ./build/unit-tests-vg --jobs 1
 
@@ -78,6 +108,65 @@ bench-gpu: build/kopt
 
 gpu-test: build/kopt
 	bash tests/gpu/run.sh
+
+# ---- install, dist ------------------------------------------------------------------------------
+# PREFIX/bin/kopt and PREFIX/share/kopt/{worker,templates,prompts}: kopt finds its share folder
+# from its own path (src/util/fs.h, fs_kopt_root), so an installed or copied tree needs no variable.
+SHARE_DIRS := worker templates prompts
+install: build/kopt
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/kopt
+	install -m 755 build/kopt $(DESTDIR)$(PREFIX)/bin/kopt
+	cd $(DESTDIR)$(PREFIX)/share/kopt && rm -rf $(SHARE_DIRS)
+	tar -cf - --exclude=__pycache__ --exclude='*.pyc' $(SHARE_DIRS) | tar -xf - -C $(DESTDIR)$(PREFIX)/share/kopt
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/kopt and $(DESTDIR)$(PREFIX)/share/kopt"
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/kopt
+	rm -rf $(DESTDIR)$(PREFIX)/share/kopt
+
+# A source tarball of the working tree's files (tracked and new, not ignored ones), whose
+# extracted tree builds and passes `make test`: build/kopt-$(VERSION).tar.gz.
+dist:
+	@command -v git >/dev/null && git rev-parse --is-inside-work-tree >/dev/null 2>&1 || { echo "make dist: needs the git checkout (it lists the files with git ls-files)"; exit 1; }
+	@mkdir -p build
+	git ls-files -z --cached --others --exclude-standard | xargs -0 sh -c 'for f; do [ -f "$$f" ] && printf "%s\0" "$$f"; done' sh \
+	  | tar --null -T - --transform 's,^,kopt-$(VERSION)/,' -czf build/kopt-$(VERSION).tar.gz
+	@echo "build/kopt-$(VERSION).tar.gz"
+
+# ---- demos --------------------------------------------------------------------------------------
+# On a GPU machine: the build packages, a python with torch and triton (found or made), and
+# `kopt optimize` on an example with a short budget (tools/demo.sh; PYTHON=... or KOPT_PYTHON).
+demo:
+	@bash tools/deps.sh --demo
+	@$(MAKE) --no-print-directory all
+	bash tools/demo.sh $(if $(PYTHON),--python $(PYTHON))
+
+# Anywhere, no GPU: inspect -> optimize -> report with the fake worker, in seconds.
+demo-cpu: build/kopt
+	bash tools/demo.sh --cpu
+
+# ---- checks -------------------------------------------------------------------------------------
+# clang-format (.clang-format) on the files that follow the style (tools/lint/fmt-files.txt;
+# the rest of the tree predates the committed style and is not reformatted wholesale), and
+# cppcheck with its committed configuration (tools/lint/cppcheck.supp).
+CLANG_FORMAT ?= clang-format
+CPPCHECK     ?= cppcheck
+FMT_FILES := $(shell cat tools/lint/fmt-files.txt 2>/dev/null)
+fmt:
+	$(CLANG_FORMAT) -i $(if $(FILES),$(FILES),$(FMT_FILES))
+
+lint:
+	@bash tools/deps.sh --lint
+	$(CLANG_FORMAT) --dry-run -Werror $(FMT_FILES)
+	$(CPPCHECK) --quiet --error-exitcode=1 --std=c11 -D_GNU_SOURCE -Isrc --enable=warning,portability \
+	  --inline-suppr --library=tools/lint/jansson.cfg --suppressions-list=tools/lint/cppcheck.supp -j2 src
+	@echo "lint: clang-format ($(words $(FMT_FILES)) files) and cppcheck clean"
+
+# The recorded reports in headless Chromium: no console error, the chart present, a screenshot
+# next to the log (build/browser/). Needs Debian's chromium (tools/deps.sh --browser).
+browser-check: build/kopt
+	@bash tools/deps.sh --browser
+	KOPT=$(CURDIR)/build/kopt bash tests/cli/browser.sh
 
 clean:
 	rm -rf build

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "profile/inspect.h"
 #include "util/buf.h"
@@ -27,15 +28,18 @@ static const char USAGE[] =
     "  --json               print the JSON document (docs/schema/inspect.md) instead of tables\n"
     "  --max-autotune       also time torch.compile mode \"max-autotune-no-cudagraphs\"\n"
     "  -o, --out DIR        keep the captured modules, arguments and logs in DIR\n"
-    "  --reps N             profiling repetitions (default 20)\n"
-    "  --rounds N           interleaved whole-model timing rounds (default 20)\n"
+    "  --reps N             profiling repetitions, 1 to 100000 (default 20)\n"
+    "  --rounds N           interleaved whole-model timing rounds, 2 to 100000 (default 20)\n"
     "  --no-roundtrip       skip running the emitted module against the captured one\n"
     "  --python PATH        python with torch and triton (default $KOPT_PYTHON or python3)\n"
+    "  --force-version      run with a torch/triton other than the supported ones (kopt --version)\n"
     "  -v, --verbose        log each stage\n"
     "  -h, --help           this help\n"
     "\n"
-    "exit codes: 0 ok, 3 file missing, 4 malformed problem, 5 model raised, 6 no GPU,\n"
-    "7 worker failure, 8 no Triton kernels, 9 no usable python, 10 parse error, 15 compile failed\n";
+    "exit codes: 0 ok, 1 internal error, 2 bad command line, 3 problem file missing or not a file,\n"
+    "  4 malformed problem, 5 model raised, 6 no GPU, 7 worker failure, 8 no Triton kernels,\n"
+    "  9 no usable python (no torch, or an unsupported torch/triton), 10 parse error,\n"
+    "  14 output not writable, 15 compile failed\n";
 
 static double num(const json_t *o, const char *k) {
     const json_t *v = json_object_get(o, k);
@@ -173,18 +177,25 @@ int cmd_inspect(int argc, char **argv) {
         {"out", required_argument, 0, 'o'},   {"reps", required_argument, 0, 'r'},
         {"rounds", required_argument, 0, 'R'}, {"no-roundtrip", no_argument, 0, 'N'},
         {"python", required_argument, 0, 'p'}, {"verbose", no_argument, 0, 'v'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
-    int json_mode = 0, opt;
+        {"help", no_argument, 0, 'h'},        {"force-version", no_argument, 0, 'F'},
+        {0, 0, 0, 0}};
+    int json_mode = 0, opt, force_version = 0;
     inspect_opts o = {.reps = 20, .rounds = 20, .check_roundtrip = 1};
     const char *out = NULL, *python = NULL;
+    kerr e = {0};
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
         switch (opt) {
         case 'j': json_mode = 1; break;
         case 'm': o.max_autotune = 1; break;
         case 'o': out = optarg; break;
-        case 'r': o.reps = atoi(optarg); break;
-        case 'R': o.rounds = atoi(optarg); break;
+        case 'r':
+            if (cli_parse_int("--reps", optarg, 1, 100000, &o.reps, &e)) return cli_fail("inspect", &e, json_mode);
+            break;
+        case 'R':
+            if (cli_parse_int("--rounds", optarg, 2, 100000, &o.rounds, &e)) return cli_fail("inspect", &e, json_mode);
+            break;
+        case 'F': force_version = 1; break;
         case 'N': o.check_roundtrip = 0; break;
         case 'p': python = optarg; break;
         case 'v': log_set_level(LOG_INFO); break;
@@ -192,20 +203,12 @@ int cmd_inspect(int argc, char **argv) {
         default: fputs(USAGE, stderr); return KOPT_E_USAGE;
         }
     }
-    kerr e = {0};
     if (optind != argc - 1) {
         fputs(USAGE, stderr);
         return KOPT_E_USAGE;
     }
-    if (o.reps < 1 || o.rounds < 2) {
-        kerr_set(&e, KOPT_E_USAGE, "--reps must be >= 1 and --rounds >= 2");
-        return cli_fail("inspect", &e, json_mode);
-    }
     o.problem = argv[optind];
-    if (!fs_exists(o.problem) || fs_is_dir(o.problem)) {
-        kerr_set(&e, KOPT_E_NOFILE, "problem file %s does not exist", o.problem);
-        return cli_fail("inspect", &e, json_mode);
-    }
+    if (cli_input_file("problem file", o.problem, &e)) return cli_fail("inspect", &e, json_mode);
     char *workdir = NULL;
     int rc = out ? fs_mkdirs(out, &e) : fs_mkdtemp("kopt-inspect", &workdir, &e);
     if (rc) return cli_fail("inspect", &e, json_mode);
@@ -220,7 +223,7 @@ int cmd_inspect(int argc, char **argv) {
     worker *w = NULL;
     json_t *doc = NULL;
     cli_progress_line("starting the worker", &ps);
-    rc = cli_start_worker("inspect", python, log_path, 0, &w, &e);
+    rc = cli_start_worker("inspect", python, log_path, 0, force_version, &w, &e);
     if (!rc) rc = inspect_run(w, &o, &doc, &e);
     cli_progress_end(&ps);
     worker_stop(w);

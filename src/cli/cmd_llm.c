@@ -12,13 +12,20 @@ static const char USAGE[] =
     "Send one tiny request to the LLM endpoint and report whether it answers, with the latency and\n"
     "tokens. BACKEND is openai (any OpenAI-compatible server: OPENAI_BASE_URL, OPENAI_API_KEY) or\n"
     "anthropic (ANTHROPIC_API_KEY). Keys are read from the environment and never printed.\n"
-    "exit codes: 0 the endpoint answered, 13 it did not (unreachable, key refused, unknown model)\n";
+    "\n"
+    "options:\n"
+    "  --llm BACKEND:MODEL   the endpoint to check (required)\n"
+    "  --llm-config FILE     LLM settings file (default ~/.config/kopt/llm.json if present)\n"
+    "  -h, --help            this help\n"
+    "\n"
+    "exit codes: 0 the endpoint answered, 2 bad command line or settings, 3 --llm-config FILE\n"
+    "  missing, 13 it did not answer (unreachable, key refused, unknown model)\n";
 
 int cmd_llm(int argc, char **argv) {
     static const struct option longopts[] = {{"llm", required_argument, 0, 'L'},
-                                              {"llm-config", required_argument, 0, 'C'},
-                                              {"help", no_argument, 0, 'h'},
-                                              {0, 0, 0, 0}};
+                                             {"llm-config", required_argument, 0, 'C'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     const char *spec = NULL, *conf = NULL;
     int opt;
     kerr e = {0};

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "agents/agent.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "llm/agent_llm.h"
 #include "llm/client.h"
@@ -29,12 +30,12 @@ static const char USAGE[] =
     "options:\n"
     "  -o, --out DIR            output directory (required)\n"
     "  --budget T               wall-clock budget of the whole run (compile, capture, profile, baselines,\n"
-    "                           search, final measurement): 90s, 2m, 1h (default 2m)\n"
-    "  --max-candidates N       candidates generated at most (default 64)\n"
+    "                           search, final measurement): 90s, 2m, 1h; 1s to 30 days (default 2m)\n"
+    "  --max-candidates N       candidates generated at most, 1 to 1000000 (default 64)\n"
     "  --max-autotune           also compile with torch.compile mode max-autotune-no-cudagraphs and start\n"
     "                           the search from the faster of the two modules\n"
-    "  --rounds N               timing rounds for gate 4 and the final measurement (default 30)\n"
-    "  --min-gain X             gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
+    "  --rounds N               timing rounds for gate 4 and the final measurement, 2 to 100000 (default 30)\n"
+    "  --min-gain X             gate 4: the CI's lower end must exceed 1+X, 0 <= X <= 10 (default 0.02)\n"
     "  --store PATH             the SQLite memory (default $KOPT_STORE or ~/.cache/kopt/store.sqlite):\n"
     "                           an interrupted run resumes; kernels optimized before are not searched again\n"
     "  --no-store               no memory across runs\n"
@@ -47,18 +48,16 @@ static const char USAGE[] =
     "  --keep-work              keep OUT/work (the modules of every candidate, the worker's scratch);\n"
     "                           by default it is removed when the run succeeds\n"
     "  --json                   print the optimize document (docs/schema/optimize.md)\n"
-    "  --python PATH            python with torch and triton\n"
-    "  -v, --verbose            log each stage\n";
-
-static double parse_duration(const char *s) {
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (end == s || v <= 0) return -1;
-    if (!*end || !strcmp(end, "s")) return v;
-    if (!strcmp(end, "m")) return v * 60;
-    if (!strcmp(end, "h")) return v * 3600;
-    return -1;
-}
+    "  --python PATH            python with torch and triton (default $KOPT_PYTHON or python3)\n"
+    "  --force-version          run with a torch/triton other than the supported ones (kopt --version)\n"
+    "  -v, --verbose            log each stage\n"
+    "  -h, --help               this help\n"
+    "\n"
+    "exit codes: 0 done (also when no candidate passed: the compiler's module is kept), 1 internal\n"
+    "  error, 2 bad command line, 3 problem file missing or not a file, 4 malformed problem, 5 model\n"
+    "  raised, 6 no GPU, 7 worker failure, 8 the model compiled to no graph, 9 no usable python (no\n"
+    "  torch, or an unsupported torch/triton), 10 parse error, 11 store failure (--store), 13 LLM\n"
+    "  endpoint failed, 14 output not writable, 15 compile failed\n";
 
 static double num(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
 
@@ -113,10 +112,10 @@ int cmd_optimize(int argc, char **argv) {
         {"store", required_argument, 0, 'S'},      {"no-store", no_argument, 0, 'N'},
         {"llm", required_argument, 0, 'L'},        {"llm-config", required_argument, 0, 'C'},
         {"roles", required_argument, 0, 'R'},      {"ncu", no_argument, 0, 'U'},
-        {"keep-work", no_argument, 0, 'K'},
+        {"keep-work", no_argument, 0, 'K'},       {"force-version", no_argument, 0, 'F'},
         {0, 0, 0, 0}};
     const char *store_arg = NULL, *llm_spec = NULL, *llm_conf = NULL, *roles = "planner,executor";
-    int no_store = 0, keep_work = 0;
+    int no_store = 0, keep_work = 0, force_version = 0;
     optimize_opts o = {.budget_s = 120, .max_candidates = 64, .rounds = 30, .min_gain = 0.02};
     struct timespec ts0;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
@@ -129,16 +128,21 @@ int cmd_optimize(int argc, char **argv) {
         switch (opt) {
         case 'o': o.out_dir = optarg; break;
         case 'b':
-            o.budget_s = parse_duration(optarg);
-            if (o.budget_s <= 0) {
-                kerr_set(&e, KOPT_E_USAGE, "--budget takes a duration like 90s, 2m or 1h, got '%s'", optarg);
+            if (cli_parse_duration("--budget", optarg, 1, 30 * 86400, &o.budget_s, &e))
                 return cli_fail("optimize", &e, json_mode);
-            }
             break;
-        case 'n': o.max_candidates = atoi(optarg); break;
+        case 'n':
+            if (cli_parse_int("--max-candidates", optarg, 1, 1000000, &o.max_candidates, &e))
+                return cli_fail("optimize", &e, json_mode);
+            break;
         case 'm': o.max_autotune = 1; break;
-        case 'r': o.rounds = atoi(optarg); break;
-        case 'g': o.min_gain = atof(optarg); break;
+        case 'r':
+            if (cli_parse_int("--rounds", optarg, 2, 100000, &o.rounds, &e)) return cli_fail("optimize", &e, json_mode);
+            break;
+        case 'g':
+            if (cli_parse_double("--min-gain", optarg, 0, 10, &o.min_gain, &e)) return cli_fail("optimize", &e, json_mode);
+            break;
+        case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
         case 'p': python = optarg; break;
         case 'v': log_set_level(LOG_INFO); break;
@@ -159,10 +163,7 @@ int cmd_optimize(int argc, char **argv) {
         return cli_fail("optimize", &e, json_mode);
     }
     o.problem = argv[optind];
-    if (!fs_exists(o.problem) || fs_is_dir(o.problem)) {
-        kerr_set(&e, KOPT_E_NOFILE, "problem file %s does not exist", o.problem);
-        return cli_fail("optimize", &e, json_mode);
-    }
+    if (cli_input_file("problem file", o.problem, &e)) return cli_fail("optimize", &e, json_mode);
     /* LLM agents for the chosen roles; the rest stay built in. */
     llm_client *llm = NULL;
     if (llm_spec) {
@@ -234,7 +235,7 @@ int cmd_optimize(int argc, char **argv) {
     e.code = 0;
     worker *w = NULL;
     json_t *doc = NULL;
-    int rc = cli_start_worker("optimize", python, log_path, 16, &w, &e);
+    int rc = cli_start_worker("optimize", python, log_path, 16, force_version, &w, &e);
     if (!rc) rc = optimize_run(w, &o, &doc, &e);
     cli_progress_end(&pg);
     worker_stop(w);

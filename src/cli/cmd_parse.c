@@ -12,6 +12,7 @@
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -29,8 +30,11 @@ static const char USAGE[] =
     "  --emit FILE     write the module back to FILE ('-' for stdout): byte-identical to the\n"
     "                  input unless --instrument is given\n"
     "  --instrument    with --emit: wrap every launch in _kopt_prof.pre(i) / _kopt_prof.post(i, ...)\n"
-    "  --bench N       parse the file N times and print the median parse time in ms\n"
-    "  -h, --help      this text\n";
+    "  --bench N       parse the file N times and print the median parse time in ms (1 to 100000)\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad command line, 3 module file missing or not a file, 10 the module\n"
+    "  could not be parsed, 14 --emit FILE could not be written\n";
 
 typedef struct parse_opts {
     const char *path, *emit;
@@ -56,10 +60,8 @@ static int read_opts(int argc, char **argv, parse_opts *o) {
         if (!strcmp(a, "--emit") || !strcmp(a, "--bench")) {
             if (i + 1 >= argc) return usage_error("missing the value of", a, o->json);
             if (!strcmp(a, "--emit")) { o->emit = argv[++i]; continue; }
-            char *end = NULL;
-            o->bench = strtol(argv[++i], &end, 10);
-            if (!end || *end || o->bench < 1 || o->bench > 100000)
-                return usage_error("--bench wants a count from 1 to 100000, not", argv[i], o->json);
+            kerr e = {0};
+            if (cli_parse_long("--bench", argv[++i], 1, 100000, &o->bench, &e)) return cli_fail("parse", &e, o->json);
             continue;
         }
         if (a[0] == '-' && a[1]) return usage_error("unknown option", a, o->json);
@@ -231,7 +233,8 @@ int cmd_parse(int argc, char **argv) {
     kerr e = {0};
     char *text = NULL;
     size_t len = 0;
-    if ((rc = fs_read(o.path, &text, &len, &e))) return cli_fail("parse", &e, o.json);
+    if ((rc = cli_input_file("module file", o.path, &e)) || (rc = fs_read(o.path, &text, &len, &e)))
+        return cli_fail("parse", &e, o.json);
     if (o.bench) {
         rc = run_bench(&o, text, len);
         free(text);

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -30,22 +31,30 @@ static const char USAGE[] =
     "  --candidate FILE           candidate naming its kernel ('# kopt-candidate: replaces=K')\n"
     "  --candidates DIR           every *.py in DIR, as --candidate\n"
     "  -o, --out DIR              output directory (required)\n"
-    "  --seeds N                  fresh random seeds for gates 2 and 3 (default 3)\n"
-    "  --rho-max X                gate 3 float64 error-ratio limit (default 10)\n"
+    "  --seeds N                  fresh random seeds for gates 2 and 3, 1 to 1000 (default 3)\n"
+    "  --rho-max X                gate 3 float64 error-ratio limit, > 0 (default 10)\n"
     "  --abs-bound X              gate 3: floor of the absolute error bound against float64,\n"
-    "                             max(X, 1e-3 * |output|max) (default 5e-3)\n"
-    "  --min-gain X               gate 4: the CI's lower end must exceed 1+X (default 0.02)\n"
-    "  --rounds N                 gate 4 interleaved timing rounds (default 40)\n"
+    "                             max(X, 1e-3 * |output|max), >= 0 (default 5e-3)\n"
+    "  --min-gain X               gate 4: the CI's lower end must exceed 1+X, 0 <= X <= 10 (default 0.02)\n"
+    "  --rounds N                 gate 4 interleaved timing rounds, 2 to 100000 (default 40)\n"
     "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
-    "  --timeout S                limit of each candidate step; a candidate that hangs is refused (default 180)\n"
+    "  --timeout T                limit of each candidate step: 180, 90s, 5m; a candidate that hangs is\n"
+    "                             refused (default 180 s)\n"
     "  --json                     print the report as JSON\n"
-    "  --python PATH              python with torch and triton\n"
+    "  --python PATH              python with torch and triton (default $KOPT_PYTHON or python3)\n"
+    "  --force-version            run with a torch/triton other than the supported ones (kopt --version)\n"
     "  -v, --verbose              log each stage\n"
+    "  -h, --help                 this help\n"
     "\n"
-    "exit codes: 0 at least one candidate accepted, 12 all refused (baseline written),\n"
-    "3 a file is missing, and the codes of 'kopt inspect' for problem and worker failures\n";
+    "exit codes: 0 at least one candidate accepted, 12 all refused (baseline written), 1 internal\n"
+    "  error, 2 bad command line, 3 problem or candidate file missing or not a file, 4 malformed\n"
+    "  problem, 5 model raised, 6 no GPU, 7 worker failure, 8 no Triton kernels, 9 no usable python\n"
+    "  (no torch, or an unsupported torch/triton), 10 parse error, 14 output not writable,\n"
+    "  15 compile failed\n";
 
 static int add_dir(kvec *paths, const char *dir, kerr *e) {
+    if (fs_exists(dir) && !fs_is_dir(dir))
+        return kerr_set(e, KOPT_E_NOFILE, "--candidates takes a directory; %s is a file (use --candidate FILE)", dir);
     DIR *d = opendir(dir);
     if (!d) return kerr_set(e, KOPT_E_NOFILE, "cannot open candidate directory %s", dir);
     kvec names = {0};
@@ -74,12 +83,12 @@ int cmd_verify(int argc, char **argv) {
         {"rounds", required_argument, 0, 'n'},    {"allow-precision-change", no_argument, 0, 'P'},
         {"json", no_argument, 0, 'j'},            {"python", required_argument, 0, 'p'},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
-        {"timeout", required_argument, 0, 'T'},
+        {"timeout", required_argument, 0, 'T'},   {"force-version", no_argument, 0, 'F'},
         {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
-    int json_mode = 0, opt, rc = 0;
+    int json_mode = 0, opt, rc = 0, force_version = 0;
     kerr e = {0};
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
@@ -104,13 +113,14 @@ int cmd_verify(int argc, char **argv) {
             break;
         }
         case 'o': o.out_dir = optarg; break;
-        case 's': o.seeds = atoi(optarg); break;
-        case 'R': o.rho_max = atof(optarg); break;
-        case 'A': o.abs_bound = atof(optarg); break;
-        case 'g': o.min_gain = atof(optarg); break;
-        case 'n': o.rounds = atoi(optarg); break;
+        case 's': rc = cli_parse_int("--seeds", optarg, 1, 1000, &o.seeds, &e); break;
+        case 'R': rc = cli_parse_double("--rho-max", optarg, 1e-12, 1e12, &o.rho_max, &e); break;
+        case 'A': rc = cli_parse_double("--abs-bound", optarg, 0, 1e12, &o.abs_bound, &e); break;
+        case 'g': rc = cli_parse_double("--min-gain", optarg, 0, 10, &o.min_gain, &e); break;
+        case 'n': rc = cli_parse_int("--rounds", optarg, 2, 100000, &o.rounds, &e); break;
         case 'P': o.allow_precision_change = 1; break;
-        case 'T': o.timeout_s = atof(optarg); break;
+        case 'T': rc = cli_parse_duration("--timeout", optarg, 0.1, 7 * 86400, &o.timeout_s, &e); break;
+        case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
         case 'p': python = optarg; break;
         case 'v': log_set_level(LOG_INFO); break;
@@ -122,14 +132,11 @@ int cmd_verify(int argc, char **argv) {
     if (!rc && optind != argc - 1) rc = kerr_set(&e, KOPT_E_USAGE, "expected one problem file; see 'kopt verify --help'");
     if (!rc && !o.out_dir) rc = kerr_set(&e, KOPT_E_USAGE, "-o OUT is required");
     if (!rc && paths.len == 0) rc = kerr_set(&e, KOPT_E_USAGE, "no candidate given (--replace, --candidate or --candidates)");
-    if (!rc && (o.seeds < 1 || o.rounds < 2)) rc = kerr_set(&e, KOPT_E_USAGE, "--seeds must be >= 1 and --rounds >= 2");
     if (!rc) {
         o.problem = argv[optind];
-        if (!fs_exists(o.problem) || fs_is_dir(o.problem)) rc = kerr_set(&e, KOPT_E_NOFILE, "problem file %s does not exist", o.problem);
+        rc = cli_input_file("problem file", o.problem, &e);
     }
-    for (size_t i = 0; !rc && i < paths.len; i++)
-        if (!fs_exists(paths.items[i]) || fs_is_dir(paths.items[i]))
-            rc = kerr_set(&e, KOPT_E_NOFILE, "candidate file %s does not exist", (char *)paths.items[i]);
+    for (size_t i = 0; !rc && i < paths.len; i++) rc = cli_input_file("candidate file", paths.items[i], &e);
     if (rc) {
         int code = cli_fail("verify", &e, json_mode);
         kvec_free_all(&kernels, free);
@@ -156,7 +163,7 @@ int cmd_verify(int argc, char **argv) {
     worker *w = NULL;
     json_t *doc = NULL;
     char *log_path = workdir ? fs_join(workdir, "worker.log") : NULL;
-    if (!rc) rc = cli_start_worker("verify", python, log_path, 8, &w, &e);
+    if (!rc) rc = cli_start_worker("verify", python, log_path, 8, force_version, &w, &e);
     if (!rc) rc = verify_run(w, &o, &doc, &e);
     cli_progress_end(&pg);
     worker_stop(w);

@@ -12,9 +12,9 @@
 #include "util/buf.h"
 
 int fs_read(const char *path, char **out, size_t *len, kerr *e) {
+    if (fs_is_dir(path)) return kerr_set(e, KOPT_E_NOFILE, "cannot read %s: it is a directory", path);
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return kerr_set(e, KOPT_E_NOFILE, "cannot open %s: %s", path, strerror(errno));
+    if (!f) return kerr_set(e, KOPT_E_NOFILE, "cannot open %s: %s", path, strerror(errno));
     kbuf b = KBUF_INIT;
     char chunk[65536];
     size_t n;
@@ -73,8 +73,14 @@ int fs_mkdirs(const char *path, kerr *e) {
     return 0;
 }
 
-int fs_exists(const char *path) { struct stat st; return stat(path, &st) == 0; }
-int fs_is_dir(const char *path) { struct stat st; return stat(path, &st) == 0 && S_ISDIR(st.st_mode); }
+int fs_exists(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+int fs_is_dir(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
 
 char *fs_join(const char *a, const char *b) {
     size_t la = strlen(a);
@@ -89,6 +95,14 @@ char *fs_realpath(const char *path) {
     return kstrdup(buf);
 }
 
+/* 1 when dir holds kopt's worker script: the mark of a share folder or of the source tree. */
+static int fs_has_worker(const char *dir) {
+    char *w = fs_join(dir, "worker/kopt_worker.py");
+    int yes = fs_exists(w);
+    free(w);
+    return yes;
+}
+
 char *fs_kopt_root(void) {
     const char *env = getenv("KOPT_ROOT");
     if (env && *env) return kstrdup(env);
@@ -97,10 +111,14 @@ char *fs_kopt_root(void) {
     if (n <= 0) return kstrdup(".");
     exe[n] = '\0';
     char *slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';          /* .../build */
-    slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';          /* repo root */
-    return kstrdup(exe);
+    if (slash) *slash = '\0'; /* PREFIX/bin, or the source tree's build */
+    char *share = kasprintf("%s/../share/kopt", exe), *up = kasprintf("%s/..", exe);
+    const char *pick = fs_has_worker(share) ? share : up; /* installed, else the source tree */
+    char *root = fs_realpath(pick);
+    if (!root) root = kstrdup(pick);
+    free(share);
+    free(up);
+    return root;
 }
 
 int fs_mkdtemp(const char *prefix, char **out, kerr *e) {
@@ -116,7 +134,9 @@ int fs_mkdtemp(const char *prefix, char **out, kerr *e) {
 }
 
 static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-    (void)sb; (void)flag; (void)ftw;
+    (void)sb;
+    (void)flag;
+    (void)ftw;
     remove(p);
     return 0;
 }
