@@ -27,7 +27,7 @@ VERSION := $(shell sed -n 's/^\#define KOPT_VERSION "\(.*\)"/\1/p' src/cli/cli.h
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist \
+.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist mutate \
         demo demo-cpu browser-check
 all: build/kopt
 
@@ -82,6 +82,7 @@ cli-tests: build/kopt-asan build/kopt
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/usage.sh
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/bench.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/search_gating.sh
 	KOPT=$(CURDIR)/build/kopt bash tests/cli/install.sh
 
 # Unit tests under valgrind (release-style build, no sanitizers). Only real findings are shown:
@@ -108,6 +109,11 @@ bench-gpu: build/kopt
 
 gpu-test: build/kopt
 	bash tests/gpu/run.sh
+
+# Mutation testing of the verdict code (tools/mutate.py; MUTATE_ARGS="--files decide.c --max 20"):
+# every mutant must make a test fail; exit 1 below 90% killed. Hours on 2 cores for every file.
+mutate: build/unit-tests build/kopt-asan
+	python3 tools/mutate.py $(MUTATE_ARGS)
 
 # ---- install, dist ------------------------------------------------------------------------------
 # PREFIX/bin/kopt and PREFIX/share/kopt/{worker,templates,prompts}: kopt finds its share folder

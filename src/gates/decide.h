@@ -18,7 +18,9 @@
  *   scale-aware bound max(5e-3, 1e-3 * ||ref64||inf); an exact baseline asks opt to be exact
  *   up to 1e-6 of the output's scale (gate3_accept_rho).
  * gate4_decide: speedup = median(base)/median(cand) over interleaved rounds, with a 95% paired
- *   bootstrap interval; accepted only if its lower end exceeds 1 + min_gain.
+ *   bootstrap interval (stats_speedup_ci_paired, 4000 replicates, the caller's seed); accepted
+ *   only if its lower end exceeds 1 + min_gain. At least 2 rounds; unusable samples (empty,
+ *   non-finite, a median <= 0) are KOPT_E_WORKER.
  *
  * Ownership: JSON results are new references for the caller; inputs are borrowed.
  */

@@ -679,14 +679,16 @@ static void toplevel_check(sctx *x, size_t s) {
         value_check(x, s, eq + 1, stop);
         return;
     }
-    /* an expression statement: a call at import time */
+    /* an expression statement: a call at import time (each call of the statement is judged:
+     * an allowed one does not excuse the next, `math.floor(1.5) + setup()`) */
     for (size_t v = s; v < end; v++) {
         if (depth_at(x, v) != 0 || !is_op(x, v, "(") || !is_trailer_open(x, v)) continue;
         int classified;
-        if (!call_allowed(x, v, &classified) && !classified)
+        if (!call_allowed(x, v, &classified) && !classified) {
             add(x, STATIC_STATE, s, stmt_text(x, s),
                 "a module-level call runs at import time and may set up state");
-        return;
+            return;
+        }
     }
 }
 

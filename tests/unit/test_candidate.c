@@ -12,6 +12,7 @@
 #include "artifact/pylex.h"
 #include "artifact/pylit.h"
 #include "gates/candidate.h"
+#include "gates/gate1.h"
 #include "gates/static.h"
 #include "testutil.h"
 #include "util/buf.h"
@@ -602,6 +603,98 @@ Test(static_candidate_stitch, form_l_into_module) {
     kbuf_free(&mod);
     kbuf_free(&stmt);
     candidate_free(c);
+    artifact_free(a);
+    free(t3);
+}
+
+/* ---------- gate 1 without the GPU (gates/gate1.h) ---------- */
+
+/* gate1_check on `text` against kernel k: returns its verdict; *stitch gets a "<<" prefix first
+ * so that a refusal can be seen to leave it untouched. */
+static int gate1_of(const char *text, const art_kernel *k, kbuf *stitch, char **why, json_t **report) {
+    candidate *c = parse_ok(text);
+    static_opts so = {0};
+    kbuf_puts(stitch, "<<");
+    int ok = gate1_check(c, k, &so, stitch, why, report);
+    candidate_free(c);
+    return ok;
+}
+
+Test(static_candidate_gate1, form_l_passes_with_the_launch_shim_first) {
+    char *t3;
+    artifact *a = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
+    kbuf st = KBUF_INIT;
+    char *why = (char *)"unset";
+    json_t *rep = NULL;
+    cr_assert_eq(gate1_of(LAUNCHER, kernel_of(a, LSM), &st, &why, &rep), 1, "refused: %s", why);
+    cr_expect_null(why);
+    cr_expect(json_is_true(json_object_get(rep, "passed")));
+    /* what was in the buffer stays; then the shim, then the renamed launcher and its binding */
+    const char *s = kbuf_str(&st), *shim = candidate_launch_shim();
+    cr_expect(!strncmp(s, "<<", 2));
+    cr_expect(!strncmp(s + 2, shim, strlen(shim)), "no launch shim first:\n%.200s", s);
+    cr_expect(strstr(s, "\n" LSM " = _KoptLaunch(_kopt_" LSM "__launch)") != NULL);
+    json_decref(rep);
+    kbuf_free(&st);
+    artifact_free(a);
+    free(t3);
+}
+
+Test(static_candidate_gate1, form_i_passes_without_the_shim) {
+    char *t3;
+    artifact *a = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
+    const art_kernel *k = kernel_of(a, LSM);
+    char *src = kstrndup(k->source, k->source_len);
+    kbuf st = KBUF_INIT;
+    char *why = NULL;
+    cr_assert_eq(gate1_of(src, k, &st, &why, NULL), 1, "refused: %s", why);
+    const char *want = "<<" LSM " = async_compile.triton('" LSM "', '''";
+    cr_expect(!strncmp(kbuf_str(&st), want, strlen(want)), "%.200s", kbuf_str(&st));
+    cr_expect_null(strstr(kbuf_str(&st), "_KoptLaunch"), "a form-I statement got the launcher shim");
+    kbuf_free(&st);
+    free(src);
+    artifact_free(a);
+    free(t3);
+}
+
+Test(static_candidate_gate1, each_step_refuses_with_its_reason_and_stitches_nothing) {
+    char *t3;
+    artifact *a = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
+    const art_kernel *k = kernel_of(a, LSM);
+    kbuf st = KBUF_INIT;
+    char *why = NULL;
+    json_t *rep = NULL;
+    /* a static rule: the report says so, the reason is the static rules' message */
+    char *io = replace_once(LAUNCHER, "import triton\n", "import triton\nimport os\n");
+    cr_expect_eq(gate1_of(io, k, &st, &why, &rep), 0);
+    cr_expect(why && !strncmp(why, "gate 1 (static rules): 1 violation;", 35), "%s", why);
+    cr_expect(json_is_false(json_object_get(rep, "passed")));
+    cr_expect_str_eq(kbuf_str(&st), "<<");
+    free(why);
+    json_decref(rep);
+    kbuf_reset(&st);
+    /* the static rules pass, the interface does not */
+    char *sig = replace_once(LAUNCHER, "def launch(in_ptr0, out_ptr2,", "def launch(out_ptr2, in_ptr0,");
+    cr_expect_eq(gate1_of(sig, k, &st, &why, &rep), 0);
+    cr_expect(why && !strncmp(why, "launch interface: launch parameter 1 is out_ptr2", 48), "%s", why);
+    cr_expect(json_is_true(json_object_get(rep, "passed")));
+    cr_expect_str_eq(kbuf_str(&st), "<<");
+    free(why);
+    json_decref(rep);
+    kbuf_reset(&st);
+    /* rules and interface pass, stitching cannot (a kernel named like a Python keyword; the
+     * launcher is unbound so that the interface does not compare names) */
+    char *unbound = replace_once(LAUNCHER, "# kopt-candidate: replaces=" LSM "\n", "");
+    art_kernel kw = *k;
+    kw.name = (char *)"class";
+    cr_expect_eq(gate1_of(unbound, &kw, &st, &why, NULL), 0);
+    cr_expect(why && !strncmp(why, "stitching: ", 11), "%s", why);
+    cr_expect_str_eq(kbuf_str(&st), "<<");
+    free(why);
+    free(io);
+    free(sig);
+    free(unbound);
+    kbuf_free(&st);
     artifact_free(a);
     free(t3);
 }

@@ -213,4 +213,189 @@ Test(decide, gate4_physics_floor_edges) {
     cr_expect_not(gate4_below_floor(0.5, 0, big, l2));            /* floor unknown */
     cr_expect_not(gate4_below_floor(0.5, 1.0, big, 0));           /* L2 unknown */
     cr_expect(gate4_below_floor(0, 1.0, big, l2));                /* a zero time is below any floor */
+    cr_expect(gate4_below_floor(0.4, 0.5, big, l2));              /* any known floor, however small */
+    cr_expect(gate4_below_floor(0.5, 1.0, 4.0, 1.0));             /* any known L2, however small */
+    cr_expect_not(gate4_below_floor(0.5, 1.0, big, -1));
+}
+
+/* The verdict's figures per argument: the first mismatch when there is one, shape mismatches
+ * flagged, later runs under self_consistency with their run number. */
+Test(decide, gate2_verdict_figures) {
+    json_t *shape = json_pack("{s:b, s:[i], s:[i, i], s:s, s:s, s:i}", "shape_mismatch", 1, "shape", 100, "got_shape", 10,
+                              10, "dtype", "float32", "got_dtype", "float32", "numel", 100);
+    json_t *v = NULL;
+    cr_expect_eq(decide(iso(st(1, 42, 0.01, 0), shape, NULL), &v), 0);
+    json_t *set = json_array_get(json_object_get(v, "sets"), 0);
+    json_t *a = json_array_get(json_object_get(set, "args"), 0);
+    cr_expect_eq(json_integer_value(json_object_get(a, "first_mismatch")), 42);
+    cr_expect_null(json_object_get(a, "shape_mismatch"));
+    json_t *r1 = json_array_get(json_object_get(set, "self_consistency"), 0);
+    cr_expect(json_is_true(json_object_get(r1, "shape_mismatch")));
+    cr_expect_eq(json_integer_value(json_object_get(r1, "run")), 1);
+    cr_expect_null(json_object_get(r1, "first_mismatch"));
+    json_decref(v);
+    cr_expect_eq(decide(iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL), &v), 1);
+    a = json_array_get(json_object_get(json_array_get(json_object_get(v, "sets"), 0), "args"), 0);
+    cr_expect_null(json_object_get(a, "first_mismatch"), "a clean comparison has no first mismatch");
+    cr_expect_null(json_object_get(v, "reason"));
+    json_decref(v);
+}
+
+Test(decide, gate2_reasons_name_the_run_the_argument_and_the_input) {
+    json_t *v = NULL;
+    /* a plain failure of the first run is not called a race */
+    cr_expect_eq(decide(iso(st(1, 42, 0.01, 0), st(0, 0, 0, 0), NULL), &v), 0);
+    const char *why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && !strstr(why, "race") && !strstr(why, "disagrees"), "%s", why);
+    json_decref(v);
+    /* the second run disagreeing is named as run 2 */
+    cr_expect_eq(decide(iso(st(0, 0, 0, 0), st(1, 7, 0.5, 0), NULL), &v), 0);
+    why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && strstr(why, "run 2 of the candidate disagrees with its first run"), "%s", why);
+    json_decref(v);
+    /* the first written read-only input is named */
+    cr_expect_eq(decide(iso(st(0, 0, 0, 0), st(0, 0, 0, 0), json_pack("[i, i]", 3, 5)), &v), 0);
+    why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && strstr(why, "read-only input argument 3"), "%s", why);
+    json_decref(v);
+    /* a malformed later run is an error that names it */
+    json_t *bad = st(0, 0, 0, 0);
+    json_object_set_new(bad, "numel", json_integer(7));
+    json_t *r = iso(st(0, 0, 0, 0), bad, NULL);
+    int passed = 1;
+    kerr e = {0};
+    cr_expect_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER);
+    cr_expect(strstr(e.msg, "isolate, set captured, argument 1, run 2") != NULL, "%s", e.msg);
+    json_decref(v);
+    json_decref(r);
+}
+
+/* Two sets of two arguments: the reason is the first failure only. */
+Test(decide, gate2_reason_is_the_first_failure) {
+    json_t *r = json_pack("{s:[{s:s, s:[{s:i, s:[o]}, {s:i, s:[o]}], s:[]}, {s:s, s:[{s:i, s:[o]}, {s:i, s:[o]}], s:[]}],"
+                          " s:[i, i]}",
+                          "sets", "name", "captured", "args", "arg", 1, "runs", st(0, 0, 0, 0), "arg", 2, "runs",
+                          st(0, 0, 0, 0), "inputs_changed", "name", "seed1", "args", "arg", 1, "runs", st(0, 0, 0, 0),
+                          "arg", 2, "runs", st(2, 11, 0.5, 0), "inputs_changed", "checked", 1, 2);
+    json_t *v = NULL;
+    cr_expect_eq(decide(r, &v), 0);
+    const char *why = json_string_value(json_object_get(v, "reason"));
+    cr_expect_str_eq(why, "input set seed1, argument 2: 2 of 100 elements differ; max abs err 0.5 at [11] (ref 2, got 2.5)");
+    json_decref(v);
+    r = json_pack("{s:[{s:s, s:[{s:i, s:[o]}, {s:i, s:[o]}], s:[]}], s:[i, i]}", "sets", "name", "captured", "args", "arg",
+                  1, "runs", st(1, 5, 0.5, 0), "arg", 2, "runs", st(2, 11, 0.5, 0), "inputs_changed", "checked", 1, 2);
+    cr_expect_eq(decide(r, &v), 0);
+    why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && strstr(why, "argument 1:") && !strstr(why, "argument 2"), "%s", why);
+    json_decref(v);
+}
+
+/* A result that does not say what the gate needs is kopt's error (the worker misbehaved), never
+ * a verdict about the candidate. */
+Test(decide, gate2_incomplete_results_are_errors) {
+    const char *const cases[] = {
+        "{\"sets\": [{\"args\": [{\"arg\": 1, \"runs\": [R]}], \"inputs_changed\": []}], \"checked\": [1]}",    /* no name */
+        "{\"sets\": [{\"name\": \"s\", \"args\": {}, \"inputs_changed\": []}], \"checked\": [1]}",             /* args */
+        "{\"sets\": [{\"name\": \"s\", \"args\": [{\"arg\": 1, \"runs\": [R]}]}], \"checked\": [1]}",          /* changed */
+        "{\"sets\": [{\"name\": \"s\", \"args\": [{\"arg\": 1, \"runs\": [R]}], \"inputs_changed\": []}], \"checked\": [1, 2]}",
+        "{\"sets\": [{\"name\": \"s\", \"args\": [{\"arg\": 1, \"runs\": []}], \"inputs_changed\": []}], \"checked\": [1]}",
+        "{\"sets\": [{\"name\": \"s\", \"args\": [{\"arg\": 1, \"runs\": {}}], \"inputs_changed\": []}], \"checked\": [1]}",
+        "{\"sets\": {}, \"checked\": [1]}",
+    };
+    const char *const why[] = {"incomplete", "incomplete", "incomplete", "incomplete", "has no runs", "has no runs",
+                               "no input sets"};
+    json_t *good = st(1, 3, 0.5, 0);   /* a failing run: only an error may stop the verdict */
+    char *run = json_dumps(good, JSON_COMPACT);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        kbuf b = KBUF_INIT;
+        for (const char *p = cases[i]; *p; p++) {
+            if (*p == 'R') kbuf_puts(&b, run);
+            else kbuf_putc(&b, *p);
+        }
+        json_error_t je;
+        json_t *r = json_loads(kbuf_str(&b), 0, &je);
+        cr_assert_not_null(r, "case %zu: %s", i, je.text);
+        int passed = 1;
+        json_t *v = NULL;
+        kerr e = {0};
+        cr_expect_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER, "case %zu accepted", i);
+        cr_expect(strstr(e.msg, why[i]) != NULL, "case %zu: %s", i, e.msg);
+        json_decref(v);
+        json_decref(r);
+        kbuf_free(&b);
+    }
+    free(run);
+    json_decref(good);
+}
+
+Test(decide, gate3_rho_of_a_nan_error_is_infinite) {
+    tensor_cmp base = c64(1e-6, 0), opt = c64(NAN, 0);
+    double oe, be;
+    cr_expect(isinf(gate3_rho(&opt, &base, &oe, &be)));
+    cr_expect(isnan(oe));
+    cr_expect_float_eq(be, 1e-6, 0);
+    cr_expect_not(gate3_accept_rho(oe, be, 1.0, NULL));
+    /* opt exact, baseline not: rho 0 */
+    tensor_cmp exact = c64(0, 0);
+    cr_expect_float_eq(gate3_rho(&exact, &base, &oe, &be), 0.0, 0);
+}
+
+Test(decide, gate3_defaults_when_options_are_absent_or_zero) {
+    gate3_opts zero = {0};
+    /* the absolute bound's floor is 5e-3 by default */
+    cr_expect_float_eq(gate3_abs_bound(1.0, NULL), 5e-3, 0);
+    cr_expect_float_eq(gate3_abs_bound(1.0, &zero), 5e-3, 0);
+    cr_expect_float_eq(gate3_abs_bound(INFINITY, NULL), 5e-3, 0);   /* a non-finite scale is ignored */
+    cr_expect_float_eq(gate3_abs_bound(20.0, NULL), 0.02, 1e-18);
+    gate3_opts f = {.abs_bound = 1e-2};
+    cr_expect_float_eq(gate3_abs_bound(1.0, &f), 1e-2, 0);
+    /* rho_max is 10 by default, inclusive: 10x passes, 10.05x does not */
+    cr_expect(gate3_accept_rho(0.01, 0.001, 100.0, NULL));
+    cr_expect(gate3_accept_rho(0.01, 0.001, 100.0, &zero));
+    cr_expect_not(gate3_accept_rho(0.01005, 0.001, 100.0, NULL));
+    cr_expect_not(gate3_accept_rho(0.01005, 0.001, 100.0, &zero));
+    /* a rho_max below 1 is used as given */
+    gate3_opts tight = {.rho_max = 0.5};
+    cr_expect(gate3_accept_rho(5e-4, 1e-3, 1.0, &tight));
+    cr_expect_not(gate3_accept_rho(6e-4, 1e-3, 1.0, &tight));
+    /* the default absolute bound applies too: 6e-3 at rho 2 is refused for outputs of scale 1 */
+    cr_expect_not(gate3_accept_rho(6e-3, 3e-3, 1.0, NULL));
+    cr_expect(gate3_accept_rho(5e-3, 3e-3, 1.0, NULL));
+}
+
+Test(decide, gate3_refuses_impossible_errors_and_unknown_scales) {
+    gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
+    /* an error below zero is not a measurement */
+    cr_expect_not(gate3_accept_rho(-1e-9, 0, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(-1e-9, 1e-6, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(INFINITY, 1e-6, 1.0, &o));
+    /* exact baseline and a non-finite scale: only the 1e-8 floor */
+    cr_expect(gate3_accept_rho(1e-8, 0, INFINITY, &o));
+    cr_expect_not(gate3_accept_rho(2e-8, 0, INFINITY, &o));
+    /* a large scale: 1e-6 of it */
+    cr_expect(gate3_accept_rho(1e-3, 0, 1000.0, &o));
+    cr_expect_not(gate3_accept_rho(1.01e-3, 0, 1000.0, &o));
+}
+
+Test(decide, gate4_interval_is_the_95_percent_paired_bootstrap) {
+    double base[12], cand[12];
+    for (int i = 0; i < 12; i++) {
+        base[i] = 1.0 + 0.013 * ((i * 7) % 12);
+        cand[i] = 0.8 + 0.011 * ((i * 5) % 12);
+    }
+    gate4_result r;
+    kerr e = {0};
+    cr_assert_eq(gate4_decide(base, cand, 12, 0.02, 5, &r, &e), 0, "%s", e.msg);
+    stats_ci want;
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 12, 0.95, 4000, 5, &want), 0);
+    cr_expect(r.ci.lo == want.lo && r.ci.hi == want.hi && r.ci.estimate == want.estimate);
+    cr_expect(r.ci.conf == 0.95 && r.ci.resamples == 4000);
+    cr_expect_float_eq(r.base_ms, stats_median(base, 12), 0);
+    cr_expect_float_eq(r.cand_ms, stats_median(cand, 12), 0);
+    cr_expect(r.passed);
+    /* two rounds are enough to decide; unusable samples are the worker's error */
+    cr_expect_eq(gate4_decide(base, cand, 2, 0.02, 5, &r, &e), 0, "%s", e.msg);
+    double zero[3] = {0, 0, 0};
+    cr_expect_eq(gate4_decide(base, zero, 3, 0.02, 5, &r, &e), KOPT_E_WORKER);
+    cr_expect_not(r.passed);
 }

@@ -616,3 +616,314 @@ Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
         free(fxt[i]);
     }
 }
+
+/* ---------- edges of the rules and of the report (tools/mutate.py's survivors) ---------- */
+
+/* The report of `text` under float32 rules; *n violations. Caller frees with static_report_free. */
+static static_report report_of(const char *text, const static_opts *o) {
+    candidate *c = parse_ok(text);
+    static_report r = {0};
+    static_check(c, o, &r, NULL);
+    candidate_free(c);
+    return r;
+}
+
+/* `text` has exactly the violations rules[i] with texts texts[i] (NULL: any), in that order. */
+static void expect_report(const char *text, size_t n, const char *const *rules, const char *const *texts) {
+    static_opts o = {0, "float32"};
+    static_report r = report_of(text, &o);
+    char *rt = report_text(&r);
+    cr_expect_eq(r.n, n, "expected %zu violations; report:\n%s\ntext:\n%s", n, rt, text);
+    for (size_t i = 0; i < n && i < r.n; i++) {
+        cr_expect_str_eq(static_rule_name(r.v[i].rule), rules[i], "violation %zu; report:\n%s", i, rt);
+        if (texts && texts[i]) cr_expect_str_eq(r.v[i].text, texts[i], "violation %zu; report:\n%s", i, rt);
+    }
+    free(rt);
+    static_report_free(&r);
+}
+
+static void expect_one(const char *pre, const char *body, const char *rule, const char *vtext) {
+    char *text = make_l(pre, body);
+    const char *rules[] = {rule}, *texts[] = {vtext};
+    expect_report(text, 1, rules, texts);
+    free(text);
+}
+
+static void expect_clean(const char *pre, const char *body) {
+    char *text = make_l(pre, body);
+    static_opts o = {0, "float32"};
+    expect_passes(text, &o);
+    free(text);
+}
+
+Test(static_edges, offending_texts) {
+    /* methods and dunders: the attribute with its dot */
+    expect_one("", "    s = in_ptr0.sum()\n", "torch-compute", ".sum");
+    expect_one("", "    n = in_ptr0[0].item()\n", "stream-sync", ".item");
+    expect_one("", "    k = in_ptr0.__class__\n", "io", ".__class__");
+    static const char *const sync_rules[] = {"stream-sync", "stream-sync"};
+    static const char *const sync_texts[] = {"torch.cuda.current_stream", ".synchronize"};
+    char *t = make_l("", "    torch.cuda.current_stream().synchronize()\n");
+    expect_report(t, 2, sync_rules, sync_texts);
+    free(t);
+    /* keyword arguments: name=value */
+    expect_one("", "    g(in_ptr0, fp_downcast_rounding='rtz')\n", "precision", "fp_downcast_rounding='rtz'");
+    expect_one(MM_PRE("tl.dot(a, b, allow_tf32=True)"), "", "precision", "allow_tf32=True");
+    /* a mutable default: the parameter, '=' and the opener */
+    expect_one("def _grid(n, memo={}):\n    return (n,)\n\n\n", "", "state", "memo={");
+    expect_one("def _grid(n, m=1, memo=[]):\n    return (n,)\n\n\n", "", "state", "memo=[");
+    /* statements: the whole logical line */
+    expect_one("_calls = 0\n", "    global _calls\n", "state", "global _calls");
+    expect_one("", "    y = in_ptr0 * 2\n", "torch-compute", "in_ptr0 * 2");
+}
+
+Test(static_edges, long_and_multi_line_texts) {
+    /* a statement text is cut at 68 bytes and its first physical line: 68 kept whole, 69 cut */
+    for (int len = 68; len <= 69; len++) {
+        kbuf st = KBUF_INIT;
+        kbuf_puts(&st, "_cache = [1");
+        while ((int)st.len < len - 1) kbuf_putc(&st, '0');
+        kbuf_putc(&st, ']');
+        cr_assert_eq((int)st.len, len);
+        char *pre = kasprintf("%s\n", kbuf_str(&st));
+        char *want = len <= 68 ? kstrdup(kbuf_str(&st)) : kasprintf("%.68s ...", kbuf_str(&st));
+        expect_one(pre, "", "state", want);
+        free(want);
+        free(pre);
+        kbuf_free(&st);
+    }
+    /* a statement over several lines: its first line, then " ..." */
+    expect_one("_cache = [\n    1,\n]\n", "", "state", "_cache = [ ...");
+    /* a name split over lines: blank space around the break is one space (tabs, CRLF too) */
+    expect_one("", "    y = (torch. \t\n         matmul(in_ptr0, in_ptr0))\n", "torch-compute", "torch. matmul");
+    expect_one("", "    y = (torch.\t\r\n\t  matmul(in_ptr0, in_ptr0))\n", "torch-compute", "torch. matmul");
+    /* texts longer than 80 bytes end in " ..." after 76; 80 are kept */
+    char name[128];
+    memset(name, 'a', sizeof name);
+    for (int len = 80; len <= 81; len++) {
+        /* f"{TAG}" + padding: the f-string token is the text */
+        int pad = len - 8;   /* f"{TAG}" and the padding */
+        char *fs = kasprintf("f\"{TAG}%.*s\"", pad, name);
+        cr_assert_eq((int)strlen(fs), len);
+        char *body = kasprintf("    print(%s)\n", fs);
+        char *w = len <= 80 ? kstrdup(fs) : kasprintf("%.76s ...", fs);
+        expect_one("TAG = 'k'\n", body, "syntax", w);
+        free(w);
+        free(body);
+        free(fs);
+    }
+}
+
+Test(static_edges, order_and_duplicates) {
+    /* one violation per rule and position: two names of one from-import share the position */
+    expect_one("from os import path, sep\n", "", "io", "from os import path");
+    /* the same position, two rules: in the rules' order, whatever the imports' order */
+    static const char *const env_io[] = {"env", "io"};
+    char *t = make_l("from os import system, environ\n", "");
+    expect_report(t, 2, env_io, NULL);
+    free(t);
+    /* the same line: by column, although the default is judged after the body */
+    static const char *const by_col[] = {"state", "torch-compute"};
+    t = make_l("def _g(n, a=[], b=torch.matmul):\n    return n\n\n\n", "");
+    expect_report(t, 2, by_col, NULL);
+    free(t);
+    /* by line, although imports are judged first: an import at the end comes last */
+    static const char *const by_line[] = {"stream-sync", "io"};
+    char *l = make_l("", "    torch.cuda.synchronize()\n");
+    t = kasprintf("%simport os\n", l);
+    expect_report(t, 2, by_line, NULL);
+    free(t);
+    free(l);
+    /* many violations: all kept (the report grows past its first allocations) */
+    kbuf b = KBUF_INIT;
+    for (int i = 0; i < 20; i++) kbuf_printf(&b, "    torch.cuda.synchronize()\n");
+    t = make_l("", kbuf_str(&b));
+    static_opts o = {0, "float32"};
+    static_report r = report_of(t, &o);
+    cr_expect_eq(r.n, 20);
+    cr_expect_eq(static_report_count(&r, STATIC_STREAM_SYNC), 20);
+    cr_expect_eq(static_report_count(&r, STATIC_IO), 0);
+    for (size_t i = 1; i < r.n; i++) cr_expect_eq(r.v[i].line, r.v[i - 1].line + 1);
+    static_report_free(&r);
+    free(t);
+    kbuf_free(&b);
+    cr_expect_str_eq(static_rule_name((static_rule)STATIC_NRULES), "?");
+    cr_expect_str_eq(static_rule_name((static_rule)-1), "?");
+}
+
+Test(static_edges, names_the_rules_resolve) {
+    /* torch.cuda.set_*, Triton's global configuration */
+    expect_one("", "    torch.cuda.set_device(0)\n", "env", "torch.cuda.set_device");
+    expect_one("", "    triton.knobs.cache.dir = '/tmp'\n", "env", "triton.knobs.cache.dir");
+    expect_one("", "    d = triton.runtime.driver.active\n", "env", "triton.runtime.driver.active");
+    /* Inductor's runtime helpers are allowed, a look-alike is not */
+    expect_clean("from torch._inductor.runtime import triton_helpers\n",
+                 "    triton_helpers.set_driver_to_gpu()\n");
+    expect_one("", "    y = torch._inductor.runtimes.f(in_ptr0)\n", "torch-compute", "torch._inductor.runtimes.f");
+    /* free names: `os` is still the os module, `tl` triton.language, one-letter names other than
+     * F are themselves */
+    expect_one("", "    os.system('true')\n", "io", "os.system");
+    expect_clean("", "    y = K.relu_all(in_ptr0)\n");
+    expect_clean("", "    y = Fx.relu(in_ptr0)\n");
+    const char *free_tl = "import triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
+                          "def launch(x_ptr, stream=None):\n    dt = tl.float16\n";
+    static const char *const prec[] = {"precision"}, *const prec_t[] = {"tl.float16"};
+    expect_report(free_tl, 1, prec, prec_t);
+    /* a function-level import alias is resolved like a module-level one */
+    static const char *const two[] = {"torch-compute", "torch-compute"};
+    static const char *const two_t[] = {"import torch.nn.functional", "fn2.relu"};
+    char *loc = make_l("", "    import torch.nn.functional as fn2\n    y = fn2.relu(in_ptr0)\n");
+    expect_report(loc, 2, two, two_t);
+    free(loc);
+    /* a module attribute set from a launcher */
+    expect_one("", "    triton.cache_dir = '/tmp'\n", "state", "triton.cache_dir = '/tmp'");
+    /* reduced precision with consent: torch dtypes are allowed then, not torch ops */
+    static_opts consent = {1, "float32"};
+    char *t = make_l("", "    ws = torch.empty(8, dtype=torch.float16, device='cuda')\n    h = torch.half\n");
+    expect_passes(t, &consent);
+    free(t);
+    /* a 128-byte name is judged without overflowing anything */
+    char head[129];
+    memset(head, 'q', 128);
+    head[128] = '\0';
+    char *body = kasprintf("    y = %s.relu(in_ptr0)\n", head);
+    expect_clean("", body);
+    free(body);
+}
+
+Test(static_edges, getattr_and_strings) {
+    expect_one("", "    mm = getattr(torch, \"\"\"matmul\"\"\")\n", "torch-compute", "getattr");
+    expect_one("", "    mm = getattr(torch, r'matmul')\n", "torch-compute", "getattr");
+    static const char *const sync[] = {"stream-sync", "torch-compute"}, *const sync_t[] = {"getattr", "torch.cuda"};
+    char *t = make_l("", "    s = getattr(torch.cuda, 'synchronize')\n");
+    expect_report(t, 2, sync, sync_t);
+    free(t);
+    expect_one("", "    f = getattr(in_ptr0)\n", "env", "getattr");
+    expect_one("", "    f = getattr(in_ptr0, '__a__')\n", "io", "getattr");
+    expect_clean("", "    f = getattr(in_ptr0, 'shape')\n    g = getattr(tl, '''float32''')\n");
+    /* the TF32 strings, whatever their quoting; other strings are text */
+    expect_one(MM_PRE("tl.dot(a, b, input_precision=\"\"\"tf32\"\"\")"), "", "precision", "\"\"\"tf32\"\"\"");
+    expect_one(MM_PRE("tl.dot(a, b, input_precision=r\"tf32\")"), "", "precision", "r\"tf32\"");
+    expect_clean(MM_PRE("tl.dot(a, b, input_precision='ieee')"), "    s = 'tf32 ' + '' + \"\"\"tf3\"\"\"\n");
+}
+
+Test(static_edges, dunders_and_pointer_names) {
+    expect_one("", "    k = in_ptr0.__a__\n", "io", ".__a__");
+    /* not dunders: one side only, or too short */
+    expect_clean("", "    a = in_ptr0.__data\n    b = in_ptr0.data__\n    c = in_ptr0.a__b__\n"
+                     "    d = in_ptr0._ab__\n    e = in_ptr0.____\n");
+    /* in_out_ptr* names are tensors too; the name must go on past the prefix */
+    expect_one("", "    in_out_ptr1 = in_ptr0\n    y = in_out_ptr1 * 2\n", "torch-compute", "in_out_ptr1 * 2");
+    expect_clean("", "    nblocks2 = xnumel // 2\n    total = nblocks2 * 4\n");
+    /* every arithmetic operator, on either side */
+    expect_one("", "    y = in_ptr0 + 1\n", "torch-compute", "in_ptr0 + 1");
+    expect_one("", "    y = 2 * in_ptr0\n", "torch-compute", "in_ptr0");
+    /* unpacking is not arithmetic */
+    expect_clean("", "    print(*in_ptr0)\n    print(xnumel, *out_ptr0)\n");
+    /* augmented writes into a module-level object */
+    char *t = make_l("_done = {}\n", "    _done[xnumel] += 1\n");
+    static_opts o = {0, "float32"};
+    expect_refused(t, "state", "_done[xnumel]", &o);
+    free(t);
+}
+
+Test(static_edges, star_imports) {
+    /* names a star import may have brought in are judged as that module's */
+    static const char *const prec[] = {"precision"}, *const prec_t[] = {"float16"};
+    const char *tl_star = "from triton.language import *\nimport triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
+                          "def launch(x_ptr, stream=None):\n    dt = float16\n";
+    expect_report(tl_star, 1, prec, prec_t);
+    char *t = make_l("from triton.language import *\n", "    dt = bfloat16\n");
+    expect_report(t, 1, prec, (const char *const[]){"bfloat16"});
+    free(t);
+    /* torch's: the star import is refused once, its names are not refused again as "not on
+     * the allowed list" */
+    static const char *const imp[] = {"import"};
+    t = make_l("from torch import *\n", "    y = matmul(in_ptr0, in_ptr0)\n");
+    expect_report(t, 1, imp, (const char *const[]){"from torch import *"});
+    free(t);
+    /* ... but a name of a compute namespace is */
+    static const char *const imp_tc[] = {"import", "torch-compute"};
+    t = make_l("from torch.nn.functional import *\n", "    y = relu(in_ptr0)\n");
+    expect_report(t, 2, imp_tc, (const char *const[]){"from torch.nn.functional import *", "relu"});
+    free(t);
+    expect_clean("from math import *\n", "    r = sqrt(2.0) + floor(1.5)\n");
+}
+
+Test(static_edges, module_level_values_and_calls) {
+    /* a value made by a call: allowed helpers, judged calls, anything else */
+    expect_one("_S = 'a,b'.split(',')\n", "", "state", "_S = 'a,b'.split(',')");
+    expect_one("_F = (lambda n: [n])(3)\n", "", "state", "_F = (lambda n: [n])(3)");
+    expect_one("_T = (min, max)\n_V = _T[0](1, 2)\n", "", "state", "_V = _T[0](1, 2)");
+    expect_one("def _mk():\n    return {}\n\n\n_V = _mk()\n", "", "state", "_V = _mk()");
+    expect_one("_W = torch.ones(4)\n", "", "torch-compute", "torch.ones");
+    expect_one("_I = input()\n", "", "io", "input");
+    expect_clean("_N = int(3.5) + min(4, 8)\n_C = triton.cdiv(10, 3)\n_L = math.log(2.0)\n", "");
+    /* one violation per statement */
+    expect_one("_c = [[], {}]\n", "", "state", "_c = [[], {}]");
+    expect_one("_d = dict(x=list())\n", "", "state", "_d = dict(x=list())");
+    expect_one("_seen = set()\n", "", "state", "_seen = set()");
+    /* two statements on a line: each its own text */
+    expect_one("_a = 1; _b = []\n", "", "state", "_b = []");
+    /* an expression statement: a call at import time, also after an allowed one */
+    expect_one("math.floor(1.5) + print(2)\n", "", "state", "math.floor(1.5) + print(2)");
+    expect_clean("from torch._inductor.runtime import triton_helpers\ntriton_helpers.set_driver_to_gpu()\n", "");
+    /* the first line of the file is judged like any other */
+    const char *first = "print('loading')\nimport triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
+                        "def launch(x_ptr, stream=None):\n    pass\n";
+    static const char *const st[] = {"state"};
+    expect_report(first, 1, st, (const char *const[]){"print('loading')"});
+    const char *first_io = "import os\nimport triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
+                           "def launch(x_ptr, stream=None):\n    pass\n";
+    static const char *const io[] = {"io"};
+    expect_report(first_io, 1, io, (const char *const[]){"import os"});
+    const char *first_tok = "torch.cuda.synchronize()\nimport triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
+                            "def launch(x_ptr, stream=None):\n    pass\n";
+    static_opts o = {0, "float32"};
+    static_report r = report_of(first_tok, &o);
+    cr_expect(r.n >= 1 && r.v[0].line == 1 && r.v[0].col == 1 && r.v[0].rule == STATIC_STREAM_SYNC);
+    static_report_free(&r);
+}
+
+Test(static_edges, defaults_locals_and_imports) {
+    /* immutable defaults and allowed calls are fine; a judged call is refused once, by its rule */
+    expect_clean("def _g(n, dims=(1, 2), b=min(4, 8), c=None):\n    return n\n\n\n", "");
+    expect_one("def _g(n, m=torch.ones(2)):\n    return n\n\n\n", "", "torch-compute", "torch.ones");
+    /* a local function named like a tensor method is not a method call */
+    expect_clean("", "    def mean(v):\n        return v\n    m = mean(in_ptr0)\n");
+    /* attributes without a call are not method calls */
+    expect_clean("", "    f = in_ptr0.sum\n    g = in_ptr0.item\n");
+    /* a relative import says so */
+    char *t = make_l("from . import helpers\n", "");
+    static_opts o = {0, "float32"};
+    static_report r = report_of(t, &o);
+    cr_expect(r.n == 1 && strstr(r.v[0].why, "relative"), "%s", r.n ? r.v[0].why : "-");
+    static_report_free(&r);
+    free(t);
+}
+
+Test(static_edges, tf32_flags_by_name) {
+    /* allow_tf32=NAME: refused only when that name is assigned True on some line */
+    expect_one("FLAG = True\n" MM_PRE("tl.dot(a, b, allow_tf32=FLAG)"), "", "precision", "allow_tf32=FLAG");
+    expect_clean("FLAG = False\nOTHER = True\n" MM_PRE("tl.dot(a, b, allow_tf32=FLAG)"), "");
+    expect_clean("FLAG = 0\n" MM_PRE("tl.dot(a, b, allow_tf32=FLAG)"), "");
+    expect_clean("FLAG = True if False else False\n" MM_PRE("tl.dot(a, b, allow_tf32=FLAG)"), "");
+    /* the assignment on the file's first line counts */
+    const char *first = "USE = True\nimport triton\nimport triton.language as tl\n\n\n" MM_PRE("tl.dot(a, b, allow_tf32=USE)")
+                        "def launch(x_ptr, stream=None):\n    pass\n";
+    static const char *const prec[] = {"precision"};
+    expect_report(first, 1, prec, (const char *const[]){"allow_tf32=USE"});
+    /* a keyword given inside a nested call does not configure tl.dot */
+    expect_one(MM_PRE("tl.dot(a, tl.trans(b, input_precision='ieee'))"), "", "precision", "tl.dot");
+}
+
+Test(static_edges, fstrings_naming_top_level_definitions) {
+    /* f-strings, any case of prefix, with spaces or parentheses before the name */
+    expect_one("TAG = 'k'\n", "    print(F\"{TAG}\")\n", "syntax", "F\"{TAG}\"");
+    expect_one("TAG = 'k'\n", "    print(rf\"{ (TAG)}\")\n", "syntax", "rf\"{ (TAG)}\"");
+    expect_one("", "    print(f\"{_k}\")\n", "syntax", "f\"{_k}\"");
+    /* every character a name can hold */
+    expect_one("a9_zA0Z = 1\n", "    print(f\"x{a9_zA0Z}y\")\n", "syntax", "f\"x{a9_zA0Z}y\"");
+    /* plain strings, escaped braces, other names, prefixes of a name */
+    expect_clean("TAG = 'k'\n", "    print(\"{TAG}\", r\"{TAG}\", f\"{{TAG}}\", f\"{xnumel}\", f\"{TAGS}\", f\"{TA}\")\n");
+}

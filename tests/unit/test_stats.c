@@ -174,3 +174,83 @@ Test(stats, samples_from_worker_json) {
     json_decref(a);
     json_decref(empty);
 }
+
+/* The generator is xoshiro256** seeded through splitmix64 (stats.h): its outputs are pinned, so
+ * that "the same inputs and seed give the same interval on every platform" holds against a
+ * reference implementation, not only against itself. Reference values: a direct transcription
+ * of Vigna's splitmix64 / xoshiro256** in Python. */
+Test(stats, rng_matches_the_reference_generator) {
+    stats_rng r;
+    stats_rng_seed(&r, 42);
+    const uint64_t want[] = {0x15780b2e0c2ec716ULL, 0x6104d9866d113a7eULL, 0xae17533239e499a1ULL,
+                             0xecb8ad4703b360a1ULL};
+    for (int i = 0; i < 4; i++) cr_assert_eq(stats_rng_next(&r), want[i], "output %d", i);
+    /* stats_rng_below: rejection of the lowest 2^64 mod n values, then x mod n */
+    const uint64_t below[] = {4, 4, 8, 4, 4, 1, 6, 6, 8, 9, 3, 6};
+    stats_rng_seed(&r, 7);
+    for (int i = 0; i < 12; i++) cr_assert_eq(stats_rng_below(&r, 10), below[i], "draw %d", i);
+}
+
+/* Both bootstrap intervals against the same reference implementation (stats.h's method:
+ * replicate ratios of medians, then the (1-conf)/2 and (1+conf)/2 linear percentiles). */
+Test(stats, bootstrap_intervals_match_the_reference) {
+    const double base[] = {1.00, 1.07, 0.98, 1.21, 1.03, 0.95, 1.12};
+    const double cand[] = {0.81, 0.90, 0.79, 0.97, 0.86, 0.80, 0.88};
+    stats_ci ci;
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 7, 0.9, 64, 2024, &ci), 0);
+    NEAR(ci.estimate, 1.1976744186046513, 1e-15);
+    NEAR(ci.lo, 1.1976744186046513, 1e-15);
+    NEAR(ci.hi, 1.2727272727272729, 1e-15);
+    cr_assert(ci.conf == 0.9 && ci.resamples == 64);
+    cr_assert_eq(stats_speedup_ci(base, 5, cand, 6, 0.8, 50, 11, &ci), 0);
+    NEAR(ci.estimate, 1.2335329341317367, 1e-15);
+    NEAR(ci.lo, 1.1410576351752821, 1e-15);
+    NEAR(ci.hi, 1.3383411949685533, 1e-15);
+}
+
+Test(stats, speedup_ci_refuses_every_unusable_sample_set) {
+    double base[] = {1, 2, 3}, cand[] = {1, 1, 1}, zero[] = {0, 0, 0}, inf[] = {1, INFINITY, 2};
+    stats_ci ci;
+    /* an empty candidate side, zero baseline times, non-finite baseline times, no arrays */
+    cr_assert_eq(stats_speedup_ci(base, 3, cand, 0, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert(isnan(ci.estimate) && isnan(ci.lo) && isnan(ci.hi));
+    cr_assert_eq(stats_speedup_ci(zero, 3, cand, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci(inf, 3, cand, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci(NULL, 3, cand, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci(base, 3, NULL, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci_paired(zero, cand, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 0, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert(isnan(ci.hi));
+    /* negative conf / resamples mean the defaults too; a conf just below 1 is usable */
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 3, -1, -5, 1, &ci), 0);
+    NEAR(ci.conf, 0.95, 0);
+    cr_assert_eq(ci.resamples, 2000);
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 3, nextafter(1.0, 0), 10, 1, &ci), 0);
+    /* a non-finite value anywhere, the first included */
+    double nan0[] = {NAN, 1, 1};
+    cr_assert_eq(stats_speedup_ci(base, 3, nan0, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    cr_assert_eq(stats_speedup_ci(nan0, 3, cand, 3, 0.95, 100, 1, &ci), KOPT_E_INTERNAL);
+    /* one sample per side and one replicate are usable: the interval is the estimate */
+    cr_assert_eq(stats_speedup_ci(base + 1, 1, cand, 1, 0.95, 1, 1, &ci), 0);
+    cr_assert(ci.resamples == 1 && ci.estimate == 2.0 && ci.lo == 2.0 && ci.hi == 2.0);
+}
+
+Test(stats, percentile_outside_the_range_and_between_two_values) {
+    double x[] = {30, 10, 20};
+    NEAR(stats_percentile(x, 3, -5), 10, 0);       /* p below 0: the minimum */
+    NEAR(stats_percentile(x, 3, 250), 30, 0);      /* p above 100: the maximum */
+    NEAR(stats_percentile(x, 3, 75), 25, 1e-12);   /* h = 1.5 */
+    NEAR(stats_percentile(x, 3, 1), 10.2, 1e-12);  /* h = 0.02: interpolated, not clamped */
+    cr_assert(isnan(stats_percentile(x, 3, NAN)));
+    double two[] = {2, 1};
+    NEAR(stats_percentile(two, 2, 50), 1.5, 0);
+    NEAR(stats_median(two, 2), 1.5, 0);
+    /* the descriptive statistics of negative values */
+    double neg[] = {-3, -1, -2};
+    NEAR(stats_min(neg, 3), -3, 0);
+    NEAR(stats_max(neg, 3), -1, 0);
+    NEAR(stats_mean(neg, 3), -2, 0);
+    NEAR(stats_mad(neg, 3), 1, 0);
+    cr_assert(isnan(stats_mean(neg, 0)) && isnan(stats_stddev(neg, 0)) && isnan(stats_min(neg, 0)) &&
+              isnan(stats_max(neg, 0)) && isnan(stats_mad(neg, 0)));
+}
