@@ -27,7 +27,7 @@ VERSION := $(shell sed -n 's/^\#define KOPT_VERSION "\(.*\)"/\1/p' src/cli/cli.h
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist mutate \
+.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist mutate interp-check \
         demo demo-cpu browser-check
 all: build/kopt
 
@@ -109,6 +109,12 @@ bench-gpu: build/kopt
 
 gpu-test: build/kopt
 	bash tests/gpu/run.sh
+
+# Templates run by Triton's interpreter on the CPU against PyTorch (needs a python with torch and
+# triton: TRITON_PYTHON=...; skipped with one line when triton does not import).
+TRITON_PYTHON ?= python3
+interp-check:
+	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
 
 # Mutation testing of the verdict code (tools/mutate.py; MUTATE_ARGS="--files decide.c --max 20"):
 # every mutant must make a test fail; exit 1 below 90% killed. Hours on 2 cores for every file.

@@ -77,6 +77,13 @@ const char *builtin_rewrite_match(const json_t *kernel, double *eps);
 const char *builtin_region_match(const json_t *kernel);
 json_t *builtin_region_variants(const char *tmpl, const json_t *kernel);
 int builtin_region_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+/* The scan family (builtin_scan.c): "scan" when the kernel (or region) is a cumulative sum the
+ * scan template computes (inclusive, shifted, masked, reversed; over any dimension), else NULL;
+ * its variants (new array); its candidates for a "rewrite" plan (*out new, as
+ * builtin_rewrite_act). builtin_rewrite_* and builtin_region_* dispatch to them. */
+const char *builtin_scan_match(const json_t *kernel);
+json_t *builtin_scan_variants(const json_t *kernel);
+int builtin_scan_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

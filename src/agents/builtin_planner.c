@@ -200,8 +200,11 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         else
             json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template", rt,
                                                    "variants", builtin_region_variants(rt, k), "rationale",
-                                                   "Inductor splits these long rows over several kernels that read the input "
-                                                   "more than once: one pass, each row's programs exchanging partials"));
+                                                   !strcmp(rt, "scan")
+                                                       ? "Inductor copies the input and the output around its scan (flip, "
+                                                         "cumsum, flip): one suffix scan reads and writes each element once"
+                                                       : "Inductor splits these long rows over several kernels that read the input "
+                                                         "more than once: one pass, each row's programs exchanging partials"));
         return 0;
     }
     const json_t *ce = json_object_get(k, "constexprs");
@@ -231,7 +234,10 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         if (!refused)
             json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
                                                    tmpl, "variants", builtin_rewrite_variants(tmpl, k), "rationale",
-                                                   !strcmp(tmpl, "row_cumsum")
+                                                   !strcmp(tmpl, "scan")
+                                                       ? "a cumulative sum written anew from what it computes: one read, one write, "
+                                                         "loads coalesced whatever the scanned dimension, a carried total"
+                                                   : !strcmp(tmpl, "row_cumsum")
                                                        ? "a row scan: larger chunks, a carried total, more warps than Inductor's heuristics"
                                                    : !strcmp(tmpl, "split_more")
                                                        ? "few, long reductions fill a few waves with an idle tail: split each into "

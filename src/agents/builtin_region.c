@@ -66,6 +66,7 @@ const char *builtin_region_match(const json_t *k) {
     const char *kind = json_string_value(json_object_get(k, "kind"));
     if (!kind || strcmp(kind, "region")) return NULL;
     if (!all_fp32(k)) return NULL;
+    if (builtin_scan_match(k)) return "scan";   /* flip, cumsum, flip: one suffix scan */
     const json_t *aten = json_object_get(k, "aten_ops");
     static const char *const one[] = {"in_ptr0", "out_ptr0"};
     static const char *const gn[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
@@ -79,8 +80,7 @@ const char *builtin_region_match(const json_t *k) {
 }
 
 json_t *builtin_region_variants(const char *tmpl, const json_t *k) {
-    (void)tmpl;
-    (void)k;
+    if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
     json_t *v = json_array();

@@ -24,6 +24,13 @@ static int read_cmp(const json_t *st, tensor_cmp *c, kerr *e) {
     return tensor_cmp_from_json(st, atol, rtol, c, e);
 }
 
+int gate2_reorder_only(const tensor_cmp *c) {
+    if (c->pass || c->shape_mismatch || c->n_nonfinite_mismatch > 0 || !isfinite(c->ref_abs_max) || c->ref_abs_max <= 0)
+        return 0;
+    if (strcmp(c->dtype, c->got_dtype) || (strcmp(c->dtype, "float32") && strcmp(c->dtype, "float64"))) return 0;
+    return c->max_abs_err <= GATE2_REORDER_REL * c->ref_abs_max && c->norm_ratio <= GATE2_REORDER_REL;
+}
+
 int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
     *passed = 1;
     json_t *v = json_object(), *sets = json_array();
@@ -66,14 +73,24 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
                     return kerr_wrap(e, "isolate, set %s, argument %d, run %zu", name, arg, r + 1);
                 }
                 json_t *cj = cmp_json(arg, &c);
+                /* an fp32 result off Inductor's only by summation order: float64 decides (gate 3) */
+                int reorder = gate2_reorder_only(&c);
+                if (reorder) {
+                    json_object_set_new(cj, "deferred_to_float64", json_true());
+                    if (!json_object_get(v, "deferred"))
+                        json_object_set_new(v, "deferred",
+                                            json_sprintf("input set %s, argument %d differs from Inductor's output within %g of "
+                                                         "its scale (summation order): gate 3 judges it against float64",
+                                                         name, arg, GATE2_REORDER_REL));
+                }
                 if (r == 0) {
                     json_array_append_new(json_object_get(so, "args"), cj);
-                    first_ok = c.pass;
+                    first_ok = c.pass || reorder;
                 } else {
                     json_object_set_new(cj, "run", json_integer((json_int_t)r));
                     json_array_append_new(json_object_get(so, "self_consistency"), cj);
                 }
-                if (c.pass || !*passed) continue;
+                if (c.pass || reorder || !*passed) continue;
                 *passed = 0;
                 char *where = tensor_cmp_str(&c);
                 if (r == 0 || !first_ok)

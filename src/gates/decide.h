@@ -11,6 +11,14 @@
  *   read-only inputs is refused. The statistics must have been computed under the dtype's
  *   tolerance (checked). Fills a JSON verdict with, per set and argument, the mismatch count
  *   and max abs/rel error; `reason` names the first failure.
+ *   One exception, because a fixed fp32 tolerance cannot tell a different summation order from
+ *   an error (a scan or a long sum regrouped: a few elements off by 1e-6 of their value): an
+ *   fp32 (or fp64) argument whose only mismatches are finite, whose largest error is at most
+ *   GATE2_REORDER_REL of the output's scale (max |ref|) and whose relative norm error is at
+ *   most the same passes gate 2 marked `deferred_to_float64`; gate 3 then judges the model
+ *   against float64 (its rho test), as it does every candidate. Lower precision (bf16, fp16,
+ *   TF32: errors of 1e-4..1e-2 of scale) stays far above that bound and is refused here.
+ * gate2_reorder_only: that test on one comparison (1 when it applies).
  * gate3_*: model level. Strict: the re-stitched module's outputs against the eager model's,
  *   allclose at the dtype's default tolerance. Fallback when strict fails: the float64 error
  *   ratio rho = ||opt - ref64||inf / ||base - ref64||inf (base: the compiled baseline's output
@@ -37,6 +45,8 @@
  * "inputs_changed":[..]}], "checked":[..]}). Returns 0 and sets *passed / *verdict, or
  * KOPT_E_WORKER for a malformed result. */
 int gate2_decide(const json_t *isolate, int *passed, json_t **verdict, kerr *e);
+#define GATE2_REORDER_REL 1e-5    /* summation-order differences: at most this much of the scale */
+int gate2_reorder_only(const tensor_cmp *c);
 
 typedef struct gate3_opts {
     double rho_max;     /* default 10 */

@@ -21,6 +21,33 @@
 static int src_has(const char *s, const char *needle) { return s && strstr(s, needle) != NULL; }
 
 /* The kernel as the planner and executor see it (agent.h). */
+/* A shape literal "(256, 2048, 1024)" as a JSON array of integers; NULL when it holds anything
+ * but integer literals (symbolic sizes). */
+static json_t *shape_of_text(const char *t) {
+    if (!t) return NULL;
+    while (*t == ' ' || *t == '(' || *t == '[') t++;
+    json_t *arr = json_array();
+    while (*t && *t != ')' && *t != ']') {
+        char *end = NULL;
+        long long v = strtoll(t, &end, 10);
+        if (end == t || v < 0) { json_decref(arr); return NULL; }
+        json_array_append_new(arr, json_integer(v));
+        t = end;
+        while (*t == ' ' || *t == ',') t++;
+    }
+    return arr;
+}
+
+/* The shape call() gives buffer `name` (an input of get_args or an allocation), or NULL. */
+static json_t *buffer_shape(const artifact *a, const char *name) {
+    for (size_t i = 0; i < a->ninputs; i++)
+        if (a->inputs[i].shape && !strcmp(a->inputs[i].name, name)) return shape_of_text(a->inputs[i].shape);
+    for (size_t i = 0; i < a->nstmts; i++)
+        if (a->stmts[i].kind == ART_ST_ALLOC && a->stmts[i].target && !strcmp(a->stmts[i].target, name))
+            return shape_of_text(a->stmts[i].shape);
+    return NULL;
+}
+
 json_t *opt_kernel_ctx(const artifact *a, int k) {
     const art_kernel *K = &a->kernels[k];
     json_t *o = json_pack("{s:s, s:s?, s:s?, s:s}", "name", K->name, "heuristic", K->heuristic, "grid_type",
@@ -36,12 +63,16 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
     json_object_set_new(o, "constexprs", ce);
     json_object_set_new(o, "runtime_params", rt);
     json_object_set_new(o, "signature", sig);
-    json_t *numels = json_object();
+    json_t *numels = json_object(), *shapes = json_object();
     for (size_t i = 0; i < a->nlaunches; i++) {
         const art_launch *l = &a->launches[i];
         if (l->kind != ART_L_TRITON || l->kernel != k) continue;
         for (size_t j = 0; j < l->args.n; j++) {
             const art_param *p = art_launch_param(a, l, j);
+            if (p && p->role != ART_ROLE_SCALAR && p->role != ART_ROLE_CONSTEXPR) {
+                json_t *sh = buffer_shape(a, l->args.v[j]);   /* the tensor's shape, when call() states it */
+                if (sh) json_object_set_new(shapes, p->name, sh);
+            }
             if (!p || p->role != ART_ROLE_SCALAR) continue;
             char *end = NULL;
             long long v = strtoll(l->args.v[j], &end, 10);
@@ -50,6 +81,7 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
         break;
     }
     json_object_set_new(o, "numels", numels);
+    json_object_set_new(o, "shapes", shapes);   /* pointer parameter -> shape of its first launch's buffer */
     json_object_set_new(o, "masked", json_pack("{s:b, s:b, s:b}", "x", src_has(K->source, "xmask = xindex < xnumel"), "r0",
                                                src_has(K->source, "r0_mask = r0_index < r0_numel"), "y",
                                                src_has(K->source, "ymask = yindex < ynumel")));

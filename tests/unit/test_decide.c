@@ -399,3 +399,62 @@ Test(decide, gate4_interval_is_the_95_percent_paired_bootstrap) {
     cr_expect_eq(gate4_decide(base, zero, 3, 0.02, 5, &r, &e), KOPT_E_WORKER);
     cr_expect_not(r.passed);
 }
+
+/* Statistics of a summation-order difference: `bad` finite mismatches of `err` each, on an
+ * output whose scale (max |ref|) is `scale`, under fp32's default tolerance. */
+static json_t *st_scaled(size_t bad, double err, double scale, const char *dtype) {
+    json_t *o = st(bad, 7, err, 0);
+    json_object_set_new(o, "ref_abs_max", json_real(scale));
+    json_object_set_new(o, "sum_sq_ref", json_real(100.0 * scale * scale));
+    json_object_set_new(o, "dtype", json_string(dtype));
+    json_object_set_new(o, "got_dtype", json_string(dtype));
+    return o;
+}
+
+Test(decide, gate2_defers_a_summation_order_difference_to_float64) {
+    /* 5 elements near zero off by 3e-4 on an output of scale 1000: 3e-7 of the scale */
+    json_t *v = NULL;
+    cr_expect_eq(decide(iso(st_scaled(5, 3e-4, 1000.0, "float32"), st_scaled(5, 3e-4, 1000.0, "float32"), NULL), &v), 1);
+    cr_expect(json_is_true(json_object_get(v, "passed")));
+    const char *why = json_string_value(json_object_get(v, "deferred"));
+    cr_expect(why && strstr(why, "float64"), "%s", why ? why : "(none)");
+    json_t *a = json_array_get(json_object_get(json_array_get(json_object_get(v, "sets"), 0), "args"), 0);
+    cr_expect(json_is_true(json_object_get(a, "deferred_to_float64")));
+    json_decref(v);
+}
+
+Test(decide, gate2_reorder_bound_edges) {
+    /* at exactly 1e-5 of the scale: deferred; just above: refused (bf16/TF32 are far above) */
+    json_t *v = NULL;
+    cr_expect_eq(decide(iso(st_scaled(1, 1e-2, 1000.0, "float32"), st_scaled(1, 1e-2, 1000.0, "float32"), NULL), &v), 1);
+    json_decref(v);
+    cr_expect_eq(decide(iso(st_scaled(1, 1.0001e-2, 1000.0, "float32"), st_scaled(1, 1e-2, 1000.0, "float32"), NULL), &v), 0);
+    json_decref(v);
+    /* a low-precision result: 4e-3 of the scale */
+    cr_expect_eq(decide(iso(st_scaled(50, 4.0, 1000.0, "float32"), st_scaled(50, 4.0, 1000.0, "float32"), NULL), &v), 0);
+    json_decref(v);
+}
+
+Test(decide, gate2_reorder_rule_never_covers_nan_shape_or_other_dtypes) {
+    tensor_cmp c;
+    kerr e = {0};
+    json_t *s = st_scaled(5, 3e-4, 1000.0, "float32");
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect_eq(gate2_reorder_only(&c), 1);
+    c.n_nonfinite_mismatch = 1;   /* an unwritten (NaN-poisoned) element is never a rounding */
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    c.n_nonfinite_mismatch = 0;
+    c.shape_mismatch = 1;
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    c.shape_mismatch = 0;
+    c.norm_ratio = 2e-5;          /* many elements off: the norm says so */
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    c.norm_ratio = 1e-7;
+    strcpy(c.got_dtype, "bfloat16");
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    strcpy(c.dtype, "bfloat16");  /* half precision has tolerances of its own, no deferral */
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    c.pass = 1;
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    json_decref(s);
+}

@@ -1,0 +1,232 @@
+/* builtin_scan.c — the scan family (templates/kernels/scan.py.tmpl): a cumulative sum of fp32
+ * over any dimension of a contiguous tensor, recognised by what the kernel computes (its ATen
+ * ops, its tensors' shapes and its sizes), not by the text Inductor wrote for it.
+ *
+ *   a kernel whose ATen ops are cumsum plus only   inclusive scan over dimension d, where
+ *   constant_pad_nd/slice (a shifted input) and    shape[d] == r0_numel and the other
+ *   where/zeros_like (a masked one)                dimensions multiply to xnumel
+ *   a region whose kernels' ATen ops are cumsum    a suffix scan (flip, cumsum, flip) over
+ *   and flip only                                  any dimension longer than 1
+ *
+ * When several dimensions fit, or a shift could go either way (pad at the front or at the
+ * back), each reading is a candidate of its own: the gates refuse the wrong ones.
+ * Plans: {"direction":"rewrite","params":{"template":"scan","variants":[{"chunk":C,
+ * "block_s":S,"block_i":I,"num_warps":W},..]}}. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "agents/template.h"
+#include "util/buf.h"
+
+enum { SCAN_MAX_DIMS = 8 };
+
+/* What a scan kernel computes, read from its context. */
+typedef struct scan_facts {
+    int region;                 /* replaces a region (in, out) */
+    int masked;                 /* where(mask, x, 0) under the scan */
+    int reverse;                /* suffix sums */
+    int shifts[2], nshift;      /* the input shifts to try: {0} or {1, -1} */
+    int dims[SCAN_MAX_DIMS], ndims;   /* the dimensions that fit, the last first */
+    const char *in0, *in1, *out, *xarg, *marg;   /* parameter names */
+} scan_facts;
+
+/* The declared Triton type of parameter `name`, or "". */
+static const char *sig_type(const json_t *k, const char *name) {
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(k, "signature"), i, p) {
+        const char *n = json_string_value(json_object_get(p, "name"));
+        const char *t = json_string_value(json_object_get(p, "type"));
+        if (n && name && !strcmp(n, name)) return t ? t : "";
+    }
+    return "";
+}
+
+/* 1 when every ATen op of `ops` is one of `allowed`; *has gets a bit per allowed op seen. */
+static int ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(ops, i, v) {
+        const char *op = json_string_value(v);
+        size_t j = 0;
+        while (j < n && (!op || strcmp(op, allowed[j]))) j++;
+        if (j == n) return 0;
+        *has |= 1u << j;
+    }
+    return 1;
+}
+
+static const char *param(const json_t *k, size_t i) {
+    return json_string_value(json_array_get(json_object_get(k, "runtime_params"), i));
+}
+
+/* The shape of parameter `name` (new reference to a borrowed array), or NULL. */
+static const json_t *shape_of(const json_t *k, const char *name) {
+    const json_t *s = json_object_get(json_object_get(k, "shapes"), name ? name : "");
+    return json_is_array(s) && json_array_size(s) > 0 && json_array_size(s) <= SCAN_MAX_DIMS ? s : NULL;
+}
+
+static long long dim_at(const json_t *shape, size_t d) {
+    return json_integer_value(json_array_get(shape, d));
+}
+
+/* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only. */
+static int match_region(const json_t *k, scan_facts *f) {
+    static const char *const allowed[] = {"aten.cumsum", "aten.flip"};
+    unsigned has = 0;
+    size_t i;
+    json_t *m;
+    json_array_foreach(json_object_get(k, "members"), i, m)
+        if (!ops_within(json_object_get(m, "aten_ops"), allowed, 2, &has)) return 0;
+    if (has != 3u || json_array_size(json_object_get(k, "runtime_params")) != 2) return 0;
+    f->in0 = param(k, 0);
+    f->out = param(k, 1);
+    if (!f->in0 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->out, "out_ptr", 7)) return 0;
+    if (strcmp(sig_type(k, f->in0), "*fp32") || strcmp(sig_type(k, f->out), "*fp32")) return 0;
+    const json_t *sh = shape_of(k, f->in0);
+    if (!sh) return 0;
+    for (size_t d = json_array_size(sh); d-- > 0;)
+        if (dim_at(sh, d) > 1) f->dims[f->ndims++] = (int)d;
+    f->region = f->reverse = 1;
+    f->in1 = f->xarg = f->marg = f->in0;
+    f->shifts[f->nshift++] = 0;
+    return f->ndims > 0;
+}
+
+/* Single-kernel reading: (in_ptr0[, in_ptr1], out_ptr0, xnumel, r0_numel). */
+static int match_kernel(const json_t *k, scan_facts *f) {
+    static const char *const allowed[] = {"aten.cumsum", "aten.constant_pad_nd", "aten.slice", "aten.where", "aten.zeros_like"};
+    unsigned has = 0;
+    if (!ops_within(json_object_get(k, "aten_ops"), allowed, 5, &has) || !(has & 1u)) return 0;
+    f->masked = (has & 8u) != 0;
+    if ((has & 16u) && !f->masked) return 0;   /* zeros_like feeding something else than a select */
+    size_t np = json_array_size(json_object_get(k, "runtime_params"));
+    if (np != (f->masked ? 5u : 4u)) return 0;
+    f->in0 = param(k, 0);
+    f->in1 = f->masked ? param(k, 1) : f->in0;
+    f->out = param(k, f->masked ? 2 : 1);
+    if (!f->in0 || !f->in1 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->in1, "in_ptr", 6) ||
+        strncmp(f->out, "out_ptr", 7) || strcmp(param(k, np - 2), "xnumel") || strcmp(param(k, np - 1), "r0_numel"))
+        return 0;
+    if (strcmp(sig_type(k, f->out), "*fp32")) return 0;
+    f->xarg = f->marg = f->in0;
+    if (f->masked) {   /* one fp32 value input and one boolean mask, either order */
+        int b0 = !strcmp(sig_type(k, f->in0), "*i1"), b1 = !strcmp(sig_type(k, f->in1), "*i1");
+        if (b0 == b1) return 0;
+        f->xarg = b0 ? f->in1 : f->in0;
+        f->marg = b0 ? f->in0 : f->in1;
+    }
+    if (strcmp(sig_type(k, f->xarg), "*fp32")) return 0;
+    if (has & 6u) {
+        f->shifts[f->nshift++] = 1;
+        f->shifts[f->nshift++] = -1;
+    } else {
+        f->shifts[f->nshift++] = 0;
+    }
+    const json_t *numels = json_object_get(k, "numels");
+    long long xn = json_integer_value(json_object_get(numels, "xnumel")), rn = json_integer_value(json_object_get(numels, "r0_numel"));
+    const json_t *sh = shape_of(k, f->xarg);
+    if (!sh || rn <= 1 || xn <= 0) return 0;
+    long long total = 1;
+    for (size_t d = 0; d < json_array_size(sh); d++) total *= dim_at(sh, d);
+    for (size_t d = json_array_size(sh); d-- > 0;)
+        if (dim_at(sh, d) == rn && total / rn == xn) f->dims[f->ndims++] = (int)d;
+    return f->ndims > 0;
+}
+
+static int scan_facts_of(const json_t *k, scan_facts *f) {
+    memset(f, 0, sizeof *f);
+    const char *kind = json_string_value(json_object_get(k, "kind"));
+    if (!kind) return 0;
+    if (!strcmp(kind, "region")) return match_region(k, f);
+    if (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction")) return 0;
+    return match_kernel(k, f);
+}
+
+const char *builtin_scan_match(const json_t *k) {
+    scan_facts f;
+    return scan_facts_of(k, &f) ? "scan" : NULL;
+}
+
+json_t *builtin_scan_variants(const json_t *k) {
+    (void)k;
+    /* rows: chunk, warps; columns: rows per step, columns per program, warps */
+    static const int v[][4] = {{4096, 32, 64, 8}, {8192, 16, 128, 8}, {2048, 64, 32, 4}, {8192, 32, 128, 16}};
+    json_t *arr = json_array();
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+        json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:i}", "chunk", v[i][0], "block_s", v[i][1], "block_i", v[i][2],
+                                             "num_warps", v[i][3]));
+    return arr;
+}
+
+static int pow2_in(long long v, long long lo, long long hi) {
+    return v >= lo && v <= hi && !(v & (v - 1));
+}
+
+int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+    scan_facts f;
+    if (!scan_facts_of(k, &f)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template scan does not apply to this kernel");
+    const char *kname = json_string_value(json_object_get(k, "name"));
+    json_t *cands = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
+        long long chunk = json_integer_value(json_object_get(v, "chunk")), bs = json_integer_value(json_object_get(v, "block_s"));
+        long long bi = json_integer_value(json_object_get(v, "block_i")), nw = json_integer_value(json_object_get(v, "num_warps"));
+        if (!pow2_in(chunk, 16, 16384) || !pow2_in(bs, 1, 1024) || !pow2_in(bi, 1, 1024) || bs * bi > 16384 || !pow2_in(nw, 1, 32))
+            continue;
+        for (int di = 0; di < f.ndims; di++)
+            for (int si = 0; si < f.nshift; si++) {
+                kbuf s = KBUF_INIT, label = KBUF_INIT;
+                kbuf_printf(&label, "scan: %s%s cumsum over dimension %d%s%s (chunk %lld | %lld x %lld tiles), num_warps=%lld",
+                            f.reverse ? "suffix" : "prefix", f.masked ? " masked" : "", f.dims[di],
+                            f.shifts[si] ? (f.shifts[si] > 0 ? ", input shifted by +1" : ", input shifted by -1") : "",
+                            f.region ? ", one pass for the region" : "", chunk, bs, bi, nw);
+                kbuf_puts(&s, "# kopt-candidate: replaces=");
+                if (f.region) {
+                    size_t j;
+                    json_t *m;
+                    json_array_foreach(json_object_get(k, "members"), j, m)
+                        kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
+                } else {
+                    kbuf_puts(&s, kname ? kname : "?");
+                }
+                kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
+                tpl_arg a[] = {{.name = "IN0", .type = TPL_IDENT, .ident = f.in0},
+                               {.name = "IN1", .type = TPL_IDENT, .ident = f.in1},
+                               {.name = "OUT", .type = TPL_IDENT, .ident = f.out},
+                               {.name = "XARG", .type = TPL_IDENT, .ident = f.xarg},
+                               {.name = "MARG", .type = TPL_IDENT, .ident = f.marg},
+                               {.name = "MASKED", .type = TPL_BOOL, .b = f.masked},
+                               {.name = "REGION", .type = TPL_BOOL, .b = f.region},
+                               {.name = "DIM", .type = TPL_INT, .i = f.dims[di]},
+                               {.name = "SHIFT", .type = TPL_INT, .i = f.shifts[si]},
+                               {.name = "REVERSE", .type = TPL_BOOL, .b = f.reverse},
+                               {.name = "CHUNK", .type = TPL_INT, .i = chunk},
+                               {.name = "BLOCK_S", .type = TPL_INT, .i = bs},
+                               {.name = "BLOCK_I", .type = TPL_INT, .i = bi},
+                               {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+                int rc = template_render("scan", a, sizeof a / sizeof a[0], &s, e);
+                if (!rc)
+                    json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:I}, s:s}", "label",
+                                                           kbuf_str(&label), "config", "template", "scan", "dim", f.dims[di],
+                                                           "shift", f.shifts[si], "chunk", (json_int_t)chunk, "block_s",
+                                                           (json_int_t)bs, "block_i", (json_int_t)bi, "num_warps",
+                                                           (json_int_t)nw, "source", kbuf_str(&s)));
+                kbuf_free(&s);
+                kbuf_free(&label);
+                if (rc) {
+                    json_decref(cands);
+                    return e->code;
+                }
+            }
+    }
+    if (!json_array_size(cands)) {
+        json_decref(cands);
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite scan: no usable variant in the plan (chunk a power of two in [16, 16384], "
+                        "block_s and block_i powers of two with block_s x block_i <= 16384, num_warps a power of two <= 32)");
+    }
+    *out = json_pack("{s:o}", "candidates", cands);
+    return 0;
+}

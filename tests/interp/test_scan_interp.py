@@ -1,0 +1,115 @@
+"""The scan template (templates/kernels/scan.py.tmpl) run by Triton's interpreter on the CPU
+against a float64 PyTorch reference, for every reading the scan family makes (inclusive,
+shifted by +1 / -1, reversed as a region, masked, masked + shifted + reversed) over the last,
+a middle and the first dimension, with sizes that leave partial chunks and tiles.
+
+usage: TRITON_INTERPRET=1 PY tests/interp/test_scan_interp.py   (PY: a python with torch and
+triton, any device; `make interp-check`). Exit 0 when every case is within 1e-4 of float64
+(the sums here are at most 300 terms of randn), 1 otherwise; skipped (exit 0, one line) when
+triton does not import.
+
+The template is rendered by a small mirror of src/agents/template.c's rules ({{NAME}}, {{if}},
+{{else}}, {{end}}); the C renderer's output for the same parameters is pinned by the unit tests'
+goldens, so a divergence between the two shows up there.
+"""
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+
+os.environ.setdefault("TRITON_INTERPRET", "1")
+try:
+    import torch
+    import triton  # noqa: F401
+except ImportError as e:
+    print("interp-check skipped: %s" % e)
+    sys.exit(0)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TEMPLATE = os.path.join(ROOT, "templates", "kernels", "scan.py.tmpl")
+
+
+def render(text, params):
+    out, stack = [], []
+    for line in text.split("\n"):
+        if line.startswith("#@"):
+            continue
+        s = line.strip()
+        m = re.fullmatch(r"\{\{if (\w+)\}\}", s)
+        if m:
+            stack.append(bool(params[m.group(1)]))
+            continue
+        if s == "{{else}}":
+            stack[-1] = not stack[-1]
+            continue
+        if s == "{{end}}":
+            stack.pop()
+            continue
+        if not all(stack):
+            continue
+
+        def sub(mm):
+            v = params[mm.group(1)]
+            return ("True" if v else "False") if isinstance(v, bool) else str(v)
+        out.append(re.sub(r"\{\{(\w+)\}\}", sub, line))
+    return "\n".join(out)
+
+
+def load(src, tag, tmp):
+    path = os.path.join(tmp, "scan_%s.py" % tag)
+    with open(path, "w") as f:
+        f.write(src)
+    spec = importlib.util.spec_from_file_location("scan_%s" % tag, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def reference(x, dim, shift, reverse, mask):
+    x = x.double()
+    if mask is not None:
+        x = torch.where(mask, x, torch.zeros_like(x))
+    n = x.shape[dim]
+    if shift == 1:
+        x = torch.cat([torch.zeros_like(x.narrow(dim, 0, 1)), x.narrow(dim, 0, n - 1)], dim)
+    elif shift == -1:
+        x = torch.cat([x.narrow(dim, 1, n - 1), torch.zeros_like(x.narrow(dim, 0, 1))], dim)
+    if reverse:
+        return torch.cumsum(x.flip(dim), dim).flip(dim)
+    return torch.cumsum(x, dim)
+
+
+def main():
+    text = open(TEMPLATE).read()
+    cases = [(shape, dim, shift, rev, masked, region)
+             for shape, dim in [((5, 300), 1), ((3, 70, 9), 1), ((70, 9), 0), ((4, 3, 33), 2), ((2, 50, 130), 1)]
+             for shift, rev, masked, region in [(0, False, False, False), (1, False, False, False),
+                                                (-1, False, False, False), (0, True, False, True),
+                                                (0, False, True, False), (1, True, True, False)]]
+    bad = 0
+    torch.manual_seed(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (shape, dim, shift, rev, masked, region) in enumerate(cases):
+            p = dict(IN0="in_ptr0", IN1="in_ptr1", OUT="out_ptr0", XARG="in_ptr1" if masked else "in_ptr0",
+                     MARG="in_ptr0", MASKED=masked, REGION=region, DIM=dim, SHIFT=shift, REVERSE=rev,
+                     CHUNK=64, BLOCK_S=16, BLOCK_I=8, NUM_WARPS=4)
+            mod = load(render(text, p), str(n), tmp)
+            x = torch.randn(*shape)
+            mk = torch.rand(*shape) < 0.5
+            out = torch.full(shape, float("nan"))
+            args = ([mk, x] if masked else [x]) + [out]
+            if not region:
+                args += [x.numel() // shape[dim], shape[dim]]
+            mod.launch(*args)
+            err = (out.double() - reference(x, dim, shift, rev, mk if masked else None)).abs().max().item()
+            ok = err <= 1e-4
+            bad += not ok
+            print("%s shape=%s dim=%d shift=%d reverse=%s masked=%s region=%s max_err=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, dim, shift, rev, masked, region, err))
+    print("scan interp: %d cases, %d failed" % (len(cases), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+/* The scan family (src/agents/builtin_scan.c) on Inductor modules captured on the H200 from the
+ * suite's scan problems, small and at their own sizes (tests/fixtures/inductor/suite_level1_
+ * {27,29,30,31,32}_*): what each kernel computes is read from its ATen ops, its tensors' shapes
+ * and its sizes; every candidate passes gate 1's C checks. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "artifact/region.h"
+#include "gates/candidate.h"
+#include "gates/gate1.h"
+#include "optimize/optimize_int.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+static artifact *load(const char *name) {
+    char *rel = kasprintf("tests/fixtures/inductor/%s", name);
+    size_t len = 0;
+    char *text = tu_read_fixture(rel, &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s: %s", name, e.msg);
+    free(text);
+    free(rel);
+    return a;
+}
+
+/* The context of the only Triton kernel of a fixture. */
+static json_t *only_kernel(const artifact *a) {
+    cr_assert_eq(a->nkernels, 1);
+    return opt_kernel_ctx(a, 0);
+}
+
+/* The candidates of the planner's scan variants; each through gate 1 against kernel K. */
+static json_t *scan_candidates(const json_t *k, const art_kernel *K) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "scan", "variants",
+                             builtin_rewrite_variants("scan", k));
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    json_decref(plan);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        candidate *cd = NULL;
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_assert_eq(gate1_check(cd, K, &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+    }
+    return out;
+}
+
+/* The number of candidates whose source contains `needle`. */
+static size_t count_with(const json_t *out, const char *needle) {
+    size_t n = 0, i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) n += strstr(json_string_value(json_object_get(c, "source")), needle) != NULL;
+    return n;
+}
+
+Test(scan, middle_dimension_at_two_sizes) {
+    static const char *const fx[] = {"suite_level1_32_cumsum_middle_dim_g0.py", "suite_level1_32_cumsum_middle_dim_small_g0.py"};
+    for (size_t f = 0; f < 2; f++) {
+        artifact *a = load(fx[f]);
+        json_t *k = only_kernel(a);
+        cr_assert_eq(json_array_size(json_object_get(json_object_get(k, "shapes"), "in_ptr0")), 3, "%s: the input's shape", fx[f]);
+        double eps = 0;
+        cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan", "%s", fx[f]);
+        json_t *out = scan_candidates(k, &a->kernels[0]);
+        size_t n = json_array_size(json_object_get(out, "candidates"));
+        /* the small module is (256, 256, 256): every dimension fits, each is a reading of its own */
+        cr_expect_eq(n, f == 0 ? 4u : 12u, "%s: %zu candidates", fx[f], n);
+        cr_expect_eq(count_with(out, "SHIFT=0"), n);
+        cr_expect_eq(count_with(out, "x.shape[1]"), 4u, "%s: dimension 1 in 4 variants", fx[f]);
+        cr_expect_eq(count_with(out, "REVERSE=False"), n);
+        json_decref(out);
+        json_decref(k);
+        artifact_free(a);
+    }
+}
+
+Test(scan, exclusive_rows_try_both_shifts) {
+    artifact *a = load("suite_level1_30_exclusive_cumsum_g0.py");
+    json_t *k = only_kernel(a);
+    double eps = 0;
+    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan");
+    json_t *out = scan_candidates(k, &a->kernels[0]);
+    cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 8u);
+    cr_expect_eq(count_with(out, "SHIFT=1,"), 4u);
+    cr_expect_eq(count_with(out, "SHIFT=-1,"), 4u);
+    json_decref(out);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(scan, masked_rows_find_the_boolean_argument) {
+    artifact *a = load("suite_level1_31_masked_cumsum_g0.py");
+    json_t *k = only_kernel(a);
+    double eps = 0;
+    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan");
+    json_t *out = scan_candidates(k, &a->kernels[0]);
+    cr_expect_eq(count_with(out, "MASKED=True"), json_array_size(json_object_get(out, "candidates")));
+    /* the mask is whichever input is declared *i1: here in_ptr0, the values in_ptr1 */
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
+    cr_expect(strstr(src, "x, m, out = in_ptr1, in_ptr0, out_ptr0") != NULL, "%s", src);
+    json_decref(out);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(scan, plain_last_dimension_keeps_row_cumsum) {
+    artifact *a = load("suite_level1_27_cumsum_rows_small_g0.py");
+    json_t *k = only_kernel(a);
+    double eps = 0;
+    const char *m = builtin_rewrite_match(k, &eps);
+    cr_assert(m && (!strcmp(m, "row_cumsum") || !strcmp(m, "scan")), "%s", m ? m : "(none)");
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
+    static const char *const fx[] = {"suite_level1_29_reverse_cumsum_g0.py", "suite_level1_29_reverse_cumsum_small_g0.py"};
+    for (size_t f = 0; f < 2; f++) {
+        artifact *a = load(fx[f]), *r = NULL;
+        cr_assert_eq(a->nlaunches, 2);
+        kbuf b = KBUF_INIT;
+        kerr e = {0};
+        cr_assert_eq(region_build(a, 0, 1, REGION_PREFIX "0", &b, &e), 0, "%s", e.msg);
+        cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &r, &e), 0, "%s", e.msg);
+        int ki = artifact_find_kernel(r, REGION_PREFIX "0");
+        cr_assert_geq(ki, 0);
+        json_t *k = opt_kernel_ctx(r, ki);
+        cr_assert_str_eq(builtin_region_match(k), "scan", "%s", fx[f]);
+        json_t *out = scan_candidates(k, &r->kernels[ki]);
+        cr_expect_eq(count_with(out, "REVERSE=True"), json_array_size(json_object_get(out, "candidates")));
+        cr_expect_eq(count_with(out, "# kopt-candidate: replaces=triton_red_fused_cumsum_flip_0+triton_poi_fused_flip_1"),
+                     json_array_size(json_object_get(out, "candidates")));
+        /* the member kernels alone are not scans the template computes */
+        for (size_t i = 0; i < a->nkernels; i++) {
+            json_t *mk = opt_kernel_ctx(a, (int)i);
+            cr_expect_null(builtin_scan_match(mk), "%s alone", a->kernels[i].name);
+            json_decref(mk);
+        }
+        json_decref(out);
+        json_decref(k);
+        kbuf_free(&b);
+        artifact_free(r);
+        artifact_free(a);
+    }
+}
+
+Test(scan, not_a_scan) {
+    /* a log-softmax, a sum, a group norm: other families */
+    static const char *const fx[] = {"03_log_softmax_g0.py", "07_sum_inner_g0.py", "06_groupnorm_g0.py"};
+    for (size_t f = 0; f < 3; f++) {
+        artifact *a = load(fx[f]);
+        for (size_t i = 0; i < a->nkernels; i++) {
+            json_t *k = opt_kernel_ctx(a, (int)i);
+            cr_expect_null(builtin_scan_match(k), "%s: %s", fx[f], a->kernels[i].name);
+            json_decref(k);
+        }
+        artifact_free(a);
+    }
+}
