@@ -61,6 +61,7 @@ typedef struct bench_record {
     int64_t candidates;         /* -1: not known */
     int spent_before_search;    /* -1: not known, else 0/1 */
     double peak_gpu_bytes, context_bytes, working_set_bytes, f64_peak_gpu_bytes;
+    double eager_peak_gpu_bytes; /* the user's eager model's runs (a memory phase of their own) */
     /* the failure, when the document is an error object (or the parent made one) */
     char *error_kind, *error_message;
 } bench_record;

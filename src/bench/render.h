@@ -8,7 +8,8 @@
  * speedups over torch.compile default and over max-autotune; KernelBench's fast_p against both
  * for p = 0, 1.0, 1.5, 2.0; GPU time setup / search / final, candidates, peak GPU memory and
  * its ratio to the working set, disk and wall time per problem with the count within
- * budget x 1.1 + 15 s; the chart (HTML only: bench_chart_svg); the per-problem table; the
+ * budget x 1.1 + 15 s; the chart (HTML only: bench_chart_svg); the per-problem table (with the
+ * peaks of the eager model's and the float64 reference's memory phases next to the peak); the
  * definitions. Missing figures print as an en dash.
  *
  * Ownership: everything in a bench_report is borrowed. The kbuf functions append to the

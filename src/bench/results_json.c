@@ -58,9 +58,10 @@ static json_t *rj_problem(const bench_record *r) {
     json_object_set_new(o, "gpu_time_s", json_pack("{s:o, s:o, s:o}", "setup", rj_num(r->setup_s), "search",
                                                    rj_num(r->search_s), "final", rj_num(r->final_s)));
     json_object_set_new(o, "candidates", rj_int(r->candidates));
-    json_object_set_new(o, "memory", json_pack("{s:o, s:o, s:o, s:o, s:o}", "peak_gpu_bytes", rj_num(r->peak_gpu_bytes),
+    json_object_set_new(o, "memory", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "peak_gpu_bytes", rj_num(r->peak_gpu_bytes),
                                                "context_bytes", rj_num(r->context_bytes), "working_set_bytes",
-                                               rj_num(r->working_set_bytes), "f64_peak_gpu_bytes",
+                                               rj_num(r->working_set_bytes), "eager_peak_gpu_bytes",
+                                               rj_num(r->eager_peak_gpu_bytes), "f64_peak_gpu_bytes",
                                                rj_num(r->f64_peak_gpu_bytes), "peak_to_working_set",
                                                rj_num(bench_record_peak_ratio(r))));
     json_t *err = json_null();

@@ -21,7 +21,11 @@ const char *const BENCH_DEFINITIONS[] = {
     "or no CI, is not faster); fast_0 is the fraction correct. A dash: that baseline was not "
     "measured for any problem of the level.",
     "kopt / floor: kopt's model time divided by the memory-traffic floor (1 = at the floor). "
-    "Peak / working set: peak GPU memory of the run divided by the model's working set.",
+    "Peak / working set: peak GPU memory of the run divided by the model's working set. The peak is "
+    "kopt's own work (torch.cuda.max_memory_reserved of its main phase plus the memory held outside "
+    "PyTorch's allocator); the runs of the user's eager model (its forward at load, its timing, gate 3's "
+    "reference) are a phase of their own, as is gate 3's float64 reference: their peaks are the problem "
+    "table's eager / f64 column (the eager model's intermediates are the user's, not kopt's).",
     "Within budget: the problem's wall time (the child's, measured by kopt bench) is at most "
     "budget x 1.1 + 15 s. Disk: the size of the problem's output folder.",
     NULL,
@@ -216,8 +220,9 @@ static void st_problems(const bench_report *r, bench_table *t) {
                                        "max-autotune ms", "kopt ms", "floor ms", "vs default [95% CI]",
                                        "vs max-autotune [95% CI]", "start", "kopt / floor",
                                        "budget spent before search", "GPU s setup / search / final", "candidates",
-                                       "peak GPU (/ working set)", "disk", "wall", "within budget", "why it failed"};
-    bench_table_init(t, "problems", "Problems", head, 21);
+                                       "peak GPU (/ working set)", "eager / f64 peak GPU", "disk", "wall",
+                                       "within budget", "why it failed"};
+    bench_table_init(t, "problems", "Problems", head, 22);
     for (size_t i = 0; i < r->n; i++) {
         const bench_record *p = &r->recs[i];
         st_row row = {.n = 0};
@@ -246,6 +251,10 @@ static void st_problems(const bench_report *r, bench_table *t) {
             st_putf(&row, "%s (%s)", bench_fmt_bytes(p->peak_gpu_bytes, b), bench_fmt_ratio(bench_record_peak_ratio(p), c));
         else
             st_put(&row, bench_fmt_bytes(p->peak_gpu_bytes, b));
+        if (isfinite(p->eager_peak_gpu_bytes) || isfinite(p->f64_peak_gpu_bytes))
+            st_putf(&row, "%s / %s", bench_fmt_bytes(p->eager_peak_gpu_bytes, b), bench_fmt_bytes(p->f64_peak_gpu_bytes, c));
+        else
+            st_put(&row, BENCH_DASH);
         st_put(&row, bench_fmt_bytes(p->disk_bytes, b));
         st_put(&row, bench_fmt_s(p->wall_s, b));
         st_put(&row, bench_fmt_flag(bench_record_within_budget(p), b));

@@ -101,15 +101,18 @@ static void add_resources(octx *c, json_t *doc) {
         double ctx = json_number_value(json_object_get(res, "context_bytes"));
         json_object_set_new(r, "context_bytes", json_real(ctx));
         json_object_set_new(r, "peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "main")) + ctx));
+        json_object_set_new(r, "eager_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "eager")) + ctx));
         json_object_set_new(r, "f64_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "f64")) + ctx));
         json_object_set_new(r, "ceilings_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "ceilings")) + ctx));
         json_object_set_new(r, "compile_cache_bytes", json_real(json_number_value(json_object_get(res, "compile_cache_bytes"))));
         if (json_object_get(res, "peak_reserved_by_op")) json_object_set(r, "peak_by_step", json_object_get(res, "peak_reserved_by_op"));
-        json_object_set_new(r, "method", json_string("peak: torch.cuda.max_memory_reserved per phase (the float64 reference "
-                                                     "of gate 3 and the ceilings measured as phases of their own) plus the "
-                                                     "memory the process holds outside PyTorch's allocator (CUDA context, "
-                                                     "libraries); working set: inputs, parameters, buffers and what one "
-                                                     "compiled run allocates (outputs and intermediates)"));
+        json_object_set_new(r, "method", json_string("peak: torch.cuda.max_memory_reserved per phase (the eager model's "
+                                                     "runs -- its forward at load, its timing, gate 3's reference -- are a "
+                                                     "phase of their own: the user's model, whose intermediates are not "
+                                                     "kopt's; so are the float64 reference of gate 3 and the ceilings) plus "
+                                                     "the memory the process holds outside PyTorch's allocator (CUDA "
+                                                     "context, libraries); working set: inputs, parameters, buffers and what "
+                                                     "one compiled run allocates (outputs and intermediates)"));
         json_decref(res);
     } else {
         log_warn("resources: %s", e.msg);

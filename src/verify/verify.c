@@ -104,7 +104,8 @@ static int last_was_oom(const vctx *v) {
 }
 
 /* One `run` of a target whose outputs the worker keeps under `keep` (PROTOCOL.md); `t` is its
- * time limit (a candidate's runs get the candidate step's). phase: "main" or "f64". */
+ * time limit (a candidate's runs get the candidate step's). phase: "main", "eager" (the user's
+ * model run eagerly in its own dtypes: its intermediates are not kopt's) or "f64". */
 static int run_target(vctx *v, json_t *target, int seed, int float64, const char *keep, const char *phase, int low_memory,
                       double t, json_t **res, kerr *e) {
     /* poisoning the allocator serves modules that could leave outputs unwritten; the eager
@@ -389,14 +390,16 @@ out:
     return rc;
 }
 
-/* Gate 3 for one seed (see gate3). */
+/* Gate 3 for one seed (see gate3): the eager reference runs in the worker's "eager" memory phase,
+ * the candidate and the comparison in "main" (where the reference's kept outputs, resident,
+ * count too). */
 static int gate3_seed(vctx *v, int s, const char *module, const gate3_opts *go, json_t *g, json_t *seeds, int low,
                       kerr *e) {
     int seed = seed_of(s), rc = G_ERROR;
     json_t *re = NULL, *ro = NULL, *cres = NULL, *so_list = json_array();
     int *strict_ok = NULL;
     kerr ce = {0};
-    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, "g3.ref", "main", low, T_RUN, &re, &ce)) {
+    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, "g3.ref", "eager", low, T_RUN, &re, &ce)) {
         if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
         *e = ce;
         kerr_wrap(e, "gate 3: the eager model on seed %d", seed);
@@ -974,9 +977,9 @@ static int compile_mode(vctx *v, const char *mode, const char *dirname, double t
  * interleaved, into v->baselines (medians); the faster module is the one to start from. */
 static int time_baselines(vctx *v, kerr *e) {
     if (v->baselines) return 0;
-    /* the compiled modules interleaved; the eager model on its own (it is only reported, and its
-     * intermediates, which torch.compile fuses away, would otherwise share the cache with the
-     * modules' and set the run's memory peak) */
+    /* the compiled modules interleaved; the eager model on its own, in the "eager" memory phase
+     * (it is only reported, and its intermediates, which torch.compile fuses away, would
+     * otherwise share the cache with the modules' and set the run's memory peak) */
     json_t *vars = json_pack("[o]", module_target_args(v->def_mod, v->def_args));
     if (v->ma_mod) json_array_append_new(vars, module_target_args(v->ma_mod, v->ma_args));
     size_t nvars = json_array_size(vars);
@@ -984,8 +987,8 @@ static int time_baselines(vctx *v, kerr *e) {
     progress(v, "timing the model: eager, torch.compile default%s", v->ma_mod ? ", max-autotune" : "");
     if (worker_call(v->w, "time", json_pack("{s:o, s:i, s:i, s:b}", "variants", vars, "rounds", 20, "warmup", 3, "flush_l2", 1),
                     T_TIME, &res, e) ||
-        worker_call(v->w, "time", json_pack("{s:[{s:s}], s:i, s:i, s:b}", "variants", "kind", "eager", "rounds", 10, "warmup", 2,
-                                            "flush_l2", 1),
+        worker_call(v->w, "time", json_pack("{s:[{s:s}], s:i, s:i, s:b, s:s}", "variants", "kind", "eager", "rounds", 10,
+                                            "warmup", 2, "flush_l2", 1, "phase", "eager"),
                     T_TIME, &eres, e)) {
         json_decref(res);
         return kerr_wrap(e, "timing the model's baselines");

@@ -129,12 +129,21 @@ for l in d["levels"] + [d["overall"]]:
     assert l["within_budget"]["count"] == l["problems"]
 p = d["problems"][0]
 assert p["speedup_vs_default"]["ci95_lo"] > 1.0 and p["times_ms"]["default"] > 0 and p["disk_bytes"] > 0
+# the fake's peaks per memory phase (tests/fake_worker.py PEAKS) plus its 500 MiB context (JSON
+# numbers of 9 significant digits)
+m = p["memory"]
+for k, v in (("peak_gpu_bytes", 3 * 512 * 4 + (1 << 20)), ("eager_peak_gpu_bytes", 5 * 512 * 4 + (1 << 21)),
+             ("f64_peak_gpu_bytes", 6 * 512 * 4)):
+    assert abs(m[k] - v - (500 << 20)) < 1e3, (k, m)
 assert sorted({p["gpu_index"] for p in d["problems"]}) == [0, 1]
 assert d["config"]["lanes"] == ["0", "1"] and d["config"]["max_autotune"] is True and d["gpus"] == ["unknown"]
 PY
 for p in $ALL; do has "summary.md lists $p" "$T/o1/summary.md" "$p"; has "summary.html lists $p" "$T/o1/summary.html" "$p"; done
 has "summary.md per-level geomeans" "$T/o1/summary.md" "| level1 | 3 | 3 | 0 | 0 | 0 | 1.250x (3)"
 has "summary.md fast_p" "$T/o1/summary.md" "fast_1.5"
+has "summary.md eager / f64 peak column" "$T/o1/summary.md" "| eager / f64 peak GPU |"
+has "summary.md eager and f64 peaks" "$T/o1/summary.md" "| 502 MiB / 500 MiB |"
+has "summary.html eager and f64 peaks" "$T/o1/summary.html" "502 MiB / 500 MiB"
 has "summary.html inline svg" "$T/o1/summary.html" "<svg xmlns"
 has "summary.html chart has kopt bars" "$T/o1/summary.html" 'class="kopt"'
 has "summary.html chart has floor markers" "$T/o1/summary.html" 'class="floor"'

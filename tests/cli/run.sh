@@ -152,6 +152,13 @@ assert b["spent_before_search"] is False and b["setup_s"] > 0 and b["search_s"] 
 assert abs(b["setup_s"] + b["search_s"] + b["final_s"] - b["used_wall_s"]) < 1.0, b
 assert r["peak_gpu_bytes"] == 3 * 512 * 4 + (1 << 20) + (500 << 20) and r["working_set_bytes"] > 0, r
 assert r["f64_peak_gpu_bytes"] > 0 and r["disk_bytes"] > 0 and r["compile_cache_bytes"] == 12345, r
+# the eager model's runs (load's forward, its timing, gate 3's fp32 reference) are a memory phase
+# of their own: the fake credits them to the phase they were sent in (an eager run sent in main
+# would have raised peak_gpu_bytes above)
+assert abs(r["eager_peak_gpu_bytes"] - (5 * 512 * 4 + (1 << 21) + (500 << 20))) < 1e3, r   # 9 digits in JSON
+assert {"load/eager", "time/eager", "run/eager"} <= set(r["peak_by_step"]), r["peak_by_step"]
+assert "run" not in r["peak_by_step"] and "time" not in r["peak_by_step"], r["peak_by_step"]
+assert "eager model's runs" in r["method"] and "phase of their own" in r["method"], r["method"]
 assert m["start"] == "default" and m["speedup_vs_default"]["ci95_lo"] > 1.02, m
 # the floor: the graph's I/O at the fake's measured rates (copy 2^31 B / 0.45 ms, read 2^30 B /
 # 0.22 ms, write 2^30 B / 0.24 ms, medians), or the library calls' floor when larger

@@ -596,6 +596,7 @@ Test(bench_record, missing_and_wrong_fields_are_not_measured) {
     cr_assert_eq(r.candidates, -1);
     cr_assert_eq(r.spent_before_search, -1);
     cr_assert(isnan(r.peak_gpu_bytes));
+    cr_assert(isnan(r.eager_peak_gpu_bytes) && isnan(r.f64_peak_gpu_bytes));
     cr_assert_null(r.device);
     cr_assert_eq(r.start, BENCH_START_UNKNOWN);
     bench_record_clear(&r);
@@ -610,7 +611,8 @@ Test(bench_record, speedup_fallbacks) {
     bench_record a = rec_of("{\"model\": {\"compiled_ms\": 2.0, \"max_autotune_ms\": 1.0, \"optimized_ms\": 1.6,"
                             " \"speedup\": {\"estimate\": 1.25, \"ci95_lo\": 1.2, \"ci95_hi\": 1.3}},"
                             " \"budget\": {\"used_candidates\": 7, \"setup_s\": 3.5, \"spent_before_search\": true},"
-                            " \"resources\": {\"peak_gpu_bytes\": 800, \"working_set_bytes\": 200, \"disk_bytes\": 99},"
+                            " \"resources\": {\"peak_gpu_bytes\": 800, \"working_set_bytes\": 200, \"disk_bytes\": 99,"
+                            " \"eager_peak_gpu_bytes\": 1500, \"f64_peak_gpu_bytes\": 0},"
                             " \"device\": {\"name\": \"NVIDIA H200\"}}");
     cr_assert_float_eq(a.vs_default.est, 1.25, 1e-12);
     cr_assert_float_eq(a.vs_default.lo, 1.2, 1e-12);
@@ -619,7 +621,9 @@ Test(bench_record, speedup_fallbacks) {
     cr_assert_eq(a.candidates, 7);
     cr_assert_float_eq(a.setup_s, 3.5, 1e-12);
     cr_assert_eq(a.spent_before_search, 1);
-    cr_assert_float_eq(bench_record_peak_ratio(&a), 4.0, 1e-12);
+    cr_assert_float_eq(bench_record_peak_ratio(&a), 4.0, 1e-12, "the main phase's peak only, not the eager model's");
+    cr_assert_float_eq(a.eager_peak_gpu_bytes, 1500, 1e-12);
+    cr_assert(isnan(a.f64_peak_gpu_bytes), "a zero peak is not measured");
     cr_assert_float_eq(a.disk_bytes, 99, 1e-12, "the document's disk size when the parent measured none");
     cr_assert_str_eq(a.device, "NVIDIA H200");
     bench_record_clear(&a);
@@ -715,6 +719,9 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     r[0].eager_ms = 3.0;
     r[0].floor_ms = 0.5;
     r[0].vs_default = (bench_ci){2.0, 1.9, 2.1};
+    r[0].peak_gpu_bytes = 1.5 * (1 << 30);
+    r[0].eager_peak_gpu_bytes = 3.0 * (1 << 30);
+    r[0].f64_peak_gpu_bytes = 512.0 * (1 << 20);
     bench_record_init(&r[1], "level2/b.py", "sha", 2, 60);
     r[1].status = BENCH_FAILED;
     r[1].exit_code = 5;
@@ -737,11 +744,19 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert(strstr(m, "\\|x.py"), "pipes escaped in Markdown cells");
     cr_assert(strstr(m, "| level2/b.py | level2 | failed | 5 |"), "%s", m);
     cr_assert(strstr(m, "model-raised: it & raised"));
+    cr_assert(strstr(m, "| eager / f64 peak GPU |"), "the eager and f64 peaks have a column");
+    cr_assert(strstr(m, "| 1.5 GiB | 3 GiB / 512 MiB |"), "the eager and f64 peaks next to the peak: %s", m);
+    cr_assert(strstr(h, ">3 GiB / 512 MiB</td>"), "the same cell in HTML");
     cr_assert_null(strstr(m, "(null)"));
     json_t *doc = bench_results_json(&rep);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "kopt.bench/1");
     json_t *p1 = json_array_get(json_object_get(doc, "problems"), 1);
     cr_assert(json_is_null(json_object_get(p1, "speedup_vs_default")), "not measured is null");
+    cr_assert(json_is_null(json_object_get(json_object_get(p1, "memory"), "eager_peak_gpu_bytes")));
+    json_t *m0 = json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "memory");
+    cr_assert_float_eq(json_number_value(json_object_get(m0, "eager_peak_gpu_bytes")), 3.0 * (1 << 30), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(m0, "f64_peak_gpu_bytes")), 512.0 * (1 << 20), 1);
+    cr_assert_float_eq(json_number_value(json_object_get(m0, "peak_gpu_bytes")), 1.5 * (1 << 30), 1);
     cr_assert_eq(json_integer_value(json_object_get(p1, "exit_code")), 5);
     cr_assert(json_is_null(json_object_get(doc, "wall_s")));
     json_t *lv = json_array_get(json_object_get(doc, "levels"), 0);

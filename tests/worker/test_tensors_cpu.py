@@ -2,7 +2,9 @@
 """CPU tests of the worker's tensor code (needs torch, no GPU): the comparison statistics the
 gates decide on (kopt.compare: the element rule of src/gates/tensor.h), the storage checksum,
 outputs kept and compared by name (kopt.kept), and call() arguments rebuilt from their sources
-on the model's own tensors (kopt.modules) with the writes of a module undone.
+on the model's own tensors (kopt.modules) with the writes of a module undone, and the memory
+phases (kopt.memory: "eager" is a phase; Memory.within switches for part of an op and back,
+crediting that part's peak to "op/phase" -- on a stand-in allocator, as CPU torch has none).
 
 Run: python3 tests/worker/test_tensors_cpu.py (a python with torch; CI uses Debian's
 python3-torch). Exits non-zero on the first failed check, naming it.
@@ -179,5 +181,71 @@ try:
         check(getattr(e, "code", "") == "state_changed" and getattr(e, "fatal", False), "writing the weights is fatal")
 finally:
     torch.cuda.synchronize = orig_sync
+
+# ---------------------------------------------------------------- memory phases (kopt.memory)
+from kopt.memory import PHASES, Memory  # noqa: E402
+
+check(PHASES == ("main", "eager", "f64", "ceilings"), "the memory phases: %r" % (PHASES,))
+m = Memory()
+m.enter("eager")
+check(m.phase == "eager", "eager is a memory phase")
+m.enter("nope")
+check(m.phase == "main", "an unknown phase is main")
+check(set(m.report()["peak_reserved"]) == set(PHASES), "resources reports every phase (no CUDA: zeros)")
+m.begin_op("load")
+with m.within("eager"):
+    check(m.phase == "eager" and m.cur_op == "load/eager", "within: the eager phase, credited to load/eager")
+check(m.phase == "main" and m.cur_op == "load", "within restores the phase and the op")
+try:
+    with m.within("eager"):
+        raise ValueError("the model raised")
+except ValueError:
+    pass
+check(m.phase == "main" and m.cur_op == "load", "within restores them when the block raises")
+m.end_op()
+check(m.op is None and m.cur_op is None, "end_op forgets the op")
+m.enter("f64")
+m.begin_op("run")
+with m.within("eager"):
+    check(m.cur_op == "run/eager", "within from another phase")
+check(m.phase == "f64" and m.cur_op == "run/f64", "back to f64")
+m.end_op()
+
+# the accounting itself, on a stand-in caching allocator: `load` allocates the model (main),
+# runs the eager forward in the eager phase (big intermediates, freed; its output kept), then
+# allocates a little more in main: the intermediates set the eager peak only
+alloc = {"reserved": 0, "peak": 0}
+
+
+def grow(n):
+    alloc["reserved"] += n
+    alloc["peak"] = max(alloc["peak"], alloc["reserved"])
+
+
+saved = {k: getattr(torch.cuda, k) for k in ("max_memory_reserved", "reset_peak_memory_stats", "empty_cache")}
+torch.cuda.max_memory_reserved = lambda: alloc["peak"]
+torch.cuda.reset_peak_memory_stats = lambda: alloc.update(peak=alloc["reserved"])
+torch.cuda.empty_cache = lambda: None
+try:
+    m = Memory()
+    m._cuda = lambda: True
+    m.begin_op("load")
+    grow(100)                       # model and inputs
+    with m.within("eager"):
+        grow(1000)                  # the eager forward's intermediates ...
+        grow(-900)                  # ... freed; 100 of output stay
+    grow(10)
+    m.end_op()
+    check(m.peaks["main"] == 210 and m.peaks["eager"] == 1100, "peaks per phase: %r" % (m.peaks,))
+    check(m.by_op == {"load": 210, "load/eager": 1100}, "peaks per op: %r" % (m.by_op,))
+    m.enter("eager")
+    m.begin_op("time")
+    grow(2000)
+    m.end_op()
+    m.enter("main")
+    check(m.peaks["main"] == 210 and m.by_op["time/eager"] == 2210, "a request in the eager phase: %r" % (m.by_op,))
+finally:
+    for k, f in saved.items():
+        setattr(torch.cuda, k, f)
 
 print("worker tensors (cpu): %d checks passed" % checks)

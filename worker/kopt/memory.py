@@ -4,23 +4,29 @@ What is measured, for the core's report (the limits are the core's):
   * context_bytes: device memory the process holds outside PyTorch's caching allocator (the
     CUDA context, cuBLAS/cuDNN workspaces, Triton's modules): total - free - reserved, taken
     when it is first asked for after CUDA is up, and again at each `resources` (the larger);
-  * peak reserved bytes per *phase*: requests name their phase ("main" by default, "f64" for
-    the float64 reference of gate 3, "ceilings" for the device ceilings); when the phase
-    changes, the peak of the phase that ends is folded into its maximum and PyTorch's peak
-    statistics are reset, so a phase's peak never includes another phase's transient memory.
-    Memory still held when a phase starts counts in that phase too (it is resident);
-  * peak reserved bytes per op name (`peak_reserved_by_op`; "op/f64" for ops of another
-    phase), to tell which step set the peak;
+  * peak reserved bytes per *phase*: requests name their phase ("main" by default, "eager" for
+    the user's own model run eagerly in its dtypes -- its timing and gate 3's reference; `load`
+    switches to it around its one eager forward --, "f64" for the float64 reference of gate 3,
+    "ceilings" for the device ceilings). The eager model's unfused intermediates are the user's,
+    not kopt's, so they do not set the main phase's peak. When the phase changes, the peak of
+    the phase that ends is folded into its maximum and PyTorch's peak statistics are reset, so a
+    phase's peak never includes another phase's transient memory. Memory still held when a
+    phase starts counts in that phase too (it is resident: an eager run's kept outputs count in
+    the main phase that compares them);
+  * peak reserved bytes per op name (`peak_reserved_by_op`; "op/f64", "op/eager" for ops, or
+    parts of ops (Memory.within), of another phase), to tell which step set the peak;
   * free_bytes(): memory a new allocation can get without an OOM: the driver's free memory plus
     what the caching allocator has reserved but not handed out.
 Everything is a no-op without CUDA (CPU tests of the worker).
 """
 
+import contextlib
+
 import torch
 
 from kopt.tensors import storage
 
-PHASES = ("main", "f64", "ceilings")
+PHASES = ("main", "eager", "f64", "ceilings")
 
 
 class Memory:
@@ -28,7 +34,8 @@ class Memory:
         self.phase = "main"
         self.peaks = {p: 0 for p in PHASES}
         self.by_op = {}        # op name -> largest peak reserved while it ran
-        self.cur_op = None     # the op running now (begin_op .. end_op)
+        self.op = None         # the op running now (begin_op .. end_op), its plain name
+        self.cur_op = None     # the name its peak is credited to: op, or "op/phase" off main
         self.context = None
 
     def _cuda(self):
@@ -66,12 +73,35 @@ class Memory:
             # op's peak is what is live plus what it needs, not the high-water mark of the past
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
-        self.cur_op = op if self.phase == "main" else "%s/%s" % (op, self.phase)
+        self.op = op
+        self.cur_op = self._credit(op)
+
+    def _credit(self, op):
+        """The peak_reserved_by_op name of `op` in the current phase."""
+        return op if op is None or self.phase == "main" else "%s/%s" % (op, self.phase)
 
     def end_op(self):
         """After an op (whatever its outcome)."""
         self.fold()
-        self.cur_op = None
+        self.op = self.cur_op = None
+
+    @contextlib.contextmanager
+    def within(self, phase):
+        """Runs the with-block in memory phase `phase` (the part of an op that runs the user's
+        eager model: `load`'s forward), its peak credited to the phase and to "op/phase"; then
+        returns to the phase that was current (its peak statistics restart: what the block
+        left allocated counts there), even when the block raises."""
+        prev = self.phase
+        self.enter(phase)
+        self.cur_op = self._credit(self.op)
+        try:
+            yield
+        finally:
+            try:
+                self.enter(prev)
+            except Exception:  # a broken CUDA context: the error in flight says why
+                self.phase = prev
+            self.cur_op = self._credit(self.op)
 
     def fold(self):
         """Fold PyTorch's running peak into the current phase's maximum; call it before anything

@@ -190,9 +190,11 @@ def op_load(ctx, req):
     ctx.memory.measure_context()
 
     try:
-        with torch.no_grad():
+        # the user's eager model (its unfused intermediates are not kopt's): the "eager" memory
+        # phase, credited to "load/eager"; its outputs, still held, count in main afterwards
+        with ctx.memory.within("eager"), torch.no_grad():
             out = model(*inputs)
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
     except (Exception, SystemExit) as e:  # user code may call sys.exit
         raise wrap("model_raises", "the eager forward raised", e)
     if problem.verify_inputs():

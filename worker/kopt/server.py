@@ -10,8 +10,9 @@ Rules kept here, for every op:
   * an error whose cause is a CUDA out-of-memory becomes out_of_memory: references are
     dropped (kept outputs and captured launch arguments too), caches emptied, the worker stays
     up (the core redoes the step with low_memory);
-  * a request's "phase" ("main", "f64", "ceilings") selects the memory phase its peak counts in
-    (kopt.memory);
+  * a request's "phase" ("main", "eager", "f64", "ceilings") selects the memory phase its peak
+    counts in (kopt.memory; "eager": the user's model run eagerly, `load` switches to it around
+    its eager forward itself);
   * `shutdown` answers {} and exits 0; EOF on the protocol input exits 0.
 Ops that need torch are imported lazily (their modules import torch), so the loop runs (ping,
 shutdown, errors) in a Python without torch.
