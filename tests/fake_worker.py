@@ -27,6 +27,9 @@ Standard library only. Behaviour is chosen by FAKE_WORKER_MODE, a comma-separate
   no_cuda             ready event with cuda:false
   no_torch            ready event with torch:null and an import_error
   no_graphs           compile returns no graph (a model that runs eagerly)
+  no_triton           compile (every mode) captures a module without a Triton kernel: the
+                      aten fallback of avg_pool3d that Inductor wrote on an H200
+                      (fixtures/inductor/suite_level1_38_avg_pool3d_g0.py)
 FAKE_WORKER_FIXTURE names the Inductor output module that `compile` pretends to capture
 (default tests/fixtures/inductor/14_gemm_bias_relu_g0.py); FAKE_WORKER_FIXTURE_MA the one of
 mode max-autotune (default the same). FAKE_MA_HANG makes the max-autotune compile hang;
@@ -53,6 +56,9 @@ for item in os.environ.get("FAKE_WORKER_MODE", "ok").split(","):
 COUNTER = os.environ.get("FAKE_WORKER_COUNTER")
 FIXTURE = os.environ.get("FAKE_WORKER_FIXTURE") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "fixtures", "inductor", "14_gemm_bias_relu_g0.py")
+
+NO_TRITON_FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "inductor",
+                                 "suite_level1_38_avg_pool3d_g0.py")
 
 # Protocol lines go to the original stdout; everything else printed goes to stderr, as the
 # real worker does.
@@ -153,6 +159,8 @@ def op_compile(req):
     # core's parser, emitter and profile table run on real text. FAKE_WORKER_FIXTURE_MA
     # names the module max-autotune "captures" (default: the same fixture).
     fixture = os.environ.get("FAKE_WORKER_FIXTURE_MA") if mode != "default" else None
+    if "no_triton" in MODES:
+        fixture = NO_TRITON_FIXTURE
     with open(fixture or FIXTURE, encoding="utf-8") as src, open(module, "w", encoding="utf-8") as f:
         f.write(src.read())
     sources = ["param:fc.weight", "param:fc.bias", "input:0", "param:bias"]
@@ -450,7 +458,9 @@ def op_ceilings(req):
             "read_bytes": 1 << 30, "read_ms": [0.22, 0.22, 0.23],
             "write_bytes": 1 << 30, "write_ms": [0.24, 0.24, 0.25],
             "mm_fp32": {"flops": 2 * 8192 ** 3, "ms": [20.0, 20.1]},
-            "mm_bf16": {"flops": 2 * 8192 ** 3, "ms": [1.5, 1.52]}}
+            "mm_tf32": {"flops": 2 * 8192 ** 3, "ms": [2.7, 2.72]},
+            "mm_bf16": {"flops": 2 * 8192 ** 3, "ms": [1.5, 1.52]},
+            "tf32": {"matmul": False, "cudnn": True}}
 
 
 class BadRequest(Exception):

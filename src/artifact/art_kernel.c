@@ -3,6 +3,7 @@
  * signature and roles, mutated args, size hints, grid type). Also the comment-line helpers
  * that art_call.c uses. Ownership as in artifact.h: everything stored is owned by the kernel. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -388,6 +389,26 @@ void art_parse_kernel(art_ctx *c, size_t li, size_t lower) {
     if (k->heuristic && k->kind == ART_K_OTHER && kind_of_name(k->name) != ART_K_OTHER &&
         strcmp(k->heuristic, "split_scan") && strcmp(k->heuristic, "user_autotune"))
         k->kind = kind_of_name(k->name);
+}
+
+static int ident_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+int art_kernel_param_stored(const art_kernel *k, const char *name) {
+    if (!k->source || !k->jit_name || !name || !*name) return 1;
+    char head[256];
+    snprintf(head, sizeof head, "def %s(", k->jit_name);
+    const char *def = strstr(k->source, head);
+    if (!def) return 1;
+    const char *body = strchr(def, '\n');   /* Inductor writes the signature on one line */
+    if (!body) return 1;
+    size_t n = strlen(name);
+    for (const char *p = strstr(body, name); p; p = strstr(p + n, name)) {
+        if (ident_char(p[-1]) || ident_char(p[n])) continue;
+        const char *q = p;
+        while (q > body && (q[-1] == ' ' || q[-1] == '\t')) q--;
+        if ((size_t)(q - body) < 8 || strncmp(q - 8, "tl.load(", 8) || (q - 8 > body && ident_char(q[-9]))) return 1;
+    }
+    return 0;
 }
 
 void art_kernel_free(art_kernel *k) {

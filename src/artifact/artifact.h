@@ -209,6 +209,12 @@ const art_param *art_launch_param(const artifact *a, const art_launch *l, size_t
 /* The kernel's @triton_heuristics.<kind>(...) call as a value tree (*out owned by the caller;
  * its spans index k->source + k->decorator.off). KOPT_E_PARSE if there is none. */
 int art_kernel_decorator(const art_kernel *k, pyval **out, kerr *e);
+/* Whether the kernel's body may write through pointer parameter `name`: 0 only when every use
+ * of the name after the `def` line is the first argument of a `tl.load(` (an in_out_ptr that
+ * Inductor declares mutated for a reused buffer but only reads); 1 otherwise, and when the
+ * source has no `def <jit_name>(`. For traffic counts; the parameter's role is unchanged. */
+int art_kernel_param_stored(const art_kernel *k, const char *name);
+
 /* Number of statements of kind k. */
 size_t artifact_count(const artifact *a, art_stmt_kind k);
 

@@ -20,7 +20,10 @@ const char *const BENCH_DEFINITIONS[] = {
     "faster means the lower end of the speedup's 95% CI is above p (a CI starting exactly at p, "
     "or no CI, is not faster); fast_0 is the fraction correct. A dash: that baseline was not "
     "measured for any problem of the level.",
-    "kopt / floor: kopt's model time divided by the memory-traffic floor (1 = at the floor). "
+    "kopt / floor: kopt's model time divided by the memory-traffic floor (1 = at the floor); "
+    "\"(!)\" after it: a measured module time (torch.compile default, max-autotune or kopt's) is below "
+    "the floor, so the floor is wrong for that problem (the problem's report.json, model.floor_check, "
+    "lists every time below its floor -- modules, kernels, library calls -- and why). "
     "Peak / working set: peak GPU memory of the run divided by the model's working set. The peak is "
     "kopt's own work (torch.cuda.max_memory_reserved of its main phase plus the memory held outside "
     "PyTorch's allocator); the runs of the user's eager model (its forward at load, its timing, gate 3's "
@@ -214,6 +217,15 @@ static void st_why(const bench_record *p, st_row *row) {
     st_putf(row, "%s%s%s", p->error_kind ? p->error_kind : "", p->error_kind && msg[0] ? ": " : "", msg);
 }
 
+/* Whether a measured module time (default, max-autotune, kopt's) is below the floor. */
+static int st_floor_beaten(const bench_record *p) {
+    if (!isfinite(p->floor_ms) || p->floor_ms <= 0) return 0;
+    const double t[3] = {p->default_ms, p->max_autotune_ms, p->kopt_ms};
+    for (int i = 0; i < 3; i++)
+        if (isfinite(t[i]) && t[i] > 0 && t[i] < p->floor_ms) return 1;
+    return 0;
+}
+
 /* One row per problem, in suite order. */
 static void st_problems(const bench_report *r, bench_table *t) {
     static const char *const head[] = {"problem", "level", "status", "exit", "eager ms", "default ms",
@@ -239,7 +251,7 @@ static void st_problems(const bench_report *r, bench_table *t) {
         st_put(&row, bench_fmt_ci(p->vs_default, b));
         st_put(&row, bench_fmt_ci(p->vs_max_autotune, b));
         st_put(&row, bench_start_name(p->start) ? bench_start_name(p->start) : BENCH_DASH);
-        st_put(&row, bench_fmt_ratio(bench_record_floor_ratio(p), b));
+        st_putf(&row, "%s%s", bench_fmt_ratio(bench_record_floor_ratio(p), b), st_floor_beaten(p) ? " (!)" : "");
         st_put(&row, bench_fmt_flag(p->spent_before_search, b));
         if (isfinite(p->setup_s) || isfinite(p->search_s) || isfinite(p->final_s))
             st_putf(&row, "%s / %s / %s", bench_fmt_ratio(p->setup_s, b), bench_fmt_ratio(p->search_s, c),

@@ -14,6 +14,7 @@
 #include "gates/stats.h"
 #include "llm/agent_llm.h"
 #include "optimize/optimize_int.h"
+#include "profile/floor.h"
 #include "profile/inspect.h"
 #include "profile/roofline.h"
 #include "util/buf.h"
@@ -190,73 +191,45 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_object_set_new(model, "compiled_ms", json_real(comp_ms));
     if (json_object_get(bl, "max_autotune_ms")) json_object_set(model, "max_autotune_ms", json_object_get(bl, "max_autotune_ms"));
     double start_ms = verify_session_started_from_max_autotune(c.vs) ? json_number_value(json_object_get(bl, "max_autotune_ms")) : comp_ms;
-    double floor_ms = 0;
     size_t i;
     json_t *r;
-    json_array_foreach(json_object_get(profile, "launches"), i, r)
-        floor_ms += json_number_value(json_object_get(r, "time_ms")) * json_number_value(json_object_get(r, "frac_of_ceiling"));
-    /* the model's floor: its own inputs read once and outputs written once, at the measured read
-     * and write rates (Inductor's kernels may move more: kernels_floor_ms is theirs) */
-    json_object_set_new(model, "kernels_floor_ms", json_real(floor_ms));
-    double written = 0, io = inspect_io_bytes(c.a, json_object_get(profile, "launches"), &written);
-    roof_ceilings rc_ceil = inspect_roof_ceilings(json_object_get(profile, "ceilings"));
-    /* rates a launch of the compiled module itself achieved above the measured ceilings prove
-     * the ceilings low: the floor uses the higher rate (and the report says so below) */
-    double seen_rate = 0;
-    const char *seen_by = NULL;
-    json_array_foreach(json_object_get(profile, "launches"), i, r) {
-        double ms = json_number_value(json_object_get(r, "time_ms"));
-        double b = json_number_value(json_object_get(r, "bytes_read")) + json_number_value(json_object_get(r, "bytes_written"));
-        if (!strcmp(json_string_value(json_object_get(r, "kind")), "triton") && ms > 0 && b / (ms * 1e-3) > seen_rate) {
-            seen_rate = b / (ms * 1e-3);
-            seen_by = json_string_value(json_object_get(r, "name"));
-        }
+    /* the model's floor (profile/floor.h): the graph's own I/O at the memory rates (raised where
+     * a kernel of the module proved them low: floor_rate_from) and the library calls' floors,
+     * each at most the call's measured time */
+    const json_t *launches = json_object_get(profile, "launches");
+    double written = 0, io = inspect_io_bytes(c.a, launches, &written);
+    roof_ceilings measured = inspect_roof_ceilings(json_object_get(profile, "ceilings"));
+    double l2 = json_number_value(json_object_get(worker_info(w), "l2_bytes"));
+    floor_model fm;
+    floor_model_compute(launches, io - written, written, &measured, l2, &fm);
+    json_object_set_new(model, "kernels_floor_ms", json_real(fm.kernels_floor_ms));
+    if (fm.rate_from >= 0) {
+        const json_t *by = json_array_get(launches, (size_t)fm.rate_from);
+        json_object_set_new(model, "floor_rate_from",
+                            json_pack("{s:O, s:f, s:f, s:f, s:f}", "kernel", json_object_get(by, "name"), "gbps",
+                                      fm.rate_from_gbps, "read_gbps", fm.rates.read_bytes_per_s / 1e9, "write_gbps",
+                                      fm.rates.write_bytes_per_s / 1e9, "copy_gbps", fm.rates.copy_bytes_per_s / 1e9));
     }
-    double best = fmax(rc_ceil.copy_bytes_per_s, fmax(rc_ceil.read_bytes_per_s, rc_ceil.write_bytes_per_s));
-    if (seen_rate > best && seen_by) {
-        rc_ceil.read_bytes_per_s = fmax(rc_ceil.read_bytes_per_s, seen_rate);
-        rc_ceil.write_bytes_per_s = fmax(rc_ceil.write_bytes_per_s, seen_rate);
-        rc_ceil.copy_bytes_per_s = fmax(rc_ceil.copy_bytes_per_s, seen_rate);
-        json_object_set_new(model, "floor_rate_from", json_pack("{s:s, s:f}", "kernel", seen_by, "gbps", seen_rate / 1e9));
-    }
-    double io_floor = roof_memory_floor_s(io - written, written, &rc_ceil) * 1e3;
-    /* and the library calls' own floors (GEMMs, convolutions at the measured matrix rates):
-     * a model dominated by them cannot beat their sum whatever its I/O */
-    double vendor_floor = 0;
-    json_array_foreach(json_object_get(profile, "launches"), i, r)
-        if (strcmp(json_string_value(json_object_get(r, "kind")), "triton"))
-            vendor_floor += json_number_value(json_object_get(r, "time_ms")) * json_number_value(json_object_get(r, "frac_of_ceiling"));
-    json_object_set_new(model, "vendor_floor_ms", json_real(vendor_floor));
-    if (io > 0 && io_floor > 0) floor_ms = fmax(io_floor, vendor_floor);
+    json_object_set_new(model, "io_floor_ms", json_real(fm.io_floor_ms));
+    json_object_set_new(model, "vendor_floor_ms", json_real(fm.vendor_floor_ms));
     json_object_set_new(model, "io_bytes", json_real(io));
     json_object_set_new(model, "io_bytes_written", json_real(written));
-    json_object_set_new(model, "floor_ms", json_real(floor_ms));
-    if (io > 0 && io_floor > 0) verify_session_set_floor(c.vs, fmax(io_floor, vendor_floor), io, start_ms);   /* gate 4 */
-    json_object_set_new(model, "floor_method", json_string("the larger of: the graph's own inputs read once and outputs "
-                                                           "written once, max(read / read rate, written / write rate, total "
-                                                           "/ best rate), at the rates measured on this GPU (or faster "
-                                                           "rates its own kernels reached: floor_rate_from); and the "
-                                                           "library calls' floors at the measured matrix rates"));
-    /* a floor that a measured kernel or the compiled model beats is wrong: say so */
-    {
-        json_t *viol = json_array();
-        if (floor_ms > 0 && comp_ms > 0 && comp_ms < floor_ms)
-            json_array_append_new(viol, json_pack("{s:s, s:f, s:f}", "what", "the compiled model", "time_ms", comp_ms,
-                                                  "floor_ms", floor_ms));
-        json_array_foreach(json_object_get(profile, "launches"), i, r)
-            if (!strcmp(json_string_value(json_object_get(r, "kind")), "triton") &&
-                json_number_value(json_object_get(r, "frac_of_ceiling")) > 1.0)
-                json_array_append_new(viol, json_pack("{s:O, s:O, s:O}", "what", json_object_get(r, "name"), "time_ms",
-                                                      json_object_get(r, "time_ms"), "frac_of_ceiling",
-                                                      json_object_get(r, "frac_of_ceiling")));
-        if (json_array_size(viol)) {
-            log_warn("%zu measured time(s) fall below their memory floor: the floor (the measured rates) is wrong",
-                     json_array_size(viol));
-            json_object_set_new(model, "floor_violations", viol);
-        } else {
-            json_decref(viol);
-        }
-    }
+    json_object_set_new(model, "floor_ms", json_real(fm.floor_ms));
+    if (io > 0 && fm.io_floor_ms > 0) verify_session_set_floor(c.vs, fm.floor_ms, io, start_ms);   /* gate 4 */
+    json_object_set_new(model, "floor_method",
+                        json_string("the larger of: the graph's own inputs read once and outputs written once, "
+                                    "max(read / read rate, written / write rate, total / best rate), at the rates "
+                                    "measured on this GPU (raised where a kernel of the module moving at least 4x the "
+                                    "L2 reached more: floor_rate_from); and the library calls' floors (flops at the "
+                                    "measured matrix rate of their arithmetic: fp32, TF32 where torch allows it, "
+                                    "bf16), each at most the call's measured time"));
+    /* a floor that a measured module, kernel or library call beats is wrong: say so */
+    floor_module_time mods[3] = {{"torch.compile default", comp_ms},
+                                 {"max-autotune", json_number_value(json_object_get(bl, "max_autotune_ms"))}};
+    json_t *fc = floor_check(launches, &fm, &measured, l2, mods, 2);
+    if (!json_is_true(json_object_get(fc, "ok")))
+        log_warn("floor check: %s", json_string_value(json_object_get(fc, "why")));
+    json_object_set_new(model, "floor_check", fc);
 
     /* analyst */
     json_t *actx = json_pack("{s:O, s:f}", "launches", json_object_get(profile, "launches"), "model_ms", start_ms);
@@ -281,10 +254,10 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         if (json_object_get(row, "ncu")) json_object_set(k, "ncu", json_object_get(row, "ncu"));
         json_array_append_new(kernels, k);
     }
-    /* a module made only of library calls: nothing to search, the compiler's module is the
-     * result (a kept baseline, exit 0), still measured and reported like any other */
-    const char *no_search = ntriton == 0 ? "torch.compile generated no Triton kernel for this model (only library "
-                                           "calls): nothing to optimize" : NULL;
+    /* a module without a Triton kernel (library calls, aten fallbacks): nothing to search, the
+     * compiler's start module is the result (a kept baseline, exit 0), still measured and
+     * reported like any other */
+    const char *no_search = ntriton == 0 ? "torch.compile generated no Triton kernel: the compiled module is kept" : NULL;
 
     /* the search, if the setup left time for it */
     c.t_search = opt_now();
@@ -346,6 +319,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_object_set(doc, "outcome", json_object_get(vdoc, "outcome"));
     if (no_search) json_object_set_new(doc, "outcome", json_sprintf("baseline kept: %s", no_search));
     const char *final_mod = NULL;
+    int finally_measured = 0;
     char *opt = fs_join(o->out_dir, "optimized_module.py");
     if (json_object_size(replaced) > 0) final_mod = opt;
     else if (o->max_autotune && json_object_get(bl, "max_autotune_ms")) final_mod = verify_session_module(c.vs);
@@ -361,6 +335,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         }
         json_decref(g);
         if (rc) { free(opt); goto done; }
+        finally_measured = 1;
     } else {
         json_t *one = json_pack("{s:f, s:f, s:f}", "estimate", 1.0, "ci95_lo", 1.0, "ci95_hi", 1.0);
         json_object_set_new(model, "baseline_ms", json_real(start_ms));
@@ -369,6 +344,11 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         json_object_set_new(model, "speedup_vs_default", one);
     }
     free(opt);
+    if (finally_measured) {
+        /* the output module is a module doing the model's work too */
+        mods[2] = (floor_module_time){"kopt's module", json_number_value(json_object_get(model, "optimized_ms"))};
+        json_object_set_new(model, "floor_check", floor_check(launches, &fm, &measured, l2, mods, 3));
+    }
     json_object_set_new(model, "method", json_string("GPU time of the graph's module (baselines: Inductor's default and "
                                                      "max-autotune modules; optimized: re-stitched), interleaved rounds, L2 "
                                                      "flushed, stream stalled, outputs poisoned between runs; median and 95% "

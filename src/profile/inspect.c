@@ -32,38 +32,72 @@ json_t *inspect_time_summary(const json_t *samples) {
     return o;
 }
 
+/* The fastest of the samples (0 when there are none): a rate the device demonstrably reached. */
+static double best_ms(const json_t *samples) {
+    size_t n;
+    double *v = stats_from_json(samples, &n);
+    double m = n ? stats_min(v, n) : 0.0;
+    free(v);
+    return m > 0 ? m : 0.0;
+}
+
+/* A TF32 setting the worker reported: 1, 0, or -1 when absent or not a boolean. */
+static int tf32_flag(const json_t *flags, const char *key) {
+    const json_t *f = json_object_get(flags, key);
+    return json_is_boolean(f) ? json_is_true(f) : -1;
+}
+
 json_t *inspect_ceilings(const json_t *raw) {
-    double copy_ms = stats_median_json(json_object_get(raw, "copy_ms"));
+    double copy_ms = best_ms(json_object_get(raw, "copy_ms"));
     double copy_bytes = json_number_value(json_object_get(raw, "copy_bytes"));
     const json_t *f32 = json_object_get(raw, "mm_fp32"), *b16 = json_object_get(raw, "mm_bf16");
-    double f32_ms = stats_median_json(json_object_get(f32, "ms")), b16_ms = stats_median_json(json_object_get(b16, "ms"));
+    const json_t *t32 = json_object_get(raw, "mm_tf32");
+    double f32_ms = best_ms(json_object_get(f32, "ms")), b16_ms = best_ms(json_object_get(b16, "ms"));
+    double t32_ms = best_ms(json_object_get(t32, "ms"));
     double f32_flops = json_number_value(json_object_get(f32, "flops"));
     double b16_flops = json_number_value(json_object_get(b16, "flops"));
-    double read_ms = stats_median_json(json_object_get(raw, "read_ms"));
-    double write_ms = stats_median_json(json_object_get(raw, "write_ms"));
+    double t32_flops = json_number_value(json_object_get(t32, "flops"));
+    double read_ms = best_ms(json_object_get(raw, "read_ms"));
+    double write_ms = best_ms(json_object_get(raw, "write_ms"));
     double read_b = json_number_value(json_object_get(raw, "read_bytes"));
     double write_b = json_number_value(json_object_get(raw, "write_bytes"));
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:s}", "copy_gbps",
-                     copy_ms > 0 ? copy_bytes / (copy_ms * 1e-3) / 1e9 : 0.0, "read_gbps",
-                     read_ms > 0 ? read_b / (read_ms * 1e-3) / 1e9 : 0.0, "write_gbps",
-                     write_ms > 0 ? write_b / (write_ms * 1e-3) / 1e9 : 0.0, "fp32_tflops",
-                     f32_ms > 0 ? f32_flops / (f32_ms * 1e-3) / 1e12 : 0.0, "bf16_tflops",
-                     b16_ms > 0 ? b16_flops / (b16_ms * 1e-3) / 1e12 : 0.0, "method",
-                     "median of event-timed runs: device-to-device copy (bytes read + written), read-only and "
-                     "write-only streaming (the faster of a Triton kernel and torch's), 8192^3 GEMMs on random "
-                     "data (fp32 without TF32, bf16)");
+    json_t *c = json_pack("{s:f, s:f, s:f, s:f, s:f, s:s}", "copy_gbps",
+                          copy_ms > 0 ? copy_bytes / (copy_ms * 1e-3) / 1e9 : 0.0, "read_gbps",
+                          read_ms > 0 ? read_b / (read_ms * 1e-3) / 1e9 : 0.0, "write_gbps",
+                          write_ms > 0 ? write_b / (write_ms * 1e-3) / 1e9 : 0.0, "fp32_tflops",
+                          f32_ms > 0 ? f32_flops / (f32_ms * 1e-3) / 1e12 : 0.0, "bf16_tflops",
+                          b16_ms > 0 ? b16_flops / (b16_ms * 1e-3) / 1e12 : 0.0, "method",
+                          "the fastest of event-timed runs (a rate the device reached): device-to-device copy "
+                          "(bytes read + written), read-only and write-only streaming over a buffer of up to "
+                          "4 GiB (the best of several Triton kernel shapes and torch's own), 8192^3 GEMMs on "
+                          "random data (fp32 without TF32, fp32 with TF32, bf16)");
+    if (t32_ms > 0 && t32_flops > 0) json_object_set_new(c, "tf32_tflops", json_real(t32_flops / (t32_ms * 1e-3) / 1e12));
+    const json_t *flags = json_object_get(raw, "tf32");
+    if (json_is_object(flags)) {
+        json_t *f = json_object();
+        if (tf32_flag(flags, "matmul") >= 0) json_object_set_new(f, "matmul", json_boolean(tf32_flag(flags, "matmul")));
+        if (tf32_flag(flags, "cudnn") >= 0) json_object_set_new(f, "cudnn", json_boolean(tf32_flag(flags, "cudnn")));
+        json_object_set_new(c, "tf32_allowed", f);
+    }
+    return c;
 }
 
 roof_ceilings inspect_roof_ceilings(const json_t *ceilings) {
+    const json_t *flags = json_object_get(ceilings, "tf32_allowed");
     roof_ceilings c = {
         .copy_bytes_per_s = json_number_value(json_object_get(ceilings, "copy_gbps")) * 1e9,
         .read_bytes_per_s = json_number_value(json_object_get(ceilings, "read_gbps")) * 1e9,
         .write_bytes_per_s = json_number_value(json_object_get(ceilings, "write_gbps")) * 1e9,
         .fp32_flops_per_s = json_number_value(json_object_get(ceilings, "fp32_tflops")) * 1e12,
+        .tf32_flops_per_s = json_number_value(json_object_get(ceilings, "tf32_tflops")) * 1e12,
         .bf16_flops_per_s = json_number_value(json_object_get(ceilings, "bf16_tflops")) * 1e12,
+        .tf32_matmul = tf32_flag(flags, "matmul"),
+        .tf32_cudnn = tf32_flag(flags, "cudnn"),
     };
     return c;
 }
+
+static const char *const MATH_NAMES[] = {"fp32", "tf32", "bf16"};
 
 static roof_role to_roof(art_role r) {
     switch (r) {
@@ -96,6 +130,35 @@ static json_t *strlist_json(const art_strlist *l) {
     return a;
 }
 
+/* The buffer a name stands for: plain aliases (`buf1 = buf0`, Inductor's reuse lines) followed
+ * back to the name first bound to the storage (a bounded walk). Borrowed from the artifact. */
+static const char *io_root(const artifact *a, const char *name) {
+    for (int hop = 0; hop < 16; hop++) {
+        const char *of = NULL;
+        for (size_t s = 0; s < a->nstmts && !of; s++) {
+            const art_stmt *st = &a->stmts[s];
+            if (st->kind == ART_ST_ALIAS && st->of && st->target && !strcmp(st->target, name)) of = st->of;
+        }
+        if (!of || !strcmp(of, name)) break;
+        name = of;
+    }
+    return name;
+}
+
+/* Whether the buffer `root` leaves call(): it, or a plain alias of it, is in the return. */
+static int io_returned(const artifact *a, const art_stmt *ret, const char *root) {
+    if (!ret) return 0;
+    size_t from = ret->span.off, to = ret->span.off + ret->span.len;
+    if (art_word_in(a->text, from, to, root)) return 1;
+    for (size_t s = 0; s < a->nstmts; s++) {
+        const art_stmt *st = &a->stmts[s];
+        if (st->kind == ART_ST_ALIAS && st->of && st->target && art_word_in(a->text, from, to, st->target) &&
+            !strcmp(io_root(a, st->target), root))
+            return 1;
+    }
+    return 0;
+}
+
 double inspect_io_bytes(const artifact *a, const json_t *rows, double *bytes_written) {
     const art_stmt *ret = NULL;
     for (size_t s = 0; s < a->nstmts; s++) if (a->stmts[s].kind == ART_ST_RETURN) ret = &a->stmts[s];
@@ -108,12 +171,13 @@ double inspect_io_bytes(const artifact *a, const json_t *rows, double *bytes_wri
             const char *name = art_launch_probe_item(l, j);
             double nb = json_number_value(json_object_get(json_array_get(args, j), "nbytes"));
             if (!name || nb <= 0) continue;
+            const char *root = io_root(a, name);
             int input = 0, out = 0, dup = 0;
-            for (size_t k = 0; k < a->entry.inputs.n; k++) input |= !strcmp(a->entry.inputs.v[k], name);
-            out = ret && art_word_in(a->text, ret->span.off, ret->span.off + ret->span.len, name);
-            for (size_t k = 0; k < seen.n && !dup; k++) dup = !strcmp(seen.v[k], name);
+            for (size_t k = 0; k < a->entry.inputs.n; k++) input |= !strcmp(a->entry.inputs.v[k], root);
+            out = io_returned(a, ret, root);
+            for (size_t k = 0; k < seen.n && !dup; k++) dup = !strcmp(seen.v[k], root);
             if (dup || !(input || out)) continue;
-            art_strlist_push(&seen, kstrdup(name));
+            art_strlist_push(&seen, kstrdup(root));
             bytes += input ? nb : 0;
             written += out ? nb : 0;
         }
@@ -144,7 +208,7 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
         json_object_set_new(row, "index", json_integer((json_int_t)i));
         json_object_set_new(row, "line", json_integer(l->line));
         json_object_set_new(row, "name", json_string(l->callee));
-        int bf16 = 0;
+        roof_math math = ROOF_MATH_FP32;
         if (l->kind == ART_L_TRITON) {
             json_object_set_new(row, "kind", json_string("triton"));
             const art_kernel *k = l->kernel >= 0 ? &a->kernels[l->kernel] : NULL;
@@ -154,6 +218,8 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
             for (size_t j = 0; j < l->args.n; j++) {
                 const art_param *p = art_launch_param(a, l, j);
                 roles[j] = p ? to_roof(p->role) : ROLE_SCALAR;
+                /* an in_out_ptr the body only loads from (a reused buffer) is read, not written */
+                if (roles[j] == ROLE_INOUT && k && !art_kernel_param_stored(k, p->name)) roles[j] = ROLE_IN;
             }
             roof_triton_traffic(roles, l->args.n, args, &t);
             free(roles);
@@ -163,11 +229,11 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
             json_object_set_new(row, "kind", json_string("vendor"));
             json_object_set_new(row, "op", json_string(op));
             roof_vendor_traffic(op, args, art_launch_probe_out(l), &t);
-            free(op);
             json_object_set_new(row, "aten_ops", strlist_json(&l->aten_ops));
             const json_t *a0 = json_array_get(args, 0);
-            const char *dt = json_string_value(json_object_get(a0, "dtype"));
-            bf16 = dt && (!strcmp(dt, "bfloat16") || !strcmp(dt, "float16"));
+            math = roof_vendor_math(op, json_string_value(json_object_get(a0, "dtype")), &c);
+            free(op);
+            if (t.flops > 0) json_object_set_new(row, "math", json_string(MATH_NAMES[math]));
         }
         json_object_set_new(row, "time_ms", json_real(med));
         if (reps) {
@@ -179,11 +245,11 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
         json_object_set_new(row, "flops", json_real(t.flops));
         json_object_set_new(row, "gbps", json_real(roof_bandwidth(&t, med) / 1e9));
         json_object_set_new(row, "tflops", json_real(med > 0 ? t.flops / (med * 1e-3) / 1e12 : 0));
-        json_object_set_new(row, "frac_of_ceiling", json_real(roof_fraction_of_peak(&t, med, &c, bf16)));
+        json_object_set_new(row, "frac_of_ceiling", json_real(roof_fraction_of_peak(&t, med, &c, math)));
+        double rate = roof_math_rate(&c, math);
         json_object_set_new(row, "bound",
-                            json_string(t.flops > 0 && c.copy_bytes_per_s > 0 &&
-                                                t.flops / c.fp32_flops_per_s >
-                                                    (t.bytes_read + t.bytes_written) / c.copy_bytes_per_s
+                            json_string(t.flops > 0 && rate > 0 &&
+                                                t.flops / rate > roof_memory_floor_s(t.bytes_read, t.bytes_written, &c)
                                             ? "compute" : "memory"));
         json_object_set(row, "args", args ? (json_t *)args : json_null());
         json_array_append_new(out, row);

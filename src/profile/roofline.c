@@ -34,6 +34,10 @@ void roof_triton_traffic(const roof_role *roles, size_t nroles, const json_t *ar
     }
 }
 
+static int is_gemm(const char *op) {
+    return !strcmp(op, "mm") || !strcmp(op, "addmm") || !strcmp(op, "bmm") || !strcmp(op, "baddbmm");
+}
+
 /* The i-th tensor argument that is not the output, or NULL. */
 static const json_t *nth_input(const json_t *args, int out_index, int want) {
     int k = 0;
@@ -56,7 +60,7 @@ void roof_vendor_traffic(const char *op, const json_t *args, int out_index, roof
     /* GEMM-like: the last two dims of the operands give M, K, N. */
     int first = 0, second = 1;
     if (!strcmp(op, "addmm") || !strcmp(op, "baddbmm")) { first = 1; second = 2; }
-    if (!strcmp(op, "mm") || !strcmp(op, "addmm") || !strcmp(op, "bmm") || !strcmp(op, "baddbmm")) {
+    if (is_gemm(op)) {
         const json_t *a = nth_input(args, out_index, first), *b = nth_input(args, out_index, second);
         if (a && b && arg_rank(a) >= 2 && arg_rank(b) >= 2) {
             size_t ra = arg_rank(a), rb = arg_rank(b);
@@ -90,14 +94,31 @@ double roof_memory_floor_s(double bytes_read, double bytes_written, const roof_c
     return f;
 }
 
-double roof_floor_s(const roof_traffic *t, const roof_ceilings *c, int is_bf16) {
+roof_math roof_vendor_math(const char *op, const char *dtype, const roof_ceilings *c) {
+    if (dtype && (!strcmp(dtype, "bfloat16") || !strcmp(dtype, "float16"))) return ROOF_MATH_BF16;
+    if (dtype && strcmp(dtype, "float32")) return ROOF_MATH_FP32;
+    if (op && strstr(op, "convolution")) return c->tf32_cudnn == 0 ? ROOF_MATH_FP32 : ROOF_MATH_TF32;
+    if (op && is_gemm(op)) return c->tf32_matmul == 0 ? ROOF_MATH_FP32 : ROOF_MATH_TF32;
+    return ROOF_MATH_FP32;
+}
+
+double roof_math_rate(const roof_ceilings *c, roof_math m) {
+    switch (m) {
+    case ROOF_MATH_BF16: return c->bf16_flops_per_s;
+    case ROOF_MATH_TF32: return c->tf32_flops_per_s > 0 ? c->tf32_flops_per_s : c->bf16_flops_per_s;
+    case ROOF_MATH_FP32: break;
+    }
+    return c->fp32_flops_per_s;
+}
+
+double roof_floor_s(const roof_traffic *t, const roof_ceilings *c, roof_math m) {
     double tb = roof_memory_floor_s(t->bytes_read, t->bytes_written, c);
-    double rate = is_bf16 ? c->bf16_flops_per_s : c->fp32_flops_per_s;
+    double rate = roof_math_rate(c, m);
     double tf = (rate > 0 && t->flops > 0) ? t->flops / rate : 0;
     return max2(tb, tf);
 }
 
-double roof_fraction_of_peak(const roof_traffic *t, double ms, const roof_ceilings *c, int is_bf16) {
+double roof_fraction_of_peak(const roof_traffic *t, double ms, const roof_ceilings *c, roof_math m) {
     if (ms <= 0) return 0;
-    return roof_floor_s(t, c, is_bf16) / (ms * 1e-3);
+    return roof_floor_s(t, c, m) / (ms * 1e-3);
 }

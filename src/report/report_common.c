@@ -213,6 +213,13 @@ static void fact_cat(report_fact *f, const char *fmt, ...) {
     va_end(ap);
 }
 
+char report_sentence_initial(const char *s) {
+    if (!s || !*s) return '\0';
+    for (const char *p = s; *p && *p != ' '; p++)
+        if (*p == '.' || *p == '_' || *p == '(') return *s;   /* an identifier keeps its case */
+    return (char)toupper((unsigned char)*s);
+}
+
 int report_headline(const json_t *doc, char *buf, size_t n) {
     const json_t *m = json_object_get(doc, "model");
     double base = report_num(m, "baseline_ms"), opt = report_num(m, "optimized_ms");
@@ -239,7 +246,7 @@ int report_headline(const json_t *doc, char *buf, size_t n) {
 
 size_t report_facts(const json_t *doc, report_fact facts[REPORT_MAX_FACTS]) {
     size_t n = 0;
-    char a[REPORT_NUM], b[REPORT_NUM];
+    char a[REPORT_NUM], b[REPORT_NUM], b2[REPORT_NUM];
     const json_t *m = json_object_get(doc, "model");
     double base = report_num(m, "baseline_ms"), opt = report_num(m, "optimized_ms");
     double ref = isfinite(opt) ? opt : base;
@@ -271,6 +278,26 @@ size_t report_facts(const json_t *doc, report_fact facts[REPORT_MAX_FACTS]) {
         report_fact *f = fact_add(facts, &n, "Memory-traffic floor");
         fact_cat(f, "%s ms", report_fmt_ms(floor_ms, a));
         if (isfinite(ref) && floor_ms > 0) fact_cat(f, " (the result takes %.2f times the floor)", ref / floor_ms);
+    }
+    const json_t *fc = json_object_get(m, "floor_check");
+    if (json_is_object(fc)) {
+        const json_t *below = json_object_get(fc, "below");
+        size_t nb = json_array_size(below);
+        double checked = report_num(fc, "checked");
+        report_fact *f = fact_add(facts, &n, "Floor check");
+        if (!nb) {
+            fact_cat(f, "ok: none of the %.0f measured times is below its floor", isfinite(checked) ? checked : 0.0);
+        } else {
+            fact_cat(f, "%zu of %.0f measured times below their floor, so the floor is wrong there:", nb,
+                     isfinite(checked) ? checked : (double)nb);
+            size_t i;
+            const json_t *under;
+            json_array_foreach(below, i, under) {
+                fact_cat(f, "%s %s (%s ms < %s ms)", i ? "," : "", report_str(under, "what"),
+                         report_fmt_ms(report_num(under, "time_ms"), a), report_fmt_ms(report_num(under, "floor_ms"), b2));
+            }
+            fact_cat(f, " (report.json: model.floor_check)");
+        }
     }
     const json_t *bud = json_object_get(doc, "budget");
     double used = report_num(bud, "used_candidates"), cmax = report_num(bud, "candidates");

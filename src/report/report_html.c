@@ -108,7 +108,7 @@ static void h_banner(const json_t *doc, kbuf *out) {
     case REPORT_OUT_KEPT:
         kbuf_puts(out, "<div class=\"banner kept\"><strong class=\"big\">Baseline kept</strong><p><strong>");
         if (detail) {  /* a sentence: capitalised */
-            char first[2] = {(char)toupper((unsigned char)detail[0]), '\0'};
+            char first[2] = {report_sentence_initial(detail), '\0'};
             report_esc_xml(out, first);
             report_esc_xml(out, detail + 1);
         } else {

@@ -74,8 +74,11 @@ typedef struct report_fact {
     const char *label;
     char value[256];
 } report_fact;
-#define REPORT_MAX_FACTS 8
+#define REPORT_MAX_FACTS 10
 size_t report_facts(const json_t *doc, report_fact facts[REPORT_MAX_FACTS]);
+/* The first character of a sentence that starts with s: capitalised, unless s's first word is
+ * an identifier (holds '.', '_' or '('), which keeps its case ("torch.compile ..."). */
+char report_sentence_initial(const char *s);
 /* One sentence headline of the model result ("0.1810 ms -> 0.1500 ms, 1.210x faster (95% CI
  * 1.190-1.230)"), into buf of n chars; returns 0 when the document has no model times. */
 int report_headline(const json_t *doc, char *buf, size_t n);

@@ -77,7 +77,7 @@ static void md_banner(const json_t *doc, kbuf *out) {
         kbuf_puts(out, "> ## Baseline kept");
         kbuf_puts(out, "\n>\n> **");
         if (detail) {  /* a sentence: capitalised */
-            char first[2] = {(char)toupper((unsigned char)detail[0]), '\0'};
+            char first[2] = {report_sentence_initial(detail), '\0'};
             report_esc_md(out, first);
             report_esc_md(out, detail + 1);
         } else {

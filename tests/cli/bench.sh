@@ -220,6 +220,25 @@ CUDA_VISIBLE_DEVICES=0,1 expect_exit 0 "--retry-failed" -- "$KOPT" bench "$S" -o
 [ "$(ran "$T/log7" | wc -l)" = 5 ] && ok || bad "--retry-failed reruns the failed problems"
 [ "$(sql "$T/s6.sqlite" "SELECT count(*) FROM bench_results WHERE status='done'")" = 5 ] && ok || bad "--retry-failed: now done"
 
+# --- a model without a Triton kernel (an aten fallback, as level1/38_avg_pool3d) is done --------
+export BENCH_TEST_LOG=$T/log12
+FAKE_WORKER_MODE=no_triton CUDA_VISIBLE_DEVICES=0 expect_exit 0 "no Triton kernel" -- "$KOPT" bench "$S" -o "$T/o12" $B --store "$T/s12.sqlite" --only gelu --json
+python3 - "$T/out" <<'PY' && ok || bad "no Triton kernel: not done with its speedups"
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["problems"][0]
+assert p["status"] == "done" and p["exit_code"] == 0 and p["correct"] and p["error"] is None, p
+assert p["outcome"] == "baseline kept: torch.compile generated no Triton kernel: the compiled module is kept", p
+assert p["speedup_vs_default"]["estimate"] > 0 and p["speedup_vs_max_autotune"]["estimate"] > 0, p
+assert all(p["times_ms"][k] > 0 for k in ("eager", "default", "max_autotune", "kopt", "floor")), p["times_ms"]
+assert d["overall"]["correct"] == 1 and d["overall"]["failed"] == 0, d["overall"]
+PY
+# kopt / floor: a module measured below the floor is marked, and the definitions say what it means
+FAKE_BYTES_SCALE=1000000 CUDA_VISIBLE_DEVICES=0 expect_exit 0 "a floor a module beats" -- "$KOPT" bench "$S" -o "$T/o13" $B --store "$T/s13.sqlite" --only gelu
+grep -q "level1/01_gelu_residual.py .* (!) |" "$T/o13/summary.md" && ok || bad "summary.md: no (!) after kopt / floor: $(grep gelu "$T/o13/summary.md" | tail -1)"
+has "summary.md defines (!)" "$T/o13/summary.md" '"(!)" after it: a measured module time'
+! grep -q "level1/01_gelu_residual.py .* (!) |" "$T/o12/summary.md" && ok || bad "summary.md: (!) without a module below the floor"
+
 # --- selections: --dev, --only -------------------------------------------------------------------
 printf '# the dev set\nlevel1/03_log_softmax.py\n\n  level2/14_gemm_bias_relu.py  # a comment\n' >"$S/DEV"
 CUDA_VISIBLE_DEVICES=0 expect_exit 0 "--dev" -- "$KOPT" bench "$S" -o "$T/o8" $B --store "$T/s1.sqlite" --dev --json

@@ -160,8 +160,8 @@ assert {"load/eager", "time/eager", "run/eager"} <= set(r["peak_by_step"]), r["p
 assert "run" not in r["peak_by_step"] and "time" not in r["peak_by_step"], r["peak_by_step"]
 assert "eager model's runs" in r["method"] and "phase of their own" in r["method"], r["method"]
 assert m["start"] == "default" and m["speedup_vs_default"]["ci95_lo"] > 1.02, m
-# the floor: the graph's I/O at the fake's measured rates (copy 2^31 B / 0.45 ms, read 2^30 B /
-# 0.22 ms, write 2^30 B / 0.24 ms, medians), or the library calls' floor when larger
+# the floor: the graph's I/O at the fake's measured rates (copy 2^31 B / 0.44 ms, read 2^30 B /
+# 0.22 ms, write 2^30 B / 0.24 ms: the fastest reps), or the library calls' floor when larger
 c = d["ceilings"]
 rd, wr = c["read_gbps"] * 1e9, c["write_gbps"] * 1e9
 best = max(rd, wr, c["copy_gbps"] * 1e9)
@@ -169,6 +169,10 @@ rb, wb = m["io_bytes"] - m["io_bytes_written"], m["io_bytes_written"]
 io_floor = max(rb / rd, wb / wr, (rb + wb) / best) * 1e3
 assert abs(c["read_gbps"] - (1 << 30) / 0.22e-3 / 1e9) < 1e-3 and abs(c["write_gbps"] - (1 << 30) / 0.24e-3 / 1e9) < 1e-3, c
 assert abs(m["floor_ms"] - max(io_floor, m["vendor_floor_ms"])) < 1e-9 * max(1.0, m["floor_ms"]), (m, io_floor)
+assert abs(c["copy_gbps"] - (2 << 30) / 0.44e-3 / 1e9) < 1e-3 and abs(c["tf32_tflops"] - 2 * 8192 ** 3 / 2.7e-3 / 1e12) < 1e-3, c
+assert c["tf32_allowed"] == {"matmul": False, "cudnn": True}, c
+fc = m["floor_check"]
+assert isinstance(fc["ok"], bool) and fc["checked"] >= 3 and fc["ok"] == (fc["below"] == []) and fc["why"], fc
 PY
 [ ! -d "$T/o1/work" ] && [ -f "$T/o1/worker.log" ] && ok || bad "optimize: OUT/work left behind or no OUT/worker.log"
 # --max-autotune: max-autotune's module is faster (the fake times it 20% faster), so the search
@@ -222,14 +226,55 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "not availab
 unset FAKE_FAST_PATTERN
 expect_exit 2 "optimize, bad budget" -- "$KOPT" optimize "$P" -o "$T/o5" --budget soon
 FAKE_WORKER_MODE=no_cuda expect_exit 6 "optimize, no GPU" -- "$KOPT" optimize "$P" -o "$T/o6" --no-store
-# a compiled kernel that moves bytes faster than the measured ceilings proves them low: the floor
-# takes its rate, and the report names it
-FAKE_BYTES_SCALE=1000000 expect_exit 0 "optimize, a kernel beats the ceilings" -- "$KOPT" optimize "$P" -o "$T/fr" --budget 20s --rounds 4 --no-store --json
-python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; f=m["floor_rate_from"]; assert f["kernel"]=="triton_poi_fused_add_addmm_relu_0" and f["gbps"]>4800, m' "$T/out" && ok || bad "floor: a kernel above the measured rates did not raise them"
+# a compiled kernel that moves GBs faster than the measured ceilings (5.5 TB/s against 4.9)
+# proves them low: the floor takes its rates, and the floor check names it against the measured
+# rates (profile/floor.h)
+FAKE_BYTES_SCALE=1000000 FAKE_LAUNCH_MS=0.745 expect_exit 0 "optimize, a kernel beats the ceilings" -- "$KOPT" optimize "$P" -o "$T/fr" --budget 20s --rounds 4 --no-store --json
+python3 - "$T/out" <<'PY' && ok || bad "floor: a kernel above the measured rates did not raise them, or the check did not say so"
+import json, sys
+m = json.load(open(sys.argv[1]))["model"]
+f, fc = m["floor_rate_from"], m["floor_check"]
+assert f["kernel"] == "triton_poi_fused_add_addmm_relu_0" and 5400 < f["gbps"] < 5600 and f["copy_gbps"] > 5400, f
+k = [b for b in fc["below"] if b["what"] == "triton_poi_fused_add_addmm_relu_0"]
+assert fc["ok"] is False and k and k[0]["kind"] == "kernel" and "measured bandwidth is low" in k[0]["why"], fc
+PY
+has "report.md: the floor check line" "$T/fr/report.md" "Floor check:.* measured times below their floor"
+# ... but a rate far above them (100 TB/s) is a byte count that is too high, not bandwidth:
+# the rates stay as measured and the check says why
+FAKE_BYTES_SCALE=1000000 expect_exit 0 "optimize, an impossible kernel rate" -- "$KOPT" optimize "$P" -o "$T/fr2" --budget 20s --rounds 4 --no-store --json
+python3 - "$T/out" <<'PY' && ok || bad "floor: an implausible kernel rate raised the rates, or the check did not say so"
+import json, sys
+m = json.load(open(sys.argv[1]))["model"]
+fc = m["floor_check"]
+assert "floor_rate_from" not in m, m.get("floor_rate_from")
+k = [b for b in fc["below"] if b["what"] == "triton_poi_fused_add_addmm_relu_0"]
+assert k and "the count is more than the kernel moves" in k[0]["why"], fc
+assert any(b["kind"] == "module" and b["what"] == "torch.compile default" for b in fc["below"]), fc
+PY
 # a model of library calls only: nothing to search; the compiler's module is kept, measured, exit 0
 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 0 "optimize, only vendor calls" -- "$KOPT" optimize "$P" -o "$T/o7" --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["outcome"].startswith("baseline kept: torch.compile generated no Triton kernel") and d["budget"]["used_candidates"]==0 and d["model"]["vendor_floor_ms"]>0, d["outcome"]' "$T/out" && ok || bad "optimize, only vendor calls: not a kept baseline"
 cmp -s "$T/o7/optimized_module.py" tests/fixtures/inductor/only_matmul_g0.py && ok || bad "only vendor calls: the compiler's module is not kept"
+# a model Inductor lowers to an aten fallback (level1/38_avg_pool3d on the H200): no Triton kernel
+# in the default or the max-autotune module; the baselines are measured, the faster compiled
+# module is kept and written, the reports say so in one line, exit 0
+FAKE_WORKER_MODE=no_triton expect_exit 0 "optimize, no Triton kernel (max-autotune)" -- "$KOPT" optimize "$P" -o "$T/nt" --no-store --json --max-autotune
+python3 - "$T/out" "$T/nt/report.json" <<'PY' && ok || bad "optimize, no Triton kernel: not a measured kept baseline"
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    m = d["model"]
+    assert d["outcome"] == "baseline kept: torch.compile generated no Triton kernel: the compiled module is kept", d["outcome"]
+    assert d["budget"]["note"] == "torch.compile generated no Triton kernel: the compiled module is kept", d["budget"]
+    assert m["eager_ms"] > 0 and m["compiled_ms"] > 0 and m["max_autotune_ms"] > 0 and m["optimized_ms"] > 0, m
+    assert m["speedup_vs_default"]["estimate"] > 0 and m["speedup_vs_max_autotune"]["estimate"] > 0, m
+    assert d["kernels"] == [] and [v["name"] for v in d["vendor_calls"]] == ["torch.ops.aten.avg_pool3d.default"], d
+    assert m["io_bytes_written"] > 0 and m["floor_check"]["ok"] is True, m   # the output through `buf1 = buf0`
+PY
+has "report.md: no Triton kernel" "$T/nt/report.md" "torch.compile generated no Triton kernel: the compiled module is kept"
+has "report.html: no Triton kernel" "$T/nt/report.html" "torch.compile generated no Triton kernel: the compiled module is kept"
+has "report.md: the floor check is ok" "$T/nt/report.md" "Floor check:.* ok: none of the"
+cmp -s "$T/nt/optimized_module.py" tests/fixtures/inductor/suite_level1_38_avg_pool3d_g0.py && ok || bad "no Triton kernel: the compiled module is not the output"
 
 # Regions: the wide softmax's five launches searched as one kernel (artifact/region.h). The fake
 # worker answers with the captured 02_softmax_wide module and times modules holding the

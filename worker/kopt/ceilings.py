@@ -3,10 +3,14 @@
   copy     dst.copy_(src) of a 512 MiB float32 tensor (8 times the L2 of the largest GPUs;
            smaller when device memory is under 4 GiB: an eighth of it); copy_bytes counts bytes
            read plus written (2 x size).
-  read     the same buffer only read: a Triton kernel in which each program sums a strip of
-           the buffer into one value (and torch.sum as a second method; the faster of the two
-           per rep counts); read_bytes = size.
-  write    the buffer only written: fill_ (and a Triton store kernel; the faster counts);
+  read     a buffer of up to 4 GiB (RW_BYTES; a quarter of the free device memory when that is
+           less, never below the copy's size) only read: Triton kernels in which each program
+           sums a strip of the buffer into one value, in a few block shapes and warp counts,
+           and torch.sum; per rep the fastest counts; read_bytes = size. A larger buffer than
+           the copy's because a fixed start and tail cost per launch makes a 512 MiB pass read
+           about 3% slower than the multi-GB passes Inductor's kernels make (seen on an H200:
+           4436 GB/s at 512 MiB, 4611 at 4 GiB), which put Inductor's kernels below the floor.
+  write    the same buffer only written: fill_ and Triton store kernels; the fastest counts;
            write_bytes = size.
 A kernel's memory floor is then max(read/read_bw, written/write_bw, (read+written)/best_bw)
 (the core's roofline): the copy bandwidth alone would put a kernel that mostly reads above its
@@ -15,7 +19,14 @@ true floor, since reads alone stream faster than a copy.
            (torch.backends.cuda.matmul.allow_tf32 = False for the measurement — the legacy
            flag, which is also its default; the newer fp32_precision API is left alone because
            mixing the two raises errors in torch 2.9+), flops = 2 * 8192^3.
+  mm_tf32  the same fp32 product with TF32 allowed (torch.backends.cuda.matmul.allow_tf32 =
+           True for the measurement): the rate of fp32 work on tensor cores, which cuDNN's
+           convolutions use by default (torch.backends.cudnn.allow_tf32 is True by default).
+           Absent when the flag cannot be set.
   mm_bf16  the same in bfloat16.
+  tf32     {"matmul": bool, "cudnn": bool}: the process's TF32 settings when the ceilings are
+           measured (after the problem was loaded), which pick the rate of a library call's
+           floor; a setting that cannot be read is left out.
 Each: `warmup` untimed runs, then `reps` runs, each bracketed by its own event pair; one
 synchronize at the end, raw milliseconds returned. Optional arguments: reps (10), warmup (3).
 """
@@ -27,6 +38,10 @@ from kopt.protocol import get_arg
 
 MM_N = 8192
 COPY_BYTES = 512 << 20
+RW_BYTES = 4 << 30
+# (BLOCK, ITERS, num_warps) of the Triton read and write kernels; per rep the fastest counts
+READ_SHAPES = ((2048, 8, 8), (2048, 8, 16), (1024, 16, 16))
+WRITE_SHAPES = ((2048, 8, 8), (1024, 4, 8))
 
 
 def _time(fn, reps, warmup):
@@ -98,27 +113,76 @@ def _best_of(fns, reps, warmup):
     return [min(r[i] for r in runs) for i in range(reps)]
 
 
+def _rw_size(size):
+    """The read/write buffer: RW_BYTES, or a quarter of the free memory when that is less (in
+    whole MiB), never below the copy's size."""
+    try:
+        free = torch.cuda.mem_get_info()[0]
+    except Exception:
+        free = 0
+    return max(size, min(RW_BYTES, (free // 4) & ~0xFFFFF))
+
+
+def _grid(n, block, iters):
+    return ((n + block * iters - 1) // (block * iters),)
+
+
 def _bandwidths(size, reps, warmup):
     n = size // 4
     src = torch.empty(n, dtype=torch.float32, device="cuda").fill_(1.0)
     dst = torch.empty_like(src)
     copy_ms = _time(lambda: dst.copy_(src), reps, warmup)
-    del dst
+    del src, dst
+    torch.cuda.empty_cache()
+    rw = _rw_size(size)
+    n = rw // 4
+    buf = torch.empty(n, dtype=torch.float32, device="cuda").fill_(1.0)
     read_k, write_k = _kernels()
-    block, iters = 2048, 8
-    grid = ((n + block * iters - 1) // (block * iters),)
-    part = torch.empty(grid[0], dtype=torch.float32, device="cuda")
+    part = torch.empty(_grid(n, 1024, 4)[0], dtype=torch.float32, device="cuda")
     sink = torch.empty((), dtype=torch.float32, device="cuda")
-    reads = [lambda: torch.sum(src, dim=0, out=sink)]
-    writes = [lambda: src.fill_(2.0)]
+    reads = [lambda: torch.sum(buf, dim=0, out=sink)]
+    writes = [lambda: buf.fill_(2.0)]
     if read_k is not None:
-        reads.append(lambda: read_k[grid](src, part, n, BLOCK=block, ITERS=iters, num_warps=8))
-        writes.append(lambda: write_k[grid](src, n, BLOCK=block, ITERS=iters, num_warps=8))
+        for b, it, w in READ_SHAPES:
+            g = _grid(n, b, it)
+            reads.append(lambda g=g, b=b, it=it, w=w: read_k[g](buf, part, n, BLOCK=b, ITERS=it, num_warps=w))
+        for b, it, w in WRITE_SHAPES:
+            g = _grid(n, b, it)
+            writes.append(lambda g=g, b=b, it=it, w=w: write_k[g](buf, n, BLOCK=b, ITERS=it, num_warps=w))
     read_ms = _best_of(reads, reps, warmup)
     write_ms = _best_of(writes, reps, warmup)
-    del src, part, sink
+    del buf, part, sink
     torch.cuda.empty_cache()
-    return copy_ms, read_ms, write_ms
+    return copy_ms, rw, read_ms, write_ms
+
+
+def _tf32_flags():
+    """The process's TF32 settings ({"matmul", "cudnn"}); one that cannot be read is left out."""
+    flags = {}
+    for key, get in (("matmul", lambda: torch.backends.cuda.matmul.allow_tf32),
+                     ("cudnn", lambda: torch.backends.cudnn.allow_tf32)):
+        try:
+            flags[key] = bool(get())
+        except Exception:
+            pass
+    return flags
+
+
+def _mm_fp32(reps, warmup, tf32):
+    """The fp32 product with TF32 set to `tf32` for the measurement (restored after); None when
+    the flag cannot be set (torch 2.9+ refuses the legacy flag after the new API was used)."""
+    matmul = torch.backends.cuda.matmul
+    try:
+        prev = matmul.allow_tf32
+        if prev != tf32:
+            matmul.allow_tf32 = tf32
+    except Exception:
+        return None
+    try:
+        return _mm(torch.float32, reps, warmup)
+    finally:
+        if prev != tf32:
+            matmul.allow_tf32 = prev
 
 
 def op_ceilings(ctx, req):
@@ -129,20 +193,18 @@ def op_ceilings(ctx, req):
 
     total = torch.cuda.get_device_properties(0).total_memory
     size = COPY_BYTES if total >= (4 << 30) else max(1 << 20, (total // 8) & ~0xFFFFF)
+    flags = _tf32_flags()
     with torch.no_grad():
-        copy_ms, read_ms, write_ms = _bandwidths(size, reps, warmup)
-
-        matmul = torch.backends.cuda.matmul
-        prev = matmul.allow_tf32
-        try:
-            if prev:
-                matmul.allow_tf32 = False
+        copy_ms, rw, read_ms, write_ms = _bandwidths(size, reps, warmup)
+        fp32 = _mm_fp32(reps, warmup, False)
+        if fp32 is None:   # the legacy flag is unusable: the product as the process runs it
             fp32 = _mm(torch.float32, reps, warmup)
-        finally:
-            if prev:
-                matmul.allow_tf32 = prev
+        tf32 = _mm_fp32(reps, warmup, True)
         bf16 = _mm(torch.bfloat16, reps, warmup)
         torch.cuda.empty_cache()
-    return {"copy_bytes": 2 * size, "copy_ms": copy_ms, "read_bytes": size, "read_ms": read_ms,
-            "write_bytes": size, "write_ms": write_ms, "mm_fp32": fp32, "mm_bf16": bf16,
-            "mm_n": MM_N}
+    res = {"copy_bytes": 2 * size, "copy_ms": copy_ms, "read_bytes": rw, "read_ms": read_ms,
+           "write_bytes": rw, "write_ms": write_ms, "mm_fp32": fp32, "mm_bf16": bf16,
+           "mm_n": MM_N, "tf32": flags}
+    if tf32 is not None:
+        res["mm_tf32"] = tf32
+    return res
