@@ -8,8 +8,10 @@
  *   a region whose kernels' ATen ops are cumsum    a suffix scan (flip, cumsum, flip) over
  *   and flip only                                  any dimension longer than 1
  *
- * When several dimensions fit, or a shift could go either way (pad at the front or at the
- * back), each reading is a candidate of its own: the gates refuse the wrong ones.
+ * The FX graph fragment Inductor writes above each kernel settles the reading where it says:
+ * cumsum's dim (`aten.cumsum.default](args = (%x, 1)`) picks the dimension, a constant_pad_nd
+ * of [1, 0] / [0, 1] the shift. Where it is silent and several dimensions fit, or a shift could
+ * go either way, each reading is a candidate of its own: the gates refuse the wrong ones.
  * Plans: {"direction":"rewrite","params":{"template":"scan","variants":[{"chunk":C,
  * "block_s":S,"block_i":I,"num_warps":W},..]}}. */
 #include <stdlib.h>
@@ -71,6 +73,73 @@ static long long dim_at(const json_t *shape, size_t d) {
     return json_integer_value(json_array_get(shape, d));
 }
 
+/* The FX node line of `fragment` (Inductor's "Graph fragment" comment lines) that calls
+ * `target` ("aten.cumsum.default"), or NULL. */
+static const char *fx_line(const json_t *fragment, const char *target) {
+    char want[96];
+    snprintf(want, sizeof want, "target=torch.ops.%s](args = (%%", target);
+    size_t i;
+    json_t *v;
+    json_array_foreach(fragment, i, v) {
+        const char *l = json_string_value(v);
+        if (l && strstr(l, want)) return l;
+    }
+    return NULL;
+}
+
+/* The rank of the node's tensor type `Tensor "f32[a, b, c][...]"`; 0 when not found. */
+static int fx_rank(const char *line) {
+    const char *t = strstr(line, "Tensor \"");
+    const char *b = t ? strchr(t, '[') : NULL;
+    if (!b) return 0;
+    int rank = 1;
+    for (const char *p = b + 1; *p && *p != ']'; p++) rank += *p == ',';
+    return b[1] == ']' ? 0 : rank;
+}
+
+/* The integer after the node's first argument: `(args = (%x, D` -> D. 1 when read. */
+static int fx_second_int(const char *line, long long *out) {
+    const char *a = strstr(line, "](args = (%");
+    const char *c = a ? strchr(a + 11, ',') : NULL;
+    if (!c) return 0;
+    char *end = NULL;
+    *out = strtoll(c + 1, &end, 10);
+    return end != c + 1;
+}
+
+/* The scanned dimension the FX graph states (cumsum's dim, normalised), or -1 when the graph
+ * fragment does not say. */
+static int fx_scan_dim(const json_t *fragment) {
+    const char *l = fx_line(fragment, "aten.cumsum.default");
+    long long d;
+    int rank = l ? fx_rank(l) : 0;
+    if (!l || !rank || !fx_second_int(l, &d)) return -1;
+    if (d < 0) d += rank;
+    return d >= 0 && d < rank ? (int)d : -1;
+}
+
+/* The shift a pad of the last dimension states: constant_pad_nd(x, [1, 0]) then a slice keeps
+ * the first n (+1: out[j] sums x[< j]); [0, 1] the last n (-1). 0 when the graph does not say. */
+static int fx_pad_shift(const json_t *fragment) {
+    const char *l = fx_line(fragment, "aten.constant_pad_nd.default");
+    const char *b = l ? strstr(l, ", [") : NULL;
+    if (!b) return 0;
+    if (!strncmp(b, ", [1, 0]", 8)) return 1;
+    if (!strncmp(b, ", [0, 1]", 8)) return -1;
+    return 0;
+}
+
+/* Keeps only dimension `d` among f's candidates when it is one of them (the graph's word beats
+ * a guess from sizes). */
+static void keep_dim(scan_facts *f, int d) {
+    for (int i = 0; d >= 0 && i < f->ndims; i++)
+        if (f->dims[i] == d) {
+            f->dims[0] = d;
+            f->ndims = 1;
+            return;
+        }
+}
+
 /* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only. */
 static int match_region(const json_t *k, scan_facts *f) {
     static const char *const allowed[] = {"aten.cumsum", "aten.flip"};
@@ -88,6 +157,10 @@ static int match_region(const json_t *k, scan_facts *f) {
     if (!sh) return 0;
     for (size_t d = json_array_size(sh); d-- > 0;)
         if (dim_at(sh, d) > 1) f->dims[f->ndims++] = (int)d;
+    json_array_foreach(json_object_get(k, "members"), i, m) {
+        int d = fx_scan_dim(json_object_get(m, "graph_fragment"));
+        if (d >= 0) keep_dim(f, d);
+    }
     f->region = f->reverse = 1;
     f->in1 = f->xarg = f->marg = f->in0;
     f->shifts[f->nshift++] = 0;
@@ -118,9 +191,11 @@ static int match_kernel(const json_t *k, scan_facts *f) {
         f->marg = b0 ? f->in0 : f->in1;
     }
     if (strcmp(sig_type(k, f->xarg), "*fp32")) return 0;
+    const json_t *frag = json_object_get(k, "graph_fragment");
     if (has & 6u) {
-        f->shifts[f->nshift++] = 1;
-        f->shifts[f->nshift++] = -1;
+        int said = fx_pad_shift(frag);
+        if (said >= 0) f->shifts[f->nshift++] = 1;
+        if (said <= 0) f->shifts[f->nshift++] = -1;
     } else {
         f->shifts[f->nshift++] = 0;
     }
@@ -132,6 +207,7 @@ static int match_kernel(const json_t *k, scan_facts *f) {
     for (size_t d = 0; d < json_array_size(sh); d++) total *= dim_at(sh, d);
     for (size_t d = json_array_size(sh); d-- > 0;)
         if (dim_at(sh, d) == rn && total / rn == xn) f->dims[f->ndims++] = (int)d;
+    keep_dim(f, fx_scan_dim(frag));
     return f->ndims > 0;
 }
 

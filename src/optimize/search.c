@@ -88,6 +88,9 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
     json_t *aten = json_array();
     for (size_t i = 0; i < K->aten_ops.n; i++) json_array_append_new(aten, json_string(K->aten_ops.v[i]));
     json_object_set_new(o, "aten_ops", aten);
+    json_t *frag = json_array();   /* Inductor's FX graph fragment: what the kernel computes */
+    for (size_t i = 0; i < K->graph_fragment.n; i++) json_array_append_new(frag, json_string(K->graph_fragment.v[i]));
+    json_object_set_new(o, "graph_fragment", frag);
     if (K->kind == ART_K_REGION) {   /* the kernels it launches, for the region templates */
         json_t *mem = json_array();
         for (size_t i = 0; i < K->members.n; i++) {
@@ -97,6 +100,10 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
                 json_t *ma = json_array();
                 for (size_t j = 0; j < a->kernels[m].aten_ops.n; j++) json_array_append_new(ma, json_string(a->kernels[m].aten_ops.v[j]));
                 json_object_set_new(mo, "aten_ops", ma);
+                json_t *mf = json_array();
+                for (size_t j = 0; j < a->kernels[m].graph_fragment.n; j++)
+                    json_array_append_new(mf, json_string(a->kernels[m].graph_fragment.v[j]));
+                json_object_set_new(mo, "graph_fragment", mf);
                 json_object_set_new(mo, "source", json_string(a->kernels[m].source));
             }
             json_array_append_new(mem, mo);

@@ -77,8 +77,9 @@ Test(scan, middle_dimension_at_two_sizes) {
         cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan", "%s", fx[f]);
         json_t *out = scan_candidates(k, &a->kernels[0]);
         size_t n = json_array_size(json_object_get(out, "candidates"));
-        /* the small module is (256, 256, 256): every dimension fits, each is a reading of its own */
-        cr_expect_eq(n, f == 0 ? 4u : 12u, "%s: %zu candidates", fx[f], n);
+        /* the small module is (256, 256, 256): every dimension fits the sizes, and the FX graph's
+         * cumsum(x, 1) settles it */
+        cr_expect_eq(n, 4u, "%s: %zu candidates", fx[f], n);
         cr_expect_eq(count_with(out, "SHIFT=0"), n);
         cr_expect_eq(count_with(out, "x.shape[1]"), 4u, "%s: dimension 1 in 4 variants", fx[f]);
         cr_expect_eq(count_with(out, "REVERSE=False"), n);
@@ -88,13 +89,20 @@ Test(scan, middle_dimension_at_two_sizes) {
     }
 }
 
-Test(scan, exclusive_rows_try_both_shifts) {
+Test(scan, exclusive_rows_shift_from_the_graph) {
     artifact *a = load("suite_level1_30_exclusive_cumsum_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
     cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan");
     json_t *out = scan_candidates(k, &a->kernels[0]);
-    cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 8u);
+    /* constant_pad_nd(x, [1, 0]) in the graph: the input shifted by +1 only */
+    cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4u);
+    cr_expect_eq(count_with(out, "SHIFT=1,"), 4u);
+    cr_expect_eq(count_with(out, "SHIFT=-1,"), 0u);
+    /* without the graph fragment both shifts are readings */
+    json_object_set_new(k, "graph_fragment", json_array());
+    json_decref(out);
+    out = scan_candidates(k, &a->kernels[0]);
     cr_expect_eq(count_with(out, "SHIFT=1,"), 4u);
     cr_expect_eq(count_with(out, "SHIFT=-1,"), 4u);
     json_decref(out);
@@ -142,6 +150,9 @@ Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
         json_t *k = opt_kernel_ctx(r, ki);
         cr_assert_str_eq(builtin_region_match(k), "scan", "%s", fx[f]);
         json_t *out = scan_candidates(k, &r->kernels[ki]);
+        /* cumsum(rev(x), -1): the last dimension only (the sizes alone allow both) */
+        cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4u, "%s", fx[f]);
+        cr_expect_eq(count_with(out, "x.shape[1]"), 4u, "%s", fx[f]);
         cr_expect_eq(count_with(out, "REVERSE=True"), json_array_size(json_object_get(out, "candidates")));
         cr_expect_eq(count_with(out, "# kopt-candidate: replaces=triton_red_fused_cumsum_flip_0+triton_poi_fused_flip_1"),
                      json_array_size(json_object_get(out, "candidates")));
