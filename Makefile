@@ -73,6 +73,7 @@ check:
 	python3 tests/worker/test_protocol_nogpu.py
 	@test -n "$(TORCH_PYTHON)" || { echo "make test: the worker's tensor tests need a python with torch (Debian: apt-get install python3-torch; or TORCH_PYTHON=...)"; exit 1; }
 	$(TORCH_PYTHON) tests/worker/test_tensors_cpu.py
+	$(TORCH_PYTHON) tests/worker/test_guard_cpu.py
 
 unit: build/unit-tests
 	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2

@@ -316,7 +316,7 @@ def check_spec(spec):
 def op_capture_launch(req):
     check_spec(req)
     arg = {"shape": SHAPE, "stride": [SHAPE[1], 1], "dtype": "float32", "nbytes": NUMEL * 4,
-           "storage_bytes": NUMEL * 4}
+           "storage_bytes": NUMEL * 4, "device": "cuda"}
     return {"args": [arg, arg, arg, {"value": NUMEL}]}
 
 

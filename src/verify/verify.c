@@ -17,19 +17,30 @@
 #include "gates/tensor.h"
 #include "profile/inspect.h"
 #include "profile/roofline.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "verify/guard.h"
 
 /* Timeouts (s). A candidate that hangs is caught by these and refused. */
 enum { T_LOAD = 600, T_COMPILE = 1200, T_RUN = 300, T_TIME = 600 };
 
 typedef struct winner {
     char *kernel;
-    char *text;       /* replacement statement */
+    char *text;       /* replacement statement (guarded: guard.h) */
     char *path;       /* candidate file */
     double speedup;
+    char sha[STORE_SHA_HEX];   /* sha256 of the candidate file that was verified */
+    guard_sig sig;    /* the launch signature the gates ran it on */
 } winner;
+
+static void winner_free(winner *w) {
+    free(w->kernel);
+    free(w->text);
+    free(w->path);
+    guard_sig_free(&w->sig);
+}
 
 struct verify_session {
     worker *w;
@@ -585,12 +596,50 @@ static int gate4(vctx *v, const char *module, json_t *g, double *speedup, kerr *
 
 /* ---------------------------------------------------------------- one candidate */
 
-static int write_module(const vctx *v, const art_replacement *reps, size_t n, const char *path, kerr *e) {
+/* The module with reps[0..n) stitched into `out`; with ents (one per rep, guarded texts), the
+ * header recording each one's verified sha256 and signature (guard.h) on top. */
+static int emit_module(const vctx *v, const art_replacement *reps, const guard_entry *ents, size_t n, kbuf *out, kerr *e) {
     art_emit_opts eo = {.replace = reps, .nreplace = n};
     kbuf b = KBUF_INIT;
     int rc = artifact_emit(v->a, &eo, &b, e);
+    if (!rc && ents && n) {
+        kbuf h = KBUF_INIT;
+        guard_header(ents, n, &h);
+        guard_insert_header(b.data ? b.data : "", b.len, kbuf_str(&h), out);
+        kbuf_free(&h);
+    } else if (!rc) {
+        kbuf_append(out, kbuf_str(&b), b.len);
+    }
+    kbuf_free(&b);
+    return rc;
+}
+
+static int write_module(const vctx *v, const art_replacement *reps, const guard_entry *ents, size_t n, const char *path,
+                        kerr *e) {
+    kbuf b = KBUF_INIT;
+    int rc = emit_module(v, reps, ents, n, &b, e);
     if (!rc) rc = fs_write(path, kbuf_str(&b), b.len, e);
     kbuf_free(&b);
+    return rc;
+}
+
+/* The guard entries of reps[0..n) from the session's winners (matched by text). Caller frees. */
+static guard_entry *winner_entries(const vctx *v, const art_replacement *reps, size_t n) {
+    guard_entry *ents = kcalloc(n ? n : 1, sizeof *ents);
+    for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < v->nwins; i++)
+            if (v->wins[i].text == reps[j].text)
+                ents[j] = (guard_entry){.kernel = reps[j].kernel, .sha256 = v->wins[i].sha, .sig = &v->wins[i].sig};
+    return ents;
+}
+
+/* The launch signature the gates run kernel k's candidates on: the worker captures the launch
+ * (the same capture gates 1, 2 and the screen reuse) and describes each argument. */
+static int capture_signature(vctx *v, const json_t *largs, guard_sig *sig, kerr *e) {
+    json_t *res = NULL;
+    int rc = worker_call(v->w, "capture_launch", json_deep_copy(largs), cand_timeout(v), &res, e);
+    if (!rc) rc = guard_sig_from_json(json_object_get(res, "args"), sig, e);
+    json_decref(res);
     return rc;
 }
 
@@ -609,6 +658,9 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     size_t slen = 0;
     kerr ce = {0};
     if (fs_read(vc->path, &src, &slen, &ce)) { refuse(rec, g1, "%s", ce.msg); return 0; }
+    char sha[STORE_SHA_HEX];
+    store_sha256_hex(src, slen, sha);
+    json_object_set_new(rec, "sha256", json_string(sha));
     candidate *c = NULL;
     if (candidate_parse(src, slen, &c, &ce)) {
         free(src);
@@ -664,13 +716,25 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     int rc = 0;
     char *cdir = kasprintf("%s/cand%zu", v->o->workdir, i);
     char *cmod = kasprintf("%s/graph0.py", cdir);
-    art_replacement rep = {.kernel = kname, .text = kbuf_str(&stitch)};
-    if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, 1, cmod, e))) goto out;
-    json_object_set_new(rec, "module", json_string(cmod));
+    kbuf guarded = KBUF_INIT;
+    guard_sig sig = {0};
     const json_t *largs = NULL;
-    if ((rc = launch_args_for(v, k, &largs, e))) goto out;
-    progress(v, "candidate %zu (%s): gate 1, compiling", i + 1, kname);
     json_t *res = NULL;
+    if ((rc = launch_args_for(v, k, &largs, e))) goto out;
+    /* what ships is what was verified: the module every later gate runs guards the launch on
+     * the captured signature, Inductor's kernel kept for any other (guard.h) */
+    if (capture_signature(v, largs, &sig, &ce)) {
+        if (last_was_oom(v)) { resource_error(rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
+        refuse(rec, g1, "capturing the launch's arguments failed: %s", ce.msg);
+        goto out;
+    }
+    const art_kernel *K = &v->a->kernels[k];
+    if ((rc = guard_wrap(kname, v->a->text + K->stmt.off, K->stmt.len, kbuf_str(&stitch), &guarded, e))) goto out;
+    art_replacement rep = {.kernel = kname, .text = kbuf_str(&guarded)};
+    guard_entry ent = {.kernel = kname, .sha256 = sha, .sig = &sig};
+    if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, &ent, 1, cmod, e))) goto out;
+    json_object_set_new(rec, "module", json_string(cmod));
+    progress(v, "candidate %zu (%s): gate 1, compiling", i + 1, kname);
     if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:O}", "module", cmod, "kernel", kname,
                                                            "launch_args", largs),
                     cand_timeout(v), &res, &ce)) {
@@ -747,10 +811,15 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     json_object_set_new(rec, "verdict", json_string("accepted"));
     json_object_set(rec, "speedup", json_object_get(g4, "speedup"));
     win->kernel = kstrdup(kname);
-    win->text = kbuf_steal(&stitch);
+    win->text = kbuf_steal(&guarded);
     win->path = kstrdup(vc->path);
     win->speedup = sp;
+    memcpy(win->sha, sha, sizeof win->sha);
+    win->sig = sig;
+    memset(&sig, 0, sizeof sig);
 out:
+    guard_sig_free(&sig);
+    kbuf_free(&guarded);
     kbuf_free(&stitch);
     free(cdir);
     free(cmod);
@@ -909,9 +978,7 @@ int verify_session_unregion(verify_session *v, kerr *e) {
     size_t j = 0;
     for (size_t i = 0; i < v->nwins; i++) {
         if (artifact_find_kernel(v->a, v->wins[i].kernel) >= 0) { v->wins[j++] = v->wins[i]; continue; }
-        free(v->wins[i].kernel);
-        free(v->wins[i].text);
-        free(v->wins[i].path);
+        winner_free(&v->wins[i]);
     }
     v->nwins = j;
     v->nregions++;   /* a fresh name for the profile module */
@@ -1161,7 +1228,9 @@ int verify_session_finish(verify_session *v, kerr *e) {
         json_object_set_new(comb, "gate3", g3);
         json_object_set_new(comb, "gate4", g4);
         double sp = 0;
-        int ok = !(rc = write_module(v, reps, nrep, cmod, e));
+        guard_entry *ents = winner_entries(v, reps, nrep);
+        int ok = !(rc = write_module(v, reps, ents, nrep, cmod, e));
+        free(ents);
         int r3 = ok ? gate3(v, cmod, g3, e) : G_ERROR;
         int r4 = r3 == G_PASSED ? gate4(v, cmod, g4, &sp, e) : G_REFUSED;
         free(cmod);
@@ -1177,8 +1246,10 @@ int verify_session_finish(verify_session *v, kerr *e) {
         }
     }
     if (nrep > 0) {
-        art_emit_opts eo = {.replace = reps, .nreplace = nrep};
-        if ((rc = artifact_emit(v->a, &eo, &final, e))) { free(reps); kbuf_free(&final); return rc; }
+        guard_entry *ents = winner_entries(v, reps, nrep);
+        rc = emit_module(v, reps, ents, nrep, &final, e);
+        free(ents);
+        if (rc) { free(reps); kbuf_free(&final); return rc; }
         for (size_t j = 0; j < nrep; j++)
             for (size_t i = 0; i < nw; i++)
                 if (wins[i].text == reps[j].text) {
@@ -1201,7 +1272,7 @@ int verify_session_finish(verify_session *v, kerr *e) {
 
 void verify_session_close(verify_session *v) {
     if (!v) return;
-    for (size_t i = 0; i < v->nwins; i++) { free(v->wins[i].kernel); free(v->wins[i].text); free(v->wins[i].path); }
+    for (size_t i = 0; i < v->nwins; i++) winner_free(&v->wins[i]);
     free(v->wins);
     drop_launch_args(v);
     vctx_free(v);
@@ -1281,7 +1352,7 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
 }
 int verify_session_write_module(verify_session *v, const char *kernel, const char *text, const char *path, kerr *e) {
     art_replacement rep = {.kernel = kernel, .text = text};
-    return write_module(v, &rep, 1, path, e);
+    return write_module(v, &rep, NULL, 1, path, e);
 }
 
 /* Whether a candidate is bound to a region (K1+K2+...): by --replace, or by its file's

@@ -13,7 +13,10 @@
  * candidate per kernel is stitched; a candidate bound to `replaces=K1+K2+...` replaces those
  * consecutive launches as one region kernel (region.h, verify_session_regionize); several kernels' winners are combined and the combination
  * is re-checked by gates 3 and 4 (if it fails, the single best winner is kept). When nothing
- * passes, the output is the compiler's module unchanged.
+ * passes, the output is the compiler's module unchanged. Before gate 1 compiles a candidate the
+ * worker captures its launch (capture_launch): the module gates 1-4 judge, and the one written,
+ * guard the replaced launch on that signature and keep Inductor's kernel for any other call,
+ * with the verified candidate's sha256 in the header (guard.h).
  *
  * Output directory: optimized_module.py, kopt_meta.json, kopt_args.pt (+ kopt_attrs.pt),
  * kopt_loader.py, report.json, report.txt (the reports unless opts.no_reports).

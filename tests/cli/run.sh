@@ -99,6 +99,15 @@ for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.j
   [ -f "$T/v/$f" ] && ok || bad "verify output $f missing"
 done
 has "winner stitched" "$T/v/optimized_module.py" "triton_poi_fused_add_addmm_relu_0 = _KoptLaunch(_kopt_triton_poi_fused_add_addmm_relu_0__launch)"
+# what ships is what was verified (src/verify/guard.h): Inductor's kernel kept, the launch guarded
+# on the captured signature, the candidate's sha256 in the header
+K0=triton_poi_fused_add_addmm_relu_0
+has "guard: Inductor's kernel kept" "$T/v/optimized_module.py" "_kopt_orig_$K0 = $K0"
+has "guard: the kernel is guarded" "$T/v/optimized_module.py" "$K0 = _KoptGuard('$K0', '_kopt_cand_$K0', '_kopt_orig_$K0'"
+SHA=$(sha256sum "$FC/a_fast.py" | cut -d' ' -f1)
+has "guard: the verified sha256" "$T/v/optimized_module.py" "# kopt-verified: $K0 sha256=$SHA"
+has "guard: the captured signature" "$T/v/optimized_module.py" "'$K0': {'sha256': '$SHA', 'signature': (('t', "
+python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$T/v/optimized_module.py" && ok || bad "the guarded module does not parse as Python"
 has "report names the winner" "$T/v/report.txt" "triton_poi_fused_add_addmm_relu_0 <- $FC/a_fast.py"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["arg_sources"][2]=="input:0", m' "$T/v/kopt_meta.json" && ok || bad "kopt_meta.json arg_sources"
 # Nothing passes: exit 12 and the compiler's module, unchanged.
@@ -293,6 +302,7 @@ assert len(members) == 5 and all(rows[n]["status"] == "in_region" for n in membe
 assert d["outcome"] == "optimized"
 PY
 has "region stitched" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptLaunch(_kopt__kopt_region_0__launch)"
+has "region guarded" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptGuard('_kopt_region_0'"
 has "call() launches the region" "$T/r1/optimized_module.py" "_kopt_region_0.run(arg0_1, buf4, stream=stream0)"
 # nothing faster: back to Inductor's module (not the regioned one), members searched one by one
 FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, region refused" -- "$KOPT" optimize tests/problems/02_softmax_wide.py -o "$T/r2" --budget 30s --rounds 2 --no-store --json

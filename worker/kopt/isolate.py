@@ -22,7 +22,8 @@ shared. So a run costs the kernel's outputs and in-place arguments, never a seco
 inputs.
 
 capture_launch {module, args, launch, roles?, out?}
-    Captures (into the cache) and describes the launch's arguments: {"args": [descriptions]}.
+    Captures (into the cache) and describes the launch's arguments: {"args": [descriptions]}
+    (profile's argument descriptions, tensors with their "device" type too).
     With `out`, the captured arguments are also saved with torch.save (--keep-work).
 
 compile_candidate {module, kernel, launch_args}
@@ -107,7 +108,7 @@ class _CaptureProf:
             return
         args = list(_as_tuple(thunk()))
         torch.cuda.synchronize()
-        self.desc = [launch_arg(a) for a in args]
+        self.desc = [_capture_desc(a) for a in args]
         ptrs = collections.Counter(a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor))
         entry, memo = [], {}
         for k, a in enumerate(args):
@@ -206,6 +207,15 @@ def materialize(entry, roles=None, poison=True):
         else:
             out.append(a)
     return out
+
+
+def _capture_desc(a):
+    """launch_arg's description plus a tensor's device type: the signature the core guards the
+    shipped module's launch on (src/verify/guard.h)."""
+    d = launch_arg(a)
+    if isinstance(a, torch.Tensor):
+        d["device"] = a.device.type
+    return d
 
 
 def op_capture_launch(ctx, req):

@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""CPU test of the shipped module's guard (src/verify/guard.h, docs/CANDIDATES.md "The guard"):
+tests/fixtures/guard/stitched_cpu.py is a stitched module emitted by the C side
+(tests/unit/test_guard.c pins it byte for byte) whose "kernels" are plain Python callables
+standing in for Triton launchers. Its candidate is correct only on the signature it was
+verified on (it hard-codes 32 contiguous elements): a call with that signature runs the
+candidate; any other batch size, dtype or stride runs Inductor's kernel and stays right.
+
+Run: python3 tests/worker/test_guard_cpu.py (a python with torch, no GPU). Exits non-zero on the
+first failed check, naming it.
+"""
+import importlib.util
+import os
+import sys
+
+import torch
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+K = "triton_poi_fused_mul_add_0"
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+    checks += 1
+
+
+def load():
+    path = os.path.join(ROOT, "tests", "fixtures", "guard", "stitched_cpu.py")
+    spec = importlib.util.spec_from_file_location("kopt_guard_stitched_cpu", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def ref(x):
+    return x * 2.0 + 1.0
+
+
+def main():
+    m = load()
+    guard = getattr(m, K)
+    orig = getattr(m, "_kopt_orig_" + K)
+    jit = sys.modules["triton"].jit
+    check(type(guard).__name__ == "_KoptGuard", "the kernel's name is bound to the guard")
+    check(set(m._KOPT_VERIFIED) == {K}, "_KOPT_VERIFIED names the replaced kernel")
+    check(len(m._KOPT_VERIFIED[K]["sha256"]) == 64, "the verified candidate's sha256 is recorded")
+    check(guard._kopt_signature == m._KOPT_VERIFIED[K]["signature"], "the guard checks the recorded signature")
+    check(guard.launch is getattr(m, "_kopt_" + K + "__launch"), "other attributes are the candidate's (.launch)")
+    try:
+        guard._kopt_missing
+        check(False, "a missing _kopt_ attribute raises")
+    except AttributeError:
+        pass
+
+    # the verified signature: the candidate runs
+    torch.manual_seed(0)
+    x = torch.randn(4, 8)
+    (y,) = m.call([x])
+    check(jit.launches == 1 and orig.calls == 0 and guard._kopt_fallbacks == 0,
+          "the verified shapes run the candidate (launches %d, Inductor %d, fallbacks %d)"
+          % (jit.launches, orig.calls, guard._kopt_fallbacks))
+    check(torch.equal(y, ref(x)), "the candidate's result on the verified shapes")
+
+    # another batch size: Inductor's kernel, and the result is right
+    x6 = torch.randn(6, 8)
+    (y6,) = m.call([x6])
+    check(jit.launches == 1 and orig.calls == 1 and guard._kopt_fallbacks == 1,
+          "another batch size runs Inductor's kernel")
+    check(torch.equal(y6, ref(x6)), "another batch size gets the right result")
+    # the candidate alone would have been wrong there (it hard-codes 32 elements)
+    bad = torch.full_like(x6, float("nan"))
+    guard.launch(x6, bad, x6.numel())
+    check(torch.isnan(bad).any().item(), "without the guard the candidate is wrong on another batch size")
+    launches = jit.launches
+
+    # another dtype
+    xd = torch.randn(4, 8, dtype=torch.float64)
+    (yd,) = m.call([xd])
+    check(jit.launches == launches and guard._kopt_fallbacks == 2 and yd.dtype == torch.float64,
+          "another dtype falls back")
+    check(torch.equal(yd, ref(xd)), "another dtype gets the right result")
+
+    # another stride (same shape, transposed storage)
+    xt = torch.randn(8, 4).t()
+    check(xt.shape == (4, 8) and xt.stride() == (1, 4), "test setup: a transposed (4, 8) view")
+    (yt,) = m.call([xt])
+    check(jit.launches == launches and guard._kopt_fallbacks == 3, "another stride falls back")
+    check(torch.equal(yt, ref(xt)), "another stride gets the right result")
+
+    # a scalar argument other than the verified one, shapes equal
+    out = torch.empty(4, 8)
+    guard.run(x, out, 31, stream=0)
+    check(guard._kopt_fallbacks == 4 and jit.launches == launches, "another scalar value falls back")
+    # an extra keyword argument (not stream) is part of the signature: falls back
+    try:
+        guard.run(x, out, 32, grid=(1,))
+    except TypeError:
+        pass   # Inductor's stand-in takes no grid=; what matters is which kernel was chosen
+    check(guard._kopt_fallbacks == 5 and jit.launches == launches, "an unverified keyword argument falls back")
+
+    # back to the verified signature: the candidate again
+    (y2,) = m.call([x.clone()])
+    check(jit.launches == launches + 1 and guard._kopt_fallbacks == 5, "the verified signature runs the candidate again")
+    check(torch.equal(y2, ref(x)), "and its result is right")
+
+    print("guard cpu: %d checks passed" % checks)
+
+
+if __name__ == "__main__":
+    main()
