@@ -327,6 +327,10 @@ def op_isolate(ctx, req):
         raise BadRequest("roles has %d entries, the launch has %d arguments" % (len(roles), len(entry)))
     orig = getattr(cache(ctx).module(opath), kernel)
     cand = getattr(cache(ctx).module(cpath), kernel)
+    # a guarded candidate (kopt's _KoptGuard) runs Inductor's kernel on a launch outside its
+    # verified signature; here, on the very launch it was captured from, it must never do so,
+    # else gate 2 would compare Inductor's kernel with itself
+    fallbacks0 = getattr(cand, "_kopt_fallbacks", None)
     checked = [k for k, r in enumerate(roles) if r in ("out", "inout") and isinstance(entry[k], (torch.Tensor, _Layout))]
     read_only = [k for k, r in enumerate(roles) if r == "in" and isinstance(entry[k], torch.Tensor)]
     stream = torch.cuda.current_stream().cuda_stream
@@ -358,6 +362,10 @@ def op_isolate(ctx, req):
                 torch.cuda.synchronize()
             except Exception as e:
                 raise wrap("module_failed", "the candidate raised on input set %s" % name, e)
+            if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
+                raise OpError("guard_mismatch", "kopt's guard for %s did not match the launch the gates "
+                              "captured (input set %s), so the candidate never ran: a kopt fault, not "
+                              "the candidate's" % (kernel, name))
             after = [checksum(args[k]) for k in read_only]
             changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
             for j, k in enumerate(checked):
