@@ -84,6 +84,7 @@ cli-tests: build/kopt-asan build/kopt
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/llm_optimize.sh
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/bench.sh
 	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/search_gating.sh
+	KOPT=$(CURDIR)/build/kopt-asan bash tests/cli/lint.sh
 	KOPT=$(CURDIR)/build/kopt bash tests/cli/install.sh
 
 # Unit tests under valgrind (release-style build, no sanitizers). Only real findings are shown:

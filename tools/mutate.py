@@ -74,6 +74,9 @@ TARGETS = {
     "src/gates/static.c": {
         "stages": [("unit", "@(static*|templates|region_agents)/*")],
     },
+    "src/gates/static_names.c": {
+        "stages": [("unit", "@(static*|templates)/*"), ("cli", "tests/cli/lint.sh")],
+    },
     "src/gates/gate1.c": {
         "stages": [("unit", "@(static_candidate*|templates|region_agents)/*"), ("cli", "tests/cli/run.sh")],
     },

@@ -13,6 +13,7 @@
 int cmd_inspect(int argc, char **argv);
 int cmd_parse(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
+int cmd_lint(int argc, char **argv);
 int cmd_optimize(int argc, char **argv);
 int cmd_llm(int argc, char **argv);
 int cmd_store(int argc, char **argv);

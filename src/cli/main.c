@@ -14,6 +14,7 @@ static const cli_cmd CMDS[] = {
     {"inspect", "compile a model, parse Inductor's output and profile every sub-kernel", cmd_inspect},
     {"optimize", "search faster Triton kernels for a model, verify them, re-stitch the winners", cmd_optimize},
     {"verify", "check replacement kernels through the four gates and re-stitch the winners", cmd_verify},
+    {"lint", "check a candidate file against gate 1's static rules, on the CPU (no worker, no GPU)", cmd_lint},
     {"llm", "'kopt llm check': does the configured LLM endpoint answer?", cmd_llm},
     {"bench", "run optimize over a suite of problems (KernelBench layout), one lane per GPU, resumable", cmd_bench},
     {"store", "the memory of optimize: list runs, export one as JSON, merge other hosts' stores", cmd_store},

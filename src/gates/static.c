@@ -1,7 +1,10 @@
 /* static.c — see static.h. One walk over the candidate's code tokens, using the resolution
  * candidate_parse computed (attribute / keyword / local / module-level / import / free), plus
- * one pass over its imports and one over module-level statements and parameter defaults. */
+ * one pass over its imports and one over module-level statements and parameter defaults. The
+ * allowlists (modules' members, builtins) and the single-token checks are static_names.c's. */
 #include "gates/static.h"
+
+#include "gates/static_names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +231,23 @@ typedef struct verdict {
 
 static verdict V(int rule, const char *why) { return (verdict){rule, 0, why}; }
 
+/* The allowlists of static_names.h for q: a name of an allowlisted module that is not on its
+ * list is refused (rule name), a timer of tl.extra.cuda too (rule timer); anything else is
+ * left to the other rules. */
+static verdict allowlist(const char *q) {
+    switch (static_names_lookup(q)) {
+    case SN_REFUSED:
+        return V(STATIC_NAME, "not on the allowlist of that module (only the kernel API of "
+                              "triton / triton.language, its math and libdevice functions, "
+                              "Inductor's jit helpers and decorators may be named)");
+    case SN_TIMER:
+        return V(STATIC_TIMER, "reads a clock or the SM id: a kernel must not detect that it is "
+                               "being timed");
+    default:
+        return V(-1, NULL);
+    }
+}
+
 /* q: a canonical dotted name ("torch.cuda.synchronize"); call: it is called. */
 static verdict classify(const sctx *x, const char *q, int call) {
     char head[128];
@@ -274,7 +294,7 @@ static verdict classify(const sctx *x, const char *q, int call) {
             !strncmp(q, "torch.cuda.set_", 15))
             return V(STATIC_ENV, "changes global torch / CUDA state");
         if (!strncmp(q, "torch._inductor.runtime", 23) && (q[23] == '\0' || q[23] == '.'))
-            return V(-1, NULL);
+            return allowlist(q);
         if (!single && !strchr(q + hl + 1, '.') && lowp_name(last)) {
             if (x->enforce_prec)
                 return V(STATIC_PRECISION, "a reduced-precision dtype in a float32 model "
@@ -301,7 +321,7 @@ static verdict classify(const sctx *x, const char *q, int call) {
                          : "a reduced-precision dtype in a float32 model (needs "
                            "--allow-precision-change)");
     }
-    return V(-1, NULL);
+    return allowlist(q);
 }
 
 /* ---------- names ---------- */
@@ -415,11 +435,18 @@ static void method_check(sctx *x, size_t m) {
     }
 }
 
-static void dunder_check(sctx *x, size_t k) {
+/* Attribute k: a dunder (rule io); with `private`, also a name starting with '_' (rule name):
+ * an object's internals (in_ptr0._cdata, x._typed_storage()). Attributes of allowed modules are
+ * classify's (their lists). */
+static void dunder_check(sctx *x, size_t k, int private) {
     const pytok *t = tk(x, k);
-    if (is_dunder(x->c->text + t->off, t->len))
-        add(x, STATIC_IO, k, kstrndup(x->c->text + t->off - 1, t->len + 1),
+    const char *s = x->c->text + t->off;
+    if (is_dunder(s, t->len))
+        add(x, STATIC_IO, k, kstrndup(s - 1, t->len + 1),
             "dunder attributes reach interpreter internals");
+    else if (private && t->len > 0 && s[0] == '_')
+        add(x, STATIC_NAME, k, kstrndup(s - 1, t->len + 1),
+            "a private attribute (a leading underscore) reaches an object's internals");
 }
 
 /* Argument i (0-based, positional or not) of the call whose '(' is at p: [*a, *b). */
@@ -490,52 +517,73 @@ static void pointer_check(sctx *x, size_t i, size_t after) {
             "tensor arithmetic outside the Triton kernels runs PyTorch ops");
 }
 
+/* The allowlist side of a chain that starts at a module, an import or a free name: a module
+ * used as a value (under another name it would escape the allowlist), a free name that is
+ * neither an allowed builtin nor a module name, inline PTX assembled from pieces. */
+static verdict allowlist_use(const sctx *x, const chain *ch, int ref) {
+    const pytok *h = tk(x, ch->head);
+    const char *hs = x->c->text + h->off;
+    if (ch->call && !strcmp(ch->canon, "triton.language.inline_asm_elementwise")) {
+        size_t a, b;
+        if (!call_arg(x, ch->last + 1, 0, &a, &b) || b != a + 1 ||
+            kind_of(x, a) != PYT_STRING)
+            return V(STATIC_TIMER, "inline PTX assembled from pieces may read a clock or the SM "
+                                   "id: give the assembly as one string literal");
+    }
+    static_name_verdict sv = static_names_lookup(ch->canon);
+    if (sv == SN_MODULE || !strcmp(ch->canon, "torch"))
+        return V(STATIC_NAME, "a module used as a value escapes the allowlist under another name: "
+                              "name its members (tl.load, triton.cdiv)");
+    if (ref == CREF_FREE && sv == SN_OUTSIDE && !alias_target(x, hs, h->len)) {
+        static const char *const MODULE_NAMES[] = {"tl", "F", "triton", "torch", "math", NULL};
+        char *head = kstrndup(hs, h->len);
+        int ok = in_list(MODULE_NAMES, head) || static_names_builtin(head);
+        free(head);
+        if (!ok)
+            return V(STATIC_NAME, "not defined in the file, not imported from an allowed module "
+                                  "and not an allowed builtin");
+    }
+    return V(-1, NULL);
+}
+
+/* Whether NAME token i is one of the file's top-level @triton.jit functions. */
+static int jit_name(const sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    for (size_t k = 0; k < x->c->njit; k++)
+        if (strlen(x->c->jit_names[k]) == t->len &&
+            !memcmp(x->c->jit_names[k], x->c->text + t->off, t->len))
+            return 1;
+    return 0;
+}
+
 static void chain_check(sctx *x, size_t i, size_t *consumed) {
     chain ch;
     chain_read(x, i, &ch);
     *consumed = ch.last + 1;
-    for (size_t k = i + 2; k <= ch.last; k += 2) dunder_check(x, k);
+    for (size_t k = i + 2; k <= ch.last; k += 2) dunder_check(x, k, !ch.module);
     int ref = x->c->ref[i];
     uint8_t f = flags(x, i);
     size_t after = ch.last + 1;
     int assigned = (f & CTOK_STMT_START) && (is_op(x, after, "=") || is_aug_assign(x, after));
     if (ch.module) {
         verdict v = classify(x, ch.canon, ch.call);
-        if (v.rule < 0 && ref == CREF_FREE) {
-            /* names a star import may have brought in */
-            for (size_t k = 0; k < x->c->nimports && v.rule < 0; k++) {
-                const cand_import *im = &x->c->imports[k];
-                if (!im->name || strcmp(im->name, "*")) continue;
-                char *q = kasprintf("%s.%s", im->module, ch.canon);
-                v = classify(x, q, ch.call);
-                if (v.dflt) v.rule = -1;
-                free(q);
-            }
-        }
-        if (v.rule < 0 && ch.nseg == 1 && ch.call && !strcmp(ch.canon, "getattr")) {
+        if (v.rule < 0 && ch.nseg == 1 && !strcmp(ch.canon, "getattr")) {
+            /* any getattr: a name looked up by a string can be built from pieces */
             size_t a, b;
-            if (!call_arg(x, after, 1, &a, &b) || b != a + 1 || kind_of(x, a) != PYT_STRING) {
-                v = V(STATIC_ENV, "getattr with a computed name can reach anything");
-            } else {
-                char *sv = string_value(x, a);
-                size_t a0, b0;
-                if (is_dunder(sv, strlen(sv))) {
-                    v = V(STATIC_IO, "dunder attributes reach interpreter internals");
-                } else if (call_arg(x, after, 0, &a0, &b0) && kind_of(x, a0) == PYT_NAME &&
-                           x->c->ref[a0] != CREF_ATTR) {
-                    /* getattr(torch, 'matmul') is torch.matmul */
-                    chain obj;
-                    chain_read(x, a0, &obj);
-                    if (obj.module && obj.last + 1 == b0) {
-                        char *q = kasprintf("%s.%s", obj.canon, sv);
-                        v = classify(x, q, 1);
-                        free(q);
-                    }
-                    free(obj.canon);
-                }
-                free(sv);
-            }
+            char *sv = NULL;
+            if (ch.call && call_arg(x, after, 1, &a, &b) && b == a + 1 &&
+                kind_of(x, a) == PYT_STRING)
+                sv = string_value(x, a);
+            if (sv && is_dunder(sv, strlen(sv)))
+                v = V(STATIC_IO, "dunder attributes reach interpreter internals");
+            else
+                v = V(STATIC_ENV, "getattr looks an attribute up by a string, which can name "
+                                  "anything: write the attribute out");
+            free(sv);
         }
+        if (v.rule < 0) v = allowlist_use(x, &ch, ref);
+        if (v.rule == STATIC_NAME && assigned && ch.nseg >= 2)
+            v.rule = -1; /* setting a module's attribute: the state rule says it better */
         if (v.rule >= 0) {
             add(x, (static_rule)v.rule, i, tok_text(x, i, ch.last), v.why);
         } else if (ch.call && x->enforce_prec && !strcmp(ch.canon, "triton.language.dot")) {
@@ -553,6 +601,10 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
             add(x, STATIC_STATE, i, stmt_text(x, i),
                 "sets an attribute on a module-level function or object: state kept across "
                 "calls");
+        } else if (ch.nseg >= 2 && jit_name(x, i)) {
+            add(x, STATIC_NAME, i, tok_text(x, i, ch.last),
+                "an attribute of a @triton.jit function reaches Triton's runtime (its Python "
+                "function, caches, compiled kernels): launch it as kernel[grid](...)");
         } else if ((f & CTOK_IN_FUNC) && ch.nseg == 1 && is_op(x, after, "[")) {
             size_t close = match_close(x, after);
             if ((f & CTOK_STMT_START) && (is_op(x, close + 1, "=") || is_aug_assign(x, close + 1)))
@@ -595,15 +647,12 @@ static void import_check(sctx *x, const cand_import *im) {
         add(x, STATIC_IMPORT, tok, text, "relative imports are not allowed");
         return;
     }
-    if (im->name && !strcmp(im->name, "*") && strcmp(im->module, "triton.language") &&
-        strcmp(im->module, "math")) {
+    if (im->name && !strcmp(im->name, "*")) {
         add(x, STATIC_IMPORT, tok, text,
-            "a star import hides what is used (only triton.language and math may be "
-            "star-imported)");
+            "a star import hides what is used: import the module and name its members");
         return;
     }
-    char *q = im->name && strcmp(im->name, "*") ? kasprintf("%s.%s", im->module, im->name)
-                                                : kstrdup(im->module);
+    char *q = im->name ? kasprintf("%s.%s", im->module, im->name) : kstrdup(im->module);
     verdict v = classify(x, q, 0);
     int allowed_mod = in_list(ALLOWED_IMPORTS, im->module);
     if (v.rule >= 0 && !(v.dflt && !im->name)) {
@@ -739,6 +788,68 @@ static void fstring_check(sctx *x, size_t i) {
     }
 }
 
+/* ---------- single tokens ---------- */
+
+/* A NAME token: ASCII only (Python NFKC-normalises identifiers, so a full-width `open` is
+ * open: refusing every non-ASCII identifier is stricter than normalising and needs no Unicode
+ * tables); no dunder name anywhere but Inductor's `filename=__file__` in a decorator (attribute
+ * dunders are dunder_check's). 1 when the token is settled here (reported, or that one allowed
+ * `__file__`): the other rules skip it. */
+static int name_token_check(sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    const char *s = x->c->text + t->off;
+    if (!static_names_ascii(s, t->len)) {
+        add(x, STATIC_IDENT, i, kstrndup(s, t->len),
+            "a non-ASCII identifier: Python normalises identifiers (NFKC: a full-width name is "
+            "the ASCII one), so only ASCII names are accepted");
+        return 1;
+    }
+    if (x->c->ref[i] == CREF_ATTR || !is_dunder(s, t->len)) return 0;
+    if (pytok_is(x->c->text, t, "__file__") && (flags(x, i) & CTOK_DECORATOR) && i >= 2 &&
+        is_op(x, i - 1, "=") && is_nm(x, i - 2, "filename"))
+        return 1;
+    add(x, STATIC_IO, i, kstrndup(s, t->len), "dunder names reach interpreter internals");
+    return 1;
+}
+
+static const char *const LOWP_STRINGS[] = {"fp16", "bf16", "fp8e4nv", "fp8e5", "fp8e4b15",
+                                           "fp8e4b8", "fp8e5b16", "float16", "bfloat16", NULL};
+
+/* A string literal: no backslash (escapes spell any name: "\x5f\x5fglobals\x5f\x5f"), no "__"
+ * (in a decorator's arguments, where Inductor's kernel names hold "fused__x", none at a
+ * word's edge), f-string fields that are plain names, no PTX clock / SM-id register; in a
+ * float32 model no reduced-precision type name ('*fp16' in a signature) or TF32 mode. */
+static void string_token_check(sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    const char *s = x->c->text + t->off;
+    int in_dec = (flags(x, i) & CTOK_DECORATOR) != 0;
+    if (static_names_string_escape(s, t->len))
+        add(x, STATIC_STRING, i, kstrndup(s, t->len),
+            "a backslash in a string can spell any name (\\x5f\\x5f is __): write the text "
+            "plainly");
+    else if (static_names_string_dunder(s, t->len, !in_dec))
+        add(x, STATIC_STRING, i, kstrndup(s, t->len),
+            "a string holding \"__\" can name interpreter internals");
+    else if (!static_names_fstring_fields(s, t->len))
+        add(x, STATIC_STRING, i, kstrndup(s, t->len),
+            "an f-string field runs code the rules do not see: keep its fields to plain names");
+    if (static_names_string_timer(s, t->len))
+        add(x, STATIC_TIMER, i, kstrndup(s, t->len),
+            "reads a clock or the SM id: a kernel must not detect that it is being timed");
+    if (!x->enforce_prec) return;
+    char *v = string_value(x, i);
+    const char *w = v;
+    if (*w == '*') w++;
+    if (*w == 'k' && w > v) w++;
+    if (!strcmp(v, "tf32") || !strcmp(v, "tf32x3"))
+        add(x, STATIC_PRECISION, i, kstrndup(s, t->len),
+            "TF32 matmul precision in a float32 model (needs --allow-precision-change)");
+    else if (in_list(LOWP_STRINGS, w))
+        add(x, STATIC_PRECISION, i, kstrndup(s, t->len),
+            "a reduced-precision type named in a float32 model (needs --allow-precision-change)");
+    free(v);
+}
+
 /* ---------- driver ---------- */
 
 static int prec_enforced(const static_opts *o) {
@@ -756,6 +867,8 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
     for (size_t i = 0; i < c->ntoks; i++) {
         const pytok *t = &c->toks[i];
         uint8_t f = c->tflags[i];
+        if (t->kind == PYT_NAME && name_token_check(&x, i)) continue;
+        if (t->kind == PYT_STRING) string_token_check(&x, i);
         if (f & CTOK_IN_IMPORT) continue;
         if ((f & CTOK_STMT_START) && (f & (CTOK_MODULE_LEVEL | CTOK_CLASS_BODY)) &&
             !(f & CTOK_DECORATOR))
@@ -772,14 +885,6 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
         }
         if (t->kind == PYT_STRING) {
             if (c->form == CAND_FORM_L) fstring_check(&x, i);
-            if (x.enforce_prec) {
-                char *v = string_value(&x, i);
-                if (!strcmp(v, "tf32") || !strcmp(v, "tf32x3"))
-                    add(&x, STATIC_PRECISION, i, kstrndup(s, t->len),
-                        "TF32 matmul precision in a float32 model (needs "
-                        "--allow-precision-change)");
-                free(v);
-            }
             continue;
         }
         if (t->kind != PYT_NAME) continue;
@@ -798,7 +903,7 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
         case CREF_KWNAME: kwarg_check(&x, i); break;
         case CREF_PARAM: break;
         case CREF_ATTR:
-            dunder_check(&x, i);
+            dunder_check(&x, i, 1);
             method_check(&x, i);
             break;
         default:
@@ -860,7 +965,8 @@ void static_report_free(static_report *r) {
 }
 
 static const char *const RULE_NAMES[STATIC_NRULES] = {
-    "torch-compute", "stream-sync", "state", "env", "io", "import", "precision", "syntax"};
+    "torch-compute", "stream-sync", "state", "env", "io", "import", "precision", "syntax",
+    "name", "identifier", "string", "timer"};
 
 const char *static_rule_name(static_rule r) {
     return (unsigned)r < STATIC_NRULES ? RULE_NAMES[r] : "?";

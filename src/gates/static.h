@@ -12,7 +12,7 @@
  *                  @triton.jit bodies, compute methods called on objects (.sum(), .matmul(),
  *                  .softmax(), .to(), .contiguous(), .copy_() ...), the `@` operator,
  *                  arithmetic on in_ptr* / out_ptr* / in_out_ptr* names and writes through
- *                  their subscripts; getattr(torch, 'name') is judged as torch.name.
+ *                  their subscripts.
  *   stream-sync    streams, events, synchronisation, CUDA graphs (torch.cuda.Stream, Event,
  *                  synchronize, stream(), set_stream, current_stream, wait_stream,
  *                  record_stream ...), host syncs outside jit (.item(), .cpu(), .tolist()),
@@ -28,18 +28,21 @@
  *   env            os.environ / getenv / putenv, torch.backends, torch.set_*, torch.cuda.set_*,
  *                  seeds, torch._C / _dynamo / _inductor.config, triton.knobs,
  *                  triton.runtime.driver, sys, importlib,
- *                  builtins, gc, inspect, setattr / delattr, getattr with a non-literal name,
- *                  globals(), locals(), vars().
+ *                  builtins, gc, inspect, setattr / delattr, any getattr (a literal dunder name:
+ *                  io), globals(), locals(), vars().
  *   io             files, processes, network, native code: open, eval, exec, compile,
  *                  __import__, input(), breakpoint; modules os, subprocess, socket, ctypes,
  *                  cffi, pathlib, shutil, urllib, http, requests, pickle, marshal, tempfile,
  *                  multiprocessing, threading, signal, mmap, ... ; torch.load / save /
- *                  utils.cpp_extension; any dunder attribute (`.__class__`), also through
- *                  getattr(x, '__dunder__').  print is allowed.
+ *                  utils.cpp_extension; any dunder name, attribute (`.__class__`) or not
+ *                  (`__builtins__`, `def __init__`), also through getattr(x, '__dunder__'); the
+ *                  one exception is Inductor's `filename=__file__` in a decorator. print is
+ *                  allowed.
  *   import         imports other than triton, triton.language(.extra(.cuda)(.libdevice)),
- *                  math, torch, torch._inductor.runtime(.triton_helpers, .triton_heuristics,
- *                  .hints) — forbidden modules of another rule are reported under that rule;
- *                  star imports except from triton.language and math.
+ *                  triton.language.math, math, torch, torch._inductor.runtime(.triton_helpers,
+ *                  .triton_heuristics, .hints) — forbidden modules of another rule are reported
+ *                  under that rule, a from-import of a name off the allowlist under `name`;
+ *                  every star import.
  *   precision      only when !allow_precision_change and the model dtype is float32 (NULL
  *                  counts as float32): tl / torch float16, bfloat16, float8* (any use, casts
  *                  included), allow_tf32=True (or a name assigned True), the strings "tf32" /
@@ -49,9 +52,29 @@
  *   syntax         async / await / yield (a launcher must be a plain function); in form L, an
  *                  f-string naming a top-level definition (stitching renames those names but
  *                  not inside strings).
+ *   name           the allowlist (static_names.h): a name of an allowed module that is not on
+ *                  its list (triton_heuristics.os, tl.core, tl.dtype, triton.runtime...); an
+ *                  allowed module used as a value (`m = triton`, `f(tl)`: under another name it
+ *                  would escape the list); a free name that is neither defined in the file nor
+ *                  an allowed builtin (type, object, chr, hasattr, Inductor's module globals
+ *                  such as get_raw_stream); an attribute of a @triton.jit function (`_k.fn`);
+ *                  a private attribute (leading underscore) of any other object
+ *                  (`in_ptr0._cdata`).
+ *   identifier     a non-ASCII identifier (Python NFKC-normalises identifiers: full-width
+ *                  `open` is open; refusing them all is stricter than normalising).
+ *   string         a string literal holding a backslash (escapes spell any name), "__" (in a
+ *                  decorator's arguments, where Inductor's kernel names hold `fused__x`: a
+ *                  "__" at a word's edge), or an f-string field other than a plain name.
+ *   timer          triton.language.extra.cuda's globaltimer / smid / clock..., a string naming
+ *                  %globaltimer / %clock / %smid / %nsmid, tl.inline_asm_elementwise whose
+ *                  assembly is not one string literal: a kernel must not detect that it is
+ *                  being timed.
+ * The precision rule also refuses, in a float32 model, a string naming a reduced-precision
+ * type ('*fp16', 'bf16': Form I's signature).
  * Names are resolved through the candidate's imports (`import torch.nn.functional as F`,
  * `from torch import cuda`, aliases): uses are judged by what they refer to; F and tl are
- * torch.nn.functional and triton.language when not imported.
+ * torch.nn.functional and triton.language when not imported (a stitched form-L candidate sees
+ * Inductor's module globals), triton, torch and math themselves.
  *
  * static_check returns 0 when the candidate passes, KOPT_E_CANDIDATE when it has violations
  * (e->msg: the count and the first one); it does not check the interface
@@ -80,6 +103,10 @@ typedef enum {
     STATIC_IMPORT,
     STATIC_PRECISION,
     STATIC_SYNTAX,
+    STATIC_NAME,
+    STATIC_IDENT,
+    STATIC_STRING,
+    STATIC_TIMER,
     STATIC_NRULES
 } static_rule;
 

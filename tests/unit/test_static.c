@@ -11,6 +11,7 @@
 #include "artifact/artifact.h"
 #include "gates/candidate.h"
 #include "gates/static.h"
+#include "gates/static_names.h"
 #include "testutil.h"
 #include "util/buf.h"
 
@@ -141,7 +142,6 @@ Test(static_rules, torch_compute) {
         {"torch-compute", "", "    out_ptr0[0] = 1.0\n", "out_ptr0[0]"},
         {"torch-compute", "", "    out_ptr0 += in_ptr0\n", "out_ptr0 +="},
         {"torch-compute", "", "    y = -in_ptr0\n", "in_ptr0\n"},
-        {"torch-compute", "", "    mm = getattr(torch, 'matmul')\n", "getattr"},
     };
     run_cases(cases, NCASES(cases));
 }
@@ -191,9 +191,10 @@ Test(static_rules, env) {
         {"env", "import sys\n", "    sys.setrecursionlimit(10000)\n", "sys.setrecursionlimit"},
         {"env", "", "    torch.backends.cudnn.benchmark = True\n", "torch.backends"},
         {"env", "", "    torch.set_float32_matmul_precision('highest')\n", "torch.set_"},
-        {"env", "", "    setattr(triton, 'cdiv', None)\n", "setattr"},
+        {"env", "", "    setattr(launch, 'cdiv', None)\n", "setattr"},
         {"env", "", "    g = globals()\n", "globals"},
-        {"env", "", "    f = getattr(tl, 'ma' + 'x')\n", "getattr"},
+        {"env", "", "    f = getattr(in_ptr0, 'ma' + 'x')\n", "getattr"},
+        {"env", "", "    f = getattr(in_ptr0, 'shape')\n", "getattr"},
         {"env", "from os import environ\n", "", "from os import environ"},
         {"env", "", "    torch.manual_seed(0)\n", "torch.manual_seed"},
     };
@@ -207,7 +208,6 @@ Test(static_rules, io) {
         {"io", "", "    f = open('/tmp/x', 'w')\n", "open"},
         {"io", "", "    m = __import__('os')\n", "__import__"},
         {"io", "", "    k = in_ptr0.__class__\n", "__class__"},
-        {"io", "", "    g = getattr(launch, '__globals__')\n", "getattr"},
         {"io", "import pickle\n", "", "import pickle"},
         {"io", "from pathlib import Path\n", "", "from pathlib"},
         {"io", "import os\n", "    os.system('true')\n", "os.system"},
@@ -452,8 +452,8 @@ Test(static_rules, allowed_forms_do_not_trip_rules) {
         "    d = torch.cuda.current_device()\n    cap = torch.cuda.get_device_capability()\n",
         "    ok = torch.cuda.is_available() and torch.is_tensor(in_ptr0)\n",
         "    meta = {'X': 1}\n    cache = []\n    cache.append(meta['X'])\n",
-        "    s = 'torch.matmul(x) eval( open( .sum() __class__ tf32'\n",
-        "    print('x', xnumel)\n    m = max(xnumel, 1)\n    k = getattr(tl, 'float32')\n",
+        "    s = 'torch.matmul(x) eval( open( .sum() class tf32 fused_x'\n",
+        "    print('x', xnumel)\n    m = max(xnumel, 1)\n    k = tl.float32\n",
         "    def helper(a, b=None):\n        return a\n    helper(1, b=2)\n",
         "    n = in_ptr0.numel() * 4 + xnumel % 2\n    ok = in_ptr0 is not None\n",
         "    args = (in_ptr0, out_ptr0)\n    print(*args)\n    t = in_ptr0\n",
@@ -609,7 +609,8 @@ Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
     }
     /* the set covers the contract's refusals */
     cr_assert(seen[STATIC_STATE] && seen[STATIC_STREAM_SYNC] && seen[STATIC_IO] &&
-              seen[STATIC_TORCH_COMPUTE] && seen[STATIC_PRECISION] && seen[STATIC_ENV]);
+              seen[STATIC_TORCH_COMPUTE] && seen[STATIC_PRECISION] && seen[STATIC_ENV] && seen[STATIC_NAME] &&
+              seen[STATIC_IDENT] && seen[STATIC_STRING] && seen[STATIC_TIMER]);
     free(dir);
     for (int i = 0; i < 2; i++) {
         artifact_free(fx[i]);
@@ -667,7 +668,7 @@ Test(static_edges, offending_texts) {
     expect_report(t, 2, sync_rules, sync_texts);
     free(t);
     /* keyword arguments: name=value */
-    expect_one("", "    g(in_ptr0, fp_downcast_rounding='rtz')\n", "precision", "fp_downcast_rounding='rtz'");
+    expect_one("", "    print(in_ptr0, fp_downcast_rounding='rtz')\n", "precision", "fp_downcast_rounding='rtz'");
     expect_one(MM_PRE("tl.dot(a, b, allow_tf32=True)"), "", "precision", "allow_tf32=True");
     /* a mutable default: the parameter, '=' and the opener */
     expect_one("def _grid(n, memo={}):\n    return (n,)\n\n\n", "", "state", "memo={");
@@ -760,11 +761,11 @@ Test(static_edges, names_the_rules_resolve) {
     expect_clean("from torch._inductor.runtime import triton_helpers\n",
                  "    triton_helpers.set_driver_to_gpu()\n");
     expect_one("", "    y = torch._inductor.runtimes.f(in_ptr0)\n", "torch-compute", "torch._inductor.runtimes.f");
-    /* free names: `os` is still the os module, `tl` triton.language, one-letter names other than
-     * F are themselves */
+    /* free names: `os` is still the os module, `tl` triton.language; other free names are
+     * neither defined nor allowed builtins */
     expect_one("", "    os.system('true')\n", "io", "os.system");
-    expect_clean("", "    y = K.relu_all(in_ptr0)\n");
-    expect_clean("", "    y = Fx.relu(in_ptr0)\n");
+    expect_one("", "    y = K.relu_all(in_ptr0)\n", "name", "K.relu_all");
+    expect_one("", "    y = Fx.relu(in_ptr0)\n", "name", "Fx.relu");
     const char *free_tl = "import triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
                           "def launch(x_ptr, stream=None):\n    dt = tl.float16\n";
     static const char *const prec[] = {"precision"}, *const prec_t[] = {"tl.float16"};
@@ -787,20 +788,32 @@ Test(static_edges, names_the_rules_resolve) {
     memset(head, 'q', 128);
     head[128] = '\0';
     char *body = kasprintf("    y = %s.relu(in_ptr0)\n", head);
-    expect_clean("", body);
+    char *lt = make_l("", body);
+    expect_report(lt, 1, (const char *const[]){"name"}, NULL);
+    free(lt);
     free(body);
 }
 
 Test(static_edges, getattr_and_strings) {
-    expect_one("", "    mm = getattr(torch, \"\"\"matmul\"\"\")\n", "torch-compute", "getattr");
-    expect_one("", "    mm = getattr(torch, r'matmul')\n", "torch-compute", "getattr");
-    static const char *const sync[] = {"stream-sync", "torch-compute"}, *const sync_t[] = {"getattr", "torch.cuda"};
-    char *t = make_l("", "    s = getattr(torch.cuda, 'synchronize')\n");
-    expect_report(t, 2, sync, sync_t);
-    free(t);
+    /* getattr is refused whatever it is given: a literal name, a built one, none, no call */
+    expect_one("", "    f = getattr(in_ptr0, 'shape')\n", "env", "getattr");
+    expect_one("", "    f = getattr(in_ptr0, 'sh' + 'ape')\n", "env", "getattr");
     expect_one("", "    f = getattr(in_ptr0)\n", "env", "getattr");
-    expect_one("", "    f = getattr(in_ptr0, '__a__')\n", "io", "getattr");
-    expect_clean("", "    f = getattr(in_ptr0, 'shape')\n    g = getattr(tl, '''float32''')\n");
+    expect_one("", "    f = getattr\n", "env", "getattr");
+    /* a dunder literal: io, and the string itself */
+    static const char *const io_str[] = {"io", "string"}, *const io_str_t[] = {"getattr", "'__a__'"};
+    char *t = make_l("", "    f = getattr(in_ptr0, '__a__')\n");
+    expect_report(t, 2, io_str, io_str_t);
+    free(t);
+    /* a module given to it is also a module used as a value */
+    static const char *const env_name[] = {"env", "name"}, *const env_name_t[] = {"getattr", "torch"};
+    t = make_l("", "    mm = getattr(torch, \"\"\"matmul\"\"\")\n");
+    expect_report(t, 2, env_name, env_name_t);
+    free(t);
+    static const char *const env_tc[] = {"env", "torch-compute"}, *const env_tc_t[] = {"getattr", "torch.cuda"};
+    t = make_l("", "    s = getattr(torch.cuda, 'synchronize')\n");
+    expect_report(t, 2, env_tc, env_tc_t);
+    free(t);
     /* the TF32 strings, whatever their quoting; other strings are text */
     expect_one(MM_PRE("tl.dot(a, b, input_precision=\"\"\"tf32\"\"\")"), "", "precision", "\"\"\"tf32\"\"\"");
     expect_one(MM_PRE("tl.dot(a, b, input_precision=r\"tf32\")"), "", "precision", "r\"tf32\"");
@@ -809,9 +822,13 @@ Test(static_edges, getattr_and_strings) {
 
 Test(static_edges, dunders_and_pointer_names) {
     expect_one("", "    k = in_ptr0.__a__\n", "io", ".__a__");
-    /* not dunders: one side only, or too short */
-    expect_clean("", "    a = in_ptr0.__data\n    b = in_ptr0.data__\n    c = in_ptr0.a__b__\n"
-                     "    d = in_ptr0._ab__\n    e = in_ptr0.____\n");
+    /* not dunders: one side only, or too short; those with a leading underscore are private
+     * attributes (rule name) */
+    expect_clean("", "    b = in_ptr0.data__\n    c = in_ptr0.a__b__\n");
+    char *pt = make_l("", "    a = in_ptr0.__data\n    d = in_ptr0._ab__\n    e = in_ptr0.____\n");
+    expect_report(pt, 3, (const char *const[]){"name", "name", "name"},
+                  (const char *const[]){".__data", "._ab__", ".____"});
+    free(pt);
     /* in_out_ptr* names are tensors too; the name must go on past the prefix */
     expect_one("", "    in_out_ptr1 = in_ptr0\n    y = in_out_ptr1 * 2\n", "torch-compute", "in_out_ptr1 * 2");
     expect_clean("", "    nblocks2 = xnumel // 2\n    total = nblocks2 * 4\n");
@@ -828,26 +845,21 @@ Test(static_edges, dunders_and_pointer_names) {
 }
 
 Test(static_edges, star_imports) {
-    /* names a star import may have brought in are judged as that module's */
-    static const char *const prec[] = {"precision"}, *const prec_t[] = {"float16"};
+    /* every star import is refused (also triton.language's and math's, allowed before the
+     * allowlist); the names it would bring are free names, not defined and not builtins */
+    static const char *const imp_name[] = {"import", "name"};
     const char *tl_star = "from triton.language import *\nimport triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
                           "def launch(x_ptr, stream=None):\n    dt = float16\n";
-    expect_report(tl_star, 1, prec, prec_t);
-    char *t = make_l("from triton.language import *\n", "    dt = bfloat16\n");
-    expect_report(t, 1, prec, (const char *const[]){"bfloat16"});
+    expect_report(tl_star, 2, imp_name, (const char *const[]){"from triton.language import *", "float16"});
+    char *t = make_l("from torch import *\n", "    y = matmul(in_ptr0, in_ptr0)\n");
+    expect_report(t, 2, imp_name, (const char *const[]){"from torch import *", "matmul"});
     free(t);
-    /* torch's: the star import is refused once, its names are not refused again as "not on
-     * the allowed list" */
-    static const char *const imp[] = {"import"};
-    t = make_l("from torch import *\n", "    y = matmul(in_ptr0, in_ptr0)\n");
-    expect_report(t, 1, imp, (const char *const[]){"from torch import *"});
+    static const char *const imp_2[] = {"import", "name", "name"};
+    t = make_l("from math import *\n", "    r = sqrt(2.0) + floor(1.5)\n");
+    expect_report(t, 3, imp_2, (const char *const[]){"from math import *", "sqrt", "floor"});
     free(t);
-    /* ... but a name of a compute namespace is */
-    static const char *const imp_tc[] = {"import", "torch-compute"};
-    t = make_l("from torch.nn.functional import *\n", "    y = relu(in_ptr0)\n");
-    expect_report(t, 2, imp_tc, (const char *const[]){"from torch.nn.functional import *", "relu"});
-    free(t);
-    expect_clean("from math import *\n", "    r = sqrt(2.0) + floor(1.5)\n");
+    /* the module itself, imported, is fine */
+    expect_clean("import math\n", "    r = math.sqrt(2.0) + math.floor(1.5)\n");
 }
 
 Test(static_edges, module_level_values_and_calls) {
@@ -926,4 +938,349 @@ Test(static_edges, fstrings_naming_top_level_definitions) {
     expect_one("a9_zA0Z = 1\n", "    print(f\"x{a9_zA0Z}y\")\n", "syntax", "f\"x{a9_zA0Z}y\"");
     /* plain strings, escaped braces, other names, prefixes of a name */
     expect_clean("TAG = 'k'\n", "    print(\"{TAG}\", r\"{TAG}\", f\"{{TAG}}\", f\"{xnumel}\", f\"{TAGS}\", f\"{TA}\")\n");
+}
+
+/* ---------- the allowlist (issue 11): each rule refuses what the denylist let through ---------- */
+
+/* expect_report under options o. */
+static void expect_report_o(const char *text, const static_opts *o, size_t n, const char *const *rules,
+                            const char *const *texts) {
+    static_report r = report_of(text, o);
+    char *rt = report_text(&r);
+    cr_expect_eq(r.n, n, "expected %zu violations; report:\n%s\ntext:\n%s", n, rt, text);
+    for (size_t i = 0; i < n && i < r.n; i++) {
+        cr_expect_str_eq(static_rule_name(r.v[i].rule), rules[i], "violation %zu; report:\n%s", i, rt);
+        if (texts && texts[i]) cr_expect_str_eq(r.v[i].text, texts[i], "violation %zu; report:\n%s", i, rt);
+    }
+    free(rt);
+    static_report_free(&r);
+}
+
+#define HEUR "from torch._inductor.runtime import triton_helpers, triton_heuristics\n"
+#define HELP "from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math\n"
+
+Test(static_allowlist, modules_are_not_allowed_wholesale) {
+    /* Inductor's runtime modules and triton re-export os, builtins, their own internals */
+    expect_one(HEUR, "    triton_heuristics.os.system('id')\n", "name", "triton_heuristics.os.system");
+    expect_one("from torch._inductor.runtime.triton_heuristics import os\n", "", "name",
+               "from torch._inductor.runtime.triton_heuristics import os");
+    expect_one("", "    torch._inductor.runtime.triton_helpers.triton.runtime.driver.active\n", "name",
+               "torch._inductor.runtime.triton_helpers.triton.runtime.driver.active");
+    expect_one("", "    j = triton.runtime.jit\n", "name", "triton.runtime.jit");
+    expect_one("", "    b = tl.core.builtins\n", "name", "tl.core.builtins");
+    expect_one("", "    c = tl.math.core\n", "name", "tl.math.core");
+    expect_one(HELP, "    c = libdevice.core\n", "name", "libdevice.core");
+    expect_one(HELP, "    c = tl_math.wraps\n", "name", "tl_math.wraps");
+    expect_one("from triton.language.extra import libdevice\n", "    d = libdevice.cuda_libdevice\n", "name",
+               "libdevice.cuda_libdevice");
+    /* a private attribute of an allowed member */
+    expect_one("", "    p = tl.load._x\n", "name", "tl.load._x");
+    /* what a kernel needs stays allowed: members, their public attributes, math */
+    expect_clean(HEUR HELP "from torch._inductor.runtime.hints import ReductionHint, DeviceProperties\n"
+                           "import math\n",
+                 "    f = (triton_heuristics.pointwise, triton_helpers.maximum, libdevice.erf, tl_math.exp)\n"
+                 "    g = (tl.math.exp, tl.PropagateNan.ALL, ReductionHint.INNER, math.pi, math.log(2.0))\n"
+                 "    h = (tl.extra.libdevice.exp, tl.extra.cuda.libdevice.exp, triton.language.sum)\n");
+}
+
+Test(static_allowlist, dtypes_are_not_built_from_strings) {
+    expect_one("", "    dt = tl.dtype('fp' + '32')\n", "name", "tl.dtype");
+    expect_one("", "    dt = tl.pointer_type(tl.float32)\n", "name", "tl.pointer_type");
+    expect_one("", "    dt = tl.str_to_ty('fp32')\n", "name", "tl.str_to_ty");
+    /* a reduced-precision type named in a string (Form I's signature) in a float32 model */
+    expect_one("", "    sig = {'in_ptr0': '*fp16'}\n", "precision", "'*fp16'");
+    expect_one("", "    t = 'bf16'\n", "precision", "'bf16'");
+    static_opts half = {0, "float16"};
+    char *t = make_l("", "    sig = {'in_ptr0': '*fp16', 'x': 'bf16'}\n");
+    expect_passes(t, &half);
+    free(t);
+    expect_clean("", "    sig = {'in_ptr0': '*fp32', 'x': 'i32', 'note': 'fp16 later'}\n");
+}
+
+Test(static_allowlist, modules_are_not_values) {
+    /* under another name a module escapes the allowlist: mod.runtime.driver... */
+    expect_one("", "    m = triton\n", "name", "triton");
+    expect_one("", "    print(tl)\n", "name", "tl");
+    expect_one("", "    m = torch\n", "name", "torch");
+    expect_one("", "    m = tl.extra.cuda\n", "name", "tl.extra.cuda");
+    expect_one(HEUR, "    m = triton_heuristics\n", "name", "triton_heuristics");
+    expect_one("T = triton\n", "", "name", "triton");
+    expect_one("def _g(n, mod=tl):\n    return n\n\n\n", "", "name", "tl");
+}
+
+Test(static_allowlist, free_names_are_builtins_on_the_list) {
+    expect_one("", "    k = type(in_ptr0)\n", "name", "type");
+    expect_one("", "    o = object()\n", "name", "object");
+    expect_one("", "    s = chr(95)\n", "name", "chr");
+    expect_one("", "    h = hasattr(in_ptr0, 'x')\n", "name", "hasattr");
+    expect_one("", "    d = dir(in_ptr0)\n", "name", "dir");
+    /* Inductor's module names a form-L launcher would see after stitching */
+    expect_one("", "    s = get_raw_stream(0)\n", "name", "get_raw_stream");
+    expect_one("", "    triton_poi_fused_add_0.run(in_ptr0)\n", "name", "triton_poi_fused_add_0.run");
+    expect_clean("", "    n = len((1, 2)) + sum(range(3)) + abs(-1) + max(1, 2) + round(1.5)\n"
+                     "    if not isinstance(xnumel, int):\n        raise ValueError('xnumel')\n"
+                     "    pairs = list(zip(range(2), range(2))) + sorted(set([1])) + [dict(a=1)]\n"
+                     "    for i, v in enumerate(pairs):\n        print(i, v, str(i), float(i), bool(i))\n");
+}
+
+Test(static_allowlist, dunder_names_anywhere) {
+    expect_one("", "    b = __builtins__\n", "io", "__builtins__");
+    expect_one("", "    n = __name__\n", "io", "__name__");
+    expect_one("", "    f = __file__\n", "io", "__file__");
+    expect_one("", "    print(__x__=1)\n", "io", "__x__");
+    expect_one("class _Box:\n    def __init__(self):\n        self.v = 1\n\n\n", "", "io", "__init__");
+    expect_one("", "    def __helper__(n):\n        return n\n", "io", "__helper__");
+    /* Inductor's decorator keeps filename=__file__ (every fixture kernel, static_rules) */
+    expect_clean("@triton.autotune(configs=[], key=['xnumel'])\n@triton.jit\ndef _k2(x_ptr, filename=0):\n"
+                 "    pass\n\n\n",
+                 "");
+}
+
+Test(static_allowlist, identifiers_are_ascii) {
+    /* Python normalises identifiers (NFKC): full-width open is open */
+    expect_one("", "    f = \xef\xbd\x8f\xef\xbd\x90\xef\xbd\x85\xef\xbd\x8e('/tmp/x')\n", "identifier",
+               "\xef\xbd\x8f\xef\xbd\x90\xef\xbd\x85\xef\xbd\x8e");
+    /* an attribute: also not on triton.language's list */
+    char *t = make_l("", "    x = tl.\xef\xbd\x8coad\n");
+    expect_report(t, 2, (const char *const[]){"name", "identifier"},
+                  (const char *const[]){"tl.\xef\xbd\x8coad", "\xef\xbd\x8coad"});
+    free(t);
+    expect_one("", "    caf\xc3\xa9 = 1\n", "identifier", "caf\xc3\xa9");
+    /* non-ASCII text in strings and comments is text */
+    expect_clean("", "    s = 'caf\xc3\xa9'  # d\xc3\xa9j\xc3\xa0 vu\n");
+}
+
+Test(static_allowlist, strings_do_not_spell_names) {
+    expect_one("", "    k = '\\x5f\\x5fglobals\\x5f\\x5f'\n", "string", "'\\x5f\\x5fglobals\\x5f\\x5f'");
+    expect_one("", "    k = r'\\d'\n", "string", "r'\\d'");
+    expect_one("", "    k = '__globals__'\n", "string", "'__globals__'");
+    expect_one("", "    k = 'fused__x'\n", "string", "'fused__x'");
+    expect_one("", "    k = 'a' '__' 'b'\n", "string", "'__'");
+    /* in a decorator (Inductor's kernel names): "__" inside a word only */
+    expect_clean("@triton.autotune(configs=[], key=['triton_poi_fused__to_copy_0'])\n@triton.jit\n"
+                 "def _k2(x_ptr):\n    pass\n\n\n",
+                 "");
+    expect_one("@triton.autotune(configs=[], key=['__x'])\n@triton.jit\ndef _k2(x_ptr):\n    pass\n\n\n", "",
+               "string", "'__x'");
+    expect_one("@triton.autotune(configs=[], key=['x.__a'])\n@triton.jit\ndef _k2(x_ptr):\n    pass\n\n\n", "",
+               "string", "'x.__a'");
+    expect_one("@triton.autotune(configs=[], key=['x__'])\n@triton.jit\ndef _k2(x_ptr):\n    pass\n\n\n", "",
+               "string", "'x__'");
+    /* f-strings evaluate their fields: plain names only */
+    expect_one("", "    print(f\"{open('/etc/passwd').read()}\")\n", "string", "f\"{open('/etc/passwd').read()}\"");
+    expect_one("", "    print(f\"{xnumel + 1}\")\n", "string", "f\"{xnumel + 1}\"");
+    expect_one("", "    print(f\"{xnumel:{xnumel}}\")\n", "string", "f\"{xnumel:{xnumel}}\"");
+    expect_clean("", "    print(f\"{xnumel} {in_ptr0.shape!r} {xnumel:>8} {{x}} {xnumel=}\")\n");
+}
+
+Test(static_allowlist, no_timers_or_sm_ids) {
+    expect_one("", "    t = tl.extra.cuda.globaltimer()\n", "timer", "tl.extra.cuda.globaltimer");
+    expect_one("", "    t = tl.extra.cuda.smid()\n", "timer", "tl.extra.cuda.smid");
+    static const char *const two[] = {"timer", "timer"};
+    char *t = make_l("from triton.language.extra.cuda import clock64\n", "    c = clock64()\n");
+    expect_report(t, 2, two, (const char *const[]){"from triton.language.extra.cuda import clock64", "clock64"});
+    free(t);
+    /* inline PTX: precision in a float32 model; with consent still no clock register and no
+     * assembly built from pieces */
+    static_opts consent = {1, "float32"};
+    const char *asm_t = "tl.inline_asm_elementwise('mov.u32 $0, %smid;', '=r', [], dtype=tl.int32, is_pure=False, "
+                        "pack=1)";
+    char *body = kasprintf("    s = %s\n", asm_t);
+    char *a = make_l("", body);
+    free(body);
+    expect_report_o(a, &consent, 1, (const char *const[]){"timer"}, (const char *const[]){"'mov.u32 $0, %smid;'"});
+    static_opts strict = {0, "float32"};
+    expect_report_o(a, &strict, 2, (const char *const[]){"precision", "timer"}, NULL);
+    free(a);
+    char *b = make_l("", "    s = tl.inline_asm_elementwise('mov.u32 $0, %sm' + 'id;', '=r', [], dtype=tl.int32, "
+                         "is_pure=False, pack=1)\n");
+    expect_report_o(b, &consent, 1, (const char *const[]){"timer"}, (const char *const[]){"tl.inline_asm_elementwise"});
+    free(b);
+    char *c = make_l("", "    s = tl.inline_asm_elementwise('mov.b32 $0, $1;', '=r,r', [xnumel], dtype=tl.int32, "
+                         "is_pure=True, pack=1)\n");
+    expect_report_o(c, &consent, 0, NULL, NULL);
+    free(c);
+    /* the rest of tl.extra.cuda is not on the list either */
+    expect_one("", "    n = tl.extra.cuda.num_threads()\n", "name", "tl.extra.cuda.num_threads");
+}
+
+Test(static_allowlist, jit_functions_have_no_attributes) {
+    expect_one("", "    f = _k.fn\n", "name", "_k.fn");
+    expect_one("", "    _k.cache.clear()\n", "name", "_k.cache.clear");
+    /* set: the state rule says it */
+    expect_one("", "    _k.src = ''\n", "state", "_k.src = ''");
+}
+
+/* Every rendered kernel template (the goldens of tests/fixtures/templates/: what the built-in
+ * executor sends) and every candidate of tests/candidates/<problem>/ whose `# expect:` line is
+ * not a gate-1 refusal passes the rules: the allowlist costs no honest candidate. */
+static void passes_file_text(const char *what, const char *text, size_t len) {
+    candidate *c = NULL;
+    kerr e = {0};
+    cr_assert_eq(candidate_parse(text, len, &c, &e), 0, "%s: %s", what, e.msg);
+    static_report r = {0};
+    static_opts o = {0, "float32"};
+    int rc = static_check(c, &o, &r, &e);
+    char *rt = report_text(&r);
+    cr_expect_eq(rc, 0, "%s refused:\n%s", what, rt);
+    free(rt);
+    static_report_free(&r);
+    candidate_free(c);
+}
+
+static size_t list_dir(const char *rel, const char *suffix, char **names, size_t max) {
+    char *dir = tu_fixture_path(rel);
+    DIR *d = opendir(dir);
+    cr_assert(d, "cannot open %s", dir);
+    size_t n = 0, sl = strlen(suffix);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l > sl && !strcmp(de->d_name + l - sl, suffix) && de->d_name[0] != '.') {
+            cr_assert_lt(n, max);
+            names[n++] = kstrdup(de->d_name);
+        }
+    }
+    closedir(d);
+    free(dir);
+    qsort(names, n, sizeof *names, cmp_str);
+    return n;
+}
+
+Test(static_files, rendered_templates_and_honest_candidates_pass) {
+    char *names[64];
+    size_t n = list_dir("tests/fixtures/templates", ".txt", names, 64), ncand = 0;
+    for (size_t i = 0; i < n; i++) {
+        char *rel = kasprintf("tests/fixtures/templates/%s", names[i]);
+        size_t len;
+        char *text = tu_read_fixture(rel, &len);
+        /* "### label" lines separate the candidates of one executor answer */
+        for (char *p = strstr(text, "### "); p; ncand++) {
+            char *body = strchr(p, '\n');
+            cr_assert(body, "%s", rel);
+            body++;
+            char *next = strstr(body, "\n### ");
+            size_t bl = next ? (size_t)(next + 1 - body) : strlen(body);
+            char *what = kasprintf("%s, %.*s", rel, (int)(body - 1 - p), p);
+            passes_file_text(what, body, bl);
+            free(what);
+            p = next ? next + 1 : NULL;
+        }
+        free(text);
+        free(rel);
+        free(names[i]);
+    }
+    cr_assert_geq(ncand, 30, "only %zu rendered templates", ncand);
+    char *dirs[64];
+    size_t nd = 0, nhonest = 0;
+    {
+        char *root = tu_fixture_path("tests/candidates");
+        DIR *d = opendir(root);
+        cr_assert(d);
+        struct dirent *de;
+        while ((de = readdir(d)))
+            if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && nd < 64) dirs[nd++] = kstrdup(de->d_name);
+        closedir(d);
+        free(root);
+    }
+    for (size_t i = 0; i < nd; i++) {
+        char *rel = kasprintf("tests/candidates/%s", dirs[i]);
+        char *files[64];
+        size_t nf = list_dir(rel, ".py", files, 64);
+        for (size_t f = 0; f < nf; f++) {
+            char *frel = kasprintf("%s/%s", rel, files[f]);
+            size_t len;
+            char *text = tu_read_fixture(frel, &len);
+            if (strncmp(text, "# expect: gate1", 15)) {
+                passes_file_text(frel, text, len);
+                nhonest++;
+            }
+            free(text);
+            free(frel);
+            free(files[f]);
+        }
+        free(rel);
+        free(dirs[i]);
+    }
+    cr_assert_geq(nhonest, 20, "only %zu candidates", nhonest);
+}
+
+Test(static_allowlist, private_attributes) {
+    /* of locals, parameters and call results: internals */
+    expect_one("", "    c = in_ptr0._cdata\n", "name", "._cdata");
+    expect_one("", "    s = in_ptr0.untyped_storage()._untyped\n", "name", "._untyped");
+    expect_one("", "    p = torch.cuda.get_device_properties(0)._x\n", "name", "._x");
+    /* public ones are the other rules' (methods: torch-compute / stream-sync lists) */
+    expect_clean("", "    n = in_ptr0.shape[0] + in_ptr0.stride(0) + in_ptr0.data_ptr()\n    d = in_ptr0.device\n");
+}
+
+/* The allowlist module itself, at its edges. */
+Test(static_names, lookup) {
+    cr_expect_eq(static_names_lookup("numpy.sum"), SN_OUTSIDE);
+    cr_expect_eq(static_names_lookup("tritonx.jit"), SN_OUTSIDE);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtimes"), SN_OUTSIDE);
+    cr_expect_eq(static_names_lookup("triton"), SN_MODULE);
+    cr_expect_eq(static_names_lookup("triton.language.extra.cuda"), SN_MODULE);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.triton_helpers.libdevice"), SN_MODULE);
+    cr_expect_eq(static_names_lookup("triton.jit"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("triton.language.PropagateNan.ALL.value"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("triton.language.PropagateNan.ALL.value._x"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("triton.language.PropagateNan._x.value"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.triton_helpers.libdevice.erf"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.triton_helpers.math.exp"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.triton_helpers.math.core"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("math.pi"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("math._x"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("math."), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("triton.language.extra.cuda.smid"), SN_TIMER);
+    cr_expect_eq(static_names_lookup("triton.language.extra.smid"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("triton.runtime"), SN_REFUSED);
+    /* a segment longer than any module name: judged without overflowing anything */
+    char q[600];
+    memcpy(q, "triton.language.", 16);
+    memset(q + 16, 'q', 500);
+    q[516] = '\0';
+    cr_expect_eq(static_names_lookup(q), SN_REFUSED);
+    /* the module-name key at its size: 15 + 1 + 240 bytes fill it exactly, one more is skipped */
+    for (size_t sl = 239; sl <= 241; sl++) {
+        memset(q + 16, 'q', sl);
+        q[16 + sl] = '\0';
+        cr_expect_eq(static_names_lookup(q), SN_REFUSED, "%zu", sl);
+    }
+    cr_expect_eq(static_names_lookup("math.e"), SN_MEMBER);
+    cr_expect(static_names_builtin("len") && static_names_builtin("ValueError"));
+    cr_expect(!static_names_builtin("type") && !static_names_builtin("getattr") && !static_names_builtin("le"));
+}
+
+Test(static_names, tokens) {
+    cr_expect(static_names_ascii("ab", 2) && static_names_ascii("ab\xc3", 2) && !static_names_ascii("a\xc3", 2));
+    cr_expect(!static_names_ascii("\xc3" "a", 2) && !static_names_ascii("\x80", 1) && static_names_ascii("\x7f", 1));
+    cr_expect(static_names_string_escape("'\\'", 3) && !static_names_string_escape("'a'\\", 3));
+    /* strict: any "__"; else only at a word's edge */
+    cr_expect(static_names_string_dunder("__x", 3, 1) && static_names_string_dunder("a__b", 4, 1));
+    cr_expect(!static_names_string_dunder("a__b", 4, 0) && !static_names_string_dunder("a___b", 5, 0));
+    cr_expect(static_names_string_dunder("__x", 3, 0) && static_names_string_dunder("a__", 3, 0));
+    cr_expect(static_names_string_dunder("a.__b", 5, 0) && !static_names_string_dunder("a_b", 3, 1));
+    cr_expect(!static_names_string_dunder("a_", 2, 1) && !static_names_string_dunder("a__b_", 2, 1));
+    cr_expect(!static_names_string_dunder("z__Z", 4, 0) && !static_names_string_dunder("9__0", 4, 0));
+    cr_expect(static_names_string_dunder("a__b", 3, 0)); /* the word ends with the token */
+    cr_expect(static_names_string_timer("'%smid'", 7) && !static_names_string_timer("'%sm'", 5));
+    cr_expect(static_names_string_timer("'mov.u64 $0, %globaltimer;'", 27));
+    cr_expect(static_names_string_timer("%smid", 5) && static_names_string_timer("x%smid", 6) &&
+              !static_names_string_timer("x%smi", 5));
+    cr_expect(!static_names_string_dunder("A__B", 4, 0) && !static_names_string_dunder("a__z", 4, 0));
+    /* only the n bytes given count */
+    cr_expect(!static_names_fstring_fields("f'{x}'", 4) && !static_names_fstring_fields("f'{{x}}'", 3));
+    cr_expect(static_names_fstring_fields("f'x'{", 4));
+    /* f-string fields */
+    static const struct {
+        const char *s;
+        int ok;
+    } f[] = {{"f'{x}'", 1},       {"f'{x.y}'", 1},   {"f'{ (x) }'", 1}, {"f'{x!r:>8}'", 1}, {"f'{x!s}'", 1}, {"f'{x!a}'", 1}, {"f'{x=}'", 1},
+             {"f'{{x()}}'", 1},   {"'{x()}'", 1},    {"rb'{x()}'", 1},  {"f'{x()}'", 0},    {"f'{1}'", 0},
+             {"f'{(x}'", 0},      {"f'{x)}'", 0},    {"f'{x.}'", 0},    {"f'{x:{y}}'", 0},  {"f'{x:(}'", 0},
+             {"f'{x'", 0},        {"f'{}'", 0},      {"F'{x[0]}'", 0},  {"f'{x!z}'", 0},    {"f'{x!r:\\}'", 0},
+             {"f'{(x y)}'", 0}};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        cr_expect_eq(static_names_fstring_fields(f[i].s, strlen(f[i].s)), f[i].ok, "%s", f[i].s);
 }

@@ -1,0 +1,217 @@
+/* cmd_lint.c — `kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change]
+ * [--dtype DTYPE]`: gate 1's static rules (gates/static.h) on one candidate file, on the CPU,
+ * without a worker, a model or a GPU, so a user or an LLM loop can check a candidate before
+ * asking for `kopt verify`. The verdict is the one `kopt verify` would reach for the rules: the
+ * same parser, the same rules, the same options.
+ *
+ * Output: one line per finding, `FILE:LINE: RULE: `TEXT`: WHY`, then one summary line (stdout);
+ * with --json one object {"ok", "file", "form", "replaces", "kernel", "findings": [{"rule",
+ * "line", "column", "message", "text"}]}. A file that does not parse is one finding of rule
+ * `parse`. --kernel NAME (the kernel the candidate replaces) adds the checks that need only the
+ * name: the file's `# kopt-candidate: replaces=` binding, when present, must name it, and a
+ * form-I kernel must be named like it (rule `interface`); the full interface check needs the
+ * compiled model (kopt verify).
+ * Exit codes: 0 passes, KOPT_E_USAGE, KOPT_E_NOFILE (missing file, a directory), KOPT_E_CANDIDATE
+ * (refused: findings printed). */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/args.h"
+#include "cli/cli.h"
+#include "gates/candidate.h"
+#include "gates/static.h"
+#include "util/buf.h"
+#include "util/fs.h"
+
+static const char USAGE[] =
+    "usage: kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change] [--dtype DTYPE]\n"
+    "\n"
+    "Check a candidate kernel file (docs/CANDIDATES.md) against gate 1's static rules, on the CPU:\n"
+    "no worker, no model, no GPU. The rules are an allowlist (docs/SECURITY.md): imports of triton,\n"
+    "triton.language, its math and libdevice, math, torch (allocation and dtypes only) and Inductor's\n"
+    "Triton helpers; names the file defines; allowed builtins; literals. getattr, dunder names,\n"
+    "backslash escapes and \"__\" in strings, non-ASCII identifiers, clock and SM-id reads are refused.\n"
+    "Each finding is printed as FILE:LINE: RULE: `TEXT`: WHY.\n"
+    "\n"
+    "options:\n"
+    "  --json                    print one JSON object: {\"ok\", \"file\", \"form\", \"replaces\", \"kernel\",\n"
+    "                            \"findings\": [{\"rule\", \"line\", \"column\", \"message\", \"text\"}]}\n"
+    "  --kernel NAME             the kernel the candidate replaces: its replaces= binding and a form-I\n"
+    "                            kernel's name must match it (the full interface needs kopt verify)\n"
+    "  --allow-precision-change  accept reduced precision (fp16/bf16/fp8, TF32), as kopt verify does\n"
+    "  --dtype DTYPE             the model's dtype: float32 (default), float16 or bfloat16; the precision\n"
+    "                            rules apply to float32 models\n"
+    "  -h, --help                this text\n"
+    "\n"
+    "exit codes: 0 the candidate passes, 2 bad command line, 3 candidate file missing or not a file,\n"
+    "  12 refused (each finding printed with its rule and line)\n";
+
+typedef struct lint_opts {
+    const char *path, *kernel, *dtype;
+    int json, allow_precision_change;
+} lint_opts;
+
+/* One finding, rule names as in static.h plus "parse" and "interface". */
+typedef struct lint_finding {
+    const char *rule;
+    int line, col;
+    char *text, *message;
+} lint_finding;
+
+typedef struct lint_list {
+    lint_finding *v;
+    size_t n, cap;
+} lint_list;
+
+static void lint_add(lint_list *l, const char *rule, int line, int col, const char *text, const char *msg) {
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 8;
+        l->v = krealloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = (lint_finding){rule, line, col, kstrdup(text), kstrdup(msg)};
+}
+
+static void lint_list_free(lint_list *l) {
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].text);
+        free(l->v[i].message);
+    }
+    free(l->v);
+}
+
+static int usage_error(const char *msg, const char *arg, int json) {
+    kerr e = {0};
+    kerr_set(&e, KOPT_E_USAGE, "%s%s%s; see 'kopt lint --help'", msg, arg ? " " : "", arg ? arg : "");
+    return cli_fail("lint", &e, json);
+}
+
+static int read_opts(int argc, char **argv, lint_opts *o) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json")) o->json = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--json")) continue;
+        if (!strcmp(a, "--allow-precision-change")) {
+            o->allow_precision_change = 1;
+            continue;
+        }
+        if (!strcmp(a, "--kernel") || !strcmp(a, "--dtype")) {
+            if (i + 1 >= argc) return usage_error("missing the value of", a, o->json);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--kernel")) {
+                if (o->kernel) return usage_error("--kernel given twice:", v, o->json);
+                if (!*v) return usage_error("--kernel takes a kernel name, got ''", NULL, o->json);
+                o->kernel = v;
+            } else {
+                if (strcmp(v, "float32") && strcmp(v, "float16") && strcmp(v, "bfloat16")) {
+                    kerr e = {0};
+                    kerr_set(&e, KOPT_E_USAGE, "--dtype takes float32, float16 or bfloat16, got '%s'", v);
+                    return cli_fail("lint", &e, o->json);
+                }
+                o->dtype = v;
+            }
+            continue;
+        }
+        if (a[0] == '-' && a[1]) return usage_error("unknown option", a, o->json);
+        if (o->path) return usage_error("more than one candidate given:", a, o->json);
+        o->path = a;
+    }
+    if (!o->path) return usage_error("missing the candidate path", NULL, o->json);
+    return 0;
+}
+
+/* The line a candidate_parse message names ("line 12: ..."), or 0. */
+static int message_line(const char *msg) {
+    if (strncmp(msg, "line ", 5)) return 0;
+    return atoi(msg + 5);
+}
+
+/* The checks --kernel NAME allows without the compiled model. */
+static void lint_binding(const candidate *c, const char *kernel, lint_list *l) {
+    const char *rep = candidate_replaces(c);
+    if (rep && strcmp(rep, kernel)) {
+        char *m = kasprintf("the file's binding names %s, --kernel names %s", rep, kernel);
+        lint_add(l, "interface", c->replaces_line, 1, rep, m);
+        free(m);
+    }
+    if (candidate_form(c) == CAND_FORM_I && strcmp(candidate_main_name(c), kernel)) {
+        const cand_def *d = &c->defs[c->main_def];
+        char *m = kasprintf("a form-I kernel must be named like the kernel it replaces (%s)", kernel);
+        lint_add(l, "interface", d->line, 1, candidate_main_name(c), m);
+        free(m);
+    }
+}
+
+static int cmp_finding(const void *pa, const void *pb) {
+    const lint_finding *a = pa, *b = pb;
+    if (a->line != b->line) return a->line < b->line ? -1 : 1;
+    return (a->col > b->col) - (a->col < b->col);
+}
+
+static void print_json(const lint_opts *o, const candidate *c, const lint_list *l) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < l->n; i++) {
+        const lint_finding *f = &l->v[i];
+        json_array_append_new(arr, json_pack("{s:s, s:i, s:i, s:s, s:s}", "rule", f->rule, "line", f->line, "column",
+                                             f->col, "message", f->message, "text", f->text));
+    }
+    const char *rep = c ? candidate_replaces(c) : NULL;
+    json_t *j = json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "ok", l->n == 0, "file", o->path, "form",
+                          c ? json_string(candidate_form_name(candidate_form(c))) : json_null(), "replaces",
+                          rep ? json_string(rep) : json_null(), "kernel",
+                          o->kernel ? json_string(o->kernel) : json_null(), "findings", arr);
+    char *s = json_dumps(j, JSON_INDENT(2));
+    if (s) puts(s);
+    free(s);
+    json_decref(j);
+}
+
+static void print_text(const lint_opts *o, const candidate *c, const lint_list *l) {
+    for (size_t i = 0; i < l->n; i++) {
+        const lint_finding *f = &l->v[i];
+        if (f->text[0]) printf("%s:%d: %s: `%s`: %s\n", o->path, f->line, f->rule, f->text, f->message);
+        else printf("%s:%d: %s: %s\n", o->path, f->line, f->rule, f->message);
+    }
+    if (l->n) printf("%s: refused by gate 1's static rules: %zu finding%s\n", o->path, l->n, l->n == 1 ? "" : "s");
+    else printf("%s: passes gate 1's static rules (form %s)\n", o->path, candidate_form_name(candidate_form(c)));
+}
+
+int cmd_lint(int argc, char **argv) {
+    if (cli_wants_help(argc, argv)) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    lint_opts o = {0};
+    int rc = read_opts(argc, argv, &o);
+    if (rc) return rc;
+    kerr e = {0};
+    char *text = NULL;
+    size_t len = 0;
+    if ((rc = cli_input_file("candidate file", o.path, &e)) || (rc = fs_read(o.path, &text, &len, &e)))
+        return cli_fail("lint", &e, o.json);
+    lint_list l = {0};
+    candidate *c = NULL;
+    if (candidate_parse(text, len, &c, &e)) {
+        lint_add(&l, "parse", message_line(e.msg), 1, "", e.msg);
+        c = NULL;
+    } else {
+        static_opts so = {.allow_precision_change = o.allow_precision_change, .model_dtype = o.dtype};
+        static_report r = {0};
+        kerr se = {0};
+        static_check(c, &so, &r, &se);
+        for (size_t i = 0; i < r.n; i++)
+            lint_add(&l, static_rule_name(r.v[i].rule), r.v[i].line, r.v[i].col, r.v[i].text, r.v[i].why);
+        static_report_free(&r);
+        if (o.kernel) lint_binding(c, o.kernel, &l);
+    }
+    free(text);
+    if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_finding);
+    if (o.json) print_json(&o, c, &l);
+    else print_text(&o, c, &l);
+    rc = l.n ? KOPT_E_CANDIDATE : 0;
+    lint_list_free(&l);
+    candidate_free(c);
+    return rc;
+}

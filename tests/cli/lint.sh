@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# CLI tests of `kopt lint` (gate 1's static rules on the CPU; no worker, no GPU): exit codes 0
+# (passes), 12 (refused, each finding as FILE:LINE: RULE: ...), 3 (missing file, directory), 2
+# (bad command line); the --json shape; --kernel, --allow-precision-change, --dtype; and the
+# corpus: every rendered kernel template (the goldens of tests/fixtures/templates/, split at their
+# "### label" lines) and every honest candidate of tests/candidates/<problem>/ passes, every gate-1
+# attack (tests/candidates/static/ and any `# expect: gate1 RULE` file) is refused with its rule.
+# usage: KOPT=build/kopt bash tests/cli/lint.sh   (prints 'lint: N passed, N failed')
+set -u
+cd "$(dirname "$0")/../.."
+KOPT=${KOPT:-build/kopt}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/cli/lib.sh   # ok, bad, expect_exit, has
+export KOPT_WORKER=/nonexistent/no_worker.py   # lint must not need one
+
+GOOD=tests/candidates/03_log_softmax/good_online.py
+ATTACK=tests/candidates/static/subprocess.py
+PREC=tests/candidates/static/reduced_precision.py
+
+# json_check NAME FILE PY-EXPR: a failure unless the expression holds for the JSON object `d`
+json_check() {
+  if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" \
+      2>"$T/jerr"; then ok; else bad "$1: $3 does not hold for $(head -c 400 "$2") $(head -c 200 "$T/jerr")"; fi
+}
+
+# ---- 1. exit codes and the text output -------------------------------------------------------
+expect_exit 0 "lint a good candidate" -- "$KOPT" lint "$GOOD"
+has "lint good: says it passes" "$T/out" "good_online.py: passes gate 1's static rules (form L)"
+expect_exit 12 "lint an attack" -- "$KOPT" lint "$ATTACK"
+has "lint attack: FILE:LINE: RULE:" "$T/out" "^$ATTACK:4: io: \`import subprocess\`: "
+has "lint attack: the use too" "$T/out" "^$ATTACK:20: io: \`subprocess.run\`"
+has "lint attack: summary" "$T/out" "refused by gate 1's static rules: 2 findings"
+[ ! -s "$T/err" ] && ok || bad "lint attack: stderr not empty: $(head -c 200 "$T/err")"
+expect_exit 3 "lint a missing file" -- "$KOPT" lint "$T/nope.py"
+has "missing file: named" "$T/err" "candidate file $T/nope.py does not exist"
+expect_exit 3 "lint a directory" -- "$KOPT" lint tests/candidates
+has "directory: named" "$T/err" "is a directory"
+expect_exit 2 "lint without a file" -- "$KOPT" lint
+expect_exit 2 "lint two files" -- "$KOPT" lint "$GOOD" "$ATTACK"
+expect_exit 2 "lint unknown option" -- "$KOPT" lint "$GOOD" --fast
+expect_exit 2 "lint --dtype bad" -- "$KOPT" lint "$GOOD" --dtype float8
+has "--dtype bad: names the value" "$T/err" "'float8'"
+expect_exit 2 "lint --kernel without a value" -- "$KOPT" lint "$GOOD" --kernel
+expect_exit 0 "lint --help" -- "$KOPT" lint --help
+has "lint --help: exit codes" "$T/out" "exit codes: 0 the candidate passes, 2 bad command line, 3 candidate file"
+has "lint --help: 12" "$T/out" "12 refused"
+expect_exit 0 "kopt --help" -- "$KOPT" --help
+has "kopt --help lists lint" "$T/out" "^  lint "
+
+# a file that does not parse: one finding of rule parse, with its line
+printf 'import triton\n\ndef launch(x, stream=None):\n    return (\n' >"$T/broken.py"
+expect_exit 12 "lint an unparsable file" -- "$KOPT" lint "$T/broken.py"
+has "unparsable: rule parse" "$T/out" "broken.py:[0-9]*: parse: "
+printf '# kopt-candidate: replaces=k\nimport triton\n' >"$T/nojit.py"
+expect_exit 12 "lint a file without a kernel" -- "$KOPT" lint "$T/nojit.py"
+has "no kernel: rule parse" "$T/out" "nojit.py:1: parse: line 1: no top-level @triton.jit function"
+
+# ---- 2. --json ----------------------------------------------------------------------------------
+expect_exit 12 "lint --json attack" -- "$KOPT" lint "$ATTACK" --json
+json_check "json attack" "$T/out" "d['ok'] is False and d['file'].endswith('subprocess.py') and d['form'] == 'L'"
+json_check "json attack findings" "$T/out" \
+  "[(f['rule'], f['line'], f['text']) for f in d['findings']] == [('io', 4, 'import subprocess'), ('io', 20, 'subprocess.run')]"
+json_check "json finding keys" "$T/out" \
+  "all(set(f) >= {'rule', 'line', 'message', 'text'} and f['message'] for f in d['findings'])"
+json_check "json attack binding" "$T/out" "d['replaces'] == 'triton_poi_fused_add_gelu_mul_0' and d['kernel'] is None"
+expect_exit 0 "lint --json good" -- "$KOPT" lint --json "$GOOD"
+json_check "json good" "$T/out" "d['ok'] is True and d['findings'] == []"
+[ ! -s "$T/err" ] && ok || bad "json good: stderr not empty"
+expect_exit 12 "lint --json unparsable" -- "$KOPT" lint "$T/broken.py" --json
+json_check "json unparsable" "$T/out" "d['ok'] is False and d['form'] is None and d['findings'][0]['rule'] == 'parse'"
+expect_exit 3 "lint --json missing" -- "$KOPT" lint --json "$T/nope.py"
+json_check "json missing: an error object" "$T/out" "d['ok'] is False and d['error']['exit_code'] == 3"
+expect_exit 2 "lint --json bad option" -- "$KOPT" lint --json "$GOOD" --nope
+json_check "json usage: an error object" "$T/out" "d['ok'] is False and d['error']['exit_code'] == 2"
+
+# ---- 3. options ------------------------------------------------------------------------------
+expect_exit 12 "reduced precision refused in a float32 model" -- "$KOPT" lint "$PREC"
+has "precision: the rule" "$T/out" ": precision: \`tl.float16\`"
+expect_exit 0 "reduced precision with consent" -- "$KOPT" lint "$PREC" --allow-precision-change
+expect_exit 0 "reduced precision in a float16 model" -- "$KOPT" lint "$PREC" --dtype float16
+expect_exit 12 "--dtype float32 is the default" -- "$KOPT" lint "$PREC" --dtype float32
+K=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
+expect_exit 0 "--kernel matching the binding" -- "$KOPT" lint "$GOOD" --kernel "$K"
+expect_exit 12 "--kernel not matching the binding" -- "$KOPT" lint "$GOOD" --kernel other_kernel --json
+json_check "--kernel mismatch: rule interface" "$T/out" \
+  "d['kernel'] == 'other_kernel' and [f['rule'] for f in d['findings']] == ['interface'] and d['findings'][0]['line'] == 2"
+
+# ---- 4. the corpus -----------------------------------------------------------------------------
+# every honest candidate passes; every gate-1 attack is refused with exactly the rule it names
+n_honest=0; n_attack=0
+for f in tests/candidates/[0-9]*/*.py tests/candidates/static/*.py; do
+  exp=$(sed -n 's/^# expect: //p' "$f" | head -1)
+  case "$exp" in
+    gate1\ *)
+      rule=${exp#gate1 }
+      expect_exit 12 "attack $f" -- "$KOPT" lint --json "$f" || continue
+      json_check "attack $f: only [$rule]" "$T/out" "d['findings'] and {f['rule'] for f in d['findings']} == {'$rule'}"
+      n_attack=$((n_attack+1)) ;;
+    *)
+      expect_exit 0 "honest $f ($exp)" -- "$KOPT" lint "$f" && n_honest=$((n_honest+1)) ;;
+  esac
+done
+[ "$n_honest" -ge 20 ] && ok || bad "only $n_honest honest candidates linted"
+[ "$n_attack" -ge 15 ] && ok || bad "only $n_attack attack candidates linted"
+
+# every rendered kernel template (the executor's output, golden files) passes
+mkdir -p "$T/tmpl"
+for g in tests/fixtures/templates/*.txt; do
+  awk -v base="$T/tmpl/$(basename "$g" .txt)" '/^### /{n++; f=base "_" n ".py"; next} {print > f}' "$g"
+done
+n_tmpl=0
+for f in "$T"/tmpl/*.py; do
+  expect_exit 0 "template $(basename "$f")" -- "$KOPT" lint "$f" && n_tmpl=$((n_tmpl+1))
+done
+[ "$n_tmpl" -ge 30 ] && ok || bad "only $n_tmpl rendered templates linted"
+
+echo "lint: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
