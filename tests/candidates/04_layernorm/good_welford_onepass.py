@@ -1,4 +1,4 @@
-# expect: pass-or-gate4
+# expect: gate3 not exact on constant rows: each thread sums its 16 equal values in sequence, which rounds (3c is not always a float), so x - mean is not 0 and rsqrt(var + eps) multiplies the rounding by ~300 (H200: error 2.3e-4 where Inductor's Welford and eager are exact)
 # kopt-candidate: replaces=triton_red_fused_native_layer_norm_0
 # LayerNorm with one program per 8192-wide row held in registers: mean, then the biased variance as mean((x - mean)^2) over the same registers, then (x - mean) * rsqrt(var + 1e-5) * w + b.
 import triton
