@@ -59,7 +59,10 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "02_softmax_wide_g0.py", "06_groupnorm_g0.py", "05_rmsnorm_g0.py",
                                            "suite_level1_06_layer_norm_small_g0.py",
                                            "suite_level1_27_cumsum_rows_small_g0.py",
-                                           "suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py"};
+                                           "suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py",
+                                           "suite_level1_30_exclusive_cumsum_small_g0.py",
+                                           "suite_level1_31_masked_cumsum_small_g0.py",
+                                           "suite_level1_32_cumsum_middle_dim_small_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -98,7 +101,9 @@ Test(templates, region_templates_match_their_goldens) {
         const char *fixture;
         int first, last;
         const char *tmpl;
-    } cases[] = {{"02_softmax_wide_g0.py", 0, 4, "region_softmax"}, {"06_groupnorm_g0.py", 0, 2, "region_group_norm"}};
+    } cases[] = {{"02_softmax_wide_g0.py", 0, 4, "region_softmax"},
+                 {"06_groupnorm_g0.py", 0, 2, "region_group_norm"},
+                 {"suite_level1_29_reverse_cumsum_small_g0.py", 0, 1, "scan"}};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", cases[c].fixture);
         size_t len = 0;
