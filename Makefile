@@ -117,6 +117,7 @@ gpu-test: build/kopt
 TRITON_PYTHON ?= python3
 interp-check:
 	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
+	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
 
 # Mutation testing of the verdict code (tools/mutate.py; MUTATE_ARGS="--files decide.c --max 20"):
 # every mutant must make a test fail; exit 1 below 90% killed. Hours on 2 cores for every file.

@@ -56,6 +56,15 @@ int builtin_has_op(const json_t *arr, const char *s);
  * out_ptr0, out_ptr2...). */
 int builtin_params_are(const json_t *k, const char *const *want, size_t n);
 
+/* Inductor's FX graph fragment (the "Graph fragment" comment lines above a kernel, in the
+ * context as "graph_fragment"): builtin_fx_line, the line of the node calling `target`
+ * ("aten.cumsum.default") or NULL; builtin_fx_rank, the rank of that node's `Tensor "f32[..]"`
+ * type (0 when absent); builtin_fx_int_arg, the integer after the node's first argument
+ * (`args = (%x, D` -> D; 1 when read). */
+const char *builtin_fx_line(const json_t *fragment, const char *target);
+int builtin_fx_rank(const char *line);
+int builtin_fx_int_arg(const char *line, long long *out);
+
 /* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
  * a kernel (its planner context), or NULL: "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
@@ -84,6 +93,12 @@ int builtin_region_act(const json_t *kernel, const json_t *plan, json_t **out, k
 const char *builtin_scan_match(const json_t *kernel);
 json_t *builtin_scan_variants(const json_t *kernel);
 int builtin_scan_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+/* The middle-dimension softmax family (builtin_colsoftmax.c): "col_softmax" when the kernel is
+ * a softmax / log-softmax of fp32 over a dimension with something after it (<= 8192 long), else
+ * NULL; its variants (new array); its candidates (*out new). builtin_rewrite_* dispatch to them. */
+const char *builtin_col_softmax_match(const json_t *kernel);
+json_t *builtin_col_softmax_variants(const json_t *kernel);
+int builtin_col_softmax_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

@@ -234,7 +234,10 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         if (!refused)
             json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
                                                    tmpl, "variants", builtin_rewrite_variants(tmpl, k), "rationale",
-                                                   !strcmp(tmpl, "scan")
+                                                   !strcmp(tmpl, "col_softmax")
+                                                       ? "a softmax over a middle dimension read twice with strided loads: "
+                                                         "the whole dimension of a few adjacent columns in registers, one read"
+                                                   : !strcmp(tmpl, "scan")
                                                        ? "a cumulative sum written anew from what it computes: one read, one write, "
                                                          "loads coalesced whatever the scanned dimension, a carried total"
                                                    : !strcmp(tmpl, "row_cumsum")

@@ -182,6 +182,7 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     split_info si;
     const char *split = split_match(k, &si) ? "split_more" : NULL;
     const char *scan = builtin_scan_match(k);   /* a cumulative sum over any dimension */
+    if (!scan) scan = builtin_col_softmax_match(k);   /* a softmax over a middle dimension */
     if (scan) split = scan;
     char rows[64];
     snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn);   /* contiguous rows of r0_numel */
@@ -213,6 +214,7 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
 
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
     if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
+    if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_variants(k);
     if (tmpl && (!strncmp(tmpl, "region_", 7) || !strncmp(tmpl, "row_split_", 10))) return builtin_region_variants(tmpl, k);
     json_t *v = json_array();
     if (tmpl && !strcmp(tmpl, "row_cumsum")) {
@@ -363,6 +365,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     const json_t *params = json_object_get(plan, "params");
     const char *tmpl = json_string_value(json_object_get(params, "template"));
     if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_act(k, plan, out, e);
+    if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_act(k, plan, out, e);
     if (tmpl && !strncmp(tmpl, "region_", 7)) return builtin_region_act(k, plan, out, e);
     double eps = 0;
     const char *match = builtin_rewrite_match(k, &eps);

@@ -73,47 +73,13 @@ static long long dim_at(const json_t *shape, size_t d) {
     return json_integer_value(json_array_get(shape, d));
 }
 
-/* The FX node line of `fragment` (Inductor's "Graph fragment" comment lines) that calls
- * `target` ("aten.cumsum.default"), or NULL. */
-static const char *fx_line(const json_t *fragment, const char *target) {
-    char want[96];
-    snprintf(want, sizeof want, "target=torch.ops.%s](args = (%%", target);
-    size_t i;
-    json_t *v;
-    json_array_foreach(fragment, i, v) {
-        const char *l = json_string_value(v);
-        if (l && strstr(l, want)) return l;
-    }
-    return NULL;
-}
-
-/* The rank of the node's tensor type `Tensor "f32[a, b, c][...]"`; 0 when not found. */
-static int fx_rank(const char *line) {
-    const char *t = strstr(line, "Tensor \"");
-    const char *b = t ? strchr(t, '[') : NULL;
-    if (!b) return 0;
-    int rank = 1;
-    for (const char *p = b + 1; *p && *p != ']'; p++) rank += *p == ',';
-    return b[1] == ']' ? 0 : rank;
-}
-
-/* The integer after the node's first argument: `(args = (%x, D` -> D. 1 when read. */
-static int fx_second_int(const char *line, long long *out) {
-    const char *a = strstr(line, "](args = (%");
-    const char *c = a ? strchr(a + 11, ',') : NULL;
-    if (!c) return 0;
-    char *end = NULL;
-    *out = strtoll(c + 1, &end, 10);
-    return end != c + 1;
-}
-
 /* The scanned dimension the FX graph states (cumsum's dim, normalised), or -1 when the graph
  * fragment does not say. */
 static int fx_scan_dim(const json_t *fragment) {
-    const char *l = fx_line(fragment, "aten.cumsum.default");
+    const char *l = builtin_fx_line(fragment, "aten.cumsum.default");
     long long d;
-    int rank = l ? fx_rank(l) : 0;
-    if (!l || !rank || !fx_second_int(l, &d)) return -1;
+    int rank = l ? builtin_fx_rank(l) : 0;
+    if (!l || !rank || !builtin_fx_int_arg(l, &d)) return -1;
     if (d < 0) d += rank;
     return d >= 0 && d < rank ? (int)d : -1;
 }
@@ -121,7 +87,7 @@ static int fx_scan_dim(const json_t *fragment) {
 /* The shift a pad of the last dimension states: constant_pad_nd(x, [1, 0]) then a slice keeps
  * the first n (+1: out[j] sums x[< j]); [0, 1] the last n (-1). 0 when the graph does not say. */
 static int fx_pad_shift(const json_t *fragment) {
-    const char *l = fx_line(fragment, "aten.constant_pad_nd.default");
+    const char *l = builtin_fx_line(fragment, "aten.constant_pad_nd.default");
     const char *b = l ? strstr(l, ", [") : NULL;
     if (!b) return 0;
     if (!strncmp(b, ", [1, 0]", 8)) return 1;
@@ -129,15 +95,14 @@ static int fx_pad_shift(const json_t *fragment) {
     return 0;
 }
 
-/* Keeps only dimension `d` among f's candidates when it is one of them (the graph's word beats
- * a guess from sizes). */
+/* The graph's word beats a guess from sizes: with d >= 0, only dimension d remains, and none
+ * when the sizes did not allow d (the scan is not the one the template computes). */
 static void keep_dim(scan_facts *f, int d) {
-    for (int i = 0; d >= 0 && i < f->ndims; i++)
-        if (f->dims[i] == d) {
-            f->dims[0] = d;
-            f->ndims = 1;
-            return;
-        }
+    if (d < 0) return;
+    int found = 0;
+    for (int i = 0; i < f->ndims; i++) found |= f->dims[i] == d;
+    f->dims[0] = d;
+    f->ndims = found;
 }
 
 /* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only. */

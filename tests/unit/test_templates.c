@@ -62,7 +62,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py",
                                            "suite_level1_30_exclusive_cumsum_small_g0.py",
                                            "suite_level1_31_masked_cumsum_small_g0.py",
-                                           "suite_level1_32_cumsum_middle_dim_small_g0.py"};
+                                           "suite_level1_32_cumsum_middle_dim_small_g0.py",
+                                           "suite_level1_05_softmax_middle_dim_small_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);

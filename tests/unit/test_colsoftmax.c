@@ -1,0 +1,87 @@
+/* The middle-dimension softmax family (src/agents/builtin_colsoftmax.c) on an Inductor module
+ * captured on the H200 (suite problem 05 scaled down to (64, 512, 512), softmax over dim 1):
+ * recognised from ATen ops, shapes and the FX graph; every candidate passes gate 1's C checks;
+ * row softmaxes and other families are not taken for it. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "gates/candidate.h"
+#include "gates/gate1.h"
+#include "optimize/optimize_int.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+static artifact *load(const char *name) {
+    char *rel = kasprintf("tests/fixtures/inductor/%s", name);
+    size_t len = 0;
+    char *text = tu_read_fixture(rel, &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s: %s", name, e.msg);
+    free(text);
+    free(rel);
+    return a;
+}
+
+Test(col_softmax, middle_dimension_softmax) {
+    artifact *a = load("suite_level1_05_softmax_middle_dim_small_g0.py");
+    cr_assert_eq(a->nkernels, 1);
+    json_t *k = opt_kernel_ctx(a, 0);
+    double eps = 0;
+    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "col_softmax");
+    json_t *vars = builtin_rewrite_variants("col_softmax", k);
+    cr_assert_geq(json_array_size(vars), 2);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "col_softmax", "variants", vars);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        /* (64, 512, 512): dims 1 and 2 both have 512 elements; the graph says 1 */
+        cr_expect(strstr(src, "x.shape[1]") != NULL, "%s", src);
+        cr_expect(strstr(src, "BLOCK_C=512") != NULL && strstr(src, "LOG=False") != NULL, "%s", src);
+        cr_expect(strstr(src, "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
+        candidate *cd = NULL;
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_assert_eq(gate1_check(cd, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+    }
+    cr_expect_eq(json_array_size(json_object_get(out, "candidates")), json_array_size(vars));
+    json_decref(out);
+    json_decref(plan);
+    /* the graph naming the last dimension: a row softmax, not this family */
+    json_object_set_new(k, "graph_fragment",
+                        json_pack("[s]", "#   %p : [num_users=2] = call_function[target=torch.ops.prims.prepare_softmax_online."
+                                         "default](args = (%arg0_1, -1), kwargs = {})"));
+    cr_expect_null(builtin_col_softmax_match(k));
+    /* without a graph fragment, both readings the sizes allow */
+    json_object_set_new(k, "graph_fragment", json_array());
+    cr_expect_str_eq(builtin_col_softmax_match(k), "col_softmax");
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(col_softmax, not_for_rows_or_other_families) {
+    static const char *const fx[] = {"03_log_softmax_g0.py", "02_softmax_wide_g0.py", "suite_level1_01_softmax_wide_rows_small_g0.py",
+                                     "06_groupnorm_g0.py", "07_sum_inner_g0.py", "suite_level1_32_cumsum_middle_dim_g0.py"};
+    for (size_t f = 0; f < sizeof fx / sizeof *fx; f++) {
+        artifact *a = load(fx[f]);
+        for (size_t i = 0; i < a->nkernels; i++) {
+            json_t *k = opt_kernel_ctx(a, (int)i);
+            cr_expect_null(builtin_col_softmax_match(k), "%s: %s", fx[f], a->kernels[i].name);
+            json_decref(k);
+        }
+        artifact_free(a);
+    }
+}
