@@ -76,6 +76,7 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->setup_s = r->search_s = r->final_s = r->used_wall_s = NAN;
     r->candidates = -1;
     r->spent_before_search = -1;
+    r->floor_ok = -1;
     r->peak_gpu_bytes = r->context_bytes = r->working_set_bytes = r->f64_peak_gpu_bytes = NAN;
     r->eager_peak_gpu_bytes = NAN;
 }
@@ -98,6 +99,8 @@ static void br_read_model(bench_record *r, const json_t *m) {
     r->max_autotune_ms = br_pos(m, "max_autotune_ms");
     r->kopt_ms = br_pos(m, "optimized_ms");
     r->floor_ms = br_pos(m, "floor_ms");
+    const json_t *fok = json_object_get(json_object_get(m, "floor_check"), "ok");
+    r->floor_ok = json_is_boolean(fok) ? json_is_true(fok) : -1;
     const char *start = json_string_value(json_object_get(m, "start"));
     r->start = !start ? BENCH_START_UNKNOWN
                : !strcmp(start, "default") ? BENCH_START_DEFAULT

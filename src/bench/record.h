@@ -62,6 +62,7 @@ typedef struct bench_record {
     int spent_before_search;    /* -1: not known, else 0/1 */
     double peak_gpu_bytes, context_bytes, working_set_bytes, f64_peak_gpu_bytes;
     double eager_peak_gpu_bytes; /* the user's eager model's runs (a memory phase of their own) */
+    int floor_ok;               /* model.floor_check.ok: 1, 0 (some measured time is below its floor), -1 not known */
     /* the failure, when the document is an error object (or the parent made one) */
     char *error_kind, *error_message;
 } bench_record;

@@ -23,7 +23,8 @@ const char *const BENCH_DEFINITIONS[] = {
     "kopt / floor: kopt's model time divided by the memory-traffic floor (1 = at the floor); "
     "\"(!)\" after it: a measured module time (torch.compile default, max-autotune or kopt's) is below "
     "the floor, so the floor is wrong for that problem (the problem's report.json, model.floor_check, "
-    "lists every time below its floor -- modules, kernels, library calls -- and why). "
+    "lists every time below its floor -- modules, kernels, library calls -- and why); \"(k)\": no module "
+    "time is below the model floor but a kernel's or library call's own floor is wrong (the same list). "
     "Peak / working set: peak GPU memory of the run divided by the model's working set. The peak is "
     "kopt's own work (torch.cuda.max_memory_reserved of its main phase plus the memory held outside "
     "PyTorch's allocator); the runs of the user's eager model (its forward at load, its timing, gate 3's "
@@ -251,7 +252,8 @@ static void st_problems(const bench_report *r, bench_table *t) {
         st_put(&row, bench_fmt_ci(p->vs_default, b));
         st_put(&row, bench_fmt_ci(p->vs_max_autotune, b));
         st_put(&row, bench_start_name(p->start) ? bench_start_name(p->start) : BENCH_DASH);
-        st_putf(&row, "%s%s", bench_fmt_ratio(bench_record_floor_ratio(p), b), st_floor_beaten(p) ? " (!)" : "");
+        st_putf(&row, "%s%s", bench_fmt_ratio(bench_record_floor_ratio(p), b),
+                st_floor_beaten(p) ? " (!)" : p->floor_ok == 0 ? " (k)" : "");
         st_put(&row, bench_fmt_flag(p->spent_before_search, b));
         if (isfinite(p->setup_s) || isfinite(p->search_s) || isfinite(p->final_s))
             st_putf(&row, "%s / %s / %s", bench_fmt_ratio(p->setup_s, b), bench_fmt_ratio(p->search_s, c),

@@ -595,6 +595,7 @@ Test(bench_record, missing_and_wrong_fields_are_not_measured) {
     cr_assert(isnan(r.vs_default.est) && isnan(r.vs_max_autotune.est));
     cr_assert_eq(r.candidates, -1);
     cr_assert_eq(r.spent_before_search, -1);
+    cr_assert_eq(r.floor_ok, -1, "no floor check: not known");
     cr_assert(isnan(r.peak_gpu_bytes));
     cr_assert(isnan(r.eager_peak_gpu_bytes) && isnan(r.f64_peak_gpu_bytes));
     cr_assert_null(r.device);
@@ -626,7 +627,17 @@ Test(bench_record, speedup_fallbacks) {
     cr_assert(isnan(a.f64_peak_gpu_bytes), "a zero peak is not measured");
     cr_assert_float_eq(a.disk_bytes, 99, 1e-12, "the document's disk size when the parent measured none");
     cr_assert_str_eq(a.device, "NVIDIA H200");
+    cr_assert_eq(a.floor_ok, -1);
     bench_record_clear(&a);
+    bench_record fk = rec_of("{\"model\": {\"floor_check\": {\"ok\": false, \"below\": []}}}");
+    cr_assert_eq(fk.floor_ok, 0);
+    bench_record_clear(&fk);
+    bench_record fo = rec_of("{\"model\": {\"floor_check\": {\"ok\": true}}}");
+    cr_assert_eq(fo.floor_ok, 1);
+    bench_record_clear(&fo);
+    bench_record fs = rec_of("{\"model\": {\"floor_check\": {\"ok\": \"no\"}}}");
+    cr_assert_eq(fs.floor_ok, -1, "a malformed check is not known");
+    bench_record_clear(&fs);
     /* start max-autotune: vs max-autotune = model.speedup */
     bench_record b = rec_of("{\"model\": {\"start\": \"max-autotune\", \"compiled_ms\": 2.0, \"max_autotune_ms\": 1.0,"
                             " \"speedup\": {\"estimate\": 1.1, \"ci95_lo\": 1.05, \"ci95_hi\": 1.15}}}");
@@ -722,6 +733,7 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     r[0].peak_gpu_bytes = 1.5 * (1 << 30);
     r[0].eager_peak_gpu_bytes = 3.0 * (1 << 30);
     r[0].f64_peak_gpu_bytes = 512.0 * (1 << 20);
+    r[0].floor_ok = 0;   /* no module below the model floor, a kernel below its own */
     bench_record_init(&r[1], "level2/b.py", "sha", 2, 60);
     r[1].status = BENCH_FAILED;
     r[1].exit_code = 5;
@@ -747,6 +759,8 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert(strstr(m, "| eager / f64 peak GPU |"), "the eager and f64 peaks have a column");
     cr_assert(strstr(m, "| 1.5 GiB | 3 GiB / 512 MiB |"), "the eager and f64 peaks next to the peak: %s", m);
     cr_assert(strstr(h, ">3 GiB / 512 MiB</td>"), "the same cell in HTML");
+    cr_assert(strstr(m, "| 2 (k) |"), "a kernel's wrong floor is marked after kopt / floor: %s", m);
+    cr_assert(strstr(m, "\"(k)\": no module time is below the model floor"), "and defined");
     cr_assert_null(strstr(m, "(null)"));
     json_t *doc = bench_results_json(&rep);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "kopt.bench/1");
@@ -758,6 +772,8 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert_float_eq(json_number_value(json_object_get(m0, "f64_peak_gpu_bytes")), 512.0 * (1 << 20), 1);
     cr_assert_float_eq(json_number_value(json_object_get(m0, "peak_gpu_bytes")), 1.5 * (1 << 30), 1);
     cr_assert_eq(json_integer_value(json_object_get(p1, "exit_code")), 5);
+    cr_assert(json_is_false(json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "floor_check_ok")));
+    cr_assert(json_is_null(json_object_get(p1, "floor_check_ok")), "not known is null");
     cr_assert(json_is_null(json_object_get(doc, "wall_s")));
     json_t *lv = json_array_get(json_object_get(doc, "levels"), 0);
     cr_assert_float_eq(json_number_value(json_object_get(json_object_get(lv, "geomean_vs_default"), "value")), 2.0, 1e-12);
