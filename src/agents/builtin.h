@@ -65,6 +65,27 @@ const char *builtin_fx_line(const json_t *fragment, const char *target);
 int builtin_fx_rank(const char *line);
 int builtin_fx_int_arg(const char *line, long long *out);
 
+/* Kernel-context readers shared by the families (builtin_common.c; results borrowed):
+ * builtin_param_type, the declared Triton type of parameter `name` ("*fp32"; "" when unknown);
+ * builtin_runtime_param, the name of runtime parameter i (NULL past the end);
+ * builtin_ops_within, 1 when every ATen op of `ops` is one of allowed[0..n) (bit j of *has set
+ * for each allowed[j] seen, n <= 32); builtin_shape, the shape call() gives parameter `name`
+ * (1..BUILTIN_MAX_DIMS integers) or NULL; builtin_shape_dim, its dimension d;
+ * builtin_fx_dim, the dimension argument of the FX node calling `target` (`args = (%x, D`),
+ * made non-negative with the node's own rank or else `rank`; -1 when the graph does not say;
+ * builtin_dims_keep, the graph's word over a guess from sizes: with d >= 0 only d remains of
+ * dims[0..*ndims), none when the sizes did not allow it; powers of two. */
+enum { BUILTIN_MAX_DIMS = 8 };
+const char *builtin_param_type(const json_t *k, const char *name);
+const char *builtin_runtime_param(const json_t *k, size_t i);
+int builtin_ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has);
+const json_t *builtin_shape(const json_t *k, const char *name);
+long long builtin_shape_dim(const json_t *shape, size_t d);
+int builtin_fx_dim(const json_t *fragment, const char *target, int rank);
+void builtin_dims_keep(int *dims, int *ndims, int d);
+long long builtin_next_pow2(long long v);
+int builtin_pow2_in(long long v, long long lo, long long hi);
+
 /* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
  * a kernel (its planner context), or NULL: "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight

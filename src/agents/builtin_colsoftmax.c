@@ -17,44 +17,15 @@
 #include "agents/template.h"
 #include "util/buf.h"
 
-enum { CS_MAX_DIMS = 8, CS_MAX_C = 8192, CS_MAX_TILE = 16384 };
+enum { CS_MAX_C = 8192, CS_MAX_TILE = 16384 };
 
 /* What a middle-dimension softmax kernel computes. */
 typedef struct cs_facts {
     int log;                      /* log-softmax */
-    int dims[CS_MAX_DIMS], ndims; /* the dimensions that fit, the last first */
+    int dims[BUILTIN_MAX_DIMS], ndims; /* the dimensions that fit, the last first */
     long long c, inner;           /* the reduced length and the inner size (of dims[0]) */
     const char *in, *out;
 } cs_facts;
-
-static const char *sig_type(const json_t *k, const char *name) {
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "signature"), i, p) {
-        const char *n = json_string_value(json_object_get(p, "name"));
-        if (n && name && !strcmp(n, name)) return json_string_value(json_object_get(p, "type"));
-    }
-    return NULL;
-}
-
-/* Bit j of the result: allowed[j] appears in ops; -1 when an op outside `allowed` appears. */
-static long ops_mask(const json_t *ops, const char *const *allowed, size_t n) {
-    long has = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(ops, i, v) {
-        const char *op = json_string_value(v);
-        size_t j = 0;
-        while (j < n && (!op || strcmp(op, allowed[j]))) j++;
-        if (j == n) return -1;
-        has |= 1L << j;
-    }
-    return has;
-}
-
-static long long dim_at(const json_t *shape, size_t d) {
-    return json_integer_value(json_array_get(shape, d));
-}
 
 static int cs_facts_of(const json_t *k, cs_facts *f) {
     memset(f, 0, sizeof *f);
@@ -62,10 +33,10 @@ static int cs_facts_of(const json_t *k, cs_facts *f) {
     if (!kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction"))) return 0;
     static const char *const allowed[] = {"prims.prepare_softmax_online", "aten.sub", "aten.exp", "aten.div",
                                           "aten.log", "aten._softmax", "aten._log_softmax", "aten.amax", "aten.sum"};
-    long has = ops_mask(json_object_get(k, "aten_ops"), allowed, 9);
-    if (has < 0) return 0;
-    int softmax = (has & (1L << 5)) || (has & (1L << 3));
-    f->log = (has & (1L << 6)) || (has & (1L << 4));
+    unsigned has = 0;
+    if (!builtin_ops_within(json_object_get(k, "aten_ops"), allowed, 9, &has)) return 0;
+    int softmax = (has & (1u << 5)) || (has & (1u << 3));
+    f->log = (has & (1u << 6)) || (has & (1u << 4));
     if (softmax == f->log) return 0;   /* neither, or both: not one of the two */
     const json_t *rt = json_object_get(k, "runtime_params");
     if (json_array_size(rt) != 4) return 0;
@@ -75,38 +46,32 @@ static int cs_facts_of(const json_t *k, cs_facts *f) {
     if (!f->in || !f->out || strcmp(f->in, "in_ptr0") || strncmp(f->out, "out_ptr", 7) || !xn_name || !rn_name ||
         strcmp(xn_name, "xnumel") || strcmp(rn_name, "r0_numel"))
         return 0;
-    const char *ti = sig_type(k, f->in), *to = sig_type(k, f->out);
-    if (!ti || !to || strcmp(ti, "*fp32") || strcmp(to, "*fp32")) return 0;
+    if (strcmp(builtin_param_type(k, f->in), "*fp32") || strcmp(builtin_param_type(k, f->out), "*fp32")) return 0;
     const json_t *numels = json_object_get(k, "numels");
     long long xn = json_integer_value(json_object_get(numels, "xnumel")), rn = json_integer_value(json_object_get(numels, "r0_numel"));
-    const json_t *sh = json_object_get(json_object_get(k, "shapes"), f->in);
+    const json_t *sh = builtin_shape(k, f->in);
     size_t rank = json_array_size(sh);
-    if (!rank || rank > CS_MAX_DIMS || rn < 2 || rn > CS_MAX_C || xn <= 0) return 0;
+    if (!sh || rn < 2 || rn > CS_MAX_C || xn <= 0) return 0;
     long long total = 1;
-    for (size_t d = 0; d < rank; d++) total *= dim_at(sh, d);
+    for (size_t d = 0; d < rank; d++) total *= builtin_shape_dim(sh, d);
     for (size_t d = rank; d-- > 0;) {
         long long inner = 1;
-        for (size_t e = d + 1; e < rank; e++) inner *= dim_at(sh, e);
-        if (dim_at(sh, d) == rn && total / rn == xn && inner > 1) f->dims[f->ndims++] = (int)d;
+        for (size_t e = d + 1; e < rank; e++) inner *= builtin_shape_dim(sh, e);
+        if (builtin_shape_dim(sh, d) == rn && total / rn == xn && inner > 1) f->dims[f->ndims++] = (int)d;
     }
     /* the graph's word: softmax(x, d) / prepare_softmax_online(x, d) */
     static const char *const nodes[] = {"aten._softmax.default", "aten._log_softmax.default",
                                         "prims.prepare_softmax_online.default"};
     for (size_t i = 0; i < 3; i++) {
-        const char *l = builtin_fx_line(json_object_get(k, "graph_fragment"), nodes[i]);
-        long long d;
-        if (!l || !builtin_fx_int_arg(l, &d)) continue;
-        if (d < 0) d += (long long)rank;
-        int found = 0;
-        for (int j = 0; j < f->ndims; j++) found |= f->dims[j] == d;
-        f->dims[0] = (int)d;
-        f->ndims = found;   /* the graph names another dimension (the last one): not this family */
+        int d = builtin_fx_dim(json_object_get(k, "graph_fragment"), nodes[i], (int)rank);
+        if (d < 0) continue;
+        builtin_dims_keep(f->dims, &f->ndims, d);
         break;
     }
     if (!f->ndims) return 0;
     f->c = rn;
     f->inner = 1;
-    for (size_t e = (size_t)f->dims[0] + 1; e < rank; e++) f->inner *= dim_at(sh, e);
+    for (size_t e = (size_t)f->dims[0] + 1; e < rank; e++) f->inner *= builtin_shape_dim(sh, e);
     return 1;
 }
 
@@ -115,17 +80,11 @@ const char *builtin_col_softmax_match(const json_t *k) {
     return cs_facts_of(k, &f) ? "col_softmax" : NULL;
 }
 
-static long long next_pow2(long long v) {
-    long long p = 1;
-    while (p < v) p <<= 1;
-    return p;
-}
-
 json_t *builtin_col_softmax_variants(const json_t *k) {
     cs_facts f;
     json_t *v = json_array();
     if (!cs_facts_of(k, &f)) return v;
-    long long bc = next_pow2(f.c), imax = next_pow2(f.inner);
+    long long bc = builtin_next_pow2(f.c), imax = builtin_next_pow2(f.inner);
     /* BLOCK_I adjacent columns: 32-byte runs and more; about 32 elements per thread */
     static const int bis[] = {8, 16, 4, 32};
     for (size_t i = 0; i < sizeof bis / sizeof bis[0]; i++) {
@@ -138,21 +97,17 @@ json_t *builtin_col_softmax_variants(const json_t *k) {
     return v;
 }
 
-static int pow2_in(long long v, long long lo, long long hi) {
-    return v >= lo && v <= hi && !(v & (v - 1));
-}
-
 int builtin_col_softmax_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     cs_facts f;
     if (!cs_facts_of(k, &f)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template col_softmax does not apply to this kernel");
-    long long bc = next_pow2(f.c);
+    long long bc = builtin_next_pow2(f.c);
     const char *kname = json_string_value(json_object_get(k, "name"));
     json_t *cands = json_array();
     size_t i;
     json_t *v;
     json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
         long long bi = json_integer_value(json_object_get(v, "block_i")), nw = json_integer_value(json_object_get(v, "num_warps"));
-        if (!pow2_in(bi, 1, 1024) || bc * bi > CS_MAX_TILE || !pow2_in(nw, 1, 32)) continue;
+        if (!builtin_pow2_in(bi, 1, 1024) || bc * bi > CS_MAX_TILE || !builtin_pow2_in(nw, 1, 32)) continue;
         for (int di = 0; di < f.ndims; di++) {
             kbuf s = KBUF_INIT, label = KBUF_INIT;
             kbuf_printf(&label, "col_softmax: %s over dimension %d in one read, %lld x %lld tiles in registers, num_warps=%lld",

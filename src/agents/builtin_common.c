@@ -76,3 +76,67 @@ int builtin_fx_int_arg(const char *line, long long *out) {
     *out = strtoll(c + 1, &end, 10);
     return end != c + 1;
 }
+
+const char *builtin_param_type(const json_t *k, const char *name) {
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(k, "signature"), i, p) {
+        const char *n = json_string_value(json_object_get(p, "name"));
+        const char *t = json_string_value(json_object_get(p, "type"));
+        if (n && name && !strcmp(n, name)) return t ? t : "";
+    }
+    return "";
+}
+
+const char *builtin_runtime_param(const json_t *k, size_t i) {
+    return json_string_value(json_array_get(json_object_get(k, "runtime_params"), i));
+}
+
+int builtin_ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has) {
+    size_t i;
+    json_t *v;
+    json_array_foreach(ops, i, v) {
+        const char *op = json_string_value(v);
+        size_t j = 0;
+        while (j < n && (!op || strcmp(op, allowed[j]))) j++;
+        if (j == n) return 0;
+        *has |= 1u << j;
+    }
+    return 1;
+}
+
+const json_t *builtin_shape(const json_t *k, const char *name) {
+    const json_t *s = json_object_get(json_object_get(k, "shapes"), name ? name : "");
+    return json_is_array(s) && json_array_size(s) > 0 && json_array_size(s) <= BUILTIN_MAX_DIMS ? s : NULL;
+}
+
+long long builtin_shape_dim(const json_t *shape, size_t d) {
+    return json_integer_value(json_array_get(shape, d));
+}
+
+int builtin_fx_dim(const json_t *fragment, const char *target, int rank) {
+    const char *l = builtin_fx_line(fragment, target);
+    long long d;
+    if (!l || !builtin_fx_int_arg(l, &d)) return -1;
+    if (builtin_fx_rank(l)) rank = builtin_fx_rank(l);
+    if (d < 0) d += rank;
+    return d >= 0 && d < rank ? (int)d : -1;
+}
+
+void builtin_dims_keep(int *dims, int *ndims, int d) {
+    if (d < 0) return;
+    int found = 0;
+    for (int i = 0; i < *ndims; i++) found |= dims[i] == d;
+    dims[0] = d;
+    *ndims = found;
+}
+
+long long builtin_next_pow2(long long v) {
+    long long p = 1;
+    while (p < v) p <<= 1;
+    return p;
+}
+
+int builtin_pow2_in(long long v, long long lo, long long hi) {
+    return v >= lo && v <= hi && !(v & (v - 1));
+}

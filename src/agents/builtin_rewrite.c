@@ -30,14 +30,7 @@
 
 /* The declared Triton type of runtime parameter i ("*fp32", "i32"), or "". */
 static const char *param_type(const json_t *k, size_t i) {
-    const char *name = json_string_value(json_array_get(json_object_get(k, "runtime_params"), i));
-    size_t j;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "signature"), j, p) {
-        const char *n = json_string_value(json_object_get(p, "name"));
-        if (name && n && !strcmp(n, name)) return json_string_value(json_object_get(p, "type")) ? json_string_value(json_object_get(p, "type")) : "";
-    }
-    return "";
+    return builtin_param_type(k, builtin_runtime_param(k, i));
 }
 
 /* The eps of a layer norm kernel: the small constant added before rsqrt. 0 if not found. */
@@ -180,10 +173,11 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     const char *kind = json_string_value(json_object_get(k, "kind"));
     if (!src || rn <= 0 || !kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction"))) return NULL;
     split_info si;
-    const char *split = split_match(k, &si) ? "split_more" : NULL;
-    const char *scan = builtin_scan_match(k);   /* a cumulative sum over any dimension */
-    if (!scan) scan = builtin_col_softmax_match(k);   /* a softmax over a middle dimension */
-    if (scan) split = scan;
+    /* what applies when no row template does: a family chosen by what the kernel computes (a
+     * cumulative sum over any dimension, a softmax over a middle one), else split_more */
+    const char *family = builtin_scan_match(k);
+    if (!family) family = builtin_col_softmax_match(k);
+    const char *split = family ? family : split_match(k, &si) ? "split_more" : NULL;
     char rows[64];
     snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn);   /* contiguous rows of r0_numel */
     if (!strstr(src, rows)) return split;
@@ -220,8 +214,7 @@ json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
     if (tmpl && !strcmp(tmpl, "row_cumsum")) {
         long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
         static const int chunk_warps[][2] = {{2048, 4}, {4096, 8}, {8192, 8}, {8192, 16}};
-        long long np2 = 1;
-        while (np2 < rn) np2 <<= 1;
+        long long np2 = builtin_next_pow2(rn);
         for (size_t i = 0; i < sizeof chunk_warps / sizeof chunk_warps[0]; i++) {
             long long c = chunk_warps[i][0] < np2 ? chunk_warps[i][0] : np2;
             if (i && c < chunk_warps[i][0] && c <= chunk_warps[i - 1][0]) break;   /* short rows: fewer variants */
@@ -260,8 +253,7 @@ json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
  * then a combine kernel. 0, or -1 when the source does not have the expected lines. */
 static int split_more_source(kbuf *s, const json_t *k, const split_info *si, long long nsub, long long sub, long long rb,
                              int nw) {
-    long long np2 = 1;
-    while (np2 < nsub) np2 <<= 1;
+    long long np2 = builtin_next_pow2(nsub);
     const char *src = json_string_value(json_object_get(k, "jit_source"));
     const char *name = json_string_value(json_object_get(k, "name"));
     kbuf body = KBUF_INIT;

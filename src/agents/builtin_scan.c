@@ -21,68 +21,15 @@
 #include "agents/template.h"
 #include "util/buf.h"
 
-enum { SCAN_MAX_DIMS = 8 };
-
 /* What a scan kernel computes, read from its context. */
 typedef struct scan_facts {
     int region;                 /* replaces a region (in, out) */
     int masked;                 /* where(mask, x, 0) under the scan */
     int reverse;                /* suffix sums */
     int shifts[2], nshift;      /* the input shifts to try: {0} or {1, -1} */
-    int dims[SCAN_MAX_DIMS], ndims;   /* the dimensions that fit, the last first */
+    int dims[BUILTIN_MAX_DIMS], ndims;   /* the dimensions that fit, the last first */
     const char *in0, *in1, *out, *xarg, *marg;   /* parameter names */
 } scan_facts;
-
-/* The declared Triton type of parameter `name`, or "". */
-static const char *sig_type(const json_t *k, const char *name) {
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "signature"), i, p) {
-        const char *n = json_string_value(json_object_get(p, "name"));
-        const char *t = json_string_value(json_object_get(p, "type"));
-        if (n && name && !strcmp(n, name)) return t ? t : "";
-    }
-    return "";
-}
-
-/* 1 when every ATen op of `ops` is one of `allowed`; *has gets a bit per allowed op seen. */
-static int ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(ops, i, v) {
-        const char *op = json_string_value(v);
-        size_t j = 0;
-        while (j < n && (!op || strcmp(op, allowed[j]))) j++;
-        if (j == n) return 0;
-        *has |= 1u << j;
-    }
-    return 1;
-}
-
-static const char *param(const json_t *k, size_t i) {
-    return json_string_value(json_array_get(json_object_get(k, "runtime_params"), i));
-}
-
-/* The shape of parameter `name` (new reference to a borrowed array), or NULL. */
-static const json_t *shape_of(const json_t *k, const char *name) {
-    const json_t *s = json_object_get(json_object_get(k, "shapes"), name ? name : "");
-    return json_is_array(s) && json_array_size(s) > 0 && json_array_size(s) <= SCAN_MAX_DIMS ? s : NULL;
-}
-
-static long long dim_at(const json_t *shape, size_t d) {
-    return json_integer_value(json_array_get(shape, d));
-}
-
-/* The scanned dimension the FX graph states (cumsum's dim, normalised), or -1 when the graph
- * fragment does not say. */
-static int fx_scan_dim(const json_t *fragment) {
-    const char *l = builtin_fx_line(fragment, "aten.cumsum.default");
-    long long d;
-    int rank = l ? builtin_fx_rank(l) : 0;
-    if (!l || !rank || !builtin_fx_int_arg(l, &d)) return -1;
-    if (d < 0) d += rank;
-    return d >= 0 && d < rank ? (int)d : -1;
-}
 
 /* The shift a pad of the last dimension states: constant_pad_nd(x, [1, 0]) then a slice keeps
  * the first n (+1: out[j] sums x[< j]); [0, 1] the last n (-1). 0 when the graph does not say. */
@@ -95,16 +42,6 @@ static int fx_pad_shift(const json_t *fragment) {
     return 0;
 }
 
-/* The graph's word beats a guess from sizes: with d >= 0, only dimension d remains, and none
- * when the sizes did not allow d (the scan is not the one the template computes). */
-static void keep_dim(scan_facts *f, int d) {
-    if (d < 0) return;
-    int found = 0;
-    for (int i = 0; i < f->ndims; i++) found |= f->dims[i] == d;
-    f->dims[0] = d;
-    f->ndims = found;
-}
-
 /* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only. */
 static int match_region(const json_t *k, scan_facts *f) {
     static const char *const allowed[] = {"aten.cumsum", "aten.flip"};
@@ -112,19 +49,18 @@ static int match_region(const json_t *k, scan_facts *f) {
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(k, "members"), i, m)
-        if (!ops_within(json_object_get(m, "aten_ops"), allowed, 2, &has)) return 0;
+        if (!builtin_ops_within(json_object_get(m, "aten_ops"), allowed, 2, &has)) return 0;
     if (has != 3u || json_array_size(json_object_get(k, "runtime_params")) != 2) return 0;
-    f->in0 = param(k, 0);
-    f->out = param(k, 1);
+    f->in0 = builtin_runtime_param(k, 0);
+    f->out = builtin_runtime_param(k, 1);
     if (!f->in0 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->out, "out_ptr", 7)) return 0;
-    if (strcmp(sig_type(k, f->in0), "*fp32") || strcmp(sig_type(k, f->out), "*fp32")) return 0;
-    const json_t *sh = shape_of(k, f->in0);
+    if (strcmp(builtin_param_type(k, f->in0), "*fp32") || strcmp(builtin_param_type(k, f->out), "*fp32")) return 0;
+    const json_t *sh = builtin_shape(k, f->in0);
     if (!sh) return 0;
     for (size_t d = json_array_size(sh); d-- > 0;)
-        if (dim_at(sh, d) > 1) f->dims[f->ndims++] = (int)d;
+        if (builtin_shape_dim(sh, d) > 1) f->dims[f->ndims++] = (int)d;
     json_array_foreach(json_object_get(k, "members"), i, m) {
-        int d = fx_scan_dim(json_object_get(m, "graph_fragment"));
-        if (d >= 0) keep_dim(f, d);
+        builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(json_object_get(m, "graph_fragment"), "aten.cumsum.default", 0));
     }
     f->region = f->reverse = 1;
     f->in1 = f->xarg = f->marg = f->in0;
@@ -136,26 +72,26 @@ static int match_region(const json_t *k, scan_facts *f) {
 static int match_kernel(const json_t *k, scan_facts *f) {
     static const char *const allowed[] = {"aten.cumsum", "aten.constant_pad_nd", "aten.slice", "aten.where", "aten.zeros_like"};
     unsigned has = 0;
-    if (!ops_within(json_object_get(k, "aten_ops"), allowed, 5, &has) || !(has & 1u)) return 0;
+    if (!builtin_ops_within(json_object_get(k, "aten_ops"), allowed, 5, &has) || !(has & 1u)) return 0;
     f->masked = (has & 8u) != 0;
     if ((has & 16u) && !f->masked) return 0;   /* zeros_like feeding something else than a select */
     size_t np = json_array_size(json_object_get(k, "runtime_params"));
     if (np != (f->masked ? 5u : 4u)) return 0;
-    f->in0 = param(k, 0);
-    f->in1 = f->masked ? param(k, 1) : f->in0;
-    f->out = param(k, f->masked ? 2 : 1);
+    f->in0 = builtin_runtime_param(k, 0);
+    f->in1 = f->masked ? builtin_runtime_param(k, 1) : f->in0;
+    f->out = builtin_runtime_param(k, f->masked ? 2 : 1);
     if (!f->in0 || !f->in1 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->in1, "in_ptr", 6) ||
-        strncmp(f->out, "out_ptr", 7) || strcmp(param(k, np - 2), "xnumel") || strcmp(param(k, np - 1), "r0_numel"))
+        strncmp(f->out, "out_ptr", 7) || strcmp(builtin_runtime_param(k, np - 2), "xnumel") || strcmp(builtin_runtime_param(k, np - 1), "r0_numel"))
         return 0;
-    if (strcmp(sig_type(k, f->out), "*fp32")) return 0;
+    if (strcmp(builtin_param_type(k, f->out), "*fp32")) return 0;
     f->xarg = f->marg = f->in0;
     if (f->masked) {   /* one fp32 value input and one boolean mask, either order */
-        int b0 = !strcmp(sig_type(k, f->in0), "*i1"), b1 = !strcmp(sig_type(k, f->in1), "*i1");
+        int b0 = !strcmp(builtin_param_type(k, f->in0), "*i1"), b1 = !strcmp(builtin_param_type(k, f->in1), "*i1");
         if (b0 == b1) return 0;
         f->xarg = b0 ? f->in1 : f->in0;
         f->marg = b0 ? f->in0 : f->in1;
     }
-    if (strcmp(sig_type(k, f->xarg), "*fp32")) return 0;
+    if (strcmp(builtin_param_type(k, f->xarg), "*fp32")) return 0;
     const json_t *frag = json_object_get(k, "graph_fragment");
     if (has & 6u) {
         int said = fx_pad_shift(frag);
@@ -166,13 +102,13 @@ static int match_kernel(const json_t *k, scan_facts *f) {
     }
     const json_t *numels = json_object_get(k, "numels");
     long long xn = json_integer_value(json_object_get(numels, "xnumel")), rn = json_integer_value(json_object_get(numels, "r0_numel"));
-    const json_t *sh = shape_of(k, f->xarg);
+    const json_t *sh = builtin_shape(k, f->xarg);
     if (!sh || rn <= 1 || xn <= 0) return 0;
     long long total = 1;
-    for (size_t d = 0; d < json_array_size(sh); d++) total *= dim_at(sh, d);
+    for (size_t d = 0; d < json_array_size(sh); d++) total *= builtin_shape_dim(sh, d);
     for (size_t d = json_array_size(sh); d-- > 0;)
-        if (dim_at(sh, d) == rn && total / rn == xn) f->dims[f->ndims++] = (int)d;
-    keep_dim(f, fx_scan_dim(frag));
+        if (builtin_shape_dim(sh, d) == rn && total / rn == xn) f->dims[f->ndims++] = (int)d;
+    builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(frag, "aten.cumsum.default", (int)json_array_size(sh)));
     return f->ndims > 0;
 }
 
@@ -201,10 +137,6 @@ json_t *builtin_scan_variants(const json_t *k) {
     return arr;
 }
 
-static int pow2_in(long long v, long long lo, long long hi) {
-    return v >= lo && v <= hi && !(v & (v - 1));
-}
-
 int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     scan_facts f;
     if (!scan_facts_of(k, &f)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template scan does not apply to this kernel");
@@ -215,7 +147,7 @@ int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e)
     json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
         long long chunk = json_integer_value(json_object_get(v, "chunk")), bs = json_integer_value(json_object_get(v, "block_s"));
         long long bi = json_integer_value(json_object_get(v, "block_i")), nw = json_integer_value(json_object_get(v, "num_warps"));
-        if (!pow2_in(chunk, 16, 16384) || !pow2_in(bs, 1, 1024) || !pow2_in(bi, 1, 1024) || bs * bi > 16384 || !pow2_in(nw, 1, 32))
+        if (!builtin_pow2_in(chunk, 16, 16384) || !builtin_pow2_in(bs, 1, 1024) || !builtin_pow2_in(bi, 1, 1024) || bs * bi > 16384 || !builtin_pow2_in(nw, 1, 32))
             continue;
         for (int di = 0; di < f.ndims; di++)
             for (int si = 0; si < f.nshift; si++) {
