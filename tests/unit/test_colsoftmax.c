@@ -15,20 +15,8 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-static artifact *load(const char *name) {
-    char *rel = kasprintf("tests/fixtures/inductor/%s", name);
-    size_t len = 0;
-    char *text = tu_read_fixture(rel, &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s: %s", name, e.msg);
-    free(text);
-    free(rel);
-    return a;
-}
-
 Test(col_softmax, middle_dimension_softmax) {
-    artifact *a = load("suite_level1_05_softmax_middle_dim_small_g0.py");
+    artifact *a = tu_load_inductor("suite_level1_05_softmax_middle_dim_small_g0.py");
     cr_assert_eq(a->nkernels, 1);
     json_t *k = opt_kernel_ctx(a, 0);
     double eps = 0;
@@ -47,16 +35,8 @@ Test(col_softmax, middle_dimension_softmax) {
         cr_expect(strstr(src, "x.shape[1]") != NULL, "%s", src);
         cr_expect(strstr(src, "BLOCK_C=512") != NULL && strstr(src, "LOG=False") != NULL, "%s", src);
         cr_expect(strstr(src, "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
-        candidate *cd = NULL;
-        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
-        static_opts so = {0};
-        kbuf st = KBUF_INIT;
-        char *why = NULL;
-        cr_assert_eq(gate1_check(cd, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
-        free(why);
-        kbuf_free(&st);
-        candidate_free(cd);
     }
+    tu_expect_gate1(out, &a->kernels[0]);
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), json_array_size(vars));
     json_decref(out);
     json_decref(plan);
@@ -76,7 +56,7 @@ Test(col_softmax, not_for_rows_or_other_families) {
     static const char *const fx[] = {"03_log_softmax_g0.py", "02_softmax_wide_g0.py", "suite_level1_01_softmax_wide_rows_small_g0.py",
                                      "06_groupnorm_g0.py", "07_sum_inner_g0.py", "suite_level1_32_cumsum_middle_dim_g0.py"};
     for (size_t f = 0; f < sizeof fx / sizeof *fx; f++) {
-        artifact *a = load(fx[f]);
+        artifact *a = tu_load_inductor(fx[f]);
         for (size_t i = 0; i < a->nkernels; i++) {
             json_t *k = opt_kernel_ctx(a, (int)i);
             cr_expect_null(builtin_col_softmax_match(k), "%s: %s", fx[f], a->kernels[i].name);

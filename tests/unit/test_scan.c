@@ -16,18 +16,6 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-static artifact *load(const char *name) {
-    char *rel = kasprintf("tests/fixtures/inductor/%s", name);
-    size_t len = 0;
-    char *text = tu_read_fixture(rel, &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s: %s", name, e.msg);
-    free(text);
-    free(rel);
-    return a;
-}
-
 /* The context of the only Triton kernel of a fixture. */
 static json_t *only_kernel(const artifact *a) {
     cr_assert_eq(a->nkernels, 1);
@@ -42,20 +30,7 @@ static json_t *scan_candidates(const json_t *k, const art_kernel *K) {
     kerr e = {0};
     cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
     json_decref(plan);
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(out, "candidates"), i, c) {
-        const char *src = json_string_value(json_object_get(c, "source"));
-        candidate *cd = NULL;
-        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
-        static_opts so = {0};
-        kbuf st = KBUF_INIT;
-        char *why = NULL;
-        cr_assert_eq(gate1_check(cd, K, &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
-        free(why);
-        kbuf_free(&st);
-        candidate_free(cd);
-    }
+    tu_expect_gate1(out, K);
     return out;
 }
 
@@ -70,7 +45,7 @@ static size_t count_with(const json_t *out, const char *needle) {
 Test(scan, middle_dimension_at_two_sizes) {
     static const char *const fx[] = {"suite_level1_32_cumsum_middle_dim_g0.py", "suite_level1_32_cumsum_middle_dim_small_g0.py"};
     for (size_t f = 0; f < 2; f++) {
-        artifact *a = load(fx[f]);
+        artifact *a = tu_load_inductor(fx[f]);
         json_t *k = only_kernel(a);
         cr_assert_eq(json_array_size(json_object_get(json_object_get(k, "shapes"), "in_ptr0")), 3, "%s: the input's shape", fx[f]);
         double eps = 0;
@@ -90,7 +65,7 @@ Test(scan, middle_dimension_at_two_sizes) {
 }
 
 Test(scan, exclusive_rows_shift_from_the_graph) {
-    artifact *a = load("suite_level1_30_exclusive_cumsum_g0.py");
+    artifact *a = tu_load_inductor("suite_level1_30_exclusive_cumsum_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
     cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan");
@@ -111,7 +86,7 @@ Test(scan, exclusive_rows_shift_from_the_graph) {
 }
 
 Test(scan, masked_rows_find_the_boolean_argument) {
-    artifact *a = load("suite_level1_31_masked_cumsum_g0.py");
+    artifact *a = tu_load_inductor("suite_level1_31_masked_cumsum_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
     cr_assert_str_eq(builtin_rewrite_match(k, &eps), "scan");
@@ -127,7 +102,7 @@ Test(scan, masked_rows_find_the_boolean_argument) {
 }
 
 Test(scan, plain_last_dimension_keeps_row_cumsum) {
-    artifact *a = load("suite_level1_27_cumsum_rows_small_g0.py");
+    artifact *a = tu_load_inductor("suite_level1_27_cumsum_rows_small_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
     const char *m = builtin_rewrite_match(k, &eps);
@@ -139,7 +114,7 @@ Test(scan, plain_last_dimension_keeps_row_cumsum) {
 Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
     static const char *const fx[] = {"suite_level1_29_reverse_cumsum_g0.py", "suite_level1_29_reverse_cumsum_small_g0.py"};
     for (size_t f = 0; f < 2; f++) {
-        artifact *a = load(fx[f]), *r = NULL;
+        artifact *a = tu_load_inductor(fx[f]), *r = NULL;
         cr_assert_eq(a->nlaunches, 2);
         kbuf b = KBUF_INIT;
         kerr e = {0};
@@ -174,7 +149,7 @@ Test(scan, not_a_scan) {
     /* a log-softmax, a sum, a group norm: other families */
     static const char *const fx[] = {"03_log_softmax_g0.py", "07_sum_inner_g0.py", "06_groupnorm_g0.py"};
     for (size_t f = 0; f < 3; f++) {
-        artifact *a = load(fx[f]);
+        artifact *a = tu_load_inductor(fx[f]);
         for (size_t i = 0; i < a->nkernels; i++) {
             json_t *k = opt_kernel_ctx(a, (int)i);
             cr_expect_null(builtin_scan_match(k), "%s: %s", fx[f], a->kernels[i].name);

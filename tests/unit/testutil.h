@@ -5,6 +5,9 @@
  * test binary (build/unit-tests -> repo root), as fs_kopt_root() does. Both return malloc'd
  * memory owned by the caller (free()). tu_read_fixture fails the current test if the file
  * cannot be read. Functions are static inline so every test file can include this header.
+ * tu_load_inductor parses tests/fixtures/inductor/NAME (the caller frees it with artifact_free);
+ * tu_expect_gate1 asserts that every candidate of an executor answer ({"candidates": [{source}]})
+ * parses and passes gate 1's C checks against kernel K.
  */
 #ifndef KOPT_TESTUTIL_H
 #define KOPT_TESTUTIL_H
@@ -12,6 +15,11 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
+#include <string.h>
+
+#include "artifact/artifact.h"
+#include "gates/candidate.h"
+#include "gates/gate1.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
@@ -34,6 +42,36 @@ static inline char *tu_read_fixture(const char *rel, size_t *len) {
     free(path);
     if (len) *len = n;
     return text;
+}
+
+static inline artifact *tu_load_inductor(const char *name) {
+    char *rel = kasprintf("tests/fixtures/inductor/%s", name);
+    size_t len = 0;
+    char *text = tu_read_fixture(rel, &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s: %s", name, e.msg);
+    free(text);
+    free(rel);
+    return a;
+}
+
+static inline void tu_expect_gate1(const json_t *out, const art_kernel *K) {
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        candidate *cd = NULL;
+        kerr e = {0};
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_assert_eq(gate1_check(cd, K, &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+    }
 }
 
 #endif
