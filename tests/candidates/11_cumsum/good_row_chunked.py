@@ -3,8 +3,9 @@
 # Row scan in chunks of 4096 with a carried scalar total (one program per row, 8 warps): the
 # chunk's total comes from a reduction, not from selecting the scan's last lane.
 # Measured on the H200 (kopt verify, 2026-11-30): accepted, 1.252x [1.248, 1.262]. The whole row in
-# one tl.cumsum (32768 lanes) was refused at gate 2: its different summation order differs from
-# Inductor's by more than atol=1e-4 where the running sum passes near zero.
+# one tl.cumsum (32768 lanes) was refused at gate 2 then: its different summation order differs
+# from Inductor's by more than atol=1e-4 where the running sum passes near zero. Since dfadad6
+# such a difference (<= 1e-5 of the output's scale) is judged by gate 3's float64 test instead.
 import triton
 import triton.language as tl
 
