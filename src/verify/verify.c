@@ -1102,6 +1102,29 @@ static int measure_floor(vctx *v, json_t *doc, kerr *e) {
     return 0;
 }
 
+double verify_memory_cap(double ws_bytes) {
+    if (!(ws_bytes > 0) || !isfinite(ws_bytes)) return 0;
+    return fmax(VERIFY_MEM_CAP_WS * ws_bytes, ws_bytes + VERIFY_MEM_CAP_EXTRA);
+}
+
+/* Sends the memory cap for the model's working set to the worker (replayed when it restarts);
+ * a worker that does not know `limits` only costs the degrading, so failures are logged. */
+static void send_memory_cap(vctx *v, json_t *doc) {
+    double cap = verify_memory_cap(json_number_value(json_object_get(v->working_set, "total_bytes")));
+    if (cap <= 0) return;
+    json_t *res = NULL;
+    kerr e = {0};
+    json_int_t bytes = (json_int_t)floor(cap);
+    if (worker_call_setup(v->w, "limits", json_pack("{s:I}", "memory_cap_bytes", bytes), T_RUN, &res, &e)) {
+        log_warn("memory cap not set: %s", e.msg);
+        return;
+    }
+    json_object_set_new(doc, "memory_cap", json_pack("{s:I, s:f, s:O?}", "bytes", bytes, "per_working_set",
+                                                     VERIFY_MEM_CAP_WS, "alloc_cap_bytes",
+                                                     json_object_get(res, "alloc_cap_bytes")));
+    json_decref(res);
+}
+
 static int setup(vctx *v, json_t *doc, kerr *e) {
     const verify_opts *o = v->o;
     double t0 = opt_clock();
@@ -1125,6 +1148,7 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     v->def_mod = kstrdup(json_string_value(json_object_get(g, "module")));
     v->def_args = kstrdup(json_string_value(json_object_get(g, "args")));
     v->working_set = json_incref(json_object_get(res, "working_set"));
+    send_memory_cap(v, doc);
     json_t *def_res = res;
     const json_t *def_g = g, *use = g;
     json_t *ma_res = NULL;

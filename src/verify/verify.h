@@ -108,6 +108,18 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
 const json_t *verify_session_baselines(verify_session *v, kerr *e);
 /* compile's working_set (inputs, parameters, buffers, outputs and intermediates), borrowed. */
 const json_t *verify_session_working_set(const verify_session *v);
+
+/* kopt's memory target for its main phase (bytes of device memory, the CUDA context included),
+ * from the model's working set: VERIFY_MEM_CAP_WS times it, and never below the working set plus
+ * VERIFY_MEM_CAP_EXTRA (small models need no degrading). The session sends it to the worker
+ * (`limits`), which degrades to stay within it (captured launches forgotten, kept outputs and
+ * gate 2's references staged in host memory, seed inputs redrawn in place, smaller comparison
+ * chunks: PROTOCOL.md); it is a target, not a limit: nothing fails at it. Issue 10 asks for a
+ * peak of at most 3x the working set; the margin below that is for the allocator's rounding
+ * and the comparison's temporaries. 0 when ws_bytes is not positive (no cap). */
+#define VERIFY_MEM_CAP_WS 2.5
+#define VERIFY_MEM_CAP_EXTRA (1.5 * 1073741824.0)
+double verify_memory_cap(double ws_bytes);
 double verify_session_setup_s(const verify_session *v);
 /* The model's memory-traffic floor (ms) and the I/O bytes behind it, for gate 4's physics check
  * (gate4_below_floor); 0 leaves the check off, and so does a floor that the compiled baseline

@@ -417,3 +417,33 @@ Test(tensor, max_diff_unravel_and_sentences) {
                   !strstr(str, "elements differ"), "%s", str);
     free(str);
 }
+
+/* A number sent as the protocol's "inf" / "-inf" string is a number like any other: the reading
+ * goes on to the fields after it, and the verdict is computed from all of them. */
+Test(tensor, infinite_numbers_do_not_end_the_reading) {
+    json_t *s = tt_stats();
+    json_object_set_new(s, "max_abs_err", json_string("inf"));
+    json_object_set_new(s, "max_rel_err", json_string("inf"));
+    json_object_set_new(s, "got_at_max_abs", json_string("-inf"));
+    tensor_cmp c;
+    kerr e = {0};
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect(isinf(c.max_abs_err) && c.max_abs_err > 0 && isinf(c.max_rel_err));
+    cr_expect(isinf(c.got_at_max_abs) && c.got_at_max_abs < 0);
+    cr_expect_float_eq(c.ref_abs_max, 5.5, 0);
+    cr_expect_float_eq(c.sum_sq_ref, 100.0, 0);
+    cr_expect_float_eq(c.norm_ratio, 0.05, 1e-15);   /* sqrt(0.25 / 100) */
+    json_decref(s);
+    /* the same with no mismatch: the comparison passes on its norm */
+    s = tt_stats();
+    json_object_set_new(s, "n_mismatch", json_integer(0));
+    json_object_set_new(s, "n_nonfinite_mismatch", json_integer(0));
+    json_object_set_new(s, "first_mismatch", json_null());
+    json_object_set_new(s, "first_nonfinite_mismatch", json_null());
+    json_object_set_new(s, "ref_at_first", json_string("inf"));
+    json_object_set_new(s, "sum_sq_diff", json_real(1e-10));
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect(isinf(c.ref_at_first));
+    cr_expect(c.norm_ok && c.pass);
+    json_decref(s);
+}

@@ -248,4 +248,151 @@ finally:
     for k, f in saved.items():
         setattr(torch.cuda, k, f)
 
+# ---------------------------------------------------------------- the memory cap (kopt.memory, kopt.room)
+# On a stand-in allocator: memory_allocated is what the test says is live; the context is 100.
+import kopt.memory as M  # noqa: E402
+from kopt import isolate, room  # noqa: E402
+
+live = {"base": 1000}
+
+
+def allocated():
+    return sum(live.values())
+
+
+saved = {"alloc": torch.cuda.memory_allocated, "empty": torch.cuda.empty_cache, "up": M._cuda_up}
+torch.cuda.memory_allocated = allocated
+torch.cuda.empty_cache = lambda: None
+M._cuda_up = lambda: True
+try:
+    logs = []
+    ctx = types.SimpleNamespace(memory=Memory(), kept={}, launches=None, log=logs.append)
+    ctx.memory.measure_context = lambda: 100
+    check(M.alloc_cap(ctx) is None and not M.over_cap(ctx, 1 << 40), "no cap: nothing is over it")
+    check(M.compare_chunk(ctx, 1 << 23) == 1 << 23, "no cap: the default comparison chunk")
+    M.op_limits(ctx, {"memory_cap_bytes": 3100})
+    check(M.alloc_cap(ctx) == 3000, "the allocator's share is the cap less the context")
+    check(not M.over_cap(ctx, 2000) and M.over_cap(ctx, 2001), "over_cap at its edge (1000 live + 2000 = 3000)")
+    ctx.memory.enter("eager")
+    check(not M.over_cap(ctx, 10 ** 9), "the eager phase is not kopt's to shape")
+    ctx.memory.enter("main")
+    for bad_cap in (-1, "3", True):
+        try:
+            M.op_limits(ctx, {"memory_cap_bytes": bad_cap})
+            check(False, "limits accepted %r" % (bad_cap,))
+        except Exception as e:
+            check(type(e).__name__ == "BadRequest", "limits refuses %r" % (bad_cap,))
+    # comparison chunks: a power of two whose temporaries fit what the cap leaves, at least 2^20
+    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + M.COMPARE_BYTES_PER_ELEM * (3 << 20)})
+    check(M.compare_chunk(ctx, 1 << 23) == 1 << 21, "chunk within the room: %d" % M.compare_chunk(ctx, 1 << 23))
+    check(M.compare_chunk(ctx, 1 << 20) == 1 << 20, "never above the default")
+    live["base"] = 10 ** 12
+    check(M.compare_chunk(ctx, 1 << 23) == 1 << 20, "no room: the smallest chunk")
+    live["base"] = 1000
+    M.op_limits(ctx, {"memory_cap_bytes": None})
+    check(ctx.memory.cap is None, "limits with null lifts the cap")
+
+    # make_room: captured launches go first, then kept outputs to the host, largest first,
+    # only as far as needed
+    class FakeLaunches:
+        def __init__(self):
+            self.forgot = []
+
+        def forget_all(self, keep=None):
+            live.pop("launch", None)
+            self.forgot.append(keep)
+            return 1
+
+    M.op_limits(ctx, {"memory_cap_bytes": 3100})
+    small, large = torch.zeros(4), torch.zeros(64)
+    ctx.kept = {"small": kept.Kept([small], False), "large": kept.Kept([large], False)}
+    live.update(launch=500, small=16, large=256)
+    ctx.launches = FakeLaunches()
+    orig_stage = kept.stage
+
+    def stage_and_free(c, name):
+        orig_stage(c, name)
+        live.pop(name)
+    kept.stage = stage_and_free
+    try:
+        done = room.make_room(ctx, 1500, keep_launch="k")
+        check(done == {"launches": 1, "staged": []} and ctx.launches.forgot == ["k"],
+              "forgetting the captured launches was enough: %r" % (done,))
+        done = room.make_room(ctx, 1800)
+        check(done["staged"] == ["large"] and ctx.kept["large"].staged and not ctx.kept["small"].staged,
+              "then the largest kept output is staged: %r" % (done,))
+        check(room.make_room(ctx, 10) == {"launches": 0, "staged": []}, "nothing when the step fits")
+        done = room.make_room(ctx, 10 ** 9)
+        check(done["staged"] == ["small"], "never stages twice; stops when nothing is left: %r" % (done,))
+        check(any("memory cap" in m for m in logs), "make_room says what it did in the worker log")
+    finally:
+        kept.stage = orig_stage
+    M.op_limits(ctx, {"memory_cap_bytes": None})
+finally:
+    torch.cuda.memory_allocated = saved["alloc"]
+    torch.cuda.empty_cache = saved["empty"]
+    M._cuda_up = saved["up"]
+
+# gate 2's redraw: in place into the capture's clones gives the same values as fresh storage
+from kopt.tensors import storage as modules_storage  # noqa: E402
+x_own = torch.randn(6, 5)
+clone = torch.randn(4, 8)[:, 2:]        # a view: its whole storage is redrawn
+scratch = torch.zeros(3, dtype=torch.int64)
+entry = [x_own, clone, scratch, 7]
+roles = ["in", "inout", "in", "scalar"]
+fresh = isolate._redraw(entry, roles, 11)
+ptr = modules_storage(clone).data_ptr()
+inplace = isolate._redraw(entry, roles, 11, in_place=frozenset([1]))
+check(modules_storage(inplace[1]).data_ptr() == ptr, "in place: the clone's own storage")
+check(modules_storage(fresh[1]).data_ptr() != ptr, "otherwise a fresh storage")
+check(modules_storage(inplace[0]).data_ptr() != modules_storage(x_own).data_ptr(),
+      "the problem's own tensor is never overwritten")
+check(torch.equal(fresh[0], inplace[0]) and torch.equal(fresh[1], inplace[1]), "the same draw either way")
+check(inplace[2] is scratch and inplace[3] == 7, "integer inputs and scalars are kept")
+check(abs(float(inplace[1].std()) - 1) < 0.6 and inplace[1].shape == clone.shape, "N(0,1) in the clone's layout")
+check(isolate._draw_bytes(entry, roles) == 6 * 5 * 4 + 4 * 8 * 4, "draw bytes: the floating inputs' storages")
+lay = isolate._Layout.__new__(isolate._Layout)
+lay.nbytes = 1000
+check(isolate._run_bytes([x_own, clone, lay, 7], ["in", "inout", "out", "scalar"]) == 4 * 8 * 4 + 1000,
+      "run bytes: in-place copies and fresh outputs")
+
+# what a capture keeps (isolate._CaptureProf): call()'s own arguments and the module's constants
+# are never handed out to be written (read-only ones shared, others copied); an intermediate
+# of call() is kept as it is (call() stops at the launch: nothing else holds it), no copy
+saved_sync = torch.cuda.synchronize
+torch.cuda.synchronize = lambda: None
+try:
+    x_arg = torch.randn(8)
+    const = torch.randn(4)
+    inter = torch.randn(16)
+    out_t = torch.empty(8)
+    fake_mod = types.SimpleNamespace(_tensor_constant0=const, other=3)
+    prof = isolate._CaptureProf(0, [x_arg, 5], ["in", "in", "out", "inout", "scalar"], fake_mod)
+    try:
+        prof.pre(0, lambda: (x_arg, inter, out_t, const, 8))
+        check(False, "the capture stops call()")
+    except isolate._Captured:
+        pass
+    e = prof.entry
+    check(e[0] is x_arg, "a read-only argument of call() is shared")
+    check(e[1] is inter, "an intermediate is kept as it is, not copied")
+    check(isinstance(e[2], isolate._Layout), "an output is kept by its layout")
+    check(e[3] is not const and modules_storage(e[3]).data_ptr() != modules_storage(const).data_ptr()
+          and torch.equal(e[3], const), "a module constant written in place is copied")
+    check(e[4] == 8 and prof.cloned == {1, 3}, "private to the capture: the intermediate and the copy (%r)"
+          % (prof.cloned,))
+    prof.pre(1, lambda: (inter,))   # another launch: nothing taken
+    check(prof.entry is e, "only the target launch is captured")
+finally:
+    torch.cuda.synchronize = saved_sync
+
+# comparison statistics do not depend on the chunk size
+a = torch.randn(1000, dtype=torch.float64)
+b = a + torch.randn(1000, dtype=torch.float64) * 1e-3
+b[17] = float("nan")
+s1, s2 = C.compare_stats(a, b, 1e-3, 1e-3), C.compare_stats(a, b, 1e-3, 1e-3, chunk=7)
+check(s1["n_mismatch"] == s2["n_mismatch"] and s1["max_abs_index"] == s2["max_abs_index"]
+      and abs(s1["sum_sq_diff"] - s2["sum_sq_diff"]) < 1e-12 and s1["first_mismatch"] == s2["first_mismatch"],
+      "chunked statistics equal the whole-tensor ones")
+
 print("worker tensors (cpu): %d checks passed" % checks)

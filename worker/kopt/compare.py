@@ -2,7 +2,7 @@
 tensors live (GPU, or host for staged ones) in bounded chunks, so multi-GB outputs never cross
 the protocol or touch the disk (PROTOCOL.md, `compare`).
 
-compare_stats(ref, got, atol, rtol) -> dict, the sufficient statistics of tensor.h's rule,
+compare_stats(ref, got, atol, rtol, chunk=CHUNK) -> dict, the sufficient statistics of tensor.h's rule,
 from which the core decides (it passes the tolerances and applies every threshold itself):
   * shapes must match, else {"shape_mismatch": true, "shape": ref shape, "got_shape": ...};
   * both finite: match iff |got - ref| <= atol + rtol * |ref|;
@@ -12,7 +12,7 @@ from which the core decides (it passes the tolerances and applies every threshol
     and the values there; first mismatch and first non-finite mismatch (flat index, values);
   * ref_abs_max (max |ref| over finite ref), sum_sq_ref and sum_sq_diff over finite pairs
     (a relative-norm test), and counts.
-Everything is computed in float64 chunk by chunk (CHUNK elements at a time), so the extra
+Everything is computed in float64 chunk by chunk (`chunk` elements at a time), so the extra
 memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged tensors
 (device "cpu" while the other is on the GPU) are moved a chunk at a time.
 
@@ -49,7 +49,7 @@ def _chunk(t, lo, hi, device):
     return c.to(torch.float64)
 
 
-def compare_stats(ref, got, atol, rtol):
+def compare_stats(ref, got, atol, rtol, chunk=CHUNK):
     """The statistics of got against ref (see the module docstring); a JSON-ready dict."""
     shape = list(ref.shape)
     dtypes = {"dtype": str(ref.dtype).replace("torch.", ""),
@@ -68,8 +68,9 @@ def compare_stats(ref, got, atol, rtol):
           "got_at_first_nonfinite": None, "ref_abs_max": 0.0, "sum_sq_ref": 0.0,
           "sum_sq_diff": 0.0, "atol": float(atol), "rtol": float(rtol)}
     st.update(dtypes)
-    for lo in range(0, n, CHUNK):
-        hi = min(n, lo + CHUNK)
+    chunk = max(1, int(chunk))
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
         r = _chunk(r_all, lo, hi, device)
         g = _chunk(g_all, lo, hi, device)
         rf, gf = torch.isfinite(r), torch.isfinite(g)

@@ -14,7 +14,11 @@ and a restarted worker simply captures again. What is kept of each argument:
     private copies of those, see `materialize`);
   * an argument whose role is "out" and whose storage no other argument shares: its layout only
     (the kernel writes it; each run gets fresh memory);
-  * any other tensor (an intermediate computed earlier in call()): an exact clone;
+  * any other tensor of the problem's or the module's (a constant of the module, an in-place
+    argument on a weight): an exact clone;
+  * an intermediate computed earlier in call(): the very tensor. call() is stopped right before
+    the launch, so nothing else holds or writes it: it is private to the capture already, and a
+    copy would only double the memory of the largest intermediates;
   * ints and other values: as they are.
 `materialize(entry)` makes the argument list of one run: "out" tensors freshly allocated and
 poisoned (NaN; integers: the dtype's minimum; bool: True), "inout" ones cloned, "in" ones
@@ -38,7 +42,9 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memor
     "in"/"inout") redrawn from a standard normal distribution over its whole storage (integer
     inputs keep their captured values: they may be indices). Per set the original kernel runs
     once and its checked arguments (roles "out"/"inout") are kept (on the GPU, or in host memory
-    when the GPU is short or low_memory says so); the candidate then runs `repeat` times, each
+    when the GPU is short, the memory cap says so (kopt.memory) or low_memory does); under the
+    cap the seed sets are also redrawn into the capture's private clones (the capture is then
+    forgotten, and captured again when next needed); the candidate then runs `repeat` times, each
     run compared at once with the original's (kopt.compare.compare_stats with the tolerance
     `tol` gives for the reference's dtype: {"float32": [atol, rtol], ...}; dtypes it does not
     name are compared exactly) and freed. The candidate's read-only inputs are checksummed
@@ -58,13 +64,14 @@ import time
 
 import torch
 
-from kopt.compare import checksum, compare_stats
+from kopt.compare import CHUNK, checksum, compare_stats
 from kopt.errors import BadRequest, OpError, wrap
-from kopt.memory import free_bytes, nbytes
+from kopt.memory import compare_chunk, free_bytes, nbytes, over_cap
 from kopt.modules import cache
 from kopt.profile import _as_tuple
 from kopt.protocol import get_arg
-from kopt.tensors import clone_tensor, launch_arg
+from kopt.room import make_room
+from kopt.tensors import clone_tensor, launch_arg, storage
 
 MAX_LAUNCHES = 2
 
@@ -77,7 +84,7 @@ class _Layout:
         self.size = tuple(t.size())
         self.stride = tuple(t.stride())
         self.offset = t.storage_offset()
-        self.nbytes = t.untyped_storage().nbytes()
+        self.nbytes = storage(t).nbytes()
 
     def new(self):
         st = torch.empty(self.nbytes, dtype=torch.uint8, device="cuda").untyped_storage()
@@ -93,15 +100,16 @@ class _Captured(Exception):
 class _CaptureProf:
     """Stands in for `_kopt_prof` in an instrumented module: takes launch `target`'s args."""
 
-    def __init__(self, target, call_args, roles):
+    def __init__(self, target, call_args, roles, module=None):
         self.target = target
         self.roles = roles
-        self.own = {}
-        for a in call_args:
+        self.own = {}           # storages that are not call()'s intermediates: its arguments, the module's tensors
+        for a in list(call_args) + _module_tensors(module):
             if isinstance(a, torch.Tensor):
-                self.own[a.untyped_storage().data_ptr()] = True
+                self.own[storage(a).data_ptr()] = True
         self.entry = None
         self.desc = None
+        self.cloned = set()     # indices of the arguments private to the capture (clones, intermediates)
 
     def pre(self, i, thunk=None):
         if i != self.target or thunk is None:
@@ -109,20 +117,24 @@ class _CaptureProf:
         args = list(_as_tuple(thunk()))
         torch.cuda.synchronize()
         self.desc = [_capture_desc(a) for a in args]
-        ptrs = collections.Counter(a.untyped_storage().data_ptr() for a in args if isinstance(a, torch.Tensor))
+        ptrs = collections.Counter(storage(a).data_ptr() for a in args if isinstance(a, torch.Tensor))
         entry, memo = [], {}
         for k, a in enumerate(args):
             role = self.roles[k] if self.roles and k < len(self.roles) else None
             if not isinstance(a, torch.Tensor):
                 entry.append(a)
                 continue
-            ptr = a.untyped_storage().data_ptr()
+            ptr = storage(a).data_ptr()
             if role == "in" and ptr in self.own:
                 entry.append(a)                      # the problem's own tensor, read only
             elif role == "out" and ptrs[ptr] == 1:
                 entry.append(_Layout(a))            # written by the kernel: layout only
+            elif ptr in self.own:
+                entry.append(clone_tensor(a, memo))  # the problem's or the module's: a copy
+                self.cloned.add(k)
             else:
-                entry.append(clone_tensor(a, memo))
+                entry.append(a)                      # call()'s intermediate, private once call() stops
+                self.cloned.add(k)
         self.entry = entry
         raise _Captured()
 
@@ -130,11 +142,37 @@ class _CaptureProf:
         pass
 
 
+def _module_tensors(module):
+    """The tensors among a module's globals (constants Inductor or kopt set on it)."""
+    if module is None:
+        return []
+    return [v for v in vars(module).values() if isinstance(v, torch.Tensor)]
+
+
 class LaunchCache:
     def __init__(self):
-        self.entries = collections.OrderedDict()   # key -> (entry list, descriptions)
+        self.entries = collections.OrderedDict()   # key -> (entry list, descriptions, cloned indices)
 
     def get(self, ctx, spec):
+        """(entry, descriptions) of the launch `spec`, captured now unless cached."""
+        _, entry, desc, _ = self.get_full(ctx, spec)
+        return entry, desc
+
+    def forget(self, key):
+        """Drop one captured launch (its private clones were written: isolate's in-place redraw)."""
+        self.entries.pop(key, None)
+
+    def forget_all(self, keep=None):
+        """Drop every captured launch but `keep`; returns how many were dropped."""
+        n = 0
+        for key in list(self.entries):
+            if key != keep:
+                del self.entries[key]
+                n += 1
+        return n
+
+    def get_full(self, ctx, spec):
+        """(key, entry, descriptions, indices of the privately cloned arguments)."""
         if not isinstance(spec, dict):
             raise BadRequest("launch_args must be a launch spec {module, args, launch, roles}")
         mpath = spec.get("module")
@@ -149,12 +187,16 @@ class LaunchCache:
         hit = self.entries.get(key)
         if hit is not None:
             self.entries.move_to_end(key)
-            return hit
+            return (key,) + hit
         while len(self.entries) >= MAX_LAUNCHES:
             self.entries.popitem(last=False)
+        # the capture runs call() up to the launch (at most a whole run's intermediates) and
+        # clones what the launch reads (at most as much again): under the memory cap, the other
+        # captures go first
+        make_room(ctx, 2 * ctx.run_need)
         mc = cache(ctx)
         mod, args = mc.prepared(mpath, apath, ctx.problem)
-        prof = _CaptureProf(launch, args, roles)
+        prof = _CaptureProf(launch, args, roles, mod)
         mod._kopt_prof = prof
         with torch.no_grad():
             try:
@@ -169,9 +211,9 @@ class LaunchCache:
             torch.cuda.synchronize()
         if prof.entry is None:
             raise BadRequest("launch %d did not run in call() of %s" % (launch, mpath))
-        hit = (prof.entry, prof.desc)
+        hit = (prof.entry, prof.desc, frozenset(prof.cloned))
         self.entries[key] = hit
-        return hit
+        return (key,) + hit
 
 
 def launches(ctx):
@@ -282,21 +324,30 @@ def _short(e):
     return "\n".join(lines)[:4000]
 
 
-def _redraw(entry, roles, seed):
+def _redraw(entry, roles, seed, in_place=()):
     """The launch's arguments with every floating "in"/"inout" tensor replaced by a fresh one of
-    the same layout whose whole storage is drawn from N(0, 1) under `seed`."""
-    g = torch.Generator(device="cuda")
-    g.manual_seed(seed)
+    the same layout whose whole storage is drawn from N(0, 1) under `seed`. Arguments whose
+    index is in `in_place` (private clones of the capture, under the memory cap) are redrawn in
+    their own storage instead of a new one: the same values, no second copy (the capture is
+    then spent: the caller forgets it)."""
+    g = None
     out, memo = [], {}
-    for a, r in zip(entry, roles):
+    for k, (a, r) in enumerate(zip(entry, roles)):
         if r in ("in", "inout") and isinstance(a, torch.Tensor) and a.is_floating_point():
-            key = a.untyped_storage().data_ptr()
+            key = storage(a).data_ptr()
             st = memo.get(key)
             if st is None:
-                n = a.untyped_storage().nbytes() // a.element_size()
-                flat = torch.empty(n, dtype=a.dtype, device=a.device)
+                if g is None:   # one generator, on the arguments' device (the GPU in the worker)
+                    g = torch.Generator(device=a.device)
+                    g.manual_seed(seed)
+                n = storage(a).nbytes() // a.element_size()
+                if k in in_place:
+                    flat = torch.empty(0, dtype=a.dtype, device=a.device)
+                    flat.set_(storage(a), 0, (n,), (1,))
+                else:
+                    flat = torch.empty(n, dtype=a.dtype, device=a.device)
                 flat.normal_(generator=g)
-                st = memo[key] = flat.untyped_storage()
+                st = memo[key] = storage(flat)
             t = torch.empty(0, dtype=a.dtype, device=a.device)
             t.set_(st, a.storage_offset(), a.size(), a.stride())
             out.append(t)
@@ -322,11 +373,22 @@ def op_isolate(ctx, req):
     tol = get_arg(req, "tol", dict, {})
     repeat = get_arg(req, "repeat", int, 2)
     low_memory = get_arg(req, "low_memory", bool, False)
-    entry, _ = launches(ctx).get(ctx, dict(spec, roles=roles))
+    cache_ = launches(ctx)
+    key, entry, _, cloned = cache_.get_full(ctx, dict(spec, roles=roles))
     if len(roles) != len(entry):
         raise BadRequest("roles has %d entries, the launch has %d arguments" % (len(roles), len(entry)))
     orig = getattr(cache(ctx).module(opath), kernel)
     cand = getattr(cache(ctx).module(cpath), kernel)
+    # Under the memory cap (kopt.memory): a run needs its outputs and in-place copies (out_b),
+    # a seed set also its redrawn inputs (draw_b); make room for a set of two runs, then redraw
+    # the capture's private clones in place and keep the references on the host where even that
+    # does not fit. All of it only changes where data sits, never what is compared.
+    out_b = _run_bytes(entry, roles)
+    draw_b = _draw_bytes(entry, roles)
+    make_room(ctx, draw_b + 2 * out_b, keep_launch=key)
+    in_place = frozenset(k for k in cloned if roles[k] in ("in", "inout")) \
+        if seeds and over_cap(ctx, draw_b + 2 * out_b) else frozenset()
+    chunk = compare_chunk(ctx, CHUNK)
     # a guarded candidate (kopt's _KoptGuard) runs Inductor's kernel on a launch outside its
     # verified signature; here, on the very launch it was captured from, it must never do so,
     # else gate 2 would compare Inductor's kernel with itself
@@ -336,7 +398,7 @@ def op_isolate(ctx, req):
     stream = torch.cuda.current_stream().cuda_stream
     sets = []
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
-        inputs = entry if seed is None else _redraw(entry, roles, seed)
+        inputs = entry if seed is None else _redraw(entry, roles, seed, in_place)
         args = materialize(inputs, roles)
         torch.cuda.synchronize()
         try:
@@ -347,7 +409,7 @@ def op_isolate(ctx, req):
             raise wrap("module_failed", "the original kernel raised on input set %s" % name, e)
         ref = [args[k] for k in checked]
         del args
-        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20):
+        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, out_b):
             ref = [t.to("cpu") for t in ref]
             torch.cuda.empty_cache()
         per_arg = [{"arg": k, "runs": []} for k in checked]
@@ -370,7 +432,7 @@ def op_isolate(ctx, req):
             changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
             for j, k in enumerate(checked):
                 atol, rtol = _tol(tol, ref[j].dtype)
-                per_arg[j]["runs"].append(compare_stats(ref[j], args[k], atol, rtol))
+                per_arg[j]["runs"].append(compare_stats(ref[j], args[k], atol, rtol, chunk))
             del args
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed)})
         del ref, inputs
@@ -380,7 +442,29 @@ def op_isolate(ctx, req):
             if ctx.problem is not None:
                 ctx.problem.verify_inputs()
             break
+    if in_place and ctx.launches is cache_:
+        cache_.forget(key)   # its clones now hold the last seed's draw
     return {"sets": sets, "checked": checked}
+
+
+def _run_bytes(entry, roles):
+    """Bytes one run's materialize allocates: fresh "out" arguments and "inout" copies."""
+    memo, total = set(), 0
+    for a, r in zip(entry, roles):
+        if isinstance(a, _Layout):
+            total += a.nbytes
+        elif isinstance(a, torch.Tensor) and r in ("inout", "out"):
+            p = storage(a).data_ptr()
+            if p not in memo:
+                memo.add(p)
+                total += storage(a).nbytes()
+    return total
+
+
+def _draw_bytes(entry, roles):
+    """Bytes _redraw allocates for one seed set (floating "in"/"inout" storages)."""
+    return nbytes([a for a, r in zip(entry, roles) if r in ("in", "inout") and isinstance(a, torch.Tensor)
+                   and a.is_floating_point()])
 
 
 def compile_threads():
@@ -441,7 +525,8 @@ def op_bench_kernels(ctx, req):
     rounds = get_arg(req, "rounds", int, 10)
     warmup = get_arg(req, "warmup", int, 2)
     roles = spec.get("roles")
-    entry, _ = launches(ctx).get(ctx, spec)
+    key, entry, _, _ = launches(ctx).get_full(ctx, spec)
+    make_room(ctx, _run_bytes(entry, roles or [None] * len(entry)) + flush_buffer(ctx).numel(), keep_launch=key)
     stream = torch.cuda.current_stream().cuda_stream
     t_compile = time.perf_counter()   # imports compile Inductor-style candidates
     kerns = [getattr(cache(ctx).module(opath), kernel)]

@@ -11,13 +11,15 @@ Where kept tensors live. On the GPU when they fit; otherwise they are staged in 
 and compared chunk by chunk. `keep` stages to the host when the GPU would be left with less free
 memory than the next run needs (the largest run seen so far: its inputs, outputs and
 intermediates), or always when the request says low_memory (the core's retry after an OOM).
+Kept outputs already on the GPU are moved to the host later when a step needs their room under
+the memory cap (stage, from kopt.room.make_room).
 """
 
 import torch
 
-from kopt.compare import compare_stats
+from kopt.compare import CHUNK, compare_stats
 from kopt.errors import BadRequest
-from kopt.memory import free_bytes, nbytes
+from kopt.memory import compare_chunk, free_bytes, nbytes
 from kopt.protocol import get_arg
 from kopt.tensors import flatten, json_value
 
@@ -38,6 +40,15 @@ def keep(ctx, name, outputs, low_memory=False):
         items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in items]
     ctx.kept[name] = Kept(items, staged)
     return staged
+
+
+def stage(ctx, name):
+    """Move the kept outputs `name` to host memory (pageable), if they are not there already."""
+    k = ctx.kept.get(name)
+    if k is None or k.staged:
+        return
+    k.items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in k.items]
+    k.staged = True
 
 
 def drop(ctx, names):
@@ -78,9 +89,10 @@ def op_compare(ctx, req):
     if len(got.items) != n:
         return {"outputs": [], "count_mismatch": True, "ref_count": n, "got_count": len(got.items)}
     out = []
+    chunk = compare_chunk(ctx, CHUNK)
     for (a, b), (atol, rtol) in zip(zip(ref.items, got.items), _tols(req, n)):
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            out.append(compare_stats(a, b, atol, rtol))
+            out.append(compare_stats(a, b, atol, rtol, chunk))
         elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             out.append({"kind_mismatch": True})
         else:

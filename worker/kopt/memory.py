@@ -17,6 +17,13 @@ What is measured, for the core's report (the limits are the core's):
     parts of ops (Memory.within), of another phase), to tell which step set the peak;
   * free_bytes(): memory a new allocation can get without an OOM: the driver's free memory plus
     what the caching allocator has reserved but not handed out.
+
+The cap (`limits`, set by the core from the model's working set): the device memory kopt's
+main-phase work should stay within, context included. It is not an allocator limit (nothing
+fails at it); the steps that can degrade consult it before they allocate: kopt.room.make_room
+forgets captured launches and stages kept outputs to host memory, gate 2's isolation stages its
+references and redraws seed inputs in place, comparisons take smaller chunks (alloc_cap,
+over_cap, compare_chunk).
 Everything is a no-op without CUDA (CPU tests of the worker).
 """
 
@@ -24,6 +31,7 @@ import contextlib
 
 import torch
 
+from kopt.errors import BadRequest
 from kopt.tensors import storage
 
 PHASES = ("main", "eager", "f64", "ceilings")
@@ -37,6 +45,7 @@ class Memory:
         self.op = None         # the op running now (begin_op .. end_op), its plain name
         self.cur_op = None     # the name its peak is credited to: op, or "op/phase" off main
         self.context = None
+        self.cap = None        # device bytes for the main phase, context included (limits), or None
 
     def _cuda(self):
         return torch.cuda.is_available() and torch.cuda.is_initialized()
@@ -126,6 +135,58 @@ class Memory:
                        allocated_bytes=int(torch.cuda.memory_allocated()),
                        free_bytes=int(free), total_bytes=int(total))
         return out
+
+
+def _cuda_up():
+    return torch.cuda.is_available() and torch.cuda.is_initialized()
+
+
+def alloc_cap(ctx):
+    """Bytes PyTorch's allocator may hold under the cap: the cap less the memory held outside
+    it (the context); None when no cap is set or without CUDA."""
+    m = getattr(ctx, "memory", None)
+    if m is None or m.cap is None or not _cuda_up():
+        return None
+    return max(0, int(m.cap) - int(m.measure_context() or 0))
+
+
+def over_cap(ctx, extra):
+    """Whether allocating `extra` more bytes would take the allocator past alloc_cap (False
+    without a cap, and outside the main phase: the eager model's and float64's memory is not
+    kopt's to shape)."""
+    cap = alloc_cap(ctx)
+    if cap is None or ctx.memory.phase != "main":
+        return False
+    return int(torch.cuda.memory_allocated()) + int(extra) > cap
+
+
+# bytes of temporaries kopt.compare.compare_stats holds per element of a chunk at most (float64
+# copies of both sides, masks, differences and the products reduced: an upper estimate)
+COMPARE_BYTES_PER_ELEM = 128
+
+
+def compare_chunk(ctx, default):
+    """Elements per comparison chunk: `default`, or a power of two (at least 2^20) that keeps
+    the comparison's temporaries within what the cap leaves free."""
+    cap = alloc_cap(ctx)
+    if cap is None or ctx.memory.phase != "main":
+        return default
+    room = cap - int(torch.cuda.memory_allocated())
+    n = 1 << 20
+    while n * 2 <= default and n * 2 * COMPARE_BYTES_PER_ELEM <= room:
+        n *= 2
+    return n
+
+
+def op_limits(ctx, req):
+    """`limits` {memory_cap_bytes: N | null}: the cap (module docstring); the answer says what
+    it leaves the allocator ({"memory_cap_bytes", "alloc_cap_bytes", "context_bytes"})."""
+    cap = req.get("memory_cap_bytes")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
+        raise BadRequest("memory_cap_bytes must be a non-negative number or null")
+    ctx.memory.cap = int(cap) if cap else None
+    return {"memory_cap_bytes": ctx.memory.cap, "alloc_cap_bytes": alloc_cap(ctx),
+            "context_bytes": ctx.memory.measure_context() or 0}
 
 
 def free_bytes():

@@ -27,7 +27,8 @@ outputs are carved from NaN-filled memory.
 The result describes the outputs and says how much the run allocated (`run_bytes`, the peak
 minus what was allocated before: outputs and intermediates); for module targets in the main
 memory phase the worker also keeps it as the measure of what the next module run needs
-(ctx.run_need, the poison block's size).
+(ctx.run_need, the poison block's size). Before a module run, kopt.room.make_room frees what the
+memory cap needs for it (captured launches, kept outputs to host).
 """
 
 import torch
@@ -35,6 +36,7 @@ import torch
 from kopt.compare import checksums
 from kopt.kept import keep
 from kopt.protocol import get_arg
+from kopt.room import make_room
 from kopt.targets import check_transform, make_target
 from kopt.tensors import dump_outputs, flatten, meta
 
@@ -68,6 +70,8 @@ def op_run(ctx, req):
     res = {}
     with torch.no_grad():
         prepared = target.prepare()
+        if spec.get("kind") == "module":
+            make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
         before = checksums(target.arguments(prepared)) if check_inputs else None
         if poison:
             poison_allocator(ctx)

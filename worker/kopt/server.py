@@ -43,6 +43,7 @@ OPS = {
     "compare": ("kopt.kept", "op_compare"),
     "drop": ("kopt.kept", "op_drop"),
     "resources": ("kopt.memory", "op_resources"),
+    "limits": ("kopt.memory", "op_limits"),
 }
 
 

@@ -114,6 +114,8 @@ def op_time(ctx, req):
 
     variants = [make_target(ctx, s) for s in specs]
     n = len(variants)
+    from kopt.room import make_room
+    make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0))
     with torch.no_grad():
         # Warm-up: compiles/autotunes lazily-built targets and measures CPU enqueue times.
         enqueue = [[] for _ in range(n)]
