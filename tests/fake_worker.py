@@ -306,6 +306,19 @@ def op_resources(req):
             "free_bytes": 140 << 30, "total_bytes": 150 << 30, "compile_cache_bytes": 12345}
 
 
+def op_limits(req):
+    cap = req.get("memory_cap_bytes")
+    if cap is not None and (isinstance(cap, bool) or not isinstance(cap, (int, float)) or cap < 0):
+        raise BadRequest("memory_cap_bytes must be a non-negative number or null")
+    return {"memory_cap_bytes": int(cap) if cap else None,
+            "alloc_cap_bytes": max(0, int(cap) - (500 << 20)) if cap else None, "context_bytes": 500 << 20}
+
+
+def op_env(req):
+    """Test-only: the names in this process's environment (the real worker has no such op)."""
+    return {"names": sorted(os.environ)}
+
+
 def check_spec(spec):
     """A launch spec as the real worker requires it (module, args, launch, roles)."""
     if not (isinstance(spec, dict) and isinstance(spec.get("module"), str)
@@ -471,7 +484,7 @@ OPS = {"ping": op_ping, "load": op_load, "compile": op_compile, "run": op_run,
        "time": op_time, "profile": op_profile, "ceilings": op_ceilings,
        "capture_launch": op_capture_launch, "compile_candidate": op_compile_candidate,
        "isolate": op_isolate, "bench_kernels": op_bench_kernels, "compare": op_compare,
-       "drop": op_drop, "resources": op_resources}
+       "drop": op_drop, "resources": op_resources, "limits": op_limits, "env": op_env}
 NEEDS_LOAD = {"compile", "run", "time", "profile", "capture_launch", "isolate", "bench_kernels",
               "compare"}
 

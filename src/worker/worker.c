@@ -602,10 +602,44 @@ fail:
     return code;
 }
 
-/* Build the child's environment: kopt's, overridden by extra, plus PYTHONUNBUFFERED=1. */
+/* Names the worker inherits from kopt's environment (worker.h): exact names, then prefixes. */
+static const char *const WK_ENV_NAMES[] = {
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR", "TMP", "TEMP",
+    "LD_LIBRARY_PATH", "LIBRARY_PATH", "CPATH", "C_INCLUDE_PATH", "CC", "CXX", "VIRTUAL_ENV", "CONDA_PREFIX",
+    "CONDA_DEFAULT_ENV", "XDG_CACHE_HOME", "XDG_RUNTIME_DIR", NULL};
+static const char *const WK_ENV_PREFIXES[] = {"LC_",    "PYTHON", "CUDA_", "NVIDIA_", "TORCH", "PYTORCH_", "TRITON_",
+                                              "CUBLAS", "CUDNN_", "NCCL_", "OMP_",    "MKL_",  "KOPT_",   "FAKE_",
+                                              NULL};
+
+/* Whether `name` (len bytes) is one of the comma-separated names of `list`. */
+static int wk_in_list(const char *list, const char *name, size_t len) {
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && !strncmp(p, name, len)) return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+int worker_env_allowed(const char *entry, const char *extra_names) {
+    const char *eq = entry ? strchr(entry, '=') : NULL;
+    if (!eq || eq == entry) return 0;
+    size_t len = (size_t)(eq - entry);
+    for (const char *const *n = WK_ENV_NAMES; *n; n++)
+        if (strlen(*n) == len && !strncmp(*n, entry, len)) return 1;
+    for (const char *const *p = WK_ENV_PREFIXES; *p; p++)
+        if (len >= strlen(*p) && !strncmp(*p, entry, strlen(*p))) return 1;
+    return wk_in_list(extra_names, entry, len);
+}
+
+/* Build the child's environment: the allowed part of kopt's (worker_env_allowed), overridden by
+ * extra, plus PYTHONUNBUFFERED=1. */
 static int wk_build_env(worker *w, const char *const *extra, kerr *e) {
     kvec v = {0};
-    for (char **p = environ; p && *p; p++) kvec_push(&v, kstrdup(*p));
+    const char *pass = getenv("KOPT_WORKER_ENV");
+    for (char **p = environ; p && *p; p++)
+        if (worker_env_allowed(*p, pass)) kvec_push(&v, kstrdup(*p));
     for (const char *const *x = extra; x && *x; x++) {
         const char *eq = strchr(*x, '=');
         if (!eq || eq == *x) {

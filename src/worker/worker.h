@@ -45,7 +45,13 @@
  * Side effect: worker_start sets SIGPIPE to SIG_IGN for the whole process (a worker that dies
  * while we write to it must not kill kopt); the child gets SIGPIPE back at its default. The
  * child is also given PR_SET_PDEATHSIG=SIGKILL so it never outlives kopt (even after a kill -9
- * of kopt) and PYTHONUNBUFFERED=1 unless kopt's environment or opts.env sets it. Caveat: Linux
+ * of kopt) and PYTHONUNBUFFERED=1 unless kopt's environment or opts.env sets it.
+ *
+ * Environment: the worker runs candidate code, so it inherits only an allowlist of kopt's
+ * environment (worker_env_allowed: what Python, torch, Triton and CUDA read -- PATH, HOME,
+ * locale, library and compiler paths, CUDA_*, TORCH*, TRITON_*, PYTHON*, KOPT_* ...), never an
+ * LLM API key or a proxy; names listed in $KOPT_WORKER_ENV (comma-separated) pass too, and
+ * opts.env entries always do. Caveat: Linux
  * ties PDEATHSIG to the *thread* that forked, and restarts fork from the thread that makes the
  * call; start and call workers from threads that outlive them (e.g. the main thread, or one
  * long-lived thread per GPU), or the worker is killed when that thread exits.
@@ -119,5 +125,9 @@ int worker_code_to_kopt(const char *code);
 /* Send shutdown, wait up to 5 s for the worker to exit, then SIGKILL its process group; reap
  * it and free everything. NULL-safe. */
 void worker_stop(worker *w);
+
+/* Whether the environment entry "NAME=VALUE" passes to the worker: NAME is on the allowlist
+ * (see "Environment" above) or in the comma-separated extra_names (may be NULL). */
+int worker_env_allowed(const char *entry, const char *extra_names);
 
 #endif

@@ -50,6 +50,8 @@ fake = os.environ["BENCH_TEST_FAKE"]
 os.execv(sys.executable, [sys.executable, fake] + sys.argv[1:])
 PY
 export KOPT_WORKER=$T/wrap_worker.py BENCH_TEST_FAKE=$PWD/tests/fake_worker.py
+# the worker inherits an allowlist of the environment: the wrapper's settings are named
+export KOPT_WORKER_ENV=BENCH_TEST_LOG,BENCH_TEST_SLOW,BENCH_TEST_SLOW_S,BENCH_TEST_PIDFILE,BENCH_TEST_FAKE
 export FAKE_FAST_PATTERN="num_warps=8, num_stages=1)"
 export KOPT_NVIDIA_SMI=/nonexistent/nvidia-smi    # no GPU name: "unknown"
 unset KOPT_STORE FAKE_WORKER_MODE

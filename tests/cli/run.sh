@@ -93,6 +93,12 @@ FAKE_WORKER_FIXTURE=$T/broken.py expect_exit 10 "unparsable module" -- "$KOPT" i
 # fake's "impossible" candidate (100x) lies below the memory floor, the fast one (1.25x) does not
 FAKE_BYTES_SCALE=200000 expect_exit 0 "verify (fake worker)" -- "$KOPT" verify "$P" --candidates "$FC" -o "$T/v" --rounds 8 --json
 cp "$T/out" "$T/verify.json"
+# the memory cap reached the worker: verify_memory_cap of the fake's working set, less its context
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["memory_cap"]
+assert m["per_working_set"] == 2.5 and m["bytes"] >= 1.5 * 2**30, m
+assert m["alloc_cap_bytes"] == int(m["bytes"]) - (500 << 20), m' "$T/verify.json" && ok || bad "memory cap not sent to the worker"
 python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
 grep -q "m_impossible.py: expected .*refused at gate 4" "$T/expect.txt" && grep -q "below the memory-traffic floor" "$T/verify.json" && ok || bad "the impossible candidate was not refused by the floor"
 for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.json report.txt; do
@@ -119,7 +125,8 @@ FAKE_WORKER_MODE=hang_on=isolate expect_exit 12 "verify, hanging candidate" -- "
 has "hang refused at gate 2" "$T/out" "did not answer 'isolate' within 2.0 s"
 # Verdicts are durable: kopt killed while judging its third candidate leaves the first two's
 mkdir -p "$T/dur" && cp "$FC/a_fast.py" "$FC/c_wrong.py" "$T/dur/" && sed 's/marker: none/marker: FAKE_HANG/' "$FC/b_not_faster.py" >"$T/dur/z_hang.py"
-(timeout -s KILL 15 "$KOPT" verify "$P" --candidates "$T/dur" -o "$T/dur-out" --rounds 4 --timeout 300 >/dev/null 2>&1; true)
+# (bash reports the deliberate kill on the subshell's stderr: silenced, it is not a failure)
+{ (timeout -s KILL 15 "$KOPT" verify "$P" --candidates "$T/dur" -o "$T/dur-out" --rounds 4 --timeout 300 >/dev/null 2>&1; true); } 2>/dev/null
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); v=[c["verdict"] for c in d["candidates"]]; assert d["partial"] and v[:2]==["accepted","refused"], v' "$T/dur-out/report.json" && ok || bad "verdicts lost when kopt verify was killed"
 expect_exit 3 "verify, missing candidate" -- "$KOPT" verify "$P" --replace k=nope.py -o "$T/v3"
 expect_exit 2 "verify, bad --replace" -- "$KOPT" verify "$P" --replace nokernel -o "$T/v3"

@@ -113,6 +113,8 @@ fw.OPS["compare"] = compare
 fw.main()
 PY
 export KOPT_WORKER=$T/screen_worker.py SG_TESTS=$PWD/tests
+# the worker inherits only an allowlist of kopt's environment (src/worker/worker.c): name ours
+export KOPT_WORKER_ENV=SG_TESTS,SG_SCREEN,SG_WRONG,SG_BENCH_SLEEP,SG_ISOLATE_SLEEP
 
 # the attempts of a report, one per line: label|outcome|gate|kernel_ms|reason
 attempts() {

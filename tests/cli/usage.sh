@@ -14,6 +14,8 @@ trap 'rm -rf "$T"' EXIT
 . tests/cli/lib.sh   # ok, bad, expect_exit, has
 
 export KOPT_WORKER=$PWD/tests/fake_worker.py
+# the worker inherits an allowlist of the environment (worker.h): the stand-in workers' settings are named
+export KOPT_WORKER_ENV=OLD_TORCH,OLD_TRITON
 unset KOPT_FORCE_VERSION KOPT_STORE
 P=tests/problems/14_gemm_bias_relu.py
 M=tests/fixtures/inductor/14_gemm_bias_relu_g0.py

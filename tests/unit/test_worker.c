@@ -787,3 +787,51 @@ Test(worker, log_default_cap) {
     free(log);
     tw_assert_no_children();
 }
+
+/* The worker inherits an allowlist of kopt's environment: what Python, torch, Triton and CUDA
+ * read, never an LLM key (candidate code runs there). */
+Test(worker, environment_allowlist) {
+    cr_assert(worker_env_allowed("PATH=/usr/bin", NULL));
+    cr_assert(worker_env_allowed("CUDA_VISIBLE_DEVICES=1", NULL));
+    cr_assert(worker_env_allowed("TORCHINDUCTOR_CACHE_DIR=/x", NULL));
+    cr_assert(worker_env_allowed("TRITON_CACHE_DIR=/x", NULL));
+    cr_assert(worker_env_allowed("LC_ALL=C", NULL));
+    cr_assert(worker_env_allowed("KOPT_PYTHON=python3", NULL));
+    cr_assert_not(worker_env_allowed("OPENAI_API_KEY=sk-x", NULL));
+    cr_assert_not(worker_env_allowed("ANTHROPIC_API_KEY=x", NULL));
+    cr_assert_not(worker_env_allowed("https_proxy=http://p", NULL));
+    cr_assert_not(worker_env_allowed("PATHOLOGICAL=1", NULL), "exact names are not prefixes");
+    cr_assert_not(worker_env_allowed("LC=1", NULL), "a prefix needs its whole text");
+    cr_assert_not(worker_env_allowed("=x", NULL));
+    cr_assert_not(worker_env_allowed("NOEQUALS", NULL));
+    cr_assert(worker_env_allowed("MY_MODEL_DIR=/d", "OTHER,MY_MODEL_DIR"), "named in KOPT_WORKER_ENV");
+    cr_assert_not(worker_env_allowed("MY_MODEL=/d", "OTHER,MY_MODEL_DIR"), "whole names only");
+    cr_assert_not(worker_env_allowed("MY_MODEL_DIR=/d", ""));
+}
+
+Test(worker, environment_reaches_the_worker_filtered) {
+    setenv("OPENAI_API_KEY", "sk-never-in-the-worker", 1);
+    setenv("KOPT_TEST_PASSED_NAME_X", "1", 1);
+    setenv("MY_SETTING_FOR_THE_MODEL", "1", 1);
+    setenv("KOPT_WORKER_ENV", "MY_SETTING_FOR_THE_MODEL", 1);
+    setenv("UNLISTED_SETTING", "1", 1);
+    worker *w = tw_start("ok");
+    json_t *res = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_call(w, "env", json_object(), 5, &res, &e), 0, "%s", e.msg);
+    char *names = json_dumps(json_object_get(res, "names"), JSON_COMPACT);
+    cr_assert(strstr(names, "\"PATH\""), "%s", names);
+    cr_assert(strstr(names, "\"KOPT_TEST_PASSED_NAME_X\""), "%s", names);
+    cr_assert(strstr(names, "\"MY_SETTING_FOR_THE_MODEL\""), "%s", names);
+    cr_assert(strstr(names, "\"FAKE_WORKER_MODE\""), "the fake's settings (FAKE_*) pass: %s", names);
+    cr_assert_null(strstr(names, "OPENAI_API_KEY"), "%s", names);
+    cr_assert_null(strstr(names, "UNLISTED_SETTING"), "%s", names);
+    free(names);
+    json_decref(res);
+    worker_stop(w);
+    unsetenv("OPENAI_API_KEY");
+    unsetenv("KOPT_TEST_PASSED_NAME_X");
+    unsetenv("MY_SETTING_FOR_THE_MODEL");
+    unsetenv("KOPT_WORKER_ENV");
+    unsetenv("UNLISTED_SETTING");
+}
