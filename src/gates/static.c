@@ -119,6 +119,8 @@ typedef struct sctx {
     const static_opts *o;
     static_report *r;
     int enforce_prec;
+    const char **config_names;   /* module-level names bound to a value holding triton.Config */
+    size_t nconfig;
 } sctx;
 
 static const pytok *tk(const sctx *x, size_t i) {
@@ -409,6 +411,10 @@ static int assigned_true(const sctx *x, size_t i) {
         if (u->kind != PYT_NAME || u->len != t->len ||
             memcmp(x->c->text + u->off, x->c->text + t->off, t->len) || x->c->ref[k] == CREF_ATTR)
             continue;
+        /* a keyword argument NAME=True (a launch passing a constexpr) sets it too */
+        if (x->c->ref[k] == CREF_KWNAME && is_op(x, k + 1, "=") && is_nm(x, k + 2, "True") &&
+            (is_op(x, k + 3, ",") || is_op(x, k + 3, ")")))
+            return 1;
         for (size_t j = k + 1; !line_end_tok(x, j); j++)
             if (depth_at(x, j) == depth_at(x, k) && is_op(x, j, "=")) {
                 if (is_nm(x, j + 1, "True") && line_end_tok(x, j + 2)) return 1;
@@ -432,6 +438,10 @@ static void method_check(sctx *x, size_t m) {
     } else if (!in_jit && in_list_n(COMPUTE_METHODS, s, t->len)) {
         add(x, STATIC_TORCH_COMPUTE, m, kstrndup(s - 1, t->len + 1),
             "a tensor method that runs a PyTorch op outside the Triton kernels");
+    } else if (!in_jit && t->len >= 2 && s[t->len - 1] == '_' && s[t->len - 2] != '_') {
+        add(x, STATIC_TORCH_COMPUTE, m, kstrndup(s - 1, t->len + 1),
+            "an in-place tensor method (PyTorch's end in '_': set_, resize_, requires_grad_ ...) "
+            "changes a tensor's data, storage or flags outside the Triton kernels");
     }
 }
 
@@ -556,6 +566,113 @@ static int jit_name(const sctx *x, size_t i) {
     return 0;
 }
 
+static int is_opener(const sctx *x, size_t i) {
+    return is_op(x, i, "(") || is_op(x, i, "[") || is_op(x, i, "{");
+}
+
+/* The brackets around token i are plain parentheses or list displays, none a call, a
+ * subscript or a dict/set display: i may be part of a target list (`(a.b, c) = ...`). */
+static int only_target_brackets(const sctx *x, size_t i) {
+    int d = depth_at(x, i);
+    for (size_t k = i; k-- > 0 && d > 0;) {
+        if (depth_at(x, k) != d - 1 || !is_opener(x, k)) continue;
+        if (is_op(x, k, "{") || is_trailer_open(x, k)) return 0;
+        d--;
+    }
+    return 1;
+}
+
+/* Whether the attribute chain [head, last] is written: an assignment target (`a.b = v`,
+ * `a.b += v`, `a.b: T = v`, one of a tuple's targets `a.b, n = v, w`, also parenthesised),
+ * a target of `for` (loops and comprehensions), of `with ... as`, or deleted (`del a.b`).
+ * A default value is never a target (`lambda k=a.b, m=1: k`). */
+static int chain_is_store(const sctx *x, size_t head, size_t last) {
+    size_t after = last + 1;
+    uint8_t f = flags(x, head);
+    if (f & CTOK_DEFAULT) return 0;
+    if (head > 0 && is_op(x, head - 1, ":")) return 0;   /* an annotation: `n: tl.constexpr = 4` */
+    /* `NAME.NAME =`: only an assignment (keyword arguments are single names) */
+    if (is_op(x, after, "=") || is_aug_assign(x, after)) return 1;
+    if ((f & CTOK_STMT_START) && is_op(x, after, ":")) {
+        for (size_t k = after + 1; !line_end_tok(x, k) && !(depth_at(x, k) == 0 && is_op(x, k, ";")); k++)
+            if (depth_at(x, k) == 0 && is_op(x, k, "=")) return 1;
+        return 0;
+    }
+    /* back over a target list to `for`, `as` or `del` */
+    for (size_t k = head; k-- > 0;) {
+        const pytok *t = tk(x, k);
+        if (t->kind == PYT_NAME && candidate_is_keyword(x->c->text + t->off, t->len)) {
+            if (is_nm(x, k, "for") || is_nm(x, k, "as") || is_nm(x, k, "del")) return 1;
+            break;
+        }
+        if (t->kind == PYT_NAME || is_op(x, k, ",") || is_op(x, k, ".") || is_op(x, k, "*") ||
+            is_op(x, k, ")") || is_op(x, k, "]") || ((is_op(x, k, "(") || is_op(x, k, "[")) && !is_trailer_open(x, k)))
+            continue;
+        break;
+    }
+    /* forward to the statement's '=' (at depth 0), over the rest of a target list */
+    if (!(is_op(x, after, ",") || is_op(x, after, ")") || is_op(x, after, "]")) || !only_target_brackets(x, head))
+        return 0;
+    for (size_t k = after; !line_end_tok(x, k); k++) {
+        if (depth_at(x, k) != 0) continue;
+        if (is_op(x, k, ";") || is_op(x, k, ":") || is_nm(x, k, "lambda")) return 0;
+        if (is_op(x, k, "=")) return 1;
+    }
+    return 0;
+}
+
+/* Whether module-level name token i is bound to a value holding a triton.Config. */
+static int config_name(const sctx *x, size_t i) {
+    const pytok *t = tk(x, i);
+    for (size_t k = 0; k < x->nconfig; k++)
+        if (strlen(x->config_names[k]) == t->len && !memcmp(x->config_names[k], x->c->text + t->off, t->len))
+            return 1;
+    return 0;
+}
+
+/* A decorator (`@` at i): only the allowlisted modules' members (triton.jit, triton.autotune,
+ * triton.heuristics, Inductor's triton_heuristics kinds). Anything else replaces the function
+ * with what it returns, and a wrapper defined in the file keeps whatever it likes across calls
+ * (a closure dict keyed on data_ptr). Names refused by another rule are that rule's. */
+static void decorator_check(sctx *x, size_t at) {
+    size_t h = at + 1;
+    int ok = 0;
+    const pytok *t = tk(x, h);
+    if (t->kind == PYT_NAME && !candidate_is_keyword(x->c->text + t->off, t->len)) {
+        chain ch;
+        chain_read(x, h, &ch);
+        if (ch.module)
+            ok = static_names_lookup(ch.canon) == SN_MEMBER || classify(x, ch.canon, 0).rule >= 0 ||
+                 allowlist_use(x, &ch, x->c->ref[h]).rule >= 0;
+        free(ch.canon);
+    }
+    if (!ok)
+        add(x, STATIC_STATE, at, stmt_text(x, at),
+            "only triton.jit / autotune / heuristics and Inductor's decorators may decorate: any "
+            "other replaces the function with what it returns, which can keep state across calls");
+}
+
+/* The module-level names whose value holds a triton.Config (x->config_names). */
+static void collect_config_names(sctx *x) {
+    const candidate *c = x->c;
+    for (size_t d = 0; d < c->ndefs; d++) {
+        const cand_def *def = &c->defs[d];
+        if (def->kind != CAND_DEF_ASSIGN) continue;
+        int found = 0;
+        for (size_t k = def->body0; k < def->body1 && !found; k++) {
+            if (kind_of(x, k) != PYT_NAME || (k > 0 && is_op(x, k - 1, "."))) continue;
+            chain ch;
+            chain_read(x, k, &ch);
+            found = ch.module && !strcmp(ch.canon, "triton.Config");
+            free(ch.canon);
+        }
+        if (found) {
+            x->config_names = krealloc(x->config_names, (x->nconfig + 1) * sizeof *x->config_names);
+            x->config_names[x->nconfig++] = def->name;
+        }
+    }
+}
+
 static void chain_check(sctx *x, size_t i, size_t *consumed) {
     chain ch;
     chain_read(x, i, &ch);
@@ -564,7 +681,19 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
     int ref = x->c->ref[i];
     uint8_t f = flags(x, i);
     size_t after = ch.last + 1;
-    int assigned = (f & CTOK_STMT_START) && (is_op(x, after, "=") || is_aug_assign(x, after));
+    int assigned = ch.nseg >= 2 && chain_is_store(x, i, ch.last);
+    /* a subscript store or a mutating method through an attribute (`a.b[k] = v`,
+     * `a.b.append(v)`): the object behind the attribute is changed */
+    int through = 0;
+    if (ch.nseg >= 2 && !(f & CTOK_IN_JIT)) {
+        if (is_op(x, after, "[")) {
+            size_t close = match_close(x, after);
+            through = is_op(x, close + 1, "=") || is_aug_assign(x, close + 1);
+        } else if (ch.call && (ch.nseg >= 3 || ch.module || ref == CREF_MODULE)) {
+            const pytok *m = tk(x, ch.last);
+            through = in_list_n(MUTATING_METHODS, x->c->text + m->off, m->len);
+        }
+    }
     if (ch.module) {
         verdict v = classify(x, ch.canon, ch.call);
         if (v.rule < 0 && ch.nseg == 1 && !strcmp(ch.canon, "getattr")) {
@@ -582,13 +711,13 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
             free(sv);
         }
         if (v.rule < 0) v = allowlist_use(x, &ch, ref);
-        if (v.rule == STATIC_NAME && assigned && ch.nseg >= 2)
+        if (v.rule == STATIC_NAME && assigned)
             v.rule = -1; /* setting a module's attribute: the state rule says it better */
         if (v.rule >= 0) {
             add(x, (static_rule)v.rule, i, tok_text(x, i, ch.last), v.why);
         } else if (ch.call && x->enforce_prec && !strcmp(ch.canon, "triton.language.dot")) {
             dot_check(x, &ch);
-        } else if (assigned && ch.nseg >= 2) {
+        } else if (assigned || through) {
             add(x, STATIC_STATE, i, stmt_text(x, i), "sets an attribute on a module");
         }
         free(ch.canon);
@@ -596,8 +725,13 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
     }
     /* a variable: a module-level object, a local, a parameter */
     if (ch.nseg == 1 && !(f & CTOK_IN_JIT)) pointer_check(x, i, after);
-    if (ref == CREF_MODULE) {
-        if (assigned && ch.nseg >= 2) {
+    int binding = (f & CTOK_MODULE_LEVEL) && (f & CTOK_STMT_START) && (is_op(x, after, "=") || is_op(x, after, ":"));
+    if (ref == CREF_MODULE && !binding && !(f & CTOK_DECORATOR) && config_name(x, i)) {
+        add(x, STATIC_STATE, i, tok_text(x, i, ch.last),
+            "a module-level triton.Config keeps its kwargs in a dict: state kept across calls; "
+            "name it only in @triton.autotune(configs=...)");
+    } else if (ref == CREF_MODULE) {
+        if (assigned) {
             add(x, STATIC_STATE, i, stmt_text(x, i),
                 "sets an attribute on a module-level function or object: state kept across "
                 "calls");
@@ -605,6 +739,11 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
             add(x, STATIC_NAME, i, tok_text(x, i, ch.last),
                 "an attribute of a @triton.jit function reaches Triton's runtime (its Python "
                 "function, caches, compiled kernels): launch it as kernel[grid](...)");
+        } else if (ch.nseg == 1 && jit_name(x, i) && !(f & CTOK_IN_JIT) && !is_op(x, after, "[") &&
+                   !(i > 0 && is_nm(x, i - 1, "def"))) {
+            add(x, STATIC_NAME, i, tok_text(x, i, ch.last),
+                "a @triton.jit function used as a value: under another name its attributes (Triton's "
+                "runtime, caches) escape the rules; launch it as kernel[grid](...)");
         } else if ((f & CTOK_IN_FUNC) && ch.nseg == 1 && is_op(x, after, "[")) {
             size_t close = match_close(x, after);
             if ((f & CTOK_STMT_START) && (is_op(x, close + 1, "=") || is_aug_assign(x, close + 1)))
@@ -615,7 +754,14 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
             if (in_list_n(MUTATING_METHODS, x->c->text + m->off, m->len))
                 add(x, STATIC_STATE, i, tok_text(x, i, ch.last),
                     "mutates a module-level object: state kept across calls");
+        } else if (through) {
+            add(x, STATIC_STATE, i, stmt_text(x, i),
+                "writes into an attribute of a module-level object: state kept across calls");
         }
+    } else if ((assigned || through) && !(f & CTOK_IN_JIT)) {
+        add(x, STATIC_STATE, i, stmt_text(x, i),
+            "sets or changes an attribute of an argument or a local object (a tensor, an alias of "
+            "a function): state that outlives the call");
     }
     if (ch.nseg >= 2 && ch.call) method_check(x, ch.last);
     free(ch.canon);
@@ -625,12 +771,21 @@ static void kwarg_check(sctx *x, size_t i) {
     if (!x->enforce_prec) return;
     if (is_nm(x, i, "allow_tf32")) {
         size_t v = i + 2;
-        int bad = is_nm(x, v, "True") ||
-                  (kind_of(x, v) == PYT_NAME && !is_nm(x, v, "False") && !is_nm(x, v, "None") &&
-                   assigned_true(x, v));
+        /* False, None, or a name never set to True (by an assignment or a keyword argument);
+         * an expression is not False (`not False`, `1 == 1`) */
+        int single = kind_of(x, v) == PYT_NAME && (is_op(x, v + 1, ",") || is_op(x, v + 1, ")"));
+        int bad = !single || is_nm(x, v, "True") ||
+                  (!is_nm(x, v, "False") && !is_nm(x, v, "None") && assigned_true(x, v));
         if (bad)
             add(x, STATIC_PRECISION, i, tok_text(x, i, v),
                 "TF32 matmul in a float32 model (needs --allow-precision-change)");
+    } else if (is_nm(x, i, "input_precision")) {
+        size_t v = i + 2;
+        /* a string literal (a TF32 one is the string rule's); a name or pieces may be "tf32" */
+        if (!(kind_of(x, v) == PYT_STRING && (is_op(x, v + 1, ",") || is_op(x, v + 1, ")"))))
+            add(x, STATIC_PRECISION, i, tok_text(x, i, v),
+                "input_precision given by an expression may be TF32: write the string (\"ieee\") "
+                "(or --allow-precision-change)");
     } else if (is_nm(x, i, "fp_downcast_rounding")) {
         add(x, STATIC_PRECISION, i, tok_text(x, i, i + 2),
             "a rounding-mode downcast (needs --allow-precision-change)");
@@ -669,8 +824,12 @@ static void import_check(sctx *x, const cand_import *im) {
 
 /* ---------- module-level statements and defaults ---------- */
 
-static int call_allowed(const sctx *x, size_t p, int *classified) {
+/* Whether the call whose '(' is p may run at module level (MODULE_LEVEL_CALLS, math.*); else
+ * *classified tells whether another rule refuses it anyway. *config (when not NULL): the call is
+ * triton.Config, whose dict argument is the Config's kwargs (the Config rule follows its name). */
+static int call_allowed(const sctx *x, size_t p, int *classified, int *config) {
     *classified = 0;
+    if (config) *config = 0;
     if (p == 0 || kind_of(x, p - 1) != PYT_NAME) return 0;
     size_t k = p - 1;
     while (k >= 2 && is_op(x, k - 1, ".") && kind_of(x, k - 2) == PYT_NAME) k -= 2;
@@ -681,6 +840,7 @@ static int call_allowed(const sctx *x, size_t p, int *classified) {
     if (ch.module) {
         ok = in_list(MODULE_LEVEL_CALLS, ch.canon) || seg_prefix(ch.canon, "math");
         if (!ok) *classified = classify(x, ch.canon, 1).rule >= 0;
+        if (config) *config = !strcmp(ch.canon, "triton.Config");
     }
     free(ch.canon);
     return ok;
@@ -688,20 +848,24 @@ static int call_allowed(const sctx *x, size_t p, int *classified) {
 
 /* The value tokens [a, b) of a module- or class-level assignment. */
 static void value_check(sctx *x, size_t s, size_t a, size_t b) {
+    size_t config_end = 0;   /* tokens before it are a triton.Config's arguments */
     for (size_t v = a; v < b; v++) {
         if (flags(x, v) & (CTOK_IN_FUNC | CTOK_DEFAULT)) continue;
         if ((is_op(x, v, "[") || is_op(x, v, "{")) && !is_trailer_open(x, v)) {
+            if (v < config_end) continue;   /* the Config's kwargs: the Config rule's */
             add(x, STATIC_STATE, v, stmt_text(x, s),
                 "a module-level list/dict/set is mutable: state shared by every call");
             return;
         }
         if (is_op(x, v, "(") && is_trailer_open(x, v)) {
-            int classified;
-            if (call_allowed(x, v, &classified)) {
-                v = match_close(x, v);   /* what an allowed call makes of its arguments */
+            /* an allowed call's arguments are judged like the value itself: they run at import
+             * time too, and min / max / tuple hand back what they are given
+             * (`S = max((make_cache(),))`, `S = tuple([{}])` would keep state) */
+            int classified, config;
+            if (call_allowed(x, v, &classified, &config) || classified) {
+                if (config && match_close(x, v) > config_end) config_end = match_close(x, v);
                 continue;
             }
-            if (classified) continue;
             add(x, STATIC_STATE, v, stmt_text(x, s),
                 "a module-level value made by a call may be mutable: state shared by every "
                 "call");
@@ -728,12 +892,13 @@ static void toplevel_check(sctx *x, size_t s) {
         value_check(x, s, eq + 1, stop);
         return;
     }
-    /* an expression statement: a call at import time (each call of the statement is judged:
-     * an allowed one does not excuse the next, `math.floor(1.5) + setup()`) */
+    /* an expression statement: a call at import time (each call of the statement is judged,
+     * its arguments' calls too: an allowed one excuses neither the next nor the ones it is
+     * given, `math.floor(1.5) + setup()`, `math.floor(setup())`; not a lambda's body) */
     for (size_t v = s; v < end; v++) {
-        if (depth_at(x, v) != 0 || !is_op(x, v, "(") || !is_trailer_open(x, v)) continue;
+        if ((flags(x, v) & (CTOK_IN_FUNC | CTOK_DEFAULT)) || !is_op(x, v, "(") || !is_trailer_open(x, v)) continue;
         int classified;
-        if (!call_allowed(x, v, &classified) && !classified) {
+        if (!call_allowed(x, v, &classified, NULL) && !classified) {
             add(x, STATIC_STATE, s, stmt_text(x, s),
                 "a module-level call runs at import time and may set up state");
             return;
@@ -749,7 +914,7 @@ static void defaults_check(sctx *x) {
         if ((is_op(x, v, "[") || is_op(x, v, "{")) && !is_trailer_open(x, v)) bad = 1;
         if (is_op(x, v, "(") && is_trailer_open(x, v)) {
             int classified;
-            bad = !call_allowed(x, v, &classified) && !classified;
+            bad = !call_allowed(x, v, &classified, NULL) && !classified;
         }
         if (bad) {
             size_t a = v;
@@ -861,7 +1026,8 @@ static int prec_enforced(const static_opts *o) {
 
 int static_check(const candidate *c, const static_opts *o, static_report *r, kerr *e) {
     static_report_free(r);
-    sctx x = {c, o, r, prec_enforced(o)};
+    sctx x = {c, o, r, prec_enforced(o), NULL, 0};
+    collect_config_names(&x);
     for (size_t i = 0; i < c->nimports; i++) import_check(&x, &c->imports[i]);
     size_t consumed = 0;
     for (size_t i = 0; i < c->ntoks; i++) {
@@ -874,6 +1040,8 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
             !(f & CTOK_DECORATOR))
             toplevel_check(&x, i);
         const char *s = c->text + t->off;
+        if (t->kind == PYT_OP && (f & CTOK_DECORATOR) && (f & CTOK_STMT_START) && pytok_is(c->text, t, "@"))
+            decorator_check(&x, i);
         if (t->kind == PYT_OP) {
             if ((pytok_is(c->text, t, "@") && !(f & CTOK_DECORATOR)) ||
                 pytok_is(c->text, t, "@=")) {
@@ -911,6 +1079,7 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
         }
     }
     defaults_check(&x);
+    free(x.config_names);
     if (r->n) qsort(r->v, r->n, sizeof *r->v, cmp_violation);
     if (!r->n) return 0;
     const static_violation *v = &r->v[0];

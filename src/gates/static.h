@@ -10,7 +10,9 @@
  *                  Inductor's torch._inductor.runtime helpers;
  *                  F.* / torch.nn(.functional) / torch.ops / aten / extern_kernels; outside
  *                  @triton.jit bodies, compute methods called on objects (.sum(), .matmul(),
- *                  .softmax(), .to(), .contiguous(), .copy_() ...), the `@` operator,
+ *                  .softmax(), .to(), .contiguous(), .copy_() ...) and every in-place method
+ *                  (a name ending in one '_': .set_(), .resize_(), .requires_grad_() change a
+ *                  tensor's data, storage or flags), the `@` operator,
  *                  arithmetic on in_ptr* / out_ptr* / in_out_ptr* names and writes through
  *                  their subscripts.
  *   stream-sync    streams, events, synchronisation, CUDA graphs (torch.cuda.Stream, Event,
@@ -19,12 +21,22 @@
  *                  triton.testing (do_bench synchronises and re-runs kernels).
  *   state          global / nonlocal; module- or class-level values that are mutable (list,
  *                  dict, set displays; calls other than tl.constexpr, triton.jit, triton.Config,
- *                  triton.cdiv, triton.next_power_of_2, math.*, int/float/min/max/...);
- *                  module-level call statements (except triton_helpers.set_driver_to_gpu());
+ *                  triton.cdiv, triton.next_power_of_2, math.*, int/float/min/max/...; the
+ *                  arguments of those are judged the same way, a triton.Config's kwargs dict
+ *                  excepted: `S = max((make_cache(),))`, `S = tuple([{}])`);
+ *                  module-level call statements, their arguments' calls included (except
+ *                  triton_helpers.set_driver_to_gpu());
  *                  mutable default arguments; functools cache / lru_cache / cached_property;
  *                  attributes set on modules, functions or module-level objects
  *                  (`launch.cache = ...`); in functions, writes into module-level objects
- *                  (`CACHE[k] = v`, `CACHE.append(...)`).
+ *                  (`CACHE[k] = v`, `CACHE.append(...)`); outside @triton.jit bodies, any
+ *                  attribute written, on an argument or a local too (`in_ptr0.calls = n`,
+ *                  `f = launch; f.x = 1`: as targets of =, op=, tuples, for, with, del) and any
+ *                  write through an attribute (`a.b[k] = v`, `a.b.c.append(v)`); a decorator
+ *                  that is not an allowlisted member (triton.jit / autotune / heuristics,
+ *                  Inductor's kinds): one defined in the file returns a wrapper that can keep
+ *                  a closure cache; a module-level name bound to a triton.Config (which keeps
+ *                  its kwargs in a dict) named anywhere but in a decorator's arguments.
  *   env            os.environ / getenv / putenv, torch.backends, torch.set_*, torch.cuda.set_*,
  *                  seeds, torch._C / _dynamo / _inductor.config, triton.knobs,
  *                  triton.runtime.driver, sys, importlib,
@@ -45,8 +57,11 @@
  *                  every star import.
  *   precision      only when !allow_precision_change and the model dtype is float32 (NULL
  *                  counts as float32): tl / torch float16, bfloat16, float8* (any use, casts
- *                  included), allow_tf32=True (or a name assigned True), the strings "tf32" /
- *                  "tf32x3" (input_precision=...), fp_downcast_rounding=, inline PTX
+ *                  included), allow_tf32=True (or a name assigned True, by a statement or by
+ *                  a keyword argument such as a launch's `TF32=True`; any expression other
+ *                  than False / None / a name), the strings "tf32" / "tf32x3"
+ *                  (input_precision=...; any value there but one string literal),
+ *                  fp_downcast_rounding=, inline PTX
  *                  (tl.inline_asm_elementwise), and tl.dot without input_precision= or
  *                  allow_tf32= (TF32 is Triton's default for float32 dots).
  *   syntax         async / await / yield (a launcher must be a plain function); in form L, an
@@ -57,9 +72,10 @@
  *                  allowed module used as a value (`m = triton`, `f(tl)`: under another name it
  *                  would escape the list); a free name that is neither defined in the file nor
  *                  an allowed builtin (type, object, chr, hasattr, Inductor's module globals
- *                  such as get_raw_stream); an attribute of a @triton.jit function (`_k.fn`);
- *                  a private attribute (leading underscore) of any other object
- *                  (`in_ptr0._cdata`).
+ *                  such as get_raw_stream); an attribute of a @triton.jit function (`_k.fn`),
+ *                  and such a function used as a value outside the kernels (`k = _k`: only
+ *                  `_k[grid](...)`); a private attribute (leading underscore) of any other
+ *                  object (`in_ptr0._cdata`).
  *   identifier     a non-ASCII identifier (Python NFKC-normalises identifiers: full-width
  *                  `open` is open; refusing them all is stricter than normalising).
  *   string         a string literal holding a backslash (escapes spell any name), "__" (in a

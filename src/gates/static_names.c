@@ -70,6 +70,14 @@ static const char *const HINTS_MEMBERS[] = {"ReductionHint", "TileHint", "Autotu
                                             "TRITON_MAX_BLOCK", "TRITON_MAX_RSPLIT", NULL};
 
 static const char *const NONE[] = {NULL};
+
+/* Members whose own public attributes may be named (enumerations: tl.PropagateNan.ALL,
+ * ReductionHint.INNER). Any other member is a function or a @triton.jit helper, whose public
+ * attributes are Triton's runtime (triton_helpers.welford.cache is a dict kept across calls). */
+static const char *const ATTR_MEMBERS[] = {"triton.language.PropagateNan",
+                                           "torch._inductor.runtime.hints.ReductionHint",
+                                           "torch._inductor.runtime.hints.TileHint",
+                                           "torch._inductor.runtime.hints.AutotuneHint", NULL};
 /* clang-format on */
 
 /* One allowlisted module: its canonical name, its members (NULL: any public name), and the
@@ -171,8 +179,18 @@ static_name_verdict static_names_lookup(const char *q) {
         if (!strcmp(cur->name, "triton.language.extra.cuda") && in_list_n(CUDA_TIMERS, seg, sl)) return SN_TIMER;
         int ok = cur->members ? in_list_n(cur->members, seg, sl) : (sl > 0 && seg[0] != '_');
         if (!ok) return SN_REFUSED;
-        /* a member: its public attributes too (tl.PropagateNan.ALL), never a private one */
-        for (p = seg + sl; *p == '.'; p += 1 + strcspn(p + 1, "."))
+        p = seg + sl;
+        if (*p == '\0') return SN_MEMBER;
+        /* an attribute of a member: only of the enumerations (tl.PropagateNan.ALL), and never
+         * a private one; cur->name is the canonical module (aliases followed) */
+        size_t cl = strlen(cur->name);
+        int attrs = 0;
+        for (int i = 0; ATTR_MEMBERS[i]; i++)
+            if (strlen(ATTR_MEMBERS[i]) == cl + 1 + sl && !strncmp(ATTR_MEMBERS[i], cur->name, cl) &&
+                ATTR_MEMBERS[i][cl] == '.' && !memcmp(ATTR_MEMBERS[i] + cl + 1, seg, sl))
+                attrs = 1;
+        if (!attrs) return SN_REFUSED;
+        for (; *p == '.'; p += 1 + strcspn(p + 1, "."))
             if (p[1] == '_') return SN_REFUSED;
         return SN_MEMBER;
     }

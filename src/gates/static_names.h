@@ -19,15 +19,18 @@
  *                                triton.language.math), triton_heuristics (the decorator
  *                                kinds), hints (ReductionHint, TileHint, AutotuneHint,
  *                                DeviceProperties)
- * After an allowlisted member, further public attributes are allowed (tl.PropagateNan.ALL,
- * ReductionHint.INNER); a name starting with '_' is not. torch's own names stay judged by
- * static.c's lists (allocation calls and dtypes allowed, the rest refused).
+ * An allowlisted member's own public attributes are allowed only for the enumerations
+ * (tl.PropagateNan.ALL, ReductionHint.INNER, TileHint, AutotuneHint); the other members are
+ * functions or @triton.jit helpers, whose attributes are Triton's runtime
+ * (triton_helpers.welford.cache: a dict kept across calls). A name starting with '_' is never
+ * allowed. torch's own names stay judged by static.c's lists (allocation calls and dtypes
+ * allowed, the rest refused).
  *
  * static_names_lookup(q) judges a dotted name already resolved through the imports
  * ("torch._inductor.runtime.triton_heuristics.os"):
  *   SN_OUTSIDE  q does not start with an allowlisted module: not this module's to judge;
  *   SN_MODULE   q is an allowlisted module itself (refused by static.c when used as a value);
- *   SN_MEMBER   q is an allowlisted member, or a public attribute of one;
+ *   SN_MEMBER   q is an allowlisted member, or a public attribute of an enumeration one;
  *   SN_TIMER    q is a timer or SM-id function of triton.language.extra.cuda;
  *   SN_REFUSED  q names something of an allowlisted module that is not on its list.
  *

@@ -20,15 +20,6 @@
 #define LSM "triton_red_fused__log_softmax_prepare_softmax_online_sub_0"
 #define GELU "triton_poi_fused_add_gelu_mul_0"
 
-static candidate *parse_ok(const char *text) {
-    candidate *c = NULL;
-    kerr e = {0};
-    int rc = candidate_parse(text, strlen(text), &c, &e);
-    cr_assert_eq(rc, 0, "candidate_parse failed: %s\n--- text:\n%s", e.msg, text);
-    cr_assert(c);
-    return c;
-}
-
 static artifact *load_fixture(const char *rel, char **text) {
     size_t len;
     *text = tu_read_fixture(rel, &len);
@@ -90,7 +81,7 @@ static const char *span_text(const candidate *c, const cand_def *d, char *buf, s
 /* ---------- parsing ---------- */
 
 Test(static_candidate, form_l_model) {
-    candidate *c = parse_ok(LAUNCHER);
+    candidate *c = tu_parse_candidate(LAUNCHER);
     cr_assert_eq(candidate_form(c), CAND_FORM_L);
     cr_assert_str_eq(candidate_form_name(candidate_form(c)), "L");
     cr_assert_str_eq(candidate_replaces(c), LSM);
@@ -170,13 +161,13 @@ Test(static_candidate, form_i_model_from_fixture) {
 Test(static_candidate, launch_parameter_details) {
     const char *t1 = "import triton\n@triton.jit\ndef k(p):\n    pass\n"
                      "def launch(a, b, stream):\n    pass\n";
-    candidate *c = parse_ok(t1);
+    candidate *c = tu_parse_candidate(t1);
     cr_assert_eq(candidate_nparams(c), 2);
     cr_assert_eq(c->launch_stream, 1);
     candidate_free(c);
     const char *t2 = "import triton\n@triton.jit\ndef k(p):\n    pass\n"
                      "def launch(stream, a, *rest, n=3):\n    pass\n";
-    c = parse_ok(t2);
+    c = tu_parse_candidate(t2);
     cr_assert_eq(candidate_nparams(c), 4);
     cr_assert_eq(c->launch_stream, 0);
     cr_assert_str_eq(candidate_param(c, 0)->name, "stream");
@@ -186,7 +177,7 @@ Test(static_candidate, launch_parameter_details) {
     /* decorators are read through import aliases */
     const char *t4 = "import triton as tr\n@tr.jit\ndef k(p):\n    pass\n"
                      "def launch(a):\n    pass\n";
-    c = parse_ok(t4);
+    c = tu_parse_candidate(t4);
     cr_assert_eq(c->njit, 1);
     cr_assert_eq(c->launch_stream, 0);
     candidate_free(c);
@@ -196,7 +187,7 @@ Test(static_candidate, launch_parameter_details) {
                      "@triton_heuristics.pointwise(size_hints={'x': 16})\n@triton.jit\n"
                      "def K(a, b: int, C: triton.language.constexpr, D : tl.constexpr = 4):\n"
                      "    pass\n";
-    c = parse_ok(t3);
+    c = tu_parse_candidate(t3);
     cr_assert_eq(candidate_form(c), CAND_FORM_I);
     cr_assert_eq(candidate_nparams(c), 4);
     cr_assert(!candidate_param(c, 0)->constexpr_ && !candidate_param(c, 1)->constexpr_);
@@ -287,7 +278,7 @@ Test(static_candidate, name_resolution) {
                     "        k[(1,)](a, N=N)\n"                          /* 15 */
                     "    import math as N2\n"                            /* 16 */
                     "    return [j for j in (N2, f, i, C, print)]\n";    /* 17 */
-    candidate *c = parse_ok(t);
+    candidate *c = tu_parse_candidate(t);
     cr_assert_eq(ref_of(c, 3, "N", 0), CREF_MODULE);
     cr_assert_eq(ref_of(c, 5, "k", 0), CREF_MODULE);
     cr_assert_eq(ref_of(c, 5, "N", 0), CREF_PARAM);
@@ -327,7 +318,7 @@ Test(static_candidate, name_resolution) {
 /* ---------- interface ---------- */
 
 static void expect_iface_error(const char *text, const art_kernel *k, const char *needle) {
-    candidate *c = parse_ok(text);
+    candidate *c = tu_parse_candidate(text);
     kerr e = {0};
     cr_assert_eq(candidate_check_interface(c, k, &e), KOPT_E_CANDIDATE, "accepted:\n%s", text);
     cr_assert(strstr(e.msg, needle), "<<%s>> lacks <<%s>>", e.msg, needle);
@@ -345,7 +336,7 @@ Test(static_candidate_iface, launcher_against_fixture_kernels) {
     artifact *a3 = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
     artifact *a1 = load_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &t1);
     const art_kernel *k = kernel_of(a3, LSM);
-    candidate *c = parse_ok(LAUNCHER);
+    candidate *c = tu_parse_candidate(LAUNCHER);
     kerr e = {0};
     cr_assert_eq(candidate_check_interface(c, k, &e), 0, "%s", e.msg);
     candidate_free(c);
@@ -456,7 +447,7 @@ Test(static_candidate_stitch, form_l_renames_module_names_only) {
         "    _kopt_K___k[(1,)](x_ptr, n, BLOCK=_kopt_K__BLOCK)\n"
         "    return _kopt_K__Box().get, triton.language, _kopt_K__note, _kopt_K__launch\n"
         "K = _KoptLaunch(_kopt_K__launch)";
-    candidate *c = parse_ok(t);
+    candidate *c = tu_parse_candidate(t);
     kbuf out = KBUF_INIT;
     kbuf_puts(&out, "<<");
     kerr e = {0};
@@ -538,7 +529,7 @@ Test(static_candidate_stitch, form_i_round_trip_through_emit_and_parse) {
     kbuf_puts(&cand, "_NOTE = \"uses ''' and \\\\ and \\n and '\"\r\n"
                      "_RAW = r\"C:\\temp\\new\"\n"
                      "# a trailing quote '");
-    candidate *c = parse_ok(kbuf_str(&cand));
+    candidate *c = tu_parse_candidate(kbuf_str(&cand));
     cr_assert_eq(candidate_form(c), CAND_FORM_I);
     kerr e = {0};
     cr_assert_eq(candidate_check_interface(c, k, &e), 0, "%s", e.msg);
@@ -583,7 +574,7 @@ Test(static_candidate_stitch, form_i_round_trip_through_emit_and_parse) {
 Test(static_candidate_stitch, form_l_into_module) {
     char *t3;
     artifact *a = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
-    candidate *c = parse_ok(LAUNCHER);
+    candidate *c = tu_parse_candidate(LAUNCHER);
     kbuf stmt = KBUF_INIT;
     kerr e = {0};
     kbuf_puts(&stmt, candidate_launch_shim());
@@ -616,7 +607,7 @@ Test(static_candidate_stitch, form_l_into_module) {
 /* gate1_check on `text` against kernel k: returns its verdict; *stitch gets a "<<" prefix first
  * so that a refusal can be seen to leave it untouched. */
 static int gate1_of(const char *text, const art_kernel *k, kbuf *stitch, char **why, json_t **report) {
-    candidate *c = parse_ok(text);
+    candidate *c = tu_parse_candidate(text);
     static_opts so = {0};
     kbuf_puts(stitch, "<<");
     int ok = gate1_check(c, k, &so, stitch, why, report);

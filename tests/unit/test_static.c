@@ -546,11 +546,18 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
-    static const char *const fxn[] = {"tests/fixtures/inductor/01_gelu_residual_g0.py",
-                                      "tests/fixtures/inductor/03_log_softmax_g0.py"};
-    artifact *fx[2];
-    char *fxt[2];
-    for (int i = 0; i < 2; i++) {
+    /* the models of the suite's folders (tests/gpu/run.sh verifies each static candidate with
+     * the folder whose fixture holds the kernel it replaces) */
+    static const char *const fxn[] = {
+        "tests/fixtures/inductor/01_gelu_residual_g0.py", "tests/fixtures/inductor/02_softmax_wide_g0.py",
+        "tests/fixtures/inductor/03_log_softmax_g0.py",   "tests/fixtures/inductor/04_layernorm_g0.py",
+        "tests/fixtures/inductor/06_groupnorm_g0.py",     "tests/fixtures/inductor/09_max_middle_g0.py",
+        "tests/fixtures/inductor/10_argmax_inner_g0.py",  "tests/fixtures/inductor/11_cumsum_g0.py",
+        "tests/fixtures/inductor/12_avgpool2d_g0.py",     "tests/fixtures/inductor/13_maxpool2d_g0.py"};
+    enum { NFX = sizeof fxn / sizeof *fxn };
+    artifact *fx[NFX];
+    char *fxt[NFX];
+    for (int i = 0; i < NFX; i++) {
         size_t len;
         fxt[i] = tu_read_fixture(fxn[i], &len);
         kerr e = {0};
@@ -590,7 +597,7 @@ Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
         cr_assert_eq(candidate_form(c), CAND_FORM_L, "%s", rel);
         cr_assert_eq(c->replaces_line, 2, "%s: binding on line 2", rel);
         /* otherwise realistic: bound to a real kernel whose interface it matches */
-        const art_kernel *k = fixture_kernel(fx, 2, candidate_replaces(c));
+        const art_kernel *k = fixture_kernel(fx, NFX, candidate_replaces(c));
         cr_assert(k, "%s: replaces=%s is no kernel of the fixtures", rel, candidate_replaces(c));
         cr_assert_eq(candidate_check_interface(c, k, &e), 0, "%s: %s", rel, e.msg);
         static_report r = {0};
@@ -612,7 +619,7 @@ Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
               seen[STATIC_TORCH_COMPUTE] && seen[STATIC_PRECISION] && seen[STATIC_ENV] && seen[STATIC_NAME] &&
               seen[STATIC_IDENT] && seen[STATIC_STRING] && seen[STATIC_TIMER]);
     free(dir);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < NFX; i++) {
         artifact_free(fx[i]);
         free(fxt[i]);
     }
@@ -1028,7 +1035,14 @@ Test(static_allowlist, dunder_names_anywhere) {
     expect_one("", "    n = __name__\n", "io", "__name__");
     expect_one("", "    f = __file__\n", "io", "__file__");
     expect_one("", "    print(__x__=1)\n", "io", "__x__");
-    expect_one("class _Box:\n    def __init__(self):\n        self.v = 1\n\n\n", "", "io", "__init__");
+    {
+        /* the store into self is an attribute store on whatever object the method is given
+         * (_Box.bump(in_ptr0) would mark the input tensor): state, since issue 11's suite */
+        char *t = make_l("class _Box:\n    def __init__(self):\n        self.v = 1\n\n\n", "");
+        static const char *const rules[] = {"io", "state"}, *const texts[] = {"__init__", "self.v = 1"};
+        expect_report(t, 2, rules, texts);
+        free(t);
+    }
     expect_one("", "    def __helper__(n):\n        return n\n", "io", "__helper__");
     /* Inductor's decorator keeps filename=__file__ (every fixture kernel, static_rules) */
     expect_clean("@triton.autotune(configs=[], key=['xnumel'])\n@triton.jit\ndef _k2(x_ptr, filename=0):\n"
@@ -1283,4 +1297,106 @@ Test(static_names, tokens) {
              {"f'{(x y)}'", 0}};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         cr_expect_eq(static_names_fstring_fields(f[i].s, strlen(f[i].s)), f[i].ok, "%s", f[i].s);
+}
+
+/* ---------- gaps found by the red-team candidates (issue 11; tests/candidates/static) ---------- */
+
+Test(static_gaps, attribute_stores_on_arguments_and_locals) {
+    /* an argument tensor, an alias of a function: objects that outlive the call (a call counter
+     * kept on the input tensor, static/tensor_attribute_counter.py) */
+    expect_one("", "    in_ptr0.kopt_calls = 1\n", "state", "in_ptr0.kopt_calls = 1");
+    expect_one("", "    in_ptr0.kopt_calls += 1\n", "state", "in_ptr0.kopt_calls += 1");
+    expect_one("", "    n = 0\n    in_ptr0.kopt_n, n = n + 1, 1\n", "state", "in_ptr0.kopt_n, n = n + 1, 1");
+    expect_one("", "    (in_ptr0.kopt_n) = 1\n", "state", NULL);
+    expect_one("", "    in_ptr0.kopt_n: int = 1\n", "state", NULL);
+    expect_one("", "    for in_ptr0.kopt_i in range(2):\n        pass\n", "state", NULL);
+    expect_one("", "    q = [0 for in_ptr0.kopt_i in range(2)]\n", "state", NULL);
+    expect_one("", "    del in_ptr0.kopt_n\n", "state", NULL);
+    expect_one("", "    f = launch\n    f.calls = 1\n", "state", "f.calls = 1");
+    expect_one("", "    in_ptr0.kopt_d[0] = 1\n", "state", NULL);
+    expect_one("", "    in_ptr0.kopt_l.append(1)\n", "state", NULL);
+    /* reading attributes, locals' own containers, keyword arguments and defaults are not stores */
+    expect_clean("", "    n = in_ptr0.shape[0]\n    ok = in_ptr0.stride(0) == 1\n    d = dict(a=in_ptr0.shape, b=1)\n"
+                     "    g = [s for s in in_ptr0.shape]\n    t = (in_ptr0.shape, 1)\n    h = lambda k=in_ptr0.shape, m=1: k\n"
+                     "    if in_ptr0.is_contiguous(): n = 1\n    for s in in_ptr0.shape:\n        n = s\n"
+                     "    lst = []\n    lst.append(in_ptr0.shape)\n    dd = {}\n    dd[0] = in_ptr0.device\n"
+                     "    y = in_ptr0.shape if ok else lambda m=1: m\n");
+}
+
+Test(static_gaps, inplace_tensor_methods) {
+    /* PyTorch's in-place methods end in '_': they change a tensor (its data, its storage, its
+     * flags: state on the argument) outside the kernels */
+    expect_one("", "    in_ptr0.requires_grad_(True)\n", "torch-compute", ".requires_grad_");
+    expect_one("", "    out_ptr0.set_(in_ptr0)\n", "torch-compute", ".set_");
+    expect_one("", "    out_ptr0.resize_(0)\n", "torch-compute", ".resize_");
+    expect_clean("", "    def grid_(n):\n        return (n,)\n    g = grid_(1)\n");
+}
+
+Test(static_gaps, decorators_are_allowlisted) {
+    /* a decorator defined in the file returns a wrapper that can cache across calls
+     * (static/decorator_closure_cache.py) */
+    expect_one("def _once(fn):\n    return fn\n\n\n@_once\n", "", "state", "@_once");
+    expect_one("@(lambda fn: fn)\n", "", "state", NULL);
+    expect_one("@print\n", "", "state", "@print");
+    /* Triton's and Inductor's decorators are the allowed ones */
+    expect_clean("@triton.autotune(configs=[triton.Config({'XBLOCK': 64}, num_warps=4)], key=['xnumel'])\n"
+                 "@triton.heuristics({'EVEN': lambda args: args['xnumel'] % 64 == 0})\n@triton.jit\n"
+                 "def _k2(x_ptr, xnumel, XBLOCK: tl.constexpr, EVEN: tl.constexpr):\n    pass\n\n\n",
+                 "");
+}
+
+Test(static_gaps, jit_functions_are_not_values) {
+    /* an alias would reach the attributes the jit rule refuses (k.cache, k.fn) */
+    expect_one("", "    k = _k\n", "name", "_k");
+    expect_one("", "    print(_k)\n", "name", "_k");
+    /* launching it, and jit helpers used inside kernels, are fine */
+    expect_clean("@triton.jit\ndef _add(a, b):\n    return a + b\n\n\n@triton.jit\ndef _s(x_ptr, B: tl.constexpr):\n"
+                 "    x = tl.load(x_ptr + tl.arange(0, B))\n    tl.store(x_ptr, tl.reduce(x, 0, _add))\n\n\n",
+                 "");
+}
+
+Test(static_gaps, module_level_configs) {
+    /* triton.Config keeps its kwargs in a dict: a module-level Config is mutable state unless it
+     * is only named in @triton.autotune's configs (static/config_kwargs_counter.py) */
+    expect_one("CFG = triton.Config({'n': 0})\n", "    CFG.kwargs['n'] = 1\n", "state", "CFG.kwargs");
+    expect_one("CFG = triton.Config({'n': 0})\n", "    CFG.kwargs.update(n=1)\n", "state", "CFG.kwargs.update");
+    expect_one("CFG = triton.Config({'n': 0})\n", "    c = CFG\n", "state", "CFG");
+    expect_one("CFG = triton.Config({'n': 0})\nKW = CFG.kwargs\n", "", "state", "CFG.kwargs");
+    expect_clean("CONFIGS = (triton.Config({'XBLOCK': 64}, num_warps=4),)\n\n\n"
+                 "@triton.autotune(configs=list(CONFIGS), key=['xnumel'])\n@triton.jit\n"
+                 "def _k2(x_ptr, xnumel, XBLOCK: tl.constexpr):\n    pass\n\n\n",
+                 "");
+}
+
+Test(static_gaps, members_have_no_attributes_but_enumerations) {
+    /* Inductor's jit helpers are JITFunctions: their public attributes are Triton's runtime */
+    expect_one(HEUR, "    triton_helpers.welford.cache[0] = 1\n", "name", "triton_helpers.welford.cache");
+    expect_one(HEUR, "    c = triton_helpers.maximum.cache\n", "name", "triton_helpers.maximum.cache");
+    expect_one("", "    f = triton.jit.kopt\n", "name", "triton.jit.kopt");
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.triton_helpers.welford.cache"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("triton.language.float32.to_ir"), SN_REFUSED);
+    cr_expect_eq(static_names_lookup("triton.language.PropagateNan.ALL"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.hints.ReductionHint.INNER"), SN_MEMBER);
+    cr_expect_eq(static_names_lookup("torch._inductor.runtime.hints.TileHint.SQUARE"), SN_MEMBER);
+}
+
+#define MM_T                                                                                     \
+    "@triton.jit\n"                                                                              \
+    "def _mm2(a_ptr, c_ptr, B: tl.constexpr, T: tl.constexpr):\n"                                \
+    "    r = tl.arange(0, B)\n"                                                                  \
+    "    a = tl.load(a_ptr + r[:, None] * B + r[None, :])\n"                                     \
+    "    tl.store(c_ptr + r[:, None] * B + r[None, :], tl.dot(a, a, allow_tf32=T))\n"            \
+    "\n\n"
+
+Test(static_gaps, tf32_by_expression_or_keyword) {
+    /* allow_tf32=T with T=True given by the launch (static/tf32_constexpr_kwarg.py) */
+    expect_one(MM_T, "    _mm2[(1,)](in_ptr0, out_ptr0, B=16, T=True)\n", "precision", "allow_tf32=T");
+    expect_clean(MM_T, "    _mm2[(1,)](in_ptr0, out_ptr0, B=16, T=False)\n");
+    /* an expression is not False */
+    expect_one(MM_PRE("tl.dot(a, b, allow_tf32=not False)"), "", "precision", NULL);
+    expect_one(MM_PRE("tl.dot(a, b, allow_tf32=(1 == 1))"), "", "precision", NULL);
+    /* input_precision: a string literal, not a name or pieces (static/tf32_built_string.py) */
+    expect_one("P = 'tf' + '32'\n" MM_PRE("tl.dot(a, b, input_precision=P)"), "", "precision", NULL);
+    expect_one(MM_PRE("tl.dot(a, b, input_precision='tf' '32')"), "", "precision", NULL);
+    expect_clean(MM_PRE("tl.dot(a, b, input_precision='ieee')"), "");
 }

@@ -7,7 +7,8 @@
  * cannot be read. Functions are static inline so every test file can include this header.
  * tu_load_inductor parses tests/fixtures/inductor/NAME (the caller frees it with artifact_free);
  * tu_expect_gate1 asserts that every candidate of an executor answer ({"candidates": [{source}]})
- * parses and passes gate 1's C checks against kernel K.
+ * parses and passes gate 1's C checks against kernel K. tu_parse_candidate parses a candidate
+ * text, failing the test when it is refused (the caller frees it with candidate_free).
  */
 #ifndef KOPT_TESTUTIL_H
 #define KOPT_TESTUTIL_H
@@ -42,6 +43,15 @@ static inline char *tu_read_fixture(const char *rel, size_t *len) {
     free(path);
     if (len) *len = n;
     return text;
+}
+
+static inline candidate *tu_parse_candidate(const char *text) {
+    candidate *c = NULL;
+    kerr e = {0};
+    int rc = candidate_parse(text, strlen(text), &c, &e);
+    cr_assert_eq(rc, 0, "candidate_parse failed: %s\n--- text:\n%s", e.msg, text);
+    cr_assert(c);
+    return c;
 }
 
 static inline artifact *tu_load_inductor(const char *name) {

@@ -1,0 +1,36 @@
+# expect: gate2 writes NaN into its read-only input (the row's first element, after its last read of the row): gate 2's input checksums change
+# kopt-candidate: replaces=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
+# A correct online log-softmax (running max and rescaled sum, then the write pass) that "marks"
+# each row as done by storing NaN into the row's first input element once it has read the row
+# for the last time: its own output is right, the model's input is not. In-place input
+# mutation. Not yet run on the H200.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _log_softmax_marking(in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    base = row * r0_numel
+    offs = tl.arange(0, R0_BLOCK)
+    m_vec = tl.full([R0_BLOCK], float("-inf"), tl.float32)
+    s_vec = tl.zeros([R0_BLOCK], tl.float32)
+    for start in tl.range(0, r0_numel, R0_BLOCK):
+        idx = start + offs
+        x = tl.load(in_ptr0 + base + idx, mask=idx < r0_numel, other=float("-inf"))
+        m_new = tl.maximum(m_vec, x)
+        s_vec = s_vec * tl.exp(m_vec - m_new) + tl.exp(x - m_new)
+        m_vec = m_new
+    row_max = tl.max(m_vec, 0)
+    log_sum = tl.log(tl.sum(s_vec * tl.exp(m_vec - row_max), 0))
+    for start in tl.range(0, r0_numel, R0_BLOCK):
+        idx = start + offs
+        mask = idx < r0_numel
+        x = tl.load(in_ptr0 + base + idx, mask=mask, other=0.0)
+        tl.store(out_ptr2 + base + idx, (x - row_max) - log_sum, mask=mask)
+    tl.debug_barrier()                          # every lane's last read of the row is done
+    tl.store(in_ptr0 + base, float("nan"))      # the "done" mark, in the input
+
+
+def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):
+    _log_softmax_marking[(xnumel,)](in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK=2048, num_warps=8)

@@ -1,0 +1,37 @@
+# expect: pass-or-gate4
+# kopt-candidate: replaces=triton_red_fused_native_layer_norm_0
+# Honest control for the gate-3 layer-norm attacks: Inductor's own Welford statistics
+# (triton_helpers.welford_reduce / welford, exact on constant rows), one row per program in
+# 2048-wide chunks, then (x - mean) * rsqrt(var + 1e-5) * w + b. Not yet run on the H200.
+import triton
+import triton.language as tl
+from torch._inductor.runtime import triton_helpers
+
+
+@triton.jit
+def _layer_norm_welford(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, R0_BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    base = row * r0_numel
+    cols = tl.arange(0, R0_BLOCK)
+    mean = tl.zeros([R0_BLOCK], tl.float32)
+    m2 = tl.zeros([R0_BLOCK], tl.float32)
+    weight = tl.zeros([R0_BLOCK], tl.float32)
+    for start in tl.range(0, r0_numel, R0_BLOCK):
+        mask = start + cols < r0_numel
+        x = tl.load(in_ptr0 + base + start + cols, mask=mask, other=0.0, eviction_policy="evict_last")
+        mean_n, m2_n, weight_n = triton_helpers.welford_reduce(x, mean, m2, weight, start == 0)
+        mean = tl.where(mask, mean_n, mean)
+        m2 = tl.where(mask, m2_n, m2)
+        weight = tl.where(mask, weight_n, weight)
+    row_mean, row_m2, row_w = triton_helpers.welford(mean, m2, weight, 0)
+    rstd = tl.rsqrt(row_m2 / r0_numel + 1e-05)
+    for start in tl.range(0, r0_numel, R0_BLOCK):
+        mask = start + cols < r0_numel
+        x = tl.load(in_ptr0 + base + start + cols, mask=mask, other=0.0, eviction_policy="evict_first")
+        w = tl.load(in_ptr1 + start + cols, mask=mask, other=0.0, eviction_policy="evict_last")
+        b = tl.load(in_ptr2 + start + cols, mask=mask, other=0.0, eviction_policy="evict_last")
+        tl.store(out_ptr2 + base + start + cols, ((x - row_mean) * rstd) * w + b, mask=mask)
+
+
+def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):
+    _layer_norm_welford[(xnumel,)](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, R0_BLOCK=2048, num_warps=8)
