@@ -36,12 +36,17 @@ usage:
     --files      target files (paths or basenames: decide.c,stats.c); default all of TARGETS
     --max N      at most N mutants per file, spread evenly over the file
     --jobs J     mutants run in parallel, each in its own copy (default: CPU count)
-    --list       only list the mutants (file:line, operator, change), run nothing
+    --list       only list the mutants (file:line, function, operator, change), run nothing
     --quick      unit-test stages only (skip the CLI stages: faster, a lower kill rate)
     --json OUT   write every mutant's result to OUT
     --threshold  exit 0 when killed / (killed + survived) >= this (default 0.90), else 1
-Output: one line per surviving mutant (file:line: operator: change | source line), a summary
-per file and overall. Exit 2 on a usage error or when the unmutated tests fail.
+    --only RE    only the mutants whose 'file:line: op: change' matches RE
+    --equivalent the list of equivalent mutants (default tools/mutate_equivalent.txt): a mutant
+                 listed there (file, function, source line, change) that survives is counted as
+                 equivalent, not as a survivor; one listed there that a test kills is reported
+Output: one line per surviving mutant (file:line: operator: change | source line), a table per
+file and overall (mutants, killed, survived, equivalent, uncompilable, killed / (killed +
+survived)). Exit 2 on a usage error or when the unmutated tests fail.
 """
 import argparse
 import hashlib
@@ -76,6 +81,11 @@ TARGETS = {
     },
     "src/gates/static_names.c": {
         "stages": [("unit", "@(static*|templates)/*"), ("cli", "tests/cli/lint.sh")],
+    },
+    "src/gates/candidate.c": {
+        # the candidate parser: form, bindings, scopes and name resolution that gate 1's rules
+        # and the interface check judge by
+        "stages": [("unit", "@(static*|templates|region_agents|guard)/*"), ("cli", "tests/cli/lint.sh")],
     },
     "src/gates/gate1.c": {
         "stages": [("unit", "@(static_candidate*|templates|region_agents)/*"), ("cli", "tests/cli/run.sh")],
@@ -253,6 +263,29 @@ def function_ranges(toks, names):
     return out
 
 
+def enclosing_functions(toks):
+    """The name of the file-scope function whose body holds each token ("" outside any)."""
+    out = [""] * len(toks)
+    k = 0
+    depth = 0
+    while k < len(toks):
+        t = toks[k]
+        if t.kind == "op" and t.text == "{":
+            depth += 1
+        elif t.kind == "op" and t.text == "}":
+            depth -= 1
+        elif depth == 0 and t.kind == "id" and t.text not in KEYWORDS and k + 1 < len(toks) and toks[k + 1].text == "(":
+            close = match_close(toks, k + 1)
+            if close + 1 < len(toks) and toks[close + 1].text == "{":
+                end = match_close(toks, close + 1)
+                for j in range(close + 1, end + 1):
+                    out[j] = t.text
+                k = end + 1
+                continue
+        k += 1
+    return out
+
+
 # ---------------------------------------------------------------------------- mutants
 
 REL = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
@@ -321,9 +354,10 @@ def gen_mutants(path, src, functions=None, skip_calls=()):
             stack.pop()
         in_skipped.append(any(c in skip_calls for c in stack))
     muts = []
+    func_of = enclosing_functions(toks)
 
     def add(k, op, desc, edits):
-        muts.append({"line": toks[k].line, "op": op, "desc": desc, "edits": edits, "tok": k})
+        muts.append({"line": toks[k].line, "op": op, "desc": desc, "edits": edits, "tok": k, "func": func_of[k]})
 
     for k, t in enumerate(toks):
         if not inside(k):
@@ -426,8 +460,9 @@ def apply(src, edits):
 
 
 def load_equivalent(path):
-    """{(file, stripped source line, change): reason} from the equivalent-mutant list: lines
-    `FILE | SOURCE LINE | CHANGE | REASON`, '#' comments."""
+    """{(file, function, stripped source line, change): reason} from the equivalent-mutant list:
+    lines `FILE | FUNCTION | SOURCE LINE | CHANGE | REASON`, '#' comments. The function keeps an
+    entry from covering the same line text elsewhere in the file (`if (n == 0) return NAN;`)."""
     out = {}
     if not path or not os.path.exists(path):
         return out
@@ -436,10 +471,17 @@ def load_equivalent(path):
             if not ln.strip() or ln.lstrip().startswith("#"):
                 continue
             parts = [x.strip() for x in ln.rstrip("\n").split(" | ")]
-            if len(parts) != 4:
-                raise SystemExit("mutate: %s:%d: expected FILE | SOURCE LINE | CHANGE | REASON" % (path, n))
-            out[(parts[0], parts[1], parts[2])] = parts[3]
+            if len(parts) != 5 or not all(parts):
+                raise SystemExit("mutate: %s:%d: expected FILE | FUNCTION | SOURCE LINE | CHANGE | REASON" % (path, n))
+            key = tuple(parts[:4])
+            if key in out:
+                raise SystemExit("mutate: %s:%d: listed twice" % (path, n))
+            out[key] = parts[4]
     return out
+
+
+def ekey(f, m):
+    return (f, m["func"], m["src"], m["desc"])
 
 
 def spread(muts, n):
@@ -616,9 +658,9 @@ def main():
         for f in files:
             lines = originals[f].splitlines()
             for m in per_file[f]:
-                eq = equiv.get((f, m["src"], m["desc"]))
-                print("%s:%d: %s: %s | %s%s" % (f, m["line"], m["op"], m["desc"], m["src"][:90],
-                                                "  [equivalent: %s]" % eq if eq else ""))
+                eq = equiv.get(ekey(f, m))
+                print("%s:%d: %s(): %s: %s | %s%s" % (f, m["line"], m["func"], m["op"], m["desc"], m["src"][:90],
+                                                      "  [equivalent: %s]" % eq if eq else ""))
             print("%s: %d mutants" % (f, len(per_file[f])))
             total += len(per_file[f])
         print("total: %d mutants" % total)
@@ -731,9 +773,9 @@ def main():
         cnt = dict.fromkeys(keys, 0)
         for m in per_file[f]:
             r = results[m["id"]]
-            eq = equiv.get((f, m["src"], m["desc"]))
+            eq = equiv.get(ekey(f, m))
             if eq:
-                used_equiv.add((f, m["src"], m["desc"]))
+                used_equiv.add(ekey(f, m))
             if r["status"] == "survived" and eq:
                 r["status"], r["reason"] = "equivalent", eq
             elif r["status"] == "killed" and eq:
@@ -750,10 +792,10 @@ def main():
             if r["status"] == "equivalent" and a.verbose:
                 print("equivalent: %s:%d: %s | %s" % (f, m["line"], m["desc"], r["reason"]))
     if not a.only and a.max is None:
-        for (f, src, desc), why in sorted(equiv.items()):
-            if f in files and (f, src, desc) not in used_equiv:
-                print("note: %s lists a mutant that no longer exists: %s | %s | %s" % (
-                    os.path.basename(a.equivalent), f, src[:60], desc))
+        for (f, fn, src, desc), why in sorted(equiv.items()):
+            if f in files and (f, fn, src, desc) not in used_equiv:
+                print("note: %s lists a mutant that no longer exists: %s | %s | %s | %s" % (
+                    os.path.basename(a.equivalent), f, fn, src[:60], desc))
     print()
     print("%-12s %8s %8s %9s %11s %13s %8s" % ("file", "mutants", "killed", "survived", "equivalent", "uncompilable",
                                                 "killed%"))
@@ -769,7 +811,8 @@ def main():
         doc = {"threshold": a.threshold, "quick": a.quick, "rate": rate, "files": {}}
         for f, cnt in rows:
             doc["files"][f] = {"counts": cnt, "mutants": [
-                dict(line=m["line"], op=m["op"], change=m["desc"], source=m["src"], **results[m["id"]])
+                dict(line=m["line"], function=m["func"], op=m["op"], change=m["desc"], source=m["src"],
+                     **results[m["id"]])
                 for m in per_file[f]]}
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump(doc, fh, indent=1)

@@ -458,3 +458,36 @@ Test(decide, gate2_reorder_rule_never_covers_nan_shape_or_other_dtypes) {
     cr_expect_eq(gate2_reorder_only(&c), 0);
     json_decref(s);
 }
+
+/* The deferral is relative to the output's scale, whatever tolerance made the comparison fail:
+ * on a small scale too, each limit inclusive; never without a positive scale. */
+Test(decide, gate2_reorder_rule_edges_of_scale_and_norm) {
+    tensor_cmp c = {0};
+    strcpy(c.dtype, "float32");
+    strcpy(c.got_dtype, "float32");
+    c.ref_abs_max = 0.5;
+    c.max_abs_err = 4e-6;          /* 8e-6 of the scale */
+    c.norm_ratio = 1e-6;
+    cr_expect_eq(gate2_reorder_only(&c), 1, "a scale below 1 is a scale");
+    c.norm_ratio = GATE2_REORDER_REL;   /* the norm's limit is inclusive */
+    cr_expect_eq(gate2_reorder_only(&c), 1);
+    c.norm_ratio = nextafter(GATE2_REORDER_REL, 1.0);
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    c.norm_ratio = 0;
+    c.max_abs_err = GATE2_REORDER_REL * c.ref_abs_max;   /* so is the error's */
+    cr_expect_eq(gate2_reorder_only(&c), 1);
+    c.max_abs_err = nextafter(GATE2_REORDER_REL * c.ref_abs_max, 1.0);
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    /* an all-zero reference has no scale to be relative to: no deferral, even of a zero error */
+    c.ref_abs_max = 0;
+    c.max_abs_err = 0;
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    c.ref_abs_max = INFINITY;
+    cr_expect_eq(gate2_reorder_only(&c), 0);
+    /* float64 results are deferred like float32 ones */
+    strcpy(c.dtype, "float64");
+    strcpy(c.got_dtype, "float64");
+    c.ref_abs_max = 2.0;
+    c.max_abs_err = 1e-5;
+    cr_expect_eq(gate2_reorder_only(&c), 1);
+}

@@ -254,3 +254,89 @@ Test(stats, percentile_outside_the_range_and_between_two_values) {
     cr_assert(isnan(stats_mean(neg, 0)) && isnan(stats_stddev(neg, 0)) && isnan(stats_min(neg, 0)) &&
               isnan(stats_max(neg, 0)) && isnan(stats_mad(neg, 0)));
 }
+
+/* A generator state whose next output is exactly `x`: xoshiro256** outputs rotl(s1 * 5, 7) * 9,
+ * and 5 and 9 are invertible modulo 2^64. */
+static uint64_t inv_odd(uint64_t a) {
+    uint64_t v = a;   /* Newton: each step doubles the correct low bits (a * a = 1 mod 8) */
+    for (int i = 0; i < 6; i++) v *= 2 - a * v;
+    return v;
+}
+static stats_rng rng_emitting(uint64_t x) {
+    uint64_t y = x * inv_odd(9);
+    uint64_t s1 = ((y >> 7) | (y << 57)) * inv_odd(5);
+    stats_rng r = {{0x0123456789abcdefULL, s1, 0x0f1e2d3c4b5a6978ULL, 0x1122334455667788ULL}};
+    stats_rng probe = r;
+    cr_assert_eq(stats_rng_next(&probe), x, "crafted state");
+    return r;
+}
+
+/* stats_rng_below at the rejection edge: for n = 10, 2^64 mod 10 = 6, so raw outputs 0..5 are
+ * rejected (they would make residues 0..5 more likely) and 6 is the lowest accepted. */
+Test(stats, rng_below_rejects_exactly_the_lowest_2_64_mod_n_values) {
+    for (uint64_t first = 0; first <= 7; first++) {
+        stats_rng r = rng_emitting(first), copy = r;
+        stats_rng_next(&copy);
+        uint64_t second = stats_rng_next(&copy);
+        cr_assert(second >= 6 && second % 10 != first % 10, "pick another state: second draw %llu",
+                  (unsigned long long)second);
+        uint64_t want = first >= 6 ? first : second % 10;
+        cr_expect_eq(stats_rng_below(&r, 10), want, "raw output %llu", (unsigned long long)first);
+    }
+    /* n = 3: 2^64 mod 3 = 1, only 0 is rejected */
+    stats_rng r = rng_emitting(1);
+    cr_expect_eq(stats_rng_below(&r, 3), 1);
+    /* a power of two rejects nothing */
+    r = rng_emitting(0);
+    cr_expect_eq(stats_rng_below(&r, 8), 0);
+}
+
+/* p <= 0 is the minimum and p >= 100 the maximum even next to an infinite value, where the
+ * interpolation formula would give 0 * inf = NaN. */
+Test(stats, percentile_ends_are_the_extremes_next_to_infinities) {
+    double x[] = {INFINITY, 1, 2};
+    NEAR(stats_percentile(x, 3, 0), 1, 0);
+    cr_expect(isinf(stats_percentile(x, 3, 100)));
+    double y[] = {-INFINITY, 5};
+    cr_expect(isinf(stats_percentile(y, 2, 0)) && stats_percentile(y, 2, 0) < 0);
+    NEAR(stats_percentile(y, 2, 100), 5, 0);
+    NEAR(stats_percentile(x + 1, 2, INFINITY), 2, 0);
+    NEAR(stats_percentile(x + 1, 2, -INFINITY), 1, 0);
+}
+
+/* The standard deviation is taken around the mean (two passes), not as sum(x^2) - n mean^2,
+ * which loses every digit for samples far from zero (times in ns since some epoch, large
+ * byte counts). */
+Test(stats, stddev_of_values_far_from_zero) {
+    double x[] = {1e9, 1e9 + 1, 1e9 + 1};   /* a mean of 1e9 + 2/3, not representable */
+    NEAR(stats_stddev(x, 3), sqrt(1.0 / 3.0), 1e-9);
+    double y[] = {4e12 + 2, 4e12 - 2, 4e12 + 2, 4e12 - 2};
+    NEAR(stats_stddev(y, 4), sqrt(16.0 / 3.0), 1e-9);
+}
+
+/* One value: its own mean, min, max and median, no deviation. Extremes in first place, and only
+ * the first n values count. */
+Test(stats, one_value_and_extremes_in_first_place) {
+    double x[] = {7, 100, -100};
+    NEAR(stats_mean(x, 1), 7, 0);
+    NEAR(stats_min(x, 1), 7, 0);
+    NEAR(stats_max(x, 1), 7, 0);
+    NEAR(stats_mad(x, 1), 0, 0);
+    NEAR(stats_median(x, 1), 7, 0);
+    double hi[] = {9, 1, 2}, lo[] = {-9, 1, 2};
+    NEAR(stats_max(hi, 3), 9, 0);
+    NEAR(stats_min(lo, 3), -9, 0);
+    NEAR(stats_max(lo, 3), 2, 0);
+    NEAR(stats_min(hi, 3), 1, 0);
+}
+
+/* A single replicate of the paired bootstrap is that replicate: with one pair it is the pair's
+ * ratio (every slot of the replicate array is computed, none left over). */
+Test(stats, paired_ci_of_one_pair_and_one_replicate) {
+    double base[] = {3.0}, cand[] = {1.5};
+    stats_ci ci;
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 1, 0.95, 1, 7, &ci), 0);
+    cr_expect(ci.resamples == 1 && ci.estimate == 2.0 && ci.lo == 2.0 && ci.hi == 2.0, "[%g, %g]", ci.lo, ci.hi);
+    cr_assert_eq(stats_speedup_ci_paired(base, cand, 1, 0.5, 3, 7, &ci), 0);
+    cr_expect(ci.lo == 2.0 && ci.hi == 2.0, "[%g, %g]", ci.lo, ci.hi);
+}
