@@ -386,6 +386,59 @@ try:
 finally:
     torch.cuda.synchronize = saved_sync
 
+# settle: a multi-config Inductor kernel (stand-in with CachingAutotuner's attributes) is tuned
+# once on throwaway arguments with no clone of what it writes in place; its in-place names are
+# put back; a single-config kernel, a kernel without in-place arguments and a launcher-form
+# candidate are not run at all; the candidate behind kopt's guard is reached
+
+
+class FakeTuner:
+    def __init__(self, nconf, mutated):
+        self.configs = list(range(nconf))
+        self.launchers = []
+        self.mutated_arg_names = list(mutated)
+        self.fn = types.SimpleNamespace(arg_names=["in_out_ptr0", "in_ptr0", "xnumel"])
+        self.calls = []
+
+    def autotune_to_one_config(self, *a, **k):
+        pass
+
+    def run(self, *args, stream=None):
+        self.calls.append((list(self.mutated_arg_names), args))
+
+
+saved_sync = torch.cuda.synchronize
+torch.cuda.synchronize = lambda: None
+try:
+    buf, x = torch.randn(64), torch.randn(64)
+    s_entry, s_roles = [buf, x, 64], ["inout", "in", "scalar"]
+    k = FakeTuner(3, ["in_out_ptr0"])
+    avoided = isolate.settle(k, s_entry, s_roles, 0)
+    check(len(k.calls) == 1 and k.calls[0][0] == [], "tuned once with no in-place clone (%r)" % (k.calls,))
+    check(k.mutated_arg_names == ["in_out_ptr0"], "the in-place names are put back")
+    check(k.calls[0][1][0] is not buf and k.calls[0][1][1] is x, "on a private copy of the in-place buffer")
+    check(avoided == 64 * 4, "the clone avoided is reported (%d)" % avoided)
+    for quiet in (FakeTuner(1, ["in_out_ptr0"]), FakeTuner(4, [])):
+        check(isolate.settle(quiet, s_entry, s_roles, 0) == 0 and not quiet.calls,
+              "nothing to tune: not run")
+    launcher_form = types.SimpleNamespace(launch=lambda *a: None, run=lambda *a, **k: check(False, "run"))
+    check(isolate.settle(launcher_form, s_entry, s_roles, 0) == 0, "a launcher-form candidate is not tuned")
+    inner = FakeTuner(2, ["in_out_ptr0"])
+    guard = types.SimpleNamespace(_kopt_scope={"_kopt_cand_k": inner}, _kopt_cand="_kopt_cand_k",
+                                  run=lambda *a, **kw: inner.run(*a, **kw))
+    isolate.settle(guard, s_entry, s_roles, 0)
+    check(len(inner.calls) == 1 and inner.calls[0][0] == [] and inner.mutated_arg_names == ["in_out_ptr0"],
+          "the candidate behind the guard is tuned through the guard")
+    failing = FakeTuner(2, ["in_out_ptr0"])
+    failing.run = lambda *a, **kw: (_ for _ in ()).throw(RuntimeError("boom"))
+    try:
+        isolate.settle(failing, s_entry, s_roles, 0)
+        check(False, "a failing tuning run raises")
+    except RuntimeError:
+        check(failing.mutated_arg_names == ["in_out_ptr0"], "put back after a failure too")
+finally:
+    torch.cuda.synchronize = saved_sync
+
 # comparison statistics do not depend on the chunk size
 a = torch.randn(1000, dtype=torch.float64)
 b = a + torch.randn(1000, dtype=torch.float64) * 1e-3
