@@ -1,5 +1,5 @@
 /* cmd_lint.c — `kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change]
- * [--dtype DTYPE]`: gate 1's static rules (gates/static.h) on one candidate file, on the CPU,
+ * [--dtype DTYPE] [--show-launcher]`: gate 1's static rules (gates/static.h) on one candidate file, on the CPU,
  * without a worker, a model or a GPU, so a user or an LLM loop can check a candidate before
  * asking for `kopt verify`. The verdict is the one `kopt verify` would reach for the rules: the
  * same parser, the same rules, the same options.
@@ -10,7 +10,8 @@
  * `parse`. --kernel NAME (the kernel the candidate replaces) adds the checks that need only the
  * name: the file's `# kopt-candidate: replaces=` binding, when present, must name it, and a
  * form-I kernel must be named like it (rule `interface`); the full interface check needs the
- * compiled model (kopt verify).
+ * compiled model (kopt verify). --show-launcher prints, after the verdict, the text kopt judges
+ * and ships for the file: for form P the file with the launcher kopt wrote from its plan.
  * Exit codes: 0 passes, KOPT_E_USAGE, KOPT_E_NOFILE (missing file, a directory), KOPT_E_CANDIDATE
  * (refused: findings printed). */
 #include <jansson.h>
@@ -27,6 +28,7 @@
 
 static const char USAGE[] =
     "usage: kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change] [--dtype DTYPE]\n"
+    "                 [--show-launcher]\n"
     "\n"
     "Check a candidate kernel file (docs/CANDIDATES.md) against gate 1's static rules, on the CPU:\n"
     "no worker, no model, no GPU. The rules are an allowlist (docs/SECURITY.md): imports of triton,\n"
@@ -43,6 +45,9 @@ static const char USAGE[] =
     "  --allow-precision-change  accept reduced precision (fp16/bf16/fp8, TF32), as kopt verify does\n"
     "  --dtype DTYPE             the model's dtype: float32 (default), float16 or bfloat16; the precision\n"
     "                            rules apply to float32 models\n"
+    "  --show-launcher           after the verdict, print the text kopt judges and ships for this file\n"
+    "                            (form P: the file with the launcher kopt writes from KOPT_PLAN); with\n"
+    "                            --json, as the field \"judged_text\"\n"
     "  -h, --help                this text\n"
     "\n"
     "exit codes: 0 the candidate passes, 2 bad command line, 3 candidate file missing or not a file,\n"
@@ -50,7 +55,7 @@ static const char USAGE[] =
 
 typedef struct lint_opts {
     const char *path, *kernel, *dtype;
-    int json, allow_precision_change;
+    int json, allow_precision_change, show_launcher;
 } lint_opts;
 
 /* One finding, rule names as in static.h plus "parse" and "interface". */
@@ -95,6 +100,10 @@ static int read_opts(int argc, char **argv, lint_opts *o) {
         if (!strcmp(a, "--json")) continue;
         if (!strcmp(a, "--allow-precision-change")) {
             o->allow_precision_change = 1;
+            continue;
+        }
+        if (!strcmp(a, "--show-launcher")) {
+            o->show_launcher = 1;
             continue;
         }
         if (!strcmp(a, "--kernel") || !strcmp(a, "--dtype")) {
@@ -159,9 +168,10 @@ static void print_json(const lint_opts *o, const candidate *c, const lint_list *
     }
     const char *rep = c ? candidate_replaces(c) : NULL;
     json_t *j = json_pack("{s:b, s:s, s:o, s:o, s:o, s:o}", "ok", l->n == 0, "file", o->path, "form",
-                          c ? json_string(candidate_form_name(candidate_form(c))) : json_null(), "replaces",
+                          c ? json_string(candidate_form_label(c)) : json_null(), "replaces",
                           rep ? json_string(rep) : json_null(), "kernel",
                           o->kernel ? json_string(o->kernel) : json_null(), "findings", arr);
+    if (o->show_launcher) json_object_set_new(j, "judged_text", c ? json_string(c->text) : json_null());
     char *s = json_dumps(j, JSON_INDENT(2));
     if (s) puts(s);
     free(s);
@@ -175,7 +185,8 @@ static void print_text(const lint_opts *o, const candidate *c, const lint_list *
         else printf("%s:%d: %s: %s\n", o->path, f->line, f->rule, f->message);
     }
     if (l->n) printf("%s: refused by gate 1's static rules: %zu finding%s\n", o->path, l->n, l->n == 1 ? "" : "s");
-    else printf("%s: passes gate 1's static rules (form %s)\n", o->path, candidate_form_name(candidate_form(c)));
+    else printf("%s: passes gate 1's static rules (form %s)\n", o->path, candidate_form_label(c));
+    if (o->show_launcher && c) printf("---- the text kopt judges and ships for %s:\n%s\n", o->path, c->text);
 }
 
 int cmd_lint(int argc, char **argv) {

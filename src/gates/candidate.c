@@ -15,6 +15,7 @@
 #include "gates/candidate.h"
 
 #include "artifact/region.h"
+#include "gates/plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -798,6 +799,12 @@ static int detect_form(cctx *x) {
     int launch = -1, heur = -1;
     for (size_t i = 0; i < c->ndefs; i++) {
         const cand_def *d = &c->defs[i];
+        if (d->kind == CAND_DEF_ASSIGN && !strcmp(d->name, "KOPT_PLAN")) {
+            if (c->plan_def >= 0)
+                return kerr_set(x->e, KOPT_E_CANDIDATE, "line %d: a second KOPT_PLAN (the first is at line %d)",
+                                d->line, c->defs[c->plan_def].line);
+            c->plan_def = (int)i;
+        }
         if (d->kind != CAND_DEF_FUNC) continue;
         if (!strcmp(d->name, "launch")) {
             if (launch >= 0)
@@ -823,6 +830,17 @@ static int detect_form(cctx *x) {
         return kerr_set(x->e, KOPT_E_CANDIDATE,
                         "line 1: no top-level @triton.jit function: a candidate is a Triton kernel "
                         "(see docs/CANDIDATES.md)");
+    if (c->plan_def >= 0 && (launch >= 0 || heur >= 0))
+        return kerr_set(x->e, KOPT_E_CANDIDATE,
+                        "line %d: KOPT_PLAN and %s (line %d): a plan-form candidate (form P) has no "
+                        "launcher or Inductor decorator of its own; kopt writes the launch from the plan",
+                        c->defs[c->plan_def].line, launch >= 0 ? "a `def launch`" : "a @triton_heuristics kernel",
+                        c->defs[launch >= 0 ? launch : heur].line);
+    if (c->plan_def >= 0) {   /* form P: lowered by candidate_parse (plan.h) */
+        c->form = CAND_FORM_L;
+        c->main_def = c->plan_def;
+        return 0;
+    }
     if (launch >= 0 && heur >= 0)
         return kerr_set(x->e, KOPT_E_CANDIDATE,
                         "line %d: both forms: a top-level `def launch` (form L, line %d) and a "
@@ -830,9 +848,9 @@ static int detect_form(cctx *x) {
                         c->defs[heur].line, c->defs[launch].line, c->defs[heur].name);
     if (launch < 0 && heur < 0)
         return kerr_set(x->e, KOPT_E_CANDIDATE,
-                        "line 1: neither form: no top-level `def launch(...)` (form L) and no "
-                        "@triton.jit function decorated with @triton_heuristics.<kind>(...) "
-                        "(form I)");
+                        "line 1: no form: no `KOPT_PLAN = {...}` (form P), no top-level "
+                        "`def launch(...)` (form L) and no @triton.jit function decorated with "
+                        "@triton_heuristics.<kind>(...) (form I)");
     c->form = launch >= 0 ? CAND_FORM_L : CAND_FORM_I;
     c->main_def = launch >= 0 ? launch : heur;
     const cand_def *d = &c->defs[c->main_def];
@@ -863,6 +881,7 @@ int candidate_parse(const char *text, size_t len, candidate **out, kerr *e) {
     c->text[len] = '\0';
     c->len = len;
     c->main_def = -1;
+    c->plan_def = -1;
 
     pytok *all = NULL;
     size_t nall = 0;
@@ -946,8 +965,48 @@ fail:
         candidate_free(c);
         return rc;
     }
+    if (c->plan_def >= 0) {   /* form P: judge and ship kopt's lowering instead */
+        char *low = NULL;
+        rc = plan_lower(c, &low, e);
+        candidate_free(c);
+        if (rc) return rc;
+        candidate *l = NULL;
+        rc = candidate_parse(low, strlen(low), &l, e);
+        free(low);
+        if (rc) return rc;
+        if (l->plan_def >= 0 || l->form != CAND_FORM_L) {   /* cannot happen: the plan is blanked */
+            candidate_free(l);
+            return kerr_set(e, KOPT_E_CANDIDATE, "line 1: kopt's lowering of the plan is not a launcher");
+        }
+        l->from_plan = 1;
+        *out = l;
+        return 0;
+    }
     *out = c;
     return 0;
+}
+
+void candidate_def_params(const candidate *c, size_t def, cand_param **out, size_t *n) {
+    *out = NULL;
+    *n = 0;
+    if (def >= c->ndefs || c->defs[def].kind != CAND_DEF_FUNC) return;
+    cctx x = {0};
+    x.c = (candidate *)c;   /* do_params with no scope only re-marks defaults, as parsing did */
+    x.s = c->text;
+    x.t = c->toks;
+    x.n = c->ntoks;
+    size_t h = c->defs[def].tok0;
+    while (is_op(&x, h, "@")) h = line_end(&x, h) + 1;
+    if (is_nm(&x, h, "async")) h++;
+    size_t lp = h + 2;
+    if (!is_op(&x, lp, "(")) return;
+    size_t rp = match_close(&x, lp);
+    do_params(&x, lp + 1, rp, depth_at(&x, lp) + 1, -1, out, n);
+}
+
+void candidate_params_free(cand_param *p, size_t n) {
+    for (size_t i = 0; i < n; i++) free(p[i].name);
+    free(p);
 }
 
 void candidate_free(candidate *c) {
@@ -1118,6 +1177,7 @@ const char *candidate_launch_shim(void) {
 
 cand_form candidate_form(const candidate *c) { return c->form; }
 const char *candidate_form_name(cand_form f) { return f == CAND_FORM_L ? "L" : "I"; }
+const char *candidate_form_label(const candidate *c) { return c->from_plan ? "P" : candidate_form_name(c->form); }
 const char *candidate_replaces(const candidate *c) { return c->replaces; }
 size_t candidate_nparams(const candidate *c) { return c->nparams; }
 const cand_param *candidate_param(const candidate *c, size_t i) {

@@ -3,7 +3,10 @@
  * Contract: candidate_parse tokenizes a candidate (pylex, comments kept) and records, without
  * running it:
  *   - the form: L (a top-level `def launch(...)`) or I (one `@triton.jit def NAME` decorated
- *     with `@triton_heuristics.<kind>(...)`, and no launch);
+ *     with `@triton_heuristics.<kind>(...)`, and no launch); a file with a top-level
+ *     `KOPT_PLAN = {...}` and neither is form P (plan.h): candidate_parse checks its plan and
+ *     returns the candidate of the text kopt writes for it (plan_lower), a form-L candidate
+ *     whose `from_plan` is set and whose text is that lowered text;
  *   - the binding `# kopt-candidate: replaces=NAME` (or `replaces=K1+K2+...`: a region of
  *     consecutive launches, region.h) from the comment lines before the first
  *     code token (NULL if absent);
@@ -136,6 +139,9 @@ typedef struct candidate {
     size_t nimports;
     char **module_names;    /* names renamed by form-L stitching (CREF_MODULE bindings) */
     size_t nmodule_names;
+    int plan_def;           /* index into defs of `KOPT_PLAN = ...` (form P, before lowering);
+                               -1 otherwise */
+    int from_plan;          /* the text is kopt's lowering of a form-P file (plan.h) */
 } candidate;
 
 int candidate_parse(const char *text, size_t len, candidate **out, kerr *e);
@@ -166,6 +172,11 @@ void candidate_escape_triple(const char *s, size_t n, kbuf *out);
 /* Accessors. */
 cand_form candidate_form(const candidate *c);
 const char *candidate_form_name(cand_form f);           /* "L" / "I" */
+/* "P" for a lowered form-P candidate, else candidate_form_name(form). */
+const char *candidate_form_label(const candidate *c);
+/* The parameters of top-level function defs[def] (caller frees with candidate_params_free). */
+void candidate_def_params(const candidate *c, size_t def, cand_param **out, size_t *n);
+void candidate_params_free(cand_param *p, size_t n);
 const char *candidate_replaces(const candidate *c);     /* NULL if unbound */
 size_t candidate_nparams(const candidate *c);
 const cand_param *candidate_param(const candidate *c, size_t i);   /* NULL out of range */

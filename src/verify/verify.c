@@ -675,7 +675,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         return 0;
     }
     json_object_set_new(rec, "kernel", json_string(kbind));
-    json_object_set_new(rec, "form", json_string(candidate_form_name(candidate_form(c))));
+    json_object_set_new(rec, "form", json_string(candidate_form_label(c)));
     int k = artifact_find_kernel(v->a, kbind);
     if (k < 0 && strchr(kbind, '+')) {
         char *rwhy = NULL;

@@ -178,8 +178,8 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     const json_t *cands = json_object_get(out, "candidates");
     cr_assert_eq(json_array_size(cands), 4);
     const char *src = json_string_value(json_object_get(json_array_get(cands, 1), "source"));
-    cr_expect(strstr(src, "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
-    cr_expect(strstr(src, "CHUNK=4096, num_warps=8)") != NULL, "%s", src);
+    cr_expect(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\", \"r0_numel\"]") != NULL, "%s", src);
+    cr_expect(strstr(src, "\"constexprs\": {\"CHUNK\": 4096}, \"num_warps\": 8}") != NULL, "%s", src);
     cr_expect(strstr(src, "tl.cumsum(x, 0) + carry") != NULL);
     cr_expect_eq(json_integer_value(json_object_get(json_object_get(json_array_get(cands, 1), "config"), "chunk")), 4096);
     json_decref(out);

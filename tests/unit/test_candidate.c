@@ -204,7 +204,7 @@ Test(static_candidate, malformed_files_name_a_line) {
     static const bad cases[] = {
         {"import triton\n\nx = 'unterminated\n", "unterminated", 3},
         {"import triton\n\ndef launch(a):\n    pass\n", "no top-level @triton.jit", 1},
-        {"import triton\n@triton.jit\ndef k(a):\n    pass\n", "neither form", 1},
+        {"import triton\n@triton.jit\ndef k(a):\n    pass\n", "no form", 1},
         {"import triton\n@triton.jit\ndef k(a):\n    pass\n\n"
          "@triton_heuristics.pointwise()\n@triton.jit\ndef K(a):\n    pass\n"
          "def launch(a):\n    pass\n",

@@ -79,7 +79,7 @@ Test(region_agents, wide_softmax) {
     cr_assert(strstr(src, "# kopt-candidate: replaces=triton_red_fused_prepare_softmax_online_0+"
                           "triton_per_fused_prepare_softmax_online_1+") != NULL);
     cr_assert(strstr(src, "y = tl.exp(x - big) / total") != NULL);
-    cr_assert(strstr(src, "multi_processor_count") != NULL, "the launcher refuses rows that cannot be co-resident");
+    cr_assert(strstr(src, "\"checks\": [\"nseg <= sm_count()\"]") != NULL, "the plan refuses rows that cannot be co-resident");
     gate1_all(r, c);
     json_decref(c);
     json_decref(k);
@@ -94,8 +94,8 @@ Test(region_agents, group_norm_reads_its_constants) {
     const json_t *cs = json_object_get(c, "candidates");
     cr_assert_eq(json_array_size(cs), 4);
     const char *src = json_string_value(json_object_get(json_array_get(cs, 0), "source"));
-    cr_assert(strstr(src, "GSIZE=524288") != NULL, "%s", src);
-    cr_assert(strstr(src, "1e-05, GSIZE") != NULL, "%s", src);
+    cr_assert(strstr(src, "\"GSIZE\": 524288") != NULL, "%s", src);
+    cr_assert(strstr(src, "\"groups\", 1e-05]") != NULL, "%s", src);
     gate1_all(r, c);
     json_decref(c);
     json_decref(k);

@@ -1,0 +1,413 @@
+/* test_plan.c — form P (gates/plan): the launch plan's expressions, its checks against the
+ * file's kernels, form P's file allowlist, and the launcher kopt writes, which then goes through
+ * gate 1, the interface check and stitching as an ordinary launcher. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "artifact/artifact.h"
+#include "gates/candidate.h"
+#include "gates/plan.h"
+#include "gates/static.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+#define LSM "triton_red_fused__log_softmax_prepare_softmax_online_sub_0"
+
+/* A form-P log-softmax: one kernel, one launch; PLAN_AT is replaced by the plan or extra text. */
+static const char KERNEL[] =
+    "# kopt-candidate: replaces=" LSM "\n"        /* 1 */
+    "import triton\n"                              /* 2 */
+    "import triton.language as tl\n"               /* 3 */
+    "\n"                                           /* 4 */
+    "BLOCK_DEFAULT = 1024\n"                       /* 5 */
+    "\n"                                           /* 6 */
+    "@triton.jit\n"                                /* 7 */
+    "def _lsm(in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK: tl.constexpr, EVEN: tl.constexpr = True):\n"
+    "    row = tl.program_id(0)\n"                 /* 9 */
+    "    cols = tl.arange(0, R0_BLOCK)\n"
+    "    x = tl.load(in_ptr0 + row * r0_numel + cols, mask=cols < r0_numel, other=float('-inf'))\n"
+    "    y = x - tl.max(x, 0)\n"
+    "    y = y - tl.log(tl.sum(tl.exp(y), 0))\n"
+    "    tl.store(out_ptr2 + row * r0_numel + cols, y, mask=cols < r0_numel)\n"   /* 14 */
+    "\n";
+
+static const char PLAN[] =
+    "KOPT_PLAN = {\n"
+    "    \"params\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n"
+    "    \"launches\": [{\"kernel\": \"_lsm\", \"grid\": [\"xnumel\"],\n"
+    "                  \"args\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n"
+    "                  \"constexprs\": {\"R0_BLOCK\": \"next_pow2(r0_numel)\"}, \"num_warps\": 8}],\n"
+    "}\n";
+
+static char *with(const char *kernel, const char *plan) { return kasprintf("%s%s", kernel, plan); }
+
+/* The text with `from` replaced once by `to` (the test fails when `from` is absent). */
+static char *edit(const char *text, const char *from, const char *to) {
+    const char *at = strstr(text, from);
+    cr_assert(at, "no '%s' in the text", from);
+    return kasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+}
+
+static char *refusal(const char *text) {
+    candidate *c = (candidate *)1;
+    kerr e = {0};
+    int rc = candidate_parse(text, strlen(text), &c, &e);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "expected a refusal (rc %d) of:\n%s", rc, text);
+    cr_assert_null(c);
+    return kstrdup(e.msg);
+}
+
+static void expect_refused(const char *text, const char *needle) {
+    char *m = refusal(text);
+    cr_expect(strstr(m, needle), "message '%s' lacks '%s'", m, needle);
+    free(m);
+}
+
+Test(plan, lowered_text_is_the_file_then_kopts_launcher) {
+    char *t = with(KERNEL, PLAN);
+    candidate *c = tu_parse_candidate(t);
+    cr_expect_eq(candidate_form(c), CAND_FORM_L);
+    cr_expect(c->from_plan);
+    cr_expect_str_eq(candidate_form_label(c), "P");
+    cr_expect_str_eq(candidate_replaces(c), LSM);
+    /* the file as written up to the plan, the plan's six lines blank, then the launcher */
+    cr_assert(!strncmp(c->text, KERNEL, strlen(KERNEL)));
+    const char *rest = c->text + strlen(KERNEL);
+    cr_expect(!strncmp(rest, "\n\n\n\n\n\n", 6), "plan lines kept as blank lines: %.20s", rest);
+    cr_expect(strstr(rest, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
+                           "import torch as _kopt_plan_torch\n"
+                           "import triton as _kopt_plan_triton\n\n\n"
+                           "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):\n"
+                           "    _lsm[(xnumel, )](in_ptr0, out_ptr2, xnumel, r0_numel, "
+                           "R0_BLOCK=_kopt_plan_triton.next_power_of_2(r0_numel), num_warps=8)\n"),
+              "%s", rest);
+    cr_expect(!strstr(c->text, "KOPT_PLAN ="), "the plan itself is not in the judged text");
+    /* launch's parameters are the plan's */
+    cr_assert_eq(candidate_nparams(c), 4);
+    cr_expect_str_eq(candidate_param(c, 3)->name, "r0_numel");
+    cr_expect(c->launch_stream);
+    candidate_free(c);
+    free(t);
+}
+
+Test(plan, lowered_candidate_passes_gate1_interface_and_stitching) {
+    char *t = with(KERNEL, PLAN);
+    candidate *c = tu_parse_candidate(t);
+    artifact *a = tu_load_inductor("03_log_softmax_g0.py");
+    const art_kernel *k = NULL;
+    for (size_t i = 0; i < a->nkernels; i++)
+        if (!strcmp(a->kernels[i].name, LSM)) k = &a->kernels[i];
+    cr_assert(k);
+    kerr e = {0};
+    static_report r = {0};
+    cr_expect_eq(static_check(c, NULL, &r, &e), 0, "%s", e.msg);
+    static_report_free(&r);
+    cr_expect_eq(candidate_check_interface(c, k, &e), 0, "%s", e.msg);
+    kbuf st = KBUF_INIT;
+    cr_assert_eq(candidate_stitch_text(c, LSM, &st, &e), 0, "%s", e.msg);
+    cr_expect(strstr(kbuf_str(&st), "_kopt_" LSM "___lsm[(xnumel, )]"), "the kernel renamed: %s", kbuf_str(&st));
+    cr_expect(strstr(kbuf_str(&st), LSM " = _KoptLaunch(_kopt_" LSM "__launch)"));
+    kbuf_free(&st);
+    /* a plan whose parameters are not the kernel's fails the interface check */
+    char *p2 = edit(PLAN, "\"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
+                    "\"out_ptr0\", \"xnumel\", \"r0_numel\"],\n    \"launches\"");
+    char *p3 = edit(p2, "\"args\": [\"in_ptr0\", \"out_ptr2\"", "\"args\": [\"in_ptr0\", \"out_ptr0\"");
+    char *t2 = with(KERNEL, p3);
+    candidate *c2 = tu_parse_candidate(t2);
+    cr_expect_eq(candidate_check_interface(c2, k, &e), KOPT_E_CANDIDATE);
+    cr_expect(strstr(e.msg, "launch parameter 2 is out_ptr0, the kernel has out_ptr2"), "%s", e.msg);
+    candidate_free(c2);
+    free(t2);
+    free(p3);
+    free(p2);
+    artifact_free(a);
+    candidate_free(c);
+    free(t);
+}
+
+/* Lines of everything but the plan stay where they were: a finding in a kernel written after
+ * the plan names the file's own line. */
+Test(plan, findings_keep_the_files_line_numbers) {
+    char *body = edit(KERNEL, "    row = tl.program_id(0)\n", "    row = tl.program_id(0) + open('x')\n");
+    /* the plan first (lines 5-10 after the header lines), the kernel after it */
+    char *t = edit(body, "BLOCK_DEFAULT = 1024\n", PLAN);
+    candidate *c = tu_parse_candidate(t);
+    static_report r = {0};
+    kerr e = {0};
+    int bad = static_check(c, NULL, &r, &e);
+    cr_assert_eq(bad, KOPT_E_CANDIDATE, "open() inside a jit function is refused");
+    cr_expect_eq(r.v[0].line, 14, "the finding's line is the file's (got %d)", r.v[0].line);
+    static_report_free(&r);
+    candidate_free(c);
+    free(t);
+    free(body);
+}
+
+Test(plan, scratch_grid_and_values_are_written_as_typed) {
+    const char *p =
+        "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n"
+        " \"scratch\": [{\"name\": \"part\", \"shape\": [\"cdiv(r0_numel, 512)\", \"xnumel\"], \"dtype\": \"float32\"},\n"
+        "             {\"name\": \"flags\", \"shape\": [64], \"dtype\": \"int32\", \"zero\": True}],\n"
+        " \"launches\": [{\"kernel\": \"_lsm\", \"grid\": [\"xnumel // 2 + xnumel % 2\", \"max(1, min(r0_numel, 4))\", 1],\n"
+        "   \"args\": [\"in_ptr0\", \"part\", \"-xnumel * 3 - 1\", 7],\n"
+        "   \"constexprs\": {\"R0_BLOCK\": 1024, \"EVEN\": False}, \"num_warps\": 4, \"num_stages\": 2},\n"
+        "  {\"kernel\": \"_lsm\", \"grid\": [\"xnumel\"], \"args\": [\"flags\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n"
+        "   \"constexprs\": {\"R0_BLOCK\": 2.5}, \"num_warps\": 1}]}\n";
+    char *t = with(KERNEL, p);
+    candidate *c = tu_parse_candidate(t);
+    const char *L = strstr(c->text, "def launch(");
+    cr_assert(L);
+    cr_expect(strstr(L, "    part = _kopt_plan_torch.empty((_kopt_plan_triton.cdiv(r0_numel, 512), xnumel, ), "
+                        "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n"), "%s", L);
+    cr_expect(strstr(L, "    flags = _kopt_plan_torch.zeros((64, ), dtype=_kopt_plan_torch.int32, device=in_ptr0.device)\n"),
+              "%s", L);
+    cr_expect(strstr(L, "    _lsm[(((xnumel // 2) + (xnumel % 2)), max(1, min(r0_numel, 4)), 1, )](in_ptr0, part, "
+                        "(((-xnumel) * 3) - 1), 7, R0_BLOCK=1024, EVEN=False, num_warps=4, num_stages=2)\n"), "%s", L);
+    cr_expect(strstr(L, "    _lsm[(xnumel, )](flags, out_ptr2, xnumel, r0_numel, R0_BLOCK=2.5, num_warps=1)\n"), "%s", L);
+    candidate_free(c);
+    free(t);
+}
+
+/* let, checks and tensor sizes: a region-style launcher with no integer parameter */
+Test(plan, lets_checks_and_sizes_from_the_tensors) {
+    const char *p =
+        "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"out_ptr2\"],\n"
+        " \"let\": {\"n\": \"shape(in_ptr0, -1)\", \"rows\": \"numel(in_ptr0) // n\", \"nseg\": \"cdiv(n, 2048)\"},\n"
+        " \"checks\": [\"nseg <= sm_count()\", \"rows * n == numel(out_ptr2)\"],\n"
+        " \"scratch\": [{\"name\": \"part\", \"shape\": [\"2 * rows * nseg\"], \"dtype\": \"float32\"}],\n"
+        " \"launches\": [{\"kernel\": \"_lsm\", \"grid\": [\"rows * nseg\"], \"args\": [\"in_ptr0\", \"part\", \"rows\", \"n\"],\n"
+        "   \"constexprs\": {\"R0_BLOCK\": 2048}, \"num_warps\": 4}]}\n";
+    char *t = with(KERNEL, p);
+    candidate *c = tu_parse_candidate(t);
+    const char *L = strstr(c->text, "def launch(in_ptr0, out_ptr2, stream=None):\n");
+    cr_assert(L, "%s", c->text);
+    cr_expect(strstr(L, "    _kopt_plan_sms = _kopt_plan_torch.cuda.get_device_properties(in_ptr0.device)"
+                        ".multi_processor_count\n"
+                        "    n = in_ptr0.shape[-1]\n"
+                        "    rows = (in_ptr0.numel() // n)\n"
+                        "    nseg = _kopt_plan_triton.cdiv(n, 2048)\n"
+                        "    if not (nseg <= _kopt_plan_sms):\n"
+                        "        raise ValueError('kopt plan: a check does not hold: nseg <= sm_count()')\n"
+                        "    if not ((rows * n) == out_ptr2.numel()):\n"
+                        "        raise ValueError('kopt plan: a check does not hold: rows * n == numel(out_ptr2)')\n"
+                        "    part = _kopt_plan_torch.empty((((2 * rows) * nseg), ), dtype=_kopt_plan_torch.float32, "
+                        "device=in_ptr0.device)\n"
+                        "    _lsm[((rows * nseg), )](in_ptr0, part, rows, n, R0_BLOCK=2048, num_warps=4)\n"), "%s", L);
+    static_report r = {0};
+    kerr e = {0};
+    cr_expect_eq(static_check(c, NULL, &r, &e), 0, "kopt's launcher passes gate 1: %s", e.msg);
+    static_report_free(&r);
+    candidate_free(c);
+    free(t);
+    /* a let may only use earlier lets; names are not reused; a check needs its comparison */
+    struct { const char *from, *to, *why; } cases[] = {
+        {"\"n\": \"shape(in_ptr0, -1)\", \"rows\": \"numel(in_ptr0) // n\"",
+         "\"rows\": \"numel(in_ptr0) // n\", \"n\": \"shape(in_ptr0, -1)\"", "unknown name 'n'"},
+        {"\"nseg\": \"cdiv(n, 2048)\"", "\"nseg\": \"cdiv(n, 2048)\", \"in_ptr0\": 1", "already a parameter"},
+        {"\"nseg\": \"cdiv(n, 2048)\"", "\"nseg\": \"cdiv(n, 2048)\", \"_lsm\": 1", "already a parameter, let or kernel"},
+        {"\"nseg <= sm_count()\"", "\"nseg\"", "expected a comparison"},
+        {"\"nseg <= sm_count()\"", "\"nseg <= sm_count() <= 3\"", "unexpected text"},
+        {"\"nseg <= sm_count()\"", "\"nseg = 1\"", "expected a comparison"},
+        {"\"nseg <= sm_count()\"", "3", "a check must be a string"},
+        {"\"name\": \"part\"", "\"name\": \"nseg\"", "has the name of a parameter, let"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p2 = edit(p, cases[i].from, cases[i].to);
+        char *t2 = with(KERNEL, p2);
+        char *m = refusal(t2);
+        cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
+        free(m);
+        free(t2);
+        free(p2);
+    }
+}
+
+Test(plan, expressions) {
+    const char *ints[] = {"xnumel", "ks0"}, *ptrs[] = {"in_ptr0"};
+    plan_names names = {ints, 2, ptrs, 1};
+    struct { const char *src, *py; } ok[] = {
+        {"7", "7"},
+        {" xnumel ", "xnumel"},
+        {"xnumel*ks0+1", "((xnumel * ks0) + 1)"},
+        {"xnumel - ks0 - 1", "((xnumel - ks0) - 1)"},   /* left-associative */
+        {"(xnumel + 1) // 2", "((xnumel + 1) // 2)"},
+        {"--xnumel", "(-(-xnumel))"},
+        {"cdiv(xnumel, next_pow2(ks0))", "_kopt_plan_triton.cdiv(xnumel, _kopt_plan_triton.next_power_of_2(ks0))"},
+        {"max ( 1 , xnumel % 3 )", "max(1, (xnumel % 3))"},
+        {"shape(in_ptr0, -1) * stride( in_ptr0 , 0 )", "(in_ptr0.shape[-1] * in_ptr0.stride(0))"},
+        {"numel(in_ptr0) // sm_count()", "(in_ptr0.numel() // _kopt_plan_sms)"},
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        plan_expr *x = NULL;
+        kerr e = {0};
+        cr_assert_eq(plan_expr_parse(ok[i].src, &names, &x, &e), 0, "%s: %s", ok[i].src, e.msg);
+        kbuf b = KBUF_INIT;
+        plan_expr_emit(x, &b);
+        cr_expect_str_eq(kbuf_str(&b), ok[i].py, "%s", ok[i].src);
+        kbuf_free(&b);
+        plan_expr_free(x);
+    }
+    struct { const char *src, *why; } bad[] = {
+        {"", "unexpected end"},
+        {"xnumel +", "unexpected end"},
+        {"r0_numel", "unknown name 'r0_numel'"},
+        {"__import__", "unknown name '__import__'"},
+        {"xnumel / 2", "unexpected text"},
+        {"1.5", "not an integer"},
+        {"xnumel ** 2", "unexpected character"},
+        {"cdiv(xnumel)", "expected ','"},
+        {"next_pow2(xnumel, 2)", "expected ')'"},
+        {"min", "unknown name 'min'"},
+        {"(xnumel", "expected ')'"},
+        {"xnumel)", "unexpected text"},
+        {"99999999999999999999", "integer too large"},
+        {"xnumel.real", "unexpected text"},
+        {"in_ptr0", "unknown name 'in_ptr0'"},
+        {"shape(xnumel, 0)", "take a pointer parameter"},
+        {"numel(out_ptr9)", "take a pointer parameter"},
+        {"shape(in_ptr0)", "expected ', DIM'"},
+        {"shape(in_ptr0, xnumel)", "a dimension must be an integer literal"},
+        {"stride(in_ptr0, 99)", "dimension out of range"},
+        {"sm_count(1)", "takes no argument"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        plan_expr *x = (plan_expr *)1;
+        kerr e = {0};
+        cr_expect_eq(plan_expr_parse(bad[i].src, &names, &x, &e), KOPT_E_CANDIDATE, "'%s' accepted", bad[i].src);
+        cr_expect_null(x);
+        cr_expect(strstr(e.msg, bad[i].why), "'%s': message '%s' lacks '%s'", bad[i].src, e.msg, bad[i].why);
+    }
+    /* bounded: nesting and length */
+    kbuf deep = KBUF_INIT;
+    for (int i = 0; i < PLAN_MAX_EXPR_DEPTH + 1; i++) kbuf_puts(&deep, "(");
+    kbuf_puts(&deep, "1");
+    for (int i = 0; i < PLAN_MAX_EXPR_DEPTH + 1; i++) kbuf_puts(&deep, ")");
+    plan_expr *x = NULL;
+    kerr e = {0};
+    cr_expect_eq(plan_expr_parse(kbuf_str(&deep), &names, &x, &e), KOPT_E_CANDIDATE);
+    cr_expect(strstr(e.msg, "nested too deeply"), "%s", e.msg);
+    kbuf_free(&deep);
+    kbuf lng = KBUF_INIT;
+    for (int i = 0; i < PLAN_MAX_EXPR_CHARS; i++) kbuf_puts(&lng, "1");
+    kbuf_puts(&lng, "+1");
+    cr_expect_eq(plan_expr_parse(kbuf_str(&lng), &names, &x, &e), KOPT_E_CANDIDATE);
+    cr_expect(strstr(e.msg, "longer than"), "%s", e.msg);
+    kbuf_free(&lng);
+}
+
+/* Each edit of the plan is refused with its reason. */
+Test(plan, plans_that_do_not_fit_are_refused) {
+    struct { const char *from, *to, *why; } cases[] = {
+        {"\"num_warps\": 8", "\"num_warps\": 3", "\"num_warps\": 1, 2, 4, 8, 16 or 32"},
+        {"\"num_warps\": 8", "\"num_warps\": 64", "\"num_warps\""},
+        {"\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 9", "\"num_stages\" must be an int from 1 to 8"},
+        {", \"num_warps\": 8", "", "\"num_warps\""},
+        {"\"num_warps\": 8", "\"num_warps\": 8, \"num_ctas\": 2", "unknown key 'num_ctas'"},
+        {"\"params\"", "\"parameters\"", "unknown key 'parameters'"},
+        {"\"kernel\": \"_lsm\"", "\"kernel\": \"print\"", "no top-level @triton.jit function of that name"},
+        {"\"kernel\": \"_lsm\"", "\"kernel\": \"_lsm\", \"kernel\": \"_lsm\"", "repeats the key 'kernel'"},
+        {"\"grid\": [\"xnumel\"]", "\"grid\": []", "\"grid\" of 1 to 3 sizes"},
+        {"\"grid\": [\"xnumel\"]", "\"grid\": [1, 1, 1, 1]", "\"grid\" of 1 to 3 sizes"},
+        {"\"grid\": [\"xnumel\"]", "\"grid\": [\"in_ptr0\"]", "unknown name 'in_ptr0'"},
+        {"\"grid\": [\"xnumel\"]", "\"grid\": [2.0]", "must be an int or an expression string"},
+        {"\"args\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"]", "\"args\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\"]",
+         "gives 3 arguments; it takes 4 to 4"},
+        {"\"args\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"]",
+         "\"args\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\", 1]", "gives 5 arguments"},
+        {"\"args\": [\"in_ptr0\"", "\"args\": [\"os\"", "unknown name 'os'"},
+        {"\"R0_BLOCK\": \"next_pow2(r0_numel)\"", "\"R0_BLOCK\": 1, \"SECRET\": 2", "'SECRET' is not a tl.constexpr parameter"},
+        {"\"constexprs\": {\"R0_BLOCK\": \"next_pow2(r0_numel)\"}, ", "", "does not give its constexpr 'R0_BLOCK'"},
+        {"\"R0_BLOCK\": \"next_pow2(r0_numel)\"", "\"R0_BLOCK\": \"in_ptr0\"", "unknown name 'in_ptr0'"},
+        {"\"R0_BLOCK\": \"next_pow2(r0_numel)\"", "\"num_warps\": 2", "a constexpr name must be"},
+        {"\"R0_BLOCK\": \"next_pow2(r0_numel)\"", "\"R0_BLOCK\": 1e999", "a constexpr value"},
+        {"[\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
+         "[\"in_ptr0\", \"in_ptr0\", \"xnumel\", \"r0_numel\"],\n    \"launches\"", "parameter 'in_ptr0' repeated"},
+        {"[\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
+         "[\"in_ptr0\", \"stream\", \"xnumel\", \"r0_numel\"],\n    \"launches\"", "not a usable parameter name"},
+        {"[\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
+         "[\"in_ptr0\", \"_kopt_x\", \"xnumel\", \"r0_numel\"],\n    \"launches\"", "not a usable parameter name"},
+        {"    \"launches\": [", "    \"scratch\": [{\"name\": \"in_ptr0\", \"shape\": [1], \"dtype\": \"float32\"}],\n    \"launches\": [",
+         "has the name of a parameter, let, kernel"},
+        {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [1], \"dtype\": \"complex64\"}],\n    \"launches\": [",
+         "needs a \"dtype\""},
+        {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [], \"dtype\": \"float32\"}],\n    \"launches\": [",
+         "needs a \"shape\""},
+        {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [1], \"dtype\": \"float32\", \"zero\": 1}],\n    \"launches\": [",
+         "\"zero\" must be True or False"},
+        {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [1], \"dtype\": \"float32\", \"device\": \"cpu\"}],\n    \"launches\": [",
+         "unknown key 'device'"},
+        {"    \"launches\": [{", "    \"launches\": [], \"x\": [{", "unknown key 'x'"},
+        {"KOPT_PLAN = {", "KOPT_PLAN = dict(a=1) or {", "the plan must be a dict"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *p = edit(PLAN, cases[i].from, cases[i].to);
+        char *t = with(KERNEL, p);
+        char *m = refusal(t);
+        cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
+        free(m);
+        free(t);
+        free(p);
+    }
+    /* no launches at all, and a plan that is not a dict */
+    char *t = with(KERNEL, "KOPT_PLAN = {\"params\": [\"in_ptr0\"], \"launches\": []}\n");
+    expect_refused(t, "\"launches\" must be a list of 1 to 16 launches");
+    free(t);
+    t = with(KERNEL, "KOPT_PLAN = [1]\n");
+    expect_refused(t, "the plan must be a dict");
+    free(t);
+    t = with(KERNEL, "KOPT_PLAN = {\"params\": [\"xnumel\"], \"scratch\": [{\"name\": \"s\", \"shape\": [1], "
+                     "\"dtype\": \"float32\"}], \"launches\": [{\"kernel\": \"_lsm\"}]}\n");
+    expect_refused(t, "needs a \"grid\"");
+    free(t);
+}
+
+/* Form P's file holds kernels, constants, imports of triton/math and the plan: nothing else. */
+Test(plan, the_file_outside_the_plan_is_an_allowlist) {
+    struct { const char *add, *why; } cases[] = {
+        {"import os\n", "imports os"},
+        {"import torch\n", "imports torch"},
+        {"from torch._inductor.runtime import compile_tasks\n", "imports torch._inductor.runtime"},
+        {"import torch._inductor.runtime.triton_helpers\n", "imports torch._inductor.runtime.triton_helpers"},
+        {"from torch._inductor import config\n", "imports torch._inductor"},
+        {"triton_helpers.set_driver_to_gpu()\n", "not a definition"},
+        {"def helper(x):\n    return x\n", "a function that is not a plain @triton.jit kernel"},
+        {"class C:\n    pass\n", "a class"},
+        {"X = open('f')\n", "not a constant"},
+        {"X = 1 + 2\n", "not a constant"},
+        {"X = Y = 1\n", "not a constant"},
+        {"X, Y = 1, 2\n", "not a constant"},
+        {"X = tl.constexpr(len('a'))\n", "not a constant"},
+        {"X = 1; Y = open('f')\n", "not a constant"},
+        {"print(1)\n", "not a definition"},
+        {"if True:\n    X = 1\n", "not a constant"},
+        {"if True:\n    pass\n", "not a definition"},
+        {"X = float('nan')\n", "not a constant"},
+        {"launch = 1\n", "the name launch is kopt's"},
+        {"_kopt_plan_torch = 1\n", "the name _kopt_plan_torch is kopt's"},
+        {"@triton.autotune(configs=[], key=[])\n@triton.jit\ndef _k2(x):\n    pass\n", "a decorator other than @triton.jit"},
+        {"def launch(in_ptr0, out_ptr2, xnumel, r0_numel):\n    pass\n", "KOPT_PLAN and a `def launch`"},
+        {"KOPT_PLAN = {}\n", "a second KOPT_PLAN"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *k = kasprintf("%s%s\n", KERNEL, cases[i].add);
+        char *t = with(k, PLAN);
+        char *m = refusal(t);
+        cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
+        free(m);
+        free(t);
+        free(k);
+    }
+    /* what it may hold: constants of each literal kind, annotated or wrapped, and a docstring */
+    char *k = kasprintf("\"\"\"A docstring.\"\"\"\n%sA = 1.5\nB: tl.constexpr = 4\nC = tl.constexpr(8)\nD = 'x'\n"
+                        "E = None\nF = -3\nimport math\nfrom triton.language.extra import libdevice\n"
+                        "from torch._inductor.runtime import triton_helpers, triton_heuristics\n"
+                        "from torch._inductor.runtime.triton_helpers import libdevice as ld, math as tl_math\n"
+                        "from torch._inductor.runtime.hints import ReductionHint\n", KERNEL);
+    char *t = with(k, PLAN);
+    candidate *c = tu_parse_candidate(t);
+    cr_expect(c->from_plan);
+    candidate_free(c);
+    free(t);
+    free(k);
+}
