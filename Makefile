@@ -120,9 +120,9 @@ gpu-test:
 # triton: TRITON_PYTHON=...; skipped with one line when triton does not import).
 TRITON_PYTHON ?= python3
 interp-check: build/kopt
-	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
-	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
-	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_plan_interp.py $(CURDIR)/build/kopt
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_plan_interp.py
 
 # Mutation testing of the verdict code (tools/mutate.py; MUTATE_ARGS="--files decide.c --max 20"):
 # every mutant must make a test fail; exit 1 below 90% killed. Hours on 2 cores for every file.

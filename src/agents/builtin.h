@@ -18,6 +18,7 @@
 #define KOPT_BUILTIN_H
 
 #include "agents/agent.h"
+#include "util/buf.h"
 #include "worker/worker.h"
 
 typedef struct builtin_profiler_env {
@@ -46,6 +47,10 @@ agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
 #define CLASS_LATENCY "latency-bound"
 #define CLASS_VENDOR "vendor"
 
+/* Append Inductor's kernel source `src` as a form-P file's kernel part: every line but the
+ * module-level `triton_helpers.set_driver_to_gpu()` call (a statement form P refuses; Triton's
+ * active driver is the GPU's already), ending in '\n'. */
+void builtin_plan_source(const char *src, kbuf *out);
 /* Executor helper, exposed for tests: the kernel's Triton source with its
  * @triton_heuristics decorator removed (malloc'd), or NULL when there is none. */
 char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len);

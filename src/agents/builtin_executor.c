@@ -1,6 +1,6 @@
-/* builtin_executor.c — the executor role: turns a launch_config plan into launcher-form
- * candidates (docs/CANDIDATES.md) that run Inductor's own kernel body with explicit block
- * sizes, warps and stages instead of its heuristics.
+/* builtin_executor.c — the executor role: turns a launch_config plan into form-P candidates
+ * (docs/CANDIDATES.md: Inductor's own kernel body and a KOPT_PLAN launch with explicit block
+ * sizes, warps and stages instead of its heuristics; kopt writes the launcher).
  *
  * Directions: "launch_config" (below) and "rewrite" (kernels written from templates, chosen
  * by the ATen ops the kernel fuses and its shapes: builtin_rewrite.c).
@@ -14,6 +14,20 @@
 
 #include "agents/builtin.h"
 #include "util/buf.h"
+
+void builtin_plan_source(const char *src, kbuf *out) {
+    const char *p = src;
+    while (*p) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p + 1) : strlen(p);
+        static const char drv[] = "triton_helpers.set_driver_to_gpu()";
+        size_t t = n;
+        while (t && (p[t - 1] == '\n' || p[t - 1] == '\r' || p[t - 1] == ' ')) t--;
+        if (!(t == sizeof drv - 1 && !memcmp(p, drv, t))) kbuf_append(out, p, n);
+        p += n;
+    }
+    if (out->len && out->data[out->len - 1] != '\n') kbuf_putc(out, '\n');
+}
 
 char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len) {
     if (!dec_len) return NULL;
@@ -84,12 +98,12 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         json_decref(normalized);
         return kerr_set(e, KOPT_E_CANDIDATE, "grid type %s is not supported by the built-in executor", grid);
     }
-    kbuf params = KBUF_INIT;
+    kbuf qparams = KBUF_INIT;   /* the runtime parameters as the plan's quoted list */
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
-        if (i) kbuf_puts(&params, ", ");
-        kbuf_puts(&params, json_string_value(p));
+        if (i) kbuf_puts(&qparams, ", ");
+        kbuf_printf(&qparams, "\"%s\"", json_string_value(p));
     }
     json_t *cands = json_array();
     json_t *c;
@@ -105,22 +119,22 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         if (yb) kbuf_printf(&label, " YBLOCK=%d", yb);
         kbuf_printf(&label, " num_warps=%d num_stages=%d", nw, ns);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, launch_config: %s\n", name, kbuf_str(&label));
-        kbuf_puts(&s, src);
-        if (s.len && s.data[s.len - 1] != '\n') kbuf_putc(&s, '\n');
-        kbuf_printf(&s, "\n\ndef launch(%s, stream=None):\n", kbuf_str(&params));
+        builtin_plan_source(src, &s);
+        kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n", kbuf_str(&qparams));
         if (grid2d)
-            kbuf_printf(&s, "    grid = (triton.cdiv(xnumel, %d), triton.cdiv(ynumel, %d))\n", xb, yb);
+            kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %d)\", \"cdiv(ynumel, %d)\"],\n",
+                        name, xb, yb);
         else
-            kbuf_printf(&s, "    grid = (triton.cdiv(xnumel, %d),)\n", xb);
-        kbuf_printf(&s, "    %s[grid](%s, XBLOCK=%d", name, kbuf_str(&params), xb);
-        if (rb) kbuf_printf(&s, ", R0_BLOCK=%d", rb);
-        if (yb) kbuf_printf(&s, ", YBLOCK=%d", yb);
-        kbuf_printf(&s, ", num_warps=%d, num_stages=%d)\n", nw, ns);
+            kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %d)\"],\n", name, xb);
+        kbuf_printf(&s, "                  \"args\": [%s],\n                  \"constexprs\": {\"XBLOCK\": %d", kbuf_str(&qparams), xb);
+        if (rb) kbuf_printf(&s, ", \"R0_BLOCK\": %d", rb);
+        if (yb) kbuf_printf(&s, ", \"YBLOCK\": %d", yb);
+        kbuf_printf(&s, "}, \"num_warps\": %d, \"num_stages\": %d}],\n}\n", nw, ns);
         json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", c, "source", kbuf_str(&s)));
         kbuf_free(&label);
         kbuf_free(&s);
     }
-    kbuf_free(&params);
+    kbuf_free(&qparams);
     json_decref(normalized);
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;

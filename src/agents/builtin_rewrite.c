@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "agents/builtin.h"
+#include "gates/plan.h"
 #include "agents/template.h"
 #include "util/buf.h"
 
@@ -279,20 +280,33 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
         kbuf_free(&body);
         body = nb;
     }
-    /* the launcher: every runtime parameter, out_ptrI replaced by scratchI for the first kernel */
-    kbuf params = KBUF_INIT, first = KBUF_INIT;
+    /* the plan: every runtime parameter, out_ptrI replaced by scratchI for the first kernel;
+     * scratch of each output's dtype */
+    kbuf params = KBUF_INIT, first = KBUF_INIT, scratch = KBUF_INIT;
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
         const char *n = json_string_value(p);
-        kbuf_printf(&params, "%s%s", i ? ", " : "", n);
-        if (!strncmp(n, "out_ptr", 7)) kbuf_printf(&first, "%sscratch%s", i ? ", " : "", n + 7);
-        else kbuf_printf(&first, "%s%s", i ? ", " : "", n);
+        kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", n);
+        if (!strncmp(n, "out_ptr", 7)) kbuf_printf(&first, "%s\"scratch%s\"", i ? ", " : "", n + 7);
+        else kbuf_printf(&first, "%s\"%s\"", i ? ", " : "", n);
     }
-    kbuf_puts(s, "import torch\n");
-    kbuf_puts(s, body.data);
-    if (s->len && s->data[s->len - 1] != '\n') kbuf_putc(s, '\n');
-    kbuf_puts(s, "\n\n@triton.jit\ndef _kopt_combine(");
+    for (int j = 0; j < si->nout; j++) {
+        char out[32];
+        snprintf(out, sizeof out, "out_ptr%d", j);
+        const char *dt = plan_dtype_of_triton(builtin_param_type(k, out));
+        if (!dt) {
+            kbuf_free(&params);
+            kbuf_free(&first);
+            kbuf_free(&scratch);
+            kbuf_free(&body);
+            return -1;
+        }
+        kbuf_printf(&scratch, "%s{\"name\": \"scratch%d\", \"shape\": [\"xnumel * %lld\"], \"dtype\": \"%s\"}", j ? ",\n                " : "",
+                    j, nsub, dt);
+    }
+    builtin_plan_source(body.data, s);
+    kbuf_puts(s, "\n\n@triton.jit\ndef _combine_partials(");
     for (int j = 0; j < si->nout; j++) kbuf_printf(s, "scratch%d, ", j);
     for (int j = 0; j < si->nout; j++) kbuf_printf(s, "out_ptr%d, ", j);
     kbuf_puts(s, "xnumel, NSUB: tl.constexpr, NP2: tl.constexpr, XB: tl.constexpr):\n"
@@ -313,17 +327,19 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
         kbuf_printf(s, "    v = tl.load(scratch0 + x * NSUB + j, mask=m & (j < NSUB), other=%s)\n"
                        "    tl.store(out_ptr0 + x, %s, m)\n", ident, red);
     }
-    kbuf_printf(s, "\n\ndef launch(%s, stream=None):\n", kbuf_str(&params));
-    for (int j = 0; j < si->nout; j++)
-        kbuf_printf(s, "    scratch%d = torch.empty((xnumel * %lld,), dtype=out_ptr%d.dtype, device=out_ptr%d.device)\n", j, nsub, j, j);
-    kbuf_printf(s, "    %s[(xnumel, %lld)](%s, XBLOCK=1, R0_BLOCK=%lld, SUB=%lld, NSUB=%lld, num_warps=%d, num_stages=1)\n",
+    kbuf_printf(s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"scratch\": [%s],\n", kbuf_str(&params), kbuf_str(&scratch));
+    kbuf_printf(s, "    \"launches\": [\n        {\"kernel\": \"%s\", \"grid\": [\"xnumel\", %lld], \"args\": [%s],\n"
+                   "         \"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": %lld, \"SUB\": %lld, \"NSUB\": %lld}, "
+                   "\"num_warps\": %d, \"num_stages\": 1},\n",
                 name, nsub, kbuf_str(&first), rb, sub, nsub, nw);
-    kbuf_puts(s, "    _kopt_combine[(triton.cdiv(xnumel, 64),)](");
-    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "scratch%d, ", j);
-    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "out_ptr%d, ", j);
-    kbuf_printf(s, "xnumel, NSUB=%lld, NP2=%lld, XB=64, num_warps=2)\n", nsub, np2);
+    kbuf_puts(s, "        {\"kernel\": \"_combine_partials\", \"grid\": [\"cdiv(xnumel, 64)\"], \"args\": [");
+    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "\"scratch%d\", ", j);
+    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "\"out_ptr%d\", ", j);
+    kbuf_printf(s, "\"xnumel\"],\n         \"constexprs\": {\"NSUB\": %lld, \"NP2\": %lld, \"XB\": 64}, \"num_warps\": 2},\n    ],\n}\n",
+                nsub, np2);
     kbuf_free(&params);
     kbuf_free(&first);
+    kbuf_free(&scratch);
     kbuf_free(&body);
     return 0;
 }

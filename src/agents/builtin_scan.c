@@ -137,6 +137,16 @@ json_t *builtin_scan_variants(const json_t *k) {
     return arr;
 }
 
+/* The product of the dimensions of `arg` after `dim` (1: the scan runs along rows); -1 when
+ * its shape is not known. */
+static long long inner_of(const json_t *k, const char *arg, int dim) {
+    const json_t *sh = builtin_shape(k, arg);
+    if (!sh) return -1;
+    long long inner = 1;
+    for (size_t d = (size_t)dim + 1; d < json_array_size(sh); d++) inner *= builtin_shape_dim(sh, d);
+    return inner;
+}
+
 int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     scan_facts f;
     if (!scan_facts_of(k, &f)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template scan does not apply to this kernel");
@@ -151,6 +161,8 @@ int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e)
             continue;
         for (int di = 0; di < f.ndims; di++)
             for (int si = 0; si < f.nshift; si++) {
+                long long inner = inner_of(k, f.xarg, f.dims[di]);
+                if (inner < 1) continue;
                 kbuf s = KBUF_INIT, label = KBUF_INIT;
                 kbuf_printf(&label, "scan: %s%s cumsum over dimension %d%s%s (chunk %lld | %lld x %lld tiles), num_warps=%lld",
                             f.reverse ? "suffix" : "prefix", f.masked ? " masked" : "", f.dims[di],
@@ -179,7 +191,8 @@ int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e)
                                {.name = "CHUNK", .type = TPL_INT, .i = chunk},
                                {.name = "BLOCK_S", .type = TPL_INT, .i = bs},
                                {.name = "BLOCK_I", .type = TPL_INT, .i = bi},
-                               {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+                               {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
+                               {.name = "ROWS", .type = TPL_BOOL, .b = inner == 1}};
                 int rc = template_render("scan", a, sizeof a / sizeof a[0], &s, e);
                 if (!rc)
                     json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:I}, s:s}", "label",

@@ -312,6 +312,16 @@ static const char *const DTYPES[] = {
 
 const char *plan_dtype_name(plan_dtype d) { return DTYPES[d]; }
 
+const char *plan_dtype_of_triton(const char *type) {
+    static const char *const MAP[][2] = {{"*fp32", "float32"}, {"*fp16", "float16"}, {"*bf16", "bfloat16"},
+                                         {"*fp64", "float64"}, {"*i8", "int8"},       {"*i16", "int16"},
+                                         {"*i32", "int32"},     {"*i64", "int64"},     {"*u8", "uint8"},
+                                         {"*i1", "bool"}};
+    for (size_t i = 0; type && i < sizeof MAP / sizeof MAP[0]; i++)
+        if (!strcmp(type, MAP[i][0])) return MAP[i][1];
+    return NULL;
+}
+
 static void arg_free(plan_arg *a) {
     free(a->name);
     plan_expr_free(a->expr);

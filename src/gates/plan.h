@@ -159,5 +159,7 @@ void plan_expr_free(plan_expr *x);
 void plan_expr_emit(const plan_expr *x, kbuf *out);
 
 const char *plan_dtype_name(plan_dtype d);
+/* The plan dtype name of a Triton pointer type ("*fp32" -> "float32"); NULL for any other. */
+const char *plan_dtype_of_triton(const char *type);
 
 #endif

@@ -4,9 +4,9 @@ dimension, with reduced lengths and inner sizes that leave partial tiles.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_col_softmax_interp.py (`make interp-check`);
 exit 0 when every case is within 1e-5 of float64, 1 otherwise; skipped (exit 0, one line) when
-triton does not import. Rendering: tests/interp/test_scan_interp.py's mirror of template.c.
+triton does not import. Rendering: tests/interp/interp_util.py's mirror of template.c; run as the text kopt judges for
+it (its plan lowered to kopt's launcher; KOPT=... names the binary).
 """
-import importlib.util
 import os
 import sys
 import tempfile
@@ -20,7 +20,7 @@ except ImportError as e:
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_scan_interp import ROOT, render  # noqa: E402
+from interp_util import ROOT, load_judged, render  # noqa: E402
 
 TEMPLATE = os.path.join(ROOT, "templates", "kernels", "col_softmax.py.tmpl")
 
@@ -34,12 +34,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for n, (shape, dim, log, bc, bi) in enumerate(cases):
             src = render(text, dict(IN="in_ptr0", OUT="out_ptr2", DIM=dim, LOG=log, BLOCK_C=bc, BLOCK_I=bi, NUM_WARPS=4))
-            path = os.path.join(tmp, "cs_%d.py" % n)
-            with open(path, "w") as f:
-                f.write(src)
-            spec = importlib.util.spec_from_file_location("cs_%d" % n, path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
+            mod = load_judged(src, "cs_%d" % n, tmp)
             x = torch.randn(*shape) * 3
             out = torch.full(shape, float("nan"))
             mod.launch(x, out, x.numel() // shape[dim], shape[dim])

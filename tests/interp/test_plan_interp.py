@@ -5,15 +5,12 @@ interpreter against a float64 PyTorch reference, for row lengths that are and ar
 two. The templates whose programs wait for each other (row_split_softmax, the regions) cannot run
 in the interpreter (it runs programs one after another); the GPU suite covers them.
 
-usage: TRITON_INTERPRET=1 PY tests/interp/test_plan_interp.py [KOPT]   (PY: a python with torch
+usage: TRITON_INTERPRET=1 [KOPT=...] PY tests/interp/test_plan_interp.py   (PY: a python with torch
 and triton; KOPT: the kopt binary, default build/kopt; `make interp-check`). Exit 0 when every
 case is within 1e-5 of float64, 1 otherwise; skipped (exit 0, one line) when triton does not
 import.
 """
-import importlib.util
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -26,31 +23,7 @@ except ImportError as e:
     sys.exit(0)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_scan_interp import render  # noqa: E402  (the mirror of the C renderer)
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KOPT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "kopt")
-
-
-def judged(text, path):
-    """The text kopt judges for a candidate file: its plan lowered to kopt's launcher."""
-    with open(path, "w") as f:
-        f.write(text)
-    r = subprocess.run([KOPT, "lint", path, "--json", "--show-launcher"], capture_output=True, text=True)
-    d = json.loads(r.stdout)
-    if r.returncode != 0 or not d["ok"] or d["form"] != "P":
-        raise SystemExit("kopt lint refused %s: %s" % (path, r.stdout[:2000]))
-    return d["judged_text"]
-
-
-def load(src, tag, tmp):
-    path = os.path.join(tmp, "plan_%s_judged.py" % tag)
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location("plan_%s" % tag, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from interp_util import ROOT, judged, load_judged, render  # noqa: E402
 
 
 def case_softmax(mod, rows, n, log):
@@ -93,7 +66,9 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for k, (tmpl, params, run, what) in enumerate(cases):
             text = render(open(os.path.join(ROOT, "templates", "kernels", tmpl + ".py.tmpl")).read(), params)
-            mod = load(judged(text, os.path.join(tmp, "plan_%d.py" % k)), str(k), tmp)
+            if judged(text, os.path.join(tmp, "form_%d.py" % k))[1] != "P":
+                raise SystemExit("%s is not a form-P template" % tmpl)
+            mod = load_judged(text, "plan_%d" % k, tmp)
             err = run(mod)
             ok = err <= 1e-5
             bad += not ok

@@ -8,13 +8,11 @@ triton, any device; `make interp-check`). Exit 0 when every case is within 1e-4 
 (the sums here are at most 300 terms of randn), 1 otherwise; skipped (exit 0, one line) when
 triton does not import.
 
-The template is rendered by a small mirror of src/agents/template.c's rules ({{NAME}}, {{if}},
-{{else}}, {{end}}); the C renderer's output for the same parameters is pinned by the unit tests'
-goldens, so a divergence between the two shows up there.
+The template is rendered by tests/interp/interp_util.py's mirror of src/agents/template.c and run
+as the text kopt judges for it (its plan lowered to kopt's launcher by `kopt lint
+--show-launcher`; KOPT=... names the binary, default build/kopt).
 """
-import importlib.util
 import os
-import re
 import sys
 import tempfile
 
@@ -26,44 +24,10 @@ except ImportError as e:
     print("interp-check skipped: %s" % e)
     sys.exit(0)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interp_util import ROOT, load_judged, render  # noqa: E402
+
 TEMPLATE = os.path.join(ROOT, "templates", "kernels", "scan.py.tmpl")
-
-
-def render(text, params):
-    out, stack = [], []
-    for line in text.split("\n"):
-        if line.startswith("#@"):
-            continue
-        s = line.strip()
-        m = re.fullmatch(r"\{\{if (\w+)\}\}", s)
-        if m:
-            stack.append(bool(params[m.group(1)]))
-            continue
-        if s == "{{else}}":
-            stack[-1] = not stack[-1]
-            continue
-        if s == "{{end}}":
-            stack.pop()
-            continue
-        if not all(stack):
-            continue
-
-        def sub(mm):
-            v = params[mm.group(1)]
-            return ("True" if v else "False") if isinstance(v, bool) else str(v)
-        out.append(re.sub(r"\{\{(\w+)\}\}", sub, line))
-    return "\n".join(out)
-
-
-def load(src, tag, tmp):
-    path = os.path.join(tmp, "scan_%s.py" % tag)
-    with open(path, "w") as f:
-        f.write(src)
-    spec = importlib.util.spec_from_file_location("scan_%s" % tag, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def reference(x, dim, shift, reverse, mask):
@@ -93,8 +57,9 @@ def main():
         for n, (shape, dim, shift, rev, masked, region) in enumerate(cases):
             p = dict(IN0="in_ptr0", IN1="in_ptr1", OUT="out_ptr0", XARG="in_ptr1" if masked else "in_ptr0",
                      MARG="in_ptr0", MASKED=masked, REGION=region, DIM=dim, SHIFT=shift, REVERSE=rev,
-                     CHUNK=64, BLOCK_S=16, BLOCK_I=8, NUM_WARPS=4)
-            mod = load(render(text, p), str(n), tmp)
+                     CHUNK=64, BLOCK_S=16, BLOCK_I=8, NUM_WARPS=4,
+                     ROWS=all(d == 1 for d in shape[dim + 1:]))
+            mod = load_judged(render(text, p), "scan_%d" % n, tmp)
             x = torch.randn(*shape)
             mk = torch.rand(*shape) < 0.5
             out = torch.full(shape, float("nan"))

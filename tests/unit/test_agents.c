@@ -124,10 +124,16 @@ Test(agents, executor_writes_launcher_candidates_that_keep_the_interface) {
     json_t *out = act(x, ctx);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
     cr_assert_not_null(src);
-    cr_expect(strstr(src, "def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):") != NULL, "%s", src);
-    cr_expect(strstr(src, "grid = (triton.cdiv(xnumel, 1),)") != NULL);
-    cr_expect(strstr(src, "XBLOCK=1, R0_BLOCK=8192, num_warps=16, num_stages=1)") != NULL);
     cr_expect(strstr(src, "triton_heuristics.reduction(") == NULL);
+    cr_expect(strstr(src, "set_driver_to_gpu") == NULL, "form P has no module-level call");
+    /* the launcher kopt writes from the plan: the kernel's interface, the grid and the config */
+    candidate *c = tu_parse_candidate(src);
+    cr_expect_str_eq(candidate_form_label(c), "P");
+    cr_expect(strstr(c->text, "def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):") != NULL,
+              "%s", c->text);
+    cr_expect(strstr(c->text, "[(_kopt_plan_triton.cdiv(xnumel, 1), )](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, "
+                              "XBLOCK=1, R0_BLOCK=8192, num_warps=16, num_stages=1)") != NULL, "%s", c->text);
+    candidate_free(c);
     json_decref(out);
     /* the one-pass rewrite reads eps from the kernel */
     json_t *rw = json_pack("{s:s, s:{s:s, s:[i]}}", "direction", "rewrite", "params", "template", "row_layer_norm", "num_warps", 16);
@@ -257,7 +263,7 @@ Test(agents, executor_takes_plans_in_an_llm_planners_shape) {
     const json_t *cands = json_object_get(out, "candidates");
     cr_assert_eq(json_array_size(cands), 1);
     cr_expect(strstr(json_string_value(json_object_get(json_array_get(cands, 0), "source")),
-                     "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1)") != NULL);
+                     "\"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": 4096}, \"num_warps\": 8, \"num_stages\": 1}") != NULL);
     json_decref(out);
     /* one_pass becomes the matching rewrite */
     json_object_set_new(ctx, "plan", json_pack("{s:s, s:{}}", "direction", "one_pass", "params"));
@@ -318,12 +324,19 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         cr_expect(strstr(src, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):") != NULL);
         cr_expect(strstr(src, "tl.store(out_ptr0 + ((x3) * NSUB + tl.program_id(1)), ") != NULL, "%s", src);
         cr_expect(strstr(src, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):") != NULL);
-        cr_expect(strstr(src, "scratch0 = torch.empty((xnumel * 4,), dtype=out_ptr0.dtype, device=out_ptr0.device)") != NULL);
         cr_expect(strstr(src, t == 0 ? "triton_helpers.max2(v, 1)" : "tl.sum(v, 1)") != NULL);
         cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL);   /* the original loop is gone */
-        /* the candidate keeps the launch interface */
-        cr_expect(strstr(src, t == 0 ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):"
-                                     : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):") != NULL);
+        /* the launcher kopt writes from the plan keeps the launch interface, a scratch of the
+         * output's dtype per output, both launches */
+        candidate *c = tu_parse_candidate(src);
+        cr_expect_str_eq(candidate_form_label(c), "P");
+        cr_expect(strstr(c->text, "    scratch0 = _kopt_plan_torch.empty(((xnumel * 4), ), dtype=_kopt_plan_torch.float32, "
+                                  "device=in_ptr0.device)\n") != NULL, "%s", c->text);
+        cr_expect(strstr(c->text, t == 0 ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):"
+                                         : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):") != NULL);
+        cr_expect(strstr(c->text, "    _combine_partials[(_kopt_plan_triton.cdiv(xnumel, 64), )](scratch0, out_ptr0, xnumel, "
+                                  "NSUB=4, NP2=4, XB=64, num_warps=2)\n") != NULL, "%s", c->text);
+        candidate_free(c);
         json_decref(out);
         /* a variant whose sub-ranges do not tile r0 is dropped */
         json_decref(plan);
@@ -351,11 +364,14 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
             char want[128];
             snprintf(want, sizeof want, "tl.store(out_ptr%d + ((x3) * NSUB + tl.program_id(1)), ", j);
             cr_expect(strstr(src, want) != NULL, "%s", want);
-            snprintf(want, sizeof want, "scratch%d = torch.empty((xnumel * ", j);
+            snprintf(want, sizeof want, "{\"name\": \"scratch%d\", \"shape\": [\"xnumel * ", j);
             cr_expect(strstr(src, want) != NULL, "%s", want);
         }
         cr_expect(strstr(src, "mean, m2, weight = triton_helpers.welford(v0, v1, v2, 1)") != NULL, "%s", src);
-        cr_expect(strstr(src, "](in_ptr0, scratch0, scratch1, scratch2, xnumel, r0_numel, XBLOCK=1") != NULL, "%s", src);
+        cr_expect(strstr(src, "\"args\": [\"in_ptr0\", \"scratch0\", \"scratch1\", \"scratch2\", \"xnumel\", \"r0_numel\"]") != NULL,
+                  "%s", src);
+        candidate *c = tu_parse_candidate(src);   /* the plan fits the kernels */
+        candidate_free(c);
         json_decref(out);
         json_decref(plan);
         /* a Welford kernel that also stores something else is not the known shape */
