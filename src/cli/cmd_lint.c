@@ -28,7 +28,7 @@
 
 static const char USAGE[] =
     "usage: kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change] [--dtype DTYPE]\n"
-    "                 [--show-launcher]\n"
+    "                 [--allow-launcher] [--show-launcher]\n"
     "\n"
     "Check a candidate kernel file (docs/CANDIDATES.md) against gate 1's static rules, on the CPU:\n"
     "no worker, no model, no GPU. The rules are an allowlist (docs/SECURITY.md): imports of triton,\n"
@@ -43,6 +43,8 @@ static const char USAGE[] =
     "  --kernel NAME             the kernel the candidate replaces: its replaces= binding and a form-I\n"
     "                            kernel's name must match it (the full interface needs kopt verify)\n"
     "  --allow-precision-change  accept reduced precision (fp16/bf16/fp8, TF32), as kopt verify does\n"
+    "  --allow-launcher          accept a form-L file's own `def launch`, as kopt verify --allow-launcher\n"
+    "                            does (default: refused, rule launcher; write form P)\n"
     "  --dtype DTYPE             the model's dtype: float32 (default), float16 or bfloat16; the precision\n"
     "                            rules apply to float32 models\n"
     "  --show-launcher           after the verdict, print the text kopt judges and ships for this file\n"
@@ -55,7 +57,7 @@ static const char USAGE[] =
 
 typedef struct lint_opts {
     const char *path, *kernel, *dtype;
-    int json, allow_precision_change, show_launcher;
+    int json, allow_precision_change, allow_launcher, show_launcher;
 } lint_opts;
 
 /* One finding, rule names as in static.h plus "parse" and "interface". */
@@ -100,6 +102,10 @@ static int read_opts(int argc, char **argv, lint_opts *o) {
         if (!strcmp(a, "--json")) continue;
         if (!strcmp(a, "--allow-precision-change")) {
             o->allow_precision_change = 1;
+            continue;
+        }
+        if (!strcmp(a, "--allow-launcher")) {
+            o->allow_launcher = 1;
             continue;
         }
         if (!strcmp(a, "--show-launcher")) {
@@ -208,7 +214,9 @@ int cmd_lint(int argc, char **argv) {
         lint_add(&l, "parse", message_line(e.msg), 1, "", e.msg);
         c = NULL;
     } else {
-        static_opts so = {.allow_precision_change = o.allow_precision_change, .model_dtype = o.dtype};
+        static_opts so = {.allow_precision_change = o.allow_precision_change,
+                          .allow_launcher = o.allow_launcher,
+                          .model_dtype = o.dtype};
         static_report r = {0};
         kerr se = {0};
         static_check(c, &so, &r, &se);

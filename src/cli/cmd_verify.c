@@ -38,6 +38,8 @@ static const char USAGE[] =
     "  --min-gain X               gate 4: the CI's lower end must exceed 1+X, 0 <= X <= 10 (default 0.02)\n"
     "  --rounds N                 gate 4 interleaved timing rounds, 2 to 100000 (default 40)\n"
     "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
+    "  --allow-launcher           accept form-L candidates' own `def launch` (host Python that runs where\n"
+    "                             kopt judges: trusted code only; default: refused at gate 1, use form P)\n"
     "  --timeout T                limit of each candidate step: 180, 90s, 5m; a candidate that hangs is\n"
     "                             refused (default 180 s)\n"
     "  --json                     print the report as JSON\n"
@@ -84,7 +86,7 @@ int cmd_verify(int argc, char **argv) {
         {"json", no_argument, 0, 'j'},            {"python", required_argument, 0, 'p'},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"timeout", required_argument, 0, 'T'},   {"force-version", no_argument, 0, 'F'},
-        {0, 0, 0, 0}};
+        {"allow-launcher", no_argument, 0, 'L'},  {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
@@ -119,6 +121,7 @@ int cmd_verify(int argc, char **argv) {
         case 'g': rc = cli_parse_double("--min-gain", optarg, 0, 10, &o.min_gain, &e); break;
         case 'n': rc = cli_parse_int("--rounds", optarg, 2, 100000, &o.rounds, &e); break;
         case 'P': o.allow_precision_change = 1; break;
+        case 'L': o.allow_launcher = 1; break;
         case 'T': rc = cli_parse_duration("--timeout", optarg, 0.1, 7 * 86400, &o.timeout_s, &e); break;
         case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;

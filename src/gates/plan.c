@@ -13,12 +13,12 @@
 
 typedef struct xparser {
     const char *s, *p;
-    const char *const *ints;    /* names usable as integers */
+    const char *const *ints; /* names usable as integers */
     size_t nints;
-    const char *const *ptrs;    /* tensors: only inside shape() / stride() / numel() */
+    const char *const *ptrs; /* tensors: only inside shape() / stride() / numel() */
     size_t nptrs;
     int depth;
-    int uses_sms;               /* sm_count() seen */
+    int uses_sms; /* sm_count() seen */
     kerr *e;
     int failed;
 } xparser;
@@ -38,8 +38,7 @@ void plan_expr_free(plan_expr *x) {
 }
 
 static plan_expr *xfail(xparser *P, const char *msg) {
-    if (!P->failed)
-        kerr_set(P->e, KOPT_E_CANDIDATE, "%s at offset %d of \"%s\"", msg, (int)(P->p - P->s), P->s);
+    if (!P->failed) kerr_set(P->e, KOPT_E_CANDIDATE, "%s at offset %d of \"%s\"", msg, (int)(P->p - P->s), P->s);
     P->failed = 1;
     return NULL;
 }
@@ -88,16 +87,18 @@ static plan_expr *parse_atom(xparser *P) {
             if (v > (1LL << 53)) return xfail(P, "integer too large");
             v = v * 10 + (*P->p++ - '0');
         }
-        if (isalpha((unsigned char)*P->p) || *P->p == '_' || *P->p == '.')
-            return xfail(P, "not an integer");
+        if (isalpha((unsigned char)*P->p) || *P->p == '_' || *P->p == '.') return xfail(P, "not an integer");
         r = xnew(PX_NUM);
         r->num = v;
     } else if (isalpha((unsigned char)*P->p) || *P->p == '_') {
         const char *w = P->p;
         while (isalnum((unsigned char)*P->p) || *P->p == '_') P->p++;
         char *name = kstrndup(w, (size_t)(P->p - w));
-        static const struct { const char *name; plan_expr_kind kind; int nargs; } FN[] = {
-            {"cdiv", PX_CDIV, 2}, {"min", PX_MIN, 2}, {"max", PX_MAX, 2}, {"next_pow2", PX_NEXT_POW2, 1}};
+        static const struct {
+            const char *name;
+            plan_expr_kind kind;
+            int nargs;
+        } FN[] = {{"cdiv", PX_CDIV, 2}, {"min", PX_MIN, 2}, {"max", PX_MAX, 2}, {"next_pow2", PX_NEXT_POW2, 1}};
         static const plan_expr_kind TFN[] = {PX_SHAPE, PX_STRIDE, PX_NUMEL};
         static const char *const TNAME[] = {"shape", "stride", "numel"};
         int fn = -1, tfn = -1;
@@ -173,7 +174,8 @@ static plan_expr *parse_atom(xparser *P) {
             if (!ok) {
                 char *msg = kasprintf("unknown name '%s' (integer parameters of the launcher, names of "
                                       "\"let\", or cdiv / min / max / next_pow2 / shape / stride / numel / "
-                                      "sm_count calls)", name);
+                                      "sm_count calls)",
+                                      name);
                 free(name);
                 xfail(P, msg);
                 free(msg);
@@ -228,8 +230,8 @@ static plan_expr *parse_sum(xparser *P) {
  * CMP_OPS). */
 static const char *const CMP_OPS[] = {"==", "!=", "<=", ">=", "<", ">"};
 
-static int parse_top(const plan_names *n, const char *s, int *cmp, plan_expr **out, plan_expr **rhs,
-                     int *uses_sms, kerr *e) {
+static int parse_top(const plan_names *n, const char *s, int *cmp, plan_expr **out, plan_expr **rhs, int *uses_sms,
+                     kerr *e) {
     *out = NULL;
     if (rhs) *rhs = NULL;
     if (strlen(s) > PLAN_MAX_EXPR_CHARS)
@@ -271,20 +273,30 @@ int plan_expr_parse(const char *s, const plan_names *names, plan_expr **out, ker
 }
 
 void plan_expr_emit(const plan_expr *x, kbuf *out) {
-    static const char *const OP[] = {[PX_ADD] = " + ", [PX_SUB] = " - ", [PX_MUL] = " * ",
-                                     [PX_FLOORDIV] = " // ", [PX_MOD] = " % "};
+    static const char *const OP[] = {
+        [PX_ADD] = " + ", [PX_SUB] = " - ", [PX_MUL] = " * ", [PX_FLOORDIV] = " // ", [PX_MOD] = " % "};
     switch (x->kind) {
     case PX_NUM: kbuf_printf(out, "%lld", x->num); return;
     case PX_NAME: kbuf_puts(out, x->name); return;
-    case PX_NEG: kbuf_puts(out, "(-"); plan_expr_emit(x->a, out); kbuf_puts(out, ")"); return;
-    case PX_ADD: case PX_SUB: case PX_MUL: case PX_FLOORDIV: case PX_MOD:
+    case PX_NEG:
+        kbuf_puts(out, "(-");
+        plan_expr_emit(x->a, out);
+        kbuf_puts(out, ")");
+        return;
+    case PX_ADD:
+    case PX_SUB:
+    case PX_MUL:
+    case PX_FLOORDIV:
+    case PX_MOD:
         kbuf_puts(out, "(");
         plan_expr_emit(x->a, out);
         kbuf_puts(out, OP[x->kind]);
         plan_expr_emit(x->b, out);
         kbuf_puts(out, ")");
         return;
-    case PX_CDIV: case PX_MIN: case PX_MAX:
+    case PX_CDIV:
+    case PX_MIN:
+    case PX_MAX:
         kbuf_puts(out, x->kind == PX_CDIV ? "_kopt_plan_triton.cdiv(" : x->kind == PX_MIN ? "min(" : "max(");
         plan_expr_emit(x->a, out);
         kbuf_puts(out, ", ");
@@ -306,17 +318,16 @@ void plan_expr_emit(const plan_expr *x, kbuf *out) {
 /* ---------- the plan ---------- */
 
 static const char *const DTYPES[] = {
-    [PDT_FLOAT32] = "float32", [PDT_FLOAT16] = "float16", [PDT_BFLOAT16] = "bfloat16",
-    [PDT_FLOAT64] = "float64", [PDT_INT8] = "int8", [PDT_INT16] = "int16", [PDT_INT32] = "int32",
-    [PDT_INT64] = "int64", [PDT_UINT8] = "uint8", [PDT_BOOL] = "bool"};
+    [PDT_FLOAT32] = "float32", [PDT_FLOAT16] = "float16", [PDT_BFLOAT16] = "bfloat16", [PDT_FLOAT64] = "float64",
+    [PDT_INT8] = "int8",       [PDT_INT16] = "int16",     [PDT_INT32] = "int32",       [PDT_INT64] = "int64",
+    [PDT_UINT8] = "uint8",     [PDT_BOOL] = "bool"};
 
 const char *plan_dtype_name(plan_dtype d) { return DTYPES[d]; }
 
 const char *plan_dtype_of_triton(const char *type) {
-    static const char *const MAP[][2] = {{"*fp32", "float32"}, {"*fp16", "float16"}, {"*bf16", "bfloat16"},
-                                         {"*fp64", "float64"}, {"*i8", "int8"},       {"*i16", "int16"},
-                                         {"*i32", "int32"},     {"*i64", "int64"},     {"*u8", "uint8"},
-                                         {"*i1", "bool"}};
+    static const char *const MAP[][2] = {
+        {"*fp32", "float32"}, {"*fp16", "float16"}, {"*bf16", "bfloat16"}, {"*fp64", "float64"}, {"*i8", "int8"},
+        {"*i16", "int16"},    {"*i32", "int32"},    {"*i64", "int64"},     {"*u8", "uint8"},     {"*i1", "bool"}};
     for (size_t i = 0; type && i < sizeof MAP / sizeof MAP[0]; i++)
         if (!strcmp(type, MAP[i][0])) return MAP[i][1];
     return NULL;
@@ -363,9 +374,9 @@ void plan_free(launch_plan *p) {
 typedef struct pctx {
     const candidate *c;
     launch_plan *p;
-    const char **ints;      /* integer parameters and lets: the names an expression may use */
+    const char **ints; /* integer parameters and lets: the names an expression may use */
     size_t nints;
-    const char **ptrs;      /* pointer parameters */
+    const char **ptrs; /* pointer parameters */
     size_t nptrs;
     kerr *e;
 } pctx;
@@ -433,13 +444,15 @@ static int read_lets(pctx *X, const pyval *v) {
     p->lets = kcalloc(v->n ? v->n : 1, sizeof *p->lets);
     for (size_t i = 0; i < v->n; i++) {
         const pyval *k = v->keys[i];
-        if (k->kind != PYV_STR || !name_ok(k->s)) return perr(X, k, "a \"let\" name must be a usable identifier", NULL, NULL);
-        if (name_taken(X, k->s)) return perr(X, k, "\"let\" name '%s' is already a parameter, let or kernel", k->s, NULL);
+        if (k->kind != PYV_STR || !name_ok(k->s))
+            return perr(X, k, "a \"let\" name must be a usable identifier", NULL, NULL);
+        if (name_taken(X, k->s))
+            return perr(X, k, "\"let\" name '%s' is already a parameter, let or kernel", k->s, NULL);
         plan_expr *x = NULL;
         if (read_expr(X, v->items[i], "a \"let\" value", &x)) return KOPT_E_CANDIDATE;
         p->lets[p->nlets].name = kstrdup(k->s);
         p->lets[p->nlets++].value = x;
-        X->ints[X->nints++] = p->lets[p->nlets - 1].name;   /* usable from the next one on */
+        X->ints[X->nints++] = p->lets[p->nlets - 1].name; /* usable from the next one on */
     }
     return 0;
 }
@@ -504,8 +517,10 @@ static int read_arg(pctx *X, const pyval *v, const char *what, int allow_tensors
 
 static int read_params(pctx *X, const pyval *v) {
     if (!is_seq(v) || v->n == 0 || v->n > PLAN_MAX_ARGS)
-        return perr(X, v, "\"params\" must be a list of 1 to 64 parameter names (the replaced kernel's runtime "
-                          "parameters, in order)", NULL, NULL);
+        return perr(X, v,
+                    "\"params\" must be a list of 1 to 64 parameter names (the replaced kernel's runtime "
+                    "parameters, in order)",
+                    NULL, NULL);
     launch_plan *p = X->p;
     p->params = kcalloc(v->n, sizeof *p->params);
     X->ints = kcalloc(v->n + PLAN_MAX_LETS, sizeof *X->ints);
@@ -532,8 +547,8 @@ static int read_scratch(pctx *X, const pyval *v) {
     for (size_t i = 0; i < v->n; i++) {
         const pyval *d = v->items[i];
         if (check_keys(X, d, KEYS, "a scratch buffer")) return KOPT_E_CANDIDATE;
-        const pyval *nm = pyval_dict_get(d, "name"), *sh = pyval_dict_get(d, "shape"),
-                    *dt = pyval_dict_get(d, "dtype"), *z = pyval_dict_get(d, "zero");
+        const pyval *nm = pyval_dict_get(d, "name"), *sh = pyval_dict_get(d, "shape"), *dt = pyval_dict_get(d, "dtype"),
+                    *z = pyval_dict_get(d, "zero");
         if (!nm || nm->kind != PYV_STR || !name_ok(nm->s))
             return perr(X, d, "a scratch buffer needs a \"name\" that is a usable identifier", NULL, NULL);
         if (name_taken(X, nm->s))
@@ -551,8 +566,10 @@ static int read_scratch(pctx *X, const pyval *v) {
         for (size_t k = 0; dt && dt->kind == PYV_STR && k < sizeof DTYPES / sizeof DTYPES[0]; k++)
             if (!strcmp(DTYPES[k], dt->s)) found = (int)k;
         if (found < 0)
-            return perr(X, dt ? dt : d, "scratch buffer '%s' needs a \"dtype\" among float32, float16, bfloat16, "
-                                        "float64, int8, int16, int32, int64, uint8, bool", nm->s, NULL);
+            return perr(X, dt ? dt : d,
+                        "scratch buffer '%s' needs a \"dtype\" among float32, float16, bfloat16, "
+                        "float64, int8, int16, int32, int64, uint8, bool",
+                        nm->s, NULL);
         S->dtype = (plan_dtype)found;
         if (z && z->kind != PYV_BOOL) return perr(X, z, "\"zero\" must be True or False", NULL, NULL);
         S->zero = z ? (int)z->i : 0;
@@ -615,7 +632,8 @@ static int read_launch(pctx *X, const pyval *lv, plan_launch *L) {
     if (!k || k->kind != PYV_STR || !candidate_is_ident(k->s))
         return perr(X, lv, "a launch needs a \"kernel\": the name of a @triton.jit function of the file", NULL, NULL);
     L->kernel = kstrdup(k->s);
-    if (!is_seq(g) || g->n == 0 || g->n > 3) return perr(X, lv, "launch of '%s' needs a \"grid\" of 1 to 3 sizes", k->s, NULL);
+    if (!is_seq(g) || g->n == 0 || g->n > 3)
+        return perr(X, lv, "launch of '%s' needs a \"grid\" of 1 to 3 sizes", k->s, NULL);
     for (size_t i = 0; i < g->n; i++) {
         if (read_expr(X, g->items[i], "a grid size", &L->grid[i])) return KOPT_E_CANDIDATE;
         L->ngrid++;
@@ -679,8 +697,7 @@ int plan_parse(const candidate *c, const pyval *v, const char *src, launch_plan 
     int has_ptr = 0;
     for (size_t i = 0; i < p->nparams; i++) has_ptr |= is_pointer_name(p->params[i]);
     if (!rc && (p->nscratch || p->uses_sms) && !has_ptr)
-        rc = perr(&X, v, "scratch buffers and sm_count() need a pointer parameter (its device is theirs)", NULL,
-                  NULL);
+        rc = perr(&X, v, "scratch buffers and sm_count() need a pointer parameter (its device is theirs)", NULL, NULL);
     free(X.ints);
     free(X.ptrs);
     if (rc) {
@@ -693,9 +710,13 @@ int plan_parse(const candidate *c, const pyval *v, const char *src, launch_plan 
 
 static void emit_arg(const plan_arg *a, kbuf *out) {
     switch (a->kind) {
-    case PARG_PARAM: case PARG_SCRATCH: kbuf_puts(out, a->name); break;
+    case PARG_PARAM:
+    case PARG_SCRATCH: kbuf_puts(out, a->name); break;
     case PARG_EXPR: plan_expr_emit(a->expr, out); break;
-    case PARG_FLOAT: kbuf_printf(out, "%.17g", a->f); if (a->f == floor(a->f) && fabs(a->f) < 1e15) kbuf_puts(out, ".0"); break;
+    case PARG_FLOAT:
+        kbuf_printf(out, "%.17g", a->f);
+        if (a->f == floor(a->f) && fabs(a->f) < 1e15) kbuf_puts(out, ".0");
+        break;
     case PARG_BOOL: kbuf_puts(out, a->b ? "True" : "False"); break;
     }
 }
@@ -712,8 +733,9 @@ void plan_emit(const launch_plan *p, kbuf *out) {
     }
     kbuf_puts(out, "stream=None):\n");
     if (p->uses_sms)
-        kbuf_printf(out, "    _kopt_plan_sms = _kopt_plan_torch.cuda.get_device_properties(%s.device).multi_processor_count\n",
-                    dev);
+        kbuf_printf(
+            out, "    _kopt_plan_sms = _kopt_plan_torch.cuda.get_device_properties(%s.device).multi_processor_count\n",
+            dev);
     for (size_t i = 0; i < p->nlets; i++) {
         kbuf_printf(out, "    %s = ", p->lets[i].name);
         plan_expr_emit(p->lets[i].value, out);
@@ -726,7 +748,7 @@ void plan_emit(const launch_plan *p, kbuf *out) {
         kbuf_printf(out, " %s ", CMP_OPS[C->op]);
         plan_expr_emit(C->b, out);
         kbuf_puts(out, "):\n        raise ValueError('kopt plan: a check does not hold: ");
-        for (const char *q = C->text; *q; q++)   /* printable ASCII, no quote or backslash */
+        for (const char *q = C->text; *q; q++) /* printable ASCII, no quote or backslash */
             kbuf_append(out, (*q >= 32 && *q < 127 && *q != '\'' && *q != '\\') ? q : "?", 1);
         kbuf_puts(out, "')\n");
     }
@@ -777,7 +799,8 @@ static int lerr(kerr *e, int line, const char *what) {
  * Inductor's own kernel sources have them. What the kernels then use of them is gate 1's. */
 static int import_ok(const cand_import *im) {
     const char *m = im->module;
-    if (!strcmp(m, "triton") || !strcmp(m, "math") || !strcmp(m, "triton.language") || !strncmp(m, "triton.language.", 16))
+    if (!strcmp(m, "triton") || !strcmp(m, "math") || !strcmp(m, "triton.language") ||
+        !strncmp(m, "triton.language.", 16))
         return 1;
     if (!im->name) return 0;
     if (!strcmp(m, "torch._inductor.runtime"))
@@ -854,8 +877,8 @@ static int check_file(const candidate *c, kerr *e) {
         if (!(f & CTOK_STMT_START) || !(f & CTOK_MODULE_LEVEL)) continue;
         const pytok *t = &c->toks[i];
         int line = (int)t->line;
-        if (f & (CTOK_IN_IMPORT | CTOK_DECORATOR | CTOK_IN_JIT)) continue;   /* checked above */
-        if (t->kind == PYT_STRING) {   /* a docstring: a lone string statement */
+        if (f & (CTOK_IN_IMPORT | CTOK_DECORATOR | CTOK_IN_JIT)) continue; /* checked above */
+        if (t->kind == PYT_STRING) {                                       /* a docstring: a lone string statement */
             size_t j = i + 1;
             while (c->toks[j].kind == PYT_STRING) j++;
             if (c->toks[j].kind != PYT_NEWLINE && c->toks[j].kind != PYT_END)
@@ -872,7 +895,8 @@ static int check_file(const candidate *c, kerr *e) {
                 return lerr(e, line, "KOPT_PLAN must be assigned as `KOPT_PLAN = {...}`");
             continue;
         }
-        if (!constant_ok(c, d)) return lerr(e, line, "an assignment that is not a constant (a literal or tl.constexpr(literal))");
+        if (!constant_ok(c, d))
+            return lerr(e, line, "an assignment that is not a constant (a literal or tl.constexpr(literal))");
     }
     return 0;
 }

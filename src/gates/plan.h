@@ -57,29 +57,51 @@
 #define PLAN_MAX_EXPR_DEPTH 32
 
 typedef enum {
-    PX_NUM = 0, PX_NAME, PX_ADD, PX_SUB, PX_MUL, PX_FLOORDIV, PX_MOD, PX_NEG,
-    PX_CDIV, PX_MIN, PX_MAX, PX_NEXT_POW2, PX_SHAPE, PX_STRIDE, PX_NUMEL, PX_SM_COUNT,
+    PX_NUM = 0,
+    PX_NAME,
+    PX_ADD,
+    PX_SUB,
+    PX_MUL,
+    PX_FLOORDIV,
+    PX_MOD,
+    PX_NEG,
+    PX_CDIV,
+    PX_MIN,
+    PX_MAX,
+    PX_NEXT_POW2,
+    PX_SHAPE,
+    PX_STRIDE,
+    PX_NUMEL,
+    PX_SM_COUNT,
 } plan_expr_kind;
 
 /* The names an expression may use (borrowed arrays). */
 typedef struct plan_names {
-    const char *const *ints;    /* integer parameters and "let" names */
+    const char *const *ints; /* integer parameters and "let" names */
     size_t nints;
-    const char *const *ptrs;    /* pointer parameters: in shape() / stride() / numel() only */
+    const char *const *ptrs; /* pointer parameters: in shape() / stride() / numel() only */
     size_t nptrs;
 } plan_names;
 
 /* An integer expression over the launcher's integer parameters. */
 typedef struct plan_expr {
     plan_expr_kind kind;
-    long long num;          /* PX_NUM; PX_SHAPE / PX_STRIDE: the dimension */
-    char *name;             /* PX_NAME; PX_SHAPE / PX_STRIDE / PX_NUMEL: the tensor */
-    struct plan_expr *a, *b;  /* operands (b: binary kinds only) */
+    long long num;           /* PX_NUM; PX_SHAPE / PX_STRIDE: the dimension */
+    char *name;              /* PX_NAME; PX_SHAPE / PX_STRIDE / PX_NUMEL: the tensor */
+    struct plan_expr *a, *b; /* operands (b: binary kinds only) */
 } plan_expr;
 
 typedef enum {
-    PDT_FLOAT32 = 0, PDT_FLOAT16, PDT_BFLOAT16, PDT_FLOAT64, PDT_INT8, PDT_INT16, PDT_INT32,
-    PDT_INT64, PDT_UINT8, PDT_BOOL,
+    PDT_FLOAT32 = 0,
+    PDT_FLOAT16,
+    PDT_BFLOAT16,
+    PDT_FLOAT64,
+    PDT_INT8,
+    PDT_INT16,
+    PDT_INT32,
+    PDT_INT64,
+    PDT_UINT8,
+    PDT_BOOL,
 } plan_dtype;
 
 typedef struct plan_scratch {
@@ -87,7 +109,7 @@ typedef struct plan_scratch {
     plan_expr *shape[PLAN_MAX_DIMS];
     size_t ndim;
     plan_dtype dtype;
-    int zero;               /* zero-filled; else uninitialised (torch.empty) */
+    int zero; /* zero-filled; else uninitialised (torch.empty) */
 } plan_scratch;
 
 typedef enum { PARG_PARAM = 0, PARG_SCRATCH, PARG_EXPR, PARG_FLOAT, PARG_BOOL } plan_arg_kind;
@@ -95,22 +117,22 @@ typedef enum { PARG_PARAM = 0, PARG_SCRATCH, PARG_EXPR, PARG_FLOAT, PARG_BOOL } 
 /* A launch argument or a constexpr value. */
 typedef struct plan_arg {
     plan_arg_kind kind;
-    char *name;             /* PARAM, SCRATCH; the constexpr's name for constexprs */
-    plan_expr *expr;        /* EXPR */
-    double f;               /* FLOAT */
-    int b;                  /* BOOL */
+    char *name;      /* PARAM, SCRATCH; the constexpr's name for constexprs */
+    plan_expr *expr; /* EXPR */
+    double f;        /* FLOAT */
+    int b;           /* BOOL */
 } plan_arg;
 
 typedef struct plan_launch {
-    char *kernel;           /* a @triton.jit function of the file */
+    char *kernel; /* a @triton.jit function of the file */
     plan_expr *grid[3];
     size_t ngrid;
     plan_arg *args;
     size_t nargs;
-    plan_arg *cx;           /* constexprs, by name */
+    plan_arg *cx; /* constexprs, by name */
     size_t ncx;
     int num_warps;
-    int num_stages;         /* 0: Triton's default */
+    int num_stages; /* 0: Triton's default */
     int line;
 } plan_launch;
 
@@ -124,7 +146,7 @@ typedef enum { PCMP_EQ = 0, PCMP_NE, PCMP_LE, PCMP_GE, PCMP_LT, PCMP_GT } plan_c
 typedef struct plan_check {
     plan_expr *a, *b;
     plan_cmp op;
-    char *text;             /* as written, for the error message */
+    char *text; /* as written, for the error message */
 } plan_check;
 
 typedef struct launch_plan {
@@ -134,12 +156,12 @@ typedef struct launch_plan {
     size_t nlets;
     plan_check *checks;
     size_t nchecks;
-    int uses_sms;           /* an expression calls sm_count() */
+    int uses_sms; /* an expression calls sm_count() */
     plan_scratch *scratch;
     size_t nscratch;
     plan_launch *launches;
     size_t nlaunches;
-    int line;               /* the KOPT_PLAN statement's line */
+    int line; /* the KOPT_PLAN statement's line */
 } launch_plan;
 
 /* Parse and check the KOPT_PLAN literal `v` (source `src`) of candidate c (form P). */

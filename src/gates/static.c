@@ -1029,6 +1029,11 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
     sctx x = {c, o, r, prec_enforced(o), NULL, 0};
     collect_config_names(&x);
     for (size_t i = 0; i < c->nimports; i++) import_check(&x, &c->imports[i]);
+    if (c->form == CAND_FORM_L && !c->from_plan && !(o && o->allow_launcher) && c->main_def >= 0)
+        add(&x, STATIC_LAUNCHER, c->defs[c->main_def].tok0, kstrdup("def launch"),
+            "host Python written by the candidate would run where kopt judges; write the kernel and a "
+            "KOPT_PLAN instead (form P, docs/CANDIDATES.md), from which kopt writes the launcher "
+            "(--allow-launcher accepts it, for trusted code only)");
     size_t consumed = 0;
     for (size_t i = 0; i < c->ntoks; i++) {
         const pytok *t = &c->toks[i];
@@ -1135,7 +1140,7 @@ void static_report_free(static_report *r) {
 
 static const char *const RULE_NAMES[STATIC_NRULES] = {
     "torch-compute", "stream-sync", "state", "env", "io", "import", "precision", "syntax",
-    "name", "identifier", "string", "timer"};
+    "name", "identifier", "string", "timer", "launcher"};
 
 const char *static_rule_name(static_rule r) {
     return (unsigned)r < STATIC_NRULES ? RULE_NAMES[r] : "?";

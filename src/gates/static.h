@@ -81,6 +81,10 @@
  *   string         a string literal holding a backslash (escapes spell any name), "__" (in a
  *                  decorator's arguments, where Inductor's kernel names hold `fused__x`: a
  *                  "__" at a word's edge), or an f-string field other than a plain name.
+ *   launcher       a form-L file's own `def launch` (host Python written by the candidate, which
+ *                  would run in the judging process), unless allow_launcher (NULL options
+ *                  refuse it): a candidate is a kernel plus a plan (form P, plan.h), whose
+ *                  launcher kopt writes; form P's lowering and form I are not concerned.
  *   timer          triton.language.extra.cuda's globaltimer / smid / clock..., a string naming
  *                  %globaltimer / %clock / %smid / %nsmid, tl.inline_asm_elementwise whose
  *                  assembly is not one string literal: a kernel must not detect that it is
@@ -123,11 +127,13 @@ typedef enum {
     STATIC_IDENT,
     STATIC_STRING,
     STATIC_TIMER,
+    STATIC_LAUNCHER,
     STATIC_NRULES
 } static_rule;
 
 typedef struct static_opts {
     int allow_precision_change;   /* --allow-precision-change */
+    int allow_launcher;           /* --allow-launcher: accept form L's own `def launch` */
     const char *model_dtype;      /* "float32" (also "fp32", "f32", "torch.float32"),
                                      "float16", "bfloat16"...; NULL: float32 */
 } static_opts;

@@ -131,7 +131,8 @@ static char *al_signature_text(const json_t *kernel) {
     return kbuf_steal(&b);
 }
 
-static char *al_launch_signature(const json_t *kernel) {
+/* The `"params": [...]` line a form-P plan for the kernel must have. */
+static char *al_plan_params(const json_t *kernel) {
     kvec names = {0};
     const json_t *rp = json_object_get(kernel, "runtime_params");
     const json_t *sig = json_object_get(kernel, "signature");
@@ -146,10 +147,10 @@ static char *al_launch_signature(const json_t *kernel) {
         }
     }
     kbuf b = KBUF_INIT;
-    kbuf_puts(&b, "def launch(");
+    kbuf_puts(&b, "\"params\": [");
     if (!names.len) kbuf_puts(&b, "<the kernel's runtime parameters, in order>");
-    for (size_t k = 0; k < names.len; k++) kbuf_printf(&b, "%s%s", k ? ", " : "", (const char *)names.items[k]);
-    kbuf_puts(&b, ", stream=None):");
+    for (size_t k = 0; k < names.len; k++) kbuf_printf(&b, "%s\"%s\"", k ? ", " : "", (const char *)names.items[k]);
+    kbuf_puts(&b, "],");
     kvec_free(&names);
     return kbuf_steal(&b);
 }
@@ -214,7 +215,7 @@ static json_t *al_vars(const agent *a, const json_t *ctx) {
     json_object_set_new(v, "role", json_string(agent_role_name(a->role)));
     json_object_set_new(v, "contract", json_string(m->contract));
     al_set_str(v, "signature", al_signature_text(kernel));
-    al_set_str(v, "launch_signature", al_launch_signature(kernel));
+    al_set_str(v, "plan_params", al_plan_params(kernel));
     const char *src = al_str(kernel, "source");
     if (!src) src = al_str(kernel, "jit_source");
     json_object_set_new(v, "kernel_source", json_string(src ? src : "(source not given)"));

@@ -6,7 +6,7 @@
  * feedback_correctness.md, feedback_slow.md, feedback_malformed.md, repair_json.md, all read
  * at creation (a missing file is an error then, not mid-run). {{placeholders}} are filled from
  * the role's context (agent.h) plus derived values: {{contract}}, {{signature}} (one line per
- * parameter), {{launch_signature}} ("def launch(in_ptr0, ..., stream=None):"), {{history}}
+ * parameter), {{plan_params}} (the line `"params": ["in_ptr0", ...],` a form-P plan must have), {{history}}
  * (a readable list of earlier attempts), {{max_plans}}, {{role}}.
  *
  * Planner / summarizer: one call; the answer's JSON object is extracted and checked (plans need

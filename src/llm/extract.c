@@ -144,7 +144,7 @@ int llm_extract_code(const char *text, size_t len, char **code, kerr *e) {
         *code = kstrndup(text, len);   /* a bare file, no fences */
     } else if (npy > 0) {
         rc = kerr_set(e, KOPT_E_LLM, "the answer's python code block has no @triton.jit function: "
-                      "answer with the complete candidate file (imports, @triton.jit kernels, launch) "
+                      "answer with the complete candidate file (imports, @triton.jit kernels, KOPT_PLAN) "
                       "in one ```python block");
     } else if (b.n > 0) {
         rc = kerr_set(e, KOPT_E_LLM, "the answer has code blocks but none is Python (found ```%s): "

@@ -700,7 +700,8 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         return 0;
     }
     const char *kname = v->a->kernels[k].name;   /* owned by the artifact, outlives c */
-    static_opts so = {.allow_precision_change = v->o->allow_precision_change, .model_dtype = NULL};
+    static_opts so = {.allow_precision_change = v->o->allow_precision_change, .allow_launcher = v->o->allow_launcher,
+                      .model_dtype = NULL};
     kbuf stitch = KBUF_INIT;
     char *why = NULL;
     json_t *srep = NULL;

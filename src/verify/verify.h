@@ -50,6 +50,7 @@ typedef struct verify_opts {
     double min_gain;              /* gate 4 (default 0.02) */
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;
+    int allow_launcher;           /* accept form-L files' own `def launch` (static.h, rule launcher) */
     int max_autotune;             /* also compile max-autotune-no-cudagraphs; start from the faster */
     double ma_timeout_s;          /* the max-autotune compile's limit (<= 0: the default compile's) */
     double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */

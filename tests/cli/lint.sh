@@ -25,9 +25,9 @@ json_check() {
 }
 
 # ---- 1. exit codes and the text output -------------------------------------------------------
-expect_exit 0 "lint a good candidate" -- "$KOPT" lint "$GOOD"
+expect_exit 0 "lint a good candidate" -- "$KOPT" lint --allow-launcher "$GOOD"
 has "lint good: says it passes" "$T/out" "good_online.py: passes gate 1's static rules (form L)"
-expect_exit 12 "lint an attack" -- "$KOPT" lint "$ATTACK"
+expect_exit 12 "lint an attack" -- "$KOPT" lint --allow-launcher "$ATTACK"
 has "lint attack: FILE:LINE: RULE:" "$T/out" "^$ATTACK:4: io: \`import subprocess\`: "
 has "lint attack: the use too" "$T/out" "^$ATTACK:20: io: \`subprocess.run\`"
 has "lint attack: summary" "$T/out" "refused by gate 1's static rules: 2 findings"
@@ -37,11 +37,11 @@ has "missing file: named" "$T/err" "candidate file $T/nope.py does not exist"
 expect_exit 3 "lint a directory" -- "$KOPT" lint tests/candidates
 has "directory: named" "$T/err" "is a directory"
 expect_exit 2 "lint without a file" -- "$KOPT" lint
-expect_exit 2 "lint two files" -- "$KOPT" lint "$GOOD" "$ATTACK"
-expect_exit 2 "lint unknown option" -- "$KOPT" lint "$GOOD" --fast
-expect_exit 2 "lint --dtype bad" -- "$KOPT" lint "$GOOD" --dtype float8
+expect_exit 2 "lint two files" -- "$KOPT" lint --allow-launcher "$GOOD" "$ATTACK"
+expect_exit 2 "lint unknown option" -- "$KOPT" lint --allow-launcher "$GOOD" --fast
+expect_exit 2 "lint --dtype bad" -- "$KOPT" lint --allow-launcher "$GOOD" --dtype float8
 has "--dtype bad: names the value" "$T/err" "'float8'"
-expect_exit 2 "lint --kernel without a value" -- "$KOPT" lint "$GOOD" --kernel
+expect_exit 2 "lint --kernel without a value" -- "$KOPT" lint --allow-launcher "$GOOD" --kernel
 expect_exit 0 "lint --help" -- "$KOPT" lint --help
 has "lint --help: exit codes" "$T/out" "exit codes: 0 the candidate passes, 2 bad command line, 3 candidate file"
 has "lint --help: 12" "$T/out" "12 refused"
@@ -57,50 +57,81 @@ expect_exit 12 "lint a file without a kernel" -- "$KOPT" lint "$T/nojit.py"
 has "no kernel: rule parse" "$T/out" "nojit.py:1: parse: line 1: no top-level @triton.jit function"
 
 # ---- 2. --json ----------------------------------------------------------------------------------
-expect_exit 12 "lint --json attack" -- "$KOPT" lint "$ATTACK" --json
+expect_exit 12 "lint --json attack" -- "$KOPT" lint --allow-launcher "$ATTACK" --json
 json_check "json attack" "$T/out" "d['ok'] is False and d['file'].endswith('subprocess.py') and d['form'] == 'L'"
 json_check "json attack findings" "$T/out" \
   "[(f['rule'], f['line'], f['text']) for f in d['findings']] == [('io', 4, 'import subprocess'), ('io', 20, 'subprocess.run')]"
 json_check "json finding keys" "$T/out" \
   "all(set(f) >= {'rule', 'line', 'message', 'text'} and f['message'] for f in d['findings'])"
 json_check "json attack binding" "$T/out" "d['replaces'] == 'triton_poi_fused_add_gelu_mul_0' and d['kernel'] is None"
-expect_exit 0 "lint --json good" -- "$KOPT" lint --json "$GOOD"
+expect_exit 0 "lint --json good" -- "$KOPT" lint --allow-launcher --json "$GOOD"
 json_check "json good" "$T/out" "d['ok'] is True and d['findings'] == []"
 [ ! -s "$T/err" ] && ok || bad "json good: stderr not empty"
 expect_exit 12 "lint --json unparsable" -- "$KOPT" lint "$T/broken.py" --json
 json_check "json unparsable" "$T/out" "d['ok'] is False and d['form'] is None and d['findings'][0]['rule'] == 'parse'"
 expect_exit 3 "lint --json missing" -- "$KOPT" lint --json "$T/nope.py"
 json_check "json missing: an error object" "$T/out" "d['ok'] is False and d['error']['exit_code'] == 3"
-expect_exit 2 "lint --json bad option" -- "$KOPT" lint --json "$GOOD" --nope
+expect_exit 2 "lint --json bad option" -- "$KOPT" lint --allow-launcher --json "$GOOD" --nope
 json_check "json usage: an error object" "$T/out" "d['ok'] is False and d['error']['exit_code'] == 2"
 
 # ---- 3. options ------------------------------------------------------------------------------
-expect_exit 12 "reduced precision refused in a float32 model" -- "$KOPT" lint "$PREC"
+expect_exit 12 "reduced precision refused in a float32 model" -- "$KOPT" lint --allow-launcher "$PREC"
 has "precision: the rule" "$T/out" ": precision: \`tl.float16\`"
-expect_exit 0 "reduced precision with consent" -- "$KOPT" lint "$PREC" --allow-precision-change
-expect_exit 0 "reduced precision in a float16 model" -- "$KOPT" lint "$PREC" --dtype float16
-expect_exit 12 "--dtype float32 is the default" -- "$KOPT" lint "$PREC" --dtype float32
+expect_exit 0 "reduced precision with consent" -- "$KOPT" lint --allow-launcher "$PREC" --allow-precision-change
+expect_exit 0 "reduced precision in a float16 model" -- "$KOPT" lint --allow-launcher "$PREC" --dtype float16
+expect_exit 12 "--dtype float32 is the default" -- "$KOPT" lint --allow-launcher "$PREC" --dtype float32
 K=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
-expect_exit 0 "--kernel matching the binding" -- "$KOPT" lint "$GOOD" --kernel "$K"
-expect_exit 12 "--kernel not matching the binding" -- "$KOPT" lint "$GOOD" --kernel other_kernel --json
+expect_exit 0 "--kernel matching the binding" -- "$KOPT" lint --allow-launcher "$GOOD" --kernel "$K"
+expect_exit 12 "--kernel not matching the binding" -- "$KOPT" lint --allow-launcher "$GOOD" --kernel other_kernel --json
 json_check "--kernel mismatch: rule interface" "$T/out" \
   "d['kernel'] == 'other_kernel' and [f['rule'] for f in d['findings']] == ['interface'] and d['findings'][0]['line'] == 2"
 
+# ---- 3b. a candidate's own launcher (form L) -----------------------------------------------------
+# refused by default (rule launcher, at its def launch), accepted with --allow-launcher; form P
+# (a kernel and a KOPT_PLAN: kopt writes the launcher) needs no flag, and --show-launcher prints
+# what kopt judges for it
+expect_exit 12 "form L refused by default" -- "$KOPT" lint --json "$GOOD"
+json_check "form L: rule launcher only, at def launch" "$T/out" \
+  "[(f['rule'], f['line'], f['text']) for f in d['findings']] == [('launcher', 24, 'def launch')] and d['form'] == 'L'"
+expect_exit 12 "form L attack: its rule and launcher" -- "$KOPT" lint --json "$ATTACK"
+json_check "form L attack: rules" "$T/out" "{f['rule'] for f in d['findings']} == {'io', 'launcher'}"
+PLANF=tests/candidates/03_log_softmax/good_plan_online.py
+expect_exit 0 "form P passes without a flag" -- "$KOPT" lint "$PLANF"
+has "form P: says so" "$T/out" "good_plan_online.py: passes gate 1's static rules (form P)"
+expect_exit 0 "form P --show-launcher" -- "$KOPT" lint "$PLANF" --show-launcher
+has "show-launcher: kopt's launcher" "$T/out" "^def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):"
+has "show-launcher: the launch" "$T/out" "_log_softmax_online\[(xnumel, )\](in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK=2048, num_warps=8, num_stages=1)"
+expect_exit 0 "form P --show-launcher --json" -- "$KOPT" lint "$PLANF" --show-launcher --json
+json_check "judged_text" "$T/out" "d['form'] == 'P' and 'def launch(' in d['judged_text'] and 'KOPT_PLAN =' not in d['judged_text']"
+printf '%s\n' "$(cat "$PLANF")" | sed 's/"num_warps": 8/"num_warps": 3/' >"$T/badplan.py"
+expect_exit 12 "a plan that does not fit" -- "$KOPT" lint --json "$T/badplan.py"
+json_check "bad plan: rule parse, its line" "$T/out" \
+  "[f['rule'] for f in d['findings']] == ['parse'] and 'num_warps' in d['findings'][0]['message'] and d['findings'][0]['line'] > 40"
+
 # ---- 4. the corpus -----------------------------------------------------------------------------
-# every honest candidate passes; every gate-1 attack is refused with exactly the rule it names
-n_honest=0; n_attack=0
+# every honest candidate passes (form L ones with --allow-launcher); every gate-1 attack is refused
+# with exactly the rule it names (form L attacks judged with --allow-launcher, so that their own
+# rule is what refuses them); without the flag every form-L file is refused, with rule launcher
+n_honest=0; n_attack=0; n_plan=0
 for f in tests/candidates/[0-9]*/*.py tests/candidates/static/*.py; do
   exp=$(sed -n 's/^# expect: //p' "$f" | head -1)
   case "$exp" in
     gate1\ *)
       rule=${exp#gate1 }
-      expect_exit 12 "attack $f" -- "$KOPT" lint --json "$f" || continue
+      expect_exit 12 "attack $f" -- "$KOPT" lint --allow-launcher --json "$f" || continue
       json_check "attack $f: only [$rule]" "$T/out" "d['findings'] and {f['rule'] for f in d['findings']} == {'$rule'}"
       n_attack=$((n_attack+1)) ;;
     *)
-      expect_exit 0 "honest $f ($exp)" -- "$KOPT" lint "$f" && n_honest=$((n_honest+1)) ;;
+      expect_exit 0 "honest $f ($exp)" -- "$KOPT" lint --allow-launcher "$f" && n_honest=$((n_honest+1)) ;;
   esac
+  "$KOPT" lint --json "$f" >"$T/out" 2>"$T/err"
+  if grep -q '"form": "L"' "$T/out"; then
+    json_check "form L $f: launcher refused" "$T/out" "d['ok'] is False and 'launcher' in {f['rule'] for f in d['findings']}"
+  elif grep -q '"form": "P"' "$T/out"; then
+    n_plan=$((n_plan+1))
+  fi
 done
+[ "$n_plan" -ge 1 ] && ok || bad "no form-P candidate in the corpus"
 [ "$n_honest" -ge 20 ] && ok || bad "only $n_honest honest candidates linted"
 [ "$n_attack" -ge 15 ] && ok || bad "only $n_attack attack candidates linted"
 

@@ -105,6 +105,33 @@ for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.j
   [ -f "$T/v/$f" ] && ok || bad "verify output $f missing"
 done
 has "winner stitched" "$T/v/optimized_module.py" "triton_poi_fused_add_addmm_relu_0 = _KoptLaunch(_kopt_triton_poi_fused_add_addmm_relu_0__launch)"
+# form L (a candidate's own def launch): refused at gate 1 by rule launcher unless --allow-launcher,
+# with which it is judged like any other (here: fast, so accepted)
+LF=$T/form_l.py
+sed 's/FAKE_FAST/none/' "$FC/a_fast.py" | python3 -c '
+import sys
+t = sys.stdin.read()
+i = t.index("KOPT_PLAN = {")
+print(t[:i] + "def launch(in_out_ptr0, in_ptr0, in_ptr1, xnumel, stream=None):\n"
+      "    # FAKE_FAST\n"
+      "    n_cols = in_ptr0.shape[0]\n"
+      "    _bias_bias_relu_tile[(triton.cdiv(xnumel // n_cols, 8), triton.cdiv(n_cols, 512))](\n"
+      "        in_out_ptr0, in_ptr0, in_ptr1, xnumel // n_cols, n_cols, BLOCK_M=8, BLOCK_N=512, num_warps=8)")' >"$LF"
+expect_exit 12 "verify form L without --allow-launcher" -- "$KOPT" verify "$P" --replace triton_poi_fused_add_addmm_relu_0="$LF" -o "$T/vl" --rounds 8 --json
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["refused_at"] == 1 and "[launcher]" in c["reason"], c
+assert [v["rule"] for v in c["gates"][0]["static"]["violations"]] == ["launcher"], c["gates"][0]' "$T/out" && ok || bad "form L not refused by rule launcher: $(head -c 600 "$T/out")"
+expect_exit 0 "verify form L with --allow-launcher" -- "$KOPT" verify "$P" --replace triton_poi_fused_add_addmm_relu_0="$LF" --allow-launcher -o "$T/vl2" --rounds 8 --json
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["verdict"] == "accepted" and c["form"] == "L", c' "$T/out" && ok || bad "form L with --allow-launcher: $(head -c 600 "$T/out")"
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"]
+assert all(x["form"] == "P" for x in c if "form" in x) and any("form" in x for x in c), [x.get("form") for x in c]' "$T/verify.json" && ok || bad "the fake candidates are not form P"
 # what ships is what was verified (src/verify/guard.h): Inductor's kernel kept, the launch guarded
 # on the captured signature, the candidate's sha256 in the header
 K0=triton_poi_fused_add_addmm_relu_0

@@ -608,7 +608,7 @@ Test(static_candidate_stitch, form_l_into_module) {
  * so that a refusal can be seen to leave it untouched. */
 static int gate1_of(const char *text, const art_kernel *k, kbuf *stitch, char **why, json_t **report) {
     candidate *c = tu_parse_candidate(text);
-    static_opts so = {0};
+    static_opts so = {.allow_launcher = 1};   /* these are form-L texts: rule launcher in test_plan.c */
     kbuf_puts(stitch, "<<");
     int ok = gate1_check(c, k, &so, stitch, why, report);
     candidate_free(c);

@@ -706,7 +706,8 @@ Test(llm_agent, executor_candidate) {
     ls_agent_free(a);
     json_t *reqs = ls_requests();
     const char *prompt = ls_msg(json_array_get(reqs, 0), -1);
-    cr_assert(strstr(prompt, "def launch(in_ptr0, out_ptr0, xnumel, stream=None):"), "launch signature:\n%s", prompt);
+    cr_assert(strstr(prompt, "\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],"), "the plan's parameters:\n%s", prompt);
+    cr_assert(strstr(prompt, "KOPT_PLAN = {"), "the form-P contract:\n%s", prompt);
     cr_assert(strstr(prompt, "read the row once"), "plan");
     cr_assert(strstr(prompt, "torch.matmul"), "contract summary");
     json_decref(reqs);

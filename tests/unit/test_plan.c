@@ -411,3 +411,40 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
     free(t);
     free(k);
 }
+
+/* A launcher the candidate wrote itself (form L) is refused by default (rule launcher: its host
+ * Python would run where kopt judges), with NULL options too; --allow-launcher accepts it; the
+ * launcher kopt writes for a plan and an Inductor-style file (form I) are not concerned. */
+Test(plan, a_candidates_own_launcher_is_refused_unless_allowed) {
+    char *t = with(KERNEL, "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):\n"
+                           "    _lsm[(xnumel,)](in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK=1024)\n");
+    candidate *c = tu_parse_candidate(t);
+    cr_assert_eq(candidate_form(c), CAND_FORM_L);
+    cr_assert(!c->from_plan);
+    static_opts dflt = {0}, allow = {.allow_launcher = 1};
+    const static_opts *refusing[] = {NULL, &dflt};
+    for (size_t i = 0; i < 2; i++) {
+        static_report r = {0};
+        kerr e = {0};
+        cr_expect_eq(static_check(c, refusing[i], &r, &e), KOPT_E_CANDIDATE, "options %zu", i);
+        cr_assert_eq(r.n, 1);
+        cr_expect_str_eq(static_rule_name(r.v[0].rule), "launcher");
+        cr_expect_eq(r.v[0].line, 16, "at the def launch line (%d)", r.v[0].line);
+        cr_expect(strstr(r.v[0].why, "KOPT_PLAN"), "%s", r.v[0].why);
+        static_report_free(&r);
+    }
+    static_report r = {0};
+    kerr e = {0};
+    cr_expect_eq(static_check(c, &allow, &r, &e), 0, "%s", e.msg);
+    static_report_free(&r);
+    cr_expect_eq(static_rule_from_name("launcher"), STATIC_LAUNCHER);
+    candidate_free(c);
+    free(t);
+    /* form P's lowering is form L too, written by kopt: not concerned */
+    t = with(KERNEL, PLAN);
+    c = tu_parse_candidate(t);
+    cr_expect_eq(static_check(c, &dflt, &r, &e), 0, "%s", e.msg);
+    static_report_free(&r);
+    candidate_free(c);
+    free(t);
+}

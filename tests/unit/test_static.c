@@ -66,9 +66,14 @@ static void locate(const char *text, const char *marker, int *line, int *col) {
     *col = (int)(p - ls) + 1;
 }
 
+/* The rules' tests judge form-L texts: their launcher is accepted here (rule `launcher` has tests of
+ * its own below); NULL options in the helpers mean these. */
+static const static_opts L_OK = {.allow_launcher = 1};
+
 /* Check that `text` is refused with violations of `rule` only, one of them at `marker`. */
 static void expect_refused(const char *text, const char *rule, const char *marker,
                            const static_opts *o) {
+    if (!o) o = &L_OK;
     candidate *c = parse_ok(text);
     static_report r = {0};
     kerr e = {0};
@@ -93,6 +98,7 @@ static void expect_refused(const char *text, const char *rule, const char *marke
 }
 
 static void expect_passes(const char *text, const static_opts *o) {
+    if (!o) o = &L_OK;
     candidate *c = parse_ok(text);
     static_report r = {0};
     kerr e = {0};
@@ -111,7 +117,7 @@ typedef struct rcase {
 } rcase;
 
 static void run_cases(const rcase *cases, size_t n) {
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     for (size_t i = 0; i < n; i++) {
         char *text = make_l(cases[i].pre, cases[i].body);
         expect_refused(text, cases[i].rule, cases[i].marker, &o);
@@ -180,7 +186,7 @@ Test(static_rules, state) {
 Test(static_rules, state_writes_into_module_object) {
     /* the module-level object is itself flagged; so is each write from inside launch */
     char *text = make_l("_done = {}\n", "    _done[xnumel] = True\n    _done.update(a=1)\n");
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     expect_refused(text, "state", "_done[xnumel]", &o);
     expect_refused(text, "state", "_done.update", &o);
     free(text);
@@ -264,8 +270,8 @@ Test(static_rules, precision_allowed_by_consent_or_dtype) {
     const char *pres[] = {MM_PRE("tl.dot(a.to(tl.float16), b.to(tl.float16), allow_tf32=True)"),
                           MM_PRE("tl.dot(a, b, input_precision='tf32')"),
                           MM_PRE("tl.dot(a, b)")};
-    static_opts consent = {1, "float32"}, half = {0, "float16"}, bf = {0, "bfloat16"};
-    static_opts strict = {0, "float32"}, dflt = {0, NULL};
+    static_opts consent = {.allow_precision_change = 1, .allow_launcher = 1, .model_dtype = "float32"}, half = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float16"}, bf = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "bfloat16"};
+    static_opts strict = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"}, dflt = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = NULL};
     for (size_t i = 0; i < 3; i++) {
         char *text = make_l(pres[i], "    dt = tl.bfloat16\n");
         expect_passes(text, &consent);
@@ -308,7 +314,7 @@ Test(static_rules, every_violation_is_reported_in_order) {
     candidate *c = parse_ok(text);
     static_report r = {0};
     kerr e = {0};
-    cr_assert_eq(static_check(c, NULL, &r, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(static_check(c, &L_OK, &r, &e), KOPT_E_CANDIDATE);
     char *rt = report_text(&r);
     static const char *const want[] = {"io", "state", "stream-sync", "torch-compute", "io"};
     cr_assert_eq(r.n, 5, "report:\n%s", rt);
@@ -318,7 +324,7 @@ Test(static_rules, every_violation_is_reported_in_order) {
     }
     cr_assert(strstr(e.msg, "5 violations") && strstr(e.msg, "[io]"), "%s", e.msg);
     /* a second run on the same report starts afresh */
-    cr_assert_eq(static_check(c, NULL, &r, NULL), KOPT_E_CANDIDATE);
+    cr_assert_eq(static_check(c, &L_OK, &r, NULL), KOPT_E_CANDIDATE);
     cr_assert_eq(r.n, 5);
     free(rt);
     static_report_free(&r);
@@ -388,7 +394,7 @@ static const char *const GOOD_LAUNCHER =
     "        print('launched', block, warps)\n";
 
 Test(static_rules, realistic_launcher_passes) {
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     expect_passes(GOOD_LAUNCHER, &o);
     /* the same launcher with one dunder access is refused at that access */
     char *bad = kstrdup(GOOD_LAUNCHER);
@@ -410,7 +416,7 @@ Test(static_rules, inductor_kernels_pass_as_form_i) {
         "13_maxpool2d_g0.py",            "14_gemm_bias_relu_g0.py", "15_conv_bn_relu_g0.py",
         "16_mlp_block_g0.py"};
     size_t nk = 0;
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
         size_t len;
@@ -458,7 +464,7 @@ Test(static_rules, allowed_forms_do_not_trip_rules) {
         "    n = in_ptr0.numel() * 4 + xnumel % 2\n    ok = in_ptr0 is not None\n",
         "    args = (in_ptr0, out_ptr0)\n    print(*args)\n    t = in_ptr0\n",
     };
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     for (size_t i = 0; i < sizeof bodies / sizeof *bodies; i++) {
         char *text = make_l("", bodies[i]);
         expect_passes(text, &o);
@@ -481,7 +487,7 @@ Test(static_report, texts_are_one_line) {
     char *text = make_l("", "    y = (torch.\n         matmul(in_ptr0, in_ptr0))\n");
     candidate *c = parse_ok(text);
     static_report r = {0};
-    cr_assert_eq(static_check(c, NULL, &r, NULL), KOPT_E_CANDIDATE);
+    cr_assert_eq(static_check(c, &L_OK, &r, NULL), KOPT_E_CANDIDATE);
     cr_assert_eq(r.n, 1);
     cr_assert_str_eq(r.v[0].text, "torch. matmul");
     cr_assert_eq(r.v[0].line, 13);
@@ -494,7 +500,7 @@ Test(static_report, json_and_text) {
     char *text = make_l("", "    torch.cuda.synchronize()\n");
     candidate *c = parse_ok(text);
     static_report r = {0};
-    cr_assert_eq(static_check(c, NULL, &r, NULL), KOPT_E_CANDIDATE);
+    cr_assert_eq(static_check(c, &L_OK, &r, NULL), KOPT_E_CANDIDATE);
     json_t *j = static_report_json(&r);
     cr_assert(json_is_false(json_object_get(j, "passed")));
     json_t *v = json_array_get(json_object_get(j, "violations"), 0);
@@ -580,7 +586,7 @@ Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
     qsort(names, n, sizeof *names, cmp_str);
     cr_assert_geq(n, 9, "expected the bad candidates in %s", dir);
     int seen[STATIC_NRULES] = {0};
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     for (size_t i = 0; i < n; i++) {
         char *rel = kasprintf("tests/candidates/static/%s", names[i]);
         size_t len;
@@ -629,6 +635,7 @@ Test(static_files, every_bad_candidate_is_refused_with_its_rule) {
 
 /* The report of `text` under float32 rules; *n violations. Caller frees with static_report_free. */
 static static_report report_of(const char *text, const static_opts *o) {
+    if (!o) o = &L_OK;
     candidate *c = parse_ok(text);
     static_report r = {0};
     static_check(c, o, &r, NULL);
@@ -638,7 +645,7 @@ static static_report report_of(const char *text, const static_opts *o) {
 
 /* `text` has exactly the violations rules[i] with texts texts[i] (NULL: any), in that order. */
 static void expect_report(const char *text, size_t n, const char *const *rules, const char *const *texts) {
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     static_report r = report_of(text, &o);
     char *rt = report_text(&r);
     cr_expect_eq(r.n, n, "expected %zu violations; report:\n%s\ntext:\n%s", n, rt, text);
@@ -659,7 +666,7 @@ static void expect_one(const char *pre, const char *body, const char *rule, cons
 
 static void expect_clean(const char *pre, const char *body) {
     char *text = make_l(pre, body);
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     expect_passes(text, &o);
     free(text);
 }
@@ -746,7 +753,7 @@ Test(static_edges, order_and_duplicates) {
     kbuf b = KBUF_INIT;
     for (int i = 0; i < 20; i++) kbuf_printf(&b, "    torch.cuda.synchronize()\n");
     t = make_l("", kbuf_str(&b));
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     static_report r = report_of(t, &o);
     cr_expect_eq(r.n, 20);
     cr_expect_eq(static_report_count(&r, STATIC_STREAM_SYNC), 20);
@@ -786,7 +793,7 @@ Test(static_edges, names_the_rules_resolve) {
     /* a module attribute set from a launcher */
     expect_one("", "    triton.cache_dir = '/tmp'\n", "state", "triton.cache_dir = '/tmp'");
     /* reduced precision with consent: torch dtypes are allowed then, not torch ops */
-    static_opts consent = {1, "float32"};
+    static_opts consent = {.allow_precision_change = 1, .allow_launcher = 1, .model_dtype = "float32"};
     char *t = make_l("", "    ws = torch.empty(8, dtype=torch.float16, device='cuda')\n    h = torch.half\n");
     expect_passes(t, &consent);
     free(t);
@@ -846,7 +853,7 @@ Test(static_edges, dunders_and_pointer_names) {
     expect_clean("", "    print(*in_ptr0)\n    print(xnumel, *out_ptr0)\n");
     /* augmented writes into a module-level object */
     char *t = make_l("_done = {}\n", "    _done[xnumel] += 1\n");
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     expect_refused(t, "state", "_done[xnumel]", &o);
     free(t);
 }
@@ -898,7 +905,7 @@ Test(static_edges, module_level_values_and_calls) {
     expect_report(first_io, 1, io, (const char *const[]){"import os"});
     const char *first_tok = "torch.cuda.synchronize()\nimport triton\n\n\n@triton.jit\ndef _k(x_ptr):\n    pass\n\n\n"
                             "def launch(x_ptr, stream=None):\n    pass\n";
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     static_report r = report_of(first_tok, &o);
     cr_expect(r.n >= 1 && r.v[0].line == 1 && r.v[0].col == 1 && r.v[0].rule == STATIC_STREAM_SYNC);
     static_report_free(&r);
@@ -914,7 +921,7 @@ Test(static_edges, defaults_locals_and_imports) {
     expect_clean("", "    f = in_ptr0.sum\n    g = in_ptr0.item\n");
     /* a relative import says so */
     char *t = make_l("from . import helpers\n", "");
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     static_report r = report_of(t, &o);
     cr_expect(r.n == 1 && strstr(r.v[0].why, "relative"), "%s", r.n ? r.v[0].why : "-");
     static_report_free(&r);
@@ -952,6 +959,7 @@ Test(static_edges, fstrings_naming_top_level_definitions) {
 /* expect_report under options o. */
 static void expect_report_o(const char *text, const static_opts *o, size_t n, const char *const *rules,
                             const char *const *texts) {
+    if (!o) o = &L_OK;
     static_report r = report_of(text, o);
     char *rt = report_text(&r);
     cr_expect_eq(r.n, n, "expected %zu violations; report:\n%s\ntext:\n%s", n, rt, text);
@@ -997,7 +1005,7 @@ Test(static_allowlist, dtypes_are_not_built_from_strings) {
     /* a reduced-precision type named in a string (Form I's signature) in a float32 model */
     expect_one("", "    sig = {'in_ptr0': '*fp16'}\n", "precision", "'*fp16'");
     expect_one("", "    t = 'bf16'\n", "precision", "'bf16'");
-    static_opts half = {0, "float16"};
+    static_opts half = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float16"};
     char *t = make_l("", "    sig = {'in_ptr0': '*fp16', 'x': 'bf16'}\n");
     expect_passes(t, &half);
     free(t);
@@ -1096,14 +1104,14 @@ Test(static_allowlist, no_timers_or_sm_ids) {
     free(t);
     /* inline PTX: precision in a float32 model; with consent still no clock register and no
      * assembly built from pieces */
-    static_opts consent = {1, "float32"};
+    static_opts consent = {.allow_precision_change = 1, .allow_launcher = 1, .model_dtype = "float32"};
     const char *asm_t = "tl.inline_asm_elementwise('mov.u32 $0, %smid;', '=r', [], dtype=tl.int32, is_pure=False, "
                         "pack=1)";
     char *body = kasprintf("    s = %s\n", asm_t);
     char *a = make_l("", body);
     free(body);
     expect_report_o(a, &consent, 1, (const char *const[]){"timer"}, (const char *const[]){"'mov.u32 $0, %smid;'"});
-    static_opts strict = {0, "float32"};
+    static_opts strict = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     expect_report_o(a, &strict, 2, (const char *const[]){"precision", "timer"}, NULL);
     free(a);
     char *b = make_l("", "    s = tl.inline_asm_elementwise('mov.u32 $0, %sm' + 'id;', '=r', [], dtype=tl.int32, "
@@ -1133,7 +1141,7 @@ static void passes_file_text(const char *what, const char *text, size_t len) {
     kerr e = {0};
     cr_assert_eq(candidate_parse(text, len, &c, &e), 0, "%s: %s", what, e.msg);
     static_report r = {0};
-    static_opts o = {0, "float32"};
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     int rc = static_check(c, &o, &r, &e);
     char *rt = report_text(&r);
     cr_expect_eq(rc, 0, "%s refused:\n%s", what, rt);

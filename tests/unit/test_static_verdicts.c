@@ -52,7 +52,7 @@ static char *report_text(const static_report *r) {
 /* The report of `text` is exactly these rules (and texts, where given), in this order. */
 static void expect_report(const char *text, const static_opts *o, size_t n, const char *const *rules,
                           const char *const *texts) {
-    static_opts dflt = {0, "float32"};
+    static_opts dflt = {.allow_launcher = 1, .model_dtype = "float32"};
     static_report r = report_of(text, o ? o : &dflt);
     char *rt = report_text(&r);
     cr_expect_eq(r.n, n, "expected %zu violations; report:\n%s\ntext:\n%s", n, rt, text);

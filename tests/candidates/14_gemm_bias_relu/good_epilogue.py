@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_poi_fused_add_addmm_relu_0
-# In-place GEMM epilogue relu((b_linear + acc) + b_extra) over 2-D tiles of 8 rows x 512 columns, loading each bias slice once per tile.
+# Form P. In-place GEMM epilogue relu((b_linear + acc) + b_extra) over 2-D tiles of 8 rows x 512 columns, loading each bias slice once per tile.
 import triton
 import triton.language as tl
 
@@ -24,11 +24,13 @@ def _bias_bias_relu_tile(in_out_ptr0, in_ptr0, in_ptr1, n_rows, n_cols,
     tl.store(in_out_ptr0 + offs, y, mask=mask)
 
 
-def launch(in_out_ptr0, in_ptr0, in_ptr1, xnumel, stream=None):
-    n_cols = in_ptr0.shape[0]          # 4096 (the bias length; Inductor hard-codes x % 4096)
-    assert xnumel % n_cols == 0
-    n_rows = xnumel // n_cols          # 2048
-    BLOCK_M, BLOCK_N = 8, 512
-    grid = (triton.cdiv(n_rows, BLOCK_M), triton.cdiv(n_cols, BLOCK_N))
-    _bias_bias_relu_tile[grid](in_out_ptr0, in_ptr0, in_ptr1, n_rows, n_cols,
-                               BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N, num_warps=8, num_stages=1)
+# The launch kopt writes: n_cols from the bias (4096; Inductor hard-codes x % 4096), n_rows from
+# xnumel (2048), 8 x 512 tiles.
+KOPT_PLAN = {
+    "params": ["in_out_ptr0", "in_ptr0", "in_ptr1", "xnumel"],
+    "let": {"n_cols": "shape(in_ptr0, 0)", "n_rows": "xnumel // n_cols"},
+    "checks": ["xnumel % n_cols == 0"],
+    "launches": [{"kernel": "_bias_bias_relu_tile", "grid": ["cdiv(n_rows, 8)", "cdiv(n_cols, 512)"],
+                  "args": ["in_out_ptr0", "in_ptr0", "in_ptr1", "n_rows", "n_cols"],
+                  "constexprs": {"BLOCK_M": 8, "BLOCK_N": 512}, "num_warps": 8, "num_stages": 1}],
+}

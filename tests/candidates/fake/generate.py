@@ -1,5 +1,5 @@
 """Writes the CPU test candidates for the fake worker into OUT_DIR (they are generated, not kept
-in the tree: each is tests/candidates/14_gemm_bias_relu/good_epilogue.py with an expectation
+in the tree: each is tests/candidates/14_gemm_bias_relu/good_epilogue.py (form P) with an expectation
 and a marker that steers tests/fake_worker.py; see marked() there).
 
 usage: python3 tests/candidates/fake_gen/generate.py OUT_DIR
@@ -36,7 +36,7 @@ def main():
     for name, (expect, marker) in CASES.items():
         text = body
         if name == "h_static_io.py":   # a file access: refused by the static rules
-            text = text.replace("stream=None):\n", "stream=None):\n    block = int(open('/tmp/kopt_block').read())\n", 1)
+            text = text.replace("    rmask = rows < n_rows\n", "    rmask = rows < n_rows + len(open('/tmp/kopt_block').read())\n", 1)
             assert "open(" in text
         with open(os.path.join(out, name), "w") as f:
             f.write("# expect: %s\n# kopt-candidate: replaces=%s\n# CPU test candidate for the fake worker; marker: %s\n%s"
