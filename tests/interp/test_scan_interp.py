@@ -16,15 +16,11 @@ import os
 import sys
 import tempfile
 
-os.environ.setdefault("TRITON_INTERPRET", "1")
-try:
-    import torch
-    import triton  # noqa: F401
-except ImportError as e:
-    print("interp-check skipped: %s" % e)
-    sys.exit(0)
-
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interp_util import require_triton  # noqa: E402
+
+require_triton()
+import torch  # noqa: E402
 from interp_util import ROOT, load_judged, render  # noqa: E402
 
 TEMPLATE = os.path.join(ROOT, "templates", "kernels", "scan.py.tmpl")

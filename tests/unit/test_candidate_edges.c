@@ -15,15 +15,6 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-/* The message of a refused text (asserting the refusal). */
-static char *parse_err(const char *text) {
-    candidate *c = (candidate *)1;
-    kerr e = {0};
-    int rc = candidate_parse(text, strlen(text), &c, &e);
-    cr_assert_eq(rc, KOPT_E_CANDIDATE, "expected a refusal (rc %d) of:\n%s", rc, text);
-    cr_assert_null(c);
-    return kstrdup(e.msg);
-}
 
 /* Code-token index of the nth occurrence of NAME on a line. */
 static size_t tok_of(const candidate *c, int line, const char *name, int nth) {
@@ -73,7 +64,7 @@ Test(static_candidate_edges, binding_names_kernels_joined_by_single_pluses) {
     const char *const bad[] = {"K+", "+K", "K++L", "K+1x", "+", "K+for"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char *t = kasprintf("# kopt-candidate: replaces=%s\n" KHEAD "def launch(a):\n    pass\n", bad[i]);
-        char *m = parse_err(t);
+        char *m = tu_parse_refusal(t);
         cr_expect(strstr(m, "not a kernel name") && !strncmp(m, "line 1:", 7), "%s: %s", bad[i], m);
         free(m);
         free(t);
@@ -361,7 +352,7 @@ Test(static_candidate_edges, malformed_definitions_name_their_line) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *t = kasprintf("%s%s", KHEAD, cases[i].rest);
-        char *m = parse_err(t);
+        char *m = tu_parse_refusal(t);
         char want[32];
         snprintf(want, sizeof want, "line %d: ", cases[i].line);
         cr_expect(strstr(m, cases[i].needle) && !strncmp(m, want, strlen(want)), "case %zu: %s", i, m);
@@ -646,10 +637,10 @@ Test(static_candidate_edges, binding_comment_syntax) {
         free(t);
     }
     /* the conflict names both lines; `replaces=` with nothing after it is an error, not ignored */
-    char *m = parse_err("# kopt-candidate: replaces=A\n#\n# kopt-candidate: replaces=B\n" KHEAD);
+    char *m = tu_parse_refusal("# kopt-candidate: replaces=A\n#\n# kopt-candidate: replaces=B\n" KHEAD);
     cr_expect(!strncmp(m, "line 3: ", 8) && strstr(m, "replaces=B here, replaces=A at line 1"), "%s", m);
     free(m);
-    m = parse_err("# kopt-candidate: replaces=, replaces=K\n" KHEAD);
+    m = tu_parse_refusal("# kopt-candidate: replaces=, replaces=K\n" KHEAD);
     cr_expect(strstr(m, "names no kernel"), "%s", m);
     free(m);
 }
@@ -699,11 +690,11 @@ Test(static_candidate_edges, form_detection_edges) {
         "import triton\n@triton.jitx\ndef k(a):\n    pass\n@triton.jit\ndef j(a):\n    pass\n",
     };
     for (size_t i = 0; i < sizeof neither / sizeof *neither; i++) {
-        char *m = parse_err(neither[i]);
+        char *m = tu_parse_refusal(neither[i]);
         cr_expect(strstr(m, "no form"), "case %zu: %s", i, m);
         free(m);
     }
-    char *m = parse_err("import triton\n@triton.jitx\ndef k(a):\n    pass\ndef launch(a):\n    pass\n");
+    char *m = tu_parse_refusal("import triton\n@triton.jitx\ndef k(a):\n    pass\ndef launch(a):\n    pass\n");
     cr_expect(strstr(m, "no top-level @triton.jit"), "%s", m);
     free(m);
 }
@@ -778,7 +769,7 @@ Test(static_candidate_edges, form_detection_whatever_the_order) {
          "second @triton_heuristics"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-        char *m = parse_err(bad[i].text);
+        char *m = tu_parse_refusal(bad[i].text);
         cr_expect(strstr(m, bad[i].needle), "case %zu: %s", i, m);
         free(m);
     }

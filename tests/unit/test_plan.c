@@ -49,17 +49,27 @@ static char *edit(const char *text, const char *from, const char *to) {
     return kasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
 }
 
-static char *refusal(const char *text) {
-    candidate *c = (candidate *)1;
-    kerr e = {0};
-    int rc = candidate_parse(text, strlen(text), &c, &e);
-    cr_assert_eq(rc, KOPT_E_CANDIDATE, "expected a refusal (rc %d) of:\n%s", rc, text);
-    cr_assert_null(c);
-    return kstrdup(e.msg);
+
+/* One edit of a plan (from -> to) and a part of the refusal it must get. */
+typedef struct plan_edit {
+    const char *from, *to, *why;
+} plan_edit;
+
+/* Each edit of `plan`, after KERNEL, is refused with its reason. */
+static void expect_edits_refused(const char *plan, const plan_edit *cases, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        char *p = edit(plan, cases[i].from, cases[i].to);
+        char *t = with(KERNEL, p);
+        char *m = tu_parse_refusal(t);
+        cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
+        free(m);
+        free(t);
+        free(p);
+    }
 }
 
 static void expect_refused(const char *text, const char *needle) {
-    char *m = refusal(text);
+    char *m = tu_parse_refusal(text);
     cr_expect(strstr(m, needle), "message '%s' lacks '%s'", m, needle);
     free(m);
 }
@@ -201,7 +211,7 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
     candidate_free(c);
     free(t);
     /* a let may only use earlier lets; names are not reused; a check needs its comparison */
-    struct { const char *from, *to, *why; } cases[] = {
+    static const plan_edit cases[] = {
         {"\"n\": \"shape(in_ptr0, -1)\", \"rows\": \"numel(in_ptr0) // n\"",
          "\"rows\": \"numel(in_ptr0) // n\", \"n\": \"shape(in_ptr0, -1)\"", "unknown name 'n'"},
         {"\"nseg\": \"cdiv(n, 2048)\"", "\"nseg\": \"cdiv(n, 2048)\", \"in_ptr0\": 1", "already a parameter"},
@@ -212,15 +222,7 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
         {"\"nseg <= sm_count()\"", "3", "a check must be a string"},
         {"\"name\": \"part\"", "\"name\": \"nseg\"", "has the name of a parameter, let"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *p2 = edit(p, cases[i].from, cases[i].to);
-        char *t2 = with(KERNEL, p2);
-        char *m = refusal(t2);
-        cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
-        free(m);
-        free(t2);
-        free(p2);
-    }
+    expect_edits_refused(p, cases, sizeof cases / sizeof cases[0]);
 }
 
 Test(plan, expressions) {
@@ -298,7 +300,7 @@ Test(plan, expressions) {
 
 /* Each edit of the plan is refused with its reason. */
 Test(plan, plans_that_do_not_fit_are_refused) {
-    struct { const char *from, *to, *why; } cases[] = {
+    static const plan_edit cases[] = {
         {"\"num_warps\": 8", "\"num_warps\": 3", "\"num_warps\": 1, 2, 4, 8, 16 or 32"},
         {"\"num_warps\": 8", "\"num_warps\": 64", "\"num_warps\""},
         {"\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 9", "\"num_stages\" must be an int from 1 to 8"},
@@ -340,15 +342,7 @@ Test(plan, plans_that_do_not_fit_are_refused) {
         {"    \"launches\": [{", "    \"launches\": [], \"x\": [{", "unknown key 'x'"},
         {"KOPT_PLAN = {", "KOPT_PLAN = dict(a=1) or {", "the plan must be a dict"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *p = edit(PLAN, cases[i].from, cases[i].to);
-        char *t = with(KERNEL, p);
-        char *m = refusal(t);
-        cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
-        free(m);
-        free(t);
-        free(p);
-    }
+    expect_edits_refused(PLAN, cases, sizeof cases / sizeof cases[0]);
     /* no launches at all, and a plan that is not a dict */
     char *t = with(KERNEL, "KOPT_PLAN = {\"params\": [\"in_ptr0\"], \"launches\": []}\n");
     expect_refused(t, "\"launches\" must be a list of 1 to 16 launches");
@@ -392,7 +386,7 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *k = kasprintf("%s%s\n", KERNEL, cases[i].add);
         char *t = with(k, PLAN);
-        char *m = refusal(t);
+        char *m = tu_parse_refusal(t);
         cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
         free(m);
         free(t);

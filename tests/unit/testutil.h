@@ -8,7 +8,8 @@
  * tu_load_inductor parses tests/fixtures/inductor/NAME (the caller frees it with artifact_free);
  * tu_expect_gate1 asserts that every candidate of an executor answer ({"candidates": [{source}]})
  * parses and passes gate 1's C checks against kernel K. tu_parse_candidate parses a candidate
- * text, failing the test when it is refused (the caller frees it with candidate_free).
+ * text, failing the test when it is refused (the caller frees it with candidate_free);
+ * tu_parse_refusal asserts a text's refusal and returns its message (the caller frees it).
  */
 #ifndef KOPT_TESTUTIL_H
 #define KOPT_TESTUTIL_H
@@ -52,6 +53,16 @@ static inline candidate *tu_parse_candidate(const char *text) {
     cr_assert_eq(rc, 0, "candidate_parse failed: %s\n--- text:\n%s", e.msg, text);
     cr_assert(c);
     return c;
+}
+
+/* The message of a refused candidate text (caller frees), asserting the refusal. */
+static inline char *tu_parse_refusal(const char *text) {
+    candidate *c = (candidate *)1;
+    kerr e = {0};
+    int rc = candidate_parse(text, strlen(text), &c, &e);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "expected a refusal (rc %d) of:\n%s", rc, text);
+    cr_assert_null(c);
+    return kstrdup(e.msg);
 }
 
 static inline artifact *tu_load_inductor(const char *name) {
