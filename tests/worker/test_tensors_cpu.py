@@ -439,6 +439,40 @@ try:
 finally:
     torch.cuda.synchronize = saved_sync
 
+# gate 4's warm-up poisons its outputs like the timed runs (kopt.timing.warm_up): no timed run
+# can find a warm-up's correct results in recycled memory
+from kopt import timing  # noqa: E402
+
+
+class WarmVariant:
+    def __init__(self):
+        self.outs = []
+
+    def prepare(self):
+        return None
+
+    def run(self, p):
+        o = (torch.ones(4), torch.arange(3), torch.zeros(2, dtype=torch.bool))
+        self.outs.append(o)
+        return o
+
+
+saved_sync = torch.cuda.synchronize
+torch.cuda.synchronize = lambda: None
+try:
+    va, vb = WarmVariant(), WarmVariant()
+    enq = timing.warm_up([va, vb], 3, True)
+    check(len(enq) == 2 and all(len(e) == 3 and all(x >= 0 for x in e) for e in enq), "an enqueue time per run")
+    check(len(va.outs) == 3 and len(vb.outs) == 3, "every variant warmed up 3 times")
+    check(all(torch.isnan(o[0]).all() and (o[1] == torch.iinfo(torch.int64).min).all() and o[2].all()
+              for o in va.outs + vb.outs), "every warm-up output poisoned (NaN, the int minimum, True)")
+    vc = WarmVariant()
+    timing.warm_up([vc], 1, False)
+    check((vc.outs[0][0] == 1).all(), "poison_outputs=false leaves them")
+    check(timing.warm_up([vc], 0, True) == [[]], "no warm-up: no runs")
+finally:
+    torch.cuda.synchronize = saved_sync
+
 # comparison statistics do not depend on the chunk size
 a = torch.randn(1000, dtype=torch.float64)
 b = a + torch.randn(1000, dtype=torch.float64) * 1e-3

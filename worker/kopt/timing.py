@@ -101,6 +101,26 @@ def poison_outputs(out):
             t.fill_(torch.iinfo(t.dtype).min)
 
 
+def warm_up(variants, warmup, poison):
+    """The warm-up rounds of op_time: compiles / autotunes lazily built targets and measures each
+    variant's CPU enqueue time (seconds, per run). Outputs are poisoned like the timed runs'
+    (poison_outputs), so that no timed run finds a warm-up's correct results in recycled
+    memory."""
+    enqueue = [[] for _ in variants]
+    for _ in range(warmup):
+        for i, v in enumerate(variants):
+            p = v.prepare()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            out = v.run(p)
+            enqueue[i].append(time.perf_counter() - t0)
+            if poison:
+                poison_outputs(out)
+            del out, p
+            torch.cuda.synchronize()
+    return enqueue
+
+
 def op_time(ctx, req):
     specs = get_arg(req, "variants", list)
     rounds = get_arg(req, "rounds", int, 30)
@@ -117,17 +137,7 @@ def op_time(ctx, req):
     from kopt.room import make_room
     make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0))
     with torch.no_grad():
-        # Warm-up: compiles/autotunes lazily-built targets and measures CPU enqueue times.
-        enqueue = [[] for _ in range(n)]
-        for _ in range(warmup):
-            for i, v in enumerate(variants):
-                p = v.prepare()
-                torch.cuda.synchronize()
-                t0 = time.perf_counter()
-                out = v.run(p)
-                enqueue[i].append(time.perf_counter() - t0)
-                del out, p
-                torch.cuda.synchronize()
+        enqueue = warm_up(variants, warmup, poison)
         sleep = stall_ms(enqueue) if warmup else MIN_STALL_MS
         buf = flush_buffer(ctx) if flush else None
         cycles_per_ms(ctx)
