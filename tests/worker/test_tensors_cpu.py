@@ -473,6 +473,23 @@ try:
 finally:
     torch.cuda.synchronize = saved_sync
 
+# gate 3's adversarial transforms (kopt.targets.transformed): floating inputs only, new tensors
+from kopt import targets  # noqa: E402
+
+xs = [torch.tensor([[-2.0, 0.5, 3.0], [1.0, -0.25, 0.0]]), torch.tensor([1, 2, 3]), torch.tensor([True, False])]
+for kind, val, want in [("scale", 1e3, xs[0] * 1e3), ("shift", 1e3, xs[0] + 1e3),
+                        ("const_rows", 0, torch.tensor([[-2.0, -2.0, -2.0], [1.0, 1.0, 1.0]])),
+                        ("negative", 1, torch.tensor([[-3.0, -1.5, -4.0], [-2.0, -1.25, -1.0]]))]:
+    tr = targets.transformed(xs, targets.check_transform({"kind": kind, "value": val}))
+    check(torch.equal(tr[0], want), "transform %s: %r" % (kind, tr[0]))
+    check(tr[1] is xs[1] and tr[2] is xs[2] and tr[0] is not xs[0], "transform %s: integers and masks kept" % kind)
+check(bool((targets.transformed(xs, {"kind": "negative", "value": 1})[0] <= -1).all()), "negative: every element <= -1")
+try:
+    targets.check_transform({"kind": "negate", "value": 1})
+    check(False, "an unknown transform is refused")
+except Exception as e:  # noqa: BLE001
+    check("negative" in str(e), "the refusal lists the kinds: %s" % e)
+
 # comparison statistics do not depend on the chunk size
 a = torch.randn(1000, dtype=torch.float64)
 b = a + torch.randn(1000, dtype=torch.float64) * 1e-3

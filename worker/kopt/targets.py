@@ -64,11 +64,12 @@ def _double(x):
     return x
 
 
-TRANSFORMS = ("scale", "shift", "const_rows")
+TRANSFORMS = ("scale", "shift", "const_rows", "negative")
 
 
 def check_transform(t):
-    """A validated input transform {"kind": scale|shift|const_rows, "value": number} or None."""
+    """A validated input transform {"kind": scale|shift|const_rows|negative, "value": number} or
+    None."""
     if t is None:
         return None
     if not isinstance(t, dict) or t.get("kind") not in TRANSFORMS:
@@ -81,8 +82,10 @@ def check_transform(t):
 
 def transformed(inputs, t):
     """Adversarial inputs (gate 3): every floating tensor of `inputs` (new tensors; integer and
-    bool inputs are indices and masks, kept) scaled by value, shifted by value, or made constant
-    along its last dimension (every row equal to its first element)."""
+    bool inputs are indices and masks, kept) scaled by value, shifted by value, made constant
+    along its last dimension (every row equal to its first element), or made negative, every
+    element at most -value (-(|x| + value): a max or min started at 0 instead of -inf / +inf is
+    wrong there)."""
     if t is None:
         return inputs
     out = []
@@ -92,6 +95,8 @@ def transformed(inputs, t):
                 x = x * t["value"]
             elif t["kind"] == "shift":
                 x = x + t["value"]
+            elif t["kind"] == "negative":
+                x = -(x.abs() + t["value"])
             elif x.dim() > 0:
                 x = x[..., :1].expand_as(x).contiguous()
         out.append(x)
