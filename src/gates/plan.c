@@ -322,6 +322,20 @@ static const char *const DTYPES[] = {
     [PDT_INT8] = "int8",       [PDT_INT16] = "int16",     [PDT_INT32] = "int32",       [PDT_INT64] = "int64",
     [PDT_UINT8] = "uint8",     [PDT_BOOL] = "bool"};
 
+/* What a scratch buffer that is not zero-filled holds when a launch starts: NaN, the integer
+ * type's minimum (uint8: 255), True. A kernel reading what it did not write sees garbage, never
+ * a previous launch's results left in recycled memory. */
+static const char *const POISON[] = {[PDT_FLOAT32] = "float('nan')",
+                                     [PDT_FLOAT16] = "float('nan')",
+                                     [PDT_BFLOAT16] = "float('nan')",
+                                     [PDT_FLOAT64] = "float('nan')",
+                                     [PDT_INT8] = "-128",
+                                     [PDT_INT16] = "-32768",
+                                     [PDT_INT32] = "-2147483648",
+                                     [PDT_INT64] = "-9223372036854775808",
+                                     [PDT_UINT8] = "255",
+                                     [PDT_BOOL] = "True"};
+
 const char *plan_dtype_name(plan_dtype d) { return DTYPES[d]; }
 
 const char *plan_dtype_of_triton(const char *type) {
@@ -407,8 +421,13 @@ static int check_keys(pctx *X, const pyval *v, const char *const *keys, const ch
 
 static int is_seq(const pyval *v) { return v && (v->kind == PYV_LIST || v->kind == PYV_TUPLE); }
 
+/* A name the plan may bind in kopt's launcher: an identifier that is not kopt's own, nor a builtin
+ * the launcher calls (min, max, float, ValueError). */
 static int name_ok(const char *s) {
-    return candidate_is_ident(s) && strncmp(s, "_kopt", 5) && strcmp(s, "stream") && strcmp(s, "launch");
+    static const char *const KOPTS[] = {"stream", "launch", "min", "max", "float", "ValueError"};
+    for (size_t i = 0; i < sizeof KOPTS / sizeof KOPTS[0]; i++)
+        if (!strcmp(s, KOPTS[i])) return 0;
+    return candidate_is_ident(s) && strncmp(s, "_kopt", 5);
 }
 
 /* An integer expression: an int literal or an expression string. */
@@ -754,12 +773,13 @@ void plan_emit(const launch_plan *p, kbuf *out) {
     }
     for (size_t i = 0; i < p->nscratch; i++) {
         const plan_scratch *S = &p->scratch[i];
-        kbuf_printf(out, "    %s = _kopt_plan_torch.%s((", S->name, S->zero ? "zeros" : "empty");
+        kbuf_printf(out, "    %s = _kopt_plan_torch.%s((", S->name, S->zero ? "zeros" : "full");
         for (size_t d = 0; d < S->ndim; d++) {
             plan_expr_emit(S->shape[d], out);
             kbuf_puts(out, ", ");
         }
-        kbuf_printf(out, "), dtype=_kopt_plan_torch.%s, device=%s.device)\n", DTYPES[S->dtype], dev);
+        kbuf_printf(out, ")%s%s, dtype=_kopt_plan_torch.%s, device=%s.device)\n", S->zero ? "" : ", ",
+                    S->zero ? "" : POISON[S->dtype], DTYPES[S->dtype], dev);
     }
     for (size_t i = 0; i < p->nlaunches; i++) {
         const plan_launch *L = &p->launches[i];

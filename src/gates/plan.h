@@ -29,7 +29,10 @@
  * returns the text kopt judges and ships instead: the file with the KOPT_PLAN statement blanked
  * (same line numbers for everything else), then kopt's launcher, `def launch(<params>,
  * stream=None)`, which computes the lets, raises ValueError when a check fails, allocates the
- * scratch buffers on the first pointer parameter's device and launches each kernel as `K[(g0, g1, g2)](args..., CONST=v, num_warps=w, num_stages=s)`.
+ * scratch buffers on the first pointer parameter's device, fresh for each launch (zero-filled,
+ * or poisoned: NaN, the integer type's minimum, 255 for uint8, True, so that no kernel finds a
+ * previous launch's results in recycled memory) and launches each kernel as
+ * `K[(g0, g1, g2)](args..., CONST=v, num_warps=w, num_stages=s)`.
  * That text is an ordinary form-L candidate: gate 1's rules, the interface check, stitching and
  * the guard treat it as one.
  *

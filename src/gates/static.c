@@ -31,7 +31,7 @@ static const char *const STREAM_WORDS[] = {
     "wait_event", "record_event", "graph", "graphs", "CUDAGraph", "make_graphed_callables",
     NULL};
 static const char *const TORCH_ALLOWED[] = {
-    "torch", "torch.empty", "torch.empty_like", "torch.zeros", "torch.zeros_like",
+    "torch", "torch.empty", "torch.empty_like", "torch.zeros", "torch.zeros_like", "torch.full",
     "torch.empty_strided", "torch.float32", "torch.float", "torch.float64", "torch.double",
     "torch.int8", "torch.int16", "torch.short", "torch.int32", "torch.int", "torch.int64",
     "torch.long", "torch.uint8", "torch.bool", "torch.complex64", "torch.complex128",
@@ -308,7 +308,7 @@ static verdict classify(const sctx *x, const char *q, int call) {
             return V(STATIC_TORCH_COMPUTE, "a PyTorch op: the candidate must compute with its own "
                                            "Triton kernels");
         return (verdict){STATIC_TORCH_COMPUTE, 1,
-                         "a PyTorch op: only torch.empty/empty_like/zeros/zeros_like/"
+                         "a PyTorch op: only torch.empty/empty_like/zeros/zeros_like/full/"
                          "empty_strided and dtypes are allowed"};
     }
     if (!strcmp(head, "triton")) {

@@ -330,8 +330,8 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
          * output's dtype per output, both launches */
         candidate *c = tu_parse_candidate(src);
         cr_expect_str_eq(candidate_form_label(c), "P");
-        cr_expect(strstr(c->text, "    scratch0 = _kopt_plan_torch.empty(((xnumel * 4), ), dtype=_kopt_plan_torch.float32, "
-                                  "device=in_ptr0.device)\n") != NULL, "%s", c->text);
+        cr_expect(strstr(c->text, "    scratch0 = _kopt_plan_torch.full(((xnumel * 4), ), float('nan'), "
+                                  "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n") != NULL, "%s", c->text);
         cr_expect(strstr(c->text, t == 0 ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):"
                                          : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):") != NULL);
         cr_expect(strstr(c->text, "    _combine_partials[(_kopt_plan_triton.cdiv(xnumel, 64), )](scratch0, out_ptr0, xnumel, "

@@ -168,10 +168,33 @@ Test(plan, scratch_grid_and_values_are_written_as_typed) {
     candidate *c = tu_parse_candidate(t);
     const char *L = strstr(c->text, "def launch(");
     cr_assert(L);
-    cr_expect(strstr(L, "    part = _kopt_plan_torch.empty((_kopt_plan_triton.cdiv(r0_numel, 512), xnumel, ), "
+    cr_expect(strstr(L, "    part = _kopt_plan_torch.full((_kopt_plan_triton.cdiv(r0_numel, 512), xnumel, ), float('nan'), "
                         "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n"), "%s", L);
     cr_expect(strstr(L, "    flags = _kopt_plan_torch.zeros((64, ), dtype=_kopt_plan_torch.int32, device=in_ptr0.device)\n"),
               "%s", L);
+    candidate_free(c);
+    free(t);
+    /* scratch that is not zero-filled is poisoned for each launch, by dtype */
+    static const char *const poison[][2] = {{"int32", "-2147483648"}, {"int64", "-9223372036854775808"},
+                                            {"uint8", "255"}, {"bool", "True"}, {"bfloat16", "float('nan')"}};
+    for (size_t i = 0; i < sizeof poison / sizeof poison[0]; i++) {
+        char *dt = kasprintf("\"dtype\": \"%s\", \"zero\": False", poison[i][0]);
+        char *p2 = edit(p, "\"dtype\": \"int32\", \"zero\": True", dt);
+        t = with(KERNEL, p2);
+        c = tu_parse_candidate(t);
+        char *want = kasprintf("    flags = _kopt_plan_torch.full((64, ), %s, dtype=_kopt_plan_torch.%s, device=in_ptr0.device)\n",
+                               poison[i][1], poison[i][0]);
+        cr_expect(strstr(c->text, want), "%s: %s", poison[i][0], c->text);
+        free(want);
+        candidate_free(c);
+        free(t);
+        free(p2);
+        free(dt);
+    }
+    t = with(KERNEL, p);
+    c = tu_parse_candidate(t);
+    L = strstr(c->text, "def launch(");
+    cr_assert(L);
     cr_expect(strstr(L, "    _lsm[(((xnumel // 2) + (xnumel % 2)), max(1, min(r0_numel, 4)), 1, )](in_ptr0, part, "
                         "(((-xnumel) * 3) - 1), 7, R0_BLOCK=1024, EVEN=False, num_warps=4, num_stages=2)\n"), "%s", L);
     cr_expect(strstr(L, "    _lsm[(xnumel, )](flags, out_ptr2, xnumel, r0_numel, R0_BLOCK=2.5, num_warps=1)\n"), "%s", L);
@@ -201,7 +224,7 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
                         "        raise ValueError('kopt plan: a check does not hold: nseg <= sm_count()')\n"
                         "    if not ((rows * n) == out_ptr2.numel()):\n"
                         "        raise ValueError('kopt plan: a check does not hold: rows * n == numel(out_ptr2)')\n"
-                        "    part = _kopt_plan_torch.empty((((2 * rows) * nseg), ), dtype=_kopt_plan_torch.float32, "
+                        "    part = _kopt_plan_torch.full((((2 * rows) * nseg), ), float('nan'), dtype=_kopt_plan_torch.float32, "
                         "device=in_ptr0.device)\n"
                         "    _lsm[((rows * nseg), )](in_ptr0, part, rows, n, R0_BLOCK=2048, num_warps=4)\n"), "%s", L);
     static_report r = {0};
@@ -221,6 +244,10 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
         {"\"nseg <= sm_count()\"", "\"nseg = 1\"", "expected a comparison"},
         {"\"nseg <= sm_count()\"", "3", "a check must be a string"},
         {"\"name\": \"part\"", "\"name\": \"nseg\"", "has the name of a parameter, let"},
+        /* names the launcher's own code uses */
+        {"\"nseg\": \"cdiv(n, 2048)\"", "\"nseg\": \"cdiv(n, 2048)\", \"max\": 1", "a \"let\" name must be a usable identifier"},
+        {"\"name\": \"part\"", "\"name\": \"float\"", "needs a \"name\" that is a usable identifier"},
+        {"\"name\": \"part\"", "\"name\": \"ValueError\"", "needs a \"name\" that is a usable identifier"},
     };
     expect_edits_refused(p, cases, sizeof cases / sizeof cases[0]);
 }
