@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 . tests/cli/lib.sh   # ok, bad, expect_exit, has
 export KOPT_WORKER=/nonexistent/no_worker.py   # lint must not need one
 
-GOOD=tests/candidates/03_log_softmax/good_online.py
+GOOD=tests/candidates/03_log_softmax/good_looped_retuned.py   # form L (its form-P twin: good_plan_online.py)
 ATTACK=tests/candidates/static/subprocess.py
 PREC=tests/candidates/static/reduced_precision.py
 
@@ -26,7 +26,7 @@ json_check() {
 
 # ---- 1. exit codes and the text output -------------------------------------------------------
 expect_exit 0 "lint a good candidate" -- "$KOPT" lint --allow-launcher "$GOOD"
-has "lint good: says it passes" "$T/out" "good_online.py: passes gate 1's static rules (form L)"
+has "lint good: says it passes" "$T/out" "good_looped_retuned.py: passes gate 1's static rules (form L)"
 expect_exit 12 "lint an attack" -- "$KOPT" lint --allow-launcher "$ATTACK"
 has "lint attack: FILE:LINE: RULE:" "$T/out" "^$ATTACK:4: io: \`import subprocess\`: "
 has "lint attack: the use too" "$T/out" "^$ATTACK:20: io: \`subprocess.run\`"
@@ -92,7 +92,7 @@ json_check "--kernel mismatch: rule interface" "$T/out" \
 # what kopt judges for it
 expect_exit 12 "form L refused by default" -- "$KOPT" lint --json "$GOOD"
 json_check "form L: rule launcher only, at def launch" "$T/out" \
-  "[(f['rule'], f['line'], f['text']) for f in d['findings']] == [('launcher', 24, 'def launch')] and d['form'] == 'L'"
+  "[(f['rule'], f['line'], f['text']) for f in d['findings']] == [('launcher', 44, 'def launch')] and d['form'] == 'L'"
 expect_exit 12 "form L attack: its rule and launcher" -- "$KOPT" lint --json "$ATTACK"
 json_check "form L attack: rules" "$T/out" "{f['rule'] for f in d['findings']} == {'io', 'launcher'}"
 PLANF=tests/candidates/03_log_softmax/good_plan_online.py

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_poi_fused_add_gelu_mul_0
-# Faithful rewrite of the fused erf-GELU * 0.5 + x pointwise kernel with 2048-element blocks and 8 warps (same operation order as Inductor's kernel).
+# Form P. Faithful rewrite of the fused erf-GELU * 0.5 + x pointwise kernel with 2048-element blocks and 8 warps (same operation order as Inductor's kernel).
 import triton
 import triton.language as tl
 from torch._inductor.runtime.triton_helpers import libdevice
@@ -21,7 +21,9 @@ def _gelu_residual_kernel(in_ptr0, out_ptr0, xnumel, BLOCK: tl.constexpr):
     tl.store(out_ptr0 + offs, y, mask=mask)
 
 
-def launch(in_ptr0, out_ptr0, xnumel, stream=None):
-    BLOCK = 2048
-    grid = (triton.cdiv(xnumel, BLOCK),)
-    _gelu_residual_kernel[grid](in_ptr0, out_ptr0, xnumel, BLOCK=BLOCK, num_warps=8, num_stages=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel"],
+    "launches": [{"kernel": "_gelu_residual_kernel", "grid": ["cdiv(xnumel, 2048)"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel"],
+                  "constexprs": {"BLOCK": 2048}, "num_warps": 8, "num_stages": 1}],
+}

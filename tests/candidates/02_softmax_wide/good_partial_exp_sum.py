@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_red_fused_prepare_softmax_online_2
-# Honest control for bad_sum_without_max_shift.py: the same partial sums of exp(x - max) over the
+# Form P. Honest control for bad_sum_without_max_shift.py: the same partial sums of exp(x - max) over the
 # 5 segments of each 262144-wide row, one program per segment, with the shift inside the
 # exponential as Inductor writes it (finite for every input gate 3 draws). Not yet run on the H200.
 import triton
@@ -25,5 +25,9 @@ def _partial_exp_sum(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, ROW: tl.const
     tl.store(out_ptr0 + x, tl.sum(acc, 0))
 
 
-def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None):
-    _partial_exp_sum[(xnumel,)](in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, ROW=_ROW, R0_BLOCK=4096, num_warps=8)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "in_ptr1", "out_ptr0", "xnumel", "r0_numel"],
+    "launches": [{"kernel": "_partial_exp_sum", "grid": ["xnumel"],
+                  "args": ["in_ptr0", "in_ptr1", "out_ptr0", "xnumel", "r0_numel"],
+                  "constexprs": {"ROW": 262144, "R0_BLOCK": 4096}, "num_warps": 8}],
+}

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
-# Row log-softmax with one program per row holding the whole 16384-float row in registers (one read of the input instead of two): max, sum(exp(x - max)), then (x - max) - log(sum).
+# Form P. Row log-softmax with one program per row holding the whole 16384-float row in registers (one read of the input instead of two): max, sum(exp(x - max)), then (x - max) - log(sum).
 import triton
 import triton.language as tl
 
@@ -21,9 +21,10 @@ def _log_softmax_row(in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK: tl.constexpr
     tl.store(out_ptr2 + base + cols, y, mask=mask)
 
 
-def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):
-    R0_BLOCK = triton.next_power_of_2(r0_numel)   # 16384: the whole row in one block
-    assert R0_BLOCK <= 16384, "whole-row kernel sized for rows of at most 16384"
-    grid = (xnumel,)
-    _log_softmax_row[grid](in_ptr0, out_ptr2, xnumel, r0_numel,
-                           R0_BLOCK=R0_BLOCK, num_warps=16, num_stages=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr2", "xnumel", "r0_numel"],
+    "checks": ["next_pow2(r0_numel) <= 16384"],
+    "launches": [{"kernel": "_log_softmax_row", "grid": ["xnumel"],
+                  "args": ["in_ptr0", "out_ptr2", "xnumel", "r0_numel"],
+                  "constexprs": {"R0_BLOCK": "next_pow2(r0_numel)"}, "num_warps": 16, "num_stages": 1}],
+}

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_red_fused_native_layer_norm_0
-# Honest control for the gate-3 layer-norm attacks: Inductor's own Welford statistics
+# Form P. Honest control for the gate-3 layer-norm attacks: Inductor's own Welford statistics
 # (triton_helpers.welford_reduce / welford, exact on constant rows), one row per program in
 # 2048-wide chunks, then (x - mean) * rsqrt(var + 1e-5) * w + b. Not yet run on the H200.
 import triton
@@ -33,5 +33,9 @@ def _layer_norm_welford(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, R
         tl.store(out_ptr2 + base + start + cols, ((x - row_mean) * rstd) * w + b, mask=mask)
 
 
-def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):
-    _layer_norm_welford[(xnumel,)](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, R0_BLOCK=2048, num_warps=8)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr2", "xnumel", "r0_numel"],
+    "launches": [{"kernel": "_layer_norm_welford", "grid": ["xnumel"],
+                  "args": ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr2", "xnumel", "r0_numel"],
+                  "constexprs": {"R0_BLOCK": 2048}, "num_warps": 8}],
+}

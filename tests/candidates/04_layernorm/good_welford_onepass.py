@@ -1,6 +1,6 @@
 # expect: gate3 not exact on constant rows: each thread sums its 16 equal values in sequence, which rounds (3c is not always a float), so x - mean is not 0 and rsqrt(var + eps) multiplies the rounding by ~300 (H200: error 2.3e-4 where Inductor's Welford and eager are exact)
 # kopt-candidate: replaces=triton_red_fused_native_layer_norm_0
-# LayerNorm with one program per 8192-wide row held in registers: mean, then the biased variance as mean((x - mean)^2) over the same registers, then (x - mean) * rsqrt(var + 1e-5) * w + b.
+# Form P. LayerNorm with one program per 8192-wide row held in registers: mean, then the biased variance as mean((x - mean)^2) over the same registers, then (x - mean) * rsqrt(var + 1e-5) * w + b.
 import triton
 import triton.language as tl
 
@@ -26,9 +26,10 @@ def _layer_norm_row(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel,
     tl.store(out_ptr2 + base + cols, y, mask=mask)
 
 
-def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, stream=None):
-    R0_BLOCK = triton.next_power_of_2(r0_numel)   # 8192: the whole row in one block
-    assert R0_BLOCK <= 16384, "whole-row kernel sized for rows of at most 16384"
-    grid = (xnumel,)
-    _layer_norm_row[grid](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel,
-                          R0_BLOCK=R0_BLOCK, num_warps=16, num_stages=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr2", "xnumel", "r0_numel"],
+    "checks": ["next_pow2(r0_numel) <= 16384"],
+    "launches": [{"kernel": "_layer_norm_row", "grid": ["xnumel"],
+                  "args": ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr2", "xnumel", "r0_numel"],
+                  "constexprs": {"R0_BLOCK": "next_pow2(r0_numel)"}, "num_warps": 16, "num_stages": 1}],
+}

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_per_fused_native_group_norm_1
-# Honest control for bad_combine_drops_between_term.py: the 5 segment statistics of each group
+# Form P. Honest control for bad_combine_drops_between_term.py: the 5 segment statistics of each group
 # combined with Inductor's own Welford combine (triton_helpers.welford over the segments, the
 # 3 padding lanes with weight 0), 32 groups per program. Not yet run on the H200.
 import triton
@@ -22,6 +22,9 @@ def _combine_welford(in_ptr0, in_ptr1, in_ptr2, out_ptr0, out_ptr1, xnumel, r0_n
     tl.store(out_ptr1 + rows, r_m2[:, None], mask=rows < xnumel)
 
 
-def launch(in_ptr0, in_ptr1, in_ptr2, out_ptr0, out_ptr1, xnumel, r0_numel, stream=None):
-    _combine_welford[(triton.cdiv(xnumel, 32),)](in_ptr0, in_ptr1, in_ptr2, out_ptr0, out_ptr1, xnumel, r0_numel,
-                                                 XBLOCK=32, PARTS=8, num_warps=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"],
+    "launches": [{"kernel": "_combine_welford", "grid": ["cdiv(xnumel, 32)"],
+                  "args": ["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"],
+                  "constexprs": {"XBLOCK": 32, "PARTS": 8}, "num_warps": 1}],
+}

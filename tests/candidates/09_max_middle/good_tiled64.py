@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_red_fused_max_0
-# Max over the middle dimension of (128, 4096, 256): each program owns 64 contiguous columns of
+# Form P. Max over the middle dimension of (128, 4096, 256): each program owns 64 contiguous columns of
 # one batch (256-byte lines) and walks the reduced dimension in [64, 64] tiles, columns on the
 # fast axis so every load is a full, coalesced line. NaN propagates as in Inductor's helpers.
 # Measured on the H200 (kopt verify, 2026-11-30): 0.980x [0.977, 0.986] -> refused at gate 4; [128, 32] tiles 0.918x.
@@ -27,8 +27,9 @@ def _middle_max(in_ptr0, out_ptr0, xnumel, r0_numel, INNER: tl.constexpr,
     tl.store(out_ptr0 + b * INNER + tl.arange(0, K_BLOCK) + (pid % kblocks) * K_BLOCK, res)
 
 
-def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):
-    inner = 256
-    grid = (xnumel // 64,)
-    _middle_max[grid](in_ptr0, out_ptr0, xnumel, r0_numel, INNER=inner, R_BLOCK=64, K_BLOCK=64,
-                      num_warps=4, num_stages=2)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel", "r0_numel"],
+    "launches": [{"kernel": "_middle_max", "grid": ["xnumel // 64"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel", "r0_numel"],
+                  "constexprs": {"INNER": 256, "R_BLOCK": 64, "K_BLOCK": 64}, "num_warps": 4, "num_stages": 2}],
+}

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_red_fused_argmax_0
-# Row argmax with the whole 8192-float row in registers (one read, one reduction). torch's
+# Form P. Row argmax with the whole 8192-float row in registers (one read, one reduction). torch's
 # semantics kept: the first index of the maximum; a NaN counts as the maximum (first NaN wins).
 # Measured on the H200 (kopt verify, 2026-11-30): 0.993x [0.985, 1.004] -> refused at gate 4; 16 warps 0.957x.
 import triton
@@ -20,6 +20,9 @@ def _row_argmax(in_ptr0, out_ptr0, xnumel, r0_numel, R0_BLOCK: tl.constexpr):
     tl.store(out_ptr0 + row, idx.to(tl.int64))
 
 
-def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):
-    _row_argmax[(xnumel,)](in_ptr0, out_ptr0, xnumel, r0_numel,
-                           R0_BLOCK=triton.next_power_of_2(r0_numel), num_warps=8, num_stages=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel", "r0_numel"],
+    "launches": [{"kernel": "_row_argmax", "grid": ["xnumel"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel", "r0_numel"],
+                  "constexprs": {"R0_BLOCK": "next_pow2(r0_numel)"}, "num_warps": 8, "num_stages": 1}],
+}

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_red_fused_cumsum_0
-# Row scan in chunks of 4096 with a carried scalar total (one program per row, 8 warps): the
+# Form P. Row scan in chunks of 4096 with a carried scalar total (one program per row, 8 warps): the
 # chunk's total comes from a reduction, not from selecting the scan's last lane.
 # Measured on the H200 (kopt verify, 2026-11-30): accepted, 1.252x [1.248, 1.262]. The whole row in
 # one tl.cumsum (32768 lanes) was refused at gate 2 then: its different summation order differs
@@ -23,5 +23,9 @@ def _row_cumsum_chunked(in_ptr0, out_ptr0, xnumel, r0_numel, CHUNK: tl.constexpr
         carry += tl.sum(x, 0)
 
 
-def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None):
-    _row_cumsum_chunked[(xnumel,)](in_ptr0, out_ptr0, xnumel, r0_numel, CHUNK=4096, num_warps=8)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel", "r0_numel"],
+    "launches": [{"kernel": "_row_cumsum_chunked", "grid": ["xnumel"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel", "r0_numel"],
+                  "constexprs": {"CHUNK": 4096}, "num_warps": 8}],
+}

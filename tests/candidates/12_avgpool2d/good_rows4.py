@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_poi_fused_avg_pool2d_0
-# 3x3/stride-2/pad-1 average pooling (count_include_pad) of (16, 64, 256, 256) by output rows:
+# Form P. 3x3/stride-2/pad-1 average pooling (count_include_pad) of (16, 64, 256, 256) by output rows:
 # each input row is read as two contiguous [128, 2] tiles (columns 2c, 2c+1 and 2c-1, 2c)
 # instead of nine stride-2 gathers; divisor as PyTorch computes it.
 # Measured on the H200 (kopt verify, 2026-11-30): 0.935x -> refused at gate 4 (8 rows per program: 0.553x).
@@ -36,6 +36,9 @@ def _avgpool_rows(in_ptr0, out_ptr0, xnumel, H_IN: tl.constexpr, W_IN: tl.conste
     tl.store(out_ptr0 + ro.to(tl.int64) * W_OUT + tl.arange(0, W_OUT)[None, :], acc / div)
 
 
-def launch(in_ptr0, out_ptr0, xnumel, stream=None):
-    rows = xnumel // 128
-    _avgpool_rows[(rows // 4,)](in_ptr0, out_ptr0, xnumel, H_IN=256, W_IN=256, BR=4, num_warps=4, num_stages=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel"],
+    "launches": [{"kernel": "_avgpool_rows", "grid": ["xnumel // 128 // 4"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel"],
+                  "constexprs": {"H_IN": 256, "W_IN": 256, "BR": 4}, "num_warps": 4, "num_stages": 1}],
+}

@@ -1,6 +1,6 @@
 # expect: pass-or-gate4
 # kopt-candidate: replaces=triton_poi_fused_max_pool2d_with_indices_0
-# 2x2/stride-2 max pooling of (16, 64, 256, 256) by output rows: each program loads the two input
+# Form P. 2x2/stride-2 max pooling of (16, 64, 256, 256) by output rows: each program loads the two input
 # rows of 8 output rows as contiguous [8, 128, 2] tiles (vectorised loads, no stride-2 gathers),
 # splits the pairs and takes the NaN-propagating max as Inductor's helper does.
 # Measured on the H200 (kopt verify, 2026-11-30): 0.746x -> refused at gate 4 (16 rows, 8 warps: 0.575x).
@@ -26,6 +26,9 @@ def _maxpool_rows(in_ptr0, out_ptr0, xnumel, W_IN: tl.constexpr, BR: tl.constexp
     tl.store(out_ptr0 + ro.to(tl.int64) * W_OUT + co, res)
 
 
-def launch(in_ptr0, out_ptr0, xnumel, stream=None):
-    rows = xnumel // 128
-    _maxpool_rows[(rows // 8,)](in_ptr0, out_ptr0, xnumel, W_IN=256, BR=8, num_warps=4, num_stages=1)
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel"],
+    "launches": [{"kernel": "_maxpool_rows", "grid": ["xnumel // 128 // 8"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel"],
+                  "constexprs": {"W_IN": 256, "BR": 8}, "num_warps": 4, "num_stages": 1}],
+}
