@@ -82,10 +82,14 @@ TARGETS = {
     "src/gates/static_names.c": {
         "stages": [("unit", "@(static*|templates)/*"), ("cli", "tests/cli/lint.sh")],
     },
+    "src/gates/plan.c": {
+        # form P: the plan's checks and the launcher kopt writes from it
+        "stages": [("unit", "@(plan|static*|templates|agents|region_agents|scan|colsoftmax)/*"), ("cli", "tests/cli/lint.sh")],
+    },
     "src/gates/candidate.c": {
         # the candidate parser: form, bindings, scopes and name resolution that gate 1's rules
         # and the interface check judge by
-        "stages": [("unit", "@(static*|templates|region_agents|guard)/*"), ("cli", "tests/cli/lint.sh")],
+        "stages": [("unit", "@(static*|templates|region_agents|guard|plan)/*"), ("cli", "tests/cli/lint.sh")],
     },
     "src/gates/gate1.c": {
         "stages": [("unit", "@(static_candidate*|templates|region_agents)/*"), ("cli", "tests/cli/run.sh")],

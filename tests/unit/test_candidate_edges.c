@@ -794,3 +794,23 @@ Test(static_candidate_edges, first_line_and_first_token) {
     for (size_t i = 0; i < sizeof depth / sizeof *depth; i++) cr_expect_eq(c->depth[i], depth[i], "token %zu", i);
     candidate_free(c);
 }
+
+/* Stitching trims the blank space that ends a form-L file (spaces, tabs, CR, LF) before the
+ * binding line; the column of a token on a last line without a newline is its own. */
+Test(static_candidate_edges, stitch_trims_trailing_space_and_last_line_columns) {
+    const char *t = "import triton\n@triton.jit\ndef k(a):\n    pass\ndef launch(a):\n    x = 1 \t \r\n  \n";
+    candidate *c = tu_parse_candidate(t);
+    kbuf st = KBUF_INIT;
+    kerr e = {0};
+    cr_assert_eq(candidate_stitch_text(c, "K", &st, &e), 0, "%s", e.msg);
+    const char *s = kbuf_str(&st);
+    cr_expect(strstr(s, "    x = 1\nK = _KoptLaunch(_kopt_K__launch)") != NULL, "%s", s);
+    candidate_free(c);
+    kbuf_free(&st);
+    const char *u = "import triton\n@triton.jit\ndef k(a):\n    pass\ndef launch(a):\n    x = 1";
+    c = tu_parse_candidate(u);
+    size_t off = (size_t)(strrchr(u, 'x') - u);
+    cr_expect_eq(candidate_col(c, off, 6), 5, "the last line's own column");
+    cr_expect_eq(candidate_col(c, off, 7), 1, "past the last line: column 1");
+    candidate_free(c);
+}

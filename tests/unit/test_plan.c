@@ -298,6 +298,7 @@ Test(plan, expressions) {
         {"shape(in_ptr0)", "expected ', DIM'"},
         {"shape(in_ptr0, xnumel)", "a dimension must be an integer literal"},
         {"stride(in_ptr0, 99)", "dimension out of range"},
+        {"shape(in_ptr0, -64)", "dimension out of range"},
         {"sm_count(1)", "takes no argument"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -331,6 +332,8 @@ Test(plan, plans_that_do_not_fit_are_refused) {
         {"\"num_warps\": 8", "\"num_warps\": 3", "\"num_warps\": 1, 2, 4, 8, 16 or 32"},
         {"\"num_warps\": 8", "\"num_warps\": 64", "\"num_warps\""},
         {"\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 9", "\"num_stages\" must be an int from 1 to 8"},
+        {"\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 0", "\"num_stages\" must be an int from 1 to 8"},
+        {"\"constexprs\": {\"R0_BLOCK\": \"next_pow2(r0_numel)\"}", "\"constexprs\": [1]", "\"constexprs\" must be a dict"},
         {", \"num_warps\": 8", "", "\"num_warps\""},
         {"\"num_warps\": 8", "\"num_warps\": 8, \"num_ctas\": 2", "unknown key 'num_ctas'"},
         {"\"params\"", "\"parameters\"", "unknown key 'parameters'"},
@@ -408,6 +411,8 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
         {"_kopt_plan_torch = 1\n", "the name _kopt_plan_torch is kopt's"},
         {"@triton.autotune(configs=[], key=[])\n@triton.jit\ndef _k2(x):\n    pass\n", "a decorator other than @triton.jit"},
         {"def launch(in_ptr0, out_ptr2, xnumel, r0_numel):\n    pass\n", "KOPT_PLAN and a `def launch`"},
+        {"@triton_heuristics.pointwise(size_hints={'x': 1})\n@triton.jit\ndef _h(in_ptr0):\n    pass\n",
+         "KOPT_PLAN and a @triton_heuristics kernel (line 16)"},
         {"KOPT_PLAN = {}\n", "a second KOPT_PLAN"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -468,4 +473,38 @@ Test(plan, a_candidates_own_launcher_is_refused_unless_allowed) {
     static_report_free(&r);
     candidate_free(c);
     free(t);
+}
+
+/* The message naming the launcher that clashes with the plan gives its line, also when it is the
+ * file's first definition. */
+Test(plan, a_launcher_first_in_the_file_is_named_with_its_line) {
+    char *t = kasprintf("import triton\ndef launch(in_ptr0):\n    pass\n%s", strstr(KERNEL, "@triton.jit"));
+    char *full = with(t, PLAN);
+    char *m = tu_parse_refusal(full);
+    cr_expect(strstr(m, "KOPT_PLAN and a `def launch` (line 2)"), "%s", m);
+    free(m);
+    free(full);
+    free(t);
+}
+
+/* The edges that pass: num_stages 8, dimension 63, a forbidden import first in the file refused. */
+Test(plan, edges_that_pass_and_a_first_import) {
+    char *p = edit(PLAN, "\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 8");
+    char *t = with(KERNEL, p);
+    candidate *c = tu_parse_candidate(t);
+    cr_expect(strstr(c->text, "num_warps=8, num_stages=8)"), "%s", c->text);
+    candidate_free(c);
+    free(t);
+    free(p);
+    const char *ints[] = {"xnumel"}, *ptrs[] = {"in_ptr0"};
+    plan_names names = {ints, 1, ptrs, 1};
+    plan_expr *x = NULL;
+    kerr e = {0};
+    cr_expect_eq(plan_expr_parse("stride(in_ptr0, 63)", &names, &x, &e), 0, "%s", e.msg);
+    plan_expr_free(x);
+    char *first = kasprintf("import os\n%s%s", KERNEL, PLAN);
+    char *m = tu_parse_refusal(first);
+    cr_expect(strstr(m, "line 1: imports os"), "%s", m);
+    free(m);
+    free(first);
 }
