@@ -688,8 +688,7 @@ static int read_launch(pctx *X, const pyval *lv, plan_launch *L) {
     return check_signature(X, lv, L);
 }
 
-int plan_parse(const candidate *c, const pyval *v, const char *src, launch_plan **out, kerr *e) {
-    (void)src;
+int plan_parse(const candidate *c, const pyval *v, launch_plan **out, kerr *e) {
     *out = NULL;
     launch_plan *p = kcalloc(1, sizeof *p);
     p->line = v->line;
@@ -937,7 +936,7 @@ int plan_lower(const candidate *c, char **out, kerr *e) {
         return kerr_set(e, KOPT_E_CANDIDATE, "line %d: KOPT_PLAN: text after the dict", (int)c->toks[pos].line);
     }
     launch_plan *p = NULL;
-    rc = plan_parse(c, v, c->text, &p, e);
+    rc = plan_parse(c, v, &p, e);
     pyval_free(v);
     if (rc) return rc;
     /* the file with the plan's statement blanked (line breaks kept), then the launcher */

@@ -167,8 +167,8 @@ typedef struct launch_plan {
     int line; /* the KOPT_PLAN statement's line */
 } launch_plan;
 
-/* Parse and check the KOPT_PLAN literal `v` (source `src`) of candidate c (form P). */
-int plan_parse(const candidate *c, const pyval *v, const char *src, launch_plan **out, kerr *e);
+/* Parse and check the KOPT_PLAN literal `v` of candidate c (form P). */
+int plan_parse(const candidate *c, const pyval *v, launch_plan **out, kerr *e);
 void plan_free(launch_plan *p);
 
 /* Append the launcher kopt writes for p (ends in '\n'). */

@@ -325,12 +325,6 @@ static void expect_iface_error(const char *text, const art_kernel *k, const char
     candidate_free(c);
 }
 
-static char *replace_once(const char *s, const char *from, const char *to) {
-    const char *p = strstr(s, from);
-    cr_assert(p, "<<%s>> not found", from);
-    return kasprintf("%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
-}
-
 Test(static_candidate_iface, launcher_against_fixture_kernels) {
     char *t3, *t1;
     artifact *a3 = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
@@ -354,7 +348,7 @@ Test(static_candidate_iface, launcher_against_fixture_kernels) {
          "launch parameter 1 is in_ptr1, the kernel has in_ptr0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char *text = replace_once(LAUNCHER, sig, cases[i].sig);
+        char *text = tu_replace_once(LAUNCHER, sig, cases[i].sig);
         expect_iface_error(text, k, cases[i].needle);
         expect_iface_error(text, k, "expected (in_ptr0, out_ptr2, xnumel, r0_numel)");
         free(text);
@@ -372,13 +366,13 @@ Test(static_candidate_iface, form_i_signature_and_name) {
     artifact *a1 = load_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &t1);
     const art_kernel *k = kernel_of(a1, GELU);
     char *src = kstrndup(k->source, k->source_len);
-    char *no_cexpr = replace_once(src, "XBLOCK : tl.constexpr", "XBLOCK");
+    char *no_cexpr = tu_replace_once(src, "XBLOCK : tl.constexpr", "XBLOCK");
     expect_iface_error(no_cexpr, k, "parameter 4 (XBLOCK) is not annotated tl.constexpr");
-    char *cexpr = replace_once(src, "xnumel, XBLOCK", "xnumel : tl.constexpr, XBLOCK");
+    char *cexpr = tu_replace_once(src, "xnumel, XBLOCK", "xnumel : tl.constexpr, XBLOCK");
     expect_iface_error(cexpr, k, "parameter 3 (xnumel) is annotated tl.constexpr");
-    char *renamed = replace_once(src, "def " GELU, "def my_gelu");
+    char *renamed = tu_replace_once(src, "def " GELU, "def my_gelu");
     expect_iface_error(renamed, k, "must be named " GELU);
-    char *fewer = replace_once(src, "out_ptr0, xnumel, XBLOCK", "out_ptr0, XBLOCK");
+    char *fewer = tu_replace_once(src, "out_ptr0, xnumel, XBLOCK", "out_ptr0, XBLOCK");
     expect_iface_error(fewer, k, "the kernel function parameter 3 is XBLOCK, the kernel has "
                                  "xnumel");
     free(no_cexpr);
@@ -660,7 +654,7 @@ Test(static_candidate_gate1, each_step_refuses_with_its_reason_and_stitches_noth
     char *why = NULL;
     json_t *rep = NULL;
     /* a static rule: the report says so, the reason is the static rules' message */
-    char *io = replace_once(LAUNCHER, "import triton\n", "import triton\nimport os\n");
+    char *io = tu_replace_once(LAUNCHER, "import triton\n", "import triton\nimport os\n");
     cr_expect_eq(gate1_of(io, k, &st, &why, &rep), 0);
     cr_expect(why && !strncmp(why, "gate 1 (static rules): 1 violation;", 35), "%s", why);
     cr_expect(json_is_false(json_object_get(rep, "passed")));
@@ -669,7 +663,7 @@ Test(static_candidate_gate1, each_step_refuses_with_its_reason_and_stitches_noth
     json_decref(rep);
     kbuf_reset(&st);
     /* the static rules pass, the interface does not */
-    char *sig = replace_once(LAUNCHER, "def launch(in_ptr0, out_ptr2,", "def launch(out_ptr2, in_ptr0,");
+    char *sig = tu_replace_once(LAUNCHER, "def launch(in_ptr0, out_ptr2,", "def launch(out_ptr2, in_ptr0,");
     cr_expect_eq(gate1_of(sig, k, &st, &why, &rep), 0);
     cr_expect(why && !strncmp(why, "launch interface: launch parameter 1 is out_ptr2", 48), "%s", why);
     cr_expect(json_is_true(json_object_get(rep, "passed")));
@@ -679,7 +673,7 @@ Test(static_candidate_gate1, each_step_refuses_with_its_reason_and_stitches_noth
     kbuf_reset(&st);
     /* rules and interface pass, stitching cannot (a kernel named like a Python keyword; the
      * launcher is unbound so that the interface does not compare names) */
-    char *unbound = replace_once(LAUNCHER, "# kopt-candidate: replaces=" LSM "\n", "");
+    char *unbound = tu_replace_once(LAUNCHER, "# kopt-candidate: replaces=" LSM "\n", "");
     art_kernel kw = *k;
     kw.name = (char *)"class";
     cr_expect_eq(gate1_of(unbound, &kw, &st, &why, NULL), 0);

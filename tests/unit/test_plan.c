@@ -42,12 +42,6 @@ static const char PLAN[] =
 
 static char *with(const char *kernel, const char *plan) { return kasprintf("%s%s", kernel, plan); }
 
-/* The text with `from` replaced once by `to` (the test fails when `from` is absent). */
-static char *edit(const char *text, const char *from, const char *to) {
-    const char *at = strstr(text, from);
-    cr_assert(at, "no '%s' in the text", from);
-    return kasprintf("%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-}
 
 
 /* One edit of a plan (from -> to) and a part of the refusal it must get. */
@@ -58,7 +52,7 @@ typedef struct plan_edit {
 /* Each edit of `plan`, after KERNEL, is refused with its reason. */
 static void expect_edits_refused(const char *plan, const plan_edit *cases, size_t n) {
     for (size_t i = 0; i < n; i++) {
-        char *p = edit(plan, cases[i].from, cases[i].to);
+        char *p = tu_replace_once(plan, cases[i].from, cases[i].to);
         char *t = with(KERNEL, p);
         char *m = tu_parse_refusal(t);
         cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
@@ -120,9 +114,9 @@ Test(plan, lowered_candidate_passes_gate1_interface_and_stitching) {
     cr_expect(strstr(kbuf_str(&st), LSM " = _KoptLaunch(_kopt_" LSM "__launch)"));
     kbuf_free(&st);
     /* a plan whose parameters are not the kernel's fails the interface check */
-    char *p2 = edit(PLAN, "\"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
+    char *p2 = tu_replace_once(PLAN, "\"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
                     "\"out_ptr0\", \"xnumel\", \"r0_numel\"],\n    \"launches\"");
-    char *p3 = edit(p2, "\"args\": [\"in_ptr0\", \"out_ptr2\"", "\"args\": [\"in_ptr0\", \"out_ptr0\"");
+    char *p3 = tu_replace_once(p2, "\"args\": [\"in_ptr0\", \"out_ptr2\"", "\"args\": [\"in_ptr0\", \"out_ptr0\"");
     char *t2 = with(KERNEL, p3);
     candidate *c2 = tu_parse_candidate(t2);
     cr_expect_eq(candidate_check_interface(c2, k, &e), KOPT_E_CANDIDATE);
@@ -139,9 +133,9 @@ Test(plan, lowered_candidate_passes_gate1_interface_and_stitching) {
 /* Lines of everything but the plan stay where they were: a finding in a kernel written after
  * the plan names the file's own line. */
 Test(plan, findings_keep_the_files_line_numbers) {
-    char *body = edit(KERNEL, "    row = tl.program_id(0)\n", "    row = tl.program_id(0) + open('x')\n");
+    char *body = tu_replace_once(KERNEL, "    row = tl.program_id(0)\n", "    row = tl.program_id(0) + open('x')\n");
     /* the plan first (lines 5-10 after the header lines), the kernel after it */
-    char *t = edit(body, "BLOCK_DEFAULT = 1024\n", PLAN);
+    char *t = tu_replace_once(body, "BLOCK_DEFAULT = 1024\n", PLAN);
     candidate *c = tu_parse_candidate(t);
     static_report r = {0};
     kerr e = {0};
@@ -179,7 +173,7 @@ Test(plan, scratch_grid_and_values_are_written_as_typed) {
                                             {"uint8", "255"}, {"bool", "True"}, {"bfloat16", "float('nan')"}};
     for (size_t i = 0; i < sizeof poison / sizeof poison[0]; i++) {
         char *dt = kasprintf("\"dtype\": \"%s\", \"zero\": False", poison[i][0]);
-        char *p2 = edit(p, "\"dtype\": \"int32\", \"zero\": True", dt);
+        char *p2 = tu_replace_once(p, "\"dtype\": \"int32\", \"zero\": True", dt);
         t = with(KERNEL, p2);
         c = tu_parse_candidate(t);
         char *want = kasprintf("    flags = _kopt_plan_torch.full((64, ), %s, dtype=_kopt_plan_torch.%s, device=in_ptr0.device)\n",
@@ -489,7 +483,7 @@ Test(plan, a_launcher_first_in_the_file_is_named_with_its_line) {
 
 /* The edges that pass: num_stages 8, dimension 63, a forbidden import first in the file refused. */
 Test(plan, edges_that_pass_and_a_first_import) {
-    char *p = edit(PLAN, "\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 8");
+    char *p = tu_replace_once(PLAN, "\"num_warps\": 8", "\"num_warps\": 8, \"num_stages\": 8");
     char *t = with(KERNEL, p);
     candidate *c = tu_parse_candidate(t);
     cr_expect(strstr(c->text, "num_warps=8, num_stages=8)"), "%s", c->text);

@@ -55,6 +55,13 @@ static inline candidate *tu_parse_candidate(const char *text) {
     return c;
 }
 
+/* s with the first `from` replaced by `to` (malloc'd; fails the test when `from` is absent). */
+static inline char *tu_replace_once(const char *s, const char *from, const char *to) {
+    const char *p = strstr(s, from);
+    cr_assert(p, "<<%s>> not found", from);
+    return kasprintf("%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+}
+
 /* The message of a refused candidate text (caller frees), asserting the refusal. */
 static inline char *tu_parse_refusal(const char *text) {
     candidate *c = (candidate *)1;
