@@ -302,6 +302,7 @@ def account(req):
 
 def op_resources(req):
     return {"peak_reserved": dict(PEAKS), "peak_reserved_by_op": dict(PEAK_BY_OP),
+            "peak_allocated_by_op": {n: b // 2 for n, b in PEAK_BY_OP.items()},
             "context_bytes": 500 << 20, "reserved_bytes": 0, "allocated_bytes": 0,
             "free_bytes": 140 << 30, "total_bytes": 150 << 30, "compile_cache_bytes": 12345}
 

@@ -5,7 +5,8 @@ JSON lines on stdin/stdout (docs/PROTOCOL.md is the specification; worker/README
 Start-up order matters:
   1. take the protocol fds and move fd 1 / sys.stdout to stderr (kopt.protocol.Channel), before
      anything else can print;
-  2. point Inductor's cache at a private directory (kopt.env), before torch is imported;
+  2. point Inductor's cache at a private directory and choose the CUDA allocator's setting
+     (kopt.env), before torch is imported;
   3. import torch/triton lazily, inside try (a failure is reported, not fatal);
   4. write the ready event, then serve requests until shutdown or EOF (kopt.server).
 The worker executes and measures; every decision is the core's.
@@ -23,6 +24,7 @@ from kopt import env, server  # noqa: E402
 def main():
     channel = Channel()
     cache_dir = env.setup_cache_dir()
+    env.setup_allocator()
 
     def cleanup():
         env.remove_cache_dir(cache_dir)

@@ -201,6 +201,8 @@ assert r["f64_peak_gpu_bytes"] > 0 and r["disk_bytes"] > 0 and r["compile_cache_
 assert abs(r["eager_peak_gpu_bytes"] - (5 * 512 * 4 + (1 << 21) + (500 << 20))) < 1e3, r   # 9 digits in JSON
 assert {"load/eager", "time/eager", "run/eager"} <= set(r["peak_by_step"]), r["peak_by_step"]
 assert "run" not in r["peak_by_step"] and "time" not in r["peak_by_step"], r["peak_by_step"]
+# allocated peaks per op travel beside the reserved ones (the fake reports half of each)
+assert r["allocated_by_step"] == {n: b // 2 for n, b in r["peak_by_step"].items()}, r["allocated_by_step"]
 assert "eager model's runs" in r["method"] and "phase of their own" in r["method"], r["method"]
 assert m["start"] == "default" and m["speedup_vs_default"]["ci95_lo"] > 1.02, m
 # the floor: the graph's I/O at the fake's measured rates (copy 2^31 B / 0.44 ms, read 2^30 B /

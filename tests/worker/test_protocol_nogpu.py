@@ -34,6 +34,7 @@ print("FAKE-TORCH-PRINT to sys.stdout")
 sys.stdout.flush()
 os.write(1, b"FAKE-TORCH-FD1 raw write to fd 1\n")
 sys.stderr.write("FAKE-TORCH-CACHE-DIR=%s\n" % os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""))
+sys.stderr.write("FAKE-TORCH-ALLOC=%s\n" % os.environ.get("PYTORCH_CUDA_ALLOC_CONF", ""))
 sys.stderr.flush()
 raise ImportError("torch is blocked by the kopt no-GPU protocol test")
 '''
@@ -49,8 +50,11 @@ def check(cond, what):
 
 
 class Worker:
-    def __init__(self, fake_dir):
+    def __init__(self, fake_dir, extra_env=None):
         env = dict(os.environ)
+        env.pop("PYTORCH_CUDA_ALLOC_CONF", None)
+        env.pop("PYTORCH_ALLOC_CONF", None)
+        env.update(extra_env or {})
         env["PYTHONPATH"] = fake_dir + (os.pathsep + env["PYTHONPATH"]
                                         if env.get("PYTHONPATH") else "")
         env.pop("TORCHINDUCTOR_CACHE_DIR", None)
@@ -179,13 +183,21 @@ def main():
         if cache_dirs and cache_dirs[0]:
             check(not os.path.exists(cache_dirs[0]), "private cache dir removed at exit")
 
-        # EOF on stdin: exit 0.
-        w2 = Worker(fake)
+        # the allocator: expandable segments unless the user chose a setting (kopt.env)
+        allocs = [l.split("=", 1)[1].strip() for l in err.splitlines() if l.startswith("FAKE-TORCH-ALLOC=")]
+        check(allocs == ["expandable_segments:True"],
+              "PYTORCH_CUDA_ALLOC_CONF set to expandable segments before importing torch (%r)" % allocs)
+
+        # EOF on stdin: exit 0 (this worker's user chose an allocator setting: it stays)
+        w2 = Worker(fake, {"PYTORCH_CUDA_ALLOC_CONF": "max_split_size_mb:64"})
         ready2 = w2.next()
         check(isinstance(ready2, dict) and ready2.get("event") == "ready", "second worker ready")
         w2.p.stdin.close()
         rc2 = w2.wait()
         check(rc2 == 0, "EOF exits 0 (got %r)" % (rc2,))
+        allocs2 = [l.split("=", 1)[1].strip() for l in "".join(w2.stderr).splitlines()
+                   if l.startswith("FAKE-TORCH-ALLOC=")]
+        check(allocs2 == ["max_split_size_mb:64"], "a user's PYTORCH_CUDA_ALLOC_CONF is kept (%r)" % allocs2)
 
     if failures:
         print("\n%d check(s) failed" % len(failures))

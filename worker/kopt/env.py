@@ -28,6 +28,24 @@ def setup_cache_dir():
     return d
 
 
+# PyTorch's allocator setting for the worker when the user sets none: expandable segments map
+# memory in small pages into growing segments, so a freed block of one size serves a request of
+# another and reserved memory stays close to what is allocated. Without it, a step that frees a
+# 1 GB buffer and then allocates 1 GB in pieces of other sizes reserves both (level3/02's
+# 3.3x-working-set peak in docs/BENCHMARKS.md was reserved, not allocated, memory).
+ALLOC_CONF = "expandable_segments:True"
+
+
+def setup_allocator():
+    """Set PYTORCH_CUDA_ALLOC_CONF to ALLOC_CONF unless the user set an allocator
+    configuration (either variable name); before torch is imported. Returns the value in force."""
+    for name in ("PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"):
+        if os.environ.get(name):
+            return os.environ[name]
+    os.environ["PYTORCH_CUDA_ALLOC_CONF"] = ALLOC_CONF
+    return ALLOC_CONF
+
+
 def remove_cache_dir(d):
     if d:
         shutil.rmtree(d, ignore_errors=True)

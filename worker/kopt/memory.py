@@ -42,6 +42,7 @@ class Memory:
         self.phase = "main"
         self.peaks = {p: 0 for p in PHASES}
         self.by_op = {}        # op name -> largest peak reserved while it ran
+        self.by_op_alloc = {}  # op name -> largest peak allocated while it ran (diagnosis)
         self.op = None         # the op running now (begin_op .. end_op), its plain name
         self.cur_op = None     # the name its peak is credited to: op, or "op/phase" off main
         self.context = None
@@ -121,12 +122,17 @@ class Memory:
                 self.peaks[self.phase] = peak
             if self.cur_op is not None and peak > self.by_op.get(self.cur_op, 0):
                 self.by_op[self.cur_op] = peak
+            alloc = int(torch.cuda.max_memory_allocated())
+            if self.cur_op is not None and alloc > self.by_op_alloc.get(self.cur_op, 0):
+                self.by_op_alloc[self.cur_op] = alloc
 
     def report(self):
-        """{"peak_reserved": {phase: bytes}, "context_bytes", "reserved_bytes",
+        """{"peak_reserved": {phase: bytes}, "peak_reserved_by_op", "peak_allocated_by_op",
+        "context_bytes", "reserved_bytes",
         "allocated_bytes", "free_bytes", "total_bytes"} (zeros without CUDA)."""
         self.fold()
         out = {"peak_reserved": dict(self.peaks), "peak_reserved_by_op": dict(self.by_op),
+               "peak_allocated_by_op": dict(self.by_op_alloc),
                "context_bytes": self.measure_context() or 0,
                "reserved_bytes": 0, "allocated_bytes": 0, "free_bytes": 0, "total_bytes": 0}
         if self._cuda():
