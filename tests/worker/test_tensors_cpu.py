@@ -289,6 +289,19 @@ try:
     live["base"] = 10 ** 12
     check(M.compare_chunk(ctx, 1 << 23) == 1 << 20, "no room: the smallest chunk")
     live["base"] = 1000
+    # gate 2's comparison picks its chunk when the candidate's outputs are live, not before
+    seen = []
+    orig_stats = isolate.compare_stats
+    isolate.compare_stats = lambda r, g, a, rt, chunk: seen.append(chunk) or {}
+    try:
+        isolate._compare_run(ctx, [torch.zeros(3)], [None, torch.zeros(3)], [1], {})
+        live["run"] = 10 ** 12   # the run's outputs now fill the room
+        isolate._compare_run(ctx, [torch.zeros(3)], [None, torch.zeros(3)], [1], {})
+        del live["run"]
+    finally:
+        isolate.compare_stats = orig_stats
+    check(seen == [isolate.CHUNK if isolate.CHUNK <= 1 << 21 else 1 << 21, 1 << 20],
+          "isolate's comparison chunk follows the memory live at the comparison: %r" % (seen,))
     M.op_limits(ctx, {"memory_cap_bytes": None})
     check(ctx.memory.cap is None, "limits with null lifts the cap")
 

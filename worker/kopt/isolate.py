@@ -402,6 +402,18 @@ def _redraw(entry, roles, seed, in_place=()):
     return out
 
 
+def _compare_run(ctx, ref, args, checked, tol):
+    """Statistics of each checked argument of a run (args[k], k in checked) against ref[j]. The
+    comparison chunk is chosen here, with the run's arguments live: chosen before them, it took
+    the room they then needed (level3/02's isolate held 3.0 GB for a 1.2 GB working set)."""
+    chunk = compare_chunk(ctx, CHUNK)
+    out = []
+    for j, k in enumerate(checked):
+        atol, rtol = _tol(tol, ref[j].dtype)
+        out.append(compare_stats(ref[j], args[k], atol, rtol, chunk))
+    return out
+
+
 def _tol(table, dtype):
     pair = table.get(str(dtype).replace("torch.", "")) if isinstance(table, dict) else None
     if isinstance(pair, list) and len(pair) == 2:
@@ -434,7 +446,6 @@ def op_isolate(ctx, req):
     make_room(ctx, draw_b + 2 * out_b, keep_launch=key)
     in_place = frozenset(k for k in cloned if roles[k] in ("in", "inout")) \
         if seeds and over_cap(ctx, draw_b + 2 * out_b) else frozenset()
-    chunk = compare_chunk(ctx, CHUNK)
     # a guarded candidate (kopt's _KoptGuard) runs Inductor's kernel on a launch outside its
     # verified signature; here, on the very launch it was captured from, it must never do so,
     # else gate 2 would compare Inductor's kernel with itself
@@ -487,9 +498,8 @@ def op_isolate(ctx, req):
                               "the candidate's" % (kernel, name))
             after = [checksum(args[k]) for k in read_only]
             changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
-            for j, k in enumerate(checked):
-                atol, rtol = _tol(tol, ref[j].dtype)
-                per_arg[j]["runs"].append(compare_stats(ref[j], args[k], atol, rtol, chunk))
+            for j, st in enumerate(_compare_run(ctx, ref, args, checked, tol)):
+                per_arg[j]["runs"].append(st)
             del args
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed)})
         del ref, inputs
