@@ -1,0 +1,215 @@
+/* test_sandbox.c — the disposable process of src/sandbox/sandbox.h, driven with ordinary shell
+ * commands: input and output, the environment, exit codes and signals, the timeout, the output
+ * cap, the file-size limit, the process that escapes with setsid(), the network namespace and
+ * the uid. Each test works in a fresh directory under /tmp. */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+
+static char workdir[64];
+
+static void make_workdir(void) {
+    snprintf(workdir, sizeof workdir, "/tmp/kopt-sbtest-XXXXXX");
+    cr_assert_not_null(mkdtemp(workdir));
+}
+
+static void remove_workdir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+TestSuite(sandbox, .init = make_workdir, .fini = remove_workdir, .timeout = 60);
+
+static const char *const ENV_MIN[] = {"PATH=/usr/bin:/bin", NULL};
+
+/* Run `sh -c script` with the default limits (plus a timeout) and no input. */
+static void run_sh(const char *script, double timeout, sandbox_opts *o, sandbox_result *r) {
+    char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
+    sandbox_opts d = {.workdir = workdir, .timeout_s = timeout, .env = ENV_MIN};
+    if (!o) o = &d;
+    kerr e = {0};
+    cr_assert_eq(sandbox_run(o, argv, NULL, 0, r, &e), 0, "%s", e.msg);
+}
+
+/* Whether a process whose command line contains `marker` is alive (zombies do not count). */
+static int alive_with(const char *marker) {
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    struct dirent *de;
+    int found = 0;
+    while ((de = readdir(d)) && !found) {
+        char path[300], buf[4096];
+        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) continue; /* zombies have an empty cmdline */
+        for (ssize_t i = 0; i < n; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[n] = 0;
+        if (strstr(buf, marker) && !strstr(buf, "sh -c")) found = 1;
+    }
+    closedir(d);
+    return found;
+}
+
+Test(sandbox, stdin_reaches_the_command_and_stdout_comes_back) {
+    size_t n = 1 << 20; /* more than a pipe holds: writing and reading must interleave */
+    char *in = malloc(n);
+    for (size_t i = 0; i < n; i++) in[i] = (char)('a' + i % 26);
+    char *argv[] = {"/bin/cat", NULL};
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = ENV_MIN};
+    sandbox_result r;
+    kerr e = {0};
+    cr_assert_eq(sandbox_run(&o, argv, in, n, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.exit_code, 0);
+    cr_assert_eq(r.out.len, n);
+    cr_assert(memcmp(r.out.data, in, n) == 0);
+    cr_assert(!r.timed_out && !r.out_overflow);
+    free(in);
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, the_environment_is_exactly_the_given_one) {
+    setenv("KOPT_SBTEST_SECRET", "sk-do-not-leak", 1);
+    char *argv[] = {"/usr/bin/env", NULL};
+    const char *const env[] = {"ONLY=this", NULL};
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = env};
+    sandbox_result r;
+    kerr e = {0};
+    cr_assert_eq(sandbox_run(&o, argv, NULL, 0, &r, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(kbuf_str(&r.out), "ONLY=this\n");
+    sandbox_result_free(&r);
+    unsetenv("KOPT_SBTEST_SECRET");
+}
+
+Test(sandbox, exit_codes_and_signals) {
+    sandbox_result r;
+    run_sh("echo out; echo err >&2; exit 3", 20, NULL, &r);
+    cr_assert_eq(r.exit_code, 3);
+    cr_assert_eq(r.term_signal, 0);
+    cr_assert_str_eq(kbuf_str(&r.out), "out\n");
+    cr_assert_str_eq(kbuf_str(&r.err), "err\n");
+    sandbox_result_free(&r);
+    /* in a PID namespace the command is its init, which ignores signals sent from inside: the
+     * signal path is tested without namespaces */
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = ENV_MIN, .no_ns = 1};
+    run_sh("kill -9 $$", 20, &o, &r);
+    cr_assert_eq(r.term_signal, SIGKILL);
+    cr_assert_eq(r.exit_code, -1);
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, a_missing_command_is_exit_127_not_a_sandbox_failure) {
+    char *argv[] = {"/nonexistent/kopt-python", NULL};
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = ENV_MIN};
+    sandbox_result r;
+    kerr e = {0};
+    cr_assert_eq(sandbox_run(&o, argv, NULL, 0, &r, &e), 0);
+    cr_assert_eq(r.exit_code, 127);
+    cr_assert(strstr(kbuf_str(&r.err), "cannot run"));
+    sandbox_result_free(&r);
+    char *rel[] = {"python3", NULL};
+    cr_assert_eq(sandbox_run(&o, rel, NULL, 0, &r, &e), -1, "a relative command path is refused");
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, the_timeout_kills_the_command) {
+    sandbox_result r;
+    run_sh("sleep 30", 0.5, NULL, &r);
+    cr_assert(r.timed_out);
+    cr_assert(r.wall_s < 5.0, "took %.1f s", r.wall_s);
+    cr_assert_neq(r.exit_code, 0);
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, too_much_output_kills_the_command) {
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .out_cap = 1000, .err_cap = 10, .env = ENV_MIN};
+    sandbox_result r;
+    run_sh("echo 0123456789abcdef >&2; while :; do echo yyyyyyyyyyyyyyyy; done", 20, &o, &r);
+    cr_assert(r.out_overflow);
+    cr_assert_eq(r.out.len, 1000);
+    cr_assert_eq(r.err.len, 10, "stderr is kept up to its cap");
+    cr_assert(r.wall_s < 5.0);
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, files_cannot_grow_past_the_limit) {
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .file_bytes = 1 << 20, .env = ENV_MIN};
+    sandbox_result r;
+    run_sh("head -c 3000000 /dev/zero > big; echo written", 20, &o, &r);
+    char path[128];
+    snprintf(path, sizeof path, "%s/big", workdir);
+    struct stat st;
+    cr_assert_eq(stat(path, &st), 0);
+    cr_assert(st.st_size <= (1 << 20), "big is %lld bytes", (long long)st.st_size);
+    sandbox_result_free(&r);
+}
+
+static void escape_is_killed(int no_ns) {
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = ENV_MIN, .no_ns = no_ns};
+    sandbox_result r;
+    const char *marker = no_ns ? "61.2345" : "61.2346";
+    char script[200];
+    snprintf(script, sizeof script, "setsid sleep %s </dev/null >/dev/null 2>&1 & sleep 0.2; exit 0", marker);
+    run_sh(script, 20, &o, &r);
+    cr_assert_eq(r.exit_code, 0);
+    cr_assert(!alive_with(marker), "a setsid child outlived the sandbox (%s)", no_ns ? "no namespaces" : "namespaces");
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, a_setsid_child_dies_with_the_command) { escape_is_killed(0); }
+
+Test(sandbox, a_setsid_child_dies_without_namespaces_too) { escape_is_killed(1); }
+
+Test(sandbox, the_network_namespace_has_only_loopback) {
+    sandbox_result r;
+    run_sh("cat /proc/self/net/dev", 20, NULL, &r);
+    if (!r.ns) {
+        cr_log_warn("no namespaces here (%s): network isolation not tested", r.ns_why);
+        sandbox_result_free(&r);
+        return;
+    }
+    int ifaces = 0;
+    const char *s = kbuf_str(&r.out);
+    for (const char *p = strchr(s, ':'); p; p = strchr(p + 1, ':')) ifaces++;
+    cr_assert_eq(ifaces, 1, "interfaces seen: %s", s);
+    cr_assert(strstr(s, "lo:"));
+    cr_assert(strstr(sandbox_describe(&r), "namespaces"));
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, without_namespaces_says_so) {
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = ENV_MIN, .no_ns = 1};
+    sandbox_result r;
+    run_sh("true", 20, &o, &r);
+    cr_assert_eq(r.ns, 0);
+    cr_assert_str_eq(r.ns_why, "not asked for");
+    cr_assert(strstr(sandbox_describe(&r), "no namespaces (not asked for)"));
+    sandbox_result_free(&r);
+}
+
+Test(sandbox, root_runs_the_command_as_nobody_in_a_writable_workdir) {
+    sandbox_result r;
+    run_sh("id -u; echo x > f && cat f; echo y > /etc/kopt-sbtest 2>/dev/null || echo refused", 20, NULL, &r);
+    if (geteuid() != 0) {
+        cr_assert_eq(r.dropped_uid, 0);
+        sandbox_result_free(&r);
+        return;
+    }
+    cr_assert(r.dropped_uid);
+    cr_assert_str_eq(kbuf_str(&r.out), "65534\nx\nrefused\n");
+    cr_assert(access("/etc/kopt-sbtest", F_OK) != 0);
+    sandbox_result_free(&r);
+}

@@ -1,0 +1,137 @@
+/* test_sass.c — precision classes read from SASS (src/gates/sass.h), on listings recorded from
+ * real Triton kernels compiled for sm_90 (tests/fixtures/sass/, tools/gen_sass_fixtures.py:
+ * each file's first line names the classes the kernel must show) and on single instructions at
+ * the edges: the move idiom, the float16 -> float32 idiom, predicates, fp8 formats. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates/sass.h"
+#include "testutil.h"
+
+/* The classes named on a fixture's header line ("expected classes: a b" or "none"). */
+static unsigned expected_classes(const char *text) {
+    const char *p = strstr(text, "expected classes:");
+    cr_assert_not_null(p);
+    p += strlen("expected classes:");
+    const char *eol = strchr(p, '\n');
+    unsigned c = 0;
+    char word[32];
+    while (p < eol) {
+        while (*p == ' ') p++;
+        size_t n = strcspn(p, " \n");
+        if (!n) break;
+        snprintf(word, sizeof word, "%.*s", (int)n, p);
+        p += n;
+        if (!strcmp(word, "none")) continue;
+        int found = 0;
+        for (int k = 0; k < SASS_NCLASSES; k++)
+            if (!strcmp(word, sass_class_name((sass_class)k))) c |= SASS_BIT(k), found = 1;
+        cr_assert(found, "unknown class %s in a fixture header", word);
+    }
+    return c;
+}
+
+static unsigned scan_fixture(const char *name, sass_report *r) {
+    char rel[128];
+    snprintf(rel, sizeof rel, "tests/fixtures/sass/%s.sass", name);
+    size_t len = 0;
+    char *text = tu_read_fixture(rel, &len);
+    unsigned want = expected_classes(text);
+    cr_assert_gt(sass_scan(text, r), 20, "%s: a listing of a real kernel", name);
+    free(text);
+    return want;
+}
+
+Test(sass, every_recorded_kernel_shows_exactly_its_classes) {
+    const char *names[] = {"fp32_axpy",      "f16_round_trip", "f16_arith",         "bf16_arith",
+                           "fp8_round_trip", "dot_default",    "dot_ieee",          "bf16_io_fp32_math",
+                           "f16_io_fp32_math", "fp32_row_softmax"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        sass_report r;
+        unsigned want = scan_fixture(names[i], &r);
+        unsigned got = r.classes & ~SASS_BIT(SASS_CVT_F16); /* fp8 unpacks through float16: allowed noise */
+        unsigned w = want & ~SASS_BIT(SASS_CVT_F16);
+        if (!strcmp(names[i], "fp8_round_trip")) {
+            cr_assert_eq(got, w, "%s: classes %#x, expected %#x", names[i], r.classes, want);
+        } else {
+            cr_assert_eq(r.classes, want, "%s: classes %#x, expected %#x", names[i], r.classes, want);
+        }
+    }
+}
+
+Test(sass, a_float32_model_refuses_any_reduced_precision) {
+    const char *fp32[] = {"*fp32", "*fp32", "i32"};
+    unsigned allowed = sass_allowed_for_types(fp32, 3);
+    cr_assert_eq(allowed, 0);
+    sass_report r;
+    scan_fixture("f16_round_trip", &r);
+    cr_assert_eq(sass_violation(r.classes, allowed), SASS_CVT_F16);
+    cr_assert(strstr(r.first_insn[SASS_CVT_F16], "F2FP.F16"), "first: %s", r.first_insn[SASS_CVT_F16]);
+    cr_assert_gt(r.first_line[SASS_CVT_F16], 1);
+    scan_fixture("dot_default", &r);
+    cr_assert_eq(sass_violation(r.classes, allowed), SASS_MMA_LOW, "tl.dot on float32 runs TF32 tensor cores");
+    cr_assert(strstr(r.first_insn[SASS_MMA_LOW], "TF32"));
+    scan_fixture("dot_ieee", &r);
+    cr_assert_eq(sass_violation(r.classes, allowed), -1, "ieee dot: float32 FMAs");
+    scan_fixture("fp32_row_softmax", &r);
+    cr_assert_eq(sass_violation(r.classes, allowed), -1);
+}
+
+Test(sass, half_models_allow_their_conversions_not_half_arithmetic) {
+    const char *bf[] = {"*bf16", "*bf16", "i32"};
+    const char *hf[] = {"*fp16", "*fp32"};
+    sass_report r;
+    scan_fixture("bf16_io_fp32_math", &r);
+    cr_assert_eq(sass_violation(r.classes, sass_allowed_for_types(bf, 3)), -1, "Inductor's own bf16 pattern");
+    scan_fixture("bf16_arith", &r);
+    cr_assert_eq(sass_violation(r.classes, sass_allowed_for_types(bf, 3)), SASS_ARITH_BF16);
+    scan_fixture("f16_io_fp32_math", &r);
+    cr_assert_eq(sass_violation(r.classes, sass_allowed_for_types(hf, 2)), -1);
+    cr_assert_eq(sass_violation(r.classes, sass_allowed_for_types(bf, 3)), SASS_CVT_F16, "bf16 does not allow f16");
+    scan_fixture("f16_arith", &r);
+    cr_assert_eq(sass_violation(r.classes, sass_allowed_for_types(hf, 2)), SASS_ARITH_F16);
+}
+
+Test(sass, single_instructions_at_the_edges) {
+    cr_assert_eq(sass_classify("HFMA2.MMA", " R3, -RZ, RZ, 1.875, 0"), 0, "move idiom");
+    cr_assert_eq(sass_classify("HFMA2.MMA", " R9, R4, 1, 1, R4"), SASS_BIT(SASS_ARITH_F16), "x*1+x");
+    cr_assert_eq(sass_classify("HFMA2", " R9, R4, c[0x0][0x210], RZ"), SASS_BIT(SASS_ARITH_F16), "a constant bank is data");
+    cr_assert_eq(sass_classify("HADD2.F32", " R17, -RZ, R16.H0_H0"), SASS_BIT(SASS_CVT_F16), "upconvert idiom");
+    cr_assert_eq(sass_classify("HADD2.F32", " R17, R2.H0_H0, R16.H0_H0"), SASS_BIT(SASS_ARITH_F16), "a real add");
+    cr_assert_eq(sass_classify("HFMA2.BF16_V2", " R1, R2, R3, -RZ"), SASS_BIT(SASS_ARITH_BF16));
+    cr_assert_eq(sass_classify("HMNMX2", " R1, R2, R3, PT"), SASS_BIT(SASS_ARITH_F16), "half max");
+    cr_assert_eq(sass_classify("HSETP2.GT.AND", " P0, PT, R2.H0_H0, R3.H0_H0, PT"), SASS_BIT(SASS_ARITH_F16));
+    cr_assert_eq(sass_classify("F2F.F16.F32", " R1, R2"), SASS_BIT(SASS_CVT_F16));
+    cr_assert_eq(sass_classify("F2F.BF16.F32", " R1, R2"), SASS_BIT(SASS_CVT_BF16));
+    cr_assert_eq(sass_classify("F2F.F64.F32", " R2, R4"), 0, "float64 is not reduced precision");
+    cr_assert_eq(sass_classify("F2FP.SATFINITE.E5M2.F32.PACK_AB_MERGE_C", " R1, R2, R3, RZ"), SASS_BIT(SASS_FP8));
+    cr_assert_eq(sass_classify("HGMMA.64x64x8.F32.TF32", " R24, gdesc[UR4], R24"), SASS_BIT(SASS_MMA_LOW));
+    cr_assert_eq(sass_classify("IMMA.16832.S8.S8", " R1, R2, R4, R6"), SASS_BIT(SASS_MMA_LOW));
+    cr_assert_eq(sass_classify("DMMA.884", " R1, R2, R4, R6"), 0, "float64 tensor cores");
+    cr_assert_eq(sass_classify("MUFU.EX2.F16", " R1, R2"), SASS_BIT(SASS_ARITH_F16));
+    cr_assert_eq(sass_classify("MUFU.EX2", " R1, R2"), 0);
+    cr_assert_eq(sass_classify("FFMA", " R1, R2, R3, R4"), 0);
+    cr_assert_eq(sass_classify("HFMA2X", " R1, R2, R3, R4"), 0, "opcode names match whole");
+}
+
+Test(sass, listing_parsing) {
+    const char *text = "header\n"
+                       "        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */\n"
+                       "        /*0010*/              @!P0 HFMA2 R20, R15, R20, R15 ;  /* 0x000000140f147231 */\n"
+                       "        /* not an instruction */\n"
+                       "        /*0020*/                   EXIT ;\n";
+    sass_report r;
+    cr_assert_eq(sass_scan(text, &r), 3);
+    cr_assert_eq(r.classes, SASS_BIT(SASS_ARITH_F16), "a predicated instruction counts");
+    cr_assert_eq(r.first_line[SASS_ARITH_F16], 3);
+    cr_assert_str_eq(r.first_insn[SASS_ARITH_F16], "HFMA2 R20, R15, R20, R15");
+    cr_assert_eq(sass_scan("", &r), 0, "no listing, no instructions");
+    cr_assert_eq(sass_scan("error: cuobjdump failed\n", &r), 0);
+    cr_assert_eq(sass_violation(0, 0), -1);
+    cr_assert_eq(sass_violation(SASS_BIT(SASS_FP8) | SASS_BIT(SASS_CVT_F16), SASS_BIT(SASS_CVT_F16)), SASS_FP8);
+    const char *fp8[] = {"*fp8e4nv"};
+    cr_assert_eq(sass_allowed_for_types(fp8, 1), SASS_BIT(SASS_FP8) | SASS_BIT(SASS_CVT_F16));
+    const char *scalars[] = {"fp16", "i32", NULL};
+    cr_assert_eq(sass_allowed_for_types(scalars, 3), 0, "only pointers carry tensors");
+}
