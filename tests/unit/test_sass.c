@@ -10,24 +10,19 @@
 #include "testutil.h"
 
 /* The classes named on a fixture's header line ("expected classes: a b" or "none"). */
-static unsigned expected_classes(const char *text) {
-    const char *p = strstr(text, "expected classes:");
-    cr_assert_not_null(p);
-    p += strlen("expected classes:");
-    const char *eol = strchr(p, '\n');
+__attribute__((noinline)) static unsigned expected_classes(const char *text) {
+    const char *hdr = strstr(text, "expected classes:");
+    cr_assert_not_null(hdr);
+    char line[256];
+    size_t off = strlen("expected classes:"), n = strcspn(hdr + off, "\n");
+    snprintf(line, sizeof line, "%.*s", (int)n, hdr + off);
     unsigned c = 0;
-    char word[32];
-    while (p < eol) {
-        while (*p == ' ') p++;
-        size_t n = strcspn(p, " \n");
-        if (!n) break;
-        snprintf(word, sizeof word, "%.*s", (int)n, p);
-        p += n;
-        if (!strcmp(word, "none")) continue;
+    for (char *w = strtok(line, " "); w; w = strtok(NULL, " ")) {
+        if (!strcmp(w, "none")) continue;
         int found = 0;
         for (int k = 0; k < SASS_NCLASSES; k++)
-            if (!strcmp(word, sass_class_name((sass_class)k))) c |= SASS_BIT(k), found = 1;
-        cr_assert(found, "unknown class %s in a fixture header", word);
+            if (!strcmp(w, sass_class_name((sass_class)k))) c |= SASS_BIT(k), found = 1;
+        cr_assert(found, "unknown class %s in a fixture header", w);
     }
     return c;
 }
