@@ -22,6 +22,9 @@
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "gates/candidate.h"
+#include "gates/machine.h"
+#include "gates/plan.h"
+#include "gates/plan_eval.h"
 #include "gates/static.h"
 #include "util/buf.h"
 #include "util/fs.h"
@@ -29,6 +32,8 @@
 static const char USAGE[] =
     "usage: kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change] [--dtype DTYPE]\n"
     "                 [--allow-launcher] [--show-launcher]\n"
+    "                 [--sass [--value NAME=N]... [--shape PTR=D0xD1...]... [--type PTR=*T]... [--sms N]\n"
+    "                         [--arch CC] [--python P]]\n"
     "\n"
     "Check a candidate kernel file (docs/CANDIDATES.md) against gate 1's static rules, on the CPU:\n"
     "no worker, no model, no GPU. The rules are an allowlist (docs/SECURITY.md): imports of triton,\n"
@@ -50,14 +55,28 @@ static const char USAGE[] =
     "  --show-launcher           after the verdict, print the text kopt judges and ships for this file\n"
     "                            (form P: the file with the launcher kopt writes from KOPT_PLAN); with\n"
     "                            --json, as the field \"judged_text\"\n"
+    "  --sass                    also read the precision from the machine code (form P): compile each\n"
+    "                            launch of the plan with Triton in a sandbox process (no GPU needed),\n"
+    "                            disassemble it (cuobjdump -sass) and refuse float16/bfloat16/fp8\n"
+    "                            arithmetic or conversions and tensor-core MMA that the replaced\n"
+    "                            kernel's pointer types do not allow (rule precision_sass; a kernel that\n"
+    "                            does not compile: rule compile). The plan is evaluated for one launch:\n"
+    "  --value NAME=N            an integer parameter's value (repeatable)\n"
+    "  --shape PTR=D0xD1...      a pointer parameter's shape, contiguous (for shape/stride/numel)\n"
+    "  --type PTR=*T             a pointer parameter's Triton type (default from --dtype: *fp32)\n"
+    "  --sms N                   the SM count for sm_count() (default 132, an H200)\n"
+    "  --arch CC                 compute capability x10 to compile for (default 90)\n"
+    "  --python P                python with triton for the sandbox (default $KOPT_PYTHON, python3)\n"
     "  -h, --help                this text\n"
     "\n"
     "exit codes: 0 the candidate passes, 2 bad command line, 3 candidate file missing or not a file,\n"
-    "  12 refused (each finding printed with its rule and line)\n";
+    "  12 refused (each finding printed with its rule and line); with --sass also 2 for a value it\n"
+    "  needs and 9 for no usable python/triton/cuobjdump\n";
 
 typedef struct lint_opts {
-    const char *path, *kernel, *dtype;
-    int json, allow_precision_change, allow_launcher, show_launcher;
+    const char *path, *kernel, *dtype, *python;
+    int json, allow_precision_change, allow_launcher, show_launcher, sass, arch;
+    plan_values vals; /* --value, --shape, --type, --sms */
 } lint_opts;
 
 /* One finding, rule names as in static.h plus "parse" and "interface". */
@@ -94,6 +113,73 @@ static int usage_error(const char *msg, const char *arg, int json) {
     return cli_fail("lint", &e, json);
 }
 
+/* A whole number (at most 2^62), or -1. */
+static long long whole(const char *s) {
+    char *end;
+    if (!*s || *s == '-' || *s == '+') return -1;
+    long long v = strtoll(s, &end, 10);
+    return *end || v < 0 || v > (1LL << 62) ? -1 : v;
+}
+
+/* NAME=VALUE of --value/--shape/--type, and --sms/--arch/--python. */
+static int read_value(lint_opts *o, const char *flag, char *v) {
+    plan_values *pv = &o->vals;
+    if (!strcmp(flag, "--python")) {
+        o->python = v;
+        return 0;
+    }
+    if (!strcmp(flag, "--sms") || !strcmp(flag, "--arch")) {
+        long long n = whole(v);
+        if (n <= 0 || n > 100000) return usage_error(flag, "takes a positive whole number", o->json);
+        if (!strcmp(flag, "--sms")) pv->sms = n;
+        else o->arch = (int)n;
+        return 0;
+    }
+    char *eq = strchr(v, '=');
+    if (!eq || eq == v || !eq[1]) return usage_error(flag, "takes NAME=VALUE", o->json);
+    *eq = 0;
+    const char *name = v, *val = eq + 1;
+    if (!strcmp(flag, "--value")) {
+        long long n = whole(val);
+        if (n < 0) return usage_error("--value takes NAME=N (a whole number), got", val, o->json);
+        if (pv->nints >= PLAN_MAX_VALUES / 2) return usage_error("too many --value", NULL, o->json);
+        pv->int_names[pv->nints] = name;
+        pv->ints[pv->nints++] = n;
+        return 0;
+    }
+    int i = -1;
+    for (size_t k = 0; k < pv->nptrs; k++)
+        if (!strcmp(pv->ptr_names[k], name)) i = (int)k;
+    if (i < 0) {
+        if (pv->nptrs >= PLAN_MAX_VALUES) return usage_error("too many pointers", NULL, o->json);
+        i = (int)pv->nptrs++;
+        pv->ptr_names[i] = name;
+    }
+    if (!strcmp(flag, "--type")) {
+        static const char *const TYPES[] = {"*fp32", "*fp16", "*bf16", "*fp64",    "*i8",    "*i16", "*i32",
+                                            "*i64",  "*u8",   "*i1",   "*fp8e4nv", "*fp8e5", NULL};
+        int ok = 0;
+        for (int k = 0; TYPES[k]; k++) ok |= !strcmp(TYPES[k], val);
+        if (!ok)
+            return usage_error(
+                "--type takes PTR=*fp32|*fp16|*bf16|*fp64|*i8|*i16|*i32|*i64|*u8|*i1|*fp8e4nv|*fp8e5, got", val,
+                o->json);
+        pv->ptr_types[i] = val;
+        return 0;
+    }
+    size_t nd = 0;
+    for (const char *p = val; *p;) { /* --shape D0xD1x... */
+        char *end;
+        long long d = strtoll(p, &end, 10);
+        if (end == p || d < 0 || nd >= PLAN_MAX_DIMS || (*end && *end != 'x'))
+            return usage_error("--shape takes PTR=D0xD1... (at most 8 whole numbers), got", val, o->json);
+        pv->shapes[i][nd++] = d;
+        p = *end ? end + 1 : end;
+    }
+    pv->ndims[i] = nd;
+    return 0;
+}
+
 static int read_opts(int argc, char **argv, lint_opts *o) {
     for (int i = 1; i < argc; i++)
         if (!strcmp(argv[i], "--json")) o->json = 1;
@@ -110,6 +196,17 @@ static int read_opts(int argc, char **argv, lint_opts *o) {
         }
         if (!strcmp(a, "--show-launcher")) {
             o->show_launcher = 1;
+            continue;
+        }
+        if (!strcmp(a, "--sass")) {
+            o->sass = 1;
+            continue;
+        }
+        if (!strcmp(a, "--value") || !strcmp(a, "--shape") || !strcmp(a, "--type") || !strcmp(a, "--sms") ||
+            !strcmp(a, "--arch") || !strcmp(a, "--python")) {
+            if (i + 1 >= argc) return usage_error("missing the value of", a, o->json);
+            int rc = read_value(o, a, argv[++i]);
+            if (rc) return rc;
             continue;
         }
         if (!strcmp(a, "--kernel") || !strcmp(a, "--dtype")) {
@@ -165,7 +262,82 @@ static int cmp_finding(const void *pa, const void *pb) {
     return (a->col > b->col) - (a->col < b->col);
 }
 
-static void print_json(const lint_opts *o, const candidate *c, const lint_list *l) {
+static json_t *class_names(unsigned classes) {
+    json_t *a = json_array();
+    for (int k = 0; k < SASS_NCLASSES; k++)
+        if (classes & SASS_BIT(k)) json_array_append_new(a, json_string(sass_class_name((sass_class)k)));
+    return a;
+}
+
+/* --sass: the machine-code check of a form-P file (gates/machine.h); findings into l. Returns 0,
+ * or an error for cli_fail (a missing value, no python/triton/cuobjdump, the sandbox). */
+static int lint_sass(const lint_opts *o, const char *text, size_t len, const candidate *lowered, lint_list *l,
+                     machine_report *mr, kerr *e) {
+    if (!lowered->from_plan) {
+        char *m = kasprintf("--sass reads a form-P plan; this file is form %s", candidate_form_label(lowered));
+        lint_add(l, "precision_sass", 1, 1, "", m);
+        free(m);
+        return 0;
+    }
+    candidate *raw = NULL;
+    launch_plan *p = NULL;
+    int rc = candidate_parse_raw(text, len, &raw, e);
+    if (!rc) rc = plan_of(raw, &p, e);
+    if (rc) {
+        candidate_free(raw);
+        return rc;
+    }
+    plan_values v = o->vals;
+    if (!v.sms) v.sms = 132;
+    const char *dt = o->dtype && !strcmp(o->dtype, "float16")    ? "*fp16"
+                     : o->dtype && !strcmp(o->dtype, "bfloat16") ? "*bf16"
+                                                                 : "*fp32";
+    const char *types[PLAN_MAX_VALUES];
+    size_t nt = 0;
+    for (size_t i = 0; i < p->nparams && !rc; i++) {
+        if (!strstr(p->params[i], "ptr")) continue;
+        int k = -1;
+        for (size_t j = 0; j < v.nptrs; j++)
+            if (!strcmp(v.ptr_names[j], p->params[i])) k = (int)j;
+        if (k < 0) {
+            if (v.nptrs >= PLAN_MAX_VALUES) break;
+            k = (int)v.nptrs++;
+            v.ptr_names[k] = p->params[i];
+        }
+        if (!v.ptr_types[k]) v.ptr_types[k] = dt;
+        types[nt++] = v.ptr_types[k];
+    }
+    unsigned allowed = sass_allowed_for_types(types, nt);
+    const char *py =
+        o->python ? o->python : (getenv("KOPT_PYTHON") && *getenv("KOPT_PYTHON") ? getenv("KOPT_PYTHON") : "python3");
+    char *python = machine_which(py), *root = fs_kopt_root();
+    char *script = fs_join(root, "worker/kopt_compile.py");
+    if (!python) rc = kerr_set(e, KOPT_E_PYTHON, "cannot find python '%s'; hint: --python or KOPT_PYTHON", py);
+    if (!rc) {
+        machine_opts mo = {.python = python, .script = script, .arch = o->arch ? o->arch : 90, .timeout_s = 120};
+        rc = machine_check(raw, p, &v, allowed, &mo, mr, e);
+    }
+    if (rc == KOPT_E_CANDIDATE) {
+        lint_add(l, "compile", message_line(e->msg), 1, "", e->msg);
+        rc = 0;
+    }
+    for (size_t i = 0; !rc && i < mr->n; i++) {
+        const machine_launch *L = &mr->launches[i];
+        if (L->violation < 0 || o->allow_precision_change) continue;
+        char *m = kasprintf("kernel %s's machine code uses %s (its SASS line %d) where the replaced kernel's types "
+                            "allow %s; --allow-precision-change accepts it",
+                            L->kernel, sass_class_name((sass_class)L->violation), L->line,
+                            allowed ? "only their own conversions" : "none");
+        lint_add(l, "precision_sass", i < p->nlaunches ? p->launches[i].line : 0, 1, L->insn, m);
+        free(m);
+    }
+    free(python), free(root), free(script);
+    plan_free(p);
+    candidate_free(raw);
+    return rc;
+}
+
+static void print_json(const lint_opts *o, const candidate *c, const lint_list *l, const machine_report *mr) {
     json_t *arr = json_array();
     for (size_t i = 0; i < l->n; i++) {
         const lint_finding *f = &l->v[i];
@@ -178,20 +350,40 @@ static void print_json(const lint_opts *o, const candidate *c, const lint_list *
                           rep ? json_string(rep) : json_null(), "kernel",
                           o->kernel ? json_string(o->kernel) : json_null(), "findings", arr);
     if (o->show_launcher) json_object_set_new(j, "judged_text", c ? json_string(c->text) : json_null());
+    if (o->sass && mr && mr->n) {
+        json_t *ks = json_array();
+        for (size_t i = 0; i < mr->n; i++)
+            json_array_append_new(ks, json_pack("{s:s, s:I, s:o}", "kernel", mr->launches[i].kernel, "instructions",
+                                                (json_int_t)mr->launches[i].ninsn, "classes",
+                                                class_names(mr->launches[i].classes)));
+        json_object_set_new(j, "sass",
+                            json_pack("{s:o, s:o, s:s, s:f}", "launches", ks, "allowed", class_names(mr->allowed),
+                                      "sandbox", mr->protections, "compile_s", mr->compile_s));
+    }
     char *s = json_dumps(j, JSON_INDENT(2));
     if (s) puts(s);
     free(s);
     json_decref(j);
 }
 
-static void print_text(const lint_opts *o, const candidate *c, const lint_list *l) {
+static void print_text(const lint_opts *o, const candidate *c, const lint_list *l, const machine_report *mr) {
     for (size_t i = 0; i < l->n; i++) {
         const lint_finding *f = &l->v[i];
         if (f->text[0]) printf("%s:%d: %s: `%s`: %s\n", o->path, f->line, f->rule, f->text, f->message);
         else printf("%s:%d: %s: %s\n", o->path, f->line, f->rule, f->message);
     }
-    if (l->n) printf("%s: refused by gate 1's static rules: %zu finding%s\n", o->path, l->n, l->n == 1 ? "" : "s");
-    else printf("%s: passes gate 1's static rules (form %s)\n", o->path, candidate_form_label(c));
+    for (size_t i = 0; o->sass && mr && i < mr->n; i++) {
+        printf("sass: %s: %zu instructions, reduced-precision classes:", mr->launches[i].kernel, mr->launches[i].ninsn);
+        if (!mr->launches[i].classes) printf(" none");
+        for (int k = 0; k < SASS_NCLASSES; k++)
+            if (mr->launches[i].classes & SASS_BIT(k)) printf(" %s", sass_class_name((sass_class)k));
+        printf("\n");
+    }
+    if (o->sass && mr && mr->n) printf("sass: compiled in a sandbox: %s (%.1f s)\n", mr->protections, mr->compile_s);
+    const char *what =
+        o->sass && mr && mr->n ? "gate 1's static rules and machine-code check" : "gate 1's static rules";
+    if (l->n) printf("%s: refused by %s: %zu finding%s\n", o->path, what, l->n, l->n == 1 ? "" : "s");
+    else printf("%s: passes %s (form %s)\n", o->path, what, candidate_form_label(c));
     if (o->show_launcher && c) printf("---- the text kopt judges and ships for %s:\n%s\n", o->path, c->text);
 }
 
@@ -209,6 +401,7 @@ int cmd_lint(int argc, char **argv) {
     if ((rc = cli_input_file("candidate file", o.path, &e)) || (rc = fs_read(o.path, &text, &len, &e)))
         return cli_fail("lint", &e, o.json);
     lint_list l = {0};
+    machine_report mr = {0};
     candidate *c = NULL;
     if (candidate_parse(text, len, &c, &e)) {
         lint_add(&l, "parse", message_line(e.msg), 1, "", e.msg);
@@ -224,11 +417,19 @@ int cmd_lint(int argc, char **argv) {
             lint_add(&l, static_rule_name(r.v[i].rule), r.v[i].line, r.v[i].col, r.v[i].text, r.v[i].why);
         static_report_free(&r);
         if (o.kernel) lint_binding(c, o.kernel, &l);
+        if (o.sass && !l.n && (rc = lint_sass(&o, text, len, c, &l, &mr, &e))) {
+            free(text);
+            lint_list_free(&l);
+            candidate_free(c);
+            machine_report_free(&mr);
+            return cli_fail("lint", &e, o.json);
+        }
     }
     free(text);
     if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_finding);
-    if (o.json) print_json(&o, c, &l);
-    else print_text(&o, c, &l);
+    if (o.json) print_json(&o, c, &l, &mr);
+    else print_text(&o, c, &l, &mr);
+    machine_report_free(&mr);
     rc = l.n ? KOPT_E_CANDIDATE : 0;
     lint_list_free(&l);
     candidate_free(c);

@@ -870,7 +870,13 @@ static int detect_form(cctx *x) {
 
 /* ---------- parse ---------- */
 
-int candidate_parse(const char *text, size_t len, candidate **out, kerr *e) {
+static int parse_text(const char *text, size_t len, int lower, candidate **out, kerr *e);
+
+int candidate_parse(const char *text, size_t len, candidate **out, kerr *e) { return parse_text(text, len, 1, out, e); }
+
+int candidate_parse_raw(const char *text, size_t len, candidate **out, kerr *e) { return parse_text(text, len, 0, out, e); }
+
+static int parse_text(const char *text, size_t len, int lower, candidate **out, kerr *e) {
     *out = NULL;
     if (len > CANDIDATE_MAX_BYTES)
         return kerr_set(e, KOPT_E_CANDIDATE, "line 1: candidate too large (%zu bytes, at most %d)",
@@ -965,7 +971,7 @@ fail:
         candidate_free(c);
         return rc;
     }
-    if (c->plan_def >= 0) {   /* form P: judge and ship kopt's lowering instead */
+    if (lower && c->plan_def >= 0) {   /* form P: judge and ship kopt's lowering instead */
         char *low = NULL;
         rc = plan_lower(c, &low, e);
         candidate_free(c);

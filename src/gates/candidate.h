@@ -145,6 +145,9 @@ typedef struct candidate {
 } candidate;
 
 int candidate_parse(const char *text, size_t len, candidate **out, kerr *e);
+/* The same without form P's lowering: a form-P file comes back as written (plan_def >= 0), for
+ * plan_of (the machine-code check reads the plan itself). */
+int candidate_parse_raw(const char *text, size_t len, candidate **out, kerr *e);
 void candidate_free(candidate *c);
 
 int candidate_check_interface(const candidate *c, const art_kernel *k, kerr *e);

@@ -920,7 +920,7 @@ static int check_file(const candidate *c, kerr *e) {
     return 0;
 }
 
-int plan_lower(const candidate *c, char **out, kerr *e) {
+int plan_of(const candidate *c, launch_plan **out, kerr *e) {
     *out = NULL;
     if (c->plan_def < 0) return kerr_set(e, KOPT_E_CANDIDATE, "line 1: no KOPT_PLAN");
     int rc = check_file(c, e);
@@ -935,10 +935,17 @@ int plan_lower(const candidate *c, char **out, kerr *e) {
         pyval_free(v);
         return kerr_set(e, KOPT_E_CANDIDATE, "line %d: KOPT_PLAN: text after the dict", (int)c->toks[pos].line);
     }
-    launch_plan *p = NULL;
-    rc = plan_parse(c, v, &p, e);
+    rc = plan_parse(c, v, out, e);
     pyval_free(v);
+    return rc;
+}
+
+int plan_lower(const candidate *c, char **out, kerr *e) {
+    *out = NULL;
+    launch_plan *p = NULL;
+    int rc = plan_of(c, &p, e);
     if (rc) return rc;
+    const cand_def *d = &c->defs[c->plan_def];
     /* the file with the plan's statement blanked (line breaks kept), then the launcher */
     kbuf b = KBUF_INIT;
     kbuf_append(&b, c->text, d->off);

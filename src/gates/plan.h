@@ -174,6 +174,10 @@ void plan_free(launch_plan *p);
 /* Append the launcher kopt writes for p (ends in '\n'). */
 void plan_emit(const launch_plan *p, kbuf *out);
 
+/* The checked plan of form-P candidate c as written (candidate_parse_raw): the file's
+ * allowlist, then plan_parse. */
+int plan_of(const candidate *c, launch_plan **out, kerr *e);
+
 /* The text kopt judges in place of form-P candidate c (see above). */
 int plan_lower(const candidate *c, char **out, kerr *e);
 

@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const SASS_NAMES[SASS_NCLASSES] = {"cvt_f16", "cvt_bf16", "arith_f16", "arith_bf16", "fp8", "mma_low"};
+static const char *const SASS_NAMES[SASS_NCLASSES] = {"cvt_f16",    "cvt_bf16", "arith_f16",
+                                                      "arith_bf16", "fp8",      "mma_low"};
 
 const char *sass_class_name(sass_class c) { return (unsigned)c < SASS_NCLASSES ? SASS_NAMES[c] : "?"; }
 
@@ -47,7 +48,8 @@ static int data_sources(const char *operands, int *zero) {
             while (t < p + len && (isspace((unsigned char)*t) || *t == '-' || *t == '|' || *t == '!' || *t == '~')) t++;
             if (!strncmp(t, "RZ", 2) || !strncmp(t, "URZ", 3)) {
                 *zero = 1;
-            } else if ((t[0] == 'R' || (t[0] == 'U' && t[1] == 'R')) && isdigit((unsigned char)t[t[0] == 'U' ? 2 : 1])) {
+            } else if ((t[0] == 'R' || (t[0] == 'U' && t[1] == 'R')) &&
+                       isdigit((unsigned char)t[t[0] == 'U' ? 2 : 1])) {
                 n++;
             } else if (t[0] == 'c' && t[1] == '[') {
                 n++;
@@ -62,7 +64,8 @@ static int data_sources(const char *operands, int *zero) {
 
 unsigned sass_classify(const char *op, const char *operands) {
     static const char *const FP8[] = {"E4M3", "E5M2", "E2M1", "E3M2", "E2M3", "E8M0", "UE8M0", "E4M3FN"};
-    static const char *const MMA[] = {"HMMA", "HGMMA", "IMMA", "QMMA", "OMMA", "UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "UTCMMA"};
+    static const char *const MMA[] = {"HMMA",    "HGMMA",   "IMMA",    "QMMA",    "OMMA",
+                                      "UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "UTCMMA"};
     static const char *const HALF[] = {"HADD2", "HMUL2", "HFMA2", "HMNMX2", "HSETP2", "HSET2", "HMNMX"};
     unsigned c = 0;
     for (size_t i = 0; i < sizeof FP8 / sizeof *FP8; i++)

@@ -39,10 +39,10 @@ typedef enum {
 #define SASS_BIT(c) (1u << (c))
 
 typedef struct sass_report {
-    unsigned classes;                     /* OR of SASS_BIT(class) */
-    int first_line[SASS_NCLASSES];        /* 1-based line of each class's first instruction, 0: none */
-    char first_insn[SASS_NCLASSES][96];   /* that instruction, opcode and operands */
-    size_t ninsn;                         /* instructions read */
+    unsigned classes;                   /* OR of SASS_BIT(class) */
+    int first_line[SASS_NCLASSES];      /* 1-based line of each class's first instruction, 0: none */
+    char first_insn[SASS_NCLASSES][96]; /* that instruction, opcode and operands */
+    size_t ninsn;                       /* instructions read */
 } sass_report;
 
 /* Classify every instruction of a cuobjdump/nvdisasm SASS listing. Returns the number of

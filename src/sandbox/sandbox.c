@@ -26,7 +26,7 @@
 /* What the supervisor tells kopt over the status pipe: first the setup, then the command's
  * wait status. */
 typedef struct sb_setup {
-    int ns, ns_errno, dropped;
+    int ns, ns_errno, dropped, pidns;
 } sb_setup;
 
 static double sb_now(void) {
@@ -143,8 +143,7 @@ static int sb_kill_children(void) {
 }
 
 /* Never returns. */
-static void sb_supervise(const sandbox_opts *o, char *const argv[], int in, int out, int err, int st,
-                         pid_t kopt) {
+static void sb_supervise(const sandbox_opts *o, char *const argv[], int in, int out, int err, int st, pid_t kopt) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = sb_on_term;
@@ -156,14 +155,15 @@ static void sb_supervise(const sandbox_opts *o, char *const argv[], int in, int 
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != kopt) _exit(125);
     prctl(PR_SET_CHILD_SUBREAPER, 1);
-    sb_setup s = {0, 0, 0};
+    sb_setup s = {0, 0, 0, 0};
     int root = geteuid() == 0;
     if (!o->no_ns) {
         uid_t uid = getuid();
         gid_t gid = getgid();
-        int flags = CLONE_NEWNET | CLONE_NEWPID | (root ? 0 : CLONE_NEWUSER);
+        int flags = CLONE_NEWNET | (o->no_pidns ? 0 : CLONE_NEWPID) | (root ? 0 : CLONE_NEWUSER);
         if (unshare(flags) == 0) {
             s.ns = 1;
+            s.pidns = !o->no_pidns;
             if (!root) {
                 char map[64];
                 sb_write_file("/proc/self/setgroups", "deny");
@@ -179,7 +179,7 @@ static void sb_supervise(const sandbox_opts *o, char *const argv[], int in, int 
     } else {
         s.ns_errno = 0;
     }
-    if (root && chown(o->workdir, SB_NOBODY, SB_NOBODY) == 0) s.dropped = 1;
+    if (root && !o->keep_uid && chown(o->workdir, SB_NOBODY, SB_NOBODY) == 0) s.dropped = 1;
     sb_write_all(st, &s, sizeof s);
     pid_t cmd = fork();
     if (cmd < 0) _exit(124);
@@ -217,8 +217,7 @@ static void sb_supervise(const sandbox_opts *o, char *const argv[], int in, int 
 
 static int sb_pipe(int p[2]) { return pipe2(p, O_CLOEXEC); }
 
-int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_t inlen, sandbox_result *r,
-                kerr *e) {
+int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_t inlen, sandbox_result *r, kerr *e) {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
     if (!o || !o->workdir || !argv || !argv[0] || argv[0][0] != '/') {
@@ -354,14 +353,14 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
     if (ferr >= 0) close(ferr);
     if (fst >= 0) close(fst);
     int ws = 0;
-    while (waitpid(sup, &ws, 0) < 0 && errno == EINTR) {
-    }
+    while (waitpid(sup, &ws, 0) < 0 && errno == EINTR) {}
     kill(-sup, SIGKILL); /* the supervisor's session, if anything of it is left */
     r->wall_s = sb_now() - t0;
-    sb_setup s = {0, 0, 0};
+    sb_setup s = {0, 0, 0, 0};
     if (stbuf.len >= sizeof s) {
         memcpy(&s, stbuf.data, sizeof s);
         r->ns = s.ns;
+        r->pidns = s.ns && s.pidns;
         r->dropped_uid = s.dropped;
         if (!s.ns)
             snprintf(r->ns_why, sizeof r->ns_why, "%s",
@@ -390,7 +389,7 @@ void sandbox_result_free(sandbox_result *r) {
 const char *sandbox_describe(const sandbox_result *r) {
     static char line[320];
     snprintf(line, sizeof line, "%s%s%s, %s, rlimits (cpu, memory, file size, files), empty environment, timeout",
-             r->ns ? "network and PID namespaces" : "no namespaces (", r->ns ? "" : r->ns_why, r->ns ? "" : ")",
-             r->dropped_uid ? "uid nobody" : "kopt's uid");
+             r->ns ? (r->pidns ? "network and PID namespaces" : "network namespace") : "no namespaces (",
+             r->ns ? "" : r->ns_why, r->ns ? "" : ")", r->dropped_uid ? "uid nobody" : "kopt's uid");
     return line;
 }

@@ -5,7 +5,7 @@
  *   - a supervisor process (its own session, killed when kopt dies: PR_SET_PDEATHSIG) that is
  *     the "subreaper" of everything below it: when the command ends (or on a timeout) it kills
  *     every descendant left, including ones that called setsid() to escape a process group;
- *   - new network and PID namespaces where the kernel allows them (unshare(2), with a user
+ *   - new network and PID namespaces (the PID one unless no_pidns) where the kernel allows them (unshare(2), with a user
  *     namespace of kopt's own uid when kopt is not root; the network then has only a loopback
  *     device that is down, and the command is PID 1 of its namespace, so everything in it dies
  *     with it); where refused, result.ns is 0 and result.ns_why says why, the rest applies;
@@ -41,6 +41,8 @@ typedef struct sandbox_opts {
     size_t err_cap;                /* stderr bytes kept; 0: 64 KiB */
     const char *const *env;        /* NULL-terminated "NAME=value" list: the whole environment */
     int no_ns;                     /* do not try namespaces (tests of the fallback) */
+    int keep_uid;                  /* stay root when kopt is root (a python nobody cannot read) */
+    int no_pidns;                  /* no PID namespace (cuobjdump crashes in one without its /proc) */
 } sandbox_opts;
 
 typedef struct sandbox_result {
@@ -48,7 +50,8 @@ typedef struct sandbox_result {
     int term_signal;  /* the signal that ended it, or 0 */
     int timed_out;    /* killed at the timeout */
     int out_overflow; /* killed for writing more than out_cap to stdout */
-    int ns;           /* ran in new network + PID namespaces */
+    int ns;           /* ran in a new network namespace (and PID namespace unless no_pidns) */
+    int pidns;        /* ... and in a new PID namespace */
     char ns_why[160]; /* why not, when ns is 0 */
     int dropped_uid;  /* ran as nobody (kopt is root) */
     double wall_s;
@@ -57,8 +60,7 @@ typedef struct sandbox_result {
 
 /* Run argv (argv[0] an absolute path) as described above. Returns 0 when the command ran
  * (whatever its outcome: see r), -1 with e set when the sandbox itself could not be made. */
-int sandbox_run(const sandbox_opts *opts, char *const argv[], const char *in, size_t inlen, sandbox_result *r,
-                kerr *e);
+int sandbox_run(const sandbox_opts *opts, char *const argv[], const char *in, size_t inlen, sandbox_result *r, kerr *e);
 void sandbox_result_free(sandbox_result *r);
 
 /* One line naming the protections a run had, e.g. "network and PID namespaces, uid nobody,

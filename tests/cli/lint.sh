@@ -146,5 +146,36 @@ for f in "$T"/tmpl/*.py; do
 done
 [ "$n_tmpl" -ge 30 ] && ok || bad "only $n_tmpl rendered templates linted"
 
+# ---- --sass: precision read from the machine code (a sandboxed Triton compile, no GPU) -------
+# Without a python that imports triton, only the checks that need none run (the skip is said).
+SASS_DIR=tests/candidates/sass
+HALF=(--dtype float16 --type in_ptr0=*fp16 --type out_ptr0=*fp16 --value xnumel=1048576)
+expect_exit 9 "--sass with a python that does not exist" -- "$KOPT" lint --sass --python /nonexistent/python3 "${HALF[@]}" "$SASS_DIR/half_upcast.py"
+expect_exit 2 "--sass with a value missing" -- "$KOPT" lint --sass --python "$(command -v python3)" --dtype float16 "$SASS_DIR/half_upcast.py"
+has "--sass: names the value it needs" "$T/err" "--value xnumel=N"
+expect_exit 2 "--value not a number" -- "$KOPT" lint --sass --value xnumel=lots "$SASS_DIR/half_upcast.py"
+expect_exit 2 "--type unknown" -- "$KOPT" lint --sass --type in_ptr0=*float "$SASS_DIR/half_upcast.py"
+expect_exit 12 "--sass on a form-L file" -- "$KOPT" lint --sass --allow-launcher "$GOOD"
+has "--sass on form L: says it needs form P" "$T/out" "reads a form-P plan"
+TPY=${KOPT_TRITON_PYTHON:-python3}
+if "$TPY" -c 'import triton' 2>/dev/null; then
+  expect_exit 12 "--sass: float16 arithmetic in a float16 model" -- "$KOPT" lint --json --sass --python "$TPY" "${HALF[@]}" "$SASS_DIR/half_arith.py"
+  json_check "--sass: half_arith refused for arith_f16" "$T/out" \
+    "[f['rule'] for f in d['findings']] == ['precision_sass'] and 'arith_f16' in d['findings'][0]['message'] and d['sass']['launches'][0]['classes'] == ['arith_f16']"
+  expect_exit 0 "--sass: conversions only" -- "$KOPT" lint --json --sass --python "$TPY" "${HALF[@]}" "$SASS_DIR/half_upcast.py"
+  json_check "--sass: half_upcast shows cvt_f16 only" "$T/out" \
+    "d['ok'] and d['sass']['launches'][0]['classes'] == ['cvt_f16'] and d['sass']['allowed'] == ['cvt_f16'] and d['sass']['launches'][0]['instructions'] > 20"
+  expect_exit 12 "--sass: the same file judged for a float32 model" -- "$KOPT" lint --sass --python "$TPY" --value xnumel=1048576 "$SASS_DIR/half_upcast.py"
+  has "--sass float32: the static rules refuse tl.float16 before any compile" "$T/out" "precision: \`tl.float16\`"
+  expect_exit 0 "--sass: accepted with --allow-precision-change" -- "$KOPT" lint --sass --allow-precision-change --python "$TPY" "${HALF[@]}" "$SASS_DIR/half_arith.py"
+  expect_exit 0 "--sass: a float32 form-P control" -- "$KOPT" lint --json --sass --python "$TPY" --value xnumel=4096 --value r0_numel=8192 tests/candidates/03_log_softmax/good_online.py
+  json_check "--sass: the control has no reduced precision; the sandbox is named" "$T/out" \
+    "d['sass']['launches'][0]['classes'] == [] and 'environment' in d['sass']['sandbox']"
+  expect_exit 12 "--sass: a kernel that does not compile" -- "$KOPT" lint --sass --python "$TPY" --value xnumel=1048576 --value r0_numel=20000 tests/candidates/03_log_softmax/good_online.py
+  has "--sass: a failing plan check is named" "$T/out" "next_pow2(r0_numel)"
+else
+  echo "lint --sass: the machine-code checks skipped: no python with triton (set KOPT_TRITON_PYTHON)"
+fi
+
 echo "lint: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -213,3 +213,21 @@ Test(sandbox, root_runs_the_command_as_nobody_in_a_writable_workdir) {
     cr_assert(access("/etc/kopt-sbtest", F_OK) != 0);
     sandbox_result_free(&r);
 }
+
+Test(sandbox, without_a_pid_namespace_on_request) {
+    sandbox_opts o = {.workdir = workdir, .timeout_s = 20, .env = ENV_MIN, .no_pidns = 1};
+    sandbox_result r;
+    run_sh("echo $$", 20, &o, &r);
+    cr_assert_eq(r.pidns, 0);
+    if (r.ns) {
+        cr_assert_neq(atoi(kbuf_str(&r.out)), 1, "not PID 1 of a namespace");
+        cr_assert(strstr(sandbox_describe(&r), "network namespace,"), "%s", sandbox_describe(&r));
+    }
+    sandbox_result_free(&r);
+    run_sh("echo $$", 20, NULL, &r);
+    if (r.ns) {
+        cr_assert_eq(r.pidns, 1);
+        cr_assert_eq(atoi(kbuf_str(&r.out)), 1, "the command is PID 1 of its namespace");
+    }
+    sandbox_result_free(&r);
+}

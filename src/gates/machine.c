@@ -1,0 +1,267 @@
+/* machine.c — see machine.h. */
+#include "gates/machine.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox.h"
+#include "util/buf.h"
+#include "util/fs.h"
+
+#define MACHINE_CUBIN_MAX (64u << 20)
+
+static char *on_path_(const char *name);
+static int keep_uid(void) {
+    const char *k = getenv("KOPT_SANDBOX_KEEP_UID");
+    return k && *k && strcmp(k, "0");
+}
+
+char *machine_which(const char *name) {
+    if (strchr(name, '/')) { /* not resolved: a venv's python is a link that must stay one */
+        char cwd[4096];
+        char *r = name[0] == '/' ? kstrdup(name) : getcwd(cwd, sizeof cwd) ? kasprintf("%s/%s", cwd, name) : NULL;
+        if (r && access(r, X_OK) == 0) return r;
+        free(r);
+        return NULL;
+    }
+    return on_path_(name);
+}
+
+/* An executable `name` on $PATH (malloc'd), or NULL. */
+static char *on_path_(const char *name) {
+    const char *path = getenv("PATH");
+    if (!path) return NULL;
+    char *dup = kstrdup(path), *save = NULL;
+    for (char *d = strtok_r(dup, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+        char *f = kasprintf("%s/%s", d, name);
+        if (f[0] == '/' && access(f, X_OK) == 0) {
+            free(dup);
+            return f;
+        }
+        free(f);
+    }
+    free(dup);
+    return NULL;
+}
+
+/* Run a trusted tool in the sandbox anyway (it reads untrusted input), in a fresh directory. */
+static int run_tool(char *const argv[], const char *in, size_t inlen, const char *const *env, double timeout,
+                    size_t out_cap, const char *dir, sandbox_result *r, kerr *e) {
+    /* no PID namespace: cuobjdump crashes (SIGSEGV) in one whose /proc is the host's */
+    sandbox_opts so = {
+        .workdir = dir, .timeout_s = timeout, .env = env, .out_cap = out_cap, .keep_uid = keep_uid(), .no_pidns = 1};
+    return sandbox_run(&so, argv, in, inlen, r, e);
+}
+
+int machine_find_cuobjdump(const char *python, char **out, kerr *e) {
+    *out = NULL;
+    const char *env = getenv("KOPT_CUOBJDUMP");
+    if (env && *env) {
+        if (env[0] != '/' || access(env, X_OK) != 0)
+            return kerr_set(e, KOPT_E_PYTHON, "KOPT_CUOBJDUMP=%s is not an executable absolute path", env);
+        *out = kstrdup(env);
+        return 0;
+    }
+    if ((*out = on_path_("cuobjdump"))) return 0;
+    char *dir = NULL;
+    int rc = fs_mkdtemp("kopt-find-", &dir, e);
+    if (rc) return rc;
+    char *argv[] = {(char *)python, "-I", "-c",
+                    "import os, triton; print(os.path.join(os.path.dirname(triton.__file__), 'backends', "
+                    "'nvidia', 'bin', 'cuobjdump'))",
+                    NULL};
+    static const char *const ENV[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", NULL};
+    sandbox_result r;
+    rc = run_tool(argv, NULL, 0, ENV, 60, 1 << 16, dir, &r, e);
+    fs_rmtree(dir);
+    free(dir);
+    if (rc) return KOPT_E_INTERNAL;
+    char *p = kstrdup(kbuf_str(&r.out));
+    p[strcspn(p, "\r\n")] = 0;
+    int ok = r.exit_code == 0 && p[0] == '/' && access(p, X_OK) == 0;
+    sandbox_result_free(&r);
+    if (!ok) {
+        free(p);
+        return kerr_set(e, KOPT_E_PYTHON, "no cuobjdump: not on PATH and none beside %s's triton; set KOPT_CUOBJDUMP",
+                        python);
+    }
+    *out = p;
+    return 0;
+}
+
+/* The request kopt_compile.py reads. */
+static char *compile_request(const candidate *c, const plan_spec *s, int arch) {
+    json_t *sig = json_object(), *cx = json_object();
+    for (size_t i = 0; i < s->nsig; i++) json_object_set_new(sig, s->sig_names[i], json_string(s->sig_types[i]));
+    for (size_t i = 0; i < s->ncx; i++) {
+        json_t *v = json_loads(s->cx_values[i], JSON_DECODE_ANY, NULL);
+        json_object_set_new(cx, s->cx_names[i], v ? v : json_null());
+    }
+    json_t *rq =
+        json_pack("{s:s%, s:s, s:o, s:o, s:i, s:i, s:i}", "source", c->text, c->len, "kernel", s->kernel, "signature",
+                  sig, "constexprs", cx, "num_warps", s->num_warps, "num_stages", s->num_stages, "arch", arch);
+    char *text = json_dumps(rq, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(rq);
+    return text;
+}
+
+/* Read dir/kernel.cubin (a regular file, not a link, at most MACHINE_CUBIN_MAX bytes) and write
+ * it to a fresh file of kopt's own in out_dir. */
+static int take_cubin(const char *dir, const char *out_dir, char **out_path, kerr *e) {
+    char *path = fs_join(dir, "kernel.cubin");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    free(path);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (unsigned long long)st.st_size > MACHINE_CUBIN_MAX) {
+        if (fd >= 0) close(fd);
+        return kerr_set(e, KOPT_E_CANDIDATE, "the sandboxed compile left no usable cubin");
+    }
+    char *data = kmalloc((size_t)st.st_size);
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    *out_path = fs_join(out_dir, "kernel.cubin");
+    int rc = got == (size_t)st.st_size ? fs_write(*out_path, data, got, e)
+                                       : kerr_set(e, KOPT_E_CANDIDATE, "the cubin could not be read");
+    free(data);
+    return rc;
+}
+
+/* Compile one specialised launch in the sandbox, disassemble and classify it into L. */
+static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed, const machine_opts *o,
+                        const char *cuobjdump, machine_launch *L, machine_report *r, kerr *e) {
+    char *sbx = NULL, *mine = NULL;
+    int rc = fs_mkdtemp("kopt-sbx-", &sbx, e);
+    if (rc) return rc;
+    if ((rc = fs_mkdtemp("kopt-sass-", &mine, e))) {
+        fs_rmtree(sbx);
+        free(sbx);
+        return rc;
+    }
+    char *home = kasprintf("HOME=%s", sbx), *cache = kasprintf("TRITON_CACHE_DIR=%s/cache", sbx),
+         *th = kasprintf("TRITON_HOME=%s", sbx);
+    const char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", home, cache, th, NULL};
+    char *req = compile_request(c, s, o->arch ? o->arch : 90);
+    /* the script is copied in: the sandbox's uid may not reach kopt's tree */
+    char *script = fs_join(sbx, "kopt_compile.py"), *stext = NULL;
+    size_t slen = 0;
+    rc = fs_read(o->script, &stext, &slen, e);
+    if (!rc) rc = fs_write(script, stext, slen, e);
+    free(stext);
+    char *argv[] = {(char *)o->python, "-I", script, NULL};
+    sandbox_opts so = {.workdir = sbx,
+                       .timeout_s = o->timeout_s > 0 ? o->timeout_s : 120,
+                       .env = env,
+                       .out_cap = 1 << 20,
+                       .keep_uid = keep_uid()};
+    sandbox_result sr;
+    if (!rc) rc = sandbox_run(&so, argv, req, strlen(req), &sr, e);
+    else rc = -1;
+    free(req);
+    free(script);
+    char *cubin = NULL;
+    if (!rc) {
+        r->compile_s += sr.wall_s;
+        snprintf(r->protections, sizeof r->protections, "%s", sandbox_describe(&sr));
+        json_t *ans = json_loads(kbuf_str(&sr.out), JSON_DISABLE_EOF_CHECK, NULL);
+        const char *err = json_string_value(json_object_get(ans, "error"));
+        if (sr.exit_code == 127 || sr.exit_code == 126) {
+            rc = kerr_set(e, KOPT_E_PYTHON, "the sandbox could not start %s%s: %.200s", o->python,
+                          sr.dropped_uid ? " as nobody (make it readable by all, or set KOPT_SANDBOX_KEEP_UID=1)" : "",
+                          kbuf_str(&sr.err));
+        } else if (sr.timed_out) {
+            rc = kerr_set(e, KOPT_E_CANDIDATE, "compiling %s in the sandbox took more than %.0f s", s->kernel,
+                          so.timeout_s);
+        } else if (!json_is_true(json_object_get(ans, "ok"))) {
+            int no_triton = err && strstr(err, "triton does not import");
+            const char *tail = kbuf_str(&sr.err);
+            size_t tl = strlen(tail);
+            rc = kerr_set(e, no_triton ? KOPT_E_PYTHON : KOPT_E_CANDIDATE, "%s: %s%s%s", s->kernel,
+                          err ? err : "the sandboxed compile failed", err ? "" : ": ",
+                          err ? "" : (tl > 300 ? tail + tl - 300 : tail));
+        } else {
+            rc = take_cubin(sbx, mine, &cubin, e);
+        }
+        json_decref(ans);
+        sandbox_result_free(&sr);
+    } else {
+        rc = KOPT_E_INTERNAL;
+    }
+    free(home), free(cache), free(th);
+    fs_rmtree(sbx);
+    free(sbx);
+    if (!rc) {
+        char *dargv[] = {(char *)cuobjdump, "-sass", cubin, NULL};
+        static const char *const DENV[] = {"PATH=/usr/bin:/bin", "LANG=C", NULL};
+        sandbox_result dr;
+        if (run_tool(dargv, NULL, 0, DENV, 60, 256u << 20, mine, &dr, e) != 0) {
+            rc = KOPT_E_INTERNAL;
+        } else {
+            sass_report rep;
+            if (dr.exit_code != 0 || sass_scan(kbuf_str(&dr.out), &rep) == 0) {
+                rc = kerr_set(e, KOPT_E_PYTHON, "%s -sass gave no listing for %s (exit %d, signal %d%s): %.200s",
+                              cuobjdump, s->kernel, dr.exit_code, dr.term_signal, dr.timed_out ? ", timed out" : "",
+                              kbuf_str(&dr.err));
+            } else {
+                L->classes = rep.classes;
+                L->ninsn = rep.ninsn;
+                L->violation = sass_violation(rep.classes, allowed);
+                if (L->violation >= 0) {
+                    L->line = rep.first_line[L->violation];
+                    snprintf(L->insn, sizeof L->insn, "%s", rep.first_insn[L->violation]);
+                }
+            }
+            sandbox_result_free(&dr);
+        }
+    }
+    free(cubin);
+    fs_rmtree(mine);
+    free(mine);
+    return rc;
+}
+
+int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsigned allowed, const machine_opts *o,
+                  machine_report *r, kerr *e) {
+    memset(r, 0, sizeof *r);
+    r->allowed = allowed;
+    if (!o->python || o->python[0] != '/' || !o->script || o->script[0] != '/')
+        return kerr_set(e, KOPT_E_INTERNAL, "machine_check: python and script must be absolute paths");
+    int rc = plan_eval_lets(p, v, e);
+    if (rc) return rc;
+    /* every launch specialised first: a missing value is said before anything runs */
+    plan_spec *specs = kcalloc(p->nlaunches ? p->nlaunches : 1, sizeof *specs);
+    size_t ns = 0;
+    for (; ns < p->nlaunches && !rc; ns++) rc = plan_specialize(c, p, ns, v, &specs[ns], e);
+    if (rc) ns--; /* the failed one cleaned itself up */
+    char *cuobj = NULL;
+    if (!rc) {
+        if (o->cuobjdump) cuobj = kstrdup(o->cuobjdump);
+        else rc = machine_find_cuobjdump(o->python, &cuobj, e);
+    }
+    for (size_t i = 0; i < ns && !rc; i++) {
+        machine_launch *L = &r->launches[r->n++];
+        L->kernel = kstrdup(specs[i].kernel);
+        L->violation = -1;
+        rc = check_launch(c, &specs[i], allowed, o, cuobj, L, r, e);
+    }
+    for (size_t i = 0; i < ns; i++) plan_spec_free(&specs[i]);
+    free(specs);
+    free(cuobj);
+    return rc;
+}
+
+void machine_report_free(machine_report *r) {
+    if (!r) return;
+    for (size_t i = 0; i < r->n; i++) free(r->launches[i].kernel);
+    r->n = 0;
+}

@@ -1,0 +1,65 @@
+/* machine.h — gate 1's machine-code precision check (issue 11, item 4) for a form-P candidate:
+ * each launch of its plan is specialised with concrete values (plan_eval.h), compiled by Triton
+ * in a disposable sandbox process (sandbox.h, worker/kopt_compile.py: no GPU needed), the cubin
+ * is disassembled by `cuobjdump -sass` (also sandboxed: it parses untrusted bytes) and the SASS
+ * classified (sass.h); a class the replaced kernel's types do not allow refuses the candidate.
+ * What the sandboxed compiler says about its kernel is not believed: only the cubin crosses back.
+ *
+ * Today `kopt lint --sass` runs it with values given on the command line; the values of a real
+ * launch, and loading the sandbox's cubin in the worker instead of compiling there, are the next
+ * step (docs/SECURITY.md).
+ *
+ * Ownership: machine_report holds malloc'd kernel names (machine_report_free); opts' strings
+ * are borrowed.
+ */
+#ifndef KOPT_MACHINE_H
+#define KOPT_MACHINE_H
+
+#include "gates/candidate.h"
+#include "gates/plan.h"
+#include "gates/plan_eval.h"
+#include "gates/sass.h"
+#include "util/err.h"
+
+typedef struct machine_opts {
+    const char *python;    /* absolute path of a python3 with triton */
+    const char *script;    /* absolute path of worker/kopt_compile.py */
+    const char *cuobjdump; /* absolute path, or NULL: machine_find_cuobjdump */
+    int arch;              /* compute capability x10 (90: H100/H200) */
+    double timeout_s;      /* per compile (0: 120 s) */
+} machine_opts;
+
+typedef struct machine_launch {
+    char *kernel;
+    unsigned classes; /* SASS_BIT set */
+    int violation;    /* a sass_class outside the allowed set, or -1 */
+    int line;         /* the SASS line of the violation's first instruction */
+    char insn[96];    /* that instruction */
+    size_t ninsn;     /* instructions read */
+} machine_launch;
+
+typedef struct machine_report {
+    machine_launch launches[PLAN_MAX_LAUNCHES];
+    size_t n;
+    unsigned allowed;
+    char protections[320]; /* sandbox_describe of the compiles */
+    double compile_s;      /* wall seconds in the sandbox, all launches */
+} machine_report;
+
+/* Check every launch of p (the plan of form-P candidate c as written) with values v (lets are
+ * evaluated into it). 0: checked, see r (refused when a launch has violation >= 0);
+ * KOPT_E_CANDIDATE: a kernel does not compile or import (e says why); KOPT_E_USAGE: a value is
+ * missing; KOPT_E_PYTHON: no usable python/triton/cuobjdump; KOPT_E_INTERNAL: the sandbox. */
+int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsigned allowed, const machine_opts *o,
+                  machine_report *r, kerr *e);
+void machine_report_free(machine_report *r);
+
+/* The absolute path of an executable: `name` itself when it holds a '/', else searched on
+ * $PATH; NULL when there is none. malloc'd. */
+char *machine_which(const char *name);
+
+/* $KOPT_CUOBJDUMP, else cuobjdump on PATH, else the one Triton ships next to its ptxas (asked
+ * from `python`). malloc'd absolute path. */
+int machine_find_cuobjdump(const char *python, char **out, kerr *e);
+
+#endif

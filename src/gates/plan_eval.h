@@ -1,0 +1,64 @@
+/* plan_eval.h — a form-P plan evaluated for one concrete launch: integer expressions with Python's
+ * semantics (floor division and modulo, triton.cdiv, next_power_of_2), the lets in order, and each
+ * launch's Triton specialisation (the signature types of its runtime arguments and the values of
+ * its constexprs) -- what the machine-code check compiles (src/gates/machine.h).
+ *
+ * Values come from the caller: integer parameters by name, each pointer parameter's Triton type
+ * ("*fp32", default when not given) and shape (strides contiguous), the SM count. Integer
+ * arguments are typed as Triton types them (i32 when they fit, else i64; a value of 1 becomes the
+ * constexpr 1); pointer alignment (Triton's divisibility-by-16 specialisation) is not modelled.
+ *
+ * Ownership: plan_values holds borrowed name strings and fixed arrays; a plan_spec is filled
+ * into caller storage and holds copies (plan_spec_free releases them).
+ */
+#ifndef KOPT_PLAN_EVAL_H
+#define KOPT_PLAN_EVAL_H
+
+#include <stddef.h>
+
+#include "gates/plan.h"
+#include "util/err.h"
+
+#define PLAN_MAX_VALUES 64
+
+typedef struct plan_values {
+    size_t nints;
+    const char *int_names[PLAN_MAX_VALUES]; /* parameters, then lets (plan_eval_lets adds them) */
+    long long ints[PLAN_MAX_VALUES];
+    size_t nptrs;
+    const char *ptr_names[PLAN_MAX_VALUES];
+    const char *ptr_types[PLAN_MAX_VALUES]; /* "*fp32", "*bf16", ... (NULL: "*fp32") */
+    long long shapes[PLAN_MAX_VALUES][PLAN_MAX_DIMS];
+    size_t ndims[PLAN_MAX_VALUES]; /* 0: shape unknown */
+    long long sms;                 /* sm_count(); 0: unknown */
+} plan_values;
+
+/* Evaluate x; an unknown name, shape or SM count, a division by zero or an overflow is an error
+ * naming what is missing. */
+int plan_expr_eval(const plan_expr *x, const plan_values *v, long long *out, kerr *e);
+
+/* Evaluate p's lets in order into v (each becomes an integer name) and its checks (a failing one
+ * is an error naming it). */
+int plan_eval_lets(const launch_plan *p, plan_values *v, kerr *e);
+
+/* One launch's specialisation. */
+typedef struct plan_spec {
+    char *kernel;
+    size_t nsig;
+    char *sig_names[PLAN_MAX_ARGS];
+    char *sig_types[PLAN_MAX_ARGS]; /* Triton types; "constexpr" for an argument fixed by value */
+    size_t ncx;
+    char *cx_names[PLAN_MAX_ARGS + PLAN_MAX_ARGS];
+    char *cx_values[PLAN_MAX_ARGS + PLAN_MAX_ARGS]; /* JSON text: 1024, 0.5, true */
+    int num_warps, num_stages;
+} plan_spec;
+
+/* The specialisation of launch `li` of p (a form-P candidate c as written), after
+ * plan_eval_lets filled v. */
+int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const plan_values *v, plan_spec *out, kerr *e);
+void plan_spec_free(plan_spec *s);
+
+/* The Triton spelling of a plan dtype ("fp32", "bf16", "i1", ...). */
+const char *plan_dtype_triton(plan_dtype d);
+
+#endif

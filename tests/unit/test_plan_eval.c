@@ -1,0 +1,170 @@
+/* test_plan_eval.c — a form-P plan evaluated for one launch (gates/plan_eval.h): Python's integer
+ * semantics at their edges (floor division and modulo of negatives, cdiv, next_pow2, min/max,
+ * overflow, division by zero), names that are missing, shapes and strides, lets and checks, and
+ * each launch's Triton specialisation (pointer, scratch and integer types, the value 1, the
+ * constexprs) -- what the machine-code check compiles. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates/candidate.h"
+#include "gates/plan.h"
+#include "gates/plan_eval.h"
+
+static const char *const INTS[] = {"a", "b", "n"};
+static const char *const PTRS[] = {"in_ptr0"};
+static const plan_names NAMES = {INTS, 3, PTRS, 1};
+
+static long long ev(const char *s, const plan_values *v, int *rc) {
+    plan_expr *x = NULL;
+    kerr e = {0};
+    cr_assert_eq(plan_expr_parse(s, &NAMES, &x, &e), 0, "%s: %s", s, e.msg);
+    long long out = 0;
+    *rc = plan_expr_eval(x, v, &out, &e);
+    plan_expr_free(x);
+    return out;
+}
+
+static plan_values vals(long long a, long long b, long long n) {
+    plan_values v = {0};
+    v.nints = 3;
+    v.int_names[0] = "a", v.int_names[1] = "b", v.int_names[2] = "n";
+    v.ints[0] = a, v.ints[1] = b, v.ints[2] = n;
+    return v;
+}
+
+Test(plan_eval, python_integer_semantics) {
+    plan_values v = vals(-7, 2, 1000);
+    int rc;
+    cr_assert_eq(ev("a // b", &v, &rc), -4);
+    cr_assert_eq(ev("a % b", &v, &rc), 1, "Python's modulo takes the divisor's sign");
+    cr_assert_eq(ev("7 % (-2)", &v, &rc), -1);
+    cr_assert_eq(ev("cdiv(n, 128)", &v, &rc), 8);
+    cr_assert_eq(ev("cdiv(1024, 128)", &v, &rc), 8, "an exact cdiv");
+    cr_assert_eq(ev("next_pow2(n)", &v, &rc), 1024);
+    cr_assert_eq(ev("next_pow2(1024)", &v, &rc), 1024);
+    cr_assert_eq(ev("next_pow2(1025)", &v, &rc), 2048);
+    cr_assert_eq(ev("next_pow2(0)", &v, &rc), 1, "triton.next_power_of_2(0) is 1");
+    cr_assert_eq(ev("min(a, b) + max(a, b)", &v, &rc), -5);
+    cr_assert_eq(ev("-a * 3 - 1", &v, &rc), 20);
+    cr_assert_eq(rc, 0);
+}
+
+Test(plan_eval, errors_name_what_is_missing) {
+    plan_values v = vals(1, 0, 4);
+    int rc;
+    ev("a // b", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "division by zero");
+    ev("cdiv(a, b)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE);
+    ev("a % b", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE);
+    plan_values big = vals(3037000500LL, 0, 4611686018427387905LL);
+    ev("a * a", &big, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "overflow");
+    ev("next_pow2(n)", &big, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "next_pow2 past 2^62 overflows");
+    v.nints = 2; /* n unknown */
+    ev("n + 1", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_USAGE);
+    ev("numel(in_ptr0)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_USAGE, "a shape not given");
+    ev("sm_count()", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_USAGE, "no SM count");
+}
+
+Test(plan_eval, shapes_strides_and_numel) {
+    plan_values v = vals(0, 0, 0);
+    v.nptrs = 1;
+    v.ptr_names[0] = "in_ptr0";
+    v.ndims[0] = 3;
+    v.shapes[0][0] = 4, v.shapes[0][1] = 5, v.shapes[0][2] = 6;
+    v.sms = 132;
+    int rc;
+    cr_assert_eq(ev("shape(in_ptr0, 1)", &v, &rc), 5);
+    cr_assert_eq(ev("shape(in_ptr0, -1)", &v, &rc), 6);
+    cr_assert_eq(ev("stride(in_ptr0, 0)", &v, &rc), 30, "contiguous strides");
+    cr_assert_eq(ev("stride(in_ptr0, -1)", &v, &rc), 1);
+    cr_assert_eq(ev("numel(in_ptr0)", &v, &rc), 120);
+    cr_assert_eq(ev("sm_count() * 2", &v, &rc), 264);
+    cr_assert_eq(rc, 0);
+    ev("shape(in_ptr0, 3)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "a dimension out of range");
+}
+
+static const char FILE_P[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def _k(in_ptr0, out_ptr0, part, xnumel, big, one, scale, flag, BLOCK: tl.constexpr, EVEN: tl.constexpr = True):\n"
+    "    pass\n"
+    "\n"
+    "KOPT_PLAN = {\n"
+    "    \"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
+    "    \"let\": {\"NB\": \"cdiv(xnumel, 1024)\"},\n"
+    "    \"checks\": [\"xnumel >= 1\"],\n"
+    "    \"scratch\": [{\"name\": \"partials\", \"shape\": [\"NB\"], \"dtype\": \"bfloat16\", \"zero\": False}],\n"
+    "    \"launches\": [{\"kernel\": \"_k\", \"grid\": [\"NB\"],\n"
+    "                  \"args\": [\"in_ptr0\", \"out_ptr0\", \"partials\", \"xnumel\", \"xnumel * 1048576\", 1, 0.5, True],\n"
+    "                  \"constexprs\": {\"BLOCK\": \"min(1024, next_pow2(xnumel))\"}, \"num_warps\": 4, \"num_stages\": 2}],\n"
+    "}\n";
+
+static const char *sig_of(const plan_spec *s, const char *name) {
+    for (size_t i = 0; i < s->nsig; i++)
+        if (!strcmp(s->sig_names[i], name)) return s->sig_types[i];
+    return NULL;
+}
+
+static const char *cx_of(const plan_spec *s, const char *name) {
+    for (size_t i = 0; i < s->ncx; i++)
+        if (!strcmp(s->cx_names[i], name)) return s->cx_values[i];
+    return NULL;
+}
+
+Test(plan_eval, a_launch_specialised_as_triton_would) {
+    candidate *c = NULL;
+    launch_plan *p = NULL;
+    kerr e = {0};
+    cr_assert_eq(candidate_parse_raw(FILE_P, strlen(FILE_P), &c, &e), 0, "%s", e.msg);
+    cr_assert_geq(c->plan_def, 0, "the raw parse keeps the plan");
+    cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
+    plan_values v = {0};
+    v.nints = 1;
+    v.int_names[0] = "xnumel";
+    v.ints[0] = 5000;
+    v.nptrs = 1;
+    v.ptr_names[0] = "in_ptr0";
+    v.ptr_types[0] = "*bf16";
+    cr_assert_eq(plan_eval_lets(p, &v, &e), 0, "%s", e.msg);
+    cr_assert_eq(v.nints, 2, "the let is a name now");
+    cr_assert_str_eq(v.int_names[1], "NB");
+    cr_assert_eq(v.ints[1], 5);
+    plan_spec s;
+    cr_assert_eq(plan_specialize(c, p, 0, &v, &s, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(s.kernel, "_k");
+    cr_assert_str_eq(sig_of(&s, "in_ptr0"), "*bf16", "a given pointer type");
+    cr_assert_str_eq(sig_of(&s, "out_ptr0"), "*fp32", "the default pointer type");
+    cr_assert_str_eq(sig_of(&s, "part"), "*bf16", "a scratch buffer's dtype");
+    cr_assert_str_eq(sig_of(&s, "xnumel"), "i32");
+    cr_assert_str_eq(sig_of(&s, "big"), "i64", "past 2^31: i64");
+    cr_assert_str_eq(sig_of(&s, "one"), "constexpr", "Triton specialises the value 1");
+    cr_assert_str_eq(cx_of(&s, "one"), "1");
+    cr_assert_str_eq(sig_of(&s, "scale"), "fp32");
+    cr_assert_str_eq(sig_of(&s, "flag"), "i1");
+    cr_assert_str_eq(sig_of(&s, "BLOCK"), "constexpr");
+    cr_assert_str_eq(cx_of(&s, "BLOCK"), "1024");
+    cr_assert_null(sig_of(&s, "EVEN"), "a defaulted constexpr not given is left to Triton");
+    cr_assert_eq(s.num_warps, 4);
+    cr_assert_eq(s.num_stages, 2);
+    plan_spec_free(&s);
+    /* a check that fails for the values is named */
+    plan_values w = {0};
+    w.nints = 1;
+    w.int_names[0] = "xnumel";
+    w.ints[0] = 0;
+    cr_assert_eq(plan_eval_lets(p, &w, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "xnumel >= 1"), "%s", e.msg);
+    plan_free(p);
+    candidate_free(c);
+}
