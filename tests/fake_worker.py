@@ -329,7 +329,9 @@ def check_spec(spec):
 
 def op_capture_launch(req):
     check_spec(req)
-    arg = {"shape": SHAPE, "stride": [SHAPE[1], 1], "dtype": "float32", "nbytes": NUMEL * 4,
+    # FAKE_CAPTURE_DTYPE: the tensors' dtype the capture reports (gate 1's machine-code check)
+    arg = {"shape": SHAPE, "stride": [SHAPE[1], 1], "dtype": os.environ.get("FAKE_CAPTURE_DTYPE", "float32"),
+           "nbytes": NUMEL * 4,
            "storage_bytes": NUMEL * 4, "device": "cuda"}
     return {"args": [arg, arg, arg, {"value": NUMEL}]}
 

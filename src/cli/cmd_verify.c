@@ -10,6 +10,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "gates/machine.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -40,6 +41,10 @@ static const char USAGE[] =
     "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
     "  --allow-launcher           accept form-L candidates' own `def launch` (host Python that runs where\n"
     "                             kopt judges: trusted code only; default: refused at gate 1, use form P)\n"
+    "  --sass-check               gate 1 also reads a form-P candidate's precision from its machine code:\n"
+    "                             each launch compiled for the captured launch in a sandbox process,\n"
+    "                             disassembled (cuobjdump) and refused for float16/bfloat16/fp8 or\n"
+    "                             tensor-core instructions the replaced kernel's types do not allow\n"
     "  --timeout T                limit of each candidate step: 180, 90s, 5m; a candidate that hangs is\n"
     "                             refused (default 180 s)\n"
     "  --json                     print the report as JSON\n"
@@ -86,10 +91,13 @@ int cmd_verify(int argc, char **argv) {
         {"json", no_argument, 0, 'j'},            {"python", required_argument, 0, 'p'},
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"timeout", required_argument, 0, 'T'},   {"force-version", no_argument, 0, 'F'},
-        {"allow-launcher", no_argument, 0, 'L'},  {0, 0, 0, 0}};
+        {"allow-launcher", no_argument, 0, 'L'},  {"sass-check", no_argument, 0, 'S'},
+        {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
+    int sass_check = 0;
+    char *sass_python = NULL;
     int json_mode = 0, opt, rc = 0, force_version = 0;
     kerr e = {0};
     optind = 1;
@@ -122,6 +130,7 @@ int cmd_verify(int argc, char **argv) {
         case 'n': rc = cli_parse_int("--rounds", optarg, 2, 100000, &o.rounds, &e); break;
         case 'P': o.allow_precision_change = 1; break;
         case 'L': o.allow_launcher = 1; break;
+        case 'S': sass_check = 1; break;
         case 'T': rc = cli_parse_duration("--timeout", optarg, 0.1, 7 * 86400, &o.timeout_s, &e); break;
         case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
@@ -140,7 +149,14 @@ int cmd_verify(int argc, char **argv) {
         rc = cli_input_file("problem file", o.problem, &e);
     }
     for (size_t i = 0; !rc && i < paths.len; i++) rc = cli_input_file("candidate file", paths.items[i], &e);
+    if (!rc && sass_check) { /* the worker's python: its triton compiles in the sandbox */
+        const char *py = python ? python : (getenv("KOPT_PYTHON") && *getenv("KOPT_PYTHON") ? getenv("KOPT_PYTHON") : "python3");
+        if (!(sass_python = machine_which(py)))
+            rc = kerr_set(&e, KOPT_E_PYTHON, "--sass-check: cannot find python '%s'; hint: --python or KOPT_PYTHON", py);
+        o.sass_python = sass_python;
+    }
     if (rc) {
+        free(sass_python);
         int code = cli_fail("verify", &e, json_mode);
         kvec_free_all(&kernels, free);
         kvec_free_all(&paths, free);
@@ -191,6 +207,7 @@ int cmd_verify(int argc, char **argv) {
     json_decref(doc);
     free(cands);
     free(workdir);
+    free(sass_python);
     free(log_path);
     kvec_free_all(&kernels, free);
     kvec_free_all(&paths, free);

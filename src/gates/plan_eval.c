@@ -38,6 +38,10 @@ static int shape_dim(const plan_values *v, const char *t, long long d, int strid
         *out = v->shapes[i][d];
         return 0;
     }
+    if (v->has_strides[i]) {
+        *out = v->strides[i][d];
+        return 0;
+    }
     long long s = 1;
     for (long long k = n - 1; k > d; k--)
         if (__builtin_mul_overflow(s, v->shapes[i][k], &s)) return overflow(e);

@@ -4,7 +4,7 @@
  * its constexprs) -- what the machine-code check compiles (src/gates/machine.h).
  *
  * Values come from the caller: integer parameters by name, each pointer parameter's Triton type
- * ("*fp32", default when not given) and shape (strides contiguous), the SM count. Integer
+ * ("*fp32", default when not given), shape and strides (contiguous unless given), the SM count. Integer
  * arguments are typed as Triton types them (i32 when they fit, else i64; a value of 1 becomes the
  * constexpr 1); pointer alignment (Triton's divisibility-by-16 specialisation) is not modelled.
  *
@@ -30,7 +30,9 @@ typedef struct plan_values {
     const char *ptr_types[PLAN_MAX_VALUES]; /* "*fp32", "*bf16", ... (NULL: "*fp32") */
     long long shapes[PLAN_MAX_VALUES][PLAN_MAX_DIMS];
     size_t ndims[PLAN_MAX_VALUES]; /* 0: shape unknown */
-    long long sms;                 /* sm_count(); 0: unknown */
+    long long strides[PLAN_MAX_VALUES][PLAN_MAX_DIMS];
+    int has_strides[PLAN_MAX_VALUES]; /* else contiguous */
+    long long sms;                    /* sm_count(); 0: unknown */
 } plan_values;
 
 /* Evaluate x; an unknown name, shape or SM count, a division by zero or an overflow is an error

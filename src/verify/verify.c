@@ -22,6 +22,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "verify/guard.h"
+#include "verify/sass_gate.h"
 
 /* Timeouts (s). A candidate that hangs is caught by these and refused. */
 enum { T_LOAD = 600, T_COMPILE = 1200, T_RUN = 300, T_TIME = 600 };
@@ -729,6 +730,17 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         if (last_was_oom(v)) { resource_error(rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
         refuse(rec, g1, "capturing the launch's arguments failed: %s", ce.msg);
         goto out;
+    }
+    if (v->o->sass_python) {   /* the machine code of the launch the gates captured */
+        progress(v, "candidate %zu (%s): gate 1, machine code", i + 1, kname);
+        char *swhy = NULL;
+        if ((rc = sass_gate_check(vc->path, &sig, v->o->sass_python, v->o->allow_precision_change, g1, &swhy, e)))
+            goto out;
+        if (swhy) {
+            refuse(rec, g1, "%s", swhy);
+            free(swhy);
+            goto out;
+        }
     }
     const art_kernel *K = &v->a->kernels[k];
     if ((rc = guard_wrap(kname, v->a->text + K->stmt.off, K->stmt.len, kbuf_str(&stitch), &guarded, e))) goto out;

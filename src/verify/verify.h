@@ -51,6 +51,8 @@ typedef struct verify_opts {
     int rounds;                   /* gate 4 interleaved rounds (default 40) */
     int allow_precision_change;
     int allow_launcher;           /* accept form-L files' own `def launch` (static.h, rule launcher) */
+    const char *sass_python;      /* non-NULL: gate 1's machine-code check (sass_gate.h) with this
+                                     python (absolute path, with triton) on form-P candidates */
     int max_autotune;             /* also compile max-autotune-no-cudagraphs; start from the faster */
     double ma_timeout_s;          /* the max-autotune compile's limit (<= 0: the default compile's) */
     double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */

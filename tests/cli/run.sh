@@ -123,6 +123,27 @@ import json, sys
 c = json.load(open(sys.argv[1]))["candidates"][0]
 assert c["refused_at"] == 1 and "[launcher]" in c["reason"], c
 assert [v["rule"] for v in c["gates"][0]["static"]["violations"]] == ["launcher"], c["gates"][0]' "$T/out" && ok || bad "form L not refused by rule launcher: $(head -c 600 "$T/out")"
+# gate 1's machine-code check (--sass-check): the worker's python must exist; where one imports
+# triton, the fake's captured launch is compiled in the sandbox for real (no GPU needed)
+expect_exit 9 "verify --sass-check without a python" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --sass-check --python /nonexistent/python3 -o "$T/vs0" --rounds 4
+TPY=${KOPT_TRITON_PYTHON:-python3}
+if "$TPY" -c 'import triton' 2>/dev/null; then
+  expect_exit 0 "verify --sass-check, float32 launch" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --sass-check --python "$TPY" -o "$T/vs1" --rounds 4 --json
+  python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+s = c["gates"][0]["sass"]
+assert c["verdict"] == "accepted" and s["launches"][0]["classes"] == [] and s["launches"][0]["instructions"] > 20, c
+assert "environment" in s["sandbox"], s' "$T/out" && ok || bad "--sass-check float32: $(head -c 600 "$T/out")"
+  FAKE_CAPTURE_DTYPE=float16 expect_exit 12 "verify --sass-check, the same kernel on a float16 launch" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --sass-check --python "$TPY" -o "$T/vs2" --rounds 4 --json
+  python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["refused_at"] == 1 and "machine code" in c["reason"] and "arith_f16" in c["reason"], c
+assert c["gates"][0]["sass"]["allowed"] == ["cvt_f16"], c["gates"][0]' "$T/out" && ok || bad "--sass-check float16: $(head -c 600 "$T/out")"
+else
+  echo "verify --sass-check: the compiling checks skipped: no python with triton (set KOPT_TRITON_PYTHON)"
+fi
 expect_exit 0 "verify form L with --allow-launcher" -- "$KOPT" verify "$P" --replace triton_poi_fused_add_addmm_relu_0="$LF" --allow-launcher -o "$T/vl2" --rounds 8 --json
 python3 -c '
 import json, sys

@@ -1,0 +1,133 @@
+/* sass_gate.c — see sass_gate.h. */
+#include "verify/sass_gate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates/candidate.h"
+#include "gates/machine.h"
+#include "gates/sass.h"
+#include "util/buf.h"
+#include "util/fs.h"
+
+/* Triton's pointer type for a torch dtype name, or NULL. */
+static const char *ptr_type(const char *dtype) {
+    static const char *const MAP[][2] = {{"float32", "*fp32"},
+                                         {"float16", "*fp16"},
+                                         {"bfloat16", "*bf16"},
+                                         {"float64", "*fp64"},
+                                         {"int8", "*i8"},
+                                         {"int16", "*i16"},
+                                         {"int32", "*i32"},
+                                         {"int64", "*i64"},
+                                         {"uint8", "*u8"},
+                                         {"bool", "*i1"},
+                                         {"float8_e4m3fn", "*fp8e4nv"},
+                                         {"float8_e5m2", "*fp8e5"}};
+    for (size_t i = 0; dtype && i < sizeof MAP / sizeof *MAP; i++)
+        if (!strcmp(MAP[i][0], dtype)) return MAP[i][1];
+    return NULL;
+}
+
+int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v, unsigned *allowed, kerr *e) {
+    memset(v, 0, sizeof *v);
+    v->sms = 132; /* H100/H200; sm_count() only bounds grids and checks */
+    if (p->nparams != sig->nargs)
+        return kerr_set(e, KOPT_E_CANDIDATE, "the plan has %zu parameters, the launch %zu arguments", p->nparams,
+                        sig->nargs);
+    const char *types[PLAN_MAX_VALUES];
+    size_t nt = 0;
+    for (size_t i = 0; i < p->nparams; i++) {
+        const guard_arg *a = &sig->args[i];
+        if (a->kind == GUARD_TENSOR) {
+            const char *t = ptr_type(a->dtype);
+            if (!t)
+                return kerr_set(e, KOPT_E_CANDIDATE, "argument %s: no Triton type for dtype %s", p->params[i],
+                                a->dtype);
+            if (v->nptrs >= PLAN_MAX_VALUES || a->ndim > PLAN_MAX_DIMS)
+                return kerr_set(e, KOPT_E_CANDIDATE, "argument %s: too many tensors or dimensions", p->params[i]);
+            size_t k = v->nptrs++;
+            v->ptr_names[k] = p->params[i];
+            v->ptr_types[k] = t;
+            v->ndims[k] = a->ndim;
+            for (size_t d = 0; d < a->ndim; d++) {
+                v->shapes[k][d] = a->shape[d];
+                v->strides[k][d] = a->stride ? a->stride[d] : 0;
+            }
+            v->has_strides[k] = a->stride != NULL;
+            if (nt < PLAN_MAX_VALUES) types[nt++] = t;
+        } else if (a->kind == GUARD_INT || a->kind == GUARD_BOOL) {
+            if (v->nints >= PLAN_MAX_VALUES / 2) return kerr_set(e, KOPT_E_CANDIDATE, "too many integer arguments");
+            v->int_names[v->nints] = p->params[i];
+            v->ints[v->nints++] = a->ival;
+        }
+    }
+    *allowed = sass_allowed_for_types(types, nt);
+    return 0;
+}
+
+static json_t *classes_json(unsigned c) {
+    json_t *a = json_array();
+    for (int k = 0; k < SASS_NCLASSES; k++)
+        if (c & SASS_BIT(k)) json_array_append_new(a, json_string(sass_class_name((sass_class)k)));
+    return a;
+}
+
+int sass_gate_check(const char *path, const guard_sig *sig, const char *python, int allow_precision_change, json_t *g1,
+                    char **why, kerr *e) {
+    *why = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = fs_read(path, &text, &len, e);
+    if (rc) return rc;
+    candidate *c = NULL;
+    launch_plan *p = NULL;
+    kerr ce = {0};
+    if (candidate_parse_raw(text, len, &c, &ce) || c->plan_def < 0) { /* not form P (or judged before) */
+        free(text);
+        candidate_free(c);
+        json_object_set_new(g1, "sass", json_pack("{s:s}", "skipped", "not form P"));
+        return 0;
+    }
+    free(text);
+    plan_values v;
+    unsigned allowed = 0;
+    machine_report mr = {0};
+    if ((rc = plan_of(c, &p, &ce)) || (rc = sass_gate_values(p, sig, &v, &allowed, &ce))) {
+        *why = kasprintf("machine-code check: %s", ce.msg);
+        rc = 0;
+        goto done;
+    }
+    char *root = fs_kopt_root(), *script = fs_join(root, "worker/kopt_compile.py");
+    machine_opts mo = {.python = python, .script = script, .arch = 90, .timeout_s = 120};
+    rc = machine_check(c, p, &v, allowed, &mo, &mr, &ce);
+    free(root);
+    free(script);
+    if (rc == KOPT_E_CANDIDATE || rc == KOPT_E_USAGE) { /* the candidate's fault: it does not compile */
+        *why = kasprintf("machine-code check: %s", ce.msg);
+        rc = 0;
+        goto done;
+    }
+    if (rc) {
+        kerr_set(e, rc, "gate 1's machine-code check could not run: %s", ce.msg);
+        goto done;
+    }
+    json_t *ls = json_array();
+    for (size_t i = 0; i < mr.n; i++) {
+        const machine_launch *L = &mr.launches[i];
+        json_array_append_new(ls, json_pack("{s:s, s:I, s:o}", "kernel", L->kernel, "instructions",
+                                            (json_int_t)L->ninsn, "classes", classes_json(L->classes)));
+        if (L->violation >= 0 && !allow_precision_change && !*why)
+            *why = kasprintf("machine code: kernel %s uses %s (`%s`, SASS line %d), which the replaced kernel's "
+                             "types do not allow (--allow-precision-change accepts it)",
+                             L->kernel, sass_class_name((sass_class)L->violation), L->insn, L->line);
+    }
+    json_object_set_new(g1, "sass",
+                        json_pack("{s:o, s:o, s:s, s:f}", "launches", ls, "allowed", classes_json(allowed), "sandbox",
+                                  mr.protections, "compile_s", mr.compile_s));
+done:
+    machine_report_free(&mr);
+    plan_free(p);
+    candidate_free(c);
+    return rc;
+}
