@@ -28,6 +28,7 @@
 #include "gates/plan.h"
 #include "agents/template.h"
 #include "util/buf.h"
+#include "util/log.h"
 
 /* The declared Triton type of runtime parameter i ("*fp32", "i32"), or "". */
 static const char *param_type(const json_t *k, size_t i) {
@@ -306,26 +307,26 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
                     j, nsub, dt);
     }
     builtin_plan_source(body.data, s);
-    kbuf_puts(s, "\n\n@triton.jit\ndef _combine_partials(");
-    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "scratch%d, ", j);
-    for (int j = 0; j < si->nout; j++) kbuf_printf(s, "out_ptr%d, ", j);
-    kbuf_puts(s, "xnumel, NSUB: tl.constexpr, NP2: tl.constexpr, XB: tl.constexpr):\n"
-                 "    x = tl.program_id(0) * XB + tl.arange(0, XB)[:, None]\n"
-                 "    j = tl.arange(0, NP2)[None, :]\n"
-                 "    m = x < xnumel\n");
-    if (!strcmp(si->op, "welford")) {
-        /* masked lanes are empty partials (weight 0), as in Inductor's own combine kernel */
-        for (int j = 0; j < 3; j++) kbuf_printf(s, "    v%d = tl.load(scratch%d + x * NSUB + j, mask=m & (j < NSUB), other=0.0)\n", j, j);
-        kbuf_puts(s, "    mean, m2, weight = triton_helpers.welford(v0, v1, v2, 1)\n"
-                     "    tl.store(out_ptr0 + x, mean[:, None], m)\n"
-                     "    tl.store(out_ptr1 + x, m2[:, None], m)\n"
-                     "    tl.store(out_ptr2 + x, weight[:, None], m)\n");
-    } else {
-        const char *ident = !strcmp(si->op, "max") ? "float(\"-inf\")" : !strcmp(si->op, "min") ? "float(\"inf\")" : "0.0";
-        const char *red = !strcmp(si->op, "max") ? "triton_helpers.max2(v, 1)[:, None]"
-                          : !strcmp(si->op, "min") ? "triton_helpers.min2(v, 1)[:, None]" : "tl.sum(v, 1)[:, None]";
-        kbuf_printf(s, "    v = tl.load(scratch0 + x * NSUB + j, mask=m & (j < NSUB), other=%s)\n"
-                       "    tl.store(out_ptr0 + x, %s, m)\n", ident, red);
+    /* the combine kernel is a template file (templates/kernels/split_combine.py.tmpl) */
+    int welford = !strcmp(si->op, "welford");
+    if (si->nout != (welford ? 3 : 1)) {
+        kbuf_free(&params);
+        kbuf_free(&first);
+        kbuf_free(&scratch);
+        kbuf_free(&body);
+        return -1;
+    }
+    tpl_arg targs[] = {{.name = "WELFORD", .type = TPL_BOOL, .b = welford},
+                       {.name = "IS_MAX", .type = TPL_BOOL, .b = !strcmp(si->op, "max")},
+                       {.name = "IS_MIN", .type = TPL_BOOL, .b = !strcmp(si->op, "min")}};
+    kerr te = {0};
+    if (template_render("split_combine", targs, 3, s, &te)) {
+        log_warn("split_more: %s", te.msg);
+        kbuf_free(&params);
+        kbuf_free(&first);
+        kbuf_free(&scratch);
+        kbuf_free(&body);
+        return -1;
     }
     kbuf_printf(s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"scratch\": [%s],\n", kbuf_str(&params), kbuf_str(&scratch));
     kbuf_printf(s, "    \"launches\": [\n        {\"kernel\": \"%s\", \"grid\": [\"xnumel\", %lld], \"args\": [%s],\n"

@@ -168,3 +168,46 @@ Test(plan_eval, a_launch_specialised_as_triton_would) {
     plan_free(p);
     candidate_free(c);
 }
+
+#include "gates/sass.h"
+#include "verify/sass_gate.h"
+
+/* kopt verify --sass-check: the plan's values come from the captured launch, by position */
+Test(plan_eval, values_from_a_captured_launch) {
+    candidate *c = NULL;
+    launch_plan *p = NULL;
+    kerr e = {0};
+    cr_assert_eq(candidate_parse_raw(FILE_P, strlen(FILE_P), &c, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
+    int64_t shape[2] = {64, 80}, stride[2] = {1, 64}; /* a transposed view */
+    guard_arg args[3] = {{.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "bfloat16"},
+                         {.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "float32"},
+                         {.kind = GUARD_INT, .ival = 5120}};
+    guard_sig sig = {args, 3};
+    plan_values v;
+    unsigned allowed = 0;
+    cr_assert_eq(sass_gate_values(p, &sig, &v, &allowed, &e), 0, "%s", e.msg);
+    cr_assert_eq(allowed, SASS_BIT(SASS_CVT_BF16), "a bfloat16 tensor allows its conversions");
+    cr_assert_eq(v.nptrs, 2);
+    cr_assert_str_eq(v.ptr_types[0], "*bf16");
+    cr_assert_eq(v.nints, 1);
+    cr_assert_eq(v.ints[0], 5120);
+    plan_expr *x = NULL;
+    const char *const ints[] = {"xnumel"};
+    const char *const ptrs[] = {"in_ptr0", "out_ptr0"};
+    plan_names nm = {ints, 1, ptrs, 2};
+    cr_assert_eq(plan_expr_parse("stride(in_ptr0, 1) + shape(out_ptr0, 0)", &nm, &x, &e), 0, "%s", e.msg);
+    long long r = 0;
+    cr_assert_eq(plan_expr_eval(x, &v, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r, 64 + 64, "the captured strides, not contiguous ones");
+    plan_expr_free(x);
+    guard_sig short_sig = {args, 2};
+    cr_assert_eq(sass_gate_values(p, &short_sig, &v, &allowed, &e), KOPT_E_CANDIDATE, "a plan that does not fit the launch");
+    guard_arg odd = {.kind = GUARD_TENSOR, .ndim = 1, .shape = shape, .stride = stride, .dtype = "complex64"};
+    guard_arg args2[3] = {odd, args[1], args[2]};
+    guard_sig odd_sig = {args2, 3};
+    cr_assert_eq(sass_gate_values(p, &odd_sig, &v, &allowed, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "complex64"), "%s", e.msg);
+    plan_free(p);
+    candidate_free(c);
+}

@@ -277,3 +277,29 @@ Test(templates, row_split_candidates_pass_gate1) {
     }
     free(text);
 }
+
+/* split_more's combine kernel (templates/kernels/split_combine.py.tmpl): the sum, max and
+ * Welford forms are pinned by the split_more goldens; the min form, which no example problem
+ * reaches, is checked here, with each form's identity and reduction. */
+Test(templates, split_combine_forms) {
+    struct {
+        int welford, is_max, is_min;
+        const char *other, *reduce;
+    } forms[] = {{0, 0, 1, "other=float(\"inf\")", "triton_helpers.min2(v, 1)"},
+                 {0, 1, 0, "other=float(\"-inf\")", "triton_helpers.max2(v, 1)"},
+                 {0, 0, 0, "other=0.0", "tl.sum(v, 1)"},
+                 {1, 0, 0, "other=0.0", "triton_helpers.welford(v0, v1, v2, 1)"}};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++) {
+        tpl_arg a[] = {{.name = "WELFORD", .type = TPL_BOOL, .b = forms[i].welford},
+                       {.name = "IS_MAX", .type = TPL_BOOL, .b = forms[i].is_max},
+                       {.name = "IS_MIN", .type = TPL_BOOL, .b = forms[i].is_min}};
+        kbuf b = KBUF_INIT;
+        kerr e = {0};
+        cr_assert_eq(template_render("split_combine", a, 3, &b, &e), 0, "%s", e.msg);
+        const char *t = kbuf_str(&b);
+        cr_expect(strstr(t, forms[i].other) && strstr(t, forms[i].reduce), "form %zu:\n%s", i, t);
+        cr_expect(!strncmp(t, "\n\n@triton.jit\ndef _combine_partials(", 35), "form %zu starts: %.40s", i, t);
+        cr_expect_eq(strstr(t, "scratch2") != NULL, forms[i].welford, "three partial buffers only for Welford");
+        kbuf_free(&b);
+    }
+}
