@@ -338,8 +338,11 @@ out:
 }
 
 /* Gate 3's adversarial input sets: the floating inputs of one draw scaled up and down by 1e3,
- * shifted by +1e3, made constant along their last dimension, and made negative (all <= -1: a
- * max started at 0 instead of -inf is wrong there). Fixed fp32 tolerances mean
+ * shifted by +1e3, made constant along their last dimension, made negative (all <= -1: a
+ * max started at 0 instead of -inf is wrong there), and given NaN or +-inf at fixed sparse
+ * positions (a reduction that drops a NaN the reference propagates is wrong there; where the
+ * compiled baseline itself does not match float64's non-finite values, the output is not
+ * judged). Fixed fp32 tolerances mean
  * nothing there (cancellation), so each set is judged by the float64 rule alone: a candidate
  * whose numerics only hold for N(0,1)-like inputs (a softmax without the max shift, a variance
  * as E[x^2]-E[x]^2) fails where Inductor's kernel does not. */
@@ -348,7 +351,8 @@ static const struct {
     double value;
     const char *label;
 } ADVERSARIAL[] = {{"scale", 1e3, "inputs x1e3"}, {"scale", 1e-3, "inputs x1e-3"}, {"shift", 1e3, "inputs +1e3"},
-                   {"const_rows", 0, "constant rows"}, {"negative", 1, "inputs -(|x|+1)"}};
+                   {"const_rows", 0, "constant rows"}, {"negative", 1, "inputs -(|x|+1)"},
+                   {"nan", 97, "NaN at every 97th input element"}, {"inf", 89, "+inf and -inf at every 89th input element"}};
 #define N_ADVERSARIAL (sizeof ADVERSARIAL / sizeof *ADVERSARIAL)
 
 /* One adversarial set a (see ADVERSARIAL) on the draw of `seed`: the float64 eager model and the

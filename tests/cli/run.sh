@@ -100,6 +100,14 @@ m = json.load(open(sys.argv[1]))["memory_cap"]
 assert m["per_working_set"] == 2.5 and m["bytes"] >= 1.5 * 2**30, m
 assert m["alloc_cap_bytes"] == int(m["bytes"]) - (500 << 20), m' "$T/verify.json" && ok || bad "memory cap not sent to the worker"
 python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
+# gate 3's adversarial sets, the non-finite ones included, each run for an accepted candidate
+python3 -c '
+import json, sys
+acc = [c for c in json.load(open(sys.argv[1]))["candidates"] if c["verdict"] == "accepted"]
+sets = [s["set"] for s in acc[0]["gates"][2]["adversarial"]]
+assert sets == ["inputs x1e3", "inputs x1e-3", "inputs +1e3", "constant rows", "inputs -(|x|+1)",
+                "NaN at every 97th input element", "+inf and -inf at every 89th input element"], sets' "$T/verify.json" \
+  && ok || bad "gate 3 adversarial sets: $(head -c 300 "$T/verify.json")"
 grep -q "m_impossible.py: expected .*refused at gate 4" "$T/expect.txt" && grep -q "below the memory-traffic floor" "$T/verify.json" && ok || bad "the impossible candidate was not refused by the floor"
 for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.json report.txt; do
   [ -f "$T/v/$f" ] && ok || bad "verify output $f missing"

@@ -497,6 +497,21 @@ for kind, val, want in [("scale", 1e3, xs[0] * 1e3), ("shift", 1e3, xs[0] + 1e3)
     check(torch.equal(tr[0], want), "transform %s: %r" % (kind, tr[0]))
     check(tr[1] is xs[1] and tr[2] is xs[2] and tr[0] is not xs[0], "transform %s: integers and masks kept" % kind)
 check(bool((targets.transformed(xs, {"kind": "negative", "value": 1})[0] <= -1).all()), "negative: every element <= -1")
+big = [torch.arange(24, dtype=torch.float32).reshape(4, 6), torch.tensor([1, 2, 3])]
+tn = targets.transformed(big, targets.check_transform({"kind": "nan", "value": 5}))[0].view(-1)
+check([i for i in range(24) if torch.isnan(tn[i])] == [2, 7, 12, 17, 22], "nan: every 5th element from 2: %r" % tn)
+check(torch.equal(tn[~torch.isnan(tn)], big[0].view(-1)[~torch.isnan(tn)]) and not torch.isnan(big[0]).any(),
+      "nan: the other elements kept, the input itself untouched")
+ti = targets.transformed(big, targets.check_transform({"kind": "inf", "value": 6}))[0].view(-1)
+check([i for i in range(24) if ti[i] == float("inf")] == [2, 8, 14, 20] and
+      [i for i in range(24) if ti[i] == float("-inf")] == [4, 10, 16, 22], "inf: +inf and -inf positions: %r" % ti)
+check(targets.transformed(big, {"kind": "nan", "value": 5})[1] is big[1], "nan: integer inputs kept")
+for bad_period in (2, 4.5, -7):
+    try:
+        targets.check_transform({"kind": "nan", "value": bad_period})
+        check(False, "nan with period %r accepted" % (bad_period,))
+    except Exception as e:  # noqa: BLE001
+        check("period" in str(e), "nan refuses period %r: %s" % (bad_period, e))
 try:
     targets.check_transform({"kind": "negate", "value": 1})
     check(False, "an unknown transform is refused")

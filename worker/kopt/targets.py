@@ -64,12 +64,12 @@ def _double(x):
     return x
 
 
-TRANSFORMS = ("scale", "shift", "const_rows", "negative")
+TRANSFORMS = ("scale", "shift", "const_rows", "negative", "nan", "inf")
 
 
 def check_transform(t):
-    """A validated input transform {"kind": scale|shift|const_rows|negative, "value": number} or
-    None."""
+    """A validated input transform {"kind": scale|shift|const_rows|negative|nan|inf, "value": number}
+    or None (nan and inf take a period: a whole number >= 3)."""
     if t is None:
         return None
     if not isinstance(t, dict) or t.get("kind") not in TRANSFORMS:
@@ -77,6 +77,8 @@ def check_transform(t):
     v = t.get("value", 0)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise BadRequest("transform value must be a number")
+    if t["kind"] in ("nan", "inf") and (int(v) != v or v < 3):
+        raise BadRequest("the nan and inf transforms take a period, a whole number >= 3")
     return t
 
 
@@ -85,7 +87,11 @@ def transformed(inputs, t):
     bool inputs are indices and masks, kept) scaled by value, shifted by value, made constant
     along its last dimension (every row equal to its first element), or made negative, every
     element at most -value (-(|x| + value): a max or min started at 0 instead of -inf / +inf is
-    wrong there)."""
+    wrong there), or given non-finite elements at fixed positions of their storage order: NaN at
+    every value-th element (index % value == value // 2), or +inf and -inf at every value-th
+    (index % value == value // 3 and == 2 * value // 3) -- where the reference propagates them,
+    a reduction that drops a NaN (an argmax, a max pool that skips it) or turns inf into NaN is
+    wrong there and nowhere else."""
     if t is None:
         return inputs
     out = []
@@ -97,6 +103,15 @@ def transformed(inputs, t):
                 x = x + t["value"]
             elif t["kind"] == "negative":
                 x = -(x.abs() + t["value"])
+            elif t["kind"] in ("nan", "inf"):
+                p = int(t["value"])
+                x = x.contiguous().clone()
+                flat = x.view(-1)
+                if t["kind"] == "nan":
+                    flat[p // 2::p] = float("nan")
+                else:
+                    flat[p // 3::p] = float("inf")
+                    flat[2 * p // 3::p] = float("-inf")
             elif x.dim() > 0:
                 x = x[..., :1].expand_as(x).contiguous()
         out.append(x)
