@@ -156,11 +156,7 @@ static int read_value(lint_opts *o, const char *flag, char *v) {
         pv->ptr_names[i] = name;
     }
     if (!strcmp(flag, "--type")) {
-        static const char *const TYPES[] = {"*fp32", "*fp16", "*bf16", "*fp64",    "*i8",    "*i16", "*i32",
-                                            "*i64",  "*u8",   "*i1",   "*fp8e4nv", "*fp8e5", NULL};
-        int ok = 0;
-        for (int k = 0; TYPES[k]; k++) ok |= !strcmp(TYPES[k], val);
-        if (!ok)
+        if (!plan_dtype_of_triton(val) && strcmp(val, "*fp8e4nv") && strcmp(val, "*fp8e5"))
             return usage_error(
                 "--type takes PTR=*fp32|*fp16|*bf16|*fp64|*i8|*i16|*i32|*i64|*u8|*i1|*fp8e4nv|*fp8e5, got", val,
                 o->json);
@@ -262,13 +258,6 @@ static int cmp_finding(const void *pa, const void *pb) {
     return (a->col > b->col) - (a->col < b->col);
 }
 
-static json_t *class_names(unsigned classes) {
-    json_t *a = json_array();
-    for (int k = 0; k < SASS_NCLASSES; k++)
-        if (classes & SASS_BIT(k)) json_array_append_new(a, json_string(sass_class_name((sass_class)k)));
-    return a;
-}
-
 /* --sass: the machine-code check of a form-P file (gates/machine.h); findings into l. Returns 0,
  * or an error for cli_fail (a missing value, no python/triton/cuobjdump, the sandbox). */
 static int lint_sass(const lint_opts *o, const char *text, size_t len, const candidate *lowered, lint_list *l,
@@ -308,13 +297,10 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
         types[nt++] = v.ptr_types[k];
     }
     unsigned allowed = sass_allowed_for_types(types, nt);
-    const char *py =
-        o->python ? o->python : (getenv("KOPT_PYTHON") && *getenv("KOPT_PYTHON") ? getenv("KOPT_PYTHON") : "python3");
-    char *python = machine_which(py), *root = fs_kopt_root();
-    char *script = fs_join(root, "worker/kopt_compile.py");
-    if (!python) rc = kerr_set(e, KOPT_E_PYTHON, "cannot find python '%s'; hint: --python or KOPT_PYTHON", py);
+    char *python = NULL;
+    rc = machine_python(o->python, &python, e);
     if (!rc) {
-        machine_opts mo = {.python = python, .script = script, .arch = o->arch ? o->arch : 90, .timeout_s = 120};
+        machine_opts mo = {.python = python, .arch = o->arch ? o->arch : 90, .timeout_s = 120};
         rc = machine_check(raw, p, &v, allowed, &mo, mr, e);
     }
     if (rc == KOPT_E_CANDIDATE) {
@@ -331,7 +317,7 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
         lint_add(l, "precision_sass", i < p->nlaunches ? p->launches[i].line : 0, 1, L->insn, m);
         free(m);
     }
-    free(python), free(root), free(script);
+    free(python);
     plan_free(p);
     candidate_free(raw);
     return rc;
@@ -350,16 +336,7 @@ static void print_json(const lint_opts *o, const candidate *c, const lint_list *
                           rep ? json_string(rep) : json_null(), "kernel",
                           o->kernel ? json_string(o->kernel) : json_null(), "findings", arr);
     if (o->show_launcher) json_object_set_new(j, "judged_text", c ? json_string(c->text) : json_null());
-    if (o->sass && mr && mr->n) {
-        json_t *ks = json_array();
-        for (size_t i = 0; i < mr->n; i++)
-            json_array_append_new(ks, json_pack("{s:s, s:I, s:o}", "kernel", mr->launches[i].kernel, "instructions",
-                                                (json_int_t)mr->launches[i].ninsn, "classes",
-                                                class_names(mr->launches[i].classes)));
-        json_object_set_new(j, "sass",
-                            json_pack("{s:o, s:o, s:s, s:f}", "launches", ks, "allowed", class_names(mr->allowed),
-                                      "sandbox", mr->protections, "compile_s", mr->compile_s));
-    }
+    if (o->sass && mr && mr->n) json_object_set_new(j, "sass", machine_report_json(mr));
     char *s = json_dumps(j, JSON_INDENT(2));
     if (s) puts(s);
     free(s);

@@ -150,9 +150,7 @@ int cmd_verify(int argc, char **argv) {
     }
     for (size_t i = 0; !rc && i < paths.len; i++) rc = cli_input_file("candidate file", paths.items[i], &e);
     if (!rc && sass_check) { /* the worker's python: its triton compiles in the sandbox */
-        const char *py = python ? python : (getenv("KOPT_PYTHON") && *getenv("KOPT_PYTHON") ? getenv("KOPT_PYTHON") : "python3");
-        if (!(sass_python = machine_which(py)))
-            rc = kerr_set(&e, KOPT_E_PYTHON, "--sass-check: cannot find python '%s'; hint: --python or KOPT_PYTHON", py);
+        rc = machine_python(python, &sass_python, &e);
         o.sass_python = sass_python;
     }
     if (rc) {

@@ -15,25 +15,13 @@
 
 #define MACHINE_CUBIN_MAX (64u << 20)
 
-static char *on_path_(const char *name);
 static int keep_uid(void) {
     const char *k = getenv("KOPT_SANDBOX_KEEP_UID");
     return k && *k && strcmp(k, "0");
 }
 
-char *machine_which(const char *name) {
-    if (strchr(name, '/')) { /* not resolved: a venv's python is a link that must stay one */
-        char cwd[4096];
-        char *r = name[0] == '/' ? kstrdup(name) : getcwd(cwd, sizeof cwd) ? kasprintf("%s/%s", cwd, name) : NULL;
-        if (r && access(r, X_OK) == 0) return r;
-        free(r);
-        return NULL;
-    }
-    return on_path_(name);
-}
-
 /* An executable `name` on $PATH (malloc'd), or NULL. */
-static char *on_path_(const char *name) {
+static char *on_path(const char *name) {
     const char *path = getenv("PATH");
     if (!path) return NULL;
     char *dup = kstrdup(path), *save = NULL;
@@ -47,6 +35,25 @@ static char *on_path_(const char *name) {
     }
     free(dup);
     return NULL;
+}
+
+char *machine_which(const char *name) {
+    if (strchr(name, '/')) { /* not resolved: a venv's python is a link that must stay one */
+        char cwd[4096];
+        char *r = name[0] == '/' ? kstrdup(name) : getcwd(cwd, sizeof cwd) ? kasprintf("%s/%s", cwd, name) : NULL;
+        if (r && access(r, X_OK) == 0) return r;
+        free(r);
+        return NULL;
+    }
+    return on_path(name);
+}
+
+int machine_python(const char *given, char **out, kerr *e) {
+    const char *env = getenv("KOPT_PYTHON");
+    const char *py = given ? given : env && *env ? env : "python3";
+    if (!(*out = machine_which(py)))
+        return kerr_set(e, KOPT_E_PYTHON, "cannot find python '%s'; hint: --python or KOPT_PYTHON", py);
+    return 0;
 }
 
 /* Run a trusted tool in the sandbox anyway (it reads untrusted input), in a fresh directory. */
@@ -67,7 +74,13 @@ int machine_find_cuobjdump(const char *python, char **out, kerr *e) {
         *out = kstrdup(env);
         return 0;
     }
-    if ((*out = on_path_("cuobjdump"))) return 0;
+    if ((*out = on_path("cuobjdump"))) return 0;
+    /* asking python costs an import of triton: once per python and process */
+    static char *found, *found_for;
+    if (found && !strcmp(found_for, python)) {
+        *out = kstrdup(found);
+        return 0;
+    }
     char *dir = NULL;
     int rc = fs_mkdtemp("kopt-find-", &dir, e);
     if (rc) return rc;
@@ -90,6 +103,9 @@ int machine_find_cuobjdump(const char *python, char **out, kerr *e) {
         return kerr_set(e, KOPT_E_PYTHON, "no cuobjdump: not on PATH and none beside %s's triton; set KOPT_CUOBJDUMP",
                         python);
     }
+    free(found), free(found_for);
+    found = kstrdup(p);
+    found_for = kstrdup(python);
     *out = p;
     return 0;
 }
@@ -139,7 +155,7 @@ static int take_cubin(const char *dir, const char *out_dir, char **out_path, ker
 
 /* Compile one specialised launch in the sandbox, disassemble and classify it into L. */
 static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed, const machine_opts *o,
-                        const char *cuobjdump, machine_launch *L, machine_report *r, kerr *e) {
+                        const char *cuobjdump, const kbuf *script_text, machine_launch *L, machine_report *r, kerr *e) {
     char *sbx = NULL, *mine = NULL;
     int rc = fs_mkdtemp("kopt-sbx-", &sbx, e);
     if (rc) return rc;
@@ -153,11 +169,8 @@ static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed
     const char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", home, cache, th, NULL};
     char *req = compile_request(c, s, o->arch ? o->arch : 90);
     /* the script is copied in: the sandbox's uid may not reach kopt's tree */
-    char *script = fs_join(sbx, "kopt_compile.py"), *stext = NULL;
-    size_t slen = 0;
-    rc = fs_read(o->script, &stext, &slen, e);
-    if (!rc) rc = fs_write(script, stext, slen, e);
-    free(stext);
+    char *script = fs_join(sbx, "kopt_compile.py");
+    rc = fs_write(script, script_text->data, script_text->len, e);
     char *argv[] = {(char *)o->python, "-I", script, NULL};
     sandbox_opts so = {.workdir = sbx,
                        .timeout_s = o->timeout_s > 0 ? o->timeout_s : 120,
@@ -234,8 +247,8 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
                   machine_report *r, kerr *e) {
     memset(r, 0, sizeof *r);
     r->allowed = allowed;
-    if (!o->python || o->python[0] != '/' || !o->script || o->script[0] != '/')
-        return kerr_set(e, KOPT_E_INTERNAL, "machine_check: python and script must be absolute paths");
+    if (!o->python || o->python[0] != '/')
+        return kerr_set(e, KOPT_E_INTERNAL, "machine_check: python must be an absolute path");
     int rc = plan_eval_lets(p, v, e);
     if (rc) return rc;
     /* every launch specialised first: a missing value is said before anything runs */
@@ -248,16 +261,44 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
         if (o->cuobjdump) cuobj = kstrdup(o->cuobjdump);
         else rc = machine_find_cuobjdump(o->python, &cuobj, e);
     }
+    /* the compile script, read once: each sandbox gets a copy (its uid may not reach kopt's tree) */
+    kbuf script = KBUF_INIT;
+    if (!rc) {
+        char *root = o->script ? NULL : fs_kopt_root();
+        char *path = o->script ? kstrdup(o->script) : fs_join(root, "worker/kopt_compile.py"), *text = NULL;
+        size_t len = 0;
+        rc = fs_read(path, &text, &len, e);
+        if (!rc) kbuf_append(&script, text, len);
+        free(text), free(path), free(root);
+    }
     for (size_t i = 0; i < ns && !rc; i++) {
         machine_launch *L = &r->launches[r->n++];
         L->kernel = kstrdup(specs[i].kernel);
         L->violation = -1;
-        rc = check_launch(c, &specs[i], allowed, o, cuobj, L, r, e);
+        rc = check_launch(c, &specs[i], allowed, o, cuobj, &script, L, r, e);
     }
+    kbuf_free(&script);
     for (size_t i = 0; i < ns; i++) plan_spec_free(&specs[i]);
     free(specs);
     free(cuobj);
     return rc;
+}
+
+json_t *machine_report_json(const machine_report *r) {
+    json_t *ls = json_array();
+    for (size_t i = 0; i < r->n; i++)
+        json_array_append_new(ls, json_pack("{s:s, s:I, s:o}", "kernel", r->launches[i].kernel, "instructions",
+                                            (json_int_t)r->launches[i].ninsn, "classes",
+                                            machine_classes_json(r->launches[i].classes)));
+    return json_pack("{s:o, s:o, s:s, s:f}", "launches", ls, "allowed", machine_classes_json(r->allowed), "sandbox",
+                     r->protections, "compile_s", r->compile_s);
+}
+
+json_t *machine_classes_json(unsigned classes) {
+    json_t *a = json_array();
+    for (int k = 0; k < SASS_NCLASSES; k++)
+        if (classes & SASS_BIT(k)) json_array_append_new(a, json_string(sass_class_name((sass_class)k)));
+    return a;
 }
 
 void machine_report_free(machine_report *r) {

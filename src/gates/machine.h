@@ -10,10 +10,12 @@
  * step (docs/SECURITY.md).
  *
  * Ownership: machine_report holds malloc'd kernel names (machine_report_free); opts' strings
- * are borrowed.
+ * are borrowed. machine_find_cuobjdump keeps the path it asked a python for, for the process.
  */
 #ifndef KOPT_MACHINE_H
 #define KOPT_MACHINE_H
+
+#include <jansson.h>
 
 #include "gates/candidate.h"
 #include "gates/plan.h"
@@ -23,7 +25,7 @@
 
 typedef struct machine_opts {
     const char *python;    /* absolute path of a python3 with triton */
-    const char *script;    /* absolute path of worker/kopt_compile.py */
+    const char *script;    /* the compile script; NULL: worker/kopt_compile.py under kopt's root */
     const char *cuobjdump; /* absolute path, or NULL: machine_find_cuobjdump */
     int arch;              /* compute capability x10 (90: H100/H200) */
     double timeout_s;      /* per compile (0: 120 s) */
@@ -54,9 +56,18 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
                   machine_report *r, kerr *e);
 void machine_report_free(machine_report *r);
 
+/* The report as kopt's reports write it: {"launches": [{"kernel", "instructions", "classes"}],
+ * "allowed", "sandbox", "compile_s"} (new reference); a class set as an array of its names. */
+json_t *machine_report_json(const machine_report *r);
+json_t *machine_classes_json(unsigned classes);
+
 /* The absolute path of an executable: `name` itself when it holds a '/', else searched on
  * $PATH; NULL when there is none. malloc'd. */
 char *machine_which(const char *name);
+
+/* The python for the sandboxed compile: `given`, else $KOPT_PYTHON, else python3, as an absolute
+ * path (machine_which; malloc'd into *out). KOPT_E_PYTHON when there is none. */
+int machine_python(const char *given, char **out, kerr *e);
 
 /* $KOPT_CUOBJDUMP, else cuobjdump on PATH, else the one Triton ships next to its ptxas (asked
  * from `python`). malloc'd absolute path. */

@@ -338,12 +338,20 @@ static const char *const POISON[] = {[PDT_FLOAT32] = "float('nan')",
 
 const char *plan_dtype_name(plan_dtype d) { return DTYPES[d]; }
 
+/* Triton's pointer types and torch's dtype names of the plan dtypes. */
+static const char *const TRITON_TORCH[][2] = {
+    {"*fp32", "float32"}, {"*fp16", "float16"}, {"*bf16", "bfloat16"}, {"*fp64", "float64"}, {"*i8", "int8"},
+    {"*i16", "int16"},    {"*i32", "int32"},    {"*i64", "int64"},     {"*u8", "uint8"},     {"*i1", "bool"}};
+
 const char *plan_dtype_of_triton(const char *type) {
-    static const char *const MAP[][2] = {
-        {"*fp32", "float32"}, {"*fp16", "float16"}, {"*bf16", "bfloat16"}, {"*fp64", "float64"}, {"*i8", "int8"},
-        {"*i16", "int16"},    {"*i32", "int32"},    {"*i64", "int64"},     {"*u8", "uint8"},     {"*i1", "bool"}};
-    for (size_t i = 0; type && i < sizeof MAP / sizeof MAP[0]; i++)
-        if (!strcmp(type, MAP[i][0])) return MAP[i][1];
+    for (size_t i = 0; type && i < sizeof TRITON_TORCH / sizeof TRITON_TORCH[0]; i++)
+        if (!strcmp(type, TRITON_TORCH[i][0])) return TRITON_TORCH[i][1];
+    return NULL;
+}
+
+const char *plan_triton_of_dtype(const char *dtype) {
+    for (size_t i = 0; dtype && i < sizeof TRITON_TORCH / sizeof TRITON_TORCH[0]; i++)
+        if (!strcmp(dtype, TRITON_TORCH[i][1])) return TRITON_TORCH[i][0];
     return NULL;
 }
 

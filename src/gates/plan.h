@@ -190,5 +190,8 @@ void plan_expr_emit(const plan_expr *x, kbuf *out);
 const char *plan_dtype_name(plan_dtype d);
 /* The plan dtype name of a Triton pointer type ("*fp32" -> "float32"); NULL for any other. */
 const char *plan_dtype_of_triton(const char *type);
+/* The other way: the Triton pointer type of a torch dtype name ("bfloat16" -> "*bf16"); NULL for
+ * a dtype that is not a plan dtype. */
+const char *plan_triton_of_dtype(const char *dtype);
 
 #endif

@@ -6,12 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const TRITON_DT[] = {
-    [PDT_FLOAT32] = "fp32", [PDT_FLOAT16] = "fp16", [PDT_BFLOAT16] = "bf16", [PDT_FLOAT64] = "fp64", [PDT_INT8] = "i8",
-    [PDT_INT16] = "i16",    [PDT_INT32] = "i32",    [PDT_INT64] = "i64",     [PDT_UINT8] = "u8",     [PDT_BOOL] = "i1"};
-
-const char *plan_dtype_triton(plan_dtype d) { return (unsigned)d <= PDT_BOOL ? TRITON_DT[d] : "fp32"; }
-
 static int find(const char *const *names, size_t n, const char *s) {
     for (size_t i = n; i-- > 0;) /* the latest binding of a name wins */
         if (names[i] && !strcmp(names[i], s)) return (int)i;
@@ -203,7 +197,6 @@ int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const p
         }
         const plan_arg *a = &L->args[ai++];
         const char *type = NULL;
-        char tbuf[16];
         if (a->kind == PARG_PARAM) {
             int pi = find(v->ptr_names, v->nptrs, a->name);
             if (strstr(a->name, "ptr")) {
@@ -224,12 +217,9 @@ int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const p
                 type = int_type(v->ints[ii]);
             }
         } else if (a->kind == PARG_SCRATCH) {
-            type = NULL;
-            for (size_t k = 0; k < p->nscratch; k++)
-                if (!strcmp(p->scratch[k].name, a->name)) {
-                    snprintf(tbuf, sizeof tbuf, "*%s", plan_dtype_triton(p->scratch[k].dtype));
-                    type = tbuf;
-                }
+            for (size_t k = 0; k < p->nscratch && !type; k++)
+                if (!strcmp(p->scratch[k].name, a->name))
+                    type = plan_triton_of_dtype(plan_dtype_name(p->scratch[k].dtype));
             if (!type) rc = kerr_set(e, KOPT_E_CANDIDATE, "unknown scratch %s", a->name);
         } else if (a->kind == PARG_EXPR) {
             long long x;

@@ -60,7 +60,4 @@ typedef struct plan_spec {
 int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const plan_values *v, plan_spec *out, kerr *e);
 void plan_spec_free(plan_spec *s);
 
-/* The Triton spelling of a plan dtype ("fp32", "bf16", "i1", ...). */
-const char *plan_dtype_triton(plan_dtype d);
-
 #endif

@@ -7,26 +7,15 @@
 #include "gates/candidate.h"
 #include "gates/machine.h"
 #include "gates/sass.h"
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
-/* Triton's pointer type for a torch dtype name, or NULL. */
+/* Triton's pointer type for a torch dtype name (plan.c's table, and the fp8 types), or NULL. */
 static const char *ptr_type(const char *dtype) {
-    static const char *const MAP[][2] = {{"float32", "*fp32"},
-                                         {"float16", "*fp16"},
-                                         {"bfloat16", "*bf16"},
-                                         {"float64", "*fp64"},
-                                         {"int8", "*i8"},
-                                         {"int16", "*i16"},
-                                         {"int32", "*i32"},
-                                         {"int64", "*i64"},
-                                         {"uint8", "*u8"},
-                                         {"bool", "*i1"},
-                                         {"float8_e4m3fn", "*fp8e4nv"},
-                                         {"float8_e5m2", "*fp8e5"}};
-    for (size_t i = 0; dtype && i < sizeof MAP / sizeof *MAP; i++)
-        if (!strcmp(MAP[i][0], dtype)) return MAP[i][1];
-    return NULL;
+    const char *t = plan_triton_of_dtype(dtype);
+    if (t || !dtype) return t;
+    return !strcmp(dtype, "float8_e4m3fn") ? "*fp8e4nv" : !strcmp(dtype, "float8_e5m2") ? "*fp8e5" : NULL;
 }
 
 int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v, unsigned *allowed, kerr *e) {
@@ -73,13 +62,20 @@ static json_t *classes_json(unsigned c) {
     return a;
 }
 
-int sass_gate_check(const char *path, const guard_sig *sig, const char *python, int allow_precision_change, json_t *g1,
-                    char **why, kerr *e) {
+int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python,
+                    int allow_precision_change, json_t *g1, char **why, kerr *e) {
     *why = NULL;
     char *text = NULL;
     size_t len = 0;
     int rc = fs_read(path, &text, &len, e);
     if (rc) return rc;
+    char now[STORE_SHA_HEX];
+    store_sha256_hex(text, len, now);
+    if (strcmp(now, sha)) { /* what is compiled here must be the file gate 1 judged */
+        free(text);
+        *why = kstrdup("machine-code check: the candidate file changed while it was being judged");
+        return 0;
+    }
     candidate *c = NULL;
     launch_plan *p = NULL;
     kerr ce = {0};

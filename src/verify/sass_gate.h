@@ -22,11 +22,12 @@
  * launch's arguments. */
 int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v, unsigned *allowed, kerr *e);
 
-/* Check candidate file `path` (as written) for the launch `sig`. Returns 0 with *why NULL
+/* Check candidate file `path` (as written; its sha256 must still be `sha`, the one gate 1 judged
+ * and the report records, else it is refused as changed) for the launch `sig`. Returns 0 with *why NULL
  * (passes, or not form P) or set (refused: the machine code, or a kernel that does not compile
  * in the sandbox); an error code (no python/triton/cuobjdump, the sandbox) when the check cannot
  * run. allow_precision_change records the classes without refusing. */
-int sass_gate_check(const char *path, const guard_sig *sig, const char *python, int allow_precision_change, json_t *g1,
-                    char **why, kerr *e);
+int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python,
+                    int allow_precision_change, json_t *g1, char **why, kerr *e);
 
 #endif

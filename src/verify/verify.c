@@ -738,7 +738,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     if (v->o->sass_python) {   /* the machine code of the launch the gates captured */
         progress(v, "candidate %zu (%s): gate 1, machine code", i + 1, kname);
         char *swhy = NULL;
-        if ((rc = sass_gate_check(vc->path, &sig, v->o->sass_python, v->o->allow_precision_change, g1, &swhy, e)))
+        if ((rc = sass_gate_check(vc->path, sha, &sig, v->o->sass_python, v->o->allow_precision_change, g1, &swhy, e)))
             goto out;
         if (swhy) {
             refuse(rec, g1, "%s", swhy);

@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gates/candidate.h"
 #include "gates/plan.h"
@@ -210,4 +211,25 @@ Test(plan_eval, values_from_a_captured_launch) {
     cr_assert(strstr(e.msg, "complex64"), "%s", e.msg);
     plan_free(p);
     candidate_free(c);
+}
+
+/* what --sass-check compiles is the file gate 1 judged: a different sha256 is a refusal, before
+ * any python runs */
+Test(plan_eval, a_file_changed_since_gate_1_is_refused) {
+    char path[] = "/tmp/kopt-sassgate-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, FILE_P, strlen(FILE_P)), (ssize_t)strlen(FILE_P));
+    close(fd);
+    guard_sig sig = {0};
+    json_t *g1 = json_object();
+    char *why = NULL;
+    kerr e = {0};
+    const char *judged = "0000000000000000000000000000000000000000000000000000000000000000";
+    cr_assert_eq(sass_gate_check(path, judged, &sig, "/nonexistent/python3", 0, g1, &why, &e), 0, "%s", e.msg);
+    cr_assert_not_null(why);
+    cr_assert(strstr(why, "changed while it was being judged"), "%s", why);
+    free(why);
+    json_decref(g1);
+    unlink(path);
 }
