@@ -2,7 +2,7 @@
 """Developer tool (run on the GPU machine): Inductor output modules of suite problems, for the
 C parser's CPU tests (CI has no torch and no GPU).
 
-usage: python3 tools/capture_suite_fixtures.py OUT_DIR [--full] [--small-bytes N] PROBLEM.py ...
+usage: python3 tools/capture_suite_fixtures.py OUT_DIR [--full] [--small-bytes N] [--mode M] PROBLEM.py ...
 
 Each problem is compiled with torch.compile (default mode) under no_grad in eval mode, and
 every graph's output module is written to OUT_DIR/suite_<level>_<name>[_small]_g<i>.py. By
@@ -30,6 +30,8 @@ def main():
     ap.add_argument("problems", nargs="+")
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--small-bytes", type=int, default=64 << 20)
+    ap.add_argument("--mode", default=None, help="torch.compile mode, e.g. max-autotune-no-cudagraphs "
+                    "(the file name then ends in __<mode>)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     for path in a.problems:
@@ -40,6 +42,8 @@ def main():
             mod = suite_check.load_module(path, tree, over)
         level = os.path.basename(os.path.dirname(os.path.abspath(path)))
         name = "suite_%s_%s%s" % (level, os.path.basename(path)[:-3], "" if a.full else "_small")
+        if a.mode:
+            name += "__" + a.mode.replace("-", "_")
         torch._dynamo.reset()
         torch.manual_seed(0)
         with torch.device("cuda"):
@@ -49,7 +53,7 @@ def main():
         inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in inputs]
         t0 = time.time()
         with torch.no_grad():
-            _, codes = run_and_get_code(torch.compile(model), *inputs)
+            _, codes = run_and_get_code(torch.compile(model, mode=a.mode), *inputs)
         for i, code in enumerate(codes):
             with open(os.path.join(a.out, "%s_g%d.py" % (name, i)), "w") as f:
                 f.write(code)

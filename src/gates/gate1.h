@@ -7,6 +7,8 @@
  * gate1_check returns 1 when the candidate passes, with the replacement statement appended to
  * `stitch`; 0 when refused, with *why set to the reason (malloc'd, the caller frees it). When
  * `report` is not NULL it receives the static rules' report (new reference) whenever they ran.
+ * When so->model_dtype is NULL, the dtype the static precision rules judge against is the
+ * replaced kernel's own (gate1_kernel_dtype): a float16 kernel's replacement may name float16.
  */
 #ifndef KOPT_GATE1_H
 #define KOPT_GATE1_H
@@ -17,6 +19,10 @@
 #include "gates/candidate.h"
 #include "gates/static.h"
 #include "util/buf.h"
+
+/* The narrowest float type among k's pointer parameters: "float8", "bfloat16" or "float16";
+ * NULL when they are all 32- or 64-bit floats or integers (a static string, never freed). */
+const char *gate1_kernel_dtype(const art_kernel *k);
 
 int gate1_check(const candidate *c, const art_kernel *k, const static_opts *so, kbuf *stitch, char **why,
                 json_t **report);

@@ -687,3 +687,56 @@ Test(static_candidate_gate1, each_step_refuses_with_its_reason_and_stitches_noth
     artifact_free(a);
     free(t3);
 }
+
+/* A form-P copy of a float16 kernel: it names tl.float16 for its store. Against a kernel whose
+ * pointers are float16 the precision rule has nothing to refuse; against a float32 kernel the
+ * same text is refused for precision (gate1_kernel_dtype picks the dtype judged). */
+#define HALF_CAND(K)                                                                               \
+    "# kopt-candidate: replaces=" K "\n"                                                           \
+    "import triton\nimport triton.language as tl\n\n\n"                                            \
+    "@triton.jit\n"                                                                                \
+    "def _k(in_ptr0, out_ptr0, xnumel, BLOCK: tl.constexpr):\n"                                    \
+    "    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"                                  \
+    "    x = tl.load(in_ptr0 + offs, mask=offs < xnumel).to(tl.float32)\n"                         \
+    "    tl.store(out_ptr0 + offs, (x * 2.0).to(tl.float16), mask=offs < xnumel)\n\n\n"           \
+    "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"                          \
+    "             \"launches\": [{\"kernel\": \"_k\", \"grid\": [\"cdiv(xnumel, 1024)\"],\n"         \
+    "                           \"args\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"              \
+    "                           \"constexprs\": {\"BLOCK\": \"1024\"}, \"num_warps\": 4}]}\n"
+
+Test(static_candidate_gate1, the_replaced_kernels_dtype_sets_the_precision_rule) {
+    char *t16, *t3;
+    artifact *a16 = load_fixture("tests/fixtures/inductor/suite_level2_02_conv2d_groupnorm_relu_fp16_small_g0.py", &t16);
+    artifact *a3 = load_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &t3);
+    cr_expect_str_eq(gate1_kernel_dtype(kernel_of(a16, "triton_poi_fused_convolution_0")), "float16");
+    /* float16 inputs, float32 outputs: the narrowest float is judged */
+    cr_expect_str_eq(gate1_kernel_dtype(kernel_of(a16, "triton_red_fused_convolution_native_group_norm_2")), "float16");
+    cr_expect_null(gate1_kernel_dtype(kernel_of(a3, LSM)));
+
+    const char *t = HALF_CAND("triton_poi_fused_convolution_0");
+    candidate *c = tu_parse_candidate(t);
+    static_opts so = {0};
+    kbuf st = KBUF_INIT;
+    char *why = NULL;
+    gate1_check(c, kernel_of(a16, "triton_poi_fused_convolution_0"), &so, &st, &why, NULL);
+    cr_expect(!why || !strstr(why, "[precision]"), "float16 kernel: refused for precision: %s", why);
+    free(why);
+    why = NULL;
+    kbuf_free(&st);
+    cr_expect_eq(gate1_check(c, kernel_of(a3, LSM), &so, &st, &why, NULL), 0);
+    cr_expect(why && strstr(why, "[precision]"), "float32 kernel: %s", why ? why : "(accepted)");
+    free(why);
+    why = NULL;
+    /* an explicit model dtype wins over the kernel's */
+    so.model_dtype = "float32";
+    kbuf_free(&st);
+    cr_expect_eq(gate1_check(c, kernel_of(a16, "triton_poi_fused_convolution_0"), &so, &st, &why, NULL), 0);
+    cr_expect(why && strstr(why, "[precision]"), "model_dtype float32: %s", why ? why : "(accepted)");
+    free(why);
+    kbuf_free(&st);
+    candidate_free(c);
+    artifact_free(a16);
+    artifact_free(a3);
+    free(t16);
+    free(t3);
+}
