@@ -125,6 +125,11 @@ int builtin_scan_act(const json_t *kernel, const json_t *plan, json_t **out, ker
 const char *builtin_col_softmax_match(const json_t *kernel);
 json_t *builtin_col_softmax_variants(const json_t *kernel);
 int builtin_col_softmax_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+/* The row-normalize family (builtin_normalize.c): 1 when the kernel's FX graph fragment is
+ * exactly y = x / (norm(x, last dim, keepdim) [+ eps]) with norm the L1 norm (*p = 1: sum of
+ * |x|) or the L2 norm (*p = 2: sqrt of the sum of squares), *eps the constant added (0 when
+ * none); else 0. */
+int builtin_normalize_match(const json_t *kernel, int *p, double *eps);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

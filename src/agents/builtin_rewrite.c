@@ -8,6 +8,9 @@
  *   row_cumsum                    an inclusive row scan in chunks with a carried scalar total,
  *                                 one program per row (Inductor selects the last lane of each
  *                                 chunk's scan to carry it, and its heuristics pick small chunks)
+ *   row_split_l1_normalize,       rows longer than one program divided by their own L1 / L2 norm
+ *   row_split_l2_normalize        (known from the FX graph, builtin_normalize.c): the split
+ *                                 softmax's one-read scheme, segments exchanging partial sums
  *   split_more                    a looped sum/max/min/Welford reduction with few, long ones (a
  *                                 grid of a few waves, the last one partly idle): Inductor's own
  *                                 body run over NSUB sub-ranges of each reduction (a second grid
@@ -197,6 +200,13 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
         !strcmp(param_type(k, 1), "*fp32")) {
         if (builtin_has_op(aten, "aten._log_softmax")) return "row_split_log_softmax";
         if (builtin_has_op(aten, "aten._softmax")) return "row_split_softmax";
+        /* a row over its own L1 / L2 norm, known from the FX graph: the same one-read scheme */
+        int np = 0;
+        double ne = 0;
+        if (builtin_normalize_match(k, &np, &ne)) {
+            *eps = ne;
+            return np == 1 ? "row_split_l1_normalize" : "row_split_l2_normalize";
+        }
     }
     if (rn > 16384) return split;   /* the one-pass templates hold the whole row in registers */
     if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._log_softmax")) return "row_log_softmax";
@@ -348,6 +358,12 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
 /* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant. */
 static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, long long chunk, long long seg, int nw,
                         kerr *e) {
+    if (!strcmp(tmpl, "row_split_l1_normalize") || !strcmp(tmpl, "row_split_l2_normalize")) {
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "P", .type = TPL_INT, .i = tmpl[11] == '1' ? 1 : 2},
+                       {.name = "EPS", .type = TPL_FLOAT, .f = eps}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_split_normalize", a, 5, s, e);
+    }
     if (!strncmp(tmpl, "row_split_", 10)) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "row_split_log_softmax")},

@@ -2,8 +2,10 @@
 (templates/kernels/row_softmax, row_layer_norm, row_cumsum), the launcher kopt writes from each
 plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), run by Triton's
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
-two. The templates whose programs wait for each other (row_split_softmax, the regions) cannot run
-in the interpreter (it runs programs one after another); the GPU suite covers them.
+two. The templates whose programs wait for each other (row_split_softmax, row_split_normalize, the
+regions) cannot run with more than one program a row in the interpreter (it runs programs one
+after another): row_split_normalize runs here with one segment a row (its arithmetic, its
+tickets and its plan; sm_count() answered as an H200's 132), the GPU suite covers the rest.
 
 usage: TRITON_INTERPRET=1 [KOPT=...] PY tests/interp/test_plan_interp.py   (PY: a python with torch
 and triton; KOPT: the kopt binary, default build/kopt; `make interp-check`). Exit 0 when every
@@ -13,6 +15,7 @@ import.
 import os
 import sys
 import tempfile
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interp_util import require_triton  # noqa: E402
@@ -45,7 +48,18 @@ def case_cumsum(mod, rows, n):
     return (out.double() - torch.cumsum(x.double(), 1)).abs().max().item() / max(1.0, n ** 0.5)
 
 
+def case_normalize(mod, rows, n, p, eps):
+    x = torch.randn(rows, n) + 0.25
+    out = torch.full((rows, n), float("nan"))
+    mod.launch(x, out, rows, n)
+    xd = x.double()
+    norm = xd.abs().sum(1, keepdim=True) if p == 1 else xd.pow(2).sum(1, keepdim=True).sqrt()
+    return (out.double() - xd / (norm + eps)).abs().max().item()
+
+
 def main():
+    # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
+    torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
     cases = []
     for log in (False, True):
         for rows, n in ((3, 100), (4, 256)):
@@ -57,6 +71,11 @@ def main():
     for rows, n in ((3, 100), (2, 300)):
         cases.append(("row_cumsum", dict(OUT="out_ptr0", CHUNK=64, NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_cumsum(m, r, n), "%dx%d" % (rows, n)))
+    for p, eps in ((1, 0.0), (2, 1e-12), (2, 0.5)):
+        for rows, n, seg in ((3, 100, 128), (2, 256, 256)):
+            cases.append(("row_split_normalize", dict(OUT="out_ptr1", SEG=seg, P=p, EPS=repr(eps), NUM_WARPS=4),
+                          lambda m, r=rows, n=n, p=p, e=eps: case_normalize(m, r, n, p, e),
+                          "p=%d eps=%g %dx%d" % (p, eps, rows, n)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:

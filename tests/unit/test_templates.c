@@ -63,7 +63,9 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_30_exclusive_cumsum_small_g0.py",
                                            "suite_level1_31_masked_cumsum_small_g0.py",
                                            "suite_level1_32_cumsum_middle_dim_small_g0.py",
-                                           "suite_level1_05_softmax_middle_dim_small_g0.py"};
+                                           "suite_level1_05_softmax_middle_dim_small_g0.py",
+                                           "suite_level1_12_l1_normalize_g0.py",
+                                           "suite_level1_13_l2_normalize_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -301,5 +303,85 @@ Test(templates, split_combine_forms) {
         cr_expect(!strncmp(t, "\n\n@triton.jit\ndef _combine_partials(", 35), "form %zu starts: %.40s", i, t);
         cr_expect_eq(strstr(t, "scratch2") != NULL, forms[i].welford, "three partial buffers only for Welford");
         kbuf_free(&b);
+    }
+}
+
+/* The row-normalize family is read from the FX graph: L1 (abs, sum, div) and L2 (pow 2, sum,
+ * pow 0.5, add eps, div) at the suite's full sizes; every variant passes gate 1. A graph that
+ * differs in what it computes (another dimension summed, no keepdim, a numerator that is not the
+ * normalised input, an extra op, an exponent other than 2) does not match. */
+Test(templates, row_normalize_family_from_the_fx_graph) {
+    static const struct {
+        const char *fixture, *tmpl;
+        double eps;
+    } cases[] = {{"suite_level1_12_l1_normalize_g0.py", "row_split_l1_normalize", 0},
+                 {"suite_level1_13_l2_normalize_g0.py", "row_split_l2_normalize", 1e-12}};
+    for (size_t c = 0; c < 2; c++) {
+        char *rel = kasprintf("tests/fixtures/inductor/%s", cases[c].fixture);
+        size_t len = 0;
+        char *text = tu_read_fixture(rel, &len);
+        artifact *a = NULL;
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+        json_t *kc = opt_kernel_ctx(a, 0);
+        double eps = -1;
+        const char *m = builtin_rewrite_match(kc, &eps);
+        cr_assert(m && !strcmp(m, cases[c].tmpl), "%s: matched %s", cases[c].fixture, m ? m : "nothing");
+        cr_expect_eq(eps, cases[c].eps);
+        json_t *out = render(kc, m, builtin_rewrite_variants(m, kc));
+        size_t i;
+        json_t *cd;
+        int n = 0;
+        json_array_foreach(json_object_get(out, "candidates"), i, cd) {
+            const char *src = json_string_value(json_object_get(cd, "source"));
+            candidate *cand = NULL;
+            cr_assert_eq(candidate_parse(src, strlen(src), &cand, &e), 0, "%s", e.msg);
+            static_opts so = {0};
+            kbuf st = KBUF_INIT;
+            char *why = NULL;
+            cr_expect_eq(gate1_check(cand, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
+            cr_expect(strstr(src, cases[c].tmpl[11] == '1' ? "\"P\": 1" : "\"P\": 2") != NULL, "%s", src);
+            free(why);
+            kbuf_free(&st);
+            candidate_free(cand);
+            n++;
+        }
+        cr_expect_eq(n, 4);
+        json_decref(out);
+        json_decref(kc);
+        artifact_free(a);
+        /* the same kernel with its graph changed in one place each */
+        static const char *const edits[][2] = {
+            {"args = (%abs_1, [1], True)", "args = (%abs_1, [0], True)"},
+            {"args = (%abs_1, [1], True)", "args = (%abs_1, [1], False)"},
+            {"args = (%arg0_1, %sum_1)", "args = (%abs_1, %sum_1)"},
+            {"aten.abs.default](args = (%arg0_1,)", "aten.neg.default](args = (%arg0_1,)"},
+            {"args = (%pow_1, [-1], True)", "args = (%pow_1, [0], True)"},
+            {"args = (%pow_1, [-1], True)", "args = (%pow_1, [-1], False)"},
+            {"args = (%arg0_1, 2), kwargs", "args = (%arg0_1, 3), kwargs"},
+            {"args = (%sum_1, 0.5), kwargs", "args = (%sum_1, 0.25), kwargs"},
+            {"args = (%arg0_1, %add)", "args = (%pow_1, %add)"},
+        };
+        int edited = 0;
+        for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+            char *at = strstr(text, edits[t][0]);
+            if (!at) continue;
+            kbuf b = KBUF_INIT;
+            kbuf_append(&b, text, (size_t)(at - text));
+            kbuf_puts(&b, edits[t][1]);
+            kbuf_puts(&b, at + strlen(edits[t][0]));
+            cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &a, &e), 0, "%s", e.msg);
+            kc = opt_kernel_ctx(a, 0);
+            int p = 0;
+            double ep = 0;
+            cr_expect_eq(builtin_normalize_match(kc, &p, &ep), 0, "%s: still matched with %s", cases[c].fixture, edits[t][1]);
+            json_decref(kc);
+            artifact_free(a);
+            kbuf_free(&b);
+            edited++;
+        }
+        cr_expect_geq(edited, 4, "%s: only %d edits applied", cases[c].fixture, edited);
+        free(text);
+        free(rel);
     }
 }
