@@ -130,6 +130,11 @@ int builtin_col_softmax_act(const json_t *kernel, const json_t *plan, json_t **o
  * |x|) or the L2 norm (*p = 2: sqrt of the sum of squares), *eps the constant added (0 when
  * none); else 0. */
 int builtin_normalize_match(const json_t *kernel, int *p, double *eps);
+/* Instance norm (builtin_normalize.c): 1 when the kernel's FX graph fragment is exactly
+ * var_mean (correction 0) over a [1, rows, ...] view's non-row dimensions, (x - mean) *
+ * rsqrt(var + *eps), and, when *affine, times a weight and plus a bias of *channels values each
+ * repeated over the batch (read from the kernel's `x0 % C` loads of in_ptr1 / in_ptr2); else 0. */
+int builtin_instance_norm_match(const json_t *kernel, double *eps, long long *channels, int *affine);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

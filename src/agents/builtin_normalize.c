@@ -1,9 +1,13 @@
-/* builtin_normalize.c — the row-normalize family, recognised from Inductor's FX graph fragment
- * (what the kernel computes, not how its text looks): y = x / ||x|| over the last dimension,
- * with ||x|| the L1 norm (sum of |x|) or the L2 norm (sqrt of the sum of squares, written as
- * pow(s, 0.5) or sqrt(s)), optionally plus a constant epsilon. The graph must be exactly that:
- * one input, the div's numerator the same input the norm reads, the sum over the last
- * dimension with keepdim, no other call in the fragment. */
+/* builtin_normalize.c — the row-normalize families, recognised from Inductor's FX graph fragment
+ * (what the kernel computes, not how its text looks):
+ *   - y = x / ||x|| over the last dimension, with ||x|| the L1 norm (sum of |x|) or the L2 norm
+ *     (sqrt of the sum of squares, written as pow(s, 0.5) or sqrt(s)), optionally plus a
+ *     constant epsilon. The graph must be exactly that: one input, the div's numerator the same
+ *     input the norm reads, the sum over the last dimension with keepdim, no other call.
+ *   - instance norm: var_mean (population variance) over every dimension of a [1, rows, ...]
+ *     view but the rows', (x - mean) * rsqrt(var + eps), optionally times a per-channel weight
+ *     and plus a per-channel bias repeated over the batch; the multiset of calls must be
+ *     exactly that. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,4 +154,89 @@ int builtin_normalize_match(const json_t *k, int *p, double *eps) {
         return 0;
     }
     return used == n;
+}
+
+/* How many nodes of ns have target t. */
+static int fx_count(const fx_node *ns, int n, const char *t) {
+    int c = 0;
+    for (int i = 0; i < n; i++) c += !strcmp(ns[i].target, t);
+    return c;
+}
+
+static const fx_node *fx_first(const fx_node *ns, int n, const char *t) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(ns[i].target, t)) return &ns[i];
+    return NULL;
+}
+
+/* The channel count C of `tl.load(PTR + ((x0 % C))` in the kernel source; 0 when absent. */
+static long long channel_mod(const char *src, const char *ptr) {
+    char want[64];
+    snprintf(want, sizeof want, "tl.load(%s + ((x0 %% ", ptr);
+    const char *at = src ? strstr(src, want) : NULL;
+    if (!at) return 0;
+    char *end = NULL;
+    long long c = strtoll(at + strlen(want), &end, 10);
+    return end && !strncmp(end, "))", 2) && c > 0 ? c : 0;
+}
+
+int builtin_instance_norm_match(const json_t *k, double *eps, long long *channels, int *affine) {
+    const json_t *frag = json_object_get(k, "graph_fragment");
+    fx_node ns[FX_MAX_NODES];
+    int n = 0, correction0 = 0;
+    size_t i;
+    json_t *v;
+    json_array_foreach(frag, i, v) {
+        const char *l = json_string_value(v);
+        if (!l || !strstr(l, "= call_function[")) continue;
+        if (n == FX_MAX_NODES || !fx_parse(l, &ns[n])) return 0;
+        if (!strcmp(ns[n].target, "aten.var_mean.correction"))
+            correction0 = strstr(l, "kwargs = {correction: 0, keepdim: True}") != NULL;
+        n++;
+    }
+    /* the statistics: population variance over all dimensions of the view but dim 1 (the rows) */
+    const fx_node *vm = fx_first(ns, n, "aten.var_mean.correction");
+    char x[FX_NAME], dims[FX_NAME];
+    if (!vm || fx_count(ns, n, "aten.var_mean.correction") != 1 || !correction0 || !fx_arg(vm, 0, x, sizeof x) ||
+        !fx_arg(vm, 1, dims, sizeof dims))
+        return 0;
+    const fx_node *view = fx_find(ns, n, x);
+    int rank = view ? view->rank : 0;
+    if (rank < 3 || rank > 5 || !view || strcmp(view->target, "aten.reshape.default")) return 0;
+    char want[32] = "[0";
+    for (int d = 2; d < rank; d++) snprintf(want + strlen(want), sizeof want - strlen(want), ", %d", d);
+    strcat(want, "]");
+    if (strcmp(dims, want)) return 0;
+    /* (x - mean) * rsqrt(var + eps): eps is the one add with a number */
+    const fx_node *rs = fx_first(ns, n, "aten.rsqrt.default");
+    char a0[FX_NAME];
+    if (!rs || !fx_arg(rs, 0, a0, sizeof a0)) return 0;
+    const fx_node *add = fx_find(ns, n, a0);
+    if (!add || strcmp(add->target, "aten.add.Tensor") || !arg_num(add, 1, eps) || !(*eps > 0 && *eps < 1e-2)) return 0;
+    const fx_node *sub = fx_first(ns, n, "aten.sub.Tensor");
+    if (!sub || !arg_is(sub, 0, x)) return 0;
+    char sref[FX_NAME + 1], rref[FX_NAME + 1];
+    snprintf(sref, sizeof sref, "%%%s", sub->name);
+    snprintf(rref, sizeof rref, "%%%s", rs->name);
+    int norm_mul = 0;
+    for (int j = 0; j < n; j++)
+        norm_mul += !strcmp(ns[j].target, "aten.mul.Tensor") && arg_is(&ns[j], 0, sref) && arg_is(&ns[j], 1, rref);
+    if (norm_mul != 1) return 0;
+    /* the whole graph, nothing more: affine adds two repeats, their unsqueezes, a mul and an add */
+    int reps = fx_count(ns, n, "aten.repeat.default"), unsq = fx_count(ns, n, "aten.unsqueeze.default");
+    *affine = reps == 2;
+    int expect_mul = 1 + *affine, expect_add = 1 + *affine;
+    if ((reps != 0 && reps != 2) || fx_count(ns, n, "aten.mul.Tensor") != expect_mul ||
+        fx_count(ns, n, "aten.add.Tensor") != expect_add || fx_count(ns, n, "aten.sub.Tensor") != 1 ||
+        fx_count(ns, n, "aten.rsqrt.default") != 1 || fx_count(ns, n, "aten.reshape.default") != 1 ||
+        (!*affine && unsq) || (*affine && (unsq < 2 || unsq > 6)) || n != 6 + 4 * *affine + unsq)
+        return 0;
+    *channels = 1;
+    if (*affine) {
+        const char *src = json_string_value(json_object_get(k, "source"));
+        long long cw = channel_mod(src, "in_ptr1"), cb = channel_mod(src, "in_ptr2");
+        if (!cw || cw != cb) return 0;
+        *channels = cw;
+    }
+    return 1;
 }

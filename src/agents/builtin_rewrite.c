@@ -11,6 +11,9 @@
  *   row_split_l1_normalize,       rows longer than one program divided by their own L1 / L2 norm
  *   row_split_l2_normalize        (known from the FX graph, builtin_normalize.c): the split
  *                                 softmax's one-read scheme, segments exchanging partial sums
+ *   row_split_instance_norm       an instance norm over rows longer than one program (known from
+ *                                 the FX graph): the same scheme, segments exchanging their mean
+ *                                 and centred sum of squares (Chan's combination, in order)
  *   split_more                    a looped sum/max/min/Welford reduction with few, long ones (a
  *                                 grid of a few waves, the last one partly idle): Inductor's own
  *                                 body run over NSUB sub-ranges of each reduction (a second grid
@@ -194,6 +197,19 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
         strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
         return "row_cumsum";
+    /* rows too long for one program: an instance norm Inductor computes in one kernel reading
+     * each row twice (known from its FX graph) gets the one-read kernel over row segments */
+    if (rn > 16384 && rn <= 132LL * 32768 && !strcmp(param_type(k, 0), "*fp32")) {
+        double ie = 0;
+        long long ch = 0;
+        int aff = 0;
+        if (builtin_instance_norm_match(k, &ie, &ch, &aff) && builtin_params_are(k, aff ? ln : one, aff ? 6 : 4) &&
+            !strcmp(param_type(k, aff ? 3 : 1), "*fp32") &&
+            (!aff || (!strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32")))) {
+            *eps = ie;
+            return "row_split_instance_norm";
+        }
+    }
     /* rows too long for one program: a softmax Inductor computes in one kernel reading each row
      * twice gets the one-read kernel over row segments (at most 132 segments a row: one GPU) */
     if (rn > 16384 && rn <= 132LL * 32768 && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
@@ -356,8 +372,18 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
 }
 
 /* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant. */
-static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, long long chunk, long long seg, int nw,
-                        kerr *e) {
+static int row_template(kbuf *s, const json_t *k, const char *tmpl, const char *out, double eps, long long chunk,
+                        long long seg, int nw, kerr *e) {
+    if (!strcmp(tmpl, "row_split_instance_norm")) {
+        double ie = 0;
+        long long ch = 1;
+        int aff = 0;
+        builtin_instance_norm_match(k, &ie, &ch, &aff);   /* matched before */
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "C", .type = TPL_INT, .i = ch},           {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+                       {.name = "AFFINE", .type = TPL_BOOL, .b = aff},    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_split_instance_norm", a, 6, s, e);
+    }
     if (!strcmp(tmpl, "row_split_l1_normalize") || !strcmp(tmpl, "row_split_l2_normalize")) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "P", .type = TPL_INT, .i = tmpl[11] == '1' ? 1 : 2},
@@ -405,7 +431,8 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         json_array_foreach(json_object_get(params, "num_warps"), i, w) json_array_append_new(variants, json_pack("{s:O}", "num_warps", w));
     }
     const json_t *rt = json_object_get(k, "runtime_params");
-    const char *outp = json_string_value(json_array_get(rt, !strcmp(tmpl, "row_layer_norm") ? 3 : 1));
+    size_t outi = !strcmp(tmpl, "row_layer_norm") || (!strcmp(tmpl, "row_split_instance_norm") && json_array_size(rt) == 6) ? 3 : 1;
+    const char *outp = json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
     int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more"), rowsplit = !strncmp(tmpl, "row_split_", 10);
     split_info si;
@@ -451,7 +478,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else if (row_template(&s, tmpl, outp, eps, chunk, seg, nw, e)) {
+        } else if (row_template(&s, k, tmpl, outp, eps, chunk, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);

@@ -57,6 +57,21 @@ def case_normalize(mod, rows, n, p, eps):
     return (out.double() - xd / (norm + eps)).abs().max().item()
 
 
+def case_instance_norm(mod, rows, n, c, eps, affine):
+    x = torch.randn(rows, n) * 2 + 1
+    out = torch.full((rows, n), float("nan"))
+    xd = x.double()
+    y = (xd - xd.mean(1, keepdim=True)) / (xd.var(1, unbiased=False, keepdim=True) + eps).sqrt()
+    if affine:
+        w, b = torch.rand(c) + 0.5, torch.randn(c)
+        mod.launch(x, w, b, out, rows, n)
+        idx = torch.arange(rows) % c
+        y = y * w.double()[idx][:, None] + b.double()[idx][:, None]
+    else:
+        mod.launch(x, out, rows, n)
+    return (out.double() - y).abs().max().item()
+
+
 def main():
     # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
@@ -76,6 +91,13 @@ def main():
             cases.append(("row_split_normalize", dict(OUT="out_ptr1", SEG=seg, P=p, EPS=repr(eps), NUM_WARPS=4),
                           lambda m, r=rows, n=n, p=p, e=eps: case_normalize(m, r, n, p, e),
                           "p=%d eps=%g %dx%d" % (p, eps, rows, n)))
+    for affine in (True, False):
+        for rows, n, seg in ((6, 100, 128), (4, 256, 256)):
+            cases.append(("row_split_instance_norm",
+                          dict(OUT="out_ptr2" if affine else "out_ptr0", SEG=seg, C=3 if affine else 1, EPS="1e-05",
+                               AFFINE=affine, NUM_WARPS=4),
+                          lambda m, r=rows, n=n, a=affine: case_instance_norm(m, r, n, 3, 1e-5, a),
+                          "affine=%s %dx%d" % (affine, rows, n)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:

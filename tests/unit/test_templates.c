@@ -65,7 +65,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_32_cumsum_middle_dim_small_g0.py",
                                            "suite_level1_05_softmax_middle_dim_small_g0.py",
                                            "suite_level1_12_l1_normalize_g0.py",
-                                           "suite_level1_13_l2_normalize_g0.py"};
+                                           "suite_level1_13_l2_normalize_g0.py",
+                                           "suite_level1_09_instance_norm_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -384,4 +385,72 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         free(text);
         free(rel);
     }
+}
+
+/* Instance norm read from the FX graph (suite problem 09 at its full size: 4096 rows of
+ * 102400, affine with 128 channels): matched with its eps and channel count, every variant
+ * passes gate 1; the graph changed in one place (sample variance, statistics over fewer
+ * dimensions, a different numerator, an extra op) does not match. */
+Test(templates, instance_norm_family_from_the_fx_graph) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_09_instance_norm_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0);
+    double eps = 0;
+    long long ch = 0;
+    int aff = 0;
+    cr_assert_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 1);
+    cr_expect_eq(eps, 1e-05);
+    cr_expect_eq(ch, 128);
+    cr_expect_eq(aff, 1);
+    const char *m = builtin_rewrite_match(kc, &eps);
+    cr_assert(m && !strcmp(m, "row_split_instance_norm"), "matched %s", m ? m : "nothing");
+    json_t *out = render(kc, m, builtin_rewrite_variants(m, kc));
+    size_t i;
+    json_t *cd;
+    int n = 0;
+    json_array_foreach(json_object_get(out, "candidates"), i, cd) {
+        const char *src = json_string_value(json_object_get(cd, "source"));
+        candidate *cand = NULL;
+        cr_assert_eq(candidate_parse(src, strlen(src), &cand, &e), 0, "%s", e.msg);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_expect_eq(gate1_check(cand, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
+        cr_expect(strstr(src, "\"numel(in_ptr1) == 128\"") && strstr(src, "\"out_ptr2\", \"part\""), "%s", src);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cand);
+        n++;
+    }
+    cr_expect_eq(n, 4);
+    json_decref(out);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"kwargs = {correction: 0, keepdim: True}", "kwargs = {correction: 1, keepdim: True}"},
+        {"args = (%view, [0, 2, 3])", "args = (%view, [0, 2])"},
+        {"args = (%view, %getitem_1)", "args = (%arg0_1, %getitem_1)"},
+        {"args = (%getitem, 1e-05)", "args = (%getitem, %arg1_1)"},
+        {"args = (%sub, %rsqrt)", "args = (%sub, %add)"},
+        {"aten.rsqrt.default", "aten.sqrt.default"},
+        {"tl.load(in_ptr2 + ((x0 % 128))", "tl.load(in_ptr2 + ((x0 % 64))"},
+    };
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        char *at = strstr(text, edits[t][0]);
+        cr_assert(at, "edit %zu: %s not in the fixture", t, edits[t][0]);
+        kbuf b = KBUF_INIT;
+        kbuf_append(&b, text, (size_t)(at - text));
+        kbuf_puts(&b, edits[t][1]);
+        kbuf_puts(&b, at + strlen(edits[t][0]));
+        cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &a, &e), 0, "%s", e.msg);
+        kc = opt_kernel_ctx(a, 0);
+        cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "still matched with %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+        kbuf_free(&b);
+    }
+    free(text);
 }
