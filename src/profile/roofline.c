@@ -35,7 +35,8 @@ void roof_triton_traffic(const roof_role *roles, size_t nroles, const json_t *ar
 }
 
 static int is_gemm(const char *op) {
-    return !strcmp(op, "mm") || !strcmp(op, "addmm") || !strcmp(op, "bmm") || !strcmp(op, "baddbmm");
+    return !strcmp(op, "mm") || !strcmp(op, "addmm") || !strcmp(op, "bmm") || !strcmp(op, "baddbmm") ||
+           !strcmp(op, "bias_addmm");   /* max-autotune's addmm with a broadcast bias: cuBLAS's epilogue */
 }
 
 /* The i-th tensor argument that is not the output, or NULL. */
@@ -59,7 +60,7 @@ void roof_vendor_traffic(const char *op, const json_t *args, int out_index, roof
     }
     /* GEMM-like: the last two dims of the operands give M, K, N. */
     int first = 0, second = 1;
-    if (!strcmp(op, "addmm") || !strcmp(op, "baddbmm")) { first = 1; second = 2; }
+    if (!strcmp(op, "addmm") || !strcmp(op, "baddbmm") || !strcmp(op, "bias_addmm")) { first = 1; second = 2; }
     if (is_gemm(op)) {
         const json_t *a = nth_input(args, out_index, first), *b = nth_input(args, out_index, second);
         if (a && b && arg_rank(a) >= 2 && arg_rank(b) >= 2) {

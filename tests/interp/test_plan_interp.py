@@ -92,7 +92,7 @@ def main():
                           lambda m, r=rows, n=n, p=p, e=eps: case_normalize(m, r, n, p, e),
                           "p=%d eps=%g %dx%d" % (p, eps, rows, n)))
     for affine in (True, False):
-        for rows, n, seg in ((6, 100, 128), (4, 256, 256)):
+        for rows, n, seg in ((6, 100, 128), (3, 256, 256)):   # rows: a multiple of C = 3 (the plan checks it)
             cases.append(("row_split_instance_norm",
                           dict(OUT="out_ptr2" if affine else "out_ptr0", SEG=seg, C=3 if affine else 1, EPS="1e-05",
                                AFFINE=affine, NUM_WARPS=4),
@@ -106,7 +106,12 @@ def main():
             if judged(text, os.path.join(tmp, "form_%d.py" % k))[1] != "P":
                 raise SystemExit("%s is not a form-P template" % tmpl)
             mod = load_judged(text, "plan_%d" % k, tmp)
-            err = run(mod)
+            try:
+                err = run(mod)
+            except Exception as exc:  # one case failing in the interpreter must not hide the others
+                print("FAIL %s %s raised %s" % (tmpl, what, repr(exc)[:300]))
+                bad += 1
+                continue
             ok = err <= 1e-5
             bad += not ok
             print("%s %s %s max_err=%.3g" % ("ok  " if ok else "FAIL", tmpl, what, err))

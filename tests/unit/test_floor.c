@@ -355,3 +355,49 @@ Test(floor, ceilings_are_the_fastest_runs_with_tf32_and_torch_settings) {
     json_decref(c);
     json_decref(raw);
 }
+
+/* max-autotune's module for level2/04 (captured on the H200) calls extern_kernels.bias_addmm,
+ * which once counted no flops: the model floor fell to the memory floor (0.58 ms under a
+ * 21.5 ms GEMM, "kopt / floor 38"). Its flops are addmm's, at the fp32 matrix rate. */
+Test(floor, level2_04_bias_addmm_counts_its_flops) {
+    size_t n = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level2_04_linear_softmax__max_autotune_no_cudagraphs_g0.py", &n);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, n, &a, &e), 0, "%s", e.msg);
+    cr_assert_eq(a->nlaunches, 2);
+    cr_expect_eq(a->launches[0].kind, ART_L_VENDOR);
+    const double x = 65536.0 * 8192 * 4, o = 65536.0 * 1000 * 4;
+    const shape_of sh[] = {{"reinterpret_tensor(arg1_1, (65536, 1000), (0, 1), 0)", "[65536, 1000]", 4000},
+                           {"arg2_1", "[65536, 8192]", x},
+                           {"reinterpret_tensor(arg0_1, (8192, 1000), (1, 8192), 0)", "[8192, 1000]", 8192.0 * 1000 * 4},
+                           {"buf0", "[65536, 1000]", o},
+                           {"out=buf0", "[65536, 1000]", o},
+                           {"buf3", "[65536, 1000]", o}};
+    const double ms[] = {21.34, 0.1285};   /* the H200's times of the GEMM and the softmax */
+    json_t *prof = profile_of(a, sh, sizeof sh / sizeof *sh, ms);
+    json_t *ceil = h200_ceilings(1);   /* TF32 off for matmuls: the fp32 rate */
+    double sum = 0;
+    json_t *rows = inspect_launch_table(a, prof, ceil, &sum);
+    json_t *mm = json_array_get(rows, 0);
+    const double flops = 2.0 * 65536 * 8192 * 1000;
+    cr_expect_str_eq(json_string_value(json_object_get(mm, "op")), "bias_addmm");
+    cr_expect_float_eq(json_real_value(json_object_get(mm, "flops")), flops, 1e3);
+    cr_expect_str_eq(json_string_value(json_object_get(mm, "math")), "fp32");
+    cr_expect_str_eq(json_string_value(json_object_get(mm, "bound")), "compute");
+    double written = 0, io = inspect_io_bytes(a, rows, &written);
+    roof_ceilings m = inspect_roof_ceilings(ceil);
+    floor_model f;
+    floor_model_compute(rows, io - written, written, &m, L2, &f);
+    cr_expect_float_eq(f.vendor_floor_ms, flops / 51.33e12 * 1e3, 1e-9);   /* 20.9 ms */
+    cr_expect_float_eq(f.floor_ms, f.vendor_floor_ms, 1e-12);
+    floor_module_time mods[] = {{"torch.compile default", 21.49}, {"max-autotune", 21.49}};
+    json_t *chk = floor_check(rows, &f, &m, L2, mods, 2);
+    cr_expect(json_is_true(json_object_get(chk, "ok")), "%s", json_string_value(json_object_get(chk, "why")));
+    json_decref(chk);
+    json_decref(rows);
+    json_decref(ceil);
+    json_decref(prof);
+    artifact_free(a);
+    free(text);
+}
