@@ -225,9 +225,9 @@ int builtin_instance_norm_match(const json_t *k, double *eps, long long *channel
     /* the whole graph, nothing more: affine adds two repeats, their unsqueezes, a mul and an add */
     int reps = fx_count(ns, n, "aten.repeat.default"), unsq = fx_count(ns, n, "aten.unsqueeze.default");
     *affine = reps == 2;
-    int expect_mul = 1 + *affine, expect_add = 1 + *affine;
-    if ((reps != 0 && reps != 2) || fx_count(ns, n, "aten.mul.Tensor") != expect_mul ||
-        fx_count(ns, n, "aten.add.Tensor") != expect_add || fx_count(ns, n, "aten.sub.Tensor") != 1 ||
+    int muls_adds = 1 + *affine; /* the norm's mul and eps add, and the affine's */
+    if ((reps != 0 && reps != 2) || fx_count(ns, n, "aten.mul.Tensor") != muls_adds ||
+        fx_count(ns, n, "aten.add.Tensor") != muls_adds || fx_count(ns, n, "aten.sub.Tensor") != 1 ||
         fx_count(ns, n, "aten.rsqrt.default") != 1 || fx_count(ns, n, "aten.reshape.default") != 1 ||
         (!*affine && unsq) || (*affine && (unsq < 2 || unsq > 6)) || n != 6 + 4 * *affine + unsq)
         return 0;
