@@ -20,6 +20,7 @@ typedef struct fx_node {
     char name[FX_NAME];   /* without '%' */
     char target[FX_NAME]; /* "aten.div.Tensor" */
     char args[FX_ARGS];   /* the text between "args = (" and the matching ")" */
+    char kwargs[FX_NAME]; /* the text between "kwargs = {" and "}" ("" when too long) */
     int rank;             /* the node's tensor rank (0: not given) */
 } fx_node;
 
@@ -42,6 +43,13 @@ static int fx_parse(const char *l, fx_node *n) {
     n->target[tl] = '\0';
     memcpy(n->args, a, (size_t)(e - 1 - a));
     n->args[e - 1 - a] = '\0';
+    const char *kw = strstr(e, "kwargs = {");
+    size_t kl = kw ? strcspn(kw + 10, "}") : 0;
+    n->kwargs[0] = '\0';
+    if (kw && kl < FX_NAME) {
+        memcpy(n->kwargs, kw + 10, kl);
+        n->kwargs[kl] = '\0';
+    }
     n->rank = builtin_fx_rank(l);
     return 1;
 }
@@ -90,18 +98,25 @@ static int arg_num(const fx_node *n, int i, double *v) {
     return end != a && *end == '\0';
 }
 
-int builtin_normalize_match(const json_t *k, int *p, double *eps) {
-    const json_t *frag = json_object_get(k, "graph_fragment");
-    fx_node ns[FX_MAX_NODES];
+/* The call_function nodes of kernel k's graph fragment into ns; their count, or -1 when one does
+ * not parse or there are more than FX_MAX_NODES. */
+static int fx_nodes(const json_t *k, fx_node *ns) {
     int n = 0;
     size_t i;
     json_t *v;
-    json_array_foreach(frag, i, v) {
+    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
         const char *l = json_string_value(v);
         if (!l || !strstr(l, "= call_function[")) continue;
-        if (n == FX_MAX_NODES || !fx_parse(l, &ns[n])) return 0;
+        if (n == FX_MAX_NODES || !fx_parse(l, &ns[n])) return -1;
         n++;
     }
+    return n;
+}
+
+int builtin_normalize_match(const json_t *k, int *p, double *eps) {
+    fx_node ns[FX_MAX_NODES];
+    int n = fx_nodes(k, ns);
+    if (n < 0) return 0;
     /* the division: a graph input over the norm */
     const fx_node *div = NULL;
     for (int j = 0; j < n; j++)
@@ -181,24 +196,14 @@ static long long channel_mod(const char *src, const char *ptr) {
 }
 
 int builtin_instance_norm_match(const json_t *k, double *eps, long long *channels, int *affine) {
-    const json_t *frag = json_object_get(k, "graph_fragment");
     fx_node ns[FX_MAX_NODES];
-    int n = 0, correction0 = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(frag, i, v) {
-        const char *l = json_string_value(v);
-        if (!l || !strstr(l, "= call_function[")) continue;
-        if (n == FX_MAX_NODES || !fx_parse(l, &ns[n])) return 0;
-        if (!strcmp(ns[n].target, "aten.var_mean.correction"))
-            correction0 = strstr(l, "kwargs = {correction: 0, keepdim: True}") != NULL;
-        n++;
-    }
+    int n = fx_nodes(k, ns);
+    if (n < 0) return 0;
     /* the statistics: population variance over all dimensions of the view but dim 1 (the rows) */
     const fx_node *vm = fx_first(ns, n, "aten.var_mean.correction");
     char x[FX_NAME], dims[FX_NAME];
-    if (!vm || fx_count(ns, n, "aten.var_mean.correction") != 1 || !correction0 || !fx_arg(vm, 0, x, sizeof x) ||
-        !fx_arg(vm, 1, dims, sizeof dims))
+    if (!vm || fx_count(ns, n, "aten.var_mean.correction") != 1 || strcmp(vm->kwargs, "correction: 0, keepdim: True") ||
+        !fx_arg(vm, 0, x, sizeof x) || !fx_arg(vm, 1, dims, sizeof dims))
         return 0;
     const fx_node *view = fx_find(ns, n, x);
     int rank = view ? view->rank : 0;

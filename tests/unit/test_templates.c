@@ -225,6 +225,48 @@ Test(templates, refuses_what_it_cannot_render_exactly) {
 #include "gates/candidate.h"
 #include "gates/gate1.h"
 
+/* Renders every variant the planner proposes for template `tmpl` on kernel 0 of `a` (context kc)
+ * and expects each to pass gate 1's C checks and to contain `needle` (NULL: anything); returns
+ * how many there were. */
+static int variants_pass_gate1(const artifact *a, const json_t *kc, const char *tmpl, const char *needle) {
+    json_t *out = render(kc, tmpl, builtin_rewrite_variants(tmpl, kc));
+    size_t i;
+    json_t *c;
+    int n = 0;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        candidate *cd = NULL;
+        kerr e = {0};
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s", e.msg);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_expect_eq(gate1_check(cd, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
+        cr_expect(!needle || strstr(src, needle), "no %s in\n%s", needle, src);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+        n++;
+    }
+    json_decref(out);
+    return n;
+}
+
+/* The artifact of `text` with its first `from` replaced by `to` (asserts `from` is there). */
+static artifact *parse_edited(const char *text, const char *from, const char *to) {
+    const char *at = strstr(text, from);
+    cr_assert(at, "%s not in the fixture", from);
+    kbuf b = KBUF_INIT;
+    kbuf_append(&b, text, (size_t)(at - text));
+    kbuf_puts(&b, to);
+    kbuf_puts(&b, at + strlen(from));
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &a, &e), 0, "%s", e.msg);
+    kbuf_free(&b);
+    return a;
+}
+
 /* The one-read split-row softmax behind the kernel's own interface: every variant passes gate
  * 1's C checks (static rules, interface, stitching) against the kernel it replaces, at the
  * problem's row length; rows too long for 132 segments get no variant. */
@@ -237,25 +279,7 @@ Test(templates, row_split_candidates_pass_gate1) {
     json_t *kc = opt_kernel_ctx(a, 0);
     double eps = 0;
     cr_assert_str_eq(builtin_rewrite_match(kc, &eps), "row_split_softmax");
-    json_t *out = render(kc, "row_split_softmax", builtin_rewrite_variants("row_split_softmax", kc));
-    size_t i;
-    json_t *c;
-    int n = 0;
-    json_array_foreach(json_object_get(out, "candidates"), i, c) {
-        const char *src = json_string_value(json_object_get(c, "source"));
-        candidate *cd = NULL;
-        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s", e.msg);
-        static_opts so = {0};
-        kbuf st = KBUF_INIT;
-        char *why = NULL;
-        cr_expect_eq(gate1_check(cd, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
-        free(why);
-        kbuf_free(&st);
-        candidate_free(cd);
-        n++;
-    }
-    cr_expect_eq(n, 4);
-    json_decref(out);
+    cr_expect_eq(variants_pass_gate1(a, kc, "row_split_softmax", NULL), 4);
     json_decref(kc);
     artifact_free(a);
     /* the same kernel at 8M columns: even 32K segments make 256 a row, more than one GPU holds:
@@ -329,26 +353,7 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         const char *m = builtin_rewrite_match(kc, &eps);
         cr_assert(m && !strcmp(m, cases[c].tmpl), "%s: matched %s", cases[c].fixture, m ? m : "nothing");
         cr_expect_eq(eps, cases[c].eps);
-        json_t *out = render(kc, m, builtin_rewrite_variants(m, kc));
-        size_t i;
-        json_t *cd;
-        int n = 0;
-        json_array_foreach(json_object_get(out, "candidates"), i, cd) {
-            const char *src = json_string_value(json_object_get(cd, "source"));
-            candidate *cand = NULL;
-            cr_assert_eq(candidate_parse(src, strlen(src), &cand, &e), 0, "%s", e.msg);
-            static_opts so = {0};
-            kbuf st = KBUF_INIT;
-            char *why = NULL;
-            cr_expect_eq(gate1_check(cand, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
-            cr_expect(strstr(src, cases[c].tmpl[11] == '1' ? "\"P\": 1" : "\"P\": 2") != NULL, "%s", src);
-            free(why);
-            kbuf_free(&st);
-            candidate_free(cand);
-            n++;
-        }
-        cr_expect_eq(n, 4);
-        json_decref(out);
+        cr_expect_eq(variants_pass_gate1(a, kc, m, cases[c].tmpl[11] == '1' ? "\"P\": 1" : "\"P\": 2"), 4);
         json_decref(kc);
         artifact_free(a);
         /* the same kernel with its graph changed in one place each */
@@ -365,20 +370,14 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         };
         int edited = 0;
         for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-            char *at = strstr(text, edits[t][0]);
-            if (!at) continue;
-            kbuf b = KBUF_INIT;
-            kbuf_append(&b, text, (size_t)(at - text));
-            kbuf_puts(&b, edits[t][1]);
-            kbuf_puts(&b, at + strlen(edits[t][0]));
-            cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &a, &e), 0, "%s", e.msg);
+            if (!strstr(text, edits[t][0])) continue;   /* an edit of the other norm's graph */
+            a = parse_edited(text, edits[t][0], edits[t][1]);
             kc = opt_kernel_ctx(a, 0);
             int p = 0;
             double ep = 0;
             cr_expect_eq(builtin_normalize_match(kc, &p, &ep), 0, "%s: still matched with %s", cases[c].fixture, edits[t][1]);
             json_decref(kc);
             artifact_free(a);
-            kbuf_free(&b);
             edited++;
         }
         cr_expect_geq(edited, 4, "%s: only %d edits applied", cases[c].fixture, edited);
@@ -407,26 +406,8 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
     cr_expect_eq(aff, 1);
     const char *m = builtin_rewrite_match(kc, &eps);
     cr_assert(m && !strcmp(m, "row_split_instance_norm"), "matched %s", m ? m : "nothing");
-    json_t *out = render(kc, m, builtin_rewrite_variants(m, kc));
-    size_t i;
-    json_t *cd;
-    int n = 0;
-    json_array_foreach(json_object_get(out, "candidates"), i, cd) {
-        const char *src = json_string_value(json_object_get(cd, "source"));
-        candidate *cand = NULL;
-        cr_assert_eq(candidate_parse(src, strlen(src), &cand, &e), 0, "%s", e.msg);
-        static_opts so = {0};
-        kbuf st = KBUF_INIT;
-        char *why = NULL;
-        cr_expect_eq(gate1_check(cand, &a->kernels[0], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
-        cr_expect(strstr(src, "\"numel(in_ptr1) == 128\"") && strstr(src, "\"out_ptr2\", \"part\""), "%s", src);
-        free(why);
-        kbuf_free(&st);
-        candidate_free(cand);
-        n++;
-    }
-    cr_expect_eq(n, 4);
-    json_decref(out);
+    cr_expect_eq(variants_pass_gate1(a, kc, m, "\"numel(in_ptr1) == 128\""), 4);
+    cr_expect_eq(variants_pass_gate1(a, kc, m, "\"out_ptr2\", \"part\""), 4);
     json_decref(kc);
     artifact_free(a);
     static const char *const edits[][2] = {
@@ -439,18 +420,11 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
         {"tl.load(in_ptr2 + ((x0 % 128))", "tl.load(in_ptr2 + ((x0 % 64))"},
     };
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        char *at = strstr(text, edits[t][0]);
-        cr_assert(at, "edit %zu: %s not in the fixture", t, edits[t][0]);
-        kbuf b = KBUF_INIT;
-        kbuf_append(&b, text, (size_t)(at - text));
-        kbuf_puts(&b, edits[t][1]);
-        kbuf_puts(&b, at + strlen(edits[t][0]));
-        cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &a, &e), 0, "%s", e.msg);
+        a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0);
         cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
-        kbuf_free(&b);
     }
     free(text);
 }
