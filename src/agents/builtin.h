@@ -135,6 +135,11 @@ int builtin_normalize_match(const json_t *kernel, int *p, double *eps);
  * rsqrt(var + *eps), and, when *affine, times a weight and plus a bias of *channels values each
  * repeated over the batch (read from the kernel's `x0 % C` loads of in_ptr1 / in_ptr2); else 0. */
 int builtin_instance_norm_match(const json_t *kernel, double *eps, long long *channels, int *affine);
+/* Layer norm over the trailing dimensions (builtin_normalize.c): 1 when the FX graph fragment is
+ * exactly var_mean (correction 0) over every dimension but the first, (x - mean) * rsqrt(var +
+ * *eps) * W + B with W and B graph inputs (converts to float32 and back around it, or none), and
+ * the kernel loads in_ptr1 / in_ptr2 at the row's own positions; else 0. */
+int builtin_layer_norm_match(const json_t *kernel, double *eps);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

@@ -245,3 +245,65 @@ int builtin_instance_norm_match(const json_t *k, double *eps, long long *channel
     }
     return 1;
 }
+
+int builtin_layer_norm_match(const json_t *k, double *eps) {
+    fx_node ns[FX_MAX_NODES];
+    int n = fx_nodes(k, ns);
+    if (n < 0) return 0;
+    const fx_node *vm = fx_first(ns, n, "aten.var_mean.correction");
+    const fx_node *sub = fx_first(ns, n, "aten.sub.Tensor");
+    char x[FX_NAME], dims[FX_NAME];
+    if (!vm || !sub || strcmp(vm->kwargs, "correction: 0, keepdim: True") || !fx_arg(vm, 0, x, sizeof x) ||
+        !fx_arg(vm, 1, dims, sizeof dims) || !arg_is(sub, 0, x))
+        return 0;
+    /* the statistics over every dimension but the first: [1, ..., rank-1] */
+    int rank = sub->rank;
+    char want[32] = "[";
+    for (int d = 1; d < rank; d++)
+        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", d > 1 ? ", " : "", d);
+    strcat(want, "]");
+    if (rank < 2 || rank > 5 || strcmp(dims, want)) return 0;
+    /* x itself, or x converted to float32 first */
+    const fx_node *cx = fx_find(ns, n, x);
+    int conv = fx_count(ns, n, "prims.convert_element_type.default");
+    if (cx && (strcmp(cx->target, "prims.convert_element_type.default") || !arg_is(cx, 1, "torch.float32") || !conv))
+        return 0;
+    /* (x - mean) * rsqrt(var + eps) * W + B, W and B graph inputs */
+    const fx_node *rs = fx_first(ns, n, "aten.rsqrt.default");
+    char a0[FX_NAME], sref[FX_NAME + 1], rref[FX_NAME + 1];
+    if (!rs || !fx_arg(rs, 0, a0, sizeof a0)) return 0;
+    const fx_node *add = fx_find(ns, n, a0);
+    if (!add || strcmp(add->target, "aten.add.Tensor") || !arg_num(add, 1, eps) || !(*eps > 0 && *eps < 1e-2)) return 0;
+    snprintf(sref, sizeof sref, "%%%s", sub->name);
+    snprintf(rref, sizeof rref, "%%%s", rs->name);
+    const fx_node *norm = NULL, *scaled = NULL, *shifted = NULL;
+    for (int j = 0; j < n; j++)
+        if (!strcmp(ns[j].target, "aten.mul.Tensor") && arg_is(&ns[j], 0, sref) && arg_is(&ns[j], 1, rref))
+            norm = &ns[j];
+    char nref[FX_NAME + 1], mref[FX_NAME + 1], w[FX_NAME], b[FX_NAME];
+    if (!norm) return 0;
+    snprintf(nref, sizeof nref, "%%%s", norm->name);
+    for (int j = 0; j < n; j++)
+        if (!strcmp(ns[j].target, "aten.mul.Tensor") && arg_is(&ns[j], 0, nref)) scaled = &ns[j];
+    if (!scaled || !fx_arg(scaled, 1, w, sizeof w) || w[0] != '%' || fx_find(ns, n, w)) return 0;
+    snprintf(mref, sizeof mref, "%%%s", scaled->name);
+    for (int j = 0; j < n; j++)
+        if (!strcmp(ns[j].target, "aten.add.Tensor") && arg_is(&ns[j], 0, mref)) shifted = &ns[j];
+    if (!shifted || !fx_arg(shifted, 1, b, sizeof b) || b[0] != '%' || fx_find(ns, n, b) || !strcmp(w, b)) return 0;
+    /* nothing else: the converts come in and out together */
+    if ((conv != 0 && conv != 2) || (conv == 2) != (cx != NULL) || fx_count(ns, n, "aten.mul.Tensor") != 2 ||
+        fx_count(ns, n, "aten.add.Tensor") != 2 || fx_count(ns, n, "aten.sub.Tensor") != 1 ||
+        fx_count(ns, n, "aten.var_mean.correction") != 1 || fx_count(ns, n, "aten.rsqrt.default") != 1 || n != 7 + conv)
+        return 0;
+    if (conv == 2) { /* the other convert rounds the result */
+        char shref[FX_NAME + 1];
+        snprintf(shref, sizeof shref, "%%%s", shifted->name);
+        int out_conv = 0;
+        for (int j = 0; j < n; j++)
+            out_conv += !strcmp(ns[j].target, "prims.convert_element_type.default") && arg_is(&ns[j], 0, shref);
+        if (out_conv != 1) return 0;
+    }
+    /* the kernel reads the weight and the bias at the row's own positions */
+    const char *src = json_string_value(json_object_get(k, "source"));
+    return src && strstr(src, "tl.load(in_ptr1 + (r0_1)") && strstr(src, "tl.load(in_ptr2 + (r0_1)");
+}

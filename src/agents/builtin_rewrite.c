@@ -14,6 +14,9 @@
  *   row_split_instance_norm       an instance norm over rows longer than one program (known from
  *                                 the FX graph): the same scheme, segments exchanging their mean
  *                                 and centred sum of squares (Chan's combination, in order)
+ *   row_split_layer_norm          a layer norm over trailing dimensions of rows longer than one
+ *                                 program (fp32/fp16/bf16, known from the FX graph): the same
+ *                                 kernel with the weight and bias read at the row's positions
  *   split_more                    a looped sum/max/min/Welford reduction with few, long ones (a
  *                                 grid of a few waves, the last one partly idle): Inductor's own
  *                                 body run over NSUB sub-ranges of each reduction (a second grid
@@ -210,6 +213,17 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
             return "row_split_instance_norm";
         }
     }
+    /* ... and a layer norm over trailing dimensions (fp32, fp16 or bf16, one type throughout) */
+    if (rn > 16384 && rn <= 132LL * 32768 && builtin_params_are(k, ln, 6)) {
+        const char *t0 = param_type(k, 0);
+        int same = !strcmp(t0, "*fp32") || !strcmp(t0, "*bf16") || !strcmp(t0, "*fp16");
+        for (size_t i = 1; i < 4; i++) same &= !strcmp(param_type(k, i), t0);
+        double le = 0;
+        if (same && builtin_layer_norm_match(k, &le)) {
+            *eps = le;
+            return "row_split_layer_norm";
+        }
+    }
     /* rows too long for one program: a softmax Inductor computes in one kernel reading each row
      * twice gets the one-read kernel over row segments (at most 132 segments a row: one GPU) */
     if (rn > 16384 && rn <= 132LL * 32768 && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
@@ -384,6 +398,11 @@ static int row_template(kbuf *s, const json_t *k, const char *tmpl, const char *
                        {.name = "AFFINE", .type = TPL_BOOL, .b = aff},    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_instance_norm", a, 6, s, e);
     }
+    if (!strcmp(tmpl, "row_split_layer_norm")) {
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "EPS", .type = TPL_FLOAT, .f = eps}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_split_layer_norm", a, 4, s, e);
+    }
     if (!strcmp(tmpl, "row_split_l1_normalize") || !strcmp(tmpl, "row_split_l2_normalize")) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "P", .type = TPL_INT, .i = tmpl[11] == '1' ? 1 : 2},
@@ -431,7 +450,10 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         json_array_foreach(json_object_get(params, "num_warps"), i, w) json_array_append_new(variants, json_pack("{s:O}", "num_warps", w));
     }
     const json_t *rt = json_object_get(k, "runtime_params");
-    size_t outi = !strcmp(tmpl, "row_layer_norm") || (!strcmp(tmpl, "row_split_instance_norm") && json_array_size(rt) == 6) ? 3 : 1;
+    size_t outi = !strcmp(tmpl, "row_layer_norm") || !strcmp(tmpl, "row_split_layer_norm") ||
+                          (!strcmp(tmpl, "row_split_instance_norm") && json_array_size(rt) == 6)
+                      ? 3
+                      : 1;
     const char *outp = json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
     int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more"), rowsplit = !strncmp(tmpl, "row_split_", 10);

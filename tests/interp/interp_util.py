@@ -43,6 +43,11 @@ def render(text, params):
             continue
         if not all(stack):
             continue
+        m = re.fullmatch(r"\{\{include (\w+)\}\}", s)
+        if m:  # a part file: its '#@' header dropped, the same substitutions
+            part = open(os.path.join(ROOT, "templates", "kernels", m.group(1) + ".part")).read()
+            out.append(render(part, params))
+            continue
 
         def sub(mm):
             v = params[mm.group(1)]

@@ -2,10 +2,11 @@
 (templates/kernels/row_softmax, row_layer_norm, row_cumsum), the launcher kopt writes from each
 plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), run by Triton's
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
-two. The templates whose programs wait for each other (row_split_softmax, row_split_normalize, the
-regions) cannot run with more than one program a row in the interpreter (it runs programs one
-after another): row_split_normalize runs here with one segment a row (its arithmetic, its
-tickets and its plan; sm_count() answered as an H200's 132), the GPU suite covers the rest.
+two. The templates whose programs wait for each other (the row_split_* and region templates)
+cannot run with more than one program a row in the interpreter (it runs programs one after
+another): row_split_normalize, row_split_instance_norm and row_split_layer_norm run here with one
+segment a row (their arithmetic, tickets and plans; sm_count() answered as an H200's 132), the
+GPU covers the rest.
 
 usage: TRITON_INTERPRET=1 [KOPT=...] PY tests/interp/test_plan_interp.py   (PY: a python with torch
 and triton; KOPT: the kopt binary, default build/kopt; `make interp-check`). Exit 0 when every
@@ -72,6 +73,14 @@ def case_instance_norm(mod, rows, n, c, eps, affine):
     return (out.double() - y).abs().max().item()
 
 
+def case_split_layer_norm(mod, rows, n):
+    x, w, b = torch.randn(rows, n) * 2 + 1, torch.rand(n) + 0.5, torch.randn(n)
+    out = torch.full((rows, n), float("nan"))
+    mod.launch(x, w, b, out, rows, n)
+    ref = torch.nn.functional.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)
+    return (out.double() - ref).abs().max().item()
+
+
 def main():
     # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
@@ -98,6 +107,9 @@ def main():
                                AFFINE=affine, NUM_WARPS=4),
                           lambda m, r=rows, n=n, a=affine: case_instance_norm(m, r, n, 3, 1e-5, a),
                           "affine=%s %dx%d" % (affine, rows, n)))
+    for rows, n, seg in ((3, 100, 128), (2, 256, 256)):
+        cases.append(("row_split_layer_norm", dict(OUT="out_ptr2", SEG=seg, EPS="1e-05", NUM_WARPS=4),
+                      lambda m, r=rows, n=n: case_split_layer_norm(m, r, n), "%dx%d" % (rows, n)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:

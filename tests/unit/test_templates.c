@@ -66,7 +66,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_05_softmax_middle_dim_small_g0.py",
                                            "suite_level1_12_l1_normalize_g0.py",
                                            "suite_level1_13_l2_normalize_g0.py",
-                                           "suite_level1_09_instance_norm_g0.py"};
+                                           "suite_level1_09_instance_norm_g0.py",
+                                           "suite_level1_11_layer_norm_2d_bf16_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -423,6 +424,49 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0);
         cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "still matched with %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+    }
+    free(text);
+}
+
+/* Layer norm over trailing dimensions read from the FX graph (suite problem 11 at its full size:
+ * 16384 bfloat16 rows of 256 x 256, converts to float32 and back): matched with its eps, every
+ * variant passes gate 1 (a bfloat16 kernel's replacement); one-place graph edits that change
+ * what it computes do not match. */
+Test(templates, layer_norm_family_from_the_fx_graph) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_11_layer_norm_2d_bf16_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0);
+    double eps = 0;
+    cr_assert_eq(builtin_layer_norm_match(kc, &eps), 1);
+    cr_expect_eq(eps, 1e-05);
+    long long ch = 0;
+    int aff = 0;
+    cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "a layer norm taken for an instance norm");
+    const char *m = builtin_rewrite_match(kc, &eps);
+    cr_assert(m && !strcmp(m, "row_split_layer_norm"), "matched %s", m ? m : "nothing");
+    cr_expect_eq(variants_pass_gate1(a, kc, m, "\"AFFINE\": 2"), 4);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"kwargs = {correction: 0, keepdim: True}", "kwargs = {correction: 1, keepdim: True}"},
+        {"args = (%convert_element_type, [1, 2])", "args = (%convert_element_type, [2])"},
+        {"args = (%convert_element_type, %getitem_1)", "args = (%arg2_1, %getitem_1)"},
+        {"args = (%getitem, 1e-05)", "args = (%getitem, %arg0_1)"},
+        {"args = (%mul, %arg0_1)", "args = (%mul, %mul)"},
+        {"args = (%mul_1, %arg1_1)", "args = (%mul_1, %arg0_1)"},
+        {"args = (%add_1, torch.bfloat16)", "args = (%mul_1, torch.bfloat16)"},
+        {"args = (%arg2_1, torch.float32)", "args = (%arg2_1, torch.float16)"},
+        {"tl.load(in_ptr1 + (r0_1)", "tl.load(in_ptr1 + (x0)"},
+    };
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        a = parse_edited(text, edits[t][0], edits[t][1]);
+        kc = opt_kernel_ctx(a, 0);
+        cr_expect_eq(builtin_layer_norm_match(kc, &eps), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
