@@ -380,6 +380,17 @@ WS=$PWD/tests/fixtures/inductor/suite_level1_01_softmax_wide_rows_393216_synthet
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$WS FAKE_FAST_PATTERN="_rows_split_softmax" expect_exit 0 "optimize, split-row softmax" -- "$KOPT" optimize bench/suite/level1/01_softmax_wide_rows.py -o "$T/rs" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("row_split_softmax: one read"), k' "$T/out" && ok || bad "optimize: the split-row softmax template was not the winner"
 has "split-row kernel stitched (the launcher kopt wrote from the plan)" "$T/rs/optimized_module.py" "_rows_split_softmax\[((xnumel \* nseg), )\]"
+# the normalize families, recognised from the FX graph of the suite's full-size modules (L1
+# normalize, instance norm, bf16 layer norm): offered, the winner with the fake timing, stitched
+for spec in 12_l1_normalize:_rows_split_normalize:row_split_l1_normalize \
+            09_instance_norm:_rows_split_stats_norm:row_split_instance_norm \
+            11_layer_norm_2d_bf16:_rows_split_stats_norm:row_split_layer_norm; do
+  IFS=: read -r pn pat tm <<<"$spec"
+  FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_${pn}_g0.py FAKE_FAST_PATTERN="$pat" \
+    expect_exit 0 "optimize, $tm" -- "$KOPT" optimize "bench/suite/level1/$pn.py" -o "$T/n-$pn" --budget 60s --rounds 4 --no-store --json
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith(sys.argv[2] + ": one read"), k' "$T/out" "$tm" && ok || bad "optimize: $tm was not the winner"
+  has "$tm stitched (the launcher kopt wrote from the plan)" "$T/n-$pn/optimized_module.py" "$pat\[((xnumel \* nseg), )\]"
+done
 # kopt verify with a region candidate, and a binding whose kernels are not consecutive
 mkdir -p "$T/rc"
 python3 - "$T/r1/work" "$T/rc" <<'PY' || bad "no region candidate in the optimize run's work directory"
