@@ -222,7 +222,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
                         json_string("the larger of: the graph's own inputs read once and outputs written once, "
                                     "max(read / read rate, written / write rate, total / best rate), at the rates "
                                     "measured on this GPU (raised where a kernel of the module moving at least 4x the "
-                                    "L2 reached more: floor_rate_from); and the library calls' floors (flops at the "
+                                    "L2 reached more: floor_rate_from); and the library calls' and Inductor's GEMM templates' floors (flops at the "
                                     "measured matrix rate of their arithmetic: fp32, TF32 where torch allows it, "
                                     "bf16), each at most the call's measured time"));
     /* a floor that a measured module, kernel or library call beats is wrong: say so */

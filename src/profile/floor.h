@@ -7,7 +7,8 @@
  *   - the library calls' floor: each vendor call's own floor (its flops at the matrix rate of
  *     its arithmetic, roof_vendor_math; its bytes at the memory rates), never more than the
  *     call was measured to take in the module itself (a call that beats its floor proves the
- *     rate is not its ceiling: another algorithm or arithmetic).
+ *     rate is not its ceiling: another algorithm or arithmetic). Inductor's Triton GEMM
+ *     templates (a row with flops: arg_A @ arg_B) count here as library calls do.
  * The memory rates are the measured ceilings, raised where a Triton kernel of the module moved
  * its bytes faster (each of read, write and total raised only as far as that kernel proves):
  * a kernel counts as such evidence only when it moves at least FLOOR_EVIDENCE_L2_TIMES times

@@ -223,6 +223,21 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
             }
             roof_triton_traffic(roles, l->args.n, args, &t);
             free(roles);
+            /* Inductor's GEMM templates (max-autotune) compute arg_A @ arg_B: their flops at the
+             * matrix rate are their floor, as a library call's */
+            if (k && k->kind == ART_K_TEMPLATE) {
+                const json_t *ma = NULL, *mb = NULL;
+                for (size_t j = 0; j < l->args.n; j++) {
+                    const art_param *p = art_launch_param(a, l, j);
+                    if (p && !strcmp(p->name, "arg_A")) ma = json_array_get(args, j);
+                    if (p && !strcmp(p->name, "arg_B")) mb = json_array_get(args, j);
+                }
+                t.flops = roof_gemm_flops(ma, mb);
+                if (t.flops > 0) {
+                    math = roof_vendor_math("mm", json_string_value(json_object_get(ma, "dtype")), &c);
+                    json_object_set_new(row, "math", json_string(MATH_NAMES[math]));
+                }
+            }
             json_object_set_new(row, "aten_ops", strlist_json(k ? &k->aten_ops : &l->aten_ops));
         } else {
             char *op = vendor_op(l->callee);

@@ -50,6 +50,15 @@ static const json_t *nth_input(const json_t *args, int out_index, int want) {
     return NULL;
 }
 
+double roof_gemm_flops(const json_t *a, const json_t *b) {
+    if (!a || !b || arg_rank(a) < 2 || arg_rank(b) < 2) return 0;
+    size_t ra = arg_rank(a), rb = arg_rank(b);
+    double m = arg_dim(a, ra - 2), k = arg_dim(a, ra - 1), nn = arg_dim(b, rb - 1);
+    double batch = 1;
+    for (size_t i = 0; i + 2 < ra; i++) batch *= arg_dim(a, i);
+    return 2.0 * batch * m * k * nn;
+}
+
 void roof_vendor_traffic(const char *op, const json_t *args, int out_index, roof_traffic *t) {
     memset(t, 0, sizeof *t);
     const json_t *out = out_index >= 0 ? json_array_get(args, (size_t)out_index) : NULL;
@@ -62,14 +71,7 @@ void roof_vendor_traffic(const char *op, const json_t *args, int out_index, roof
     int first = 0, second = 1;
     if (!strcmp(op, "addmm") || !strcmp(op, "baddbmm") || !strcmp(op, "bias_addmm")) { first = 1; second = 2; }
     if (is_gemm(op)) {
-        const json_t *a = nth_input(args, out_index, first), *b = nth_input(args, out_index, second);
-        if (a && b && arg_rank(a) >= 2 && arg_rank(b) >= 2) {
-            size_t ra = arg_rank(a), rb = arg_rank(b);
-            double m = arg_dim(a, ra - 2), k = arg_dim(a, ra - 1), nn = arg_dim(b, rb - 1);
-            double batch = 1;
-            for (size_t i = 0; i + 2 < ra; i++) batch *= arg_dim(a, i);
-            t->flops = 2.0 * batch * m * k * nn;
-        }
+        t->flops = roof_gemm_flops(nth_input(args, out_index, first), nth_input(args, out_index, second));
     } else if (!strcmp(op, "convolution") && out && is_tensor(out)) {
         const json_t *w = nth_input(args, out_index, 1);
         if (w && arg_rank(w) >= 3 && arg_dim(w, 0) > 0)

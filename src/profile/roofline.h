@@ -53,6 +53,9 @@ void roof_triton_traffic(const roof_role *roles, size_t nroles, const json_t *ar
  * the worker's array; out_index is the position in args of the output tensor (the out= buffer
  * or the assigned result), or -1 if unknown. Every other tensor argument counts as read. */
 void roof_vendor_traffic(const char *op, const json_t *args, int out_index, roof_traffic *t);
+/* 2 * batch * M * K * N of a matrix product of described tensors a [..., M, K] and b [..., K, N]
+ * (the batch: a's leading dimensions); 0 when either is missing or has rank below 2. */
+double roof_gemm_flops(const json_t *a, const json_t *b);
 
 /* The memory floor (seconds) of moving t's bytes: max(read / read rate, written / write rate,
  * (read + written) / the best of the three rates). Reads alone stream faster than a copy, so

@@ -401,3 +401,44 @@ Test(floor, level2_04_bias_addmm_counts_its_flops) {
     artifact_free(a);
     free(text);
 }
+
+/* An Inductor GEMM template (max-autotune's triton_tem_*: arg_A @ arg_B) is a Triton launch whose
+ * floor is its flops at the matrix rate, as a library call's: the model floor counts it. The
+ * handmade module's template multiplies 256x128 by 128x256. */
+Test(floor, gemm_template_counts_its_flops) {
+    size_t n = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/handmade_edge_def.py", &n);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, n, &a, &e), 0, "%s", e.msg);
+    int t = -1;
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (!strcmp(a->launches[i].callee, "triton_tem_fused_mm_0")) t = (int)i;
+    cr_assert_geq(t, 0);
+    const shape_of sh[] = {{"arg1_1", "[256, 128]", 256.0 * 128 * 4}, {"arg2_1", "[128, 256]", 128.0 * 256 * 4},
+                           {"buf0", "[256, 256]", 256.0 * 256 * 4}};
+    double ms[16];
+    for (size_t i = 0; i < 16; i++) ms[i] = 0.01;
+    cr_assert_leq(a->nlaunches, 16);
+    json_t *prof = profile_of(a, sh, sizeof sh / sizeof *sh, ms);
+    json_t *ceil = h200_ceilings(1);   /* TF32 off for matmuls */
+    double sum = 0;
+    json_t *rows = inspect_launch_table(a, prof, ceil, &sum);
+    json_t *tem = json_array_get(rows, (size_t)t);
+    const double flops = 2.0 * 256 * 128 * 256;
+    cr_expect_str_eq(json_string_value(json_object_get(tem, "kind")), "triton");
+    cr_expect_float_eq(json_real_value(json_object_get(tem, "flops")), flops, 1);
+    cr_expect_str_eq(json_string_value(json_object_get(tem, "math")), "fp32");
+    roof_ceilings m = inspect_roof_ceilings(ceil);
+    floor_model f;
+    floor_model_compute(rows, 0, 0, &m, L2, &f);
+    /* the template's floor (its flops or its bytes, whichever is longer) is in the library floor */
+    double own = json_real_value(json_object_get(tem, "frac_of_ceiling")) * 0.01;
+    cr_expect_gt(own, flops / 51.33e12 * 1e3 * 0.999);
+    cr_expect_geq(f.vendor_floor_ms, own * 0.999);
+    json_decref(rows);
+    json_decref(ceil);
+    json_decref(prof);
+    artifact_free(a);
+    free(text);
+}
