@@ -58,7 +58,7 @@ void floor_model_compute(const json_t *launches, double io_read, double io_writt
         }
     }
     json_array_foreach(launches, i, row) {
-        if (is_triton(row) && !(num(row, "flops") > 0)) continue;   /* library calls and GEMM templates */
+        if (is_triton(row) && !(num(row, "flops") > 0)) continue; /* library calls and GEMM templates */
         double ms = num(row, "time_ms");
         out->vendor_floor_ms += fmin(ms * num(row, "frac_of_ceiling"), ms);
     }
