@@ -712,6 +712,22 @@ Test(static_candidate_gate1, the_replaced_kernels_dtype_sets_the_precision_rule)
     /* float16 inputs, float32 outputs: the narrowest float is judged */
     cr_expect_str_eq(gate1_kernel_dtype(kernel_of(a16, "triton_red_fused_convolution_native_group_norm_2")), "float16");
     cr_expect_null(gate1_kernel_dtype(kernel_of(a3, LSM)));
+    /* the rank among pointer types: fp8 over bf16 over fp16, in any order; scalars never count */
+    static const struct {
+        const char *types[3];
+        const char *want;
+    } mix[] = {{{"*bf16", "*fp32", "i32"}, "bfloat16"},  {{"*fp16", "*bf16", "*fp32"}, "bfloat16"},
+               {{"*bf16", "*fp16", "*fp32"}, "bfloat16"}, {{"*fp8e4nv", "*bf16", "*fp16"}, "float8"},
+               {{"*fp16", "*fp8e5", "*fp32"}, "float8"},  {{"fp16", "bf16", "*fp32"}, NULL},
+               {{"*fp64", "*i8", "*fp32"}, NULL},           {{NULL, "*fp16", "i32"}, "float16"}};
+    for (size_t m = 0; m < sizeof mix / sizeof *mix; m++) {
+        art_param ps[3];
+        for (int j = 0; j < 3; j++) ps[j] = (art_param){.name = (char *)"p", .type = (char *)mix[m].types[j]};
+        art_kernel kk = {.params = ps, .nparams = 3};
+        const char *got = gate1_kernel_dtype(&kk);
+        if (mix[m].want) cr_expect(got && !strcmp(got, mix[m].want), "case %zu: %s", m, got ? got : "NULL");
+        else cr_expect_null(got, "case %zu: %s", m, got);
+    }
 
     const char *t = HALF_CAND("triton_poi_fused_convolution_0");
     candidate *c = tu_parse_candidate(t);
