@@ -7,7 +7,9 @@
  *   - instance norm: var_mean (population variance) over every dimension of a [1, rows, ...]
  *     view but the rows', (x - mean) * rsqrt(var + eps), optionally times a per-channel weight
  *     and plus a per-channel bias repeated over the batch; the multiset of calls must be
- *     exactly that. */
+ *     exactly that.
+ *   - layer norm: var_mean over every dimension but the first, (x - mean) * rsqrt(var + eps) * W
+ *     + B with W and B graph inputs, converted to float32 and back or not at all. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +100,60 @@ static int arg_num(const fx_node *n, int i, double *v) {
     return end != a && *end == '\0';
 }
 
+/* How many nodes of ns have target t. */
+static int fx_count(const fx_node *ns, int n, const char *t) {
+    int c = 0;
+    for (int i = 0; i < n; i++) c += !strcmp(ns[i].target, t);
+    return c;
+}
+
+static const fx_node *fx_first(const fx_node *ns, int n, const char *t) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(ns[i].target, t)) return &ns[i];
+    return NULL;
+}
+
+/* Whether argument i of n refers to node `of`. */
+static int arg_is_node(const fx_node *n, int i, const fx_node *of) {
+    char ref[FX_NAME + 1];
+    snprintf(ref, sizeof ref, "%%%s", of->name);
+    return arg_is(n, i, ref);
+}
+
+/* How many nodes with target t take a0 as their first argument and a1 as their second (NULL:
+ * any); *last (when not NULL) receives the last of them, or NULL. */
+static int fx_calls(const fx_node *ns, int n, const char *t, const fx_node *a0, const fx_node *a1,
+                    const fx_node **last) {
+    int c = 0;
+    if (last) *last = NULL;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(ns[i].target, t) && (!a0 || arg_is_node(&ns[i], 0, a0)) && (!a1 || arg_is_node(&ns[i], 1, a1))) {
+            c++;
+            if (last) *last = &ns[i];
+        }
+    return c;
+}
+
+/* The rsqrt of a norm's statistics: rsqrt(v + eps) with eps a number in (0, 1e-2), read into
+ * *eps; NULL when the graph has no such node. */
+static const fx_node *rsqrt_eps(const fx_node *ns, int n, double *eps) {
+    const fx_node *rs = fx_first(ns, n, "aten.rsqrt.default");
+    char a0[FX_NAME];
+    if (!rs || !fx_arg(rs, 0, a0, sizeof a0)) return NULL;
+    const fx_node *add = fx_find(ns, n, a0);
+    if (!add || strcmp(add->target, "aten.add.Tensor") || !arg_num(add, 1, eps) || !(*eps > 0 && *eps < 1e-2))
+        return NULL;
+    return rs;
+}
+
+/* "[d, ...]": every dimension of a rank-`rank` tensor but `skip`, as FX prints a dims list. */
+static void dims_except(int rank, int skip, char *out, size_t cap) {
+    size_t len = (size_t)snprintf(out, cap, "[");
+    for (int d = 0; d < rank && len < cap; d++)
+        if (d != skip) len += (size_t)snprintf(out + len, cap - len, "%s%d", len > 1 ? ", " : "", d);
+    if (len < cap) snprintf(out + len, cap - len, "]");
+}
+
 /* The call_function nodes of kernel k's graph fragment into ns; their count, or -1 when one does
  * not parse or there are more than FX_MAX_NODES. */
 static int fx_nodes(const json_t *k, fx_node *ns) {
@@ -118,12 +174,7 @@ int builtin_normalize_match(const json_t *k, int *p, double *eps) {
     int n = fx_nodes(k, ns);
     if (n < 0) return 0;
     /* the division: a graph input over the norm */
-    const fx_node *div = NULL;
-    for (int j = 0; j < n; j++)
-        if (!strcmp(ns[j].target, "aten.div.Tensor")) {
-            if (div) return 0;
-            div = &ns[j];
-        }
+    const fx_node *div = fx_count(ns, n, "aten.div.Tensor") == 1 ? fx_first(ns, n, "aten.div.Tensor") : NULL;
     char x[FX_NAME], d[FX_NAME];
     if (!div || !fx_arg(div, 0, x, sizeof x) || !fx_arg(div, 1, d, sizeof d) || fx_find(ns, n, x) || x[0] != '%')
         return 0;
@@ -171,19 +222,6 @@ int builtin_normalize_match(const json_t *k, int *p, double *eps) {
     return used == n;
 }
 
-/* How many nodes of ns have target t. */
-static int fx_count(const fx_node *ns, int n, const char *t) {
-    int c = 0;
-    for (int i = 0; i < n; i++) c += !strcmp(ns[i].target, t);
-    return c;
-}
-
-static const fx_node *fx_first(const fx_node *ns, int n, const char *t) {
-    for (int i = 0; i < n; i++)
-        if (!strcmp(ns[i].target, t)) return &ns[i];
-    return NULL;
-}
-
 /* The channel count C of `tl.load(PTR + ((x0 % C))` in the kernel source; 0 when absent. */
 static long long channel_mod(const char *src, const char *ptr) {
     char want[64];
@@ -208,25 +246,13 @@ int builtin_instance_norm_match(const json_t *k, double *eps, long long *channel
     const fx_node *view = fx_find(ns, n, x);
     int rank = view ? view->rank : 0;
     if (rank < 3 || rank > 5 || !view || strcmp(view->target, "aten.reshape.default")) return 0;
-    char want[32] = "[0";
-    for (int d = 2; d < rank; d++) snprintf(want + strlen(want), sizeof want - strlen(want), ", %d", d);
-    strcat(want, "]");
+    char want[32];
+    dims_except(rank, 1, want, sizeof want);
     if (strcmp(dims, want)) return 0;
-    /* (x - mean) * rsqrt(var + eps): eps is the one add with a number */
-    const fx_node *rs = fx_first(ns, n, "aten.rsqrt.default");
-    char a0[FX_NAME];
-    if (!rs || !fx_arg(rs, 0, a0, sizeof a0)) return 0;
-    const fx_node *add = fx_find(ns, n, a0);
-    if (!add || strcmp(add->target, "aten.add.Tensor") || !arg_num(add, 1, eps) || !(*eps > 0 && *eps < 1e-2)) return 0;
+    /* (x - mean) * rsqrt(var + eps) */
+    const fx_node *rs = rsqrt_eps(ns, n, eps);
     const fx_node *sub = fx_first(ns, n, "aten.sub.Tensor");
-    if (!sub || !arg_is(sub, 0, x)) return 0;
-    char sref[FX_NAME + 1], rref[FX_NAME + 1];
-    snprintf(sref, sizeof sref, "%%%s", sub->name);
-    snprintf(rref, sizeof rref, "%%%s", rs->name);
-    int norm_mul = 0;
-    for (int j = 0; j < n; j++)
-        norm_mul += !strcmp(ns[j].target, "aten.mul.Tensor") && arg_is(&ns[j], 0, sref) && arg_is(&ns[j], 1, rref);
-    if (norm_mul != 1) return 0;
+    if (!rs || !sub || !arg_is(sub, 0, x) || fx_calls(ns, n, "aten.mul.Tensor", sub, rs, NULL) != 1) return 0;
     /* the whole graph, nothing more: affine adds two repeats, their unsqueezes, a mul and an add */
     int reps = fx_count(ns, n, "aten.repeat.default"), unsq = fx_count(ns, n, "aten.unsqueeze.default");
     *affine = reps == 2;
@@ -258,10 +284,8 @@ int builtin_layer_norm_match(const json_t *k, double *eps) {
         return 0;
     /* the statistics over every dimension but the first: [1, ..., rank-1] */
     int rank = sub->rank;
-    char want[32] = "[";
-    for (int d = 1; d < rank; d++)
-        snprintf(want + strlen(want), sizeof want - strlen(want), "%s%d", d > 1 ? ", " : "", d);
-    strcat(want, "]");
+    char want[32];
+    dims_except(rank, 0, want, sizeof want);
     if (rank < 2 || rank > 5 || strcmp(dims, want)) return 0;
     /* x itself, or x converted to float32 first */
     const fx_node *cx = fx_find(ns, n, x);
@@ -269,40 +293,22 @@ int builtin_layer_norm_match(const json_t *k, double *eps) {
     if (cx && (strcmp(cx->target, "prims.convert_element_type.default") || !arg_is(cx, 1, "torch.float32") || !conv))
         return 0;
     /* (x - mean) * rsqrt(var + eps) * W + B, W and B graph inputs */
-    const fx_node *rs = fx_first(ns, n, "aten.rsqrt.default");
-    char a0[FX_NAME], sref[FX_NAME + 1], rref[FX_NAME + 1];
-    if (!rs || !fx_arg(rs, 0, a0, sizeof a0)) return 0;
-    const fx_node *add = fx_find(ns, n, a0);
-    if (!add || strcmp(add->target, "aten.add.Tensor") || !arg_num(add, 1, eps) || !(*eps > 0 && *eps < 1e-2)) return 0;
-    snprintf(sref, sizeof sref, "%%%s", sub->name);
-    snprintf(rref, sizeof rref, "%%%s", rs->name);
-    const fx_node *norm = NULL, *scaled = NULL, *shifted = NULL;
-    for (int j = 0; j < n; j++)
-        if (!strcmp(ns[j].target, "aten.mul.Tensor") && arg_is(&ns[j], 0, sref) && arg_is(&ns[j], 1, rref))
-            norm = &ns[j];
-    char nref[FX_NAME + 1], mref[FX_NAME + 1], w[FX_NAME], b[FX_NAME];
+    const fx_node *rs = rsqrt_eps(ns, n, eps), *norm = NULL, *scaled = NULL, *shifted = NULL;
+    char w[FX_NAME], b[FX_NAME];
+    if (!rs) return 0;
+    fx_calls(ns, n, "aten.mul.Tensor", sub, rs, &norm);
     if (!norm) return 0;
-    snprintf(nref, sizeof nref, "%%%s", norm->name);
-    for (int j = 0; j < n; j++)
-        if (!strcmp(ns[j].target, "aten.mul.Tensor") && arg_is(&ns[j], 0, nref)) scaled = &ns[j];
+    fx_calls(ns, n, "aten.mul.Tensor", norm, NULL, &scaled);
     if (!scaled || !fx_arg(scaled, 1, w, sizeof w) || w[0] != '%' || fx_find(ns, n, w)) return 0;
-    snprintf(mref, sizeof mref, "%%%s", scaled->name);
-    for (int j = 0; j < n; j++)
-        if (!strcmp(ns[j].target, "aten.add.Tensor") && arg_is(&ns[j], 0, mref)) shifted = &ns[j];
+    fx_calls(ns, n, "aten.add.Tensor", scaled, NULL, &shifted);
     if (!shifted || !fx_arg(shifted, 1, b, sizeof b) || b[0] != '%' || fx_find(ns, n, b) || !strcmp(w, b)) return 0;
     /* nothing else: the converts come in and out together */
     if ((conv != 0 && conv != 2) || (conv == 2) != (cx != NULL) || fx_count(ns, n, "aten.mul.Tensor") != 2 ||
         fx_count(ns, n, "aten.add.Tensor") != 2 || fx_count(ns, n, "aten.sub.Tensor") != 1 ||
         fx_count(ns, n, "aten.var_mean.correction") != 1 || fx_count(ns, n, "aten.rsqrt.default") != 1 || n != 7 + conv)
         return 0;
-    if (conv == 2) { /* the other convert rounds the result */
-        char shref[FX_NAME + 1];
-        snprintf(shref, sizeof shref, "%%%s", shifted->name);
-        int out_conv = 0;
-        for (int j = 0; j < n; j++)
-            out_conv += !strcmp(ns[j].target, "prims.convert_element_type.default") && arg_is(&ns[j], 0, shref);
-        if (out_conv != 1) return 0;
-    }
+    /* the other convert rounds the result */
+    if (conv == 2 && fx_calls(ns, n, "prims.convert_element_type.default", shifted, NULL, NULL) != 1) return 0;
     /* the kernel reads the weight and the bias at the row's own positions */
     const char *src = json_string_value(json_object_get(k, "source"));
     return src && strstr(src, "tl.load(in_ptr1 + (r0_1)") && strstr(src, "tl.load(in_ptr2 + (r0_1)");

@@ -200,9 +200,11 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
         strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
         return "row_cumsum";
-    /* rows too long for one program: an instance norm Inductor computes in one kernel reading
-     * each row twice (known from its FX graph) gets the one-read kernel over row segments */
-    if (rn > 16384 && rn <= 132LL * 32768 && !strcmp(param_type(k, 0), "*fp32")) {
+    /* rows too long for one program that Inductor reads twice get the one-read kernels over row
+     * segments (at most 132 segments of 32K a row: one GPU) */
+    int long_rows = rn > 16384 && rn <= 132LL * 32768;
+    /* an instance norm (known from its FX graph) */
+    if (long_rows && !strcmp(param_type(k, 0), "*fp32")) {
         double ie = 0;
         long long ch = 0;
         int aff = 0;
@@ -214,7 +216,7 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
         }
     }
     /* ... and a layer norm over trailing dimensions (fp32, fp16 or bf16, one type throughout) */
-    if (rn > 16384 && rn <= 132LL * 32768 && builtin_params_are(k, ln, 6)) {
+    if (long_rows && builtin_params_are(k, ln, 6)) {
         const char *t0 = param_type(k, 0);
         int same = !strcmp(t0, "*fp32") || !strcmp(t0, "*bf16") || !strcmp(t0, "*fp16");
         for (size_t i = 1; i < 4; i++) same &= !strcmp(param_type(k, i), t0);
@@ -224,13 +226,11 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
             return "row_split_layer_norm";
         }
     }
-    /* rows too long for one program: a softmax Inductor computes in one kernel reading each row
-     * twice gets the one-read kernel over row segments (at most 132 segments a row: one GPU) */
-    if (rn > 16384 && rn <= 132LL * 32768 && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
+    /* a softmax, or a row over its own L1 / L2 norm */
+    if (long_rows && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
         !strcmp(param_type(k, 1), "*fp32")) {
         if (builtin_has_op(aten, "aten._log_softmax")) return "row_split_log_softmax";
         if (builtin_has_op(aten, "aten._softmax")) return "row_split_softmax";
-        /* a row over its own L1 / L2 norm, known from the FX graph: the same one-read scheme */
         int np = 0;
         double ne = 0;
         if (builtin_normalize_match(k, &np, &ne)) {
@@ -385,14 +385,18 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
     return 0;
 }
 
-/* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant. */
-static int row_template(kbuf *s, const json_t *k, const char *tmpl, const char *out, double eps, long long chunk,
+typedef struct inorm_info {
+    long long channels;   /* row r takes weight and bias r % channels */
+    int affine;
+} inorm_info;
+
+/* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant; `in`: the
+ * instance norm's channels and affine, for row_split_instance_norm. */
+static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, const inorm_info *in, long long chunk,
                         long long seg, int nw, kerr *e) {
     if (!strcmp(tmpl, "row_split_instance_norm")) {
-        double ie = 0;
-        long long ch = 1;
-        int aff = 0;
-        builtin_instance_norm_match(k, &ie, &ch, &aff);   /* matched before */
+        long long ch = in->channels;
+        int aff = in->affine;
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "C", .type = TPL_INT, .i = ch},           {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "AFFINE", .type = TPL_BOOL, .b = aff},    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
@@ -450,10 +454,12 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         json_array_foreach(json_object_get(params, "num_warps"), i, w) json_array_append_new(variants, json_pack("{s:O}", "num_warps", w));
     }
     const json_t *rt = json_object_get(k, "runtime_params");
-    size_t outi = !strcmp(tmpl, "row_layer_norm") || !strcmp(tmpl, "row_split_layer_norm") ||
-                          (!strcmp(tmpl, "row_split_instance_norm") && json_array_size(rt) == 6)
-                      ? 3
-                      : 1;
+    inorm_info in = {1, 0};
+    if (!strcmp(tmpl, "row_split_instance_norm")) {   /* matched above: its channels, once */
+        double ie = 0;
+        builtin_instance_norm_match(k, &ie, &in.channels, &in.affine);
+    }
+    size_t outi = !strcmp(tmpl, "row_layer_norm") || !strcmp(tmpl, "row_split_layer_norm") || in.affine ? 3 : 1;
     const char *outp = json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
     int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more"), rowsplit = !strncmp(tmpl, "row_split_", 10);
@@ -500,7 +506,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else if (row_template(&s, k, tmpl, outp, eps, chunk, seg, nw, e)) {
+        } else if (row_template(&s, tmpl, outp, eps, &in, chunk, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);
