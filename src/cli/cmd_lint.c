@@ -278,9 +278,7 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
     }
     plan_values v = o->vals;
     if (!v.sms) v.sms = 132;
-    const char *dt = o->dtype && !strcmp(o->dtype, "float16")    ? "*fp16"
-                     : o->dtype && !strcmp(o->dtype, "bfloat16") ? "*bf16"
-                                                                 : "*fp32";
+    const char *dt = plan_triton_of_dtype(o->dtype) ? plan_triton_of_dtype(o->dtype) : "*fp32";
     const char *types[PLAN_MAX_VALUES];
     size_t nt = 0;
     for (size_t i = 0; i < p->nparams && !rc; i++) {

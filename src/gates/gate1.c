@@ -1,20 +1,16 @@
 #include "gates/gate1.h"
 
 #include <stdlib.h>
-#include <string.h>
+
+#include "gates/sass.h"
 
 const char *gate1_kernel_dtype(const art_kernel *k) {
-    int rank = 0;   /* 0 none, 1 float16, 2 bfloat16, 3 float8 */
-    for (size_t i = 0; i < k->nparams; i++) {
-        const char *t = k->params[i].type;
-        if (!t || t[0] != '*') continue;
-        t++;
-        if (!strncmp(t, "fp8", 3)) rank = 3;
-        else if (!strcmp(t, "bf16") && rank < 2) rank = 2;
-        else if (!strcmp(t, "fp16") && rank < 1) rank = 1;
-    }
-    static const char *const names[] = {NULL, "float16", "bfloat16", "float8"};
-    return names[rank];
+    unsigned a = 0; /* the reduced-precision pointer types, read as the machine-code check reads them */
+    for (size_t i = 0; i < k->nparams; i++) a |= sass_allowed_for_types((const char *const *)&k->params[i].type, 1);
+    return a & SASS_BIT(SASS_FP8)        ? "float8"
+           : a & SASS_BIT(SASS_CVT_BF16) ? "bfloat16"
+           : a & SASS_BIT(SASS_CVT_F16)  ? "float16"
+                                         : NULL;
 }
 
 int gate1_check(const candidate *c, const art_kernel *k, const static_opts *so, kbuf *stitch, char **why,

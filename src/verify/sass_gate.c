@@ -55,13 +55,6 @@ int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v,
     return 0;
 }
 
-static json_t *classes_json(unsigned c) {
-    json_t *a = json_array();
-    for (int k = 0; k < SASS_NCLASSES; k++)
-        if (c & SASS_BIT(k)) json_array_append_new(a, json_string(sass_class_name((sass_class)k)));
-    return a;
-}
-
 int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python,
                     int allow_precision_change, json_t *g1, char **why, kerr *e) {
     *why = NULL;
@@ -94,11 +87,8 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
         rc = 0;
         goto done;
     }
-    char *root = fs_kopt_root(), *script = fs_join(root, "worker/kopt_compile.py");
-    machine_opts mo = {.python = python, .script = script, .arch = 90, .timeout_s = 120};
+    machine_opts mo = {.python = python, .arch = 90, .timeout_s = 120}; /* the compile script: kopt's own */
     rc = machine_check(c, p, &v, allowed, &mo, &mr, &ce);
-    free(root);
-    free(script);
     if (rc == KOPT_E_CANDIDATE || rc == KOPT_E_USAGE) { /* the candidate's fault: it does not compile */
         *why = kasprintf("machine-code check: %s", ce.msg);
         rc = 0;
@@ -108,19 +98,14 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
         kerr_set(e, rc, "gate 1's machine-code check could not run: %s", ce.msg);
         goto done;
     }
-    json_t *ls = json_array();
     for (size_t i = 0; i < mr.n; i++) {
         const machine_launch *L = &mr.launches[i];
-        json_array_append_new(ls, json_pack("{s:s, s:I, s:o}", "kernel", L->kernel, "instructions",
-                                            (json_int_t)L->ninsn, "classes", classes_json(L->classes)));
         if (L->violation >= 0 && !allow_precision_change && !*why)
             *why = kasprintf("machine code: kernel %s uses %s (`%s`, SASS line %d), which the replaced kernel's "
                              "types do not allow (--allow-precision-change accepts it)",
                              L->kernel, sass_class_name((sass_class)L->violation), L->insn, L->line);
     }
-    json_object_set_new(g1, "sass",
-                        json_pack("{s:o, s:o, s:s, s:f}", "launches", ls, "allowed", classes_json(allowed), "sandbox",
-                                  mr.protections, "compile_s", mr.compile_s));
+    json_object_set_new(g1, "sass", machine_report_json(&mr));
 done:
     machine_report_free(&mr);
     plan_free(p);
