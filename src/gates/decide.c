@@ -118,20 +118,21 @@ double gate3_rho(const tensor_cmp *opt_vs_ref64, const tensor_cmp *base_vs_ref64
     return *opt_err / *base_err;
 }
 
-double gate3_abs_bound(double ref_abs_max, const gate3_opts *o) {
+double gate3_abs_bound(double ref_abs_max, double roundoff, const gate3_opts *o) {
     double floor_ = o && o->abs_bound > 0 ? o->abs_bound : 5e-3;
-    double scaled = isfinite(ref_abs_max) ? 1e-3 * ref_abs_max : 0;
+    double rel = roundoff > 0 && GATE3_ULPS * roundoff > 1e-3 ? GATE3_ULPS * roundoff : 1e-3;
+    double scaled = isfinite(ref_abs_max) ? rel * ref_abs_max : 0;
     return scaled > floor_ ? scaled : floor_;
 }
 
-int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, const gate3_opts *o) {
+int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, double roundoff, const gate3_opts *o) {
     if (!(opt_err >= 0) || !isfinite(opt_err)) return 0;
     if (base_err < GATE3_EXACT_BASE) {
         double tol = GATE3_EXACT_REL * (isfinite(ref_abs_max) ? ref_abs_max : 0);
         return opt_err <= (tol > GATE3_EXACT_BASE ? tol : GATE3_EXACT_BASE);
     }
     double rmax = o && o->rho_max > 0 ? o->rho_max : 10.0;
-    return opt_err / base_err <= rmax && opt_err <= gate3_abs_bound(ref_abs_max, o);
+    return opt_err / base_err <= rmax && opt_err <= gate3_abs_bound(ref_abs_max, roundoff, o);
 }
 
 int gate4_decide(const double *base, const double *cand, size_t n, double min_gain, uint64_t seed,

@@ -50,9 +50,11 @@ int gate2_reorder_only(const tensor_cmp *c);
 
 typedef struct gate3_opts {
     double rho_max;     /* default 10 */
-    double abs_bound;   /* the absolute bound's floor: max(abs_bound, 1e-3 * ||ref64||inf);
-                         * default 5e-3 */
+    double abs_bound;   /* the absolute bound's floor: max(abs_bound, 1e-3 * ||ref64||inf,
+                         * GATE3_ULPS * u * ||ref64||inf); default 5e-3 */
 } gate3_opts;
+
+#define GATE3_ULPS 4.0            /* 4 u |x| >= 2 ulp(x) for any x of a binary format */
 
 #define GATE3_EXACT_BASE 1e-8     /* a baseline this close to float64 counts as exact */
 #define GATE3_EXACT_REL 1e-6      /* then opt must be within this much of ||ref64||inf */
@@ -61,15 +63,18 @@ typedef struct gate3_opts {
  * opt's and base's (see above). */
 double gate3_rho(const tensor_cmp *opt_vs_ref64, const tensor_cmp *base_vs_ref64, double *opt_err, double *base_err);
 
-/* The scale-aware absolute bound of one output: max(abs_bound, 1e-3 * ref_abs_max). */
-double gate3_abs_bound(double ref_abs_max, const gate3_opts *o);
+/* The scale-aware absolute bound of one output: max(abs_bound, 1e-3 * ref_abs_max,
+ * GATE3_ULPS * roundoff * ref_abs_max), roundoff the output dtype's unit roundoff
+ * (tensor_unit_roundoff; 0 for none). */
+double gate3_abs_bound(double ref_abs_max, double roundoff, const gate3_opts *o);
 
 /* Decide the fallback for one output (the reference design's rule): when the baseline is exact
  * (base_err < GATE3_EXACT_BASE), opt must be within max(GATE3_EXACT_BASE, GATE3_EXACT_REL *
  * ref_abs_max) of the float64 reference (the scale-relative test; rho is undefined there);
- * otherwise rho = opt_err / base_err must be <= rho_max and opt_err <= gate3_abs_bound. Limits
+ * otherwise rho = opt_err / base_err must be <= rho_max and opt_err <= gate3_abs_bound (of the
+ * output dtype's unit roundoff). Limits
  * are inclusive. Returns 1 when accepted. */
-int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, const gate3_opts *o);
+int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, double roundoff, const gate3_opts *o);
 
 typedef struct gate4_result {
     stats_ci ci;        /* speedup estimate and 95% interval */

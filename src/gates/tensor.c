@@ -40,6 +40,15 @@ void tensor_default_tol(const char *dtype, double *atol, double *rtol) {
     if (rtol) *rtol = r;
 }
 
+double tensor_unit_roundoff(const char *dtype) {
+    if (!dtype) return 0;
+    if (!strcmp(dtype, "bfloat16") || !strcmp(dtype, "bf16")) return ldexp(1.0, -8);
+    if (!strcmp(dtype, "float16") || !strcmp(dtype, "fp16")) return ldexp(1.0, -11);
+    if (!strcmp(dtype, "float32") || !strcmp(dtype, "fp32")) return ldexp(1.0, -24);
+    if (!strcmp(dtype, "float64") || !strcmp(dtype, "fp64")) return ldexp(1.0, -53);
+    return 0;
+}
+
 json_t *tensor_tol_table(void) {
     json_t *t = json_object();
     for (size_t i = 0; i < TN_NDTYPES; i++) {

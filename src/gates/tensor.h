@@ -79,6 +79,10 @@ char *tensor_cmp_str(const tensor_cmp *c);
 /* Default tolerances for a dtype (also accepts fp64/fp32/fp16/bf16). */
 void tensor_default_tol(const char *dtype, double *atol, double *rtol);
 
+/* The unit roundoff of a floating dtype (half its machine epsilon: bfloat16 2^-8, float16
+ * 2^-11, float32 2^-24, float64 2^-53); 0 for integer, bool and unknown dtypes. */
+double tensor_unit_roundoff(const char *dtype);
+
 /* {"float64": [atol, rtol], "float32": ..., ...}: the default tolerance of every dtype, for the
  * worker's `isolate` (which compares each output under its reference's dtype). New reference. */
 json_t *tensor_tol_table(void);

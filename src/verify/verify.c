@@ -277,8 +277,10 @@ static int judge_f64(const json_t *c_opt, const json_t *c_base, const json_t *ou
                                 json_string("the compiled baseline is not finite where float64 is, on these inputs"));
             continue;
         }
-        int ok = !co.shape_mismatch && gate3_accept_rho(oe, be, co.ref_abs_max, go);
-        double bound = gate3_abs_bound(co.ref_abs_max, go);
+        /* the rounding of the dtype the compiled model returns (the baseline's output dtype) */
+        double u = tensor_unit_roundoff(cb.got_dtype[0] ? cb.got_dtype : co.got_dtype);
+        int ok = !co.shape_mismatch && gate3_accept_rho(oe, be, co.ref_abs_max, u, go);
+        double bound = gate3_abs_bound(co.ref_abs_max, u, go);
         json_t *so = json_array_get(so_list, k);
         json_object_set_new(so, "rho", isfinite(rho) ? json_real(rho) : json_string("inf"));
         json_object_set_new(so, "opt_err_vs_f64", isfinite(oe) ? json_real(oe) : json_string("inf"));

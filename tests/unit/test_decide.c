@@ -130,45 +130,72 @@ Test(decide, gate3_rho_against_float64) {
     double rho = gate3_rho(&opt, &base, &oe, &be);
     cr_expect_float_eq(rho, 4.0, 1e-6);
     gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
-    cr_expect(gate3_accept_rho(oe, be, 1.0, &o));
+    cr_expect(gate3_accept_rho(oe, be, 1.0, 0, &o));
     o.rho_max = 3;
-    cr_expect_not(gate3_accept_rho(oe, be, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(oe, be, 1.0, 0, &o));
     /* exact baseline: rho 1 when opt is exact too, infinite otherwise */
     cr_expect_float_eq(gate3_rho(&exact, &exact, &oe, &be), 1.0, 0);
     cr_expect(isinf(gate3_rho(&opt, &exact, &oe, &be)));
     /* a NaN where the reference is finite: infinite error, never accepted */
     tensor_cmp nan_opt = c64(1e-7, 1);
     cr_expect(isinf(gate3_rho(&nan_opt, &base, &oe, &be)));
-    cr_expect_not(gate3_accept_rho(oe, be, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(oe, be, 1.0, 0, &o));
 }
 
 Test(decide, gate3_bounds_are_inclusive_and_scale_aware) {
     gate3_opts o = {.rho_max = 4.0, .abs_bound = 5e-3};
     /* rho exactly at rho_max passes, just above does not */
-    cr_expect(gate3_accept_rho(4e-6, 1e-6, 1.0, &o));
-    cr_expect_not(gate3_accept_rho(nextafter(4e-6, 1.0), 1e-6, 1.0, &o));
+    cr_expect(gate3_accept_rho(4e-6, 1e-6, 1.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(4e-6, 1.0), 1e-6, 1.0, 0, &o));
     /* the absolute bound: max(5e-3, 1e-3 * ||ref||inf), inclusive */
     o.rho_max = 1e9;
-    cr_expect_float_eq(gate3_abs_bound(1.0, &o), 5e-3, 0);
-    cr_expect_float_eq(gate3_abs_bound(100.0, &o), 0.1, 1e-15);
-    cr_expect(gate3_accept_rho(5e-3, 1e-4, 1.0, &o));
-    cr_expect_not(gate3_accept_rho(nextafter(5e-3, 1.0), 1e-4, 1.0, &o));
+    cr_expect_float_eq(gate3_abs_bound(1.0, 0, &o), 5e-3, 0);
+    cr_expect_float_eq(gate3_abs_bound(100.0, 0, &o), 0.1, 1e-15);
+    cr_expect(gate3_accept_rho(5e-3, 1e-4, 1.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(5e-3, 1.0), 1e-4, 1.0, 0, &o));
     /* outputs that reach ~100: an error of 0.05 is within 1e-3 * 100 (the old fixed 1e-2 refused it) */
-    cr_expect(gate3_accept_rho(0.05, 0.01, 100.0, &o));
-    cr_expect_not(gate3_accept_rho(0.2, 0.1, 100.0, &o));
+    cr_expect(gate3_accept_rho(0.05, 0.01, 100.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(0.2, 0.1, 100.0, 0, &o));
+}
+
+/* A bf16 model's layer norm on inputs x1e3 (seen on the H200): the compiled baseline is 0.0282 from
+ * float64 at outputs up to ~5 (under one bf16 ulp there); a candidate with the same error was
+ * refused by the fp32-sized bound 5e-3. The bound now grows to 4 u ||ref||inf of the output dtype. */
+Test(decide, gate3_bound_follows_the_output_dtype_rounding) {
+    gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
+    double bf16 = tensor_unit_roundoff("bfloat16"), f16 = tensor_unit_roundoff("float16");
+    cr_expect_float_eq(bf16, 1.0 / 256, 0);
+    cr_expect_float_eq(f16, 1.0 / 2048, 0);
+    cr_expect_float_eq(tensor_unit_roundoff("float32"), ldexp(1.0, -24), 0);
+    cr_expect_float_eq(tensor_unit_roundoff("int64"), 0, 0);
+    cr_expect_float_eq(tensor_unit_roundoff(NULL), 0, 0);
+    cr_expect_not(gate3_accept_rho(0.0282, 0.0282, 5.0, 0, &o));
+    cr_expect(gate3_accept_rho(0.0282, 0.0282, 5.0, bf16, &o));
+    /* inclusive at 4 u ||ref||inf, and still the ratio rule under it */
+    double b = gate3_abs_bound(5.0, bf16, &o);
+    cr_expect_float_eq(b, 4.0 * 5.0 / 256, 1e-15);
+    cr_expect(gate3_accept_rho(b, b / 10, 5.0, bf16, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(b, 1.0), b / 10, 5.0, bf16, &o));
+    cr_expect_not(gate3_accept_rho(b, b / 11, 5.0, bf16, &o));
+    /* float16: 4 u = 1.95e-3 of the scale, above the 1e-3 of fp32 outputs */
+    cr_expect_float_eq(gate3_abs_bound(100.0, f16, &o), 400.0 / 2048, 1e-15);
+    /* float32: the rounding term stays below 1e-3 of the scale and changes nothing */
+    cr_expect_float_eq(gate3_abs_bound(100.0, tensor_unit_roundoff("float32"), &o), 0.1, 1e-15);
+    cr_expect_float_eq(gate3_abs_bound(1.0, bf16, &o), 4.0 / 256, 1e-15);
+    cr_expect_float_eq(gate3_abs_bound(0.5, bf16, &o), 2.0 / 256, 1e-15);
 }
 
 Test(decide, gate3_exact_baseline_uses_the_scale_relative_test) {
     gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
     /* baseline error below 1e-8: rho is undefined; opt must be within max(1e-8, 1e-6 * scale) */
-    cr_expect(gate3_accept_rho(0, 0, 1.0, &o));
-    cr_expect(gate3_accept_rho(1e-6, 5e-9, 1.0, &o));
-    cr_expect_not(gate3_accept_rho(nextafter(1e-6, 1.0), 5e-9, 1.0, &o));
-    cr_expect(gate3_accept_rho(1e-8, 0, 1e-5, &o));          /* tiny outputs: the 1e-8 floor */
-    cr_expect_not(gate3_accept_rho(2e-8, 0, 1e-5, &o));
+    cr_expect(gate3_accept_rho(0, 0, 1.0, 0, &o));
+    cr_expect(gate3_accept_rho(1e-6, 5e-9, 1.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(1e-6, 1.0), 5e-9, 1.0, 0, &o));
+    cr_expect(gate3_accept_rho(1e-8, 0, 1e-5, 0, &o));          /* tiny outputs: the 1e-8 floor */
+    cr_expect_not(gate3_accept_rho(2e-8, 0, 1e-5, 0, &o));
     /* a baseline error of exactly 1e-8 is no longer "exact": the ratio rule applies */
-    cr_expect(gate3_accept_rho(5e-8, 1e-8, 1.0, &o));
-    cr_expect_not(gate3_accept_rho(2e-7, 1e-8, 1.0, &o));
+    cr_expect(gate3_accept_rho(5e-8, 1e-8, 1.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(2e-7, 1e-8, 1.0, 0, &o));
 }
 
 Test(decide, gate4_needs_the_interval_above_min_gain) {
@@ -334,7 +361,7 @@ Test(decide, gate3_rho_of_a_nan_error_is_infinite) {
     cr_expect(isinf(gate3_rho(&opt, &base, &oe, &be)));
     cr_expect(isnan(oe));
     cr_expect_float_eq(be, 1e-6, 0);
-    cr_expect_not(gate3_accept_rho(oe, be, 1.0, NULL));
+    cr_expect_not(gate3_accept_rho(oe, be, 1.0, 0, NULL));
     /* opt exact, baseline not: rho 0 */
     tensor_cmp exact = c64(0, 0);
     cr_expect_float_eq(gate3_rho(&exact, &base, &oe, &be), 0.0, 0);
@@ -343,38 +370,38 @@ Test(decide, gate3_rho_of_a_nan_error_is_infinite) {
 Test(decide, gate3_defaults_when_options_are_absent_or_zero) {
     gate3_opts zero = {0};
     /* the absolute bound's floor is 5e-3 by default */
-    cr_expect_float_eq(gate3_abs_bound(1.0, NULL), 5e-3, 0);
-    cr_expect_float_eq(gate3_abs_bound(1.0, &zero), 5e-3, 0);
-    cr_expect_float_eq(gate3_abs_bound(INFINITY, NULL), 5e-3, 0);   /* a non-finite scale is ignored */
-    cr_expect_float_eq(gate3_abs_bound(20.0, NULL), 0.02, 1e-18);
+    cr_expect_float_eq(gate3_abs_bound(1.0, 0, NULL), 5e-3, 0);
+    cr_expect_float_eq(gate3_abs_bound(1.0, 0, &zero), 5e-3, 0);
+    cr_expect_float_eq(gate3_abs_bound(INFINITY, 0, NULL), 5e-3, 0);   /* a non-finite scale is ignored */
+    cr_expect_float_eq(gate3_abs_bound(20.0, 0, NULL), 0.02, 1e-18);
     gate3_opts f = {.abs_bound = 1e-2};
-    cr_expect_float_eq(gate3_abs_bound(1.0, &f), 1e-2, 0);
+    cr_expect_float_eq(gate3_abs_bound(1.0, 0, &f), 1e-2, 0);
     /* rho_max is 10 by default, inclusive: 10x passes, 10.05x does not */
-    cr_expect(gate3_accept_rho(0.01, 0.001, 100.0, NULL));
-    cr_expect(gate3_accept_rho(0.01, 0.001, 100.0, &zero));
-    cr_expect_not(gate3_accept_rho(0.01005, 0.001, 100.0, NULL));
-    cr_expect_not(gate3_accept_rho(0.01005, 0.001, 100.0, &zero));
+    cr_expect(gate3_accept_rho(0.01, 0.001, 100.0, 0, NULL));
+    cr_expect(gate3_accept_rho(0.01, 0.001, 100.0, 0, &zero));
+    cr_expect_not(gate3_accept_rho(0.01005, 0.001, 100.0, 0, NULL));
+    cr_expect_not(gate3_accept_rho(0.01005, 0.001, 100.0, 0, &zero));
     /* a rho_max below 1 is used as given */
     gate3_opts tight = {.rho_max = 0.5};
-    cr_expect(gate3_accept_rho(5e-4, 1e-3, 1.0, &tight));
-    cr_expect_not(gate3_accept_rho(6e-4, 1e-3, 1.0, &tight));
+    cr_expect(gate3_accept_rho(5e-4, 1e-3, 1.0, 0, &tight));
+    cr_expect_not(gate3_accept_rho(6e-4, 1e-3, 1.0, 0, &tight));
     /* the default absolute bound applies too: 6e-3 at rho 2 is refused for outputs of scale 1 */
-    cr_expect_not(gate3_accept_rho(6e-3, 3e-3, 1.0, NULL));
-    cr_expect(gate3_accept_rho(5e-3, 3e-3, 1.0, NULL));
+    cr_expect_not(gate3_accept_rho(6e-3, 3e-3, 1.0, 0, NULL));
+    cr_expect(gate3_accept_rho(5e-3, 3e-3, 1.0, 0, NULL));
 }
 
 Test(decide, gate3_refuses_impossible_errors_and_unknown_scales) {
     gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
     /* an error below zero is not a measurement */
-    cr_expect_not(gate3_accept_rho(-1e-9, 0, 1.0, &o));
-    cr_expect_not(gate3_accept_rho(-1e-9, 1e-6, 1.0, &o));
-    cr_expect_not(gate3_accept_rho(INFINITY, 1e-6, 1.0, &o));
+    cr_expect_not(gate3_accept_rho(-1e-9, 0, 1.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(-1e-9, 1e-6, 1.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(INFINITY, 1e-6, 1.0, 0, &o));
     /* exact baseline and a non-finite scale: only the 1e-8 floor */
-    cr_expect(gate3_accept_rho(1e-8, 0, INFINITY, &o));
-    cr_expect_not(gate3_accept_rho(2e-8, 0, INFINITY, &o));
+    cr_expect(gate3_accept_rho(1e-8, 0, INFINITY, 0, &o));
+    cr_expect_not(gate3_accept_rho(2e-8, 0, INFINITY, 0, &o));
     /* a large scale: 1e-6 of it */
-    cr_expect(gate3_accept_rho(1e-3, 0, 1000.0, &o));
-    cr_expect_not(gate3_accept_rho(1.01e-3, 0, 1000.0, &o));
+    cr_expect(gate3_accept_rho(1e-3, 0, 1000.0, 0, &o));
+    cr_expect_not(gate3_accept_rho(1.01e-3, 0, 1000.0, 0, &o));
 }
 
 Test(decide, gate4_interval_is_the_95_percent_paired_bootstrap) {
