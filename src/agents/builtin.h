@@ -140,6 +140,10 @@ int builtin_instance_norm_match(const json_t *kernel, double *eps, long long *ch
  * *eps) * W + B with W and B graph inputs (converts to float32 and back around it, or none), and
  * the kernel loads in_ptr1 / in_ptr2 at the row's own positions; else 0. */
 int builtin_layer_norm_match(const json_t *kernel, double *eps);
+/* Softmax statistics (builtin_normalize.c): 1 when the FX graph fragment is one
+ * prims.prepare_softmax_online over the last dimension of a graph input with unit last stride,
+ * and the source stores the row max to out_ptr0 and the sum to out_ptr1 (at x0), nothing else. */
+int builtin_softmax_stats_match(const json_t *kernel);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

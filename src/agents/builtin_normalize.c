@@ -9,7 +9,9 @@
  *     and plus a per-channel bias repeated over the batch; the multiset of calls must be
  *     exactly that.
  *   - layer norm: var_mean over every dimension but the first, (x - mean) * rsqrt(var + eps) * W
- *     + B with W and B graph inputs, converted to float32 and back or not at all. */
+ *     + B with W and B graph inputs, converted to float32 and back or not at all.
+ *   - softmax statistics: prepare_softmax_online over the last dimension alone (the row max and
+ *     sum of exponentials a cross-entropy's gather, or a softmax's later kernel, consumes). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,4 +314,53 @@ int builtin_layer_norm_match(const json_t *k, double *eps) {
     /* the kernel reads the weight and the bias at the row's own positions */
     const char *src = json_string_value(json_object_get(k, "source"));
     return src && strstr(src, "tl.load(in_ptr1 + (r0_1)") && strstr(src, "tl.load(in_ptr2 + (r0_1)");
+}
+
+/* The rank of graph input `ref` ("%arg0_1") from its PlaceHolder line, and whether its last
+ * stride is 1; 0 when the fragment has no such line. */
+static int placeholder_rank(const json_t *k, const char *ref, int *last_unit) {
+    char want[FX_NAME + 16];
+    snprintf(want, sizeof want, "%s : Tensor \"", ref);
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
+        const char *l = json_string_value(v);
+        if (!l || strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
+        const char *sb = strchr(l + strlen(want), ']'); /* the shape's end, the strides follow */
+        const char *se = sb && sb[1] == '[' ? strchr(sb + 1, ']') : NULL;
+        if (!se) return 0;
+        const char *lastc = se;
+        while (lastc > sb + 1 && lastc[-1] != ',' && lastc[-1] != '[') lastc--;
+        while (*lastc == ' ') lastc++;
+        *last_unit = !strncmp(lastc, "1]", 2);
+        return builtin_fx_rank(l);
+    }
+    return 0;
+}
+
+int builtin_softmax_stats_match(const json_t *k) {
+    fx_node ns[FX_MAX_NODES];
+    int n = fx_nodes(k, ns);
+    char x[FX_NAME], d[FX_NAME], extra[FX_NAME];
+    if (n != 1 || strcmp(ns[0].target, "prims.prepare_softmax_online.default") || !fx_arg(&ns[0], 0, x, sizeof x) ||
+        !fx_arg(&ns[0], 1, d, sizeof d) || fx_arg(&ns[0], 2, extra, sizeof extra))
+        return 0;
+    int unit = 0, rank = placeholder_rank(k, x, &unit);
+    char *end = NULL;
+    long long dim = strtoll(d, &end, 10);
+    if (end == d || *end || rank < 1 || !unit || (dim != rank - 1 && dim != -1)) return 0;
+    /* which pointer holds which statistic: the reduce's (max, sum) pair, stored per row */
+    const char *src = json_string_value(json_object_get(k, "source"));
+    static const char reduce[] = " = triton_helpers.online_softmax_reduce(";
+    const char *red = src ? strstr(src, reduce) : NULL;
+    if (!red || strstr(red + sizeof reduce - 1, "online_softmax_reduce(")) return 0;
+    const char *ls = red;
+    while (ls > src && ls[-1] != '\n') ls--;
+    char mx[16], sm[16], want[64];
+    if (sscanf(ls, " %15[a-z0-9_], %15[a-z0-9_] = triton_helpers", mx, sm) != 2) return 0;
+    snprintf(want, sizeof want, "tl.store(out_ptr0 + (x0), %s, None)", mx);
+    if (!strstr(src, want)) return 0;
+    snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
+    return strstr(src, want) != NULL && strstr(src, "tl.store(") == strstr(src, "tl.store(out_ptr0") &&
+           !strstr(strstr(src, "tl.store(out_ptr1") + 1, "tl.store(");
 }

@@ -5,6 +5,10 @@
  *   row_softmax, row_log_softmax  one pass over contiguous rows of <= 16384 fp32 elements held
  *                                 in registers (Inductor's looped kernel reads each row twice)
  *   row_layer_norm                the same for native_layer_norm with weight and bias
+ *   row_softmax_stats             a row's max and sum of exponentials alone (a cross-entropy's
+ *                                 first kernel, known from the FX graph): one read with per-lane
+ *                                 running statistics over chunks (Inductor's looped kernel
+ *                                 masks and selects its accumulators at every step)
  *   row_cumsum                    an inclusive row scan in chunks with a carried scalar total,
  *                                 one program per row (Inductor selects the last lane of each
  *                                 chunk's scan to carry it, and its heuristics pick small chunks)
@@ -194,6 +198,12 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     if (!strstr(src, rows)) return split;
     static const char *const one[] = {"in_ptr0", "out_ptr", "xnumel", "r0_numel"};
     static const char *const ln[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr", "xnumel", "r0_numel"};
+    static const char *const stats[] = {"in_ptr0", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"};
+    /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
+    if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
+        (!strcmp(param_type(k, 0), "*fp32") || !strcmp(param_type(k, 0), "*bf16") || !strcmp(param_type(k, 0), "*fp16")) &&
+        builtin_softmax_stats_match(k))
+        return "row_softmax_stats";
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
     if (builtin_params_are(k, one, 4) && json_array_size(aten) == 1 && builtin_has_op(aten, "aten.cumsum") &&
@@ -253,6 +263,18 @@ json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
     if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_variants(k);
     if (tmpl && (!strncmp(tmpl, "region_", 7) || !strncmp(tmpl, "row_split_", 10))) return builtin_region_variants(tmpl, k);
     json_t *v = json_array();
+    if (tmpl && !strcmp(tmpl, "row_softmax_stats")) {
+        /* chunk and warps measured on 16384 rows of 32000 (H200): 1024/4 and 2048/8 best, 4096/8 2% behind */
+        long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
+        static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
+        long long np2 = builtin_next_pow2(rn);
+        for (size_t i = 0; i < sizeof chunk_warps / sizeof chunk_warps[0]; i++) {
+            long long c = chunk_warps[i][0] < np2 ? chunk_warps[i][0] : np2;
+            if (i && c < chunk_warps[i][0]) break;   /* short rows: one chunk covers them */
+            json_array_append_new(v, json_pack("{s:I, s:i}", "chunk", (json_int_t)c, "num_warps", chunk_warps[i][1]));
+        }
+        return v;
+    }
     if (tmpl && !strcmp(tmpl, "row_cumsum")) {
         long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
         static const int chunk_warps[][2] = {{2048, 4}, {4096, 8}, {8192, 8}, {8192, 16}};
@@ -424,6 +446,11 @@ static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, 
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_cumsum", a, 3, s, e);
     }
+    if (!strcmp(tmpl, "row_softmax_stats")) {
+        tpl_arg a[] = {{.name = "MAX", .type = TPL_IDENT, .ident = "out_ptr0"}, {.name = "SUM", .type = TPL_IDENT, .ident = "out_ptr1"},
+                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_softmax_stats", a, 4, s, e);
+    }
     if (!strcmp(tmpl, "row_layer_norm")) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
@@ -462,6 +489,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     size_t outi = !strcmp(tmpl, "row_layer_norm") || !strcmp(tmpl, "row_split_layer_norm") || in.affine ? 3 : 1;
     const char *outp = json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
+    int stats = !strcmp(tmpl, "row_softmax_stats");
     int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more"), rowsplit = !strncmp(tmpl, "row_split_", 10);
     split_info si;
     if (split) split_match(k, &si);   /* matched above */
@@ -477,7 +505,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         if (nw <= 0 || nw > 32 || (nw & (nw - 1))) continue;   /* warps: a power of two */
         /* split rows: a power-of-two segment, at most 132 of them a row */
         if (rowsplit && (seg < 1024 || seg > 65536 || (seg & (seg - 1)) || (rn + seg - 1) / seg > 132)) continue;
-        if (cumsum && (chunk < 16 || chunk > 16384 || (chunk & (chunk - 1)))) continue;
+        if ((cumsum || stats) && (chunk < 16 || chunk > 16384 || (chunk & (chunk - 1)))) continue;
         /* split_more: the sub-ranges must tile r0 exactly (SUB a multiple of R0_BLOCK, NSUB * SUB
          * covering it, none empty), at most 64 partials per output */
         if (split && (rb < 16 || rb > 16384 || (rb & (rb - 1)) || sub <= 0 || sub % rb || nsub < 2 || nsub > 64 ||
@@ -493,6 +521,10 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
             json_object_set_new(cfg, "r0_block", json_integer(rb));
         } else if (cumsum) {
             kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
+            json_object_set_new(cfg, "chunk", json_integer(chunk));
+        } else if (stats) {
+            kbuf_printf(&label, "row_softmax_stats: max and sum of exponentials in one read, chunks of %lld with per-lane "
+                        "running statistics, num_warps=%d", chunk, nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
         } else if (rowsplit) {
             kbuf_printf(&label, "%s: one read, rows cut into segments of %lld held in registers, partials exchanged between "
@@ -523,7 +555,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     if (!json_array_size(cands)) {
         json_decref(cands);
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s: no usable variant in the plan (num_warps a power of two <= 32%s)", tmpl,
-                        !strcmp(tmpl, "row_cumsum") ? ", chunk a power of two in [16, 16384]" : "");
+                        cumsum || stats ? ", chunk a power of two in [16, 16384]" : "");
     }
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;

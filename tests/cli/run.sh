@@ -391,6 +391,13 @@ for spec in 12_l1_normalize:_rows_split_normalize:row_split_l1_normalize \
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith(sys.argv[2] + ": one read"), k' "$T/out" "$tm" && ok || bad "optimize: $tm was not the winner"
   has "$tm stitched (the launcher kopt wrote from the plan)" "$T/n-$pn/optimized_module.py" "$pat\[((xnumel \* nseg), )\]"
 done
+# a cross-entropy's softmax statistics (the suite's problem 40, captured at 4096 x 4000): the
+# row_softmax_stats family from the FX graph, offered, the winner with the fake timing, stitched;
+# the nll/mean kernel after it keeps Inductor's code
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_40_cross_entropy_small_g0.py FAKE_FAST_PATTERN="_row_softmax_stats" \
+  expect_exit 0 "optimize, row_softmax_stats" -- "$KOPT" optimize bench/suite/level1/40_cross_entropy.py -o "$T/ce" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["triton_red_fused_prepare_softmax_online_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("row_softmax_stats: max and sum"), k' "$T/out" && ok || bad "optimize: row_softmax_stats was not the winner"
+has "row_softmax_stats stitched (the launcher kopt wrote from the plan)" "$T/ce/optimized_module.py" "___row_softmax_stats\[(xnumel, )\](in_ptr0, out_ptr0, out_ptr1, r0_numel, CHUNK="
 # kopt verify with a region candidate, and a binding whose kernels are not consecutive
 mkdir -p "$T/rc"
 python3 - "$T/r1/work" "$T/rc" <<'PY' || bad "no region candidate in the optimize run's work directory"

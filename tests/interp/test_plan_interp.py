@@ -1,5 +1,5 @@
 """Form P end to end on the CPU: the one-program-per-row templates written as kernel + launch plan
-(templates/kernels/row_softmax, row_layer_norm, row_cumsum), the launcher kopt writes from each
+(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats), the launcher kopt writes from each
 plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), run by Triton's
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
 two. The templates whose programs wait for each other (the row_split_* and region templates)
@@ -81,6 +81,17 @@ def case_split_layer_norm(mod, rows, n):
     return (out.double() - ref).abs().max().item()
 
 
+def case_softmax_stats(mod, rows, n):
+    x = torch.randn(rows, n) * 3
+    x[0, n // 2] = float("-inf")   # a -inf element is a zero term
+    mx, sm = torch.full((rows,), float("nan")), torch.full((rows,), float("nan"))
+    mod.launch(x, mx, sm, rows, n)
+    xd = x.double()
+    rmax = xd.max(1).values
+    rsum = (xd - rmax[:, None]).exp().sum(1)
+    return max((mx.double() - rmax).abs().max().item(), ((sm.double() - rsum) / rsum).abs().max().item())
+
+
 def main():
     # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
@@ -110,6 +121,9 @@ def main():
     for rows, n, seg in ((3, 100, 128), (2, 256, 256)):
         cases.append(("row_split_layer_norm", dict(OUT="out_ptr2", SEG=seg, EPS="1e-05", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_split_layer_norm(m, r, n), "%dx%d" % (rows, n)))
+    for rows, n, chunk in ((3, 100, 32), (2, 1000, 256), (4, 64, 64)):
+        cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, NUM_WARPS=4),
+                      lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d" % (rows, n, chunk)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:

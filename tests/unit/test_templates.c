@@ -67,7 +67,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_12_l1_normalize_g0.py",
                                            "suite_level1_13_l2_normalize_g0.py",
                                            "suite_level1_09_instance_norm_g0.py",
-                                           "suite_level1_11_layer_norm_2d_bf16_g0.py"};
+                                           "suite_level1_11_layer_norm_2d_bf16_g0.py",
+                                           "suite_level1_40_cross_entropy_small_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -467,6 +468,47 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0);
         cr_expect_eq(builtin_layer_norm_match(kc, &eps), 0, "still matched with %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+    }
+    free(text);
+}
+
+/* The softmax statistics alone (a cross-entropy's first kernel, captured on the H200): matched
+ * from the FX graph with the max and sum pointers read from the source; the nll/mean kernel after
+ * it is not; one-place edits of the graph or the stores do not match. */
+Test(templates, softmax_stats_family_from_the_fx_graph) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_40_cross_entropy_small_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    cr_assert_eq(a->nkernels, 2);
+    json_t *kc = opt_kernel_ctx(a, 0);
+    double eps = 0;
+    cr_expect_eq(builtin_softmax_stats_match(kc), 1);
+    const char *m = builtin_rewrite_match(kc, &eps);
+    cr_assert(m && !strcmp(m, "row_softmax_stats"), "matched %s", m ? m : "nothing");
+    cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), 4);
+    json_decref(kc);
+    kc = opt_kernel_ctx(a, 1);
+    cr_expect_eq(builtin_softmax_stats_match(kc), 0, "the nll/mean kernel taken for softmax statistics");
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"prepare_softmax_online.default](args = (%arg0_1, 1)", "prepare_softmax_online.default](args = (%arg0_1, 0)"},
+        {"prepare_softmax_online.default](args = (%arg0_1, 1)", "prepare_softmax_online.default](args = (%arg0_1, 1, 2)"},
+        {"%arg0_1 : Tensor \"f32[4096, 4000][4000, 1]", "%arg0_1 : Tensor \"f32[4096, 4000][1, 4096]"},
+        {"tl.store(out_ptr0 + (x0), tmp2, None)", "tl.store(out_ptr0 + (x0), tmp3, None)"},
+        {"tl.store(out_ptr1 + (x0), tmp3, None)", "tl.store(out_ptr1 + (x0), tmp2, None)"},
+        {"tl.store(out_ptr1 + (x0), tmp3, None)", "tl.store(out_ptr1 + (x0), tmp3, None)\n    tl.store(out_ptr1 + (x0), tmp2, None)"},
+        {"= call_function[target=torch.ops.prims.prepare_softmax_online.default]",
+         "= call_function[target=torch.ops.aten.amax.default]"},
+    };
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        a = parse_edited(text, edits[t][0], edits[t][1]);
+        kc = opt_kernel_ctx(a, 0);
+        cr_expect_eq(builtin_softmax_stats_match(kc), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
