@@ -41,10 +41,14 @@ static const char USAGE[] =
     "  --allow-precision-change   accept lower-precision arithmetic (reported as such)\n"
     "  --allow-launcher           accept form-L candidates' own `def launch` (host Python that runs where\n"
     "                             kopt judges: trusted code only; default: refused at gate 1, use form P)\n"
-    "  --sass-check               gate 1 also reads a form-P candidate's precision from its machine code:\n"
-    "                             each launch compiled for the captured launch in a sandbox process,\n"
+    "  --sass-check               require gate 1's machine-code check (an error when it cannot run):\n"
+    "                             a form-P candidate's precision read from its machine code, each\n"
+    "                             launch compiled for the captured launch in a sandbox process,\n"
     "                             disassembled (cuobjdump) and refused for float16/bfloat16/fp8 or\n"
-    "                             tensor-core instructions the replaced kernel's types do not allow\n"
+    "                             tensor-core instructions the replaced kernel's types do not allow.\n"
+    "                             Default: on when the python's triton and a cuobjdump are found,\n"
+    "                             else off, and the report says why (report.json machine_check)\n"
+    "  --no-sass-check            skip the machine-code check (the static rules still apply)\n"
     "  --timeout T                limit of each candidate step: 180, 90s, 5m; a candidate that hangs is\n"
     "                             refused (default 180 s)\n"
     "  --json                     print the report as JSON\n"
@@ -92,12 +96,12 @@ int cmd_verify(int argc, char **argv) {
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"timeout", required_argument, 0, 'T'},   {"force-version", no_argument, 0, 'F'},
         {"allow-launcher", no_argument, 0, 'L'},  {"sass-check", no_argument, 0, 'S'},
-        {0, 0, 0, 0}};
+        {"no-sass-check", no_argument, 0, 'N'},   {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
-    int sass_check = 0;
-    char *sass_python = NULL;
+    int sass_check = 0;   /* 1 required, -1 off, 0 auto: on when the tools are found */
+    char *sass_python = NULL, *sass_note = NULL;
     int json_mode = 0, opt, rc = 0, force_version = 0;
     kerr e = {0};
     optind = 1;
@@ -131,6 +135,7 @@ int cmd_verify(int argc, char **argv) {
         case 'P': o.allow_precision_change = 1; break;
         case 'L': o.allow_launcher = 1; break;
         case 'S': sass_check = 1; break;
+        case 'N': sass_check = -1; break;
         case 'T': rc = cli_parse_duration("--timeout", optarg, 0.1, 7 * 86400, &o.timeout_s, &e); break;
         case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
@@ -149,12 +154,27 @@ int cmd_verify(int argc, char **argv) {
         rc = cli_input_file("problem file", o.problem, &e);
     }
     for (size_t i = 0; !rc && i < paths.len; i++) rc = cli_input_file("candidate file", paths.items[i], &e);
-    if (!rc && sass_check) { /* the worker's python: its triton compiles in the sandbox */
+    if (!rc && sass_check == 1) { /* the worker's python: its triton compiles in the sandbox */
         rc = machine_python(python, &sass_python, &e);
         o.sass_python = sass_python;
+    } else if (!rc && sass_check == 0) { /* auto: on when the worker's python has triton and a cuobjdump is found */
+        kerr pe = {0};
+        char *cu = NULL;
+        if (machine_python(python, &sass_python, &pe) || machine_find_cuobjdump(sass_python, &cu, &pe)) {
+            free(sass_python);
+            sass_python = NULL;
+            sass_note = kasprintf("not found: %s (--sass-check makes the check required)", pe.msg);
+        }
+        free(cu);
+        o.sass_python = sass_python;
+    } else if (!rc) {
+        sass_note = kstrdup("--no-sass-check");
     }
+    o.sass_mode = sass_check == 1 ? "required" : sass_check == 0 ? "auto" : "off";
+    o.sass_note = sass_note;
     if (rc) {
         free(sass_python);
+        free(sass_note);
         int code = cli_fail("verify", &e, json_mode);
         kvec_free_all(&kernels, free);
         kvec_free_all(&paths, free);
@@ -206,6 +226,7 @@ int cmd_verify(int argc, char **argv) {
     free(cands);
     free(workdir);
     free(sass_python);
+    free(sass_note);
     free(log_path);
     kvec_free_all(&kernels, free);
     kvec_free_all(&paths, free);

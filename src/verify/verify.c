@@ -1150,6 +1150,9 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     double t0 = opt_clock();
     char *abs = fs_realpath(o->problem);
     json_object_set_new(doc, "problem", json_string(abs ? abs : o->problem));
+    if (o->sass_mode)
+        json_object_set_new(doc, "machine_check", json_pack("{s:s, s:b, s:s*}", "mode", o->sass_mode, "ran",
+                                                            o->sass_python != NULL, "why", o->sass_note));
     const json_t *info = worker_info(v->w);
     json_object_set_new(doc, "device", json_pack("{s:O?, s:O?, s:O?}", "name", json_object_get(info, "device"), "torch",
                                                  json_object_get(info, "torch"), "triton", json_object_get(info, "triton")));
@@ -1451,8 +1454,14 @@ int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
 void verify_report_text(const json_t *doc, kbuf *out) {
     kbuf_printf(out, "kopt verify  %s\n", json_string_value(json_object_get(doc, "problem")));
     const json_t *dev = json_object_get(doc, "device");
-    kbuf_printf(out, "device       %s (torch %s, triton %s)\n\n", json_string_value(json_object_get(dev, "name")),
+    kbuf_printf(out, "device       %s (torch %s, triton %s)\n", json_string_value(json_object_get(dev, "name")),
                 json_string_value(json_object_get(dev, "torch")), json_string_value(json_object_get(dev, "triton")));
+    const json_t *mc = json_object_get(doc, "machine_check");
+    if (mc && json_is_true(json_object_get(mc, "ran")))
+        kbuf_printf(out, "machine code checked at gate 1 (%s)\n", json_string_value(json_object_get(mc, "mode")));
+    else if (mc)
+        kbuf_printf(out, "machine code NOT checked at gate 1: %s\n", json_string_value(json_object_get(mc, "why")));
+    kbuf_puts(out, "\n");
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(doc, "candidates"), i, c) {

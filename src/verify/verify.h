@@ -53,6 +53,8 @@ typedef struct verify_opts {
     int allow_launcher;           /* accept form-L files' own `def launch` (static.h, rule launcher) */
     const char *sass_python;      /* non-NULL: gate 1's machine-code check (sass_gate.h) with this
                                      python (absolute path, with triton) on form-P candidates */
+    const char *sass_mode;        /* "required", "auto" or "off" (NULL: not asked, not reported) */
+    const char *sass_note;        /* why the check is off (NULL when it runs) */
     int max_autotune;             /* also compile max-autotune-no-cudagraphs; start from the faster */
     double ma_timeout_s;          /* the max-autotune compile's limit (<= 0: the default compile's) */
     double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */

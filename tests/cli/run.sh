@@ -149,9 +149,32 @@ import json, sys
 c = json.load(open(sys.argv[1]))["candidates"][0]
 assert c["refused_at"] == 1 and "machine code" in c["reason"] and "arith_f16" in c["reason"], c
 assert c["gates"][0]["sass"]["allowed"] == ["cvt_f16"], c["gates"][0]' "$T/out" && ok || bad "--sass-check float16: $(head -c 600 "$T/out")"
+  # the default: on, since this python has triton and a cuobjdump is found
+  FAKE_CAPTURE_DTYPE=float16 expect_exit 12 "verify, machine-code check on by default" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --python "$TPY" -o "$T/vs3" --rounds 4 --json
+  python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["candidates"][0]
+assert d["machine_check"] == {"mode": "auto", "ran": True}, d["machine_check"]
+assert c["refused_at"] == 1 and "machine code" in c["reason"], c' "$T/out" && ok || bad "machine-code check by default: $(head -c 600 "$T/out")"
 else
   echo "verify --sass-check: the compiling checks skipped: no python with triton (set KOPT_TRITON_PYTHON)"
 fi
+# the default where the worker's python has no triton: the check is off and the report says why;
+# --no-sass-check turns it off on purpose
+if ! python3 -c 'import triton' 2>/dev/null; then
+  expect_exit 0 "verify, machine-code check unavailable" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vs4" --rounds 4 --json
+  python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["machine_check"]
+assert m["mode"] == "auto" and m["ran"] is False and m["why"].startswith("not found: ") and "--sass-check" in m["why"], m' "$T/out" && ok || bad "machine-code check unavailable: $(head -c 600 "$T/out")"
+  expect_exit 0 "verify, machine-code check unavailable (text)" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vs5" --rounds 4
+  has "the text report says the machine code was not checked" "$T/out" "machine code NOT checked at gate 1: not found"
+fi
+expect_exit 0 "verify --no-sass-check" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vs6" --rounds 4 --json
+python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["machine_check"]
+assert m == {"mode": "off", "ran": False, "why": "--no-sass-check"}, m' "$T/out" && ok || bad "--no-sass-check: $(head -c 600 "$T/out")"
 expect_exit 0 "verify form L with --allow-launcher" -- "$KOPT" verify "$P" --replace triton_poi_fused_add_addmm_relu_0="$LF" --allow-launcher -o "$T/vl2" --rounds 8 --json
 python3 -c '
 import json, sys
