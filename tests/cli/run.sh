@@ -421,6 +421,12 @@ FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1
   expect_exit 0 "optimize, row_softmax_stats" -- "$KOPT" optimize bench/suite/level1/40_cross_entropy.py -o "$T/ce" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["triton_red_fused_prepare_softmax_online_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("row_softmax_stats: max and sum"), k' "$T/out" && ok || bad "optimize: row_softmax_stats was not the winner"
 has "row_softmax_stats stitched (the launcher kopt wrote from the plan)" "$T/ce/optimized_module.py" "___row_softmax_stats\[(xnumel, )\](in_ptr0, out_ptr0, out_ptr1, r0_numel, CHUNK="
+# a softmax over a middle dimension (the suite's problem 05, captured at 64 x 512 x 512): the
+# split-segment template offered beside the register tiles, the winner with the fake timing, stitched
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_05_softmax_middle_dim_small_g0.py FAKE_FAST_PATTERN="_col_split_softmax" \
+  expect_exit 0 "optimize, col_split_softmax" -- "$KOPT" optimize bench/suite/level1/05_softmax_middle_dim.py -o "$T/cs" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("col_split_softmax: softmax over dimension 1"), k' "$T/out" && ok || bad "optimize: col_split_softmax was not the winner"
+has "col_split_softmax stitched (the launcher kopt wrote from the plan)" "$T/cs/optimized_module.py" "___col_split_softmax\[(((outer \* nit) \* nseg), )\](in_ptr0, out_ptr2, part, sync, n, inner, nit, nseg"
 # kopt verify with a region candidate, and a binding whose kernels are not consecutive
 mkdir -p "$T/rc"
 python3 - "$T/r1/work" "$T/rc" <<'PY' || bad "no region candidate in the optimize run's work directory"

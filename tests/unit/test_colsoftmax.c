@@ -27,15 +27,21 @@ Test(col_softmax, middle_dimension_softmax) {
     json_t *out = NULL;
     kerr e = {0};
     cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
-    size_t i;
+    size_t i, splits = 0;
     json_t *c;
     json_array_foreach(json_object_get(out, "candidates"), i, c) {
         const char *src = json_string_value(json_object_get(c, "source"));
         /* (64, 512, 512): dims 1 and 2 both have 512 elements; the graph says 1 */
         cr_expect(strstr(src, "shape(in_ptr0, 1)") != NULL, "%s", src);
-        cr_expect(strstr(src, "\"BLOCK_C\": 512") != NULL && strstr(src, "\"LOG\": False") != NULL, "%s", src);
+        if (strstr(src, "_col_split_softmax"))   /* segments exchanging partials: a tile's programs all resident */
+            cr_expect(strstr(src, "\"nseg\": \"cdiv(n, ") != NULL && strstr(src, "\"nseg <= sm_count()\"") != NULL &&
+                          strstr(src, "\"LOG\": False") != NULL, "%s", src);
+        else
+            cr_expect(strstr(src, "\"BLOCK_C\": 512") != NULL && strstr(src, "\"LOG\": False") != NULL, "%s", src);
+        splits += strstr(src, "_col_split_softmax") != NULL;
         cr_expect(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"]") != NULL, "%s", src);
     }
+    cr_expect_eq(splits, 3, "split variants: %zu", splits);   /* 128x32, 256x16, 64x32 (512 rows: one segment) */
     tu_expect_gate1(out, &a->kernels[0]);
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), json_array_size(vars));
     json_decref(out);
