@@ -53,6 +53,7 @@ typedef struct bench_record {
     double disk_bytes;          /* NAN: not measured */
     /* from the document */
     char *device, *outcome;
+    char *floor_gap;            /* model.floor_gap.reason: why kopt's module stays above 1.3x its floor (NULL: not said) */
     double eager_ms, default_ms, max_autotune_ms, kopt_ms, floor_ms;
     bench_start start;
     bench_ci vs_default, vs_max_autotune;

@@ -10,7 +10,15 @@
 #include "bench/render.h"
 #include "bench/table.h"
 
-enum { BENCH_T_CONFIG, BENCH_T_LEVELS, BENCH_T_FASTP, BENCH_T_RESOURCES, BENCH_T_PROBLEMS, BENCH_NTABLES };
+enum {
+    BENCH_T_CONFIG,
+    BENCH_T_LEVELS,
+    BENCH_T_FASTP,
+    BENCH_T_RESOURCES,
+    BENCH_T_PROBLEMS,
+    BENCH_T_GAPS,
+    BENCH_NTABLES
+};
 
 typedef struct bench_tables {
     bench_table t[BENCH_NTABLES];

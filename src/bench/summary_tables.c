@@ -277,12 +277,32 @@ static void st_problems(const bench_report *r, bench_table *t) {
     }
 }
 
+/* The problems whose kopt module stays above 1.3x its memory floor, with the reason its optimize
+ * report names (model.floor_gap). */
+static void st_gaps(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"problem", "kopt / floor", "why (the problem's report.json, model.floor_gap)"};
+    bench_table_init(t, "floor_gaps", "Problems above 1.3x their memory floor", head, 3);
+    t->text = 1;
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_record *p = &r->recs[i];
+        double ratio = bench_record_floor_ratio(p);
+        if (!(ratio > 1.3) || p->status != BENCH_DONE) continue;
+        st_row row = {.n = 0};
+        char b[BENCH_FMT];
+        st_put(&row, p->rel);
+        st_put(&row, bench_fmt_ratio(ratio, b));
+        st_put(&row, p->floor_gap ? p->floor_gap : "not said (a report from before model.floor_gap)");
+        bench_table_row(t, row.cell);
+    }
+}
+
 void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_config(r, &out->t[BENCH_T_CONFIG]);
     st_levels(r, &out->t[BENCH_T_LEVELS]);
     st_fastp(r, &out->t[BENCH_T_FASTP]);
     st_resources(r, &out->t[BENCH_T_RESOURCES]);
     st_problems(r, &out->t[BENCH_T_PROBLEMS]);
+    st_gaps(r, &out->t[BENCH_T_GAPS]);
 }
 
 void bench_tables_free(bench_tables *t) {

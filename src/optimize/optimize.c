@@ -376,6 +376,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
             }
         }
     }
+    json_t *gap = opt_floor_gap(model, kernels, vendor);
+    if (gap) json_object_set_new(model, "floor_gap", gap);
     double used = opt_now() - c.t0;
     json_object_set_new(budget, "used_wall_s", json_real(used));
     json_object_set_new(budget, "used_candidates", json_integer(c.used));

@@ -278,6 +278,8 @@ size_t report_facts(const json_t *doc, report_fact facts[REPORT_MAX_FACTS]) {
         report_fact *f = fact_add(facts, &n, "Memory-traffic floor");
         fact_cat(f, "%s ms", report_fmt_ms(floor_ms, a));
         if (isfinite(ref) && floor_ms > 0) fact_cat(f, " (the result takes %.2f times the floor)", ref / floor_ms);
+        const char *gap = report_str(json_object_get(m, "floor_gap"), "reason");
+        if (gap && *gap) fact_cat(f, "; why it stays above %.1fx: %s", report_num(json_object_get(m, "floor_gap"), "above"), gap);
     }
     const json_t *fc = json_object_get(m, "floor_check");
     if (json_is_object(fc)) {

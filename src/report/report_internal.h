@@ -72,7 +72,7 @@ const char *report_gate_what(int gate);  /* what gate N checks, one phrase */
  * the document's strings), so any renderer may print them after ordinary escaping. */
 typedef struct report_fact {
     const char *label;
-    char value[256];
+    char value[1024];
 } report_fact;
 #define REPORT_MAX_FACTS 10
 size_t report_facts(const json_t *doc, report_fact facts[REPORT_MAX_FACTS]);

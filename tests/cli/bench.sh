@@ -139,10 +139,14 @@ for k, v in (("peak_gpu_bytes", 3 * 512 * 4 + (1 << 20)), ("eager_peak_gpu_bytes
     assert abs(m[k] - v - (500 << 20)) < 1e3, (k, m)
 assert sorted({p["gpu_index"] for p in d["problems"]}) == [0, 1]
 assert d["config"]["lanes"] == ["0", "1"] and d["config"]["max_autotune"] is True and d["gpus"] == ["unknown"]
+# the fake's floor is far below its times: every problem names why it stays above 1.3x its floor
+assert all(p["floor_ratio"] > 1.3 and " of the profiled time)" in p["floor_gap_reason"] for p in d["problems"]), [(p["floor_ratio"], p["floor_gap_reason"]) for p in d["problems"]]
 PY
 for p in $ALL; do has "summary.md lists $p" "$T/o1/summary.md" "$p"; has "summary.html lists $p" "$T/o1/summary.html" "$p"; done
 has "summary.md per-level geomeans" "$T/o1/summary.md" "| level1 | 3 | 3 | 0 | 0 | 0 | 1.250x (3)"
 has "summary.md fast_p" "$T/o1/summary.md" "fast_1.5"
+has "summary.md names why problems stay above 1.3x their floor" "$T/o1/summary.md" "## Problems above 1.3x their memory floor"
+has "summary.html names why problems stay above 1.3x their floor" "$T/o1/summary.html" "Problems above 1.3x their memory floor"
 has "summary.md eager / f64 peak column" "$T/o1/summary.md" "| eager / f64 peak GPU |"
 has "summary.md eager and f64 peaks" "$T/o1/summary.md" "| 502 MiB / 500 MiB |"
 has "summary.html eager and f64 peaks" "$T/o1/summary.html" "502 MiB / 500 MiB"
