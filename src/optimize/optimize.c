@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "agents/builtin.h"
+#include "gates/machine.h"
 #include "gates/stats.h"
 #include "llm/agent_llm.h"
 #include "optimize/optimize_int.h"
@@ -140,6 +141,22 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     for (int r = 1; r < AGENT_NROLES; r++) json_object_set_new(agents, agent_role_name((agent_role)r), json_string(c.ag[r]->name));
     json_object_set_new(agents, "profiler", json_string("builtin"));
     json_object_set_new(doc, "agents", agents);
+    /* gate 1's machine-code check for an LLM executor's candidates (the built-in executor's are
+     * kopt's own templates): on where the worker's python has triton and a cuobjdump is found */
+    if (agent_is_llm(c.ag[AGENT_EXECUTOR])) {
+        kerr pe = {0};
+        char *cu = NULL;
+        if (machine_python(o->python, &c.sass_python, &pe) || machine_find_cuobjdump(c.sass_python, &cu, &pe)) {
+            free(c.sass_python);
+            c.sass_python = NULL;
+            json_object_set_new(doc, "machine_check", json_pack("{s:s, s:b, s:s+}", "mode", "llm candidates", "ran", 0, "why",
+                                                                "not found: ", pe.msg));
+            log_warn("the LLM's candidates are not machine-code checked: %s", pe.msg);
+        } else {
+            json_object_set_new(doc, "machine_check", json_pack("{s:s, s:b}", "mode", "llm candidates", "ran", 1));
+        }
+        free(cu);
+    }
 
     verify_opts vo = {.problem = o->problem, .out_dir = o->out_dir, .workdir = o->workdir, .seeds = o->seeds > 0 ? o->seeds : 3,
                       .rho_max = 10, .abs_bound = 1e-2, .min_gain = o->min_gain > 0 ? o->min_gain : 0.02,
@@ -404,5 +421,6 @@ done:
     json_decref(profile);
     for (int q = 0; q < AGENT_NROLES; q++) if (c.owned[q]) agent_free(c.ag[q]);
     verify_session_close(c.vs);
+    free(c.sass_python);
     return rc;
 }

@@ -35,6 +35,8 @@ typedef struct octx {
     int compile_threads;      /* threads the worker compiled them with (largest seen) */
     int resource_errors;      /* candidates kopt could not judge: it ran out of GPU memory */
     double t_search, t_final; /* when the search and the final measurement began (opt_now) */
+    char *sass_python;        /* owned: gate 1's machine-code check for an LLM executor's
+                               * candidates (NULL: off) */
 } octx;
 
 #define OPT_FLOOR_GAP 1.3   /* a model above this many times its floor gets model.floor_gap */

@@ -405,6 +405,8 @@ static int run_plan(octx *c, kstate *ks, const json_t *plan, int round, kerr *e)
     json_t *ectx = json_pack("{s:O, s:O}", "kernel", ks->kc, "plan", plan);
     refusal last = {0};
     int rc = 0;
+    /* an LLM's candidates get gate 1's machine-code check; kopt's own templates do not need it */
+    verify_session_set_machine_check(c->vs, agent_is_llm(ex) ? c->sass_python : NULL);
     for (int turn = 0; turn < 1 + 8 && !rc && !over_kernel_budget(c, ks); turn++) {
         json_t *ans = NULL;
         kerr xe = {0};

@@ -73,6 +73,8 @@ struct verify_session {
     size_t nwins, capwins;
     size_t ncand;             /* candidates checked so far (names their work directories) */
     json_t *doc;              /* borrowed: the session's document */
+    const char *sass_python;  /* gate 1's machine-code check for the next candidates (borrowed;
+                               * NULL: off): o->sass_python, or the caller's per candidate */
 };
 typedef struct verify_session vctx;
 
@@ -737,10 +739,10 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         refuse(rec, g1, "capturing the launch's arguments failed: %s", ce.msg);
         goto out;
     }
-    if (v->o->sass_python) {   /* the machine code of the launch the gates captured */
+    if (v->sass_python) {   /* the machine code of the launch the gates captured */
         progress(v, "candidate %zu (%s): gate 1, machine code", i + 1, kname);
         char *swhy = NULL;
-        if ((rc = sass_gate_check(vc->path, sha, &sig, v->o->sass_python, v->o->allow_precision_change, g1, &swhy, e)))
+        if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, v->o->allow_precision_change, g1, &swhy, e)))
             goto out;
         if (swhy) {
             refuse(rec, g1, "%s", swhy);
@@ -1221,10 +1223,13 @@ int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_ses
     v->o = o;
     v->doc = doc;
     v->nseeds = o->seeds > 0 ? o->seeds : 3;
+    v->sass_python = o->sass_python;
     if (!json_object_get(doc, "candidates")) json_object_set_new(doc, "candidates", json_array());
     *out = v;
     return setup(v, doc, e);
 }
+
+void verify_session_set_machine_check(verify_session *v, const char *python) { v->sass_python = python; }
 
 int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec_out, int *accepted,
                          double *speedup, kerr *e) {

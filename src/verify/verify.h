@@ -79,6 +79,10 @@ int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_ses
  * itself cannot go on. */
 int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec,
                          int *accepted, double *speedup, kerr *e);
+/* Gate 1's machine-code check for the candidates checked from now on: with `python` (borrowed,
+ * must outlive them; an absolute path with triton), or off (NULL). The session starts with
+ * o->sass_python; kopt optimize turns it on for an LLM's candidates only. */
+void verify_session_set_machine_check(verify_session *v, const char *python);
 int verify_session_finish(verify_session *v, kerr *e);
 void verify_session_close(verify_session *v);   /* NULL-safe */
 const struct artifact *verify_session_artifact(const verify_session *v);

@@ -40,7 +40,8 @@ rc=$?
 grep -q "FAKE_FAST" "$T/out/optimized_module.py" && ok || bad "the LLM's retried candidate was not stitched"
 # the planner's explicit empty list ends the search for the kernel: no retry, no warning
 grep -q "warning: planner" "$T/stderr" && bad "the planner's empty plan list was not taken as an answer: $(grep 'warning: planner' "$T/stderr")" || ok
-python3 - "$T/requests.jsonl" "$T/out/report.json" <<'PY' && ok || bad "conversation / accounting"
+HAS_TRITON=0; "${KOPT_PYTHON:-python3}" -c 'import triton' 2>/dev/null && HAS_TRITON=1
+python3 - "$T/requests.jsonl" "$T/out/report.json" "$HAS_TRITON" <<'PY' && ok || bad "conversation / accounting"
 import json, sys
 reqs = [json.loads(l) for l in open(sys.argv[1])]
 assert len(reqs) >= 3, len(reqs)
@@ -53,6 +54,15 @@ d = json.load(open(sys.argv[2]))
 assert d["agents"]["planner"].startswith("openai:") and d["agents"]["executor"].startswith("openai:")
 ok = [a for a in d["attempts"] if a["outcome"] == "accepted"]
 assert ok and ok[0]["direction"] == "llm_rewrite", d["attempts"]
+# an LLM executor's candidates get gate 1's machine-code check where the worker's python has
+# triton (and a cuobjdump is found); the accepted one is then a checked form-P kernel
+m = d["machine_check"]
+if sys.argv[3] == "1":
+    assert m == {"mode": "llm candidates", "ran": True}, m
+    acc = [c for c in d["verify"]["candidates"] if c.get("verdict") == "accepted"]
+    assert acc and "sass" in acc[0]["gates"][0], acc
+else:
+    assert m["mode"] == "llm candidates" and m["ran"] is False and m["why"].startswith("not found: "), m
 PY
 grep -q "sk-test-not-a-real-key" "$T/stdout" "$T/stderr" "$T/out/report.json" && bad "the API key leaked into output" || ok
 
@@ -67,7 +77,7 @@ OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/port3")/v1" FAKE_FAST_PATTERN="n
   "$KOPT" optimize tests/problems/14_gemm_bias_relu.py -o "$T/out3" --llm openai:scripted --roles planner --no-store \
     --budget 60s --rounds 6 --json >"$T/o4" 2>"$T/e4"
 rc=$?
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["agents"]["planner"].startswith("openai:") and d["agents"]["executor"]=="builtin" and d["outcome"]=="optimized", (d["agents"], d["outcome"])' "$T/out3/report.json" && [ $rc -eq 0 ] && ok || bad "LLM planner + built-in executor: exit $rc $(tail -2 "$T/e4")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["agents"]["planner"].startswith("openai:") and d["agents"]["executor"]=="builtin" and d["outcome"]=="optimized" and "machine_check" not in d, (d["agents"], d["outcome"], d.get("machine_check"))' "$T/out3/report.json" && [ $rc -eq 0 ] && ok || bad "LLM planner + built-in executor: exit $rc $(tail -2 "$T/e4")"
 
 # kopt llm check: answers, and a closed port is a clear error with exit 13
 echo '[{"reply": "ok", "tokens": [5, 1]}]' >"$T/s2.json"
