@@ -147,6 +147,7 @@ has "summary.md per-level geomeans" "$T/o1/summary.md" "| level1 | 3 | 3 | 0 | 0
 has "summary.md fast_p" "$T/o1/summary.md" "fast_1.5"
 has "summary.md names why problems stay above 1.3x their floor" "$T/o1/summary.md" "## Problems above 1.3x their memory floor"
 has "summary.html names why problems stay above 1.3x their floor" "$T/o1/summary.html" "Problems above 1.3x their memory floor"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); md=open(sys.argv[2]).read(); r=[p["floor_gap_reason"] for p in d["problems"]]; assert all(len(x) > 150 and x[-60:] in md for x in r), r' "$T/o1/results.json" "$T/o1/summary.md" && ok || bad "summary.md: a floor-gap reason cut short"
 has "summary.md eager / f64 peak column" "$T/o1/summary.md" "| eager / f64 peak GPU |"
 has "summary.md eager and f64 peaks" "$T/o1/summary.md" "| 502 MiB / 500 MiB |"
 has "summary.html eager and f64 peaks" "$T/o1/summary.html" "502 MiB / 500 MiB"

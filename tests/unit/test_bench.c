@@ -734,6 +734,11 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     r[0].eager_peak_gpu_bytes = 3.0 * (1 << 30);
     r[0].f64_peak_gpu_bytes = 512.0 * (1 << 20);
     r[0].floor_ok = 0;   /* no module below the model floor, a kernel below its own */
+    /* 2x its floor: the reason its report named, long (kernel names and ATen ops) and with a pipe */
+    kbuf why = KBUF_INIT;
+    for (int i = 0; i < 12; i++) kbuf_printf(&why, "triton_red_fused_part_%02d, ", i);
+    kbuf_puts(&why, "a|b, the end of the reason");
+    r[0].floor_gap = kstrdup(kbuf_str(&why));
     bench_record_init(&r[1], "level2/b.py", "sha", 2, 60);
     r[1].status = BENCH_FAILED;
     r[1].exit_code = 5;
@@ -762,6 +767,12 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert(strstr(m, "| 2 (k) |"), "a kernel's wrong floor is marked after kopt / floor: %s", m);
     cr_assert(strstr(m, "\"(k)\": no module time is below the model floor"), "and defined");
     cr_assert_null(strstr(m, "(null)"));
+    /* the floor-gap table: the done problem above 1.3x its floor with its whole reason, not the failed one */
+    const char *gt = strstr(m, "## Problems above 1.3x their memory floor");
+    cr_assert(gt && strstr(gt, "| 2 | triton_red_fused_part_00, ") && strstr(gt, "part_11, a\\|b, the end of the reason |"),
+              "%s", gt ? gt : m);
+    cr_assert_null(strstr(gt, "level2/b.py"), "a failed problem has no floor-gap row");
+    cr_assert(strstr(h, "part_11, a|b, the end of the reason</td>"), "the whole reason in HTML");
     json_t *doc = bench_results_json(&rep);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "kopt.bench/1");
     json_t *p1 = json_array_get(json_object_get(doc, "problems"), 1);
@@ -774,12 +785,16 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert_eq(json_integer_value(json_object_get(p1, "exit_code")), 5);
     cr_assert(json_is_false(json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "floor_check_ok")));
     cr_assert(json_is_null(json_object_get(p1, "floor_check_ok")), "not known is null");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "floor_gap_reason")),
+                     kbuf_str(&why));
+    cr_assert(json_is_null(json_object_get(p1, "floor_gap_reason")));
     cr_assert(json_is_null(json_object_get(doc, "wall_s")));
     json_t *lv = json_array_get(json_object_get(doc, "levels"), 0);
     cr_assert_float_eq(json_number_value(json_object_get(json_object_get(lv, "geomean_vs_default"), "value")), 2.0, 1e-12);
     json_decref(doc);
     kbuf_free(&html);
     kbuf_free(&md);
+    kbuf_free(&why);
     bench_summary_free(&sum);
     bench_record_clear(&r[0]);
     bench_record_clear(&r[1]);
