@@ -512,5 +512,47 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
         json_decref(kc);
         artifact_free(a);
     }
+    /* other shapes and dtypes of the same module: the suite's own 16384 x 32000 (four variants),
+     * rows of 100 (one chunk covers them: one variant), bf16 logits (matched; the statistics stay
+     * fp32), bf16 statistics (not this kernel) */
+    static const struct {
+        const char *from[2], *to[2];
+        int match;
+        size_t nvariants;
+    } shapes[] = {
+        {{"4000", "4096"}, {"32000", "16384"}, 1, 4},
+        {{"4000", NULL}, {"100", NULL}, 1, 1},
+        {{"'in_ptr0': '*fp32', 'out_ptr0'", "\"f32[4096, 4000][4000, 1]"}, {"'in_ptr0': '*bf16', 'out_ptr0'", "\"bf16[4096, 4000][4000, 1]"}, 1, 4},
+        {{"'out_ptr0': '*fp32', 'out_ptr1': '*fp32'", NULL}, {"'out_ptr0': '*bf16', 'out_ptr1': '*bf16'", NULL}, 0, 0},
+    };
+    for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
+        char *cur = kstrdup(text);
+        for (int r = 0; r < 2 && shapes[t].from[r]; r++) {   /* every occurrence */
+            kbuf b = KBUF_INIT;
+            const char *from = shapes[t].from[r];
+            for (const char *p = cur, *q; *p; p = q + strlen(from)) {
+                q = strstr(p, from);
+                if (!q) { kbuf_puts(&b, p); break; }
+                kbuf_append(&b, p, (size_t)(q - p));
+                kbuf_puts(&b, shapes[t].to[r]);
+            }
+            free(cur);
+            cur = kstrdup(kbuf_str(&b));
+            kbuf_free(&b);
+        }
+        cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
+        kc = opt_kernel_ctx(a, 0);
+        m = builtin_rewrite_match(kc, &eps);
+        cr_expect_eq(m && !strcmp(m, "row_softmax_stats"), shapes[t].match, "case %zu matched %s", t, m ? m : "nothing");
+        if (shapes[t].match) {
+            json_t *v = builtin_rewrite_variants(m, kc);
+            cr_expect_eq(json_array_size(v), shapes[t].nvariants, "case %zu: %zu variants", t, json_array_size(v));
+            json_decref(v);
+            cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), (int)shapes[t].nvariants);
+        }
+        json_decref(kc);
+        artifact_free(a);
+        free(cur);
+    }
     free(text);
 }
