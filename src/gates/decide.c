@@ -120,7 +120,7 @@ double gate3_rho(const tensor_cmp *opt_vs_ref64, const tensor_cmp *base_vs_ref64
 
 double gate3_abs_bound(double ref_abs_max, double roundoff, const gate3_opts *o) {
     double floor_ = o && o->abs_bound > 0 ? o->abs_bound : 5e-3;
-    double rel = roundoff > 0 && GATE3_ULPS * roundoff > 1e-3 ? GATE3_ULPS * roundoff : 1e-3;
+    double rel = fmax(1e-3, GATE3_ULPS * roundoff);   /* fmax ignores a NaN roundoff */
     double scaled = isfinite(ref_abs_max) ? rel * ref_abs_max : 0;
     return scaled > floor_ ? scaled : floor_;
 }

@@ -241,6 +241,8 @@ Test(decide, gate4_physics_floor_edges) {
     cr_expect_not(gate4_below_floor(0.5, 1.0, big, 0));           /* L2 unknown */
     cr_expect(gate4_below_floor(0, 1.0, big, l2));                /* a zero time is below any floor */
     cr_expect(gate4_below_floor(0.4, 0.5, big, l2));              /* any known floor, however small */
+    cr_expect(gate4_below_floor(1.79, 2.0, big, l2));             /* the margin scales with the floor */
+    cr_expect_not(gate4_below_floor(1.8, 2.0, big, l2));
     cr_expect(gate4_below_floor(0.5, 1.0, 4.0, 1.0));             /* any known L2, however small */
     cr_expect_not(gate4_below_floor(0.5, 1.0, big, -1));
 }
