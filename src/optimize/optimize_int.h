@@ -67,9 +67,20 @@ void mem_run_begin(octx *c, const char *problem, const json_t *device);
 void mem_run_end(octx *c, const json_t *summary);
 
 /* search.c */
+/* What became of one candidate in the search; spelled in the attempts' JSON, the planner's
+ * history and the store by opt_outcome_name. */
+typedef enum opt_outcome {
+    OPT_ACCEPTED,       /* through gates 1-4 */
+    OPT_REFUSED,        /* at a gate */
+    OPT_SCREENED_OUT,   /* correct so far, not faster at kernel level (or not sent to the gates) */
+    OPT_REUSED,         /* the store already held its verdict */
+    OPT_ERROR,          /* kopt's own resources: no verdict */
+} opt_outcome;
+const char *opt_outcome_name(opt_outcome o);   /* "accepted", "refused", "screened-out", "reused", "error" */
+
 json_t *opt_kernel_ctx(const artifact *a, int k);
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
-                        const char *outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
+                        opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
                         double speedup);
 int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e);
 

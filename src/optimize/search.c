@@ -139,12 +139,23 @@ static int prepare_candidate(octx *c, int k, const char *text, const char *cand_
     return rc ? -1 : !ok;
 }
 
+const char *opt_outcome_name(opt_outcome o) {
+    switch (o) {
+    case OPT_ACCEPTED: return "accepted";
+    case OPT_REFUSED: return "refused";
+    case OPT_SCREENED_OUT: return "screened-out";
+    case OPT_REUSED: return "reused";
+    case OPT_ERROR: return "error";
+    }
+    return "?";
+}
+
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
-                           const char *outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
+                        opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
     const char *text = json_string_value(json_object_get(cand, "source"));
     json_t *a = json_pack("{s:s, s:s?, s:s, s:s, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
                           direction ? direction : "?", "label", json_string_value(json_object_get(cand, "label")), "config",
-                          json_object_get(cand, "config"), "outcome", outcome, "gate", gate);
+                          json_object_get(cand, "config"), "outcome", opt_outcome_name(outcome), "gate", gate);
     if (reason) json_object_set_new(a, "reason", json_string(reason));
     if (kernel_ms > 0) json_object_set_new(a, "kernel_ms", json_real(kernel_ms));
     if (orig_ms > 0) json_object_set_new(a, "orig_ms", json_real(orig_ms));
@@ -158,12 +169,11 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
     }
     /* the store keeps verdicts only: accepted, refused at a gate (a kernel-level screen that
      * found it slower counts as a performance refusal, gate 4), or error */
-    if (strcmp(outcome, "reused")) {
-        int sg = !strcmp(outcome, "screened-out") ? 4 : gate;
-        const char *so = !strcmp(outcome, "screened-out") ? "refused" : outcome;
+    if (outcome != OPT_REUSED) {
+        int screened = outcome == OPT_SCREENED_OUT;
         char *tags = json_dumps(json_object_get(sum, "tags"), JSON_COMPACT);
-        mem_attempt(c, direction, cand, text, so, sg,
-                    !strcmp(outcome, "screened-out") ? "kernel-level screen: not 2% faster than the original" : reason,
+        mem_attempt(c, direction, cand, text, opt_outcome_name(screened ? OPT_REFUSED : outcome), screened ? 4 : gate,
+                    screened ? "kernel-level screen: not 2% faster than the original" : reason,
                     kernel_ms, orig_ms, speedup, json_string_value(json_object_get(sum, "experience")), tags);
         free(tags);
     }
@@ -194,10 +204,11 @@ static int over_kernel_budget(const octx *c, const kstate *ks) {
     return opt_over_budget(c) || opt_now() - ks->kstart > ks->kbudget;
 }
 
-static void history_add(kstate *ks, const json_t *cand, double kernel_ms, const char *outcome, int gate, int round,
+static void history_add(kstate *ks, const json_t *cand, double kernel_ms, opt_outcome outcome, int gate, int round,
                         const char *direction, const char *reason) {
     json_t *h = json_pack("{s:O?, s:o, s:s, s:i, s:i, s:s?}", "config", json_object_get(cand, "config"), "kernel_ms",
-                          kernel_ms > 0 && isfinite(kernel_ms) ? json_real(kernel_ms) : json_null(), "outcome", outcome,
+                          kernel_ms > 0 && isfinite(kernel_ms) ? json_real(kernel_ms) : json_null(), "outcome",
+                          opt_outcome_name(outcome),
                           "gate", gate, "round", round, "direction", direction);
     if (reason) json_object_set_new(h, "reason", json_string(reason));
     json_array_append_new(ks->history, h);
@@ -240,9 +251,12 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         if (mem_seen(c, text, &seen)) {
             /* already judged: in this run before an interruption, or in an earlier run */
             c->reused++;
-            history_add(ks, cd, 0, seen.outcome, seen.refused_gate, round, direction, "verdict from the store");
-            if (strcmp(seen.outcome, "accepted")) {
-                opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, "reused", seen.refused_gate,
+            /* the store's spelling (store.h): accepted, refused or error */
+            opt_outcome was = !strcmp(seen.outcome, "accepted") ? OPT_ACCEPTED
+                              : !strcmp(seen.outcome, "error") ? OPT_ERROR : OPT_REFUSED;
+            history_add(ks, cd, 0, was, seen.refused_gate, round, direction, "verdict from the store");
+            if (was != OPT_ACCEPTED) {
+                opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_REUSED, seen.refused_gate,
                                    "verdict from the store", 0, 0, 0);
                 continue;
             }
@@ -257,8 +271,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         if (pr < 0) { free(cp); free(mp); rc = e->code; break; }
         if (pr > 0) {
             ks->refused[1]++;
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, "refused", 1, why, 0, 0, 0);
-            history_add(ks, cd, 0, "refused", 1, round, direction, why);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_REFUSED, 1, why, 0, 0, 0);
+            history_add(ks, cd, 0, OPT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, json_string_value(json_object_get(cd, "label")), why, NULL);
         } else {
             json_array_append_new(mods, json_string(mp));
@@ -281,7 +295,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
                               "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
                     c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
         log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);
-        json_array_foreach(live, i, cd) opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, "error", 2, be.msg, 0, 0, 0);
+        json_array_foreach(live, i, cd) opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_ERROR, 2, be.msg, 0, 0, 0);
         refusal_set(last, 2, "the screened candidates", be.msg, NULL);
         goto out;
     }
@@ -314,14 +328,14 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
             const char *why = json_string_value(json_object_get(s, "error"));
             ks->refused[1]++;
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "refused", 1, why, 0, orig_ms, 0);
-            history_add(ks, cdj, 0, "refused", 1, round, direction, why);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, OPT_REFUSED, 1, why, 0, orig_ms, 0);
+            history_add(ks, cdj, 0, OPT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, label, why, NULL);
         } else if ((int)nsend < top + 2 && med[idx] < 0.98 * orig_ms) {
             send[nsend++] = idx;
         } else {
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0, NULL, med[idx], orig_ms, 0);
-            history_add(ks, cdj, med[idx], "screened-out", 4, round, direction, NULL);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, OPT_SCREENED_OUT, 0, NULL, med[idx], orig_ms, 0);
+            history_add(ks, cdj, med[idx], OPT_SCREENED_OUT, 4, round, direction, NULL);
             if (!(med[idx] < 0.98 * orig_ms)) {
                 char *why = kasprintf("correct so far but not faster at kernel level: %.4f ms against the original's %.4f ms",
                                       med[idx], orig_ms);
@@ -341,27 +355,26 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         /* its own gates and the final measurement must fit: twice the longest check */
         int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
         if (enough || no_time) {
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, "screened-out", 0,
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, OPT_SCREENED_OUT, 0,
                                enough ? "faster candidates of this round already went through the gates"
                                       : "budget: no time left for its gates and the final measurement",
                                med[idx], orig_ms, 0);
-            history_add(ks, cdj, med[idx], "screened-out", 4, round, direction, NULL);
+            history_add(ks, cdj, med[idx], OPT_SCREENED_OUT, 4, round, direction, NULL);
             continue;
         }
         gated++;
         double t_check = opt_now();
         opt_progress(c, "%s: gates 1-4 for %s (screen %.4f vs %.4f ms)", ks->kname, label, med[idx], orig_ms);
         json_t *rec = NULL;
-        int acc = 0;
-        double sp = 0;
-        rc = verify_session_check(c->vs, ks->kname, json_string_value(json_array_get(paths, idx)), &rec, &acc, &sp, e);
+        verify_verdict vv = {0};
+        rc = verify_session_check(c->vs, ks->kname, json_string_value(json_array_get(paths, idx)), &rec, &vv, e);
         if (rc) break;
         if (opt_now() - t_check > c->check_s) c->check_s = opt_now() - t_check;
-        int gate = (int)json_integer_value(json_object_get(rec, "refused_at"));
-        const char *verdict = json_string_value(json_object_get(rec, "verdict"));
-        int kopt_error = verdict && !strcmp(verdict, "error");   /* kopt's own resources: no verdict */
-        slow += !acc && gate == 4;
-        const char *reason = json_string_value(json_object_get(rec, "reason"));
+        int acc = vv.kind == VERIFY_ACCEPTED, gate = vv.refused_at;
+        int kopt_error = vv.kind == VERIFY_ERROR;   /* kopt's own resources: no verdict */
+        double sp = vv.speedup;
+        slow += vv.kind == VERIFY_REFUSED && gate == 4;
+        const char *reason = vv.reason;
         if (acc) {
             ks->accepted++;
             passed++;
@@ -379,7 +392,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
             if (gate >= 1 && gate <= 4) ks->refused[gate]++;
             refusal_set(last, gate, label, reason, json_object_get(rec, "gates"));
         }
-        const char *outcome = acc ? "accepted" : kopt_error ? "error" : "refused";
+        opt_outcome outcome = acc ? OPT_ACCEPTED : kopt_error ? OPT_ERROR : OPT_REFUSED;
         opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, outcome, acc || kopt_error ? 0 : gate, reason, med[idx],
                            orig_ms, sp);
         history_add(ks, cdj, med[idx], outcome, acc || kopt_error ? 0 : gate, round, direction, reason);

@@ -1231,17 +1231,22 @@ int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_ses
 
 void verify_session_set_machine_check(verify_session *v, const char *python) { v->sass_python = python; }
 
-int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec_out, int *accepted,
-                         double *speedup, kerr *e) {
+int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec_out, verify_verdict *out,
+                         kerr *e) {
     verify_cand vc = {.kernel = kernel, .path = path};
     json_t *rec = json_object();
     json_array_append_new(json_object_get(v->doc, "candidates"), rec);
     if (rec_out) *rec_out = rec;
     winner w = {0};
     int rc = verify_one(v, v->ncand++, &vc, rec, &w, e);
-    log_info("candidate %s: %s", path, json_string_value(json_object_get(rec, "verdict")));
-    if (accepted) *accepted = w.kernel != NULL;
-    if (speedup) *speedup = w.speedup;
+    const char *verdict = json_string_value(json_object_get(rec, "verdict"));
+    log_info("candidate %s: %s", path, verdict ? verdict : "none (the pipeline stopped)");
+    if (out) {
+        out->kind = w.kernel ? VERIFY_ACCEPTED : verdict && !strcmp(verdict, "error") ? VERIFY_ERROR : VERIFY_REFUSED;
+        out->refused_at = out->kind == VERIFY_REFUSED ? (int)json_integer_value(json_object_get(rec, "refused_at")) : 0;
+        out->speedup = w.kernel ? w.speedup : 0;
+        out->reason = w.kernel ? NULL : json_string_value(json_object_get(rec, "reason"));
+    }
     if (w.kernel) {
         if (v->nwins == v->capwins) {
             v->capwins = v->capwins ? 2 * v->capwins : 8;
@@ -1446,7 +1451,7 @@ int verify_run(worker *w, const verify_opts *o, json_t **doc_out, kerr *e) {
     for (int pass = 0; pass < 2; pass++)
         for (size_t i = 0; !rc && i < o->ncands; i++)
             if (cand_is_region(&o->cands[i]) == pass) {
-                rc = verify_session_check(v, o->cands[i].kernel, o->cands[i].path, NULL, NULL, NULL, e);
+                rc = verify_session_check(v, o->cands[i].kernel, o->cands[i].path, NULL, NULL, e);
                 if (!o->no_reports) write_partial(o, doc);
             }
     if (!rc) rc = verify_session_finish(v, e);

@@ -74,11 +74,26 @@ int verify_run(worker *w, const verify_opts *o, json_t **doc, kerr *e);
 typedef struct verify_session verify_session;
 struct artifact;
 int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_session **out, kerr *e);
-/* Gates 1-4 for one candidate file; *rec (borrowed, inside doc) receives its record. A
- * refused candidate is not an error: the return code is non-zero only when the pipeline
- * itself cannot go on. */
-int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec,
-                         int *accepted, double *speedup, kerr *e);
+/* What gates 1-4 decided for one candidate, typed (the document's record says it in JSON). */
+typedef enum verify_verdict_kind {
+    VERIFY_ACCEPTED,
+    VERIFY_REFUSED,   /* at gate refused_at */
+    VERIFY_ERROR,     /* kopt's own resources (it ran out of GPU memory): no verdict on the candidate */
+} verify_verdict_kind;
+
+typedef struct verify_verdict {
+    verify_verdict_kind kind;
+    int refused_at;       /* 1..4 when refused, else 0 */
+    double speedup;       /* gate 4's estimate when accepted, else 0 */
+    const char *reason;   /* borrowed from the record (lives as long as the document): why it was
+                           * refused, or the error; NULL when accepted */
+} verify_verdict;
+
+/* Gates 1-4 for one candidate file; *rec (borrowed, inside doc) receives its record and *out
+ * (when not NULL) the verdict. A refused candidate is not an error: the return code is
+ * non-zero only when the pipeline itself cannot go on. */
+int verify_session_check(verify_session *v, const char *kernel, const char *path, json_t **rec, verify_verdict *out,
+                         kerr *e);
 /* Gate 1's machine-code check for the candidates checked from now on: with `python` (borrowed,
  * must outlive them; an absolute path with triton), or off (NULL). The session starts with
  * o->sass_python; kopt optimize turns it on for an LLM's candidates only. */
