@@ -258,34 +258,34 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     return split;
 }
 
+/* {"chunk", "num_warps"} variants of a chunked row template from (chunk, warps) pairs in rising
+ * chunk order, each chunk capped at the row's next power of two; short rows get fewer (a capped
+ * chunk no larger than the one before ends the list). */
+static json_t *chunk_variants(const json_t *k, const int (*chunk_warps)[2], size_t n) {
+    long long np2 = builtin_next_pow2(json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel")));
+    json_t *v = json_array();
+    for (size_t i = 0; i < n; i++) {
+        long long c = chunk_warps[i][0] < np2 ? chunk_warps[i][0] : np2;
+        if (i && c < chunk_warps[i][0] && c <= chunk_warps[i - 1][0]) break;
+        json_array_append_new(v, json_pack("{s:I, s:i}", "chunk", (json_int_t)c, "num_warps", chunk_warps[i][1]));
+    }
+    return v;
+}
+
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
     if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
     if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_variants(k);
     if (tmpl && (!strncmp(tmpl, "region_", 7) || !strncmp(tmpl, "row_split_", 10))) return builtin_region_variants(tmpl, k);
-    json_t *v = json_array();
     if (tmpl && !strcmp(tmpl, "row_softmax_stats")) {
         /* chunk and warps measured on 16384 rows of 32000 (H200): 1024/4 and 2048/8 best, 4096/8 2% behind */
-        long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
         static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
-        long long np2 = builtin_next_pow2(rn);
-        for (size_t i = 0; i < sizeof chunk_warps / sizeof chunk_warps[0]; i++) {
-            long long c = chunk_warps[i][0] < np2 ? chunk_warps[i][0] : np2;
-            if (i && c < chunk_warps[i][0]) break;   /* short rows: one chunk covers them */
-            json_array_append_new(v, json_pack("{s:I, s:i}", "chunk", (json_int_t)c, "num_warps", chunk_warps[i][1]));
-        }
-        return v;
+        return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
     }
     if (tmpl && !strcmp(tmpl, "row_cumsum")) {
-        long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
         static const int chunk_warps[][2] = {{2048, 4}, {4096, 8}, {8192, 8}, {8192, 16}};
-        long long np2 = builtin_next_pow2(rn);
-        for (size_t i = 0; i < sizeof chunk_warps / sizeof chunk_warps[0]; i++) {
-            long long c = chunk_warps[i][0] < np2 ? chunk_warps[i][0] : np2;
-            if (i && c < chunk_warps[i][0] && c <= chunk_warps[i - 1][0]) break;   /* short rows: fewer variants */
-            json_array_append_new(v, json_pack("{s:I, s:i}", "chunk", (json_int_t)c, "num_warps", chunk_warps[i][1]));
-        }
-        return v;
+        return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
     }
+    json_t *v = json_array();
     if (tmpl && !strcmp(tmpl, "split_more")) {
         /* programs in all: about 2048 or 4096 (many waves on ~132 SMs); tiles of 2048 or 4096 */
         long long xn = json_integer_value(json_object_get(json_object_get(k, "numels"), "xnumel"));
