@@ -248,6 +248,38 @@ finally:
     for k, f in saved.items():
         setattr(torch.cuda, k, f)
 
+# memory outside the caching allocator at the end of each op (a stand-in device of 10000 bytes):
+# `compile` grows it by 300 (a library's workspace), a later `compile` by less is not the largest
+saved = {k: getattr(torch.cuda, k)
+         for k in ("mem_get_info", "memory_reserved", "synchronize", "empty_cache", "reset_peak_memory_stats")}
+dev = {"used": 0, "reserved": 0}
+torch.cuda.mem_get_info = lambda: (10000 - dev["used"], 10000)
+torch.cuda.memory_reserved = lambda: dev["reserved"]
+torch.cuda.synchronize = torch.cuda.empty_cache = torch.cuda.reset_peak_memory_stats = lambda: None
+try:
+    m = Memory()
+    m._cuda = lambda: True
+    m.fold = lambda: None
+    m.begin_op("compile")
+    dev.update(used=1500, reserved=1000)   # 500 outside the allocator
+    m.end_op()
+    m.begin_op("isolate")
+    dev.update(used=1700, reserved=1200)   # still 500
+    m.end_op()
+    m.begin_op("compile")
+    dev.update(used=1600, reserved=1200)   # 400: not the largest for compile
+    m.end_op()
+    check(m.outside_by_op == {"compile": 500, "isolate": 500}, "outside the allocator per op: %r" % (m.outside_by_op,))
+    m.begin_op("load")
+    with m.within("f64"):
+        dev.update(used=2000, reserved=1200)
+    m.end_op()
+    check(m.outside_by_op["load"] == 800, "the op's own name at its end: %r" % (m.outside_by_op,))
+    check(m.report()["outside_allocator_by_op"] == m.outside_by_op, "reported as outside_allocator_by_op")
+finally:
+    for k, f in saved.items():
+        setattr(torch.cuda, k, f)
+
 # ---------------------------------------------------------------- the memory cap (kopt.memory, kopt.room)
 # On a stand-in allocator: memory_allocated is what the test says is live; the context is 100.
 import kopt.memory as M  # noqa: E402

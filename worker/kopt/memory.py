@@ -15,6 +15,9 @@ What is measured, for the core's report (the limits are the core's):
     the main phase that compares them);
   * peak reserved bytes per op name (`peak_reserved_by_op`; "op/f64", "op/eager" for ops, or
     parts of ops (Memory.within), of another phase), to tell which step set the peak;
+  * device memory held outside the caching allocator at the end of each op, the largest per op
+    name (`outside_allocator_by_op`): which step grew the context (cuBLAS/cuDNN workspaces,
+    Triton modules, a library's own cudaMalloc) -- memory the reserved peaks do not show;
   * free_bytes(): memory a new allocation can get without an OOM: the driver's free memory plus
     what the caching allocator has reserved but not handed out.
 
@@ -43,6 +46,7 @@ class Memory:
         self.peaks = {p: 0 for p in PHASES}
         self.by_op = {}        # op name -> largest peak reserved while it ran
         self.by_op_alloc = {}  # op name -> largest peak allocated while it ran (diagnosis)
+        self.outside_by_op = {}  # op name -> largest device memory outside the allocator at its end
         self.op = None         # the op running now (begin_op .. end_op), its plain name
         self.cur_op = None     # the name its peak is credited to: op, or "op/phase" off main
         self.context = None
@@ -93,7 +97,22 @@ class Memory:
     def end_op(self):
         """After an op (whatever its outcome)."""
         self.fold()
+        self.note_outside()
         self.op = self.cur_op = None
+
+    def note_outside(self):
+        """Records the device memory held outside the caching allocator now (total - free -
+        reserved) against the running op, when it is the largest seen for it."""
+        if self.cur_op is None or not self._cuda():
+            return
+        try:
+            torch.cuda.synchronize()
+            free, total = torch.cuda.mem_get_info()
+            outside = int(total - free - torch.cuda.memory_reserved())
+        except Exception:  # a broken CUDA context: the op's own error says why
+            return
+        if outside > self.outside_by_op.get(self.cur_op, -1):
+            self.outside_by_op[self.cur_op] = outside
 
     @contextlib.contextmanager
     def within(self, phase):
@@ -128,11 +147,12 @@ class Memory:
 
     def report(self):
         """{"peak_reserved": {phase: bytes}, "peak_reserved_by_op", "peak_allocated_by_op",
-        "context_bytes", "reserved_bytes",
+        "outside_allocator_by_op", "context_bytes", "reserved_bytes",
         "allocated_bytes", "free_bytes", "total_bytes"} (zeros without CUDA)."""
         self.fold()
         out = {"peak_reserved": dict(self.peaks), "peak_reserved_by_op": dict(self.by_op),
                "peak_allocated_by_op": dict(self.by_op_alloc),
+               "outside_allocator_by_op": dict(self.outside_by_op),
                "context_bytes": self.measure_context() or 0,
                "reserved_bytes": 0, "allocated_bytes": 0, "free_bytes": 0, "total_bytes": 0}
         if self._cuda():
