@@ -341,14 +341,13 @@ static int placeholder_rank(const json_t *k, const char *ref, int *last_unit) {
 int builtin_softmax_stats_match(const json_t *k) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
-    char x[FX_NAME], d[FX_NAME], extra[FX_NAME];
-    if (n != 1 || strcmp(ns[0].target, "prims.prepare_softmax_online.default") || !fx_arg(&ns[0], 0, x, sizeof x) ||
-        !fx_arg(&ns[0], 1, d, sizeof d) || fx_arg(&ns[0], 2, extra, sizeof extra))
+    static const char target[] = "prims.prepare_softmax_online.default";
+    char x[FX_NAME], extra[FX_NAME];
+    if (n != 1 || strcmp(ns[0].target, target) || !fx_arg(&ns[0], 0, x, sizeof x) ||
+        fx_arg(&ns[0], 2, extra, sizeof extra))
         return 0;
     int unit = 0, rank = placeholder_rank(k, x, &unit);
-    char *end = NULL;
-    long long dim = strtoll(d, &end, 10);
-    if (end == d || *end || rank < 1 || !unit || (dim != rank - 1 && dim != -1)) return 0;
+    if (rank < 1 || !unit || builtin_fx_dim(json_object_get(k, "graph_fragment"), target, rank) != rank - 1) return 0;
     /* which pointer holds which statistic: the reduce's (max, sum) pair, stored per row */
     const char *src = json_string_value(json_object_get(k, "source"));
     static const char reduce[] = " = triton_helpers.online_softmax_reduce(";

@@ -160,13 +160,8 @@ int cmd_verify(int argc, char **argv) {
         o.sass_python = sass_python;
     } else if (!rc && sass_check == 0) { /* auto: on when the worker's python has triton and a cuobjdump is found */
         kerr pe = {0};
-        char *cu = NULL;
-        if (machine_python(python, &sass_python, &pe) || machine_find_cuobjdump(sass_python, &cu, &pe)) {
-            free(sass_python);
-            sass_python = NULL;
+        if (machine_tools(python, &sass_python, &pe))
             sass_note = kasprintf("not found: %s (--sass-check makes the check required)", pe.msg);
-        }
-        free(cu);
         o.sass_python = sass_python;
     } else if (!rc) {
         sass_note = kstrdup("--no-sass-check");

@@ -56,6 +56,18 @@ int machine_python(const char *given, char **out, kerr *e) {
     return 0;
 }
 
+int machine_tools(const char *given, char **python, kerr *e) {
+    char *cu = NULL;
+    int rc = machine_python(given, python, e);
+    if (!rc) rc = machine_find_cuobjdump(*python, &cu, e);
+    free(cu);
+    if (rc) {
+        free(*python);
+        *python = NULL;
+    }
+    return rc;
+}
+
 /* Run a trusted tool in the sandbox anyway (it reads untrusted input), in a fresh directory. */
 static int run_tool(char *const argv[], const char *in, size_t inlen, const char *const *env, double timeout,
                     size_t out_cap, const char *dir, sandbox_result *r, kerr *e) {

@@ -73,4 +73,10 @@ int machine_python(const char *given, char **out, kerr *e);
  * from `python`). malloc'd absolute path. */
 int machine_find_cuobjdump(const char *python, char **out, kerr *e);
 
+/* Whether gate 1's machine-code check can run by default: the python (machine_python of
+ * `given`) and a cuobjdump (machine_find_cuobjdump, which imports its triton unless one is
+ * configured or on PATH) are both found. 0 with *python set (malloc'd), else an error code with
+ * e saying what is missing and *python NULL. */
+int machine_tools(const char *given, char **python, kerr *e);
+
 #endif

@@ -12,6 +12,12 @@
 #include "optimize/optimize_int.h"
 #include "util/buf.h"
 
+/* o[key] as a string, or `dflt` when it is not one. */
+static const char *gap_str(const json_t *o, const char *key, const char *dflt) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s ? s : dflt;
+}
+
 /* The kernel's time after the search: after_ms when it was optimized, else its profiled time. */
 static double gap_time(const json_t *k) {
     double after = json_number_value(json_object_get(k, "after_ms"));
@@ -40,10 +46,7 @@ json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *
     size_t i;
     json_t *k;
     json_array_foreach(kernels, i, k) {
-        if (!strcmp(json_string_value(json_object_get(k, "status")) ? json_string_value(json_object_get(k, "status"))
-                                                                    : "",
-                    "in_region"))
-            continue;
+        if (!strcmp(gap_str(k, "status", ""), "in_region")) continue;
         double t = gap_time(k);
         ktime += t;
         if (!top || t > gap_time(top)) top = k;
@@ -51,7 +54,7 @@ json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *
     kbuf why = KBUF_INIT, names = KBUF_INIT;
     json_array_foreach(vendor, i, k) {
         vtime += json_number_value(json_object_get(k, "time_ms"));
-        if (i < 3) kbuf_printf(&names, "%s%s", i ? ", " : "", json_string_value(json_object_get(k, "name")));
+        if (i < 3) kbuf_printf(&names, "%s%s", i ? ", " : "", gap_str(k, "name", "?"));
     }
     if (json_array_size(vendor) > 3) kbuf_puts(&names, ", ...");
     if (!top) {
@@ -64,20 +67,14 @@ json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *
     } else {
         double t = gap_time(top), frac = json_number_value(json_object_get(top, "frac_of_ceiling"));
         double own = frac > 0 ? t / (json_number_value(json_object_get(top, "time_ms")) * frac) : NAN;
-        const char *status = json_string_value(json_object_get(top, "status"));
+        const char *status = gap_str(top, "status", "");
         kbuf ops = KBUF_INIT;
         gap_ops(top, &ops);
-        kbuf_printf(&why, "%s (%s; %.0f%% of the profiled time)", json_string_value(json_object_get(top, "name")),
+        kbuf_printf(&why, "%s (%s; %.0f%% of the profiled time)", gap_str(top, "name", "?"),
                     ops.len ? kbuf_str(&ops) : "no ATen ops recorded", 100 * t / (vtime + ktime));
         if (isfinite(own)) kbuf_printf(&why, " runs at %.2fx its own memory floor", own);
-        if (status && !strcmp(status, "optimized"))
-            kbuf_printf(&why, " with kopt's kernel (%s)", json_string_value(json_object_get(top, "change")));
-        else
-            kbuf_printf(&why, ", kept: %s",
-                        json_string_value(json_object_get(top, "why")) ? json_string_value(json_object_get(top, "why"))
-                        : json_string_value(json_object_get(top, "search_end"))
-                            ? json_string_value(json_object_get(top, "search_end"))
-                            : "not searched");
+        if (!strcmp(status, "optimized")) kbuf_printf(&why, " with kopt's kernel (%s)", gap_str(top, "change", "?"));
+        else kbuf_printf(&why, ", kept: %s", gap_str(top, "why", gap_str(top, "search_end", "not searched")));
         if (isfinite(own) && own <= OPT_FLOOR_GAP)
             kbuf_puts(
                 &why,

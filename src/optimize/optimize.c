@@ -147,17 +147,13 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
      * kopt's own templates): on where the worker's python has triton and a cuobjdump is found */
     if (agent_is_llm(c.ag[AGENT_EXECUTOR])) {
         kerr pe = {0};
-        char *cu = NULL;
-        if (machine_python(o->python, &c.sass_python, &pe) || machine_find_cuobjdump(c.sass_python, &cu, &pe)) {
-            free(c.sass_python);
-            c.sass_python = NULL;
+        if (machine_tools(o->python, &c.sass_python, &pe)) {
             json_object_set_new(doc, "machine_check", json_pack("{s:s, s:b, s:s+}", "mode", "llm candidates", "ran", 0, "why",
                                                                 "not found: ", pe.msg));
             log_warn("the LLM's candidates are not machine-code checked: %s", pe.msg);
         } else {
             json_object_set_new(doc, "machine_check", json_pack("{s:s, s:b}", "mode", "llm candidates", "ran", 1));
         }
-        free(cu);
     }
 
     verify_opts vo = {.problem = o->problem, .out_dir = o->out_dir, .workdir = o->workdir, .seeds = o->seeds > 0 ? o->seeds : 3,

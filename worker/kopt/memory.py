@@ -55,13 +55,18 @@ class Memory:
     def _cuda(self):
         return torch.cuda.is_available() and torch.cuda.is_initialized()
 
+    @staticmethod
+    def _outside_now():
+        """Device memory held outside the caching allocator now: total - free - reserved."""
+        torch.cuda.synchronize()
+        free, total = torch.cuda.mem_get_info()
+        return int(total - free - torch.cuda.memory_reserved())
+
     def measure_context(self):
         """The device memory held outside the caching allocator (see docstring), or None."""
         if not self._cuda():
             return None
-        torch.cuda.synchronize()
-        free, total = torch.cuda.mem_get_info()
-        ctx = int(total - free - torch.cuda.memory_reserved())
+        ctx = self._outside_now()
         if ctx > 0 and (self.context is None or ctx > self.context):
             self.context = ctx
         return self.context
@@ -106,9 +111,7 @@ class Memory:
         if self.cur_op is None or not self._cuda():
             return
         try:
-            torch.cuda.synchronize()
-            free, total = torch.cuda.mem_get_info()
-            outside = int(total - free - torch.cuda.memory_reserved())
+            outside = self._outside_now()
         except Exception:  # a broken CUDA context: the op's own error says why
             return
         if outside > self.outside_by_op.get(self.cur_op, -1):
