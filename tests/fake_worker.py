@@ -226,7 +226,7 @@ def fnum(x):
     return x
 
 
-def compare_stats(ref, got, atol, rtol, dtype="float32"):
+def compare_stats(ref, got, atol, rtol, dtype="float32", rel_err=None):
     """The worker's kopt.compare.compare_stats over two value lists (same shape)."""
     st = {"shape_mismatch": False, "shape": SHAPE, "numel": NUMEL, "dtype": dtype, "got_dtype": dtype,
           "n_mismatch": 0, "n_nonfinite_mismatch": 0, "first_mismatch": None,
@@ -236,6 +236,10 @@ def compare_stats(ref, got, atol, rtol, dtype="float32"):
           "got_at_first_nonfinite": None, "ref_abs_max": 0.0, "sum_sq_ref": 0.0, "sum_sq_diff": 0.0,
           "atol": atol, "rtol": rtol}
     inf = float("inf")
+    if rel_err is not None:
+        amax = max([abs(r) for r in ref if abs(r) != inf and r == r] or [0.0])
+        floor = max(float(rel_err[1]), float(rel_err[2]) * amax)
+        st.update(n_rel_err=0, rel_err_thr=float(rel_err[0]), rel_err_floor=floor)
     for i, (r, g) in enumerate(zip(ref, got)):
         rf, gf = abs(r) != inf and r == r, abs(g) != inf and g == g
         if rf:
@@ -247,6 +251,8 @@ def compare_stats(ref, got, atol, rtol, dtype="float32"):
                 st.update(max_abs_err=d, max_abs_index=i, ref_at_max_abs=r, got_at_max_abs=g)
             if r != 0 and d / abs(r) > st["max_rel_err"]:
                 st.update(max_rel_err=d / abs(r), max_rel_index=i)
+            if rel_err is not None and d > max(float(rel_err[0]) * abs(r), st["rel_err_floor"]):
+                st["n_rel_err"] += 1
             st["sum_sq_diff"] += d * d
             st["sum_sq_ref"] += r * r
             nonfin = False
@@ -271,7 +277,7 @@ def op_compare(req):
         raise BadRequest("nothing is kept under '%s' or '%s'" % (req.get("ref"), req.get("got")))
     tols = req.get("tols") or [[req.get("atol", 0), req.get("rtol", 0)]]
     atol, rtol = tols[0]
-    return {"outputs": [compare_stats(ref[1], got[1], float(atol), float(rtol), ref[0])],
+    return {"outputs": [compare_stats(ref[1], got[1], float(atol), float(rtol), ref[0], req.get("rel_err"))],
             "count_mismatch": False}
 
 

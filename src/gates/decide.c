@@ -135,6 +135,16 @@ int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, double
     return opt_err / base_err <= rmax && opt_err <= gate3_abs_bound(ref_abs_max, roundoff, o);
 }
 
+size_t gate3_count_limit(size_t base_count, size_t numel, const gate3_opts *o) {
+    double rmax = o && o->rho_max > 0 ? o->rho_max : 10.0;
+    double lim = rmax * (double)base_count + GATE3_COUNT_SLACK + GATE3_COUNT_FRAC * (double)numel;
+    return lim >= (double)SIZE_MAX ? SIZE_MAX : (size_t)lim;
+}
+
+int gate3_accept_count(size_t opt_count, size_t base_count, size_t numel, const gate3_opts *o) {
+    return opt_count <= gate3_count_limit(base_count, numel, o);
+}
+
 int gate4_decide(const double *base, const double *cand, size_t n, double min_gain, uint64_t seed,
                  gate4_result *r, kerr *e) {
     memset(r, 0, sizeof *r);

@@ -24,7 +24,11 @@
  *   ratio rho = ||opt - ref64||inf / ||base - ref64||inf (base: the compiled baseline's output
  *   on the same inputs); accepted only if rho <= rho_max and ||opt - ref64||inf is within the
  *   scale-aware bound max(5e-3, 1e-3 * ||ref64||inf); an exact baseline asks opt to be exact
- *   up to 1e-6 of the output's scale (gate3_accept_rho).
+ *   up to 1e-6 of the output's scale (gate3_accept_rho). Besides the largest error, a count:
+ *   the elements off float64 by more than GATE3_REL_ERR of their own value (above a floor of
+ *   1e-6 of the output's scale) may be at most rho_max times the baseline's count plus a
+ *   slack (gate3_accept_count) -- the bound at the largest magnitude lets a bf16 output flush
+ *   every |y| < 0.01 (the dtype's own rounding is 2^-9 relative, far below 1/16).
  * gate4_decide: speedup = median(base)/median(cand) over interleaved rounds, with a 95% paired
  *   bootstrap interval (stats_speedup_ci_paired, 4000 replicates, the caller's seed); accepted
  *   only if its lower end exceeds 1 + min_gain. At least 2 rounds; unusable samples (empty,
@@ -75,6 +79,18 @@ double gate3_abs_bound(double ref_abs_max, double roundoff, const gate3_opts *o)
  * output dtype's unit roundoff). Limits
  * are inclusive. Returns 1 when accepted. */
 int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, double roundoff, const gate3_opts *o);
+
+#define GATE3_REL_ERR (1.0 / 16)  /* an element this far off its own value counts (8x bf16's 2 ulps) */
+#define GATE3_COUNT_SLACK 64      /* counted elements always allowed ... */
+#define GATE3_COUNT_FRAC 1e-6     /* ... plus this fraction of the output's elements */
+
+/* The most elements of one output the re-stitched module may have off float64 by more than
+ * GATE3_REL_ERR of their value, given the baseline's count on the same inputs:
+ * rho_max * base_count + GATE3_COUNT_SLACK + GATE3_COUNT_FRAC * numel (rounded down). */
+size_t gate3_count_limit(size_t base_count, size_t numel, const gate3_opts *o);
+
+/* 1 when opt_count <= gate3_count_limit(base_count, numel, o). */
+int gate3_accept_count(size_t opt_count, size_t base_count, size_t numel, const gate3_opts *o);
 
 typedef struct gate4_result {
     stats_ci ci;        /* speedup estimate and 95% interval */

@@ -160,6 +160,16 @@ int tensor_cmp_from_json(const json_t *st, double atol, double rtol, tensor_cmp 
     c->norm_ratio = c->sum_sq_ref > 0 ? sqrt(c->sum_sq_diff / c->sum_sq_ref) : (c->sum_sq_diff > 0 ? INFINITY : 0);
     c->norm_ok = c->sum_sq_ref > 0 ? c->norm_ratio <= c->rtol : 1;
     c->pass = c->n_mismatch == 0 && c->norm_ok;
+    if (json_object_get(st, "n_rel_err")) {
+        size_t n = SIZE_MAX;
+        if (tc_index(st, "n_rel_err", SIZE_MAX, &n, e) || tc_num(st, "rel_err_thr", 1, &c->rel_err_thr, e) ||
+            tc_num(st, "rel_err_floor", 1, &c->rel_err_floor, e))
+            return e->code;
+        if (n == SIZE_MAX || n > numel || !(c->rel_err_thr >= 0) || !(c->rel_err_floor >= 0))
+            return kerr_set(e, KOPT_E_WORKER, "comparison statistics: n_rel_err or its threshold out of range");
+        c->n_rel_err = n;
+        c->has_rel_err = 1;
+    }
     return 0;
 }
 

@@ -56,12 +56,16 @@ typedef struct tensor_cmp {
     double sum_sq_ref, sum_sq_diff;   /* over finite pairs: a relative-norm test */
     double norm_ratio;                /* sqrt(sum_sq_diff / sum_sq_ref) (0 when both are 0) */
     int norm_ok;                      /* norm_ratio <= rtol, or an all-zero reference */
+    int has_rel_err;                  /* 1 when the worker counted n_rel_err (asked for rel_err) */
+    size_t n_rel_err;                 /* finite pairs off by > rel_err_thr |ref| and > rel_err_floor */
+    double rel_err_thr, rel_err_floor;
 } tensor_cmp;
 
 /* Read the worker's statistics object (compare_stats) into *c, checking it: counts are
  * non-negative integers, indices within numel, the tolerance is the one asked for (atol, rtol;
- * a negative value skips that check). Numbers may be the strings "nan", "inf", "-inf".
- * KOPT_E_WORKER when malformed. */
+ * a negative value skips that check). Numbers may be the strings "nan", "inf", "-inf". The
+ * relative-error count (n_rel_err, rel_err_thr, rel_err_floor) is read when present
+ * (has_rel_err). KOPT_E_WORKER when malformed. */
 int tensor_cmp_from_json(const json_t *stats, double atol, double rtol, tensor_cmp *c, kerr *e);
 
 /* max |got - ref| with NaN-awareness: INFINITY on a shape mismatch or any non-finite mismatch,

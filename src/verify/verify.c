@@ -167,8 +167,10 @@ static int compare_kept(vctx *v, const char *ref, const char *got, const json_t 
         if (!exact && json_object_get(o, "dtype")) tensor_default_tol(json_string_value(json_object_get(o, "dtype")), &a, &r);
         json_array_append_new(tols, json_pack("[f, f]", a, r));
     }
-    return worker_call(v->w, "compare", json_pack("{s:s, s:s, s:o, s:s}", "ref", ref, "got", got, "tols", tols, "phase", phase),
-                       T_RUN, res, e);
+    json_t *req = json_pack("{s:s, s:s, s:o, s:s}", "ref", ref, "got", got, "tols", tols, "phase", phase);
+    /* against float64: also gate 3's count of elements far off their own value */
+    if (exact) json_object_set_new(req, "rel_err", json_pack("[f, f, f]", GATE3_REL_ERR, GATE3_EXACT_BASE, GATE3_EXACT_REL));
+    return worker_call(v->w, "compare", req, T_RUN, res, e);
 }
 
 static const char *role_name(art_role r) {
@@ -257,7 +259,8 @@ static int cmp_output(const json_t *cres, size_t k, const json_t *outputs, int e
     return tensor_cmp_from_json(json_array_get(json_object_get(cres, "outputs"), k), a, r, c, e);
 }
 
-/* Judges outputs against the float64 reference (the ratio rule, gate3_accept_rho) from the
+/* Judges outputs against the float64 reference (the ratio rule, gate3_accept_rho, then the
+ * count of elements far off their own value, gate3_accept_count) from the
  * `compare` results of the candidate (c_opt) and the baseline (c_base) against "g3.ref64";
  * outputs with mask[k] set are skipped (they passed the strict check), non-tensors too. `what`
  * names the input set in reasons ("seed 1000", "seed 1000, inputs x1e3"). Records rho and the
@@ -289,6 +292,22 @@ static int judge_f64(const json_t *c_opt, const json_t *c_base, const json_t *ou
         json_object_set_new(so, "base_err_vs_f64", isfinite(be) ? json_real(be) : json_string("inf"));
         json_object_set_new(so, "abs_bound", json_real(bound));
         json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
+        if (!co.shape_mismatch && (!co.has_rel_err || !cb.has_rel_err)) {
+            kerr_set(e, KOPT_E_WORKER, "gate 3: the worker's float64 comparison lacks the relative-error count");
+            return G_ERROR;
+        }
+        size_t lim = co.shape_mismatch ? 0 : gate3_count_limit(cb.n_rel_err, co.numel, go);
+        if (!co.shape_mismatch) {
+            json_object_set_new(so, "n_rel_err", json_integer((json_int_t)co.n_rel_err));
+            json_object_set_new(so, "base_n_rel_err", json_integer((json_int_t)cb.n_rel_err));
+            json_object_set_new(so, "rel_err_limit", json_integer((json_int_t)lim));
+        }
+        if (ok && !gate3_accept_count(co.n_rel_err, cb.n_rel_err, co.numel, go)) {
+            gate_fail(g, "%s, output %zu: %zu of %zu elements differ from the float64 reference by more than 1/%g of their "
+                         "value (the baseline: %zu; at most %zu allowed): small outputs flushed or coarsely rounded",
+                      what, k, co.n_rel_err, co.numel, 1 / GATE3_REL_ERR, cb.n_rel_err, lim);
+            return G_REFUSED;
+        }
         if (ok) continue;
         if (co.shape_mismatch)
             gate_fail(g, "%s, output %zu: shape differs from the model's", what, k);
@@ -455,8 +474,11 @@ static int gate3_seed(vctx *v, int s, const char *module, const gate3_opts *go, 
         if (!json_object_get(json_array_get(outputs, k), "dtype")) { strict_ok[k] = 1; continue; }   /* not a tensor */
         tensor_cmp c;
         if (cmp_output(cres, k, outputs, 0, &c, e)) goto out;
-        strict_ok[k] = c.pass;
-        all_strict &= c.pass;
+        /* a half-precision output also goes to float64 when it passes: the dtype's tolerance
+         * (1e-2 absolute) cannot see small outputs flushed to 0, the count rule can */
+        int narrow = tensor_unit_roundoff(c.got_dtype) > ldexp(1.0, -12);
+        strict_ok[k] = c.pass && !narrow;
+        all_strict &= strict_ok[k];
         json_t *fields = json_pack("{s:i, s:i, s:b, s:f, s:I}", "seed", seed, "output", (int)k, "strict", c.pass,
                                    "max_abs_err_vs_eager", c.max_abs_err, "mismatches", (json_int_t)c.n_mismatch);
         json_object_update(so, fields);

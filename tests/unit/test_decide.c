@@ -520,3 +520,27 @@ Test(decide, gate2_reorder_rule_edges_of_scale_and_norm) {
     c.max_abs_err = 1e-5;
     cr_expect_eq(gate2_reorder_only(&c), 1);
 }
+
+/* The count rule (measured on the H200, tests/problems/17_layernorm_bf16.py): torch.compile's
+ * bf16 layer norm has 0 elements off float64 by more than 1/16 of their value on every input
+ * set, while flushing |y| < 0.002 makes 54,352 of 33.5M such elements and still passes the
+ * bound at the largest magnitude. Limit: rho_max * base + 64 + 1e-6 * numel, inclusive. */
+Test(decide, gate3_count_rule_limits_elements_far_off_their_value) {
+    gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
+    size_t n = 33554432;   /* 4096 x 8192 */
+    cr_expect_eq(gate3_count_limit(0, n, &o), 64 + 33);
+    cr_expect(gate3_accept_count(97, 0, n, &o));
+    cr_expect_not(gate3_accept_count(98, 0, n, &o));
+    cr_expect_not(gate3_accept_count(54352, 0, n, &o));
+    /* the baseline's own count scales the limit by rho_max (04_layernorm, inputs +1e3: 8,773) */
+    cr_expect_eq(gate3_count_limit(8773, n, &o), 87730 + 64 + 33);
+    cr_expect(gate3_accept_count(87827, 8773, n, &o));
+    cr_expect_not(gate3_accept_count(87828, 8773, n, &o));
+    o.rho_max = 4;
+    cr_expect_eq(gate3_count_limit(100, 0, &o), 464);
+    /* rho_max 0 means the default 10; small outputs keep the slack */
+    cr_expect_eq(gate3_count_limit(1, 3, NULL), 74);
+    cr_expect(gate3_accept_count(3, 0, 3, NULL));
+    /* never wraps */
+    cr_expect_eq(gate3_count_limit(SIZE_MAX / 2, SIZE_MAX, &o), SIZE_MAX);
+}

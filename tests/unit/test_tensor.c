@@ -84,6 +84,23 @@ Test(tensor, a_clean_comparison_passes) {
     char *str = tensor_cmp_str(&c);
     cr_expect_str_eq(str, "ok (32 elements, max abs err 2e-05)");
     free(str);
+    cr_expect_not(c.has_rel_err);
+    /* the relative-error count, when the worker was asked for it, is read and checked */
+    json_object_set_new(s, "n_rel_err", json_integer(5));
+    json_object_set_new(s, "rel_err_thr", json_real(0.0625));
+    json_object_set_new(s, "rel_err_floor", json_real(5e-6));
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect(c.has_rel_err && c.n_rel_err == 5 && c.rel_err_thr == 0.0625 && c.rel_err_floor == 5e-6);
+    json_object_set_new(s, "n_rel_err", json_integer(33));   /* more than numel (32) */
+    cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
+    json_object_set_new(s, "n_rel_err", json_integer(32));
+    json_object_del(s, "rel_err_floor");
+    cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
+    json_object_set_new(s, "rel_err_floor", json_real(-1));
+    cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
+    json_object_set_new(s, "rel_err_floor", json_real(0));
+    json_object_set_new(s, "n_rel_err", json_real(1.5));
+    cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
     json_decref(s);
 }
 

@@ -73,6 +73,23 @@ check(s["shape_mismatch"] and s["got_shape"] == [8, 4], "a shape mismatch is a v
 h = r.to(torch.bfloat16)
 s = C.compare_stats(r, h, 1e-2, 1e-2)
 check(s["n_mismatch"] == 0 and s["got_dtype"] == "bfloat16", "compares across dtypes (in float64)")
+
+# ---------------------------------------------------------------- the relative-error count
+# gate 3's count rule: elements off by more than thr * |ref| and above a floor (floor_abs, or
+# floor_rel * max|ref| found in a first pass); a chunk smaller than the tensor exercises both passes
+ref = torch.tensor([5.0, -4.0, 0.003, -0.002, 0.5, 1e-9, 0.0, float("nan")], dtype=torch.float64)
+got = ref.clone().float()
+got[2] = 0.0              # a flushed small output: error 0.003, 100% of its value
+got[3] = -0.0021          # 5% off: under thr 1/16
+got[4] = 0.5 + 0.04       # 8% off: over thr
+got[5] = 0.0              # 100% off but under the floor 1e-6 * 5
+got[6] = 1e-7             # ref 0: error 1e-7 under the floor
+s = C.compare_stats(ref, got, 0.0, 0.0, chunk=3, rel_err=[1 / 16, 1e-8, 1e-6])
+check(s["n_rel_err"] == 2, "count of elements off by > 1/16 of their value above the floor (got %r)" % s.get("n_rel_err"))
+check(abs(s["rel_err_floor"] - 5e-6) < 1e-12 and s["rel_err_thr"] == 1 / 16, "the floor is floor_rel * max|ref| (5e-6)")
+s = C.compare_stats(ref, got, 0.0, 0.0, chunk=3, rel_err=[1 / 16, 0.1, 0.0])
+check(s["n_rel_err"] == 0, "an absolute floor of 0.1 hides errors of 0.003 and 0.04")
+check("n_rel_err" not in C.compare_stats(ref, got, 0.0, 0.0), "no count unless asked")
 bi = torch.tensor([True, False, True])
 s = C.compare_stats(bi, torch.tensor([True, True, True]), 0, 0)
 check(s["n_mismatch"] == 1 and s["first_mismatch"] == 1, "bool outputs compare exactly")

@@ -11,7 +11,12 @@ from which the core decides (it passes the tolerances and applies every threshol
   * max_abs_err / max_rel_err over finite pairs (rel: where ref != 0), with their flat indices
     and the values there; first mismatch and first non-finite mismatch (flat index, values);
   * ref_abs_max (max |ref| over finite ref), sum_sq_ref and sum_sq_diff over finite pairs
-    (a relative-norm test), and counts.
+    (a relative-norm test), and counts;
+  * with rel_err = (thr, floor_abs, floor_rel): n_rel_err, the finite pairs whose error exceeds
+    both thr * |ref| and the floor max(floor_abs, floor_rel * ref_abs_max) -- elements off by a
+    large fraction of their own value (gate 3's count rule: small outputs flushed or coarsely
+    rounded, which a bound at the output's largest magnitude does not see); rel_err_floor is
+    the floor used. ref_abs_max is then found in a first pass over ref.
 Everything is computed in float64 chunk by chunk (`chunk` elements at a time), so the extra
 memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged tensors
 (device "cpu" while the other is on the GPU) are moved a chunk at a time.
@@ -49,7 +54,18 @@ def _chunk(t, lo, hi, device):
     return c.to(torch.float64)
 
 
-def compare_stats(ref, got, atol, rtol, chunk=CHUNK):
+def _abs_max(r_all, device, chunk):
+    """max |r| over the finite elements of the flat tensor r_all (0 when none)."""
+    m = 0.0
+    for lo in range(0, r_all.numel(), chunk):
+        r = _chunk(r_all, lo, min(r_all.numel(), lo + chunk), device)
+        r = torch.where(torch.isfinite(r), r.abs(), torch.zeros((), dtype=torch.float64, device=device))
+        m = max(m, float(r.max()))
+        del r
+    return m
+
+
+def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None):
     """The statistics of got against ref (see the module docstring); a JSON-ready dict."""
     shape = list(ref.shape)
     dtypes = {"dtype": str(ref.dtype).replace("torch.", ""),
@@ -69,6 +85,11 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK):
           "sum_sq_diff": 0.0, "atol": float(atol), "rtol": float(rtol)}
     st.update(dtypes)
     chunk = max(1, int(chunk))
+    rel_thr = rel_floor = None
+    if rel_err is not None:
+        rel_thr = float(rel_err[0])
+        rel_floor = max(float(rel_err[1]), float(rel_err[2]) * _abs_max(r_all, device, chunk))
+        st.update(n_rel_err=0, rel_err_thr=rel_thr, rel_err_floor=rel_floor)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         r = _chunk(r_all, lo, hi, device)
@@ -108,6 +129,8 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK):
                 m = float(m)
                 if m > st["max_rel_err"]:
                     st["max_rel_err"], st["max_rel_index"] = m, lo + int(i)
+            if rel_thr is not None:
+                st["n_rel_err"] += int((fin & (diff > torch.clamp(rabs * rel_thr, min=rel_floor))).sum())
             st["sum_sq_diff"] += float((diff * diff).sum())
             rr = torch.where(fin, r, torch.zeros((), dtype=torch.float64, device=device))
             st["sum_sq_ref"] += float((rr * rr).sum())

@@ -80,11 +80,23 @@ def _tols(req, n):
     return [(float(a), float(r)) for a, r in tols]
 
 
+def _rel_err(req):
+    """The optional rel_err [thr, floor_abs, floor_rel] of a compare request (three numbers >= 0)."""
+    r = req.get("rel_err")
+    if r is None:
+        return None
+    if not isinstance(r, list) or len(r) != 3 or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in r):
+        raise BadRequest("rel_err must be [thr, floor_abs, floor_rel], three numbers >= 0")
+    return [float(x) for x in r]
+
+
 def op_compare(ctx, req):
-    """compare {ref, got, tols: [[atol, rtol] per output] | atol, rtol} ->
+    """compare {ref, got, tols: [[atol, rtol] per output] | atol, rtol, rel_err?} ->
     {"outputs": [stats | {"value_ref", "value_got"} per output], "count_mismatch": bool}"""
     ref = _get(ctx, get_arg(req, "ref", str))
     got = _get(ctx, get_arg(req, "got", str))
+    rel_err = _rel_err(req)
     n = len(ref.items)
     if len(got.items) != n:
         return {"outputs": [], "count_mismatch": True, "ref_count": n, "got_count": len(got.items)}
@@ -92,7 +104,7 @@ def op_compare(ctx, req):
     chunk = compare_chunk(ctx, CHUNK)
     for (a, b), (atol, rtol) in zip(zip(ref.items, got.items), _tols(req, n)):
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            out.append(compare_stats(a, b, atol, rtol, chunk))
+            out.append(compare_stats(a, b, atol, rtol, chunk, rel_err))
         elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             out.append({"kind_mismatch": True})
         else:
