@@ -381,6 +381,15 @@ def op_isolate(req):
     if marked(cand, "FAKE_HANG"):
         time.sleep(3600)
     check_spec(req.get("launch_args"))
+    mc_log = os.environ.get("FAKE_MEMCHECK_LOG")
+    if mc_log:   # under tests/fake_sanitizer.sh: one report for an out-of-bounds candidate
+        with open(mc_log, "a", encoding="utf-8") as f:
+            f.write("========= Invalid __global__ read of size 4 bytes\n")
+            if marked(cand, "FAKE_OOB"):
+                f.write("=========     at _kopt_%s__k+0x1b0 in %s:12\n" % (req.get("kernel"), cand))
+            else:   # an error outside the candidate: recorded, not held against it
+                f.write("=========     at triton_poi_other_kernel+0x70\n")
+            f.write("=========     by thread (31,0,0) in block (4,0,0)\n=========     Address 0x7f0012 is out of bounds\n=========\n")
     roles = req.get("roles") or []
     tol = req.get("tol") or {}
     checked = [k for k, r in enumerate(roles) if r in ("out", "inout")]

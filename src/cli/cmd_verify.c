@@ -14,6 +14,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "verify/memcheck.h"
 #include "verify/verify.h"
 
 static const char USAGE[] =
@@ -50,6 +51,11 @@ static const char USAGE[] =
     "                             Default: on when the python's triton and a cuobjdump are found,\n"
     "                             else off, and the report says why (report.json machine_check)\n"
     "  --no-sass-check            skip the machine-code check (the static rules still apply)\n"
+    "  --memcheck                 gate 2 also runs each candidate that passed its numbers once under\n"
+    "                             compute-sanitizer's memcheck (PyTorch's caching allocator off) and\n"
+    "                             refuses out-of-bounds or misaligned accesses in its kernels; needs\n"
+    "                             compute-sanitizer (PATH, /usr/local/cuda/bin, $KOPT_COMPUTE_SANITIZER).\n"
+    "                             Default: off (a second worker, slow to start)\n"
     "  --timeout T                limit of each candidate step: 180, 90s, 5m; a candidate that hangs is\n"
     "                             refused (default 180 s)\n"
     "  --json                     print the report as JSON\n"
@@ -97,13 +103,14 @@ int cmd_verify(int argc, char **argv) {
         {"verbose", no_argument, 0, 'v'},         {"help", no_argument, 0, 'h'},
         {"timeout", required_argument, 0, 'T'},   {"force-version", no_argument, 0, 'F'},
         {"allow-launcher", no_argument, 0, 'L'},  {"sass-check", no_argument, 0, 'S'},
-        {"no-sass-check", no_argument, 0, 'N'},   {0, 0, 0, 0}};
+        {"no-sass-check", no_argument, 0, 'N'},   {"memcheck", no_argument, 0, 'M'},
+        {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
     int sass_check = 0;   /* 1 required, -1 off, 0 auto: on when the tools are found */
-    char *sass_python = NULL, *sass_note = NULL;
-    int json_mode = 0, opt, rc = 0, force_version = 0;
+    char *sass_python = NULL, *sass_note = NULL, *sanitizer = NULL;
+    int json_mode = 0, opt, rc = 0, force_version = 0, want_memcheck = 0;
     kerr e = {0};
     optind = 1;
     while ((opt = getopt_long(argc, argv, "o:vh", longopts, NULL)) != -1) {
@@ -137,6 +144,7 @@ int cmd_verify(int argc, char **argv) {
         case 'L': o.allow_launcher = 1; break;
         case 'S': sass_check = 1; break;
         case 'N': sass_check = -1; break;
+        case 'M': want_memcheck = 1; break;
         case 'T': rc = cli_parse_duration("--timeout", optarg, 0.1, 7 * 86400, &o.timeout_s, &e); break;
         case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
@@ -168,7 +176,13 @@ int cmd_verify(int argc, char **argv) {
     }
     o.sass_mode = sass_check == 1 ? "required" : sass_check == 0 ? "auto" : "off";
     o.sass_note = sass_note;
+    if (!rc && want_memcheck && !(sanitizer = memcheck_find()))
+        rc = kerr_set(&e, KOPT_E_PYTHON, "--memcheck: compute-sanitizer not found (PATH, /usr/local/cuda/bin); hint: set "
+                                         "KOPT_COMPUTE_SANITIZER to its absolute path");
+    o.memcheck = sanitizer;
+    o.memcheck_python = python;
     if (rc) {
+        free(sanitizer);
         free(sass_python);
         free(sass_note);
         int code = cli_fail("verify", &e, json_mode);
@@ -223,6 +237,7 @@ int cmd_verify(int argc, char **argv) {
     free(workdir);
     free(sass_python);
     free(sass_note);
+    free(sanitizer);
     free(log_path);
     kvec_free_all(&kernels, free);
     kvec_free_all(&paths, free);

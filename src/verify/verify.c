@@ -22,6 +22,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "verify/guard.h"
+#include "verify/memcheck.h"
 #include "verify/sass_gate.h"
 
 /* Timeouts (s). A candidate that hangs is caught by these and refused. */
@@ -75,6 +76,9 @@ struct verify_session {
     json_t *doc;              /* borrowed: the session's document */
     const char *sass_python;  /* gate 1's machine-code check for the next candidates (borrowed;
                                * NULL: off): o->sass_python, or the caller's per candidate */
+    json_t *load_req;         /* the `load` the worker got (owned): the memcheck worker gets it too */
+    memcheck *mc;             /* gate 2's memcheck worker, started at the first candidate to check */
+    char *mc_off;             /* why memcheck stopped (it could not be started), or NULL */
 };
 typedef struct verify_session vctx;
 
@@ -677,6 +681,52 @@ static int capture_signature(vctx *v, const json_t *largs, guard_sig *sig, kerr 
 
 static int region_kernel_for(vctx *v, const char *binding, int *k, char **why, kerr *e);
 
+/* Gate 2's memcheck (memcheck.h): the candidate's isolation once more, on one seed, in the
+ * worker under compute-sanitizer. Records g2.memcheck; G_REFUSED (g2.reason set) when an error
+ * is located in the candidate's kernels, G_PASSED otherwise (also when the sanitized worker
+ * cannot be started or fails on this candidate without a report: recorded, the session's
+ * memcheck then off, doc.memcheck says so), G_ERROR never but for memory. */
+static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname, const json_t *largs, json_t *g2,
+                          kerr *e) {
+    (void)e;
+    json_t *m = json_object();
+    json_object_set_new(g2, "memcheck", m);
+    if (!v->mc && !v->mc_off) {
+        progress(v, "starting a worker under compute-sanitizer (memcheck)");
+        kerr me = {0};
+        if (memcheck_open(v->o->memcheck, v->o->memcheck_python, v->o->workdir, v->load_req, T_LOAD, &v->mc, &me)) {
+            v->mc_off = kstrdup(me.msg);
+            json_object_set_new(v->doc, "memcheck", json_pack("{s:b, s:s}", "ran", 0, "why", me.msg));
+        }
+    }
+    if (!v->mc) {
+        json_object_set_new(m, "ran", json_false());
+        json_object_set_new(m, "why", json_string(v->mc_off ? v->mc_off : "off"));
+        return G_PASSED;
+    }
+    progress(v, "candidate %zu (%s): gate 2, compute-sanitizer memcheck", i + 1, kname);
+    json_t *seeds = json_pack("[i]", seed_of(0));
+    memcheck_result r;
+    kerr ce = {0};
+    int wrc = memcheck_run(v->mc, "isolate",
+                           json_pack("{s:s, s:s, s:s, s:O, s:O, s:o, s:o, s:i}", "orig", v->base_mod, "cand", cmod,
+                                     "kernel", kname, "launch_args", largs, "roles", json_object_get(largs, "roles"),
+                                     "seeds", seeds, "tol", tensor_tol_table(), "repeat", 1),
+                           4 * cand_timeout(v), &r, &ce);
+    json_object_set_new(m, "ran", json_boolean(!wrc || r.cand_errors || r.other_errors));
+    json_object_set_new(m, "candidate_errors", json_integer((json_int_t)r.cand_errors));
+    json_object_set_new(m, "other_errors", json_integer((json_int_t)r.other_errors));
+    if (r.first_other[0]) json_object_set_new(m, "first_other", json_string(r.first_other));
+    if (wrc && !r.cand_errors) json_object_set_new(m, "why", json_string(ce.msg));
+    if (r.cand_errors) {
+        json_object_set_new(m, "first", json_string(r.first));
+        gate_fail(g2, "compute-sanitizer memcheck: %zu memory error%s in the candidate's kernels; first: %s", r.cand_errors,
+                  r.cand_errors == 1 ? "" : "s", r.first);
+        return G_REFUSED;
+    }
+    return G_PASSED;
+}
+
 /* Gates 1-4 for candidate i. Fills rec; on acceptance sets *win. Returns non-zero only when the
  * pipeline itself cannot go on (e set). */
 static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, kerr *e) {
@@ -827,6 +877,14 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
         goto out;
     }
+    if (v->o->memcheck) {
+        int mr = gate2_memcheck(v, i, cmod, kname, largs, g2, e);
+        if (mr == G_ERROR) { rc = e->code; goto out; }
+        if (mr == G_REFUSED) {
+            refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
+            goto out;
+        }
+    }
 
     /* Gate 3 */
     progress(v, "candidate %zu (%s): gate 3, model level", i + 1, kname);
@@ -939,6 +997,9 @@ static int write_outputs(vctx *v, const char *module_text, size_t module_len, js
 /* ---------------------------------------------------------------- pipeline */
 
 static void vctx_free(vctx *v) {
+    memcheck_close(v->mc);
+    free(v->mc_off);
+    json_decref(v->load_req);
     artifact_free(v->a);
     free(v->text);
     artifact_free(v->a0);
@@ -1182,8 +1243,8 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
                                                  json_object_get(info, "torch"), "triton", json_object_get(info, "triton")));
     progress(v, "loading the problem");
     json_t *res = NULL;
-    int rc = worker_call_setup(v->w, "load", json_pack("{s:s, s:i}", "path", abs ? abs : o->problem, "seed", 0), T_LOAD,
-                               &res, e);
+    v->load_req = json_pack("{s:s, s:i}", "path", abs ? abs : o->problem, "seed", 0);
+    int rc = worker_call_setup(v->w, "load", json_deep_copy(v->load_req), T_LOAD, &res, e);
     free(abs);
     if (rc) return rc;
     v->mutates_inputs = json_is_true(json_object_get(res, "mutates_inputs"));

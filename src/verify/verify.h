@@ -55,6 +55,9 @@ typedef struct verify_opts {
                                      python (absolute path, with triton) on form-P candidates */
     const char *sass_mode;        /* "required", "auto" or "off" (NULL: not asked, not reported) */
     const char *sass_note;        /* why the check is off (NULL when it runs) */
+    const char *memcheck;         /* non-NULL: gate 2's compute-sanitizer memcheck (memcheck.h) with
+                                     this compute-sanitizer, around a worker of memcheck_python */
+    const char *memcheck_python;
     int max_autotune;             /* also compile max-autotune-no-cudagraphs; start from the faster */
     double ma_timeout_s;          /* the max-autotune compile's limit (<= 0: the default compile's) */
     double timeout_s;             /* per candidate step (compile, isolate, runs); default 180 */

@@ -42,6 +42,7 @@ struct worker {
     double ready_timeout_s;
     int max_restarts;
     char **envp;                 /* the child's environment, NULL-terminated, owned */
+    char **argv;                 /* [wrapper...,] python, script, NULL; owned */
 
     /* the running process; pid -1 and fds -1 when none */
     pid_t pid;
@@ -681,7 +682,7 @@ static int wk_spawn(worker *w, kerr *e) {
         for (int i = 0; i < 4; i++) { wk_close(&all[i][0]); wk_close(&all[i][1]); }
         return r;
     }
-    char *argv[] = {w->python, w->script, NULL};
+    char **argv = w->argv;
     pid_t parent = getpid();
     fflush(NULL);
     pid_t pid = fork();
@@ -706,7 +707,7 @@ static int wk_spawn(worker *w, kerr *e) {
         wk_child_fd(a, 0);
         wk_child_fd(b, 1);
         wk_child_fd(c, 2);
-        execvpe(w->python, argv, w->envp);
+        execvpe(argv[0], argv, w->envp);
         int err = errno;
         ssize_t k = write(ex[1], &err, sizeof err);
         (void)k;
@@ -993,6 +994,9 @@ static void wk_free(worker *w) {
     if (w->envp)
         for (char **p = w->envp; *p; p++) free(*p);
     free(w->envp);
+    if (w->argv)
+        for (char **p = w->argv; *p; p++) free(*p);
+    free(w->argv);
     wk_close(&w->log_fd);
     kbuf_free(&w->ob);
     json_decref(w->info);
@@ -1020,6 +1024,12 @@ int worker_start(const worker_opts *o, worker **out, kerr *e) {
         w->script = fs_join(root, "worker/kopt_worker.py");
         free(root);
     }
+    size_t nw = 0;
+    while (o->wrapper && o->wrapper[nw]) nw++;
+    w->argv = kcalloc(nw + 3, sizeof *w->argv);
+    for (size_t i = 0; i < nw; i++) w->argv[i] = kstrdup(o->wrapper[i]);
+    w->argv[nw] = kstrdup(w->python);
+    w->argv[nw + 1] = kstrdup(w->script);
     w->ready_timeout_s = o->ready_timeout_s > 0 ? o->ready_timeout_s : 120.0;
     w->max_restarts = o->max_restarts == 0 ? 3 : (o->max_restarts < 0 ? 0 : o->max_restarts);
     w->max_line = wk_env_bytes("KOPT_MAX_LINE_BYTES", WORKER_MAX_LINE_BYTES);

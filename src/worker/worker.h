@@ -82,6 +82,9 @@ typedef struct worker_opts {
     int max_restarts;         /* 0: default 3; negative: never restart */
     const char *const *env;   /* extra NAME=VALUE entries, NULL-terminated, may be NULL;
                                  they override same-named variables of kopt's environment */
+    const char *const *wrapper; /* argv run in front of python (a program and its options, e.g.
+                                 * compute-sanitizer), NULL-terminated, may be NULL; it must keep
+                                 * the worker's stdin/stdout for the protocol */
 } worker_opts;
 
 /* Start a worker and wait for its ready event.

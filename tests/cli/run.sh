@@ -100,6 +100,28 @@ m = json.load(open(sys.argv[1]))["memory_cap"]
 assert m["per_working_set"] == 2.5 and m["bytes"] >= 1.5 * 2**30, m
 assert m["alloc_cap_bytes"] == int(m["bytes"]) - (500 << 20), m' "$T/verify.json" && ok || bad "memory cap not sent to the worker"
 python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
+# gate 2's memcheck (--memcheck): a second worker under tests/fake_sanitizer.sh (the caching
+# allocator off, a log file); the candidate whose kernel the report names is refused at gate 2, an
+# error in another kernel is recorded only; without a compute-sanitizer --memcheck is exit 9
+sed 's/^# expect: pass$/# expect: gate2 out-of-bounds read (memcheck)/; s/marker: FAKE_FAST/marker: FAKE_FAST FAKE_OOB/' \
+  "$FC/a_fast.py" >"$T/oob.py"
+KOPT_COMPUTE_SANITIZER=$PWD/tests/fake_sanitizer.sh expect_exit 0 "verify --memcheck (fake sanitizer)" -- \
+  "$KOPT" verify "$P" --candidate "$T/oob.py" --candidate "$FC/a_fast.py" -o "$T/vm" --rounds 8 --memcheck --json
+python3 - "$T/out" <<'PY' && ok || bad "verify --memcheck: $(head -c 600 "$T/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"]
+oob, fast = c[0], c[1]
+assert oob["verdict"] == "refused" and oob["refused_at"] == 2, oob.get("reason")
+assert "compute-sanitizer memcheck: 1 memory error in the candidate's kernels" in oob["reason"], oob["reason"]
+assert "_kopt_" in oob["gates"][1]["memcheck"]["first"], oob["gates"][1]
+m = fast["gates"][1]["memcheck"]
+assert fast["verdict"] == "accepted" and m["ran"] and m["candidate_errors"] == 0 and m["other_errors"] == 1, m
+assert "triton_poi_other_kernel" in m["first_other"], m
+PY
+grep -q "caching allocator" "$T/vm/work/memcheck-worker.log" 2>/dev/null && bad "the memcheck worker ran with the caching allocator on" || ok
+KOPT_COMPUTE_SANITIZER=/nonexistent expect_exit 9 "verify --memcheck without compute-sanitizer" -- \
+  "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vm2" --memcheck
+has "--memcheck names what is missing" "$T/err" "compute-sanitizer not found"
 # gate 3's adversarial sets, the non-finite ones included, each run for an accepted candidate
 python3 -c '
 import json, sys
