@@ -99,9 +99,12 @@ static int mc_start(memcheck *m, kerr *e) {
     unlink(m->log);
     char *wlog = fs_join(m->dir, "memcheck-worker.log");
     const char *script = getenv("KOPT_WORKER");
-    /* --report-api-errors no: PyTorch probes the runtime with calls that fail by design */
-    const char *wrap[] = {m->sanitizer,          "--tool", "memcheck",      "--log-file", m->log,
-                          "--report-api-errors", "no",     "--print-limit", "100",        NULL};
+    /* --report-api-errors no: PyTorch probes the runtime with calls that fail by design;
+     * --padding: a guard zone after every allocation, so that a read past one tensor does not
+     * land silently in the next (on the H200 an unmasked read 8 KB past the input went unseen
+     * without it) */
+    const char *wrap[] = {m->sanitizer,    "--tool", "memcheck",  "--log-file",     m->log, "--report-api-errors", "no",
+                          "--print-limit", "100",    "--padding", MEMCHECK_PADDING, NULL};
     const char *env[] = {"PYTORCH_NO_CUDA_MEMORY_CACHING=1", NULL};
     worker_opts wo = {.python = m->python,
                       .script = (script && *script) ? script : NULL,

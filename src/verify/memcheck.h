@@ -28,6 +28,7 @@
 #include "util/err.h"
 
 #define MEMCHECK_CAND_PREFIX "_kopt_"
+#define MEMCHECK_PADDING "1048576" /* bytes of guard zone after each allocation (--padding) */
 
 typedef struct memcheck_result {
     size_t cand_errors;    /* errors located in a candidate kernel */

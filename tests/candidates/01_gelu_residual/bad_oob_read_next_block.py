@@ -1,7 +1,9 @@
 # expect: gate2 reads 2048 elements past the end of its input (under compute-sanitizer's memcheck)
 # kopt-candidate: replaces=triton_poi_fused_add_gelu_mul_0
 # Form P. good_retuned.py plus a "prefetch" of the next block loaded without a mask and folded in
-# as 0 * [|next| > 1e30]: the outputs are right, but the last program reads 8 KB past the input.
+# only where it holds one exact value no N(0,1) draw produces (a use the compiler cannot drop;
+# 0 * x was folded away on the H200): the outputs are right, but the last program reads 8 KB past
+# the input.
 # Inside PyTorch's caching allocator the read lands in the same segment and never faults, so only
 # gate 2's memcheck (kopt verify --memcheck: allocator off, compute-sanitizer) can refuse it.
 import triton
@@ -19,7 +21,7 @@ def _gelu_residual_prefetch(in_ptr0, out_ptr0, xnumel, BLOCK: tl.constexpr):
     e = libdevice.erf(x * 0.7071067811865476) + 1.0
     gelu = half_x * e
     y = gelu * 0.5 + x
-    y = y + tl.where(tl.abs(nxt) > 1e30, 1.0, 0.0) * 0.0
+    y = tl.where(nxt == 5.6789e-28, y + 1.0, y)
     tl.store(out_ptr0 + offs, y, mask=mask)
 
 
