@@ -17,6 +17,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "verify/memcheck.h"
 
 static const char USAGE[] =
     "usage: kopt optimize <problem.py> -o OUT [options]\n"
@@ -45,6 +46,9 @@ static const char USAGE[] =
     "  --roles LIST             roles the LLM plays: planner,executor,summarizer (default planner,executor)\n"
     "  --ncu                    add Nsight Compute counters to the profile when ncu is usable\n"
     "                           (DRAM/SM throughput, occupancy, registers); else event timing only\n"
+    "  --memcheck               gate 2 also runs each candidate that passed its numbers once under\n"
+    "                           compute-sanitizer's memcheck (as kopt verify --memcheck); worth it with an\n"
+    "                           LLM executor; the second worker's start counts against the budget\n"
     "  --keep-work              keep OUT/work (the modules of every candidate, the worker's scratch);\n"
     "                           by default it is removed when the run succeeds\n"
     "  --json                   print the optimize document (docs/schema/optimize.md)\n"
@@ -113,9 +117,9 @@ int cmd_optimize(int argc, char **argv) {
         {"llm", required_argument, 0, 'L'},        {"llm-config", required_argument, 0, 'C'},
         {"roles", required_argument, 0, 'R'},      {"ncu", no_argument, 0, 'U'},
         {"keep-work", no_argument, 0, 'K'},       {"force-version", no_argument, 0, 'F'},
-        {0, 0, 0, 0}};
+        {"memcheck", no_argument, 0, 'M'},        {0, 0, 0, 0}};
     const char *store_arg = NULL, *llm_spec = NULL, *llm_conf = NULL, *roles = "planner,executor";
-    int no_store = 0, keep_work = 0, force_version = 0;
+    int no_store = 0, keep_work = 0, force_version = 0, want_memcheck = 0;
     optimize_opts o = {.budget_s = 120, .max_candidates = 64, .rounds = 30, .min_gain = 0.02};
     struct timespec ts0;
     clock_gettime(CLOCK_MONOTONIC, &ts0);
@@ -153,6 +157,7 @@ int cmd_optimize(int argc, char **argv) {
         case 'R': roles = optarg; break;
         case 'U': o.use_ncu = 1; break;
         case 'K': keep_work = 1; break;
+        case 'M': want_memcheck = 1; break;
         case 'h': fputs(USAGE, stdout); return 0;
         default: fputs(USAGE, stderr); return KOPT_E_USAGE;
         }
@@ -164,6 +169,15 @@ int cmd_optimize(int argc, char **argv) {
     }
     o.problem = argv[optind];
     if (cli_input_file("problem file", o.problem, &e)) return cli_fail("optimize", &e, json_mode);
+    if (want_memcheck) {   /* found again before the worker starts; here only to fail early */
+        char *sz = memcheck_find();
+        if (!sz) {
+            kerr_set(&e, KOPT_E_PYTHON, "--memcheck: compute-sanitizer not found (PATH, /usr/local/cuda/bin); hint: set "
+                                        "KOPT_COMPUTE_SANITIZER to its absolute path");
+            return cli_fail("optimize", &e, json_mode);
+        }
+        free(sz);
+    }
     /* LLM agents for the chosen roles; the rest stay built in. */
     llm_client *llm = NULL;
     if (llm_spec) {
@@ -235,7 +249,10 @@ int cmd_optimize(int argc, char **argv) {
     e.code = 0;
     worker *w = NULL;
     json_t *doc = NULL;
-    int rc = cli_start_worker("optimize", python, log_path, 16, force_version, &w, &e);
+    char *sanitizer = want_memcheck ? memcheck_find() : NULL;
+    o.memcheck = sanitizer;
+    int rc = want_memcheck && !sanitizer ? kerr_set(&e, KOPT_E_PYTHON, "--memcheck: compute-sanitizer not found") : 0;
+    if (!rc) rc = cli_start_worker("optimize", python, log_path, 16, force_version, &w, &e);
     if (!rc) rc = optimize_run(w, &o, &doc, &e);
     cli_progress_end(&pg);
     worker_stop(w);
@@ -265,6 +282,7 @@ int cmd_optimize(int argc, char **argv) {
     json_decref(doc);
     free(workdir);
     free(log_path);
+    free(sanitizer);
     for (int r = 0; r < AGENT_NROLES; r++) agent_free(o.agents[r]);   /* agents before their client */
     llm_client_free(llm);
     store_close(store);

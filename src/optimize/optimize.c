@@ -160,7 +160,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
                       .rho_max = 10, .abs_bound = 1e-2, .min_gain = o->min_gain > 0 ? o->min_gain : 0.02,
                       .rounds = o->rounds > 1 ? o->rounds : 30, .timeout_s = o->timeout_s > 0 ? o->timeout_s : 120,
                       .max_autotune = o->max_autotune, .ma_timeout_s = ma_limit(&c),
-                      .progress = verify_progress, .progress_ctx = &c, .no_reports = 1};
+                      .progress = verify_progress, .progress_ctx = &c, .no_reports = 1,
+                      .memcheck = o->memcheck, .memcheck_python = o->python};
     json_t *vdoc = json_pack("{s:s}", "schema", "kopt.verify/1");
     json_object_set_new(doc, "verify", vdoc);
     json_t *model = json_object();

@@ -39,6 +39,7 @@ typedef struct optimize_opts {
     double timeout_s;             /* per candidate step (default 120) */
     int use_ncu;                  /* profiler: add Nsight Compute counters when ncu is usable */
     const char *python;           /* the worker's python (for ncu's target process) */
+    const char *memcheck;         /* non-NULL: gate 2's memcheck with this compute-sanitizer (memcheck.h) */
     agent *agents[AGENT_NROLES];  /* NULL: built-in (profiler is always built in) */
     void *store;                  /* kstore* or NULL (no memory across runs) */
     void (*progress)(const char *line, void *ctx);

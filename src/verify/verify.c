@@ -714,6 +714,16 @@ static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname
                                      "seeds", seeds, "tol", tensor_tol_table(), "repeat", 1),
                            4 * cand_timeout(v), &r, &ce);
     json_object_set_new(m, "ran", json_boolean(!wrc || r.cand_errors || r.other_errors));
+    /* the session's tally (report.json memcheck; kopt optimize: verify.memcheck) */
+    json_t *t = json_object_get(v->doc, "memcheck");
+    if (!json_is_object(t)) {
+        t = json_pack("{s:b, s:i, s:i, s:i}", "ran", 1, "candidates", 0, "refused", 0, "other_errors", 0);
+        json_object_set_new(v->doc, "memcheck", t);
+    }
+    json_object_set_new(t, "candidates", json_integer(json_integer_value(json_object_get(t, "candidates")) + 1));
+    json_object_set_new(t, "refused", json_integer(json_integer_value(json_object_get(t, "refused")) + (r.cand_errors > 0)));
+    json_object_set_new(t, "other_errors",
+                        json_integer(json_integer_value(json_object_get(t, "other_errors")) + (json_int_t)r.other_errors));
     json_object_set_new(m, "candidate_errors", json_integer((json_int_t)r.cand_errors));
     json_object_set_new(m, "other_errors", json_integer((json_int_t)r.other_errors));
     if (r.first_other[0]) json_object_set_new(m, "first_other", json_string(r.first_other));

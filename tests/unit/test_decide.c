@@ -541,6 +541,12 @@ Test(decide, gate3_count_rule_limits_elements_far_off_their_value) {
     /* rho_max 0 means the default 10; small outputs keep the slack */
     cr_expect_eq(gate3_count_limit(1, 3, NULL), 74);
     cr_expect(gate3_accept_count(3, 0, 3, NULL));
-    /* never wraps */
+    /* the default rho_max is 10 exactly; an explicit 1 is used as given, 0 means the default */
+    cr_expect_eq(gate3_count_limit(10, 0, NULL), 164);
+    gate3_opts one = {.rho_max = 1}, zero = {.rho_max = 0};
+    cr_expect_eq(gate3_count_limit(5, 0, &one), 69);
+    cr_expect_eq(gate3_count_limit(10, 0, &zero), 164);
+    /* never wraps: also a limit of exactly 2^64 as a double saturates */
     cr_expect_eq(gate3_count_limit(SIZE_MAX / 2, SIZE_MAX, &o), SIZE_MAX);
+    cr_expect_eq(gate3_count_limit((size_t)1 << 62, 0, &o), SIZE_MAX);
 }
