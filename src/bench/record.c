@@ -78,16 +78,54 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->spent_before_search = -1;
     r->floor_ok = -1;
     r->peak_gpu_bytes = r->context_bytes = r->working_set_bytes = r->f64_peak_gpu_bytes = NAN;
+    r->peak_step_bytes = r->growth_bytes = NAN;
     r->eager_peak_gpu_bytes = NAN;
 }
 
 void bench_record_clear(bench_record *r) {
     if (!r) return;
     char **strs[] = {&r->rel, &r->sha, &r->level_name, &r->gpu, &r->owner, &r->started_at, &r->ended_at,
-                     &r->device, &r->outcome, &r->floor_gap, &r->error_kind, &r->error_message};
+                     &r->device, &r->outcome, &r->floor_gap, &r->error_kind, &r->error_message,
+                     &r->peak_step, &r->growth_step};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
+    }
+}
+
+/* Where the memory went (record.h): from the steps' allocator peaks and the memory outside the
+ * allocator at their ends, in the order the worker first ran them. */
+static void br_read_steps(bench_record *r, const json_t *res) {
+    const json_t *pk = json_object_get(res, "peak_by_step"), *out = json_object_get(res, "outside_allocator_by_step");
+    const char *key;
+    const json_t *val;
+    double best = 0, lo = INFINITY, hi = 0;
+    free(r->peak_step);
+    free(r->growth_step);
+    r->peak_step = r->growth_step = NULL;
+    r->peak_step_bytes = r->growth_bytes = NAN;
+    json_object_foreach((json_t *)pk, key, val) {
+        double b = json_number_value(val);
+        if (json_is_number(val) && b > best) {
+            best = b;
+            free(r->peak_step);
+            r->peak_step = kstrdup(key);
+        }
+    }
+    if (r->peak_step) r->peak_step_bytes = best;
+    json_object_foreach((json_t *)out, key, val) {
+        if (!json_is_number(val)) continue;
+        double b = json_number_value(val);
+        if (b < lo) lo = b;
+        if (b > hi) hi = b;
+    }
+    if (!(hi > lo)) return;
+    json_object_foreach((json_t *)out, key, val) {
+        if (json_is_number(val) && json_number_value(val) >= lo + 0.9 * (hi - lo)) {
+            r->growth_step = kstrdup(key);
+            r->growth_bytes = hi - lo;
+            return;
+        }
     }
 }
 
@@ -136,6 +174,7 @@ void bench_record_read_doc(bench_record *r, const json_t *doc) {
     r->working_set_bytes = br_pos(res, "working_set_bytes");
     r->f64_peak_gpu_bytes = br_pos(res, "f64_peak_gpu_bytes");
     r->eager_peak_gpu_bytes = br_pos(res, "eager_peak_gpu_bytes");
+    br_read_steps(r, res);
     if (!isfinite(r->disk_bytes)) r->disk_bytes = br_num(res, "disk_bytes");
     const json_t *err = json_object_get(doc, "error");
     if (json_is_object(err)) {

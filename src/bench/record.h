@@ -64,6 +64,12 @@ typedef struct bench_record {
     double peak_gpu_bytes, context_bytes, working_set_bytes, f64_peak_gpu_bytes;
     double eager_peak_gpu_bytes; /* the user's eager model's runs (a memory phase of their own) */
     int floor_ok;               /* model.floor_check.ok: 1, 0 (some measured time is below its floor), -1 not known */
+    /* where the memory went (resources.peak_by_step / outside_allocator_by_step of the report):
+     * the step with the largest allocator peak, and the step where the memory held outside the
+     * allocator (CUDA context, libraries, loaded kernels) first came within 10% of its largest
+     * value above its smallest (NULL / NAN: not recorded) */
+    char *peak_step, *growth_step;
+    double peak_step_bytes, growth_bytes;
     /* the failure, when the document is an error object (or the parent made one) */
     char *error_kind, *error_message;
 } bench_record;

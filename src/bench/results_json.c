@@ -66,6 +66,13 @@ static json_t *rj_problem(const bench_record *r) {
                                                rj_num(r->eager_peak_gpu_bytes), "f64_peak_gpu_bytes",
                                                rj_num(r->f64_peak_gpu_bytes), "peak_to_working_set",
                                                rj_num(bench_record_peak_ratio(r))));
+    json_t *mem = json_object_get(o, "memory");
+    json_object_set_new(mem, "largest_step", r->peak_step ? json_pack("{s:s, s:o}", "step", r->peak_step, "bytes",
+                                                                      rj_num(r->peak_step_bytes))
+                                                          : json_null());
+    json_object_set_new(mem, "outside_allocator_growth", r->growth_step ? json_pack("{s:s, s:o}", "step", r->growth_step,
+                                                                                    "bytes", rj_num(r->growth_bytes))
+                                                                        : json_null());
     json_t *err = json_null();
     if (r->status == BENCH_FAILED || r->status == BENCH_TIMEOUT || r->error_kind || r->error_message)
         err = json_pack("{s:o, s:o}", "kind", rj_str(r->error_kind), "message", rj_str(r->error_message));

@@ -29,7 +29,12 @@ const char *const BENCH_DEFINITIONS[] = {
     "kopt's own work (torch.cuda.max_memory_reserved of its main phase plus the memory held outside "
     "PyTorch's allocator); the runs of the user's eager model (its forward at load, its timing, gate 3's "
     "reference) are a phase of their own, as is gate 3's float64 reference: their peaks are the problem "
-    "table's eager / f64 column (the eager model's intermediates are the user's, not kopt's).",
+    "table's eager / f64 column (the eager model's intermediates are the user's, not kopt's). For a "
+    "peak above 2x the working set, the table \"Problems whose peak is above 2x their working set\" "
+    "names the worker step with the largest allocator peak (torch.cuda.max_memory_reserved per op) and "
+    "the step in which the memory held outside the allocator (CUDA context, libraries, loaded kernels) "
+    "grew, by how much above its smallest value (the report's resources.peak_by_step and "
+    "outside_allocator_by_step).",
     "Within budget: the problem's wall time (the child's, measured by kopt bench) is at most "
     "budget x 1.1 + 15 s. Disk: the size of the problem's output folder.",
     NULL,
@@ -296,6 +301,28 @@ static void st_gaps(const bench_report *r, bench_table *t) {
     }
 }
 
+/* The problems whose peak GPU memory is above 2x their working set, with where it went. */
+static void st_memory(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"problem", "peak GPU (/ working set)", "outside the allocator",
+                                       "largest allocator peak (step)", "outside the allocator grew in (step)"};
+    bench_table_init(t, "memory", "Problems whose peak is above 2x their working set", head, 5);
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_record *p = &r->recs[i];
+        double ratio = bench_record_peak_ratio(p);
+        if (!(ratio > 2)) continue;
+        st_row row = {.n = 0};
+        char b[BENCH_FMT], c[BENCH_FMT];
+        st_put(&row, p->rel);
+        st_putf(&row, "%s (%s)", bench_fmt_bytes(p->peak_gpu_bytes, b), bench_fmt_ratio(ratio, c));
+        st_put(&row, bench_fmt_bytes(p->context_bytes, b));
+        if (p->peak_step) st_putf(&row, "%s (%s)", bench_fmt_bytes(p->peak_step_bytes, b), p->peak_step);
+        else st_put(&row, BENCH_DASH);
+        if (p->growth_step) st_putf(&row, "+%s (%s)", bench_fmt_bytes(p->growth_bytes, b), p->growth_step);
+        else st_put(&row, BENCH_DASH);
+        bench_table_row(t, row.cell);
+    }
+}
+
 void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_config(r, &out->t[BENCH_T_CONFIG]);
     st_levels(r, &out->t[BENCH_T_LEVELS]);
@@ -303,6 +330,7 @@ void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_resources(r, &out->t[BENCH_T_RESOURCES]);
     st_problems(r, &out->t[BENCH_T_PROBLEMS]);
     st_gaps(r, &out->t[BENCH_T_GAPS]);
+    st_memory(r, &out->t[BENCH_T_MEMORY]);
 }
 
 void bench_tables_free(bench_tables *t) {

@@ -825,3 +825,53 @@ Test(bench_render, chart_has_a_group_per_problem) {
     kbuf_free(&b);
     for (int i = 0; i < 3; i++) bench_record_clear(&r[i]);
 }
+
+/* Where a large peak went, from level2/04_linear_softmax's report on the H200 (session 11): the
+ * memory outside the allocator is 0.72 GB after load and 3.26 GB from compile on (the per-step
+ * record keeps each step's largest value, so "limits", which first ran before the compile, stays
+ * at 0.72); the largest allocator peak is the bandwidth ceilings'. */
+Test(bench_record, where_the_memory_went) {
+    bench_record r = rec_of(
+        "{\"resources\": {\"peak_gpu_bytes\": 8003584000, \"working_set_bytes\": 2442000000,"
+        " \"context_bytes\": 3261923300,"
+        " \"peak_by_step\": {\"load\": 2499805184, \"compile\": 4741660672, \"limits\": 2246049792,"
+        "   \"time\": 2688548864, \"ceilings/ceilings\": 6652166144, \"profile\": 2688548864, \"odd\": \"x\"},"
+        " \"outside_allocator_by_step\": {\"load\": 718077952, \"compile\": 3259826176, \"limits\": 718077952,"
+        "   \"time\": 3261923328, \"ceilings/ceilings\": 3261923328, \"profile\": 3261923328}}}");
+    cr_assert_str_eq(r.peak_step, "ceilings/ceilings");
+    cr_assert_float_eq(r.peak_step_bytes, 6652166144.0, 0.5);
+    cr_assert_str_eq(r.growth_step, "compile", "the first step within 10%% of the top: compile, not time");
+    cr_assert_float_eq(r.growth_bytes, 3261923328.0 - 718077952.0, 0.5);
+    /* the summary's memory table names both */
+    r.status = BENCH_DONE;
+    bench_summary sum;
+    bench_summary_build(&r, 1, &sum);
+    bench_report rep = {.suite = "/s", .budget_s = 60, .selection = "all", .recs = &r, .n = 1, .sum = &sum, .wall_s = NAN};
+    kbuf md = KBUF_INIT;
+    bench_summary_md(&rep, &md);
+    const char *t = strstr(kbuf_str(&md), "## Problems whose peak is above 2x their working set");
+    cr_assert(t, "%s", kbuf_str(&md));
+    cr_assert(strstr(t, "(ceilings/ceilings) | +") && strstr(t, "(compile) |"), "%s", t);
+    json_t *doc = bench_results_json(&rep);
+    json_t *mem = json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "memory");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(mem, "outside_allocator_growth"), "step")), "compile");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(mem, "largest_step"), "step")), "ceilings/ceilings");
+    json_decref(doc);
+    kbuf_free(&md);
+    bench_summary_free(&sum);
+    bench_record_clear(&r);
+    /* nothing recorded, or a flat record: no step named */
+    bench_record f = rec_of("{\"resources\": {\"outside_allocator_by_step\": {\"load\": 5, \"time\": 5}}}");
+    cr_assert_null(f.growth_step);
+    cr_assert_null(f.peak_step);
+    cr_assert(isnan(f.growth_bytes) && isnan(f.peak_step_bytes));
+    /* a second document replaces the first one's steps (no leak: the test build has LeakSanitizer) */
+    json_t *d2 = json_loads("{\"resources\": {\"peak_by_step\": {\"a\": 1, \"b\": 3},"
+                            " \"outside_allocator_by_step\": {\"a\": 1, \"b\": 2}}}", 0, NULL);
+    bench_record_read_doc(&f, d2);
+    bench_record_read_doc(&f, d2);
+    json_decref(d2);
+    cr_assert_str_eq(f.peak_step, "b");
+    cr_assert_str_eq(f.growth_step, "b");
+    bench_record_clear(&f);
+}
