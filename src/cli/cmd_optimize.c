@@ -170,12 +170,8 @@ int cmd_optimize(int argc, char **argv) {
     o.problem = argv[optind];
     if (cli_input_file("problem file", o.problem, &e)) return cli_fail("optimize", &e, json_mode);
     if (want_memcheck) {   /* found again before the worker starts; here only to fail early */
-        char *sz = memcheck_find();
-        if (!sz) {
-            kerr_set(&e, KOPT_E_PYTHON, "--memcheck: compute-sanitizer not found (PATH, /usr/local/cuda/bin); hint: set "
-                                        "KOPT_COMPUTE_SANITIZER to its absolute path");
-            return cli_fail("optimize", &e, json_mode);
-        }
+        char *sz = NULL;
+        if (memcheck_locate(&sz, &e)) return cli_fail("optimize", &e, json_mode);
         free(sz);
     }
     /* LLM agents for the chosen roles; the rest stay built in. */
@@ -249,9 +245,9 @@ int cmd_optimize(int argc, char **argv) {
     e.code = 0;
     worker *w = NULL;
     json_t *doc = NULL;
-    char *sanitizer = want_memcheck ? memcheck_find() : NULL;
+    char *sanitizer = NULL;
+    int rc = want_memcheck ? memcheck_locate(&sanitizer, &e) : 0;
     o.memcheck = sanitizer;
-    int rc = want_memcheck && !sanitizer ? kerr_set(&e, KOPT_E_PYTHON, "--memcheck: compute-sanitizer not found") : 0;
     if (!rc) rc = cli_start_worker("optimize", python, log_path, 16, force_version, &w, &e);
     if (!rc) rc = optimize_run(w, &o, &doc, &e);
     cli_progress_end(&pg);

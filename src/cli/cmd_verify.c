@@ -176,9 +176,7 @@ int cmd_verify(int argc, char **argv) {
     }
     o.sass_mode = sass_check == 1 ? "required" : sass_check == 0 ? "auto" : "off";
     o.sass_note = sass_note;
-    if (!rc && want_memcheck && !(sanitizer = memcheck_find()))
-        rc = kerr_set(&e, KOPT_E_PYTHON, "--memcheck: compute-sanitizer not found (PATH, /usr/local/cuda/bin); hint: set "
-                                         "KOPT_COMPUTE_SANITIZER to its absolute path");
+    if (!rc && want_memcheck) rc = memcheck_locate(&sanitizer, &e);
     o.memcheck = sanitizer;
     o.memcheck_python = python;
     if (rc) {

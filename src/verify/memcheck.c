@@ -29,6 +29,13 @@ char *memcheck_find(void) {
     return access(cuda, X_OK) == 0 ? kstrdup(cuda) : NULL;
 }
 
+int memcheck_locate(char **out, kerr *e) {
+    if ((*out = memcheck_find())) return 0;
+    return kerr_set(e, KOPT_E_PYTHON,
+                    "--memcheck: compute-sanitizer not found (PATH, /usr/local/cuda/bin); hint: set "
+                    "KOPT_COMPUTE_SANITIZER to its absolute path");
+}
+
 /* Report lines that are not errors: the banner, summaries, API-error notes. */
 static int mc_not_error(const char *t, size_t n) {
     static const char *const skip[] = {"COMPUTE-SANITIZER", "ERROR SUMMARY",      "LEAK SUMMARY",

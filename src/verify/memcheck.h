@@ -38,6 +38,8 @@ typedef struct memcheck_result {
 } memcheck_result;
 
 char *memcheck_find(void);
+/* memcheck_find for a user's --memcheck: KOPT_E_PYTHON with the hint when there is none. */
+int memcheck_locate(char **out, kerr *e);
 
 /* Counts the error reports in log[0..len) (the sanitizer's "=========" lines: a report starts
  * with a line "========= <what>" whose text is not a summary or a banner, and its location is
