@@ -1564,6 +1564,13 @@ void verify_report_text(const json_t *doc, kbuf *out) {
         kbuf_printf(out, "machine code checked at gate 1 (%s)\n", json_string_value(json_object_get(mc, "mode")));
     else if (mc)
         kbuf_printf(out, "machine code NOT checked at gate 1: %s\n", json_string_value(json_object_get(mc, "why")));
+    const json_t *mk = json_object_get(doc, "memcheck");
+    if (mk && json_is_true(json_object_get(mk, "ran")))
+        kbuf_printf(out, "compute-sanitizer memcheck at gate 2: %lld candidates run, %lld refused\n",
+                    (long long)json_integer_value(json_object_get(mk, "candidates")),
+                    (long long)json_integer_value(json_object_get(mk, "refused")));
+    else if (mk)
+        kbuf_printf(out, "compute-sanitizer memcheck NOT run: %s\n", json_string_value(json_object_get(mk, "why")));
     kbuf_puts(out, "\n");
     size_t i;
     json_t *c;
@@ -1585,6 +1592,10 @@ void verify_report_text(const json_t *doc, kbuf *out) {
                             json_number_value(json_object_get(s, "ci95_hi")), json_number_value(json_object_get(g, "baseline_ms")),
                             json_number_value(json_object_get(g, "candidate_ms")));
             }
+            const json_t *gm = n == 2 ? json_object_get(g, "memcheck") : NULL;
+            if (pass && json_is_true(json_object_get(gm, "ran")))
+                kbuf_printf(out, "  memcheck clean (%lld reports outside its kernels)",
+                            (long long)json_integer_value(json_object_get(gm, "other_errors")));
             if (n == 3 && pass) {
                 size_t si;
                 json_t *sd;

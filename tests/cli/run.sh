@@ -121,6 +121,10 @@ t = json.load(open(sys.argv[1]))["memcheck"]
 assert t == {"ran": True, "candidates": 2, "refused": 1, "other_errors": 1}, t
 PY
 grep -q "caching allocator" "$T/vm/work/memcheck-worker.log" 2>/dev/null && bad "the memcheck worker ran with the caching allocator on" || ok
+KOPT_COMPUTE_SANITIZER=$PWD/tests/fake_sanitizer.sh expect_exit 0 "verify --memcheck, text report" -- \
+  "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vm3" --rounds 8 --memcheck
+has "text report: the memcheck tally" "$T/out" "compute-sanitizer memcheck at gate 2: 1 candidates run, 0 refused"
+has "text report: the candidate's memcheck" "$T/out" "gate 2  passed  memcheck clean (1 reports outside its kernels)"
 KOPT_COMPUTE_SANITIZER=/nonexistent expect_exit 9 "verify --memcheck without compute-sanitizer" -- \
   "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vm2" --memcheck
 has "--memcheck names what is missing" "$T/err" "compute-sanitizer not found"
