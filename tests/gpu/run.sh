@@ -66,8 +66,9 @@ if want verify; then
     # --allow-launcher: the form-L attacks are judged with their launcher allowed, so that each is
     # refused by the rule it targets (without it every form-L file is refused by rule launcher)
     # gate 2's compute-sanitizer memcheck on the folders whose attacks need it (a second worker,
-    # slower: not on every folder)
-    case " ${KOPT_GPU_MEMCHECK:-01_gelu_residual} " in *" $n "*) args+=(--memcheck);; esac
+    # slower: not on every folder); KOPT_GPU_MEMCHECK=all runs it everywhere (false reports on the
+    # honest controls of every kernel family, and its cost)
+    case " ${KOPT_GPU_MEMCHECK:-01_gelu_residual} " in *" $n "*|" all ") args+=(--memcheck);; esac
     "$KOPT" verify "tests/problems/$n.py" "${args[@]}" --allow-launcher -o "$OUTD/verify-$n" --timeout 45 --json >"$OUTD/verify-$n.json" 2>"$OUTD/verify-$n.err"
     rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 12 ]; then bad "verify $n: exit $rc: $(tail -2 "$OUTD/verify-$n.err")"; continue; fi
