@@ -198,8 +198,12 @@ def values(shift=0.0):
 def op_run(req):
     prefix = req.get("out_prefix")
     keep = req.get("keep")
-    dtype = "float64" if req.get("float64") else "float32"
+    # FAKE_OUT_DTYPE: the dtype the model's outputs report (bfloat16: a half-precision model);
+    # FAKE_F64_FAILS: the eager model raises in float64
+    dtype = "float64" if req.get("float64") else os.environ.get("FAKE_OUT_DTYPE", "float32")
     target = req.get("target") or {}
+    if req.get("float64") and target.get("kind") == "eager" and os.environ.get("FAKE_F64_FAILS"):
+        return (None, "model_raised", "RuntimeError: \"addmm_cuda\" not implemented for 'Double' (fake)")
     module = target.get("module") if target.get("kind") == "module" else None
     shift = 0.5 if module and marked(module, "FAKE_MODEL_WRONG") else 0.0
     if module and req.get("transform") and marked(module, "FAKE_ADV_WRONG"):

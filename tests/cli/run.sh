@@ -128,6 +128,27 @@ has "text report: the candidate's memcheck" "$T/out" "gate 2  passed  memcheck c
 KOPT_COMPUTE_SANITIZER=/nonexistent expect_exit 9 "verify --memcheck without compute-sanitizer" -- \
   "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vm2" --memcheck
 has "--memcheck names what is missing" "$T/err" "compute-sanitizer not found"
+# a half-precision model (the fake's outputs say bfloat16): gate 3 sends its outputs to the float64
+# test on every seed although the strict check passes (the count rule needs it); a model that
+# cannot run in float64 keeps the strict verdict, recorded, and its adversarial sets are skipped
+FAKE_OUT_DTYPE=bfloat16 expect_exit 0 "verify, bf16 outputs" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vb" --rounds 8 --json
+python3 - "$T/out" <<'PY' && ok || bad "verify, bf16 outputs: $(head -c 400 "$T/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+g3 = c["gates"][2]
+assert c["verdict"] == "accepted", c.get("reason")
+assert len(g3["seeds"]) == 3 and all(s["strict"] and s["n_rel_err"] == 0 and "rho" in s for s in g3["seeds"]), g3["seeds"]
+assert "f64_not_run" not in g3
+PY
+FAKE_OUT_DTYPE=bfloat16 FAKE_F64_FAILS=1 expect_exit 0 "verify, bf16 outputs, no float64" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vb2" --rounds 8 --json
+python3 - "$T/out" <<'PY' && ok || bad "verify, bf16 outputs, no float64: $(head -c 400 "$T/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+g3 = c["gates"][2]
+assert c["verdict"] == "accepted", c.get("reason")
+assert g3["f64_not_run"].startswith("seed 1002: the model does not run in float64"), g3["f64_not_run"]
+assert all("skipped" in a for a in g3["adversarial"]), g3["adversarial"]
+PY
 # gate 3's adversarial sets, the non-finite ones included, each run for an accepted candidate
 python3 -c '
 import json, sys
