@@ -91,6 +91,16 @@ Test(tensor, a_clean_comparison_passes) {
     json_object_set_new(s, "rel_err_floor", json_real(5e-6));
     cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
     cr_expect(c.has_rel_err && c.n_rel_err == 5 && c.rel_err_thr == 0.0625 && c.rel_err_floor == 5e-6);
+    /* the edges: every element counted, a threshold and a floor of 0 are valid */
+    json_object_set_new(s, "n_rel_err", json_integer(32));
+    json_object_set_new(s, "rel_err_thr", json_real(0));
+    json_object_set_new(s, "rel_err_floor", json_real(0));
+    cr_assert_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), 0, "%s", e.msg);
+    cr_expect(c.n_rel_err == 32 && c.rel_err_thr == 0 && c.rel_err_floor == 0);
+    json_object_set_new(s, "rel_err_thr", json_real(-1e-300));
+    cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
+    json_object_set_new(s, "rel_err_thr", json_real(0.0625));
+    json_object_set_new(s, "rel_err_floor", json_real(5e-6));
     json_object_set_new(s, "n_rel_err", json_integer(33));   /* more than numel (32) */
     cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
     json_object_set_new(s, "n_rel_err", json_integer(32));
