@@ -169,11 +169,6 @@ int cmd_optimize(int argc, char **argv) {
     }
     o.problem = argv[optind];
     if (cli_input_file("problem file", o.problem, &e)) return cli_fail("optimize", &e, json_mode);
-    if (want_memcheck) {   /* found again before the worker starts; here only to fail early */
-        char *sz = NULL;
-        if (memcheck_locate(&sz, &e)) return cli_fail("optimize", &e, json_mode);
-        free(sz);
-    }
     /* LLM agents for the chosen roles; the rest stay built in. */
     llm_client *llm = NULL;
     if (llm_spec) {

@@ -141,10 +141,6 @@ size_t gate3_count_limit(size_t base_count, size_t numel, const gate3_opts *o) {
     return lim >= (double)SIZE_MAX ? SIZE_MAX : (size_t)lim;
 }
 
-int gate3_accept_count(size_t opt_count, size_t base_count, size_t numel, const gate3_opts *o) {
-    return opt_count <= gate3_count_limit(base_count, numel, o);
-}
-
 int gate4_decide(const double *base, const double *cand, size_t n, double min_gain, uint64_t seed,
                  gate4_result *r, kerr *e) {
     memset(r, 0, sizeof *r);

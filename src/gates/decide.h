@@ -27,7 +27,7 @@
  *   up to 1e-6 of the output's scale (gate3_accept_rho). Besides the largest error, a count:
  *   the elements off float64 by more than GATE3_REL_ERR of their own value (above a floor of
  *   1e-6 of the output's scale) may be at most rho_max times the baseline's count plus a
- *   slack (gate3_accept_count) -- the bound at the largest magnitude lets a bf16 output flush
+ *   slack (gate3_count_limit, inclusive) -- the bound at the largest magnitude lets a bf16 output flush
  *   every |y| < 0.01 (the dtype's own rounding is 2^-9 relative, far below 1/16).
  * gate4_decide: speedup = median(base)/median(cand) over interleaved rounds, with a 95% paired
  *   bootstrap interval (stats_speedup_ci_paired, 4000 replicates, the caller's seed); accepted
@@ -89,8 +89,6 @@ int gate3_accept_rho(double opt_err, double base_err, double ref_abs_max, double
  * rho_max * base_count + GATE3_COUNT_SLACK + GATE3_COUNT_FRAC * numel (rounded down). */
 size_t gate3_count_limit(size_t base_count, size_t numel, const gate3_opts *o);
 
-/* 1 when opt_count <= gate3_count_limit(base_count, numel, o). */
-int gate3_accept_count(size_t opt_count, size_t base_count, size_t numel, const gate3_opts *o);
 
 typedef struct gate4_result {
     stats_ci ci;        /* speedup estimate and 95% interval */

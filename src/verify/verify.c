@@ -79,6 +79,7 @@ struct verify_session {
     json_t *load_req;         /* the `load` the worker got (owned): the memcheck worker gets it too */
     memcheck *mc;             /* gate 2's memcheck worker, started at the first candidate to check */
     char *mc_off;             /* why memcheck stopped (it could not be started), or NULL */
+    size_t mc_runs, mc_refused, mc_other;   /* its tally: candidates run, refused, reports elsewhere */
 };
 typedef struct verify_session vctx;
 
@@ -264,7 +265,7 @@ static int cmp_output(const json_t *cres, size_t k, const json_t *outputs, int e
 }
 
 /* Judges outputs against the float64 reference (the ratio rule, gate3_accept_rho, then the
- * count of elements far off their own value, gate3_accept_count) from the
+ * count of elements far off their own value, at most gate3_count_limit) from the
  * `compare` results of the candidate (c_opt) and the baseline (c_base) against "g3.ref64";
  * outputs with mask[k] set are skipped (they passed the strict check), non-tensors too. `what`
  * names the input set in reasons ("seed 1000", "seed 1000, inputs x1e3"). Records rho and the
@@ -296,21 +297,21 @@ static int judge_f64(const json_t *c_opt, const json_t *c_base, const json_t *ou
         json_object_set_new(so, "base_err_vs_f64", isfinite(be) ? json_real(be) : json_string("inf"));
         json_object_set_new(so, "abs_bound", json_real(bound));
         json_object_set_new(so, "accepted_by_rho", json_boolean(ok));
-        if (!co.shape_mismatch && (!co.has_rel_err || !cb.has_rel_err)) {
-            kerr_set(e, KOPT_E_WORKER, "gate 3: the worker's float64 comparison lacks the relative-error count");
-            return G_ERROR;
-        }
-        size_t lim = co.shape_mismatch ? 0 : gate3_count_limit(cb.n_rel_err, co.numel, go);
-        if (!co.shape_mismatch) {
+        if (!co.shape_mismatch) {   /* the count of elements far off their own value */
+            if (!co.has_rel_err || !cb.has_rel_err) {
+                kerr_set(e, KOPT_E_WORKER, "gate 3: the worker's float64 comparison lacks the relative-error count");
+                return G_ERROR;
+            }
+            size_t lim = gate3_count_limit(cb.n_rel_err, co.numel, go);
             json_object_set_new(so, "n_rel_err", json_integer((json_int_t)co.n_rel_err));
             json_object_set_new(so, "base_n_rel_err", json_integer((json_int_t)cb.n_rel_err));
             json_object_set_new(so, "rel_err_limit", json_integer((json_int_t)lim));
-        }
-        if (ok && !gate3_accept_count(co.n_rel_err, cb.n_rel_err, co.numel, go)) {
-            gate_fail(g, "%s, output %zu: %zu of %zu elements differ from the float64 reference by more than 1/%g of their "
-                         "value (the baseline: %zu; at most %zu allowed): small outputs flushed or coarsely rounded",
-                      what, k, co.n_rel_err, co.numel, 1 / GATE3_REL_ERR, cb.n_rel_err, lim);
-            return G_REFUSED;
+            if (ok && co.n_rel_err > lim) {
+                gate_fail(g, "%s, output %zu: %zu of %zu elements differ from the float64 reference by more than 1/%g of "
+                             "their value (the baseline: %zu; at most %zu allowed): small outputs flushed or coarsely rounded",
+                          what, k, co.n_rel_err, co.numel, 1 / GATE3_REL_ERR, cb.n_rel_err, lim);
+                return G_REFUSED;
+            }
         }
         if (ok) continue;
         if (co.shape_mismatch)
@@ -691,13 +692,11 @@ static int capture_signature(vctx *v, const json_t *largs, guard_sig *sig, kerr 
 static int region_kernel_for(vctx *v, const char *binding, int *k, char **why, kerr *e);
 
 /* Gate 2's memcheck (memcheck.h): the candidate's isolation once more, on one seed, in the
- * worker under compute-sanitizer. Records g2.memcheck; G_REFUSED (g2.reason set) when an error
- * is located in the candidate's kernels, G_PASSED otherwise (also when the sanitized worker
- * cannot be started or fails on this candidate without a report: recorded, the session's
- * memcheck then off, doc.memcheck says so), G_ERROR never but for memory. */
-static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname, const json_t *largs, json_t *g2,
-                          kerr *e) {
-    (void)e;
+ * worker under compute-sanitizer. Records g2.memcheck and the session's tally (doc.memcheck);
+ * returns 1 (g2.reason set) when an error is located in the candidate's kernels, else 0 (also
+ * when the sanitized worker cannot be started, or fails on this candidate without a report:
+ * recorded, not held against it). */
+static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname, const json_t *largs, json_t *g2) {
     json_t *m = json_object();
     json_object_set_new(g2, "memcheck", m);
     if (!v->mc && !v->mc_off) {
@@ -711,7 +710,7 @@ static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname
     if (!v->mc) {
         json_object_set_new(m, "ran", json_false());
         json_object_set_new(m, "why", json_string(v->mc_off ? v->mc_off : "off"));
-        return G_PASSED;
+        return 0;
     }
     progress(v, "candidate %zu (%s): gate 2, compute-sanitizer memcheck", i + 1, kname);
     json_t *seeds = json_pack("[i]", seed_of(0));
@@ -722,28 +721,22 @@ static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname
                                      "kernel", kname, "launch_args", largs, "roles", json_object_get(largs, "roles"),
                                      "seeds", seeds, "tol", tensor_tol_table(), "repeat", 1),
                            4 * cand_timeout(v), &r, &ce);
+    v->mc_runs++;
+    v->mc_refused += r.cand_errors > 0;
+    v->mc_other += r.other_errors;
+    json_object_set_new(v->doc, "memcheck", json_pack("{s:b, s:I, s:I, s:I}", "ran", 1, "candidates", (json_int_t)v->mc_runs,
+                                                      "refused", (json_int_t)v->mc_refused, "other_errors",
+                                                      (json_int_t)v->mc_other));
     json_object_set_new(m, "ran", json_boolean(!wrc || r.cand_errors || r.other_errors));
-    /* the session's tally (report.json memcheck; kopt optimize: verify.memcheck) */
-    json_t *t = json_object_get(v->doc, "memcheck");
-    if (!json_is_object(t)) {
-        t = json_pack("{s:b, s:i, s:i, s:i}", "ran", 1, "candidates", 0, "refused", 0, "other_errors", 0);
-        json_object_set_new(v->doc, "memcheck", t);
-    }
-    json_object_set_new(t, "candidates", json_integer(json_integer_value(json_object_get(t, "candidates")) + 1));
-    json_object_set_new(t, "refused", json_integer(json_integer_value(json_object_get(t, "refused")) + (r.cand_errors > 0)));
-    json_object_set_new(t, "other_errors",
-                        json_integer(json_integer_value(json_object_get(t, "other_errors")) + (json_int_t)r.other_errors));
     json_object_set_new(m, "candidate_errors", json_integer((json_int_t)r.cand_errors));
     json_object_set_new(m, "other_errors", json_integer((json_int_t)r.other_errors));
     if (r.first_other[0]) json_object_set_new(m, "first_other", json_string(r.first_other));
     if (wrc && !r.cand_errors) json_object_set_new(m, "why", json_string(ce.msg));
-    if (r.cand_errors) {
-        json_object_set_new(m, "first", json_string(r.first));
-        gate_fail(g2, "compute-sanitizer memcheck: %zu memory error%s in the candidate's kernels; first: %s", r.cand_errors,
-                  r.cand_errors == 1 ? "" : "s", r.first);
-        return G_REFUSED;
-    }
-    return G_PASSED;
+    if (!r.cand_errors) return 0;
+    json_object_set_new(m, "first", json_string(r.first));
+    gate_fail(g2, "compute-sanitizer memcheck: %zu memory error%s in the candidate's kernels; first: %s", r.cand_errors,
+              r.cand_errors == 1 ? "" : "s", r.first);
+    return 1;
 }
 
 /* Gates 1-4 for candidate i. Fills rec; on acceptance sets *win. Returns non-zero only when the
@@ -896,13 +889,9 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
         refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
         goto out;
     }
-    if (v->o->memcheck) {
-        int mr = gate2_memcheck(v, i, cmod, kname, largs, g2, e);
-        if (mr == G_ERROR) { rc = e->code; goto out; }
-        if (mr == G_REFUSED) {
-            refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
-            goto out;
-        }
+    if (v->o->memcheck && gate2_memcheck(v, i, cmod, kname, largs, g2)) {
+        refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
+        goto out;
     }
 
     /* Gate 3 */

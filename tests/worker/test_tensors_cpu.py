@@ -138,6 +138,23 @@ kept.keep(ctx, "got", [g, 7])
 res = kept.op_compare(ctx, {"ref": "ref", "got": "got", "tols": [[1e-4, 1e-4], [0, 0]]})
 check(res["outputs"][0]["n_mismatch"] == 1 and res["outputs"][1] == {"value_ref": 7, "value_got": 7},
       "compare: a tensor's statistics and a value pair")
+# rel_err through the op: the reference's max |x| is found once and remembered on the kept entry
+# (the candidate's and the baseline's comparisons against one float64 reference share it)
+kept.keep(ctx, "ref64", [ref])
+kept.keep(ctx, "opt", [got])
+req = {"ref": "ref64", "got": "opt", "atol": 0, "rtol": 0, "rel_err": [1 / 16, 1e-8, 1e-6]}
+st = kept.op_compare(ctx, dict(req))["outputs"][0]
+check(st["n_rel_err"] == 2 and abs(st["rel_err_floor"] - 5e-6) < 1e-12, "op_compare passes rel_err (%r)" % st.get("n_rel_err"))
+check(ctx.kept["ref64"].abs_max == {0: 5.0}, "the reference's max |x| is remembered (%r)" % ctx.kept["ref64"].abs_max)
+ctx.kept["ref64"].abs_max[0] = 1e6   # a remembered value is used, not found again
+check(kept.op_compare(ctx, dict(req))["outputs"][0]["rel_err_floor"] == 1.0, "the remembered maximum is used")
+for bad in ([1, 2], [-1, 0, 0], ["x", 0, 0], [True, 0, 0]):
+    try:
+        kept.op_compare(ctx, dict(req, rel_err=bad))
+        check(False, "rel_err %r is refused" % (bad,))
+    except Exception as e:  # BadRequest
+        check("rel_err must be" in str(e), "rel_err %r is refused with the rule" % (bad,))
+kept.op_drop(ctx, {"names": ["ref64", "opt"]})
 kept.keep(ctx, "got", [g])
 check(kept.op_compare(ctx, {"ref": "ref", "got": "got", "atol": 0, "rtol": 0})["count_mismatch"], "output counts differ")
 kept.keep(ctx, "low", [r], low_memory=True)

@@ -16,7 +16,8 @@ from which the core decides (it passes the tolerances and applies every threshol
     both thr * |ref| and the floor max(floor_abs, floor_rel * ref_abs_max) -- elements off by a
     large fraction of their own value (gate 3's count rule: small outputs flushed or coarsely
     rounded, which a bound at the output's largest magnitude does not see); rel_err_floor is
-    the floor used. ref_abs_max is then found in a first pass over ref.
+    the floor used. ref_abs_max is then found in a first pass over ref (abs_max; kept outputs
+    remember it, so the candidate's and the baseline's comparisons with one reference pay once).
 Everything is computed in float64 chunk by chunk (`chunk` elements at a time), so the extra
 memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged tensors
 (device "cpu" while the other is on the GPU) are moved a chunk at a time.
@@ -54,6 +55,11 @@ def _chunk(t, lo, hi, device):
     return c.to(torch.float64)
 
 
+def abs_max(t, chunk=CHUNK):
+    """max |t| over its finite elements (0 when none), in float64 chunks where t lives."""
+    return _abs_max(_flat(t), t.device, max(1, int(chunk)))
+
+
 def _abs_max(r_all, device, chunk):
     """max |r| over the finite elements of the flat tensor r_all (0 when none)."""
     m = 0.0
@@ -65,8 +71,9 @@ def _abs_max(r_all, device, chunk):
     return m
 
 
-def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None):
-    """The statistics of got against ref (see the module docstring); a JSON-ready dict."""
+def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=None):
+    """The statistics of got against ref (see the module docstring); a JSON-ready dict.
+    ref_abs_max: abs_max(ref) when the caller has it (the first pass is then skipped)."""
     shape = list(ref.shape)
     dtypes = {"dtype": str(ref.dtype).replace("torch.", ""),
               "got_dtype": str(got.dtype).replace("torch.", "")}
@@ -88,7 +95,9 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None):
     rel_thr = rel_floor = None
     if rel_err is not None:
         rel_thr = float(rel_err[0])
-        rel_floor = max(float(rel_err[1]), float(rel_err[2]) * _abs_max(r_all, device, chunk))
+        if ref_abs_max is None:
+            ref_abs_max = _abs_max(r_all, device, chunk)
+        rel_floor = max(float(rel_err[1]), float(rel_err[2]) * ref_abs_max)
         st.update(n_rel_err=0, rel_err_thr=rel_thr, rel_err_floor=rel_floor)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)

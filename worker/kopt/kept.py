@@ -17,7 +17,7 @@ the memory cap (stage, from kopt.room.make_room).
 
 import torch
 
-from kopt.compare import CHUNK, compare_stats
+from kopt.compare import CHUNK, abs_max, compare_stats
 from kopt.errors import BadRequest
 from kopt.memory import compare_chunk, free_bytes, nbytes
 from kopt.protocol import get_arg
@@ -28,6 +28,7 @@ class Kept:
     def __init__(self, items, staged):
         self.items = items      # flattened outputs: tensors or plain values
         self.staged = staged    # True when the tensors were moved to host memory
+        self.abs_max = {}       # item index -> compare.abs_max of it, once asked (rel_err)
 
 
 def keep(ctx, name, outputs, low_memory=False):
@@ -102,9 +103,14 @@ def op_compare(ctx, req):
         return {"outputs": [], "count_mismatch": True, "ref_count": n, "got_count": len(got.items)}
     out = []
     chunk = compare_chunk(ctx, CHUNK)
-    for (a, b), (atol, rtol) in zip(zip(ref.items, got.items), _tols(req, n)):
+    for i, ((a, b), (atol, rtol)) in enumerate(zip(zip(ref.items, got.items), _tols(req, n))):
         if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            out.append(compare_stats(a, b, atol, rtol, chunk, rel_err))
+            am = None
+            if rel_err is not None and a.shape == b.shape:
+                if i not in ref.abs_max:
+                    ref.abs_max[i] = abs_max(a, chunk)
+                am = ref.abs_max[i]
+            out.append(compare_stats(a, b, atol, rtol, chunk, rel_err, am))
         elif isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
             out.append({"kind_mismatch": True})
         else:
