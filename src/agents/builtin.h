@@ -144,6 +144,22 @@ int builtin_layer_norm_match(const json_t *kernel, double *eps);
  * prims.prepare_softmax_online over the last dimension of a graph input with unit last stride,
  * and the source stores the row max to out_ptr0 and the sum to out_ptr1 (at x0), nothing else. */
 int builtin_softmax_stats_match(const json_t *kernel);
+/* Average pooling (builtin_pool.c) for a vendor region (artifact/region.h) holding ATen's
+ * avg_pool2d / avg_pool3d: 1 when the region's ATen call (context "vendor_call") has literal
+ * arguments the template computes (no ceil_mode, padding at most half the window, a window of at
+ * most 343 elements) over (N, C, spatial...) tensors of fp32/fp16/bf16 whose output size is the
+ * pooling's, *ps filled; else 0. Variants (new array) and candidates (*out new) as the other
+ * families; builtin_region_* dispatch to them for "region_avg_pool". */
+typedef struct pool_spec {
+    int nd;                          /* 2 or 3 spatial dimensions */
+    long long k[3], s[3], p[3];      /* window, stride, padding per spatial dimension */
+    int ceil, count_pad;             /* ceil_mode, count_include_pad */
+    long long divisor;               /* divisor_override; 0: none */
+    long long out_w;                 /* the output's last dimension */
+} pool_spec;
+int builtin_avg_pool_match(const json_t *kernel, pool_spec *ps);
+json_t *builtin_avg_pool_variants(const json_t *kernel);
+int builtin_avg_pool_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

@@ -5,6 +5,7 @@
  *
  *   region_softmax, region_log_softmax   softmax over the last dimension (contiguous rows)
  *   region_group_norm                    native_group_norm with weight and bias (N, C, *)
+ *   region_avg_pool                      a vendor region's avg_pool2d/3d (builtin_pool.c)
  *
  * One kernel, one read of the input, one write of the output: each row (group) is cut into
  * segments of SEG elements, one program per segment holding it in registers. A program takes
@@ -65,6 +66,10 @@ static int group_norm_constants(const json_t *k, long long *gsize, double *eps) 
 const char *builtin_region_match(const json_t *k) {
     const char *kind = json_string_value(json_object_get(k, "kind"));
     if (!kind || strcmp(kind, "region")) return NULL;
+    if (json_object_get(k, "vendor_call")) {   /* one ATen call (a vendor region) */
+        pool_spec ps;
+        return builtin_avg_pool_match(k, &ps) ? "region_avg_pool" : NULL;
+    }
     if (!all_fp32(k)) return NULL;
     if (builtin_scan_match(k)) return "scan";   /* flip, cumsum, flip: one suffix scan */
     const json_t *aten = json_object_get(k, "aten_ops");
@@ -81,6 +86,7 @@ const char *builtin_region_match(const json_t *k) {
 
 json_t *builtin_region_variants(const char *tmpl, const json_t *k) {
     if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
+    if (tmpl && !strcmp(tmpl, "region_avg_pool")) return builtin_avg_pool_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
     json_t *v = json_array();
@@ -108,6 +114,7 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
     const char *match = builtin_region_match(k);
     if (!tmpl || !match || strcmp(tmpl, match))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
+    if (!strcmp(tmpl, "region_avg_pool")) return builtin_avg_pool_act(k, plan, out, e);
     long long gsize = 0;
     double eps = 0;
     int gn = !strcmp(tmpl, "region_group_norm");

@@ -421,6 +421,7 @@ void art_kernel_free(art_kernel *k) {
     art_strlist_free(&k->aten_ops);
     art_strlist_free(&k->graph_fragment);
     art_strlist_free(&k->members);
+    free(k->vendor_call);
     for (size_t i = 0; i < k->nparams; i++) {
         free(k->params[i].name);
         free(k->params[i].type);

@@ -10,7 +10,8 @@
  * becomes a kernel NAME of kind ART_K_REGION (heuristic "region"): its statement spans the def
  * through the binding (what a stitched form-L candidate replaces), its source is that text, its
  * parameters and roles come from the signature line (in_ptr* in, out_ptr* out, in_out_ptr*
- * inout), its ATen ops from the aten line. Ownership as in artifact.h. */
+ * inout), its ATen ops from the aten line, the ATen call of a vendor region from its
+ * `# kopt-region-vendor:` line (art_kernel.vendor_call). Ownership as in artifact.h. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,8 @@ int art_parse_region(art_ctx *c, size_t li, size_t lower) {
         art_comment_list(tmp, strlen(tmp), "[", &k->aten_ops);
         free(tmp);
     }
+    const char *vc = line_after(cp, ce, "# kopt-region-vendor: ");
+    if (vc) k->vendor_call = kstrndup(vc, (size_t)(eol(vc, ce) - vc));
     const char *ks = line_after(cp, ce, "# kopt-region:");
     if (ks) words(ks, eol(ks, ce), &k->members);
     return 1;

@@ -93,6 +93,8 @@ typedef struct art_kernel {
     art_span decorator;     /* `triton_heuristics.<kind>(...)` within `source` (len 0: none) */
     int decorator_line;     /* its line within `source` */
     art_strlist members;    /* REGION: the kernels it launches, in order; else empty */
+    char *vendor_call;      /* REGION of one ATen call (region.h): "torch.ops.aten.OP.default(in_ptr0,
+                               <literals>)" from its kopt-region-vendor line; else NULL */
 } art_kernel;
 
 typedef enum {

@@ -83,7 +83,15 @@ static int stmt_allowed(art_stmt_kind k) {
 }
 
 int region_find_launches(const artifact *a, const char *const *names, size_t n, int *first, int *last, kerr *e) {
-    if (n < 2) return kerr_set(e, KOPT_E_CANDIDATE, "a region names at least two kernels");
+    if (n == 1 && region_vendor_op(names[0]) >= 0) {
+        for (size_t i = 0; i < a->nlaunches; i++)
+            if (a->launches[i].kind == ART_L_VENDOR && !strcmp(a->launches[i].callee, names[0])) {
+                *first = *last = (int)i;
+                return 0;
+            }
+        return kerr_set(e, KOPT_E_CANDIDATE, "call() never calls %s", names[0]);
+    }
+    if (n < 2) return kerr_set(e, KOPT_E_CANDIDATE, "a region names at least two kernels (or one ATen call kopt can replace)");
     for (size_t i = 0; i < a->nlaunches; i++) {
         const art_launch *l = &a->launches[i];
         if (l->kind != ART_L_TRITON || strcmp(l->callee, names[0])) continue;
@@ -126,6 +134,8 @@ static void put_reindented(kbuf *o, const char *text, size_t from, size_t to, co
 }
 
 int region_build(const artifact *a, int first, int last, const char *name, kbuf *out, kerr *e) {
+    if (first == last && first >= 0 && (size_t)first < a->nlaunches && a->launches[first].kind == ART_L_VENDOR)
+        return region_build_vendor(a, first, name, out, e);
     if (first < 0 || last <= first || (size_t)last >= a->nlaunches)
         return kerr_set(e, KOPT_E_CANDIDATE, "a region spans at least two launches of call() (got %d..%d of %zu)", first, last,
                         a->nlaunches);

@@ -32,6 +32,25 @@
  * an alias created inside the region; no region kernel reads a buffer allocated inside the
  * region before one writes it.
  *
+ * Vendor regions (region_vendor.c): a region can also be ONE ATen fallback call that a Triton
+ * kernel may beat (region_vendor_op's allowlist: avg_pool2d/3d), `bufN = torch.ops.aten.OP.default(
+ * x, <ints, bools, None, lists of ints>)` on a line of its own, x's dtype (fp32/fp16/bf16) and
+ * the result's shape and stride stated in call() (an `assert_size_stride` of it or of a plain
+ * alias). region_build(a, i, i, ...) on such a launch writes
+ *
+ *     # kopt-region: torch.ops.aten.OP.default
+ *     # kopt-region-signature: in_ptr0:*fp32 out_ptr0:*fp32
+ *     # kopt-region-aten: aten.OP
+ *     # kopt-region-vendor: torch.ops.aten.OP.default(in_ptr0, <the literals>)
+ *     def NAME__launch(in_ptr0, out_ptr0, stream=None):
+ *         torch.ops.aten.OP.out(in_ptr0, <the literals>, out=out_ptr0)
+ *     NAME = _KoptLaunch(NAME__launch)
+ *
+ * and replaces the call with `bufN = empty_strided_cuda(shape, stride, dtype)` and
+ * `NAME.run(x, bufN)`: the same computation (the out= overload runs the same ATen kernel) into a
+ * buffer call() allocates. A candidate bound to "torch.ops.aten.OP.default" replaces the first
+ * such call.
+ *
  * Ownership: `a` is borrowed; `out` is the caller's (left as it was on error).
  */
 #ifndef KOPT_REGION_H
@@ -45,12 +64,19 @@
 #define REGION_PREFIX "_kopt_region_"
 
 int region_build(const artifact *a, int first, int last, const char *name, kbuf *out, kerr *e);
+/* The vendor region of launch li (first == last in region_build). */
+int region_build_vendor(const artifact *a, int li, const char *name, kbuf *out, kerr *e);
+/* The index of `callee` in the vendor regions' allowlist, or -1. */
+int region_vendor_op(const char *callee);
+/* Whether a candidate's binding names a region: "K1+K2+..." or one allowlisted ATen call. */
+int region_is_binding(const char *binding);
 
 /* Whether `binding` ("K1+K2+...") lists region kernel k's member kernels, in order. */
 int region_binding_is(const art_kernel *k, const char *binding);
 
 /* The launch indices [*first, *last] of the region that launches exactly the kernels `names`
- * (n >= 2) in this order, each once, with nothing else launched between them. 0, or
+ * (n >= 2) in this order, each once, with nothing else launched between them; or, n == 1, of
+ * the first call of the allowlisted ATen op names[0] (a vendor region). 0, or
  * KOPT_E_CANDIDATE with the reason. */
 int region_find_launches(const artifact *a, const char *const *names, size_t n, int *first, int *last, kerr *e);
 

@@ -15,6 +15,8 @@
 #include "gates/candidate.h"
 
 #include "artifact/region.h"
+
+#include "artifact/region.h"
 #include "gates/plan.h"
 
 #include <stdlib.h>
@@ -55,6 +57,7 @@ int candidate_is_ident(const char *s) {
 
 /* A `replaces=` value: a kernel name, or a region's kernels joined by '+' ("K1+K2"). */
 static int is_binding(const char *s) {
+    if (region_vendor_op(s) >= 0) return 1;   /* one ATen call (a vendor region) */
     char *copy = kstrdup(s), *save = NULL;
     int ok = *s && s[strlen(s) - 1] != '+';
     for (char *t = strtok_r(copy, "+", &save); t && ok; t = strtok_r(NULL, "+", &save)) ok = candidate_is_ident(t);

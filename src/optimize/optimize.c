@@ -275,7 +275,9 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     /* a module without a Triton kernel (library calls, aten fallbacks): nothing to search, the
      * compiler's start module is the result (a kept baseline, exit 0), still measured and
      * reported like any other */
-    const char *no_search = ntriton == 0 ? "torch.compile generated no Triton kernel: the compiled module is kept" : NULL;
+    const char *no_search = ntriton == 0 && !opt_has_vendor_region(c.a)
+                                ? "torch.compile generated no Triton kernel: the compiled module is kept"
+                                : NULL;
 
     /* the search, if the setup left time for it */
     c.t_search = opt_now();
@@ -300,7 +302,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         json_object_set_new(budget, "spent_before_search", json_false());
         const json_t *ranked = json_object_get(an, "ranked");
         /* regions first: runs of launches a region template replaces together */
-        rc = opt_regions(&c, kernels, profile, (int)json_array_size(ranked), e);
+        rc = opt_regions(&c, kernels, vendor, profile, (int)json_array_size(ranked), e);
         if (rc) goto done;
         json_array_foreach(ranked, i, r) {
             if (opt_over_budget(&c)) {

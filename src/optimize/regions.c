@@ -42,12 +42,25 @@ static const char *region_template(const artifact *a, int f, int l) {
     return t;
 }
 
+int opt_has_vendor_region(const artifact *a) {
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_VENDOR && region_vendor_op(a->launches[i].callee) >= 0 &&
+            region_template(a, (int)i, (int)i))
+            return 1;
+    return 0;
+}
+
 /* The longest run [*f, *l] of at least two Triton launches starting at or after `from` that a
- * template applies to; 0 when there is none. */
+ * template applies to, or one ATen call a template replaces (f == l); 0 when there is none. */
 static int next_region(const artifact *a, int from, int *f, int *l, const char **tmpl) {
     int n = (int)a->nlaunches;
-    for (int s = from; s + 1 < n; s++) {
-        if (a->launches[s].kind != ART_L_TRITON) continue;
+    for (int s = from; s < n; s++) {
+        if (a->launches[s].kind == ART_L_VENDOR && region_vendor_op(a->launches[s].callee) >= 0) {
+            const char *t = region_template(a, s, s);
+            if (t) { *f = *l = s; *tmpl = t; return 1; }
+            continue;
+        }
+        if (a->launches[s].kind != ART_L_TRITON || s + 1 >= n) continue;
         int end = s;
         while (end + 1 < n && end + 1 - s < MAX_REGION_LAUNCHES && a->launches[end + 1].kind == ART_L_TRITON) end++;
         for (int e = end; e > s; e--) {
@@ -59,7 +72,7 @@ static int next_region(const artifact *a, int from, int *f, int *l, const char *
 }
 
 
-int opt_regions(octx *c, json_t *kernels, const json_t *profile, int kernels_left, kerr *e) {
+int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile, int kernels_left, kerr *e) {
     int from = 0, f = 0, l = 0, rc = 0;
     const char *tmpl = NULL;
     while (!rc && !opt_over_budget(c) && next_region(c->a, from, &f, &l, &tmpl)) {
@@ -71,11 +84,12 @@ int opt_regions(octx *c, json_t *kernels, const json_t *profile, int kernels_lef
             json_array_append_new(members, json_string(callee));
             const json_t *prow = row_named((json_t *)json_object_get(profile, "launches"), callee);
             json_array_append(args, json_object_get(prow, "args"));
-            const json_t *krow = row_named(kernels, callee);
+            const json_t *krow = row_named(c->a->launches[i].kind == ART_L_VENDOR ? vendor : kernels, callee);
             time_ms += json_number_value(json_object_get(krow, "time_ms"));
             share += json_number_value(json_object_get(krow, "share"));
         }
-        opt_progress(c, "region of %d launches (%s): searching it as one kernel", l - f + 1, tmpl);
+        if (f == l) opt_progress(c, "library call %s (%s): searching a Triton kernel in its place", c->a->launches[f].callee, tmpl);
+        else opt_progress(c, "region of %d launches (%s): searching it as one kernel", l - f + 1, tmpl);
         const char *name = NULL;
         kerr re = {0};
         int rr = verify_session_regionize(c->vs, f, l, &name, &re);
@@ -99,6 +113,8 @@ int opt_regions(octx *c, json_t *kernels, const json_t *profile, int kernels_lef
             size_t j;
             json_t *m;
             json_array_foreach(members, j, m) {
+                json_t *vr = row_named(vendor, json_string_value(m));
+                if (vr) json_object_set_new(vr, "replaced_by", json_string(name));
                 json_t *mr = row_named(kernels, json_string_value(m));
                 if (!mr) continue;
                 json_object_set_new(mr, "status", json_string("in_region"));

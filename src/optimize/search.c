@@ -109,6 +109,7 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
             json_array_append_new(mem, mo);
         }
         json_object_set_new(o, "members", mem);
+        if (K->vendor_call) json_object_set_new(o, "vendor_call", json_string(K->vendor_call));
     }
     char *jit = builtin_strip_heuristics(K->source, K->decorator.off, K->decorator.len);
     json_object_set_new(o, "jit_source", jit ? json_string(jit) : json_null());

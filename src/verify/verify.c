@@ -771,7 +771,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     json_object_set_new(rec, "kernel", json_string(kbind));
     json_object_set_new(rec, "form", json_string(candidate_form_label(c)));
     int k = artifact_find_kernel(v->a, kbind);
-    if (k < 0 && strchr(kbind, '+')) {
+    if (k < 0 && region_is_binding(kbind)) {
         char *rwhy = NULL;
         int rrc = region_kernel_for(v, kbind, &k, &rwhy, e);
         if (rrc) { candidate_free(c); return rrc; }
@@ -1507,13 +1507,12 @@ int verify_session_write_module(verify_session *v, const char *kernel, const cha
  * `replaces=` binding (a file that does not read or parse counts as single-kernel; gate 1 says
  * why it is refused). */
 static int cand_is_region(const verify_cand *vc) {
-    if (vc->kernel) return strchr(vc->kernel, '+') != NULL;
+    if (vc->kernel) return region_is_binding(vc->kernel);
     char *src = NULL;
     size_t n = 0;
     kerr e = {0};
     candidate *c = NULL;
-    int region = !fs_read(vc->path, &src, &n, &e) && !candidate_parse(src, n, &c, &e) && candidate_replaces(c) &&
-                 strchr(candidate_replaces(c), '+');
+    int region = !fs_read(vc->path, &src, &n, &e) && !candidate_parse(src, n, &c, &e) && region_is_binding(candidate_replaces(c));
     candidate_free(c);
     free(src);
     return region;

@@ -161,3 +161,103 @@ Test(region, vendor_call_inside_is_refused) {
     kbuf_free(&out);
     free(text);
 }
+
+/* ---- vendor regions: one ATen fallback call (region_vendor.c) */
+
+static const char *FX_POOL3D = "tests/fixtures/inductor/suite_level1_38_avg_pool3d_g0.py";
+
+Test(region, avg_pool3d_call_becomes_a_region) {
+    char *text = NULL;
+    artifact *a = parse_fixture(FX_POOL3D, &text);
+    cr_assert_eq(a->nkernels, 0);
+    cr_assert_eq(a->nlaunches, 1);
+    cr_assert_eq(a->launches[0].kind, ART_L_VENDOR);
+    kbuf out = KBUF_INIT;
+    artifact *r = regioned(a, 0, 0, &out);
+    const art_kernel *k = region_kernel(r);
+    cr_assert_eq(k->kind, ART_K_REGION);
+    cr_assert_eq(k->nparams, 2);
+    cr_assert_str_eq(k->params[0].name, "in_ptr0");
+    cr_assert_eq(k->params[0].role, ART_ROLE_IN);
+    cr_assert_str_eq(k->params[0].type, "*fp32");
+    cr_assert_str_eq(k->params[1].name, "out_ptr0");
+    cr_assert_eq(k->params[1].role, ART_ROLE_OUT);
+    cr_assert_eq(k->members.n, 1);
+    cr_assert_str_eq(k->members.v[0], "torch.ops.aten.avg_pool3d.default");
+    cr_assert_str_eq(k->vendor_call, "torch.ops.aten.avg_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None)");
+    cr_assert(region_binding_is(k, "torch.ops.aten.avg_pool3d.default"));
+    cr_assert_eq(k->aten_ops.n, 1);
+    cr_assert_str_eq(k->aten_ops.v[0], "aten.avg_pool3d");
+    /* call(): the output allocated as the assert states it, the region launched on it */
+    cr_assert_eq(r->nlaunches, 1);
+    cr_assert_eq(r->launches[0].kind, ART_L_TRITON);
+    cr_assert_str_eq(r->launches[0].callee, "_kopt_region_0");
+    cr_assert_eq(r->launches[0].args.n, 2);
+    cr_assert_str_eq(r->launches[0].args.v[0], "arg0_1");
+    cr_assert_str_eq(r->launches[0].args.v[1], "buf0");
+    const char *t = kbuf_str(&out);
+    const char *fn = strstr(t, "def _kopt_region_0__launch(in_ptr0, out_ptr0, stream=None):\n"
+                               "    torch.ops.aten.avg_pool3d.out(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None, "
+                               "out=out_ptr0)\n");
+    const char *cls = strstr(t, "class Runner:");
+    cr_assert(fn && cls && fn < cls, "the launcher is defined before call()'s class\n%s", t);
+    cr_assert(strstr(t, "            buf0 = empty_strided_cuda((16, 32, 32, 64, 64), (4194304, 131072, 4096, 64, 1), "
+                        "torch.float32)\n            _kopt_region_0.run(arg0_1, buf0)\n            del arg0_1\n") != NULL);
+    cr_assert(strstr(t, "= torch.ops.aten.avg_pool3d.default(") == NULL, "the ATen call is gone from call()");
+    /* what follows it stays */
+    cr_assert(strstr(t, "assert_size_stride(buf1, (16, 32, 32, 64, 64)") != NULL);
+    /* a binding finds it */
+    const char *names[] = {"torch.ops.aten.avg_pool3d.default"};
+    int f = -1, l = -1;
+    kerr e = {0};
+    cr_assert_eq(region_find_launches(a, names, 1, &f, &l, &e), 0, "%s", e.msg);
+    cr_assert(f == 0 && l == 0);
+    const char *other[] = {"torch.ops.aten.avg_pool2d.default"};
+    cr_assert_eq(region_find_launches(a, other, 1, &f, &l, &e), KOPT_E_CANDIDATE);
+    const char *notallowed[] = {"torch.ops.aten.cumsum.default"};
+    cr_assert_eq(region_find_launches(a, notallowed, 1, &f, &l, &e), KOPT_E_CANDIDATE);
+    artifact_free(r);
+    artifact_free(a);
+    kbuf_free(&out);
+    free(text);
+}
+
+/* The fixture with one edit: each must be refused (and leave `out` untouched). */
+static void vendor_refused(const char *from, const char *to, const char *why) {
+    size_t n = 0;
+    char *text = tu_read_fixture(FX_POOL3D, &n);
+    char *p = strstr(text, from);
+    cr_assert(p, "fixture changed: %s", from);
+    kbuf t = KBUF_INIT;
+    kbuf_append(&t, text, (size_t)(p - text));
+    kbuf_puts(&t, to);
+    kbuf_puts(&t, p + strlen(from));
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(kbuf_str(&t), t.len, &a, &e), 0, "%s", e.msg);
+    kbuf out = KBUF_INIT;
+    int li = -1;
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_VENDOR) li = (int)i;
+    cr_assert_geq(li, 0);
+    cr_assert_eq(region_build(a, li, li, "_kopt_region_0", &out, &e), KOPT_E_CANDIDATE, "%s: built", why);
+    cr_assert_eq(out.len, 0);
+    cr_assert(strstr(e.msg, why) != NULL, "%s: got '%s'", why, e.msg);
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t);
+    free(text);
+}
+
+Test(region, vendor_refusals) {
+    vendor_refused("torch.ops.aten.avg_pool3d.default(arg0_1, [3, 3, 3]", "torch.ops.aten.max_pool3d_with_indices.default(arg0_1, [3, 3, 3]",
+                   "not an ATen call kopt can take the place of");
+    vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, divisor)", "is not an int, bool, None or list");
+    vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, divisor_override=None)", "on a line of its own");
+    vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, __import__('os'))", "is not an int, bool");
+    vendor_refused("buf0 = torch.ops.aten.avg_pool3d.default(arg0_1,", "buf0 = torch.ops.aten.avg_pool3d.default(arg0_1.t(),",
+                   "on a line of its own");
+    vendor_refused("assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf7, (16, 32, 32, 64, 64)",
+                   "no assert_size_stride states the shape");
+    vendor_refused("dtype=torch.float32)\n    return [arg0_1]", "dtype=torch.int64)\n    return [arg0_1]", "not float32/16/bfloat16");
+}

@@ -146,3 +146,111 @@ Test(region_agents, planner_rewrites_a_region_once) {
     json_decref(k);
     artifact_free(r);
 }
+
+/* ---- the average-pooling family on a vendor region (builtin_pool.c) */
+
+static const char *FX_POOL3D = "tests/fixtures/inductor/suite_level1_38_avg_pool3d_g0.py";
+
+/* The pooling context of the 3-D fixture with its ATen call's literal arguments replaced. */
+static json_t *pool_ctx_with(const char *args, artifact **r) {
+    json_t *k = region_ctx(FX_POOL3D, 0, 0, r);
+    if (args)
+        json_object_set_new(k, "vendor_call", json_sprintf("torch.ops.aten.avg_pool3d.default(in_ptr0, %s)", args));
+    return k;
+}
+
+Test(region_agents, avg_pool3d_reads_its_arguments) {
+    artifact *r = NULL;
+    json_t *k = pool_ctx_with(NULL, &r);
+    cr_assert_str_eq(json_string_value(json_object_get(k, "vendor_call")),
+                     "torch.ops.aten.avg_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None)");
+    cr_assert_str_eq(builtin_region_match(k), "region_avg_pool");
+    pool_spec ps;
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(ps.nd, 3);
+    for (int i = 0; i < 3; i++) cr_assert(ps.k[i] == 3 && ps.s[i] == 2 && ps.p[i] == 1);
+    cr_assert_eq(ps.ceil, 0);
+    cr_assert_eq(ps.count_pad, 0);
+    cr_assert_eq(ps.divisor, 0);
+    cr_assert_eq(ps.out_w, 64);
+    json_t *c = candidates(k, "region_avg_pool");
+    cr_assert_geq(json_array_size(json_object_get(c, "candidates")), 3);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
+    cr_assert(strstr(src, "# kopt-candidate: replaces=torch.ops.aten.avg_pool3d.default\n") == src);
+    cr_assert(strstr(src, "\"COUNT_PAD\": False") && strstr(src, "\"KD\": 3") && strstr(src, "\"PW\": 1") &&
+              strstr(src, "\"DIVISOR\": 0") && strstr(src, "\"BH\": 1, \"BW\": 64"), "%s", src);
+    cr_assert(strstr(src, "OD == (D + 2 * 1 - 3) // 2 + 1") != NULL);
+    /* every candidate through gate 1's C checks, bound to the region by its ATen call */
+    const art_kernel *K = &r->kernels[artifact_find_kernel(r, REGION_PREFIX "0")];
+    size_t i;
+    json_t *cv;
+    json_array_foreach(json_object_get(c, "candidates"), i, cv) {
+        const char *s = json_string_value(json_object_get(cv, "source"));
+        candidate *cd = NULL;
+        kerr e = {0};
+        cr_assert_eq(candidate_parse(s, strlen(s), &cd, &e), 0, "%s\n%s", e.msg, s);
+        cr_assert_str_eq(candidate_replaces(cd), "torch.ops.aten.avg_pool3d.default");
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_assert_eq(gate1_check(cd, K, &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, s);
+        cr_assert(strstr(kbuf_str(&st), "_kopt_region_0 = _KoptLaunch(") != NULL);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+    }
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+}
+
+Test(region_agents, avg_pool_argument_forms) {
+    artifact *r = NULL;
+    pool_spec ps;
+    /* one value for all dimensions, stride defaulting to the window, padding counted */
+    json_t *k = pool_ctx_with("[2], [], [0], False, True, None", &r);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1, "2x2x2 windows of stride 2 give the fixture's 32x64x64 too");
+    cr_assert(ps.k[0] == 2 && ps.s[0] == 2 && ps.s[2] == 2 && ps.p[1] == 0 && ps.count_pad == 1);
+    json_decref(k);
+    artifact_free(r);
+    k = pool_ctx_with("[3], [1], [1], False, True, None", &r);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "stride 1 gives 64x128x128, not the output call() allocates");
+    json_decref(k);
+    artifact_free(r);
+    k = pool_ctx_with("[3], [2], [1]", &r);   /* count_include_pad defaults to True */
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(ps.count_pad, 1);
+    cr_assert(ps.k[2] == 3 && ps.s[1] == 2 && ps.p[0] == 1);
+    json_decref(k);
+    artifact_free(r);
+    k = pool_ctx_with("[3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, 7", &r);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(ps.divisor, 7);
+    json_decref(k);
+    artifact_free(r);
+    /* refused: ceil_mode, a zero divisor, padding above half the window, a window past the
+     * limit, another op, a keyword argument, something not a literal */
+    static const char *const no[] = {"[3, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None",
+                                     "[3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, 0",
+                                     "[3, 3, 3], [2, 2, 2], [2, 2, 2], False, False, None",
+                                     "[3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None, 1",
+                                     "[3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, divisor_override=None",
+                                     "[3, 3, 3], [2, 2, 2], [1, 1, 1], 0, False, None",
+                                     "[3, 3], [2, 2, 2], [1, 1, 1], False, False, None"};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        k = pool_ctx_with(no[i], &r);
+        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "accepted: %s", no[i]);
+        cr_assert_null(builtin_region_match(k));
+        json_decref(k);
+        artifact_free(r);
+    }
+    k = pool_ctx_with("[9, 9, 9], [2, 2, 2], [4, 4, 4], False, False, None", &r);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "a 729-element window is past the unrolled limit");
+    json_decref(k);
+    artifact_free(r);
+    k = pool_ctx_with(NULL, &r);
+    json_object_set_new(k, "vendor_call", json_string("torch.ops.aten.max_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2])"));
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0);
+    json_decref(k);
+    artifact_free(r);
+}
