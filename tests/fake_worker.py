@@ -29,7 +29,8 @@ Standard library only. Behaviour is chosen by FAKE_WORKER_MODE, a comma-separate
   no_graphs           compile returns no graph (a model that runs eagerly)
   no_triton           compile (every mode) captures a module without a Triton kernel: the
                       aten fallback of avg_pool3d that Inductor wrote on an H200
-                      (fixtures/inductor/suite_level1_38_avg_pool3d_g0.py)
+                      (fixtures/inductor/suite_level1_38_avg_pool3d_g0.py; FAKE_NO_TRITON_FIXTURE
+                      names another)
 FAKE_WORKER_FIXTURE names the Inductor output module that `compile` pretends to capture
 (default tests/fixtures/inductor/14_gemm_bias_relu_g0.py); FAKE_WORKER_FIXTURE_MA the one of
 mode max-autotune (default the same). FAKE_MA_HANG makes the max-autotune compile hang;
@@ -57,8 +58,8 @@ COUNTER = os.environ.get("FAKE_WORKER_COUNTER")
 FIXTURE = os.environ.get("FAKE_WORKER_FIXTURE") or os.path.join(
     os.path.dirname(os.path.abspath(__file__)), "fixtures", "inductor", "14_gemm_bias_relu_g0.py")
 
-NO_TRITON_FIXTURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "inductor",
-                                 "suite_level1_38_avg_pool3d_g0.py")
+NO_TRITON_FIXTURE = os.environ.get("FAKE_NO_TRITON_FIXTURE") or os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "fixtures", "inductor", "suite_level1_38_avg_pool3d_g0.py")
 
 # Protocol lines go to the original stdout; everything else printed goes to stderr, as the
 # real worker does.

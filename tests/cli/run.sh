@@ -416,10 +416,14 @@ PY
 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 0 "optimize, only vendor calls" -- "$KOPT" optimize "$P" -o "$T/o7" --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["outcome"].startswith("baseline kept: torch.compile generated no Triton kernel") and d["budget"]["used_candidates"]==0 and d["model"]["vendor_floor_ms"]>0, d["outcome"]' "$T/out" && ok || bad "optimize, only vendor calls: not a kept baseline"
 cmp -s "$T/o7/optimized_module.py" tests/fixtures/inductor/only_matmul_g0.py && ok || bad "only vendor calls: the compiler's module is not kept"
-# a model Inductor lowers to an aten fallback (level1/38_avg_pool3d on the H200): no Triton kernel
-# in the default or the max-autotune module; the baselines are measured, the faster compiled
-# module is kept and written, the reports say so in one line, exit 0
-FAKE_WORKER_MODE=no_triton expect_exit 0 "optimize, no Triton kernel (max-autotune)" -- "$KOPT" optimize "$P" -o "$T/nt" --no-store --json --max-autotune
+# a model Inductor lowers to an aten fallback that no template replaces (level1/38_avg_pool3d's
+# capture from the H200 with ceil_mode set: the avg-pool template refuses ceil_mode): no Triton
+# kernel in the default or the max-autotune module; the baselines are measured, the faster
+# compiled module is kept and written, the reports say so in one line, exit 0
+NTF=$T/avg_pool3d_ceil.py
+sed 's/\[1, 1, 1\], False, False, None)/[1, 1, 1], True, False, None)/' tests/fixtures/inductor/suite_level1_38_avg_pool3d_g0.py > "$NTF"
+grep -q "True, False, None)" "$NTF" && ok || bad "the ceil_mode edit of the avg_pool3d fixture did not apply"
+FAKE_NO_TRITON_FIXTURE=$NTF FAKE_WORKER_MODE=no_triton expect_exit 0 "optimize, no Triton kernel (max-autotune)" -- "$KOPT" optimize "$P" -o "$T/nt" --no-store --json --max-autotune
 python3 - "$T/out" "$T/nt/report.json" <<'PY' && ok || bad "optimize, no Triton kernel: not a measured kept baseline"
 import json, sys
 for path in sys.argv[1:]:
@@ -435,7 +439,25 @@ PY
 has "report.md: no Triton kernel" "$T/nt/report.md" "torch.compile generated no Triton kernel: the compiled module is kept"
 has "report.html: no Triton kernel" "$T/nt/report.html" "torch.compile generated no Triton kernel: the compiled module is kept"
 has "report.md: the floor check is ok" "$T/nt/report.md" "Floor check:.* ok: none of the"
-cmp -s "$T/nt/optimized_module.py" tests/fixtures/inductor/suite_level1_38_avg_pool3d_g0.py && ok || bad "no Triton kernel: the compiled module is not the output"
+cmp -s "$T/nt/optimized_module.py" "$NTF" && ok || bad "no Triton kernel: the compiled module is not the output"
+# the same call as captured (a vendor region, artifact/region.h): the avg-pool template's
+# candidates are searched in its place; the fake worker times modules holding the template's
+# kernel 20% faster, so one wins and ships, the call's row says what replaced it
+FAKE_WORKER_MODE=no_triton FAKE_FAST_PATTERN="_avg_pool(x_ptr" expect_exit 0 "optimize, a library call replaced (vendor region)" -- \
+  "$KOPT" optimize "$P" -o "$T/vr" --no-store --json --budget 60s --rounds 4
+python3 - "$T/vr/report.json" "$T/vr/optimized_module.py" <<'PY' && ok || bad "optimize, vendor region: $(head -c 600 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["outcome"] == "optimized", d["outcome"]
+reg = [k for k in d["kernels"] if k.get("kernel_kind") == "region"]
+assert len(reg) == 1 and reg[0]["members"] == ["torch.ops.aten.avg_pool3d.default"] and reg[0]["status"] == "optimized", d["kernels"]
+assert [v["name"] for v in d["vendor_calls"]] == ["torch.ops.aten.avg_pool3d.default"], d["vendor_calls"]
+assert d["vendor_calls"][0]["replaced_by"] == reg[0]["name"], d["vendor_calls"]
+assert d["model"]["speedup"]["estimate"] > 1, d["model"]["speedup"]
+mod = open(sys.argv[2]).read()
+assert "_avg_pool(x_ptr" in mod and ".run(arg0_1, buf0)" in mod, mod[-2000:]
+assert "= torch.ops.aten.avg_pool3d.default(" not in mod, "the library call is still in call()"
+PY
 
 # Regions: the wide softmax's five launches searched as one kernel (artifact/region.h). The fake
 # worker answers with the captured 02_softmax_wide module and times modules holding the

@@ -254,3 +254,22 @@ Test(region_agents, avg_pool_argument_forms) {
     json_decref(k);
     artifact_free(r);
 }
+
+/* The same family on the example problem's own capture (another shape, from the H200). */
+Test(region_agents, avg_pool3d_example_problem_shape) {
+    artifact *r = NULL;
+    json_t *k = region_ctx("tests/fixtures/inductor/18_avg_pool3d_g0.py", 0, 0, &r);
+    pool_spec ps;
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(ps.nd, 3);
+    cr_assert_eq(ps.out_w, 32);
+    json_t *v = builtin_avg_pool_variants(k);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 32, "the tile's width follows the output's");
+    json_decref(v);
+    json_t *c = candidates(k, "region_avg_pool");
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
+    cr_assert(strstr(src, "\"BH\": 1, \"BW\": 32") != NULL, "%s", src);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+}
