@@ -37,7 +37,10 @@ static int int_list(const pyval *v, int nd, long long dflt, const long long *lik
 }
 
 static int bool_arg(const pyval *v, int dflt, int *out) {
-    if (!v) { *out = dflt; return 1; }
+    if (!v) {
+        *out = dflt;
+        return 1;
+    }
     if (v->kind != PYV_BOOL) return 0;
     *out = (int)v->i;
     return 1;
@@ -49,7 +52,9 @@ int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
     static const char *const io[] = {"in_ptr0", "out_ptr0"};
     if (!call || !builtin_params_are(k, io, 2)) return 0;
     const char *t = builtin_param_type(k, "in_ptr0");
-    if (strcmp(t, builtin_param_type(k, "out_ptr0")) || (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16"))) return 0;
+    if (strcmp(t, builtin_param_type(k, "out_ptr0")) ||
+        (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")))
+        return 0;
     pyval *v = NULL;
     kerr e = {0};
     if (pylit_parse(call, strlen(call), 1, &v, &e)) return 0;
@@ -60,9 +65,10 @@ int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
     else if (ok && !strcmp(kbuf_str(&callee), "torch.ops.aten.avg_pool2d.default")) ps->nd = 2;
     else ok = 0;
     const pyval *div = ok ? pyval_arg(v, 6) : NULL;
-    ok = ok && int_list(pyval_arg(v, 1), ps->nd, -1, NULL, ps->k) && int_list(pyval_arg(v, 2), ps->nd, -1, ps->k, ps->s) &&
-         int_list(pyval_arg(v, 3), ps->nd, 0, NULL, ps->p) && bool_arg(pyval_arg(v, 4), 0, &ps->ceil) &&
-         bool_arg(pyval_arg(v, 5), 1, &ps->count_pad) && (!div || div->kind == PYV_NONE || div->kind == PYV_INT);
+    ok = ok && int_list(pyval_arg(v, 1), ps->nd, -1, NULL, ps->k) &&
+         int_list(pyval_arg(v, 2), ps->nd, -1, ps->k, ps->s) && int_list(pyval_arg(v, 3), ps->nd, 0, NULL, ps->p) &&
+         bool_arg(pyval_arg(v, 4), 0, &ps->ceil) && bool_arg(pyval_arg(v, 5), 1, &ps->count_pad) &&
+         (!div || div->kind == PYV_NONE || div->kind == PYV_INT);
     int div_given = ok && div && div->kind == PYV_INT;
     if (div_given) ps->divisor = div->i;
     pyval_free(v);
@@ -70,13 +76,15 @@ int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
     if (!ok || ps->ceil || (div_given && ps->divisor <= 0)) return 0;
     long long window = 1;
     for (int i = 0; i < ps->nd; i++) {
-        if (ps->k[i] < 1 || ps->k[i] > 64 || ps->s[i] < 1 || ps->s[i] > 64 || ps->p[i] < 0 || 2 * ps->p[i] > ps->k[i]) return 0;
+        if (ps->k[i] < 1 || ps->k[i] > 64 || ps->s[i] < 1 || ps->s[i] > 64 || ps->p[i] < 0 || 2 * ps->p[i] > ps->k[i])
+            return 0;
         window *= ps->k[i];
     }
     if (window > POOL_MAX_WINDOW) return 0;
     /* the tensors: (N, C, spatial...) with the output's size the pooling's */
     const json_t *in = builtin_shape(k, "in_ptr0"), *out = builtin_shape(k, "out_ptr0");
-    if (!in || !out || json_array_size(in) != (size_t)ps->nd + 2 || json_array_size(out) != (size_t)ps->nd + 2) return 0;
+    if (!in || !out || json_array_size(in) != (size_t)ps->nd + 2 || json_array_size(out) != (size_t)ps->nd + 2)
+        return 0;
     for (int d = 0; d < 2; d++)
         if (builtin_shape_dim(in, (size_t)d) != builtin_shape_dim(out, (size_t)d)) return 0;
     for (int i = 0; i < ps->nd; i++) {
@@ -96,30 +104,38 @@ json_t *builtin_avg_pool_variants(const json_t *k) {
     long long bw = builtin_next_pow2(ps.out_w);
     if (bw > 128) bw = 128;
     if (bw < 16) bw = 16;
-    const long long t[][3] = {{1, bw, bw >= 128 ? 2 : 1}, {2, bw, bw >= 64 ? 2 : 1}, {1, bw / 2 < 16 ? 16 : bw / 2, 1},
-                              {4, bw, 2}, {1, bw, bw >= 64 ? 2 : 1}};
+    const long long t[][3] = {{1, bw, bw >= 128 ? 2 : 1},
+                              {2, bw, bw >= 64 ? 2 : 1},
+                              {1, bw / 2 < 16 ? 16 : bw / 2, 1},
+                              {4, bw, 2},
+                              {1, bw, bw >= 64 ? 2 : 1}};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
         int dup = 0;
         for (size_t j = 0; j < i; j++) dup |= t[j][0] == t[i][0] && t[j][1] == t[i][1] && t[j][2] == t[i][2];
-        if (!dup) json_array_append_new(v, json_pack("{s:I, s:I, s:I}", "bh", t[i][0], "bw", t[i][1], "num_warps", t[i][2]));
+        if (!dup)
+            json_array_append_new(v, json_pack("{s:I, s:I, s:I}", "bh", t[i][0], "bw", t[i][1], "num_warps", t[i][2]));
     }
     return v;
 }
 
 int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     pool_spec ps;
-    if (!builtin_avg_pool_match(k, &ps)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite region_avg_pool does not apply to this kernel");
+    if (!builtin_avg_pool_match(k, &ps))
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite region_avg_pool does not apply to this kernel");
     const json_t *mem = json_array_get(json_object_get(k, "members"), 0);
     const char *binding = json_string_value(json_object_get(mem, "name"));
     if (!binding) return kerr_set(e, KOPT_E_CANDIDATE, "region_avg_pool: the region names no ATen call");
-    int d3 = ps.nd == 3, o = d3 ? 0 : -1;   /* index of depth in k/s/p; 2-D: none */
+    int d3 = ps.nd == 3, o = d3 ? 0 : -1; /* index of depth in k/s/p; 2-D: none */
     json_t *cands = json_array();
     size_t i;
     json_t *var;
     json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, var) {
-        long long bh = json_integer_value(json_object_get(var, "bh")), bw = json_integer_value(json_object_get(var, "bw"));
+        long long bh = json_integer_value(json_object_get(var, "bh")),
+                  bw = json_integer_value(json_object_get(var, "bw"));
         long long nw = json_integer_value(json_object_get(var, "num_warps"));
-        if (!builtin_pow2_in(bh, 1, 64) || !builtin_pow2_in(bw, 1, 256) || !builtin_pow2_in(nw, 1, 16) || bh * bw > 4096) continue;
+        if (!builtin_pow2_in(bh, 1, 64) || !builtin_pow2_in(bw, 1, 256) || !builtin_pow2_in(nw, 1, 16) ||
+            bh * bw > 4096)
+            continue;
         tpl_arg a[] = {{.name = "ND3", .type = TPL_BOOL, .b = d3},
                        {.name = "KD", .type = TPL_INT, .i = d3 ? ps.k[0] : 1},
                        {.name = "KH", .type = TPL_INT, .i = ps.k[o + 1]},
@@ -136,21 +152,27 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
                        {.name = "BW", .type = TPL_INT, .i = bw},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         kbuf s = KBUF_INIT, label = KBUF_INIT;
-        kbuf_printf(&label, "region_avg_pool: %dd average pooling, %lld x %lld outputs per program, num_warps=%lld", ps.nd, bh,
-                    bw, nw);
-        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", binding, kbuf_str(&label));
+        kbuf_printf(&label, "region_avg_pool: %dd average pooling, %lld x %lld outputs per program, num_warps=%lld",
+                    ps.nd, bh, bw, nw);
+        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", binding,
+                    kbuf_str(&label));
         int rc = template_render("region_avg_pool", a, sizeof a / sizeof *a, &s, e);
         if (!rc)
-            json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:I, s:I, s:I}, s:s}", "label", kbuf_str(&label), "config",
-                                                   "template", "region_avg_pool", "bh", (json_int_t)bh, "bw", (json_int_t)bw,
-                                                   "num_warps", (json_int_t)nw, "source", kbuf_str(&s)));
+            json_array_append_new(cands,
+                                  json_pack("{s:s, s:{s:s, s:I, s:I, s:I}, s:s}", "label", kbuf_str(&label), "config",
+                                            "template", "region_avg_pool", "bh", (json_int_t)bh, "bw", (json_int_t)bw,
+                                            "num_warps", (json_int_t)nw, "source", kbuf_str(&s)));
         kbuf_free(&s);
         kbuf_free(&label);
-        if (rc) { json_decref(cands); return rc; }
+        if (rc) {
+            json_decref(cands);
+            return rc;
+        }
     }
     if (!json_array_size(cands)) {
         json_decref(cands);
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite region_avg_pool: no usable variant (bh <= 64, bw <= 256, num_warps <= 16, "
+        return kerr_set(e, KOPT_E_CANDIDATE,
+                        "rewrite region_avg_pool: no usable variant (bh <= 64, bw <= 256, num_warps <= 16, "
                         "powers of two, bh * bw <= 4096)");
     }
     *out = json_pack("{s:o}", "candidates", cands);

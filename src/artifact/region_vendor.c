@@ -38,7 +38,8 @@ static int plain_literal(const pyval *v) {
 
 /* The type word of a torch dtype text ("torch.float32" -> "*fp32"), or NULL. */
 static const char *ptr_type(const char *dtype) {
-    static const char *const map[][2] = {{"torch.float32", "*fp32"}, {"torch.float16", "*fp16"}, {"torch.bfloat16", "*bf16"}};
+    static const char *const map[][2] = {
+        {"torch.float32", "*fp32"}, {"torch.float16", "*fp16"}, {"torch.bfloat16", "*bf16"}};
     for (size_t i = 0; dtype && i < sizeof map / sizeof *map; i++)
         if (!strcmp(dtype, map[i][0])) return map[i][1];
     return NULL;
@@ -49,7 +50,8 @@ static const char *dtype_of(const artifact *a, const char *name) {
     for (size_t i = 0; i < a->ninputs; i++)
         if (a->inputs[i].dtype && !strcmp(a->inputs[i].name, name)) return a->inputs[i].dtype;
     for (size_t i = 0; i < a->nstmts; i++)
-        if (a->stmts[i].kind == ART_ST_ALLOC && a->stmts[i].target && !strcmp(a->stmts[i].target, name)) return a->stmts[i].dtype;
+        if (a->stmts[i].kind == ART_ST_ALLOC && a->stmts[i].target && !strcmp(a->stmts[i].target, name))
+            return a->stmts[i].dtype;
     return NULL;
 }
 
@@ -63,14 +65,17 @@ static int output_layout(const artifact *a, size_t s0, const char *target, char 
         const art_stmt *st = &a->stmts[s];
         if (st->kind == ART_ST_ALIAS && st->of && nn < 16)
             for (size_t j = 0; j < nn; j++)
-                if (!strcmp(st->of, names[j])) { names[nn++] = st->target; break; }
+                if (!strcmp(st->of, names[j])) {
+                    names[nn++] = st->target;
+                    break;
+                }
         if (st->kind != ART_ST_ASSERT) continue;
         pyval *v = NULL;
         kerr e = {0};
         if (pylit_parse(a->text + st->span.off, st->span.len, st->line, &v, &e)) continue;
         const pyval *x = pyval_arg(v, 0), *sh = pyval_arg(v, 1), *sd = pyval_arg(v, 2);
-        int hit = v->kind == PYV_CALL && pyval_is_name(v->base, "assert_size_stride") && x && x->kind == PYV_NAME && sh &&
-                  sd && sh->kind == PYV_TUPLE && sd->kind == PYV_TUPLE && sh->n == sd->n && sh->n >= 1 &&
+        int hit = v->kind == PYV_CALL && pyval_is_name(v->base, "assert_size_stride") && x && x->kind == PYV_NAME &&
+                  sh && sd && sh->kind == PYV_TUPLE && sd->kind == PYV_TUPLE && sh->n == sd->n && sh->n >= 1 &&
                   plain_literal(sh) && plain_literal(sd);
         for (size_t j = 0; hit && j < nn; j++)
             if (!strcmp(x->s, names[j])) {
@@ -113,27 +118,35 @@ int region_build_vendor(const artifact *a, int li, const char *name, kbuf *out, 
     if (li < 0 || (size_t)li >= a->nlaunches) return kerr_set(e, KOPT_E_CANDIDATE, "no launch %d in call()", li);
     const art_launch *l = &a->launches[li];
     int op = l->kind == ART_L_VENDOR ? region_vendor_op(l->callee) : -1;
-    if (op < 0) return kerr_set(e, KOPT_E_CANDIDATE, "launch %d (%s) is not an ATen call kopt can take the place of", li, l->callee);
-    if (!candidate_is_ident(name)) return kerr_set(e, KOPT_E_CANDIDATE, "region name '%s' is not a Python identifier", name);
+    if (op < 0)
+        return kerr_set(e, KOPT_E_CANDIDATE, "launch %d (%s) is not an ATen call kopt can take the place of", li,
+                        l->callee);
+    if (!candidate_is_ident(name))
+        return kerr_set(e, KOPT_E_CANDIDATE, "region name '%s' is not a Python identifier", name);
     const art_stmt *st = &a->stmts[l->stmt];
     if (!l->target || !candidate_is_ident(l->target) || l->out || l->kwnames.n || l->args.n < 1 ||
         !candidate_is_ident(l->args.v[0]) || st->inline_part)
-        return kerr_set(e, KOPT_E_CANDIDATE, "line %d: %s is not `buf = op(tensor, literals...)` on a line of its own", l->line,
-                        l->callee);
+        return kerr_set(e, KOPT_E_CANDIDATE, "line %d: %s is not `buf = op(tensor, literals...)` on a line of its own",
+                        l->line, l->callee);
     const char *type = ptr_type(dtype_of(a, l->args.v[0]));
-    if (!type) return kerr_set(e, KOPT_E_CANDIDATE, "line %d: the dtype of %s is not stated in call() or not float32/16/bfloat16",
-                               l->line, l->args.v[0]);
+    if (!type)
+        return kerr_set(e, KOPT_E_CANDIDATE,
+                        "line %d: the dtype of %s is not stated in call() or not float32/16/bfloat16", l->line,
+                        l->args.v[0]);
     for (size_t i = 1; i < l->args.n; i++) {
         pyval *v = NULL;
         kerr pe = {0};
         int ok = !pylit_parse(l->args.v[i], strlen(l->args.v[i]), l->line, &v, &pe) && plain_literal(v);
         pyval_free(v);
-        if (!ok) return kerr_set(e, KOPT_E_CANDIDATE, "line %d: argument %zu of %s is not an int, bool, None or list of ints",
-                                 l->line, i, l->callee);
+        if (!ok)
+            return kerr_set(e, KOPT_E_CANDIDATE,
+                            "line %d: argument %zu of %s is not an int, bool, None or list of ints", l->line, i,
+                            l->callee);
     }
     char *shape = NULL, *stride = NULL;
     if (output_layout(a, l->stmt, l->target, &shape, &stride))
-        return kerr_set(e, KOPT_E_CANDIDATE, "line %d: no assert_size_stride states the shape of %s's result", l->line, l->callee);
+        return kerr_set(e, KOPT_E_CANDIDATE, "line %d: no assert_size_stride states the shape of %s's result", l->line,
+                        l->callee);
     if (!strstr(a->text, "\nempty_strided_cuda = ")) {
         free(shape);
         free(stride);
@@ -144,8 +157,8 @@ int region_build_vendor(const artifact *a, int li, const char *name, kbuf *out, 
 
     kbuf fn = KBUF_INIT;
     kbuf_printf(&fn, "\n\n%s", candidate_launch_shim());
-    kbuf_printf(&fn, "\n\n# kopt-region: %s\n# kopt-region-signature: in_ptr0:%s out_ptr0:%s\n# kopt-region-aten: %s\n", l->callee,
-                type, type, VENDOR_OPS[op].aten);
+    kbuf_printf(&fn, "\n\n# kopt-region: %s\n# kopt-region-signature: in_ptr0:%s out_ptr0:%s\n# kopt-region-aten: %s\n",
+                l->callee, type, type, VENDOR_OPS[op].aten);
     kbuf_printf(&fn, "# kopt-region-vendor: %s(in_ptr0%s)\n", l->callee, kbuf_str(&lits));
     kbuf_printf(&fn, "def %s__launch(in_ptr0, out_ptr0, stream=None):\n    %s(in_ptr0%s, out=out_ptr0)\n", name,
                 VENDOR_OPS[op].out, kbuf_str(&lits));
@@ -159,7 +172,8 @@ int region_build_vendor(const artifact *a, int li, const char *name, kbuf *out, 
         kbuf_append(out, a->text, at);
         kbuf_append(out, kbuf_str(&fn), fn.len);
         kbuf_append(out, a->text + at, lo - at);
-        kbuf_printf(out, "%s%s = empty_strided_cuda(%s, %s, %s)\n", l->indent ? l->indent : "", l->target, shape, stride, dt);
+        kbuf_printf(out, "%s%s = empty_strided_cuda(%s, %s, %s)\n", l->indent ? l->indent : "", l->target, shape,
+                    stride, dt);
         kbuf_printf(out, "%s%s.run(%s, %s)\n", l->indent ? l->indent : "", name, l->args.v[0], l->target);
         kbuf_append(out, a->text + hi, a->len - hi);
     }
