@@ -9,8 +9,11 @@
  *      {"direction":"launch_config","params":{"configs":[{XBLOCK,R0_BLOCK,YBLOCK,
  *      num_warps,num_stages}]},"rationale":"..."}]} or {"plans":[]} when there is nothing new.
  *
- * Round 0 is a coarse grid over the block sizes the kernel's masks allow (an unmasked
- * dimension only takes block sizes that divide its numel), with warps matched to the tile;
+ * Round 0 is, first, the neighbours of the configuration Inductor's autotuner chose for the
+ * kernel on these shapes ("tuned_config", from its .best_config file; not when Inductor's own
+ * coordinate descent found it) and then a coarse grid over the block sizes the kernel's masks
+ * allow (an unmasked dimension only takes block sizes that divide its numel), with warps
+ * matched to the tile;
  * later rounds are a beam around the fastest measured configurations (neighbours: one step in
  * one knob). Diversity rule: a configuration already tried is never proposed again, and when
  * the last round brought no improvement over the round before, the planner stops proposing
@@ -139,6 +142,19 @@ static void coarse(json_t *list, const json_t *k, const json_t *history, size_t 
     }
 }
 
+enum { NEIGHBOURS = 10 };
+
+/* The configurations one knob one step away from b: block sizes doubled and halved, warps
+ * doubled and halved, stages 1 <-> 2 and 3 (some may equal b or be invalid: push() filters). */
+static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
+    for (int j = 0; j < NEIGHBOURS; j++) n[j] = *b;
+    n[0].xb *= 2; n[1].xb = b->xb > 1 ? b->xb / 2 : 1;
+    n[2].nw *= 2; n[3].nw = b->nw > 1 ? b->nw / 2 : 1;
+    n[4].ns = b->ns == 1 ? 2 : 1; n[5].ns = 3;
+    if (b->rb) { n[6].rb *= 2; n[7].rb /= 2; }
+    if (b->yb) { n[8].yb *= 2; n[9].yb /= 2; }
+}
+
 /* Neighbours of the best measured configurations: one knob one step away. */
 static void beam(json_t *list, const json_t *k, const json_t *history, size_t width, size_t max) {
     json_t *best = json_array();
@@ -156,16 +172,36 @@ static void beam(json_t *list, const json_t *k, const json_t *history, size_t wi
         cfg b = {(int)json_integer_value(json_object_get(c0, "XBLOCK")), (int)json_integer_value(json_object_get(c0, "R0_BLOCK")),
                  (int)json_integer_value(json_object_get(c0, "YBLOCK")), (int)json_integer_value(json_object_get(c0, "num_warps")),
                  (int)json_integer_value(json_object_get(c0, "num_stages"))};
-        cfg n[10] = {b, b, b, b, b, b, b, b, b, b};
-        n[0].xb *= 2; n[1].xb = b.xb > 1 ? b.xb / 2 : 1;
-        n[2].nw *= 2; n[3].nw = b.nw > 1 ? b.nw / 2 : 1;
-        n[4].ns = b.ns == 1 ? 2 : 1; n[5].ns = 3;
-        if (b.rb) { n[6].rb *= 2; n[7].rb /= 2; }
-        if (b.yb) { n[8].yb *= 2; n[9].yb /= 2; }
-        for (int j = 0; j < 10; j++)
+        cfg n[NEIGHBOURS];
+        neighbours(&b, n);
+        for (int j = 0; j < NEIGHBOURS; j++)
             if (n[j].nw <= 32) push(list, k, history, &n[j], max);
     }
     json_decref(best);
+}
+
+/* Coordinate descent's first step from Inductor's own autotuned configuration (the kernel
+ * context's "tuned_config", read from its .best_config: optimize/tuned.h): its neighbours, one
+ * knob one step away, the configuration itself left out (it is what the module runs). Nothing
+ * when Inductor's coordinate descent found it (its neighbours were measured already). Returns
+ * how many were added. */
+static size_t seed_from_tuned(json_t *list, const json_t *k, const json_t *history, size_t max) {
+    const json_t *t = json_object_get(k, "tuned_config");
+    if (!json_is_object(t) || json_is_true(json_object_get(t, "found_by_coordesc"))) return 0;
+    cfg b = {(int)json_integer_value(json_object_get(t, "XBLOCK")), (int)json_integer_value(json_object_get(t, "R0_BLOCK")),
+             (int)json_integer_value(json_object_get(t, "YBLOCK")), (int)json_integer_value(json_object_get(t, "num_warps")),
+             (int)json_integer_value(json_object_get(t, "num_stages"))};
+    if (b.xb < 1 || b.nw < 1 || b.ns < 1) return 0;
+    /* its block sizes must be the kernel's: a reduction block for a kernel without one is not
+     * this kernel's configuration */
+    const json_t *ce = json_object_get(k, "constexprs");
+    if (has(ce, "R0_BLOCK") != (b.rb > 0) || has(ce, "YBLOCK") != (b.yb > 0)) return 0;
+    size_t before = json_array_size(list);
+    cfg n[NEIGHBOURS];
+    neighbours(&b, n);
+    for (int j = 0; j < NEIGHBOURS; j++)
+        if (n[j].nw <= 32 && memcmp(&n[j], &b, sizeof b)) push(list, k, history, &n[j], max);
+    return json_array_size(list) - before;
 }
 
 static double best_ms(const json_t *history, int before_round) {
@@ -253,8 +289,14 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     json_t *configs = json_array();
     const char *why;
     if (round == 0) {
-        coarse(configs, k, history, max);
-        why = "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
+        /* the autotuned configuration's neighbours first, on top of the usual grid's share */
+        size_t seeded = seed_from_tuned(configs, k, history, max);
+        size_t cap = max + seeded;
+        if (left > 0 && cap > (size_t)left) cap = (size_t)left;
+        coarse(configs, k, history, cap);
+        why = seeded ? "coordinate descent's first step from Inductor's autotuned configuration (its .best_config: one "
+                       "knob one step away), then a coarse grid over the block sizes the kernel's masks allow"
+                     : "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
     } else {
         /* diversity: stop when the previous round did not improve on the rounds before it */
         if (round >= 2 && !(best_ms(history, round) < best_ms(history, round - 1))) {

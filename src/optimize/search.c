@@ -12,6 +12,7 @@
 #include "gates/static.h"
 #include "llm/agent_llm.h"
 #include "optimize/optimize_int.h"
+#include "optimize/tuned.h"
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
@@ -115,6 +116,8 @@ json_t *opt_kernel_ctx(const artifact *a, int k) {
     json_object_set_new(o, "jit_source", jit ? json_string(jit) : json_null());
     json_object_set_new(o, "source", json_string(K->source));
     free(jit);
+    tuned_config tc;   /* where Inductor's autotuner ended: the planner's first step starts there */
+    if (K->kind != ART_K_REGION && tuned_config_read(K, &tc)) json_object_set_new(o, "tuned_config", tuned_config_json(&tc));
     return o;
 }
 
