@@ -45,15 +45,26 @@ static const char *ptr_type(const char *dtype) {
     return NULL;
 }
 
-/* The dtype text call() gives tensor `name` (a graph input's rand_strided, or an allocation). */
-static const char *dtype_of(const artifact *a, const char *name) {
+/* The dtype text call() gives tensor `name`: a graph input's rand_strided, an allocation, through
+ * plain aliases (`buf1 = buf0`) and the results of allowlisted calls (their input's dtype). */
+static const char *dtype_of_depth(const artifact *a, const char *name, int depth) {
+    if (depth > 16) return NULL;
     for (size_t i = 0; i < a->ninputs; i++)
         if (a->inputs[i].dtype && !strcmp(a->inputs[i].name, name)) return a->inputs[i].dtype;
-    for (size_t i = 0; i < a->nstmts; i++)
-        if (a->stmts[i].kind == ART_ST_ALLOC && a->stmts[i].target && !strcmp(a->stmts[i].target, name))
-            return a->stmts[i].dtype;
+    for (size_t i = 0; i < a->nstmts; i++) {
+        const art_stmt *st = &a->stmts[i];
+        if (!st->target || strcmp(st->target, name)) continue;
+        if (st->kind == ART_ST_ALLOC) return st->dtype;
+        if (st->kind == ART_ST_ALIAS && st->of) return dtype_of_depth(a, st->of, depth + 1);
+        if (st->kind == ART_ST_VENDOR && st->launch >= 0) {
+            const art_launch *l = &a->launches[st->launch];
+            if (region_vendor_op(l->callee) >= 0 && l->args.n >= 1) return dtype_of_depth(a, l->args.v[0], depth + 1);
+        }
+    }
     return NULL;
 }
+
+static const char *dtype_of(const artifact *a, const char *name) { return dtype_of_depth(a, name, 0); }
 
 /* The shape and stride texts of `assert_size_stride(N, shape, stride, ...)` after statement s0
  * for N the call's result or a plain alias of it (both malloc'd), 0; else -1. */

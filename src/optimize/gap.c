@@ -2,7 +2,8 @@
  * (issue 12: "every memory-bound problem within 1.3x of its memory floor or the report names the
  * reason"), named from the profile and the search's own records, nothing guessed:
  *   - no Triton kernel: the work is in library calls kopt keeps;
- *   - library calls take most of the profiled time: they are kept as they are;
+ *   - library calls take most of the profiled time: they are kept as they are (a call a vendor
+ *     region replaced counts as that region's kernel row, not as a library call);
  *   - else the Triton kernel taking the most time after the search, its own distance to its
  *     floor (its profiled time x frac_of_ceiling), and what the search did there; when that
  *     kernel is itself near its floor, the gap is traffic the model's floor does not count. */
@@ -47,16 +48,21 @@ json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *
     json_t *k;
     json_array_foreach(kernels, i, k) {
         if (!strcmp(gap_str(k, "status", ""), "in_region")) continue;
+        /* a region that did not win: its time is its members' (kernels or a library call) */
+        if (!strcmp(gap_str(k, "kernel_kind", ""), "region") && strcmp(gap_str(k, "status", ""), "optimized")) continue;
         double t = gap_time(k);
         ktime += t;
         if (!top || t > gap_time(top)) top = k;
     }
     kbuf why = KBUF_INIT, names = KBUF_INIT;
+    size_t nkept = 0; /* library calls kopt kept: a call a region replaced is that region's row */
     json_array_foreach(vendor, i, k) {
+        if (json_object_get(k, "replaced_by")) continue;
         vtime += json_number_value(json_object_get(k, "time_ms"));
-        if (i < 3) kbuf_printf(&names, "%s%s", i ? ", " : "", gap_str(k, "name", "?"));
+        if (nkept < 3) kbuf_printf(&names, "%s%s", nkept ? ", " : "", gap_str(k, "name", "?"));
+        nkept++;
     }
-    if (json_array_size(vendor) > 3) kbuf_puts(&names, ", ...");
+    if (nkept > 3) kbuf_puts(&names, ", ...");
     if (!top) {
         kbuf_printf(&why,
                     "torch.compile generated no Triton kernel: the time is in library calls (%s), which kopt keeps",

@@ -86,7 +86,7 @@ int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_l
 
 /* regions.c: the region phase (before the kernel-by-kernel search). Adds a row per region
  * searched to `kernels`; members of an accepted region get status "in_region" (a library
- * call's row in `vendor`: "replaced_by" the region). Vendor regions (one ATen call a template
+ * call's row in `vendor`: "replaced_by", the regions that replaced calls of that op). Vendor regions (one ATen call a template
  * can replace, artifact/region.h) are searched here too. */
 int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile, int kernels_left, kerr *e);
 /* Whether call() has a library call that a vendor region's template applies to. */

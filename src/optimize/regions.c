@@ -103,6 +103,13 @@ int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile,
         c->a = verify_session_artifact(c->vs);
         json_t *krow = json_pack("{s:s, s:s, s:f, s:f, s:s, s:O, s:s}", "name", name, "kernel_kind", "region", "time_ms",
                                  time_ms, "share", share, "status", "kept", "members", members, "class", "region");
+        int rk = artifact_find_kernel(c->a, name);   /* the ATen ops it computes, for the reports */
+        if (rk >= 0) {
+            json_t *ops = json_array();
+            for (size_t j = 0; j < c->a->kernels[rk].aten_ops.n; j++)
+                json_array_append_new(ops, json_string(c->a->kernels[rk].aten_ops.v[j]));
+            json_object_set_new(krow, "aten_ops", ops);
+        }
         json_array_append_new(kernels, krow);
         json_t *target = json_pack("{s:s, s:f, s:f, s:o, s:s}", "kernel", name, "time_ms", time_ms, "share", share, "args",
                                    args, "class", "region");
@@ -113,8 +120,9 @@ int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile,
             size_t j;
             json_t *m;
             json_array_foreach(members, j, m) {
-                json_t *vr = row_named(vendor, json_string_value(m));
-                if (vr) json_object_set_new(vr, "replaced_by", json_string(name));
+                json_t *vr = row_named(vendor, json_string_value(m));   /* one row per op name: every call's region */
+                if (vr && !json_is_array(json_object_get(vr, "replaced_by"))) json_object_set_new(vr, "replaced_by", json_array());
+                if (vr) json_array_append_new(json_object_get(vr, "replaced_by"), json_string(name));
                 json_t *mr = row_named(kernels, json_string_value(m));
                 if (!mr) continue;
                 json_object_set_new(mr, "status", json_string("in_region"));

@@ -40,14 +40,20 @@ static json_t *shape_of_text(const char *t) {
 }
 
 /* The shape call() gives buffer `name` (an input of get_args or an allocation), or NULL. */
-static json_t *buffer_shape(const artifact *a, const char *name) {
+static json_t *buffer_shape_depth(const artifact *a, const char *name, int depth) {
+    if (depth > 16) return NULL;
     for (size_t i = 0; i < a->ninputs; i++)
         if (a->inputs[i].shape && !strcmp(a->inputs[i].name, name)) return shape_of_text(a->inputs[i].shape);
-    for (size_t i = 0; i < a->nstmts; i++)
-        if (a->stmts[i].kind == ART_ST_ALLOC && a->stmts[i].target && !strcmp(a->stmts[i].target, name))
-            return shape_of_text(a->stmts[i].shape);
+    for (size_t i = 0; i < a->nstmts; i++) {
+        const art_stmt *st = &a->stmts[i];
+        if (!st->target || strcmp(st->target, name)) continue;
+        if (st->kind == ART_ST_ALLOC) return shape_of_text(st->shape);
+        if (st->kind == ART_ST_ALIAS && st->of) return buffer_shape_depth(a, st->of, depth + 1);   /* buf1 = buf0 */
+    }
     return NULL;
 }
+
+static json_t *buffer_shape(const artifact *a, const char *name) { return buffer_shape_depth(a, name, 0); }
 
 json_t *opt_kernel_ctx(const artifact *a, int k) {
     const art_kernel *K = &a->kernels[k];

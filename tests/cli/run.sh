@@ -452,11 +452,28 @@ assert d["outcome"] == "optimized", d["outcome"]
 reg = [k for k in d["kernels"] if k.get("kernel_kind") == "region"]
 assert len(reg) == 1 and reg[0]["members"] == ["torch.ops.aten.avg_pool3d.default"] and reg[0]["status"] == "optimized", d["kernels"]
 assert [v["name"] for v in d["vendor_calls"]] == ["torch.ops.aten.avg_pool3d.default"], d["vendor_calls"]
-assert d["vendor_calls"][0]["replaced_by"] == reg[0]["name"], d["vendor_calls"]
+assert d["vendor_calls"][0]["replaced_by"] == [reg[0]["name"]], d["vendor_calls"]
 assert d["model"]["speedup"]["estimate"] > 1, d["model"]["speedup"]
 mod = open(sys.argv[2]).read()
 assert "_avg_pool(x_ptr" in mod and ".run(arg0_1, buf0)" in mod, mod[-2000:]
 assert "= torch.ops.aten.avg_pool3d.default(" not in mod, "the library call is still in call()"
+PY
+# two calls of the op (a handmade fixture: the capture above with a second pooling, padding
+# counted): each is its own region with its own arguments, both replaced
+FAKE_NO_TRITON_FIXTURE=$PWD/tests/fixtures/inductor/handmade_two_avg_pool3d.py FAKE_WORKER_MODE=no_triton \
+  FAKE_FAST_PATTERN="_avg_pool(x_ptr" expect_exit 0 "optimize, two library calls of one op replaced" -- \
+  "$KOPT" optimize "$P" -o "$T/vr2" --no-store --json --budget 60s --rounds 4
+python3 - "$T/vr2/report.json" "$T/vr2/optimized_module.py" <<'PY' && ok || bad "optimize, two vendor regions: $(head -c 600 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["outcome"] == "optimized", d["outcome"]
+reg = [k["name"] for k in d["kernels"] if k.get("kernel_kind") == "region" and k["status"] == "optimized"]
+assert reg == ["_kopt_region_0", "_kopt_region_1"], d["kernels"]
+assert d["vendor_calls"][0]["replaced_by"] == reg, d["vendor_calls"]
+mod = open(sys.argv[2]).read()
+assert "_kopt_region_0.run(arg0_1, buf0)" in mod and "_kopt_region_1.run(buf1, buf2)" in mod, mod[-1500:]
+assert "COUNT_PAD=False" in mod and "COUNT_PAD=True" in mod, "each region launches with its own call's arguments"
+assert "= torch.ops.aten.avg_pool3d.default(" not in mod
 PY
 
 # Regions: the wide softmax's five launches searched as one kernel (artifact/region.h). The fake

@@ -219,6 +219,9 @@ Test(static_candidate, malformed_files_name_a_line) {
         {"# kopt-candidate: replaces=a\n# kopt-candidate: replaces=b\nimport triton\n",
          "conflicting bindings", 2},
         {"# kopt-candidate: replaces=not-a-name\nimport triton\n", "not a kernel name", 1},
+        /* an ATen call outside the vendor regions' allowlist is not a binding */
+        {"# kopt-candidate: replaces=torch.ops.aten.cumsum.default\nimport triton\n", "not a kernel name", 1},
+        {"# kopt-candidate: replaces=torch.ops.aten.avg_pool3d\nimport triton\n", "not a kernel name", 1},
         {"# kopt-candidate: replaces=\nimport triton\n", "names no kernel", 1},
         {"import triton\n@triton.jit\nx = 1\n", "decorator must be followed", 2},
         {"  import triton\n", "indentation", 1},

@@ -85,3 +85,46 @@ Test(gap, the_largest_kernel_after_the_search) {
     json_decref(v);
     json_decref(m);
 }
+
+/* A library call a vendor region replaced is not "kept": the region's row (its time after the
+ * search) names the gap. */
+Test(gap, a_replaced_library_call_is_the_regions) {
+    json_t *k = json_pack("[{s:s, s:f, s:f, s:s, s:s, s:[s]}]", "name", "_kopt_region_0", "time_ms", 2.148, "after_ms", 0.725,
+                          "status", "optimized", "change", "region_avg_pool: 1 x 64", "aten_ops", "aten.avg_pool3d");
+    json_t *v = json_pack("[{s:s, s:f, s:s}]", "name", "torch.ops.aten.avg_pool3d.default", "time_ms", 2.148, "replaced_by",
+                          "_kopt_region_0");
+    json_t *m = model(0.717, 0.515);
+    json_t *g = opt_floor_gap(m, k, v);
+    cr_assert_not_null(g);
+    cr_expect(strstr(reason(g), "library calls") == NULL, "%s", reason(g));
+    cr_expect(strstr(reason(g), "_kopt_region_0 (aten.avg_pool3d; 100% of the profiled time)") &&
+                  strstr(reason(g), "with kopt's kernel (region_avg_pool: 1 x 64)"),
+              "%s", reason(g));
+    json_decref(g);
+    /* the same call kept: the library-call reason */
+    json_object_del(json_array_get(v, 0), "replaced_by");
+    json_t *k2 = json_array();
+    g = opt_floor_gap(m, k2, v);
+    cr_expect(g && strstr(reason(g), "no Triton kernel"), "%s", g ? reason(g) : "-");
+    json_decref(g);
+    json_decref(k2);
+    json_decref(m);
+    json_decref(k);
+    json_decref(v);
+}
+
+/* A region searched without a winner is not counted next to its members. */
+Test(gap, a_region_that_did_not_win_is_its_members) {
+    json_t *k = json_pack("[{s:s, s:s, s:f, s:s}]", "name", "_kopt_region_0", "kernel_kind", "region", "time_ms", 2.148, "status",
+                          "kept");
+    json_t *v = json_pack("[{s:s, s:f}]", "name", "torch.ops.aten.avg_pool3d.default", "time_ms", 2.148);
+    json_t *m = model(2.148, 0.515);
+    json_t *g = opt_floor_gap(m, k, v);
+    cr_assert_not_null(g);
+    cr_expect(strstr(reason(g), "no Triton kernel: the time is in library calls (torch.ops.aten.avg_pool3d.default)") != NULL,
+              "%s", reason(g));
+    json_decref(g);
+    json_decref(m);
+    json_decref(k);
+    json_decref(v);
+}

@@ -1,10 +1,12 @@
 /* Regions (region.h, art_region.c): consecutive launches moved into one launcher that parses
  * back as a kernel, call() launching it in their place. */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "artifact/artifact.h"
 #include "artifact/region.h"
+#include "gates/candidate.h"
 #include "testutil.h"
 
 static artifact *parse_fixture(const char *rel, char **text) {
@@ -260,4 +262,54 @@ Test(region, vendor_refusals) {
     vendor_refused("assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf7, (16, 32, 32, 64, 64)",
                    "no assert_size_stride states the shape");
     vendor_refused("dtype=torch.float32)\n    return [arg0_1]", "dtype=torch.int64)\n    return [arg0_1]", "not float32/16/bfloat16");
+}
+
+/* What names a region: "K1+K2..." or one allowlisted ATen call, and a candidate may bind to it. */
+Test(region, bindings) {
+    cr_assert(region_is_binding("a+b"));
+    cr_assert(region_is_binding("torch.ops.aten.avg_pool2d.default"));
+    cr_assert(region_is_binding("torch.ops.aten.avg_pool3d.default"));
+    cr_assert_not(region_is_binding("triton_poi_fused_0"));
+    cr_assert_not(region_is_binding("torch.ops.aten.cumsum.default"));
+    cr_assert_not(region_is_binding(NULL));
+    cr_assert_eq(region_vendor_op("torch.ops.aten.avg_pool2d.default"), 0);
+    cr_assert_eq(region_vendor_op("torch.ops.aten.avg_pool3d.default"), 1);
+    cr_assert_eq(region_vendor_op("aten.avg_pool3d.default"), -1);
+    static const char *const ok[] = {"torch.ops.aten.avg_pool2d.default", "torch.ops.aten.avg_pool3d.default"};
+    for (size_t i = 0; i < 2; i++) {
+        char *t = kasprintf("# kopt-candidate: replaces=%s\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+                            "def k(in_ptr0, out_ptr0):\n    pass\n\n\ndef launch(in_ptr0, out_ptr0, stream=None):\n"
+                            "    k[(1,)](in_ptr0, out_ptr0)\n",
+                            ok[i]);
+        candidate *c = NULL;
+        kerr e = {0};
+        cr_assert_eq(candidate_parse(t, strlen(t), &c, &e), 0, "%s: %s", ok[i], e.msg);
+        cr_assert_str_eq(candidate_replaces(c), ok[i]);
+        candidate_free(c);
+        free(t);
+    }
+}
+
+/* A second call of the op on the first one's result (through `buf1 = buf0`): its input's dtype
+ * follows the alias to the first call's input; each call is a region of its own. */
+Test(region, second_call_through_an_alias) {
+    char *text = NULL;
+    artifact *a = parse_fixture("tests/fixtures/inductor/handmade_two_avg_pool3d.py", &text);
+    cr_assert_eq(a->nlaunches, 2);
+    kbuf out = KBUF_INIT;
+    kerr e = {0};
+    cr_assert_eq(region_build(a, 1, 1, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    artifact *r = NULL;
+    cr_assert_eq(artifact_parse(kbuf_str(&out), out.len, &r, &e), 0, "%s", e.msg);
+    const art_kernel *k = region_kernel(r);
+    cr_assert_str_eq(k->params[0].type, "*fp32");
+    cr_assert_str_eq(k->vendor_call, "torch.ops.aten.avg_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, True, None)");
+    cr_assert(strstr(kbuf_str(&out), "buf2 = empty_strided_cuda((16, 32, 16, 32, 32), (524288, 16384, 1024, 32, 1), "
+                                     "torch.float32)\n            _kopt_region_0.run(buf1, buf2)\n") != NULL);
+    /* the first call is still a library call */
+    cr_assert(strstr(kbuf_str(&out), "buf0 = torch.ops.aten.avg_pool3d.default(arg0_1,") != NULL);
+    artifact_free(r);
+    artifact_free(a);
+    kbuf_free(&out);
+    free(text);
 }
