@@ -89,7 +89,7 @@ TARGETS = {
     "src/gates/candidate.c": {
         # the candidate parser: form, bindings, scopes and name resolution that gate 1's rules
         # and the interface check judge by
-        "stages": [("unit", "@(static*|templates|region_agents|guard|plan)/*"), ("cli", "tests/cli/lint.sh")],
+        "stages": [("unit", "@(static*|templates|region|region_agents|guard|plan)/*"), ("cli", "tests/cli/lint.sh")],
     },
     "src/gates/gate1.c": {
         "stages": [("unit", "@(static_candidate*|templates|region_agents)/*"), ("cli", "tests/cli/run.sh")],

@@ -8,11 +8,20 @@
  *   profiler    ctx {"inspect": <kopt.inspect/1 document>}            -> {"kernels":[profile rows]}
  *   analyst     ctx {"kernels":[profile rows], "ceilings":{...}}       -> {"ranked":[{"kernel","class",
  *               "gain_ms","share","frac_of_ceiling","why"}]}
- *   planner     ctx {"kernel":{name, kind, source, aten_ops, size_hints, signature, grid_type},
+ *   planner     ctx {"kernel":{name, kind ("pointwise|reduction|...|region"), heuristic, grid_type,
+ *                              persistent, constexprs, runtime_params, signature [{name,type,role}],
+ *                              numels, shapes, masked, aten_ops, graph_fragment, jit_source,
+ *                              source; regions: members [{name, aten_ops, graph_fragment, source}]
+ *                              and, for one ATen library call (artifact/region.h), vendor_call;
+ *                              tuned_config (Inductor's autotuned configuration, optimize/tuned.h)
+ *                              where its .best_config was found} -- opt_kernel_ctx (search.c),
  *                    "analysis":{class, share, frac_of_ceiling, time_ms, bytes},
- *                    "history":[{"plan":{...},"outcome":"accepted|refused","gate":N,"reason":..,
- *                                "speedup":x}], "vendor_calls":"fixed: never targets",
+ *                    "history":[{"config":{...},"kernel_ms":x,"outcome":"accepted|refused|
+ *                                screened-out|...","gate":N,"round":k,"direction","reason"}],
+ *                    "round":k,
  *                    "budget":{"candidates_left":N}}
+ *               (library calls are never targets, except the allowlisted ATen calls a vendor
+ *               region holds: those are region kernels like any other)
  *               -> {"plans":[{"direction":"launch_config|one_pass|split|...","params":{...},
  *                             "rationale":"..."}]}
  *   executor    ctx {"kernel":{... as above}, "plan":{...}}
