@@ -82,12 +82,36 @@ static double ma_limit(const octx *c) {
 }
 
 /* Sets `why` on every kernel row outside a region: none of them was searched. */
-static void mark_unsearched(json_t *kernels, const char *why) {
-    size_t j;
-    json_t *k;
-    json_array_foreach(kernels, j, k)
-        if (strcmp(json_string_value(json_object_get(k, "status")), "in_region"))
-            json_object_set_new(k, "why", json_string(why));
+static void mark_unsearched(krows *t, const char *why) {
+    for (size_t j = 0; j < t->n; j++)
+        if (t->v[j].status != KROW_IN_REGION) krow_set(&t->v[j].why, why);
+}
+
+/* The kernel row of an analyst row (a ranked kernel), from the profile's launch row. */
+static void add_kernel_row(krows *t, const json_t *r, const json_t *prow) {
+    krow *k = krows_add(t, json_string_value(json_object_get(r, "kernel")));
+    krow_set(&k->kernel_kind, json_string_value(json_object_get(r, "kernel_kind")));
+    krow_set(&k->cls, json_string_value(json_object_get(r, "class")));
+    k->time_ms = json_number_value(json_object_get(r, "time_ms"));
+    k->share = json_number_value(json_object_get(r, "share"));
+    k->has_frac = json_is_number(json_object_get(r, "frac_of_ceiling"));
+    k->frac_of_ceiling = json_number_value(json_object_get(r, "frac_of_ceiling"));
+    k->has_bytes = 1;
+    k->bytes = json_number_value(json_object_get(prow, "bytes_read")) + json_number_value(json_object_get(prow, "bytes_written"));
+    krow_set(&k->why, json_string_value(json_object_get(r, "why")));
+    const json_t *ops = json_object_get(prow, "aten_ops");
+    k->has_aten_ops = json_is_array(ops);
+    size_t i;
+    const json_t *v;
+    json_array_foreach(ops, i, v) art_strlist_push(&k->aten_ops, kstrdup(json_string_value(v) ? json_string_value(v) : "?"));
+    if (json_object_get(prow, "ncu")) k->ncu = json_incref(json_object_get(prow, "ncu"));
+}
+
+/* The document's "kernels" and "vendor_calls" from the kernel table (in place: their keys
+ * keep their position in the document). */
+static void write_rows(octx *c) {
+    json_object_set_new(c->doc, "kernels", krows_to_json(&c->rows));
+    json_object_set_new(c->doc, "vendor_calls", krows_vendor_json(&c->rows));
 }
 
 /* The worker's memory report and the disk the run used, into doc["resources"]. */
@@ -166,9 +190,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_object_set_new(doc, "verify", vdoc);
     json_t *model = json_object();
     json_object_set_new(doc, "model", model);
-    json_t *kernels = json_array(), *vendor = json_array();
-    json_object_set_new(doc, "kernels", kernels);
-    json_object_set_new(doc, "vendor_calls", vendor);
+    json_object_set_new(doc, "kernels", json_array());        /* written from c.rows at the end */
+    json_object_set_new(doc, "vendor_calls", json_array());
     json_t *profile = NULL, *an = NULL;
     opt_progress(&c, "compiling and capturing");
     int rc = verify_session_open(w, &vo, vdoc, &c.vs, e);
@@ -258,19 +281,11 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         const char *cls = json_string_value(json_object_get(r, "class"));
         const json_t *row = json_array_get(json_object_get(profile, "launches"), (size_t)json_integer_value(json_object_get(r, "index")));
         if (!strcmp(cls, CLASS_VENDOR)) {
-            json_array_append_new(vendor, json_pack("{s:O, s:O, s:O}", "name", json_object_get(r, "kernel"), "time_ms",
-                                                    json_object_get(r, "time_ms"), "share", json_object_get(r, "share")));
+            krows_add_vendor(&c.rows, json_string_value(json_object_get(r, "kernel")),
+                             json_number_value(json_object_get(r, "time_ms")), json_number_value(json_object_get(r, "share")));
             continue;
         }
-        json_t *k = json_pack("{s:O, s:O?, s:O, s:O, s:O, s:O, s:f, s:s, s:O}", "name", json_object_get(r, "kernel"), "kernel_kind",
-                              json_object_get(r, "kernel_kind"), "time_ms", json_object_get(r, "time_ms"), "share",
-                              json_object_get(r, "share"), "frac_of_ceiling", json_object_get(r, "frac_of_ceiling"), "class",
-                              json_object_get(r, "class"), "bytes",
-                              json_number_value(json_object_get(row, "bytes_read")) + json_number_value(json_object_get(row, "bytes_written")),
-                              "status", "kept", "why", json_object_get(r, "why"));
-        json_object_set(k, "aten_ops", json_object_get(row, "aten_ops"));
-        if (json_object_get(row, "ncu")) json_object_set(k, "ncu", json_object_get(row, "ncu"));
-        json_array_append_new(kernels, k);
+        add_kernel_row(&c.rows, r, row);
     }
     /* a module without a Triton kernel (library calls, aten fallbacks): nothing to search, the
      * compiler's start module is the result (a kept baseline, exit 0), still measured and
@@ -296,34 +311,26 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         json_object_set_new(budget, "spent_before_search", json_true());
         json_object_set_new(budget, "note", json_string(why));
         json_object_set_new(budget, "suggested_s", json_real(suggest));
-        mark_unsearched(kernels, "budget spent before search");
+        mark_unsearched(&c.rows, "budget spent before search");
         free(why);
     } else {
         json_object_set_new(budget, "spent_before_search", json_false());
         const json_t *ranked = json_object_get(an, "ranked");
         /* regions first: runs of launches a region template replaces together */
-        rc = opt_regions(&c, kernels, vendor, profile, (int)json_array_size(ranked), e);
+        rc = opt_regions(&c, profile, (int)json_array_size(ranked), e);
         if (rc) goto done;
         json_array_foreach(ranked, i, r) {
+            krow *kr = krows_find(&c.rows, json_string_value(json_object_get(r, "kernel")));
             if (opt_over_budget(&c)) {
-                json_t *k;
-                size_t j;
-                json_array_foreach(kernels, j, k)
-                    if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel"))) &&
-                        strcmp(json_string_value(json_object_get(k, "status")), "in_region"))
-                        json_object_set_new(k, "why", json_string("budget exhausted before this kernel was searched"));
+                if (kr && kr->status != KROW_IN_REGION) krow_set(&kr->why, "budget exhausted before this kernel was searched");
                 continue;
             }
-            json_t *krow = NULL, *k;
-            size_t j;
-            json_array_foreach(kernels, j, k)
-                if (!strcmp(json_string_value(json_object_get(k, "name")), json_string_value(json_object_get(r, "kernel")))) krow = k;
-            if (!krow || !strcmp(json_string_value(json_object_get(krow, "status")), "in_region")) continue;
-            json_object_del(krow, "why");
+            if (!kr || kr->status == KROW_IN_REGION) continue;
+            krow_set(&kr->why, NULL);
             /* the launch's argument descriptions identify the kernel in the store */
             const json_t *prow = json_array_get(json_object_get(profile, "launches"), (size_t)json_integer_value(json_object_get(r, "index")));
             json_object_set(r, "args", json_object_get(prow, "args"));
-            rc = opt_search_kernel(&c, r, krow, (int)(json_array_size(ranked) - i), e);
+            rc = opt_search_kernel(&c, r, kr, (int)(json_array_size(ranked) - i), e);
             if (rc) break;
         }
         if (rc) goto done;
@@ -375,26 +382,20 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
                                                      "paired bootstrap interval. Eager/compiled/max-autotune medians of the "
                                                      "table come from the setup's interleaved run."));
     /* mark the optimized kernels by what verify chose */
-    {
-        json_t *k;
-        size_t j;
-        json_array_foreach(kernels, j, k) {
-            const char *nm = json_string_value(json_object_get(k, "name"));
-            if (json_object_get(replaced, nm)) {
-                json_object_set_new(k, "status", json_string("optimized"));
-                /* the kernel's time after: its profiled time scaled by the kernel-level screen's
-                 * ratio (candidate median / original median, same interleaved measurement) */
-                double kb = json_number_value(json_object_get(k, "kernel_ms_before"));
-                double ka = json_number_value(json_object_get(k, "kernel_ms_after"));
-                if (kb > 0 && ka > 0)
-                    json_object_set_new(k, "after_ms", json_real(json_number_value(json_object_get(k, "time_ms")) * ka / kb));
-            } else if (!strcmp(json_string_value(json_object_get(k, "status")), "optimized")) {
-                json_object_set_new(k, "status", json_string("kept"));
-                json_object_set_new(k, "why", json_string("its winner was dropped when the combination of winners failed"));
-            }
+    for (size_t j = 0; j < c.rows.n; j++) {
+        krow *k = &c.rows.v[j];
+        if (json_object_get(replaced, k->name)) {
+            k->status = KROW_OPTIMIZED;
+            /* the kernel's time after: its profiled time scaled by the kernel-level screen's
+             * ratio (candidate median / original median, same interleaved measurement) */
+            if (k->kernel_ms_before > 0 && k->kernel_ms_after > 0) k->after_ms = k->time_ms * k->kernel_ms_after / k->kernel_ms_before;
+        } else if (k->status == KROW_OPTIMIZED) {
+            k->status = KROW_KEPT;
+            krow_set(&k->why, "its winner was dropped when the combination of winners failed");
         }
     }
-    json_t *gap = opt_floor_gap(model, kernels, vendor);
+    write_rows(&c);
+    json_t *gap = opt_floor_gap(model, json_object_get(doc, "kernels"), json_object_get(doc, "vendor_calls"));
     if (gap) json_object_set_new(model, "floor_gap", gap);
     double used = opt_now() - c.t0;
     json_object_set_new(budget, "used_wall_s", json_real(used));
@@ -418,6 +419,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     rc = frc;
     if (rc == KOPT_E_CANDIDATE) rc = 0;   /* the baseline kept is a result, not a failure */
 done:
+    write_rows(&c);   /* also when the run stopped early: the rows reached so far */
+    krows_free(&c.rows);
     json_decref(an);
     json_decref(profile);
     for (int q = 0; q < AGENT_NROLES; q++) if (c.owned[q]) agent_free(c.ag[q]);

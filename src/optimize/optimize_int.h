@@ -8,6 +8,7 @@
 
 #include "agents/agent.h"
 #include "artifact/artifact.h"
+#include "optimize/krow.h"
 #include "optimize/optimize.h"
 #include "store/store.h"
 #include "verify/verify.h"
@@ -37,6 +38,7 @@ typedef struct octx {
     double t_search, t_final; /* when the search and the final measurement began (opt_now) */
     char *sass_python;        /* owned: gate 1's machine-code check for an LLM executor's
                                * candidates (NULL: off) */
+    krows rows;               /* owned: the kernel table (krow.h), written to the document at the end */
 } octx;
 
 #define OPT_FLOOR_GAP 1.3   /* a model above this many times its floor gets model.floor_gap */
@@ -82,13 +84,13 @@ json_t *opt_kernel_ctx(const artifact *a, int k);
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
                         opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
                         double speedup);
-int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e);
+int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left, kerr *e);
 
 /* regions.c: the region phase (before the kernel-by-kernel search). Adds a row per region
- * searched to `kernels`; members of an accepted region get status "in_region" (a library
- * call's row in `vendor`: "replaced_by", the regions that replaced calls of that op). Vendor regions (one ATen call a template
- * can replace, artifact/region.h) are searched here too. */
-int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile, int kernels_left, kerr *e);
+ * searched to c->rows; members of an accepted region get status KROW_IN_REGION (a library
+ * call's vendor row: replaced_by, the regions that replaced calls of that op). Vendor regions
+ * (one ATen call a template can replace, artifact/region.h) are searched here too. */
+int opt_regions(octx *c, const json_t *profile, int kernels_left, kerr *e);
 /* Whether call() has a library call that a vendor region's template applies to. */
 int opt_has_vendor_region(const artifact *a);
 

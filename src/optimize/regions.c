@@ -72,21 +72,26 @@ static int next_region(const artifact *a, int from, int *f, int *l, const char *
 }
 
 
-int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile, int kernels_left, kerr *e) {
+int opt_regions(octx *c, const json_t *profile, int kernels_left, kerr *e) {
     int from = 0, f = 0, l = 0, rc = 0;
     const char *tmpl = NULL;
     while (!rc && !opt_over_budget(c) && next_region(c->a, from, &f, &l, &tmpl)) {
         from = l + 1;
-        json_t *members = json_array(), *args = json_array();
+        art_strlist members = {0};
+        json_t *args = json_array();
         double time_ms = 0, share = 0;
         for (int i = f; i <= l; i++) {
             const char *callee = c->a->launches[i].callee;
-            json_array_append_new(members, json_string(callee));
+            art_strlist_push(&members, kstrdup(callee));
             const json_t *prow = row_named((json_t *)json_object_get(profile, "launches"), callee);
             json_array_append(args, json_object_get(prow, "args"));
-            const json_t *krow = row_named(c->a->launches[i].kind == ART_L_VENDOR ? vendor : kernels, callee);
-            time_ms += json_number_value(json_object_get(krow, "time_ms"));
-            share += json_number_value(json_object_get(krow, "share"));
+            if (c->a->launches[i].kind == ART_L_VENDOR) {
+                const vrow *vr = krows_find_vendor(&c->rows, callee);
+                if (vr) { time_ms += vr->time_ms; share += vr->share; }
+            } else {
+                const krow *kr = krows_find(&c->rows, callee);
+                if (kr) { time_ms += kr->time_ms; share += kr->share; }
+            }
         }
         if (f == l) opt_progress(c, "library call %s (%s): searching a Triton kernel in its place", c->a->launches[f].callee, tmpl);
         else opt_progress(c, "region of %d launches (%s): searching it as one kernel", l - f + 1, tmpl);
@@ -95,52 +100,51 @@ int opt_regions(octx *c, json_t *kernels, json_t *vendor, const json_t *profile,
         int rr = verify_session_regionize(c->vs, f, l, &name, &re);
         if (rr == KOPT_E_CANDIDATE) {   /* the probe built it; the session could not: skip it */
             log_warn("region %d..%d: %s", f, l, re.msg);
-            json_decref(members);
+            art_strlist_free(&members);
             json_decref(args);
             continue;
         }
-        if (rr) { *e = re; json_decref(members); json_decref(args); return rr; }
+        if (rr) { *e = re; art_strlist_free(&members); json_decref(args); return rr; }
         c->a = verify_session_artifact(c->vs);
-        json_t *krow = json_pack("{s:s, s:s, s:f, s:f, s:s, s:O, s:s}", "name", name, "kernel_kind", "region", "time_ms",
-                                 time_ms, "share", share, "status", "kept", "members", members, "class", "region");
+        krow *row = krows_add(&c->rows, name);
+        krow_set(&row->kernel_kind, "region");
+        krow_set(&row->cls, "region");
+        row->time_ms = time_ms;
+        row->share = share;
+        for (size_t j = 0; j < members.n; j++) art_strlist_push(&row->members, kstrdup(members.v[j]));
         int rk = artifact_find_kernel(c->a, name);   /* the ATen ops it computes, for the reports */
         if (rk >= 0) {
-            json_t *ops = json_array();
+            row->has_aten_ops = 1;
             for (size_t j = 0; j < c->a->kernels[rk].aten_ops.n; j++)
-                json_array_append_new(ops, json_string(c->a->kernels[rk].aten_ops.v[j]));
-            json_object_set_new(krow, "aten_ops", ops);
+                art_strlist_push(&row->aten_ops, kstrdup(c->a->kernels[rk].aten_ops.v[j]));
         }
-        json_array_append_new(kernels, krow);
         json_t *target = json_pack("{s:s, s:f, s:f, s:o, s:s}", "kernel", name, "time_ms", time_ms, "share", share, "args",
                                    args, "class", "region");
-        rc = opt_search_kernel(c, target, krow, kernels_left + 1, e);
+        char *nm = kstrdup(name);   /* `name` lives in the session's artifact, which unregion frees */
+        rc = opt_search_kernel(c, target, row, kernels_left + 1, e);
         json_decref(target);
-        int won = !rc && !strcmp(json_string_value(json_object_get(krow, "status")), "optimized");
+        int won = !rc && row->status == KROW_OPTIMIZED;
         if (won) {
-            size_t j;
-            json_t *m;
-            json_array_foreach(members, j, m) {
-                json_t *vr = row_named(vendor, json_string_value(m));   /* one row per op name: every call's region */
-                if (vr && !json_is_array(json_object_get(vr, "replaced_by"))) json_object_set_new(vr, "replaced_by", json_array());
-                if (vr) json_array_append_new(json_object_get(vr, "replaced_by"), json_string(name));
-                json_t *mr = row_named(kernels, json_string_value(m));
+            for (size_t j = 0; j < members.n; j++) {
+                vrow *vr = krows_find_vendor(&c->rows, members.v[j]);   /* one row per op name: every call's region */
+                if (vr) art_strlist_push(&vr->replaced_by, kstrdup(nm));
+                krow *mr = krows_find(&c->rows, members.v[j]);
                 if (!mr) continue;
-                json_object_set_new(mr, "status", json_string("in_region"));
-                json_object_set_new(mr, "why", json_sprintf("replaced with the other kernels of %s", name));
+                mr->status = KROW_IN_REGION;
+                krow_setf(&mr->why, "replaced with the other kernels of %s", nm);
             }
         } else if (!rc) {
             /* back to Inductor's module; the members are searched one by one */
-            char *nm = kstrdup(name);
-            if ((rc = verify_session_unregion(c->vs, e))) { json_decref(members); free(nm); return rc; }
+            if ((rc = verify_session_unregion(c->vs, e))) { art_strlist_free(&members); free(nm); return rc; }
             c->a = verify_session_artifact(c->vs);
-            json_object_set_new(krow, "why", json_sprintf("%s; the member kernels were searched one by one",
-                                                          json_string_value(json_object_get(krow, "why"))));
+            krow_setf(&row->why, "%s; the member kernels were searched one by one", row->why ? row->why : "");
             free(nm);
-            json_decref(members);
+            art_strlist_free(&members);
             /* regions further on are found in Inductor's module again, from the next launch */
             continue;
         }
-        json_decref(members);
+        free(nm);
+        art_strlist_free(&members);
         /* the regioned artifact numbers launches anew: the region is one launch now */
         from = f + 1;
     }

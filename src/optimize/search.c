@@ -199,7 +199,7 @@ typedef struct kstate {
     const char *kname, *kkind;
     const json_t *largs;          /* the launch spec of its first launch (borrowed from the session) */
     json_t *kc;                   /* the kernel as agents see it (owned) */
-    json_t *krow;                 /* the document's row for this kernel (borrowed) */
+    krow *row;                    /* the kernel table's row for this kernel (borrowed) */
     json_t *history;              /* what the planner learns from (owned) */
     int tried, accepted, refused[5];
     double best_speedup;
@@ -391,10 +391,11 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
             *plan_accepted = 1;
             if (sp > ks->best_speedup) {
                 ks->best_speedup = sp;
-                json_object_set(ks->krow, "change", json_object_get(cdj, "label"));
-                json_object_set(ks->krow, "speedup", json_object_get(rec, "speedup"));
-                json_object_set_new(ks->krow, "kernel_ms_after", json_real(med[idx]));
-                json_object_set_new(ks->krow, "kernel_ms_before", json_real(orig_ms));
+                krow_set(&ks->row->change, json_string_value(json_object_get(cdj, "label")));
+                json_decref(ks->row->speedup);
+                ks->row->speedup = json_incref(json_object_get(rec, "speedup"));
+                ks->row->kernel_ms_after = med[idx];
+                ks->row->kernel_ms_before = orig_ms;
             }
         } else if (kopt_error) {
             c->resource_errors++;
@@ -463,8 +464,8 @@ static int run_plan(octx *c, kstate *ks, const json_t *plan, int round, kerr *e)
     return rc;
 }
 
-int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_left, kerr *e) {
-    kstate ks = {.krow = krow, .kstart = opt_now()};
+int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left, kerr *e) {
+    kstate ks = {.row = row, .kstart = opt_now()};
     double left = opt_budget(c) - (opt_now() - c->t0);
     ks.kbudget = kernels_left > 0 ? left / kernels_left : left;
     if (ks.kbudget < 15) ks.kbudget = 15;
@@ -489,7 +490,7 @@ int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_l
         rc = evaluate(c, &ks, sdir, cands, 0, &acc, &last, e);
         refusal_free(&last);
         json_decref(cands);
-        if (acc) json_object_set_new(krow, "search_end", json_string("reused the winner stored for this kernel"));
+        if (acc) krow_set(&row->search_end, "reused the winner stored for this kernel");
     }
     free(stored);
     free(slabel);
@@ -500,7 +501,7 @@ int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_l
         if (!store_direction_table(c->store, ks.kkind, &dt, &se)) json_object_set_new(ks.kc, "direction_stats", dt);
     }
     int max_rounds = c->o->max_rounds > 0 ? c->o->max_rounds : 3;
-    for (int round = 0; !rc && !(ks.accepted && json_object_get(krow, "search_end")) && round < max_rounds && !over_kernel_budget(c, &ks); round++) {
+    for (int round = 0; !rc && !(ks.accepted && row->search_end) && round < max_rounds && !over_kernel_budget(c, &ks); round++) {
         json_t *pctx = json_pack("{s:O, s:O, s:O, s:i, s:{s:i}}", "kernel", ks.kc, "analysis", target, "history", ks.history,
                                  "round", round, "budget", "candidates_left", opt_max_cands(c) - c->used);
         json_t *plans = NULL;
@@ -509,7 +510,7 @@ int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_l
         json_decref(pctx);
         if (prc) { log_warn("planner (%s): %s", c->ag[AGENT_PLANNER]->name, pe.msg); break; }
         if (json_array_size(json_object_get(plans, "plans")) == 0) {
-            if (json_object_get(plans, "why")) json_object_set(krow, "search_end", json_object_get(plans, "why"));
+            if (json_string_value(json_object_get(plans, "why"))) krow_set(&row->search_end, json_string_value(json_object_get(plans, "why")));
             json_decref(plans);
             break;
         }
@@ -521,13 +522,12 @@ int opt_search_kernel(octx *c, const json_t *target, json_t *krow, int kernels_l
         }
         json_decref(plans);
     }
-    json_object_set_new(krow, "tried", json_integer(ks.tried));
-    json_object_set_new(krow, "refused_by_gate", json_pack("{s:i, s:i, s:i, s:i}", "1", ks.refused[1], "2", ks.refused[2], "3",
-                                                           ks.refused[3], "4", ks.refused[4]));
-    json_object_set_new(krow, "status", json_string(ks.accepted ? "optimized" : "kept"));
-    if (!ks.accepted && !json_object_get(krow, "why"))
-        json_object_set_new(krow, "why", json_string(ks.tried ? "no candidate was faster and correct through the four gates"
-                                                              : "no candidate could be generated"));
+    row->searched = 1;
+    row->tried = ks.tried;
+    memcpy(row->refused, ks.refused, sizeof row->refused);
+    row->status = ks.accepted ? KROW_OPTIMIZED : KROW_KEPT;
+    if (!ks.accepted && !row->why)
+        krow_set(&row->why, ks.tried ? "no candidate was faster and correct through the four gates" : "no candidate could be generated");
     json_decref(ks.kc);
     json_decref(ks.history);
     free(ks.kdir);
