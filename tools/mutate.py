@@ -94,6 +94,11 @@ TARGETS = {
     "src/gates/gate1.c": {
         "stages": [("unit", "@(static_candidate*|templates|region_agents)/*"), ("cli", "tests/cli/run.sh")],
     },
+    "src/artifact/region_vendor.c": {
+        # the module a vendor region's candidates are judged in: which ATen calls become a
+        # region, the launcher (the op's out= overload, the baseline) and the output buffer
+        "stages": [("unit", "@(region|region_agents|templates)/*"), ("cli", "tests/cli/run.sh")],
+    },
     "src/optimize/search.c": {
         # only the search's gating decisions: the screen (its 0.98 bar), who goes to the gates,
         # the per-kernel budget; not the constants handed to bookkeeping calls (the attempt

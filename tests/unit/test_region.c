@@ -262,6 +262,7 @@ Test(region, vendor_refusals) {
     vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, divisor)", "is not an int, bool, None or list");
     vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, divisor_override=None)", "on a line of its own");
     vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, __import__('os'))", "is not an int, bool");
+    vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, x], False, False, None)", "is not an int, bool");
     vendor_refused("buf0 = torch.ops.aten.avg_pool3d.default(arg0_1,", "buf0 = torch.ops.aten.avg_pool3d.default(arg0_1.t(),",
                    "on a line of its own");
     vendor_refused("assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf7, (16, 32, 32, 64, 64)",
@@ -317,4 +318,114 @@ Test(region, second_call_through_an_alias) {
     artifact_free(a);
     kbuf_free(&out);
     free(text);
+}
+
+/* The fixture (FX_POOL3D, or `fx`) with `from` replaced by `to` everywhere, parsed. */
+static artifact *edited(const char *fx, const char *from, const char *to, kbuf *t) {
+    size_t n = 0;
+    char *text = tu_read_fixture(fx ? fx : FX_POOL3D, &n);
+    kbuf src = KBUF_INIT;
+    kbuf_append(&src, text, n);
+    free(text);
+    const char *s = kbuf_str(&src), *p;
+    int hits = 0;
+    while ((p = strstr(s, from)) != NULL) {
+        kbuf_append(t, s, (size_t)(p - s));
+        kbuf_puts(t, to);
+        s = p + strlen(from);
+        hits++;
+    }
+    kbuf_puts(t, s);
+    kbuf_free(&src);
+    cr_assert_gt(hits, 0, "fixture changed: %s", from);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(kbuf_str(t), t->len, &a, &e), 0, "%s", e.msg);
+    return a;
+}
+
+Test(region, vendor_edges) {
+    /* launch indices out of range */
+    char *text = NULL;
+    artifact *a = parse_fixture(FX_POOL3D, &text);
+    kbuf out = KBUF_INIT;
+    kerr e = {0};
+    cr_assert_eq(region_build_vendor(a, -1, "_kopt_region_0", &out, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(region_build_vendor(a, 1, "_kopt_region_0", &out, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "no launch 1") != NULL, "%s", e.msg);
+    cr_assert_eq(out.len, 0);
+    /* where the launcher goes in a module without Triton kernels: right before `class Runner:`,
+     * after everything above it */
+    cr_assert_eq(region_build_vendor(a, 0, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    const char *t = kbuf_str(&out);
+    cr_assert(strstr(t, "del async_compile\n\n\n\nif '_KoptLaunch' not in globals():\n") != NULL, "%s", t);
+    cr_assert(strstr(t, "_kopt_region_0 = _KoptLaunch(_kopt_region_0__launch)\n\nclass Runner:\n") != NULL, "%s", t);
+    artifact_free(a);
+    kbuf_free(&out);
+    free(text);
+
+    /* the shape stated on the call's result itself (no alias in between) */
+    kbuf t2 = KBUF_INIT;
+    a = edited(NULL, "assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf0, (16, 32, 32, 64, 63)", &t2);
+    cr_assert_eq(region_build_vendor(a, 0, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    cr_assert(strstr(kbuf_str(&out), "buf0 = empty_strided_cuda((16, 32, 32, 64, 63),") != NULL);
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t2);
+
+    /* an alias cycle before the call: its input's dtype is not stated (and reading it ends) */
+    kbuf t3 = KBUF_INIT;
+    a = edited(NULL, "            buf0 = torch.ops.aten.avg_pool3d.default(arg0_1,",
+               "            buf8 = buf9\n            buf9 = buf8\n            buf0 = torch.ops.aten.avg_pool3d.default(buf9,", &t3);
+    int li = -1;
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_VENDOR) li = (int)i;
+    cr_assert_eq(region_build_vendor(a, li, "_kopt_region_0", &out, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "dtype of buf9") != NULL, "%s", e.msg);
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t3);
+
+    /* 2-D pooling twice: the second call's input dtype comes through the first call (the
+     * allowlist's first op) */
+    kbuf t4 = KBUF_INIT;
+    a = edited("tests/fixtures/inductor/handmade_two_avg_pool3d.py", "avg_pool3d.default", "avg_pool2d.default", &t4);
+    cr_assert_eq(region_build(a, 1, 1, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    cr_assert(strstr(kbuf_str(&out), "# kopt-region-signature: in_ptr0:*fp32 out_ptr0:*fp32\n") != NULL);
+    cr_assert(strstr(kbuf_str(&out), "torch.ops.aten.avg_pool2d.out(in_ptr0,") != NULL);
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t4);
+}
+
+/* A def-form module with Triton kernels (the hand-made edge fixture, its cumsum call made an
+ * allowlisted pooling call): the launcher goes right after the last kernel definition. */
+Test(region, vendor_launcher_after_the_kernels) {
+    kbuf t = KBUF_INIT;
+    artifact *a = edited("tests/fixtures/inductor/handmade_edge_def.py", "buf2 = torch.ops.aten.cumsum.default(buf1, 1)\n",
+                         "buf2 = torch.ops.aten.avg_pool2d.default(buf1, [3, 3], [1, 1], [1, 1])\n"
+                         "        assert_size_stride(buf2, (64, 256), (256, 1))\n",
+                         &t);
+    cr_assert_eq(a->entry.form, ART_ENTRY_DEF);
+    int li = -1;
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_VENDOR && !strcmp(a->launches[i].callee, "torch.ops.aten.avg_pool2d.default")) li = (int)i;
+    cr_assert_geq(li, 0);
+    kbuf out = KBUF_INIT;
+    kerr e = {0};
+    cr_assert_eq(region_build(a, li, li, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    const char *o = kbuf_str(&out);
+    cr_assert(strstr(o, "    tl.store(out_ptr0 + (x2), tmp4, xmask)\n''', device_str='cuda')\n\n\nif '_KoptLaunch' not in globals():\n") !=
+                  NULL,
+              "%s", o);
+    cr_assert(strstr(o, "_kopt_region_0 = _KoptLaunch(_kopt_region_0__launch)\n\n\n\ncpp_fused_sum_2 = ") != NULL, "%s", o);
+    cr_assert(strstr(o, "        buf2 = empty_strided_cuda((64, 256), (256, 1), torch.float32)\n"
+                        "        _kopt_region_0.run(buf1, buf2)\n") != NULL);
+    artifact *r = NULL;
+    cr_assert_eq(artifact_parse(o, out.len, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r->nkernels, a->nkernels + 1);
+    artifact_free(r);
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t);
 }
