@@ -1,5 +1,5 @@
 """Form P end to end on the CPU: the one-program-per-row templates written as kernel + launch plan
-(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats), the launcher kopt writes from each
+(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats, region_avg_pool), the launcher kopt writes from each
 plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), run by Triton's
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
 two. The templates whose programs wait for each other (the row_split_* and region templates)
@@ -92,6 +92,16 @@ def case_softmax_stats(mod, rows, n):
     return max((mx.double() - rmax).abs().max().item(), ((sm.double() - rsum) / rsum).abs().max().item())
 
 
+def case_avg_pool(mod, shape, k, st, pad, count_pad, divisor):
+    x = torch.randn(*shape)
+    nd = len(shape) - 2
+    f = torch.nn.functional.avg_pool3d if nd == 3 else torch.nn.functional.avg_pool2d
+    ref = f(x.double(), k, st, pad, False, count_pad, divisor or None)
+    out = torch.full(ref.shape, float("nan"))
+    mod.launch(x, out)
+    return (out.double() - ref).abs().max().item()
+
+
 def main():
     # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
@@ -124,6 +134,19 @@ def main():
     for rows, n, chunk in ((3, 100, 32), (2, 1000, 256), (4, 64, 64)):
         cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d" % (rows, n, chunk)))
+    # average pooling (a vendor region's template): odd sizes so that tiles and windows are masked
+    for shape, k, st, pad, cp, div, bh, bw in (((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], False, 0, 2, 4),
+                                               ((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], True, 0, 1, 8),
+                                               ((1, 2, 4, 7, 6), [2, 3, 2], [1, 2, 2], [1, 1, 0], False, 5, 4, 2),
+                                               ((2, 3, 13, 12), [7, 7], [2, 2], [3, 3], True, 0, 2, 4),
+                                               ((2, 3, 13, 12), [5, 3], [3, 1], [2, 1], False, 0, 1, 16)):
+        d3 = len(shape) == 5
+        kk, ss, pp = ([1] + k, [1] + st, [0] + pad) if not d3 else (k, st, pad)
+        prm = dict(ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0], PH=pp[1], PW=pp[2],
+                   COUNT_PAD=cp, DIVISOR=div, BH=bh, BW=bw, NUM_WARPS=1)
+        cases.append(("region_avg_pool", prm,
+                      lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div: case_avg_pool(m, sh, k, st, pad, cp, div),
+                      "%s k%s s%s p%s count_pad=%s divisor=%d" % (shape, k, st, pad, cp, div)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:
