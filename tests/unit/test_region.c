@@ -263,6 +263,13 @@ Test(region, vendor_refusals) {
     vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, divisor_override=None)", "on a line of its own");
     vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, 1], False, False, __import__('os'))", "is not an int, bool");
     vendor_refused("[1, 1, 1], False, False, None)", "[1, 1, x], False, False, None)", "is not an int, bool");
+    vendor_refused("[1, 1, 1], False, False, None)", "[x, 1, 1], False, False, None)", "is not an int, bool");
+    /* the input made by an ATen call outside the allowlist: its dtype is not known */
+    vendor_refused("            buf0 = torch.ops.aten.avg_pool3d.default(arg0_1,",
+                   "            buf7 = torch.ops.aten.cumsum.default(arg0_1, 1)\n"
+                   "            buf0 = torch.ops.aten.avg_pool3d.default(buf7,",
+                   "dtype of buf7");
+    vendor_refused("\nempty_strided_cuda = ", "\nempty_strided_gpu = ", "defines no empty_strided_cuda");
     vendor_refused("buf0 = torch.ops.aten.avg_pool3d.default(arg0_1,", "buf0 = torch.ops.aten.avg_pool3d.default(arg0_1.t(),",
                    "on a line of its own");
     vendor_refused("assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf7, (16, 32, 32, 64, 64)",
@@ -344,12 +351,26 @@ static artifact *edited(const char *fx, const char *from, const char *to, kbuf *
     return a;
 }
 
+/* The fixture with `from` replaced by `to` builds a vendor region (launch 0) whose text holds `want`. */
+static void vendor_built(const char *from, const char *to, const char *want) {
+    kbuf t = KBUF_INIT, out = KBUF_INIT;
+    kerr e = {0};
+    artifact *a = edited(NULL, from, to, &t);
+    cr_assert_eq(region_build_vendor(a, 0, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    cr_assert(strstr(kbuf_str(&out), want) != NULL, "no <<%s>> in\n%s", want, kbuf_str(&out));
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t);
+}
+
 Test(region, vendor_edges) {
-    /* launch indices out of range */
+    /* launch indices out of range, a name that is not one */
     char *text = NULL;
     artifact *a = parse_fixture(FX_POOL3D, &text);
     kbuf out = KBUF_INIT;
     kerr e = {0};
+    cr_assert_eq(region_build_vendor(a, 0, "not a name", &out, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "not a Python identifier") != NULL, "%s", e.msg);
     cr_assert_eq(region_build_vendor(a, -1, "_kopt_region_0", &out, &e), KOPT_E_CANDIDATE);
     cr_assert_eq(region_build_vendor(a, 1, "_kopt_region_0", &out, &e), KOPT_E_CANDIDATE);
     cr_assert(strstr(e.msg, "no launch 1") != NULL, "%s", e.msg);
@@ -364,14 +385,14 @@ Test(region, vendor_edges) {
     kbuf_free(&out);
     free(text);
 
-    /* the shape stated on the call's result itself (no alias in between) */
-    kbuf t2 = KBUF_INIT;
-    a = edited(NULL, "assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf0, (16, 32, 32, 64, 63)", &t2);
-    cr_assert_eq(region_build_vendor(a, 0, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
-    cr_assert(strstr(kbuf_str(&out), "buf0 = empty_strided_cuda((16, 32, 32, 64, 63),") != NULL);
-    artifact_free(a);
-    kbuf_free(&out);
-    kbuf_free(&t2);
+    /* the shape stated on the call's result itself (no alias in between); the tensor alone
+     * (ATen's defaults for the rest); a 1-D result: built as stated */
+    vendor_built("assert_size_stride(buf1, (16, 32, 32, 64, 64)", "assert_size_stride(buf0, (16, 32, 32, 64, 63)",
+                 "buf0 = empty_strided_cuda((16, 32, 32, 64, 63),");
+    vendor_built("torch.ops.aten.avg_pool3d.default(arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None)",
+                 "torch.ops.aten.avg_pool3d.default(arg0_1)", "torch.ops.aten.avg_pool3d.out(in_ptr0, out=out_ptr0)");
+    vendor_built("assert_size_stride(buf1, (16, 32, 32, 64, 64), (4194304, 131072, 4096, 64, 1)",
+                 "assert_size_stride(buf1, (67108864, ), (1, )", "buf0 = empty_strided_cuda((67108864, ), (1, ), torch.float32)");
 
     /* an alias cycle before the call: its input's dtype is not stated (and reading it ends) */
     kbuf t3 = KBUF_INIT;
@@ -407,6 +428,15 @@ Test(region, vendor_launcher_after_the_kernels) {
                          "        assert_size_stride(buf2, (64, 256), (256, 1))\n",
                          &t);
     cr_assert_eq(a->entry.form, ART_ENTRY_DEF);
+    /* a Triton launch is not a library call */
+    for (size_t i = 0; i < a->nlaunches; i++)
+        if (a->launches[i].kind == ART_L_TRITON) {
+            kbuf o2 = KBUF_INIT;
+            kerr e2 = {0};
+            cr_assert_eq(region_build_vendor(a, (int)i, "_kopt_region_0", &o2, &e2), KOPT_E_CANDIDATE);
+            cr_assert(strstr(e2.msg, "not an ATen call kopt can take the place of") != NULL, "%s", e2.msg);
+            kbuf_free(&o2);
+        }
     int li = -1;
     for (size_t i = 0; i < a->nlaunches; i++)
         if (a->launches[i].kind == ART_L_VENDOR && !strcmp(a->launches[i].callee, "torch.ops.aten.avg_pool2d.default")) li = (int)i;
