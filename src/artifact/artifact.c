@@ -264,6 +264,30 @@ static void build_khash(artifact *a) {
     }
 }
 
+int art_tensor_origin(const artifact *a, const char *name, const art_input **in, const art_stmt **st) {
+    *in = NULL;
+    *st = NULL;
+    for (int link = 0; name && link <= 16; link++) {
+        for (size_t i = 0; i < a->ninputs; i++)
+            if (!strcmp(a->inputs[i].name, name)) {
+                *in = &a->inputs[i];
+                return 1;
+            }
+        const char *next = NULL;
+        for (size_t i = 0; i < a->nstmts && !next; i++) {
+            const art_stmt *s = &a->stmts[i];
+            if (!s->target || strcmp(s->target, name)) continue;
+            if (s->kind == ART_ST_ALLOC || s->kind == ART_ST_VENDOR) {
+                *st = s;
+                return 1;
+            }
+            if (s->kind == ART_ST_ALIAS) next = s->of;   /* NULL: a view, not a plain alias */
+        }
+        name = next;
+    }
+    return 0;
+}
+
 int artifact_find_kernel(const artifact *a, const char *name) {
     if (!a->khash) {
         for (size_t k = 0; k < a->nkernels; k++)

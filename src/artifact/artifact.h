@@ -203,6 +203,11 @@ json_t *artifact_to_json(const artifact *a);
 /* Whether identifier `name` occurs in text[from, to) as a whole word, not after '.'. */
 int art_word_in(const char *text, size_t from, size_t to, const char *name);
 
+/* Where call()'s tensor `name` comes from, through plain aliases (`b = a`, at most 16 links):
+ * 1 with *in the graph input (rand_strided in get_args()) or *st the ALLOC or VENDOR statement
+ * that defines it (the other NULL); 0 when none is found. */
+int art_tensor_origin(const artifact *a, const char *name, const art_input **in, const art_stmt **st);
+
 /* Index of the kernel named `name` (the first one if repeated), or -1. */
 int artifact_find_kernel(const artifact *a, const char *name);
 /* For a Triton launch: the kernel parameter bound to positional argument i (runtime params in

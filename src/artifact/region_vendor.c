@@ -45,26 +45,22 @@ static const char *ptr_type(const char *dtype) {
     return NULL;
 }
 
-/* The dtype text call() gives tensor `name`: a graph input's rand_strided, an allocation, through
- * plain aliases (`buf1 = buf0`) and the results of allowlisted calls (their input's dtype). */
-static const char *dtype_of_depth(const artifact *a, const char *name, int depth) {
-    if (depth > 16) return NULL;
-    for (size_t i = 0; i < a->ninputs; i++)
-        if (a->inputs[i].dtype && !strcmp(a->inputs[i].name, name)) return a->inputs[i].dtype;
-    for (size_t i = 0; i < a->nstmts; i++) {
-        const art_stmt *st = &a->stmts[i];
-        if (!st->target || strcmp(st->target, name)) continue;
+/* The dtype text call() gives tensor `name`: a graph input's rand_strided or an allocation,
+ * through plain aliases (art_tensor_origin) and the results of allowlisted calls (their input's
+ * dtype, at most 16 calls back). */
+static const char *dtype_of(const artifact *a, const char *name) {
+    for (int calls = 0; calls <= 16; calls++) {
+        const art_input *in;
+        const art_stmt *st;
+        if (!art_tensor_origin(a, name, &in, &st)) return NULL;
+        if (in) return in->dtype;
         if (st->kind == ART_ST_ALLOC) return st->dtype;
-        if (st->kind == ART_ST_ALIAS && st->of) return dtype_of_depth(a, st->of, depth + 1);
-        if (st->kind == ART_ST_VENDOR && st->launch >= 0) {
-            const art_launch *l = &a->launches[st->launch];
-            if (region_vendor_op(l->callee) >= 0 && l->args.n >= 1) return dtype_of_depth(a, l->args.v[0], depth + 1);
-        }
+        const art_launch *l = st->launch >= 0 ? &a->launches[st->launch] : NULL;
+        if (!l || region_vendor_op(l->callee) < 0 || l->args.n < 1) return NULL;
+        name = l->args.v[0];
     }
     return NULL;
 }
-
-static const char *dtype_of(const artifact *a, const char *name) { return dtype_of_depth(a, name, 0); }
 
 /* The shape and stride texts of `assert_size_stride(N, shape, stride, ...)` after statement s0
  * for N the call's result or a plain alias of it (both malloc'd), 0; else -1. */
@@ -139,7 +135,7 @@ int region_build_vendor(const artifact *a, int li, const char *name, kbuf *out, 
         !candidate_is_ident(l->args.v[0]) || st->inline_part)
         return kerr_set(e, KOPT_E_CANDIDATE, "line %d: %s is not `buf = op(tensor, literals...)` on a line of its own",
                         l->line, l->callee);
-    const char *type = ptr_type(dtype_of(a, l->args.v[0]));
+    const char *dt = dtype_of(a, l->args.v[0]), *type = ptr_type(dt);
     if (!type)
         return kerr_set(e, KOPT_E_CANDIDATE,
                         "line %d: the dtype of %s is not stated in call() or not float32/16/bfloat16", l->line,
@@ -176,7 +172,6 @@ int region_build_vendor(const artifact *a, int li, const char *name, kbuf *out, 
     kbuf_printf(&fn, "%s = _KoptLaunch(%s__launch)\n\n", name, name);
 
     size_t at = launcher_at(a), lo = st->line_start, hi = st->line_end;
-    const char *dt = dtype_of(a, l->args.v[0]);
     int rc = 0;
     if (at > lo) rc = kerr_set(e, KOPT_E_CANDIDATE, "the module's kernels are not all defined before call()");
     else {

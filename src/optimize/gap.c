@@ -13,53 +13,42 @@
 #include "optimize/optimize_int.h"
 #include "util/buf.h"
 
-/* o[key] as a string, or `dflt` when it is not one. */
-static const char *gap_str(const json_t *o, const char *key, const char *dflt) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : dflt;
-}
-
 /* The kernel's time after the search: after_ms when it was optimized, else its profiled time. */
-static double gap_time(const json_t *k) {
-    double after = json_number_value(json_object_get(k, "after_ms"));
-    return after > 0 ? after : json_number_value(json_object_get(k, "time_ms"));
-}
+static double gap_time(const krow *k) { return k->after_ms > 0 ? k->after_ms : k->time_ms; }
 
 /* "aten.a, aten.b" from the kernel's ATen op list (at most four), or "" */
-static void gap_ops(const json_t *k, kbuf *out) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(k, "aten_ops"), i, v) {
+static void gap_ops(const krow *k, kbuf *out) {
+    for (size_t i = 0; i < k->aten_ops.n; i++) {
         if (i == 4) {
             kbuf_puts(out, ", ...");
             break;
         }
-        kbuf_printf(out, "%s%s", i ? ", " : "", json_string_value(v) ? json_string_value(v) : "?");
+        kbuf_printf(out, "%s%s", i ? ", " : "", k->aten_ops.v[i]);
     }
 }
 
-json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *vendor) {
+json_t *opt_floor_gap(const json_t *model, const krows *t) {
     double kopt = json_number_value(json_object_get(model, "optimized_ms"));
     double floor_ms = json_number_value(json_object_get(model, "floor_ms"));
     if (!(kopt > 0) || !(floor_ms > 0) || kopt / floor_ms <= OPT_FLOOR_GAP) return NULL;
     double ktime = 0, vtime = 0;
-    const json_t *top = NULL;
-    size_t i;
-    json_t *k;
-    json_array_foreach(kernels, i, k) {
-        if (!strcmp(gap_str(k, "status", ""), "in_region")) continue;
+    const krow *top = NULL;
+    for (size_t i = 0; i < t->n; i++) {
+        const krow *k = &t->v[i];
+        if (k->status == KROW_IN_REGION) continue;
         /* a region that did not win: its time is its members' (kernels or a library call) */
-        if (!strcmp(gap_str(k, "kernel_kind", ""), "region") && strcmp(gap_str(k, "status", ""), "optimized")) continue;
-        double t = gap_time(k);
-        ktime += t;
-        if (!top || t > gap_time(top)) top = k;
+        if (k->members.n && k->status != KROW_OPTIMIZED) continue;
+        double tk = gap_time(k);
+        ktime += tk;
+        if (!top || tk > gap_time(top)) top = k;
     }
     kbuf why = KBUF_INIT, names = KBUF_INIT;
     size_t nkept = 0; /* library calls kopt kept: a call a region replaced is that region's row */
-    json_array_foreach(vendor, i, k) {
-        if (json_object_get(k, "replaced_by")) continue;
-        vtime += json_number_value(json_object_get(k, "time_ms"));
-        if (nkept < 3) kbuf_printf(&names, "%s%s", nkept ? ", " : "", gap_str(k, "name", "?"));
+    for (size_t i = 0; i < t->nlib; i++) {
+        const vrow *v = &t->lib[i];
+        if (v->replaced_by.n) continue;
+        vtime += v->time_ms;
+        if (nkept < 3) kbuf_printf(&names, "%s%s", nkept ? ", " : "", v->name);
         nkept++;
     }
     if (nkept > 3) kbuf_puts(&names, ", ...");
@@ -71,16 +60,16 @@ json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *
         kbuf_printf(&why, "library calls (%s) take %.0f%% of the profiled time; kopt keeps them as they are",
                     kbuf_str(&names), 100 * vtime / (vtime + ktime));
     } else {
-        double t = gap_time(top), frac = json_number_value(json_object_get(top, "frac_of_ceiling"));
-        double own = frac > 0 ? t / (json_number_value(json_object_get(top, "time_ms")) * frac) : NAN;
-        const char *status = gap_str(top, "status", "");
+        double tk = gap_time(top), frac = top->has_frac ? top->frac_of_ceiling : 0;
+        double own = frac > 0 ? tk / (top->time_ms * frac) : NAN;
         kbuf ops = KBUF_INIT;
         gap_ops(top, &ops);
-        kbuf_printf(&why, "%s (%s; %.0f%% of the profiled time)", gap_str(top, "name", "?"),
-                    ops.len ? kbuf_str(&ops) : "no ATen ops recorded", 100 * t / (vtime + ktime));
+        kbuf_printf(&why, "%s (%s; %.0f%% of the profiled time)", top->name,
+                    ops.len ? kbuf_str(&ops) : "no ATen ops recorded", 100 * tk / (vtime + ktime));
         if (isfinite(own)) kbuf_printf(&why, " runs at %.2fx its own memory floor", own);
-        if (!strcmp(status, "optimized")) kbuf_printf(&why, " with kopt's kernel (%s)", gap_str(top, "change", "?"));
-        else kbuf_printf(&why, ", kept: %s", gap_str(top, "why", gap_str(top, "search_end", "not searched")));
+        if (top->status == KROW_OPTIMIZED)
+            kbuf_printf(&why, " with kopt's kernel (%s)", top->change ? top->change : "?");
+        else kbuf_printf(&why, ", kept: %s", top->why ? top->why : top->search_end ? top->search_end : "not searched");
         if (isfinite(own) && own <= OPT_FLOOR_GAP)
             kbuf_puts(
                 &why,

@@ -394,8 +394,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
             krow_set(&k->why, "its winner was dropped when the combination of winners failed");
         }
     }
-    write_rows(&c);
-    json_t *gap = opt_floor_gap(model, json_object_get(doc, "kernels"), json_object_get(doc, "vendor_calls"));
+    json_t *gap = opt_floor_gap(model, &c.rows);
     if (gap) json_object_set_new(model, "floor_gap", gap);
     double used = opt_now() - c.t0;
     json_object_set_new(budget, "used_wall_s", json_real(used));

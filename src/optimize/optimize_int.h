@@ -44,9 +44,9 @@ typedef struct octx {
 #define OPT_FLOOR_GAP 1.3   /* a model above this many times its floor gets model.floor_gap */
 
 /* {"ratio", "above", "reason"}: why the model (model.optimized_ms over model.floor_ms) stays
- * above OPT_FLOOR_GAP times its floor, from its kernel rows (after the search) and vendor calls
- * (gap.c); NULL when it does not, or the figures are missing. A new reference. */
-json_t *opt_floor_gap(const json_t *model, const json_t *kernels, const json_t *vendor);
+ * above OPT_FLOOR_GAP times its floor, from the kernel table's rows (after the search) and
+ * library calls (gap.c); NULL when it does not, or the figures are missing. A new reference. */
+json_t *opt_floor_gap(const json_t *model, const krows *t);
 
 
 double opt_now(void);

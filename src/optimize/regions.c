@@ -111,7 +111,7 @@ int opt_regions(octx *c, const json_t *profile, int kernels_left, kerr *e) {
         krow_set(&row->cls, "region");
         row->time_ms = time_ms;
         row->share = share;
-        for (size_t j = 0; j < members.n; j++) art_strlist_push(&row->members, kstrdup(members.v[j]));
+        row->members = members;   /* the row owns the list from here */
         int rk = artifact_find_kernel(c->a, name);   /* the ATen ops it computes, for the reports */
         if (rk >= 0) {
             row->has_aten_ops = 1;
@@ -120,31 +120,28 @@ int opt_regions(octx *c, const json_t *profile, int kernels_left, kerr *e) {
         }
         json_t *target = json_pack("{s:s, s:f, s:f, s:o, s:s}", "kernel", name, "time_ms", time_ms, "share", share, "args",
                                    args, "class", "region");
-        char *nm = kstrdup(name);   /* `name` lives in the session's artifact, which unregion frees */
+        const char *nm = row->name;   /* the row's copy: `name` lives in the artifact unregion frees */
         rc = opt_search_kernel(c, target, row, kernels_left + 1, e);
         json_decref(target);
         int won = !rc && row->status == KROW_OPTIMIZED;
         if (won) {
-            for (size_t j = 0; j < members.n; j++) {
-                vrow *vr = krows_find_vendor(&c->rows, members.v[j]);   /* one row per op name: every call's region */
+            for (size_t j = 0; j < row->members.n; j++) {
+                const char *m = row->members.v[j];
+                vrow *vr = krows_find_vendor(&c->rows, m);   /* one row per op name: every call's region */
                 if (vr) art_strlist_push(&vr->replaced_by, kstrdup(nm));
-                krow *mr = krows_find(&c->rows, members.v[j]);
+                krow *mr = krows_find(&c->rows, m);
                 if (!mr) continue;
                 mr->status = KROW_IN_REGION;
                 krow_setf(&mr->why, "replaced with the other kernels of %s", nm);
             }
         } else if (!rc) {
             /* back to Inductor's module; the members are searched one by one */
-            if ((rc = verify_session_unregion(c->vs, e))) { art_strlist_free(&members); free(nm); return rc; }
+            if ((rc = verify_session_unregion(c->vs, e))) return rc;
             c->a = verify_session_artifact(c->vs);
             krow_setf(&row->why, "%s; the member kernels were searched one by one", row->why ? row->why : "");
-            free(nm);
-            art_strlist_free(&members);
             /* regions further on are found in Inductor's module again, from the next launch */
             continue;
         }
-        free(nm);
-        art_strlist_free(&members);
         /* the regioned artifact numbers launches anew: the region is one launch now */
         from = f + 1;
     }

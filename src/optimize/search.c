@@ -21,7 +21,6 @@
 
 static int src_has(const char *s, const char *needle) { return s && strstr(s, needle) != NULL; }
 
-/* The kernel as the planner and executor see it (agent.h). */
 /* A shape literal "(256, 2048, 1024)" as a JSON array of integers; NULL when it holds anything
  * but integer literals (symbolic sizes). */
 static json_t *shape_of_text(const char *t) {
@@ -39,22 +38,17 @@ static json_t *shape_of_text(const char *t) {
     return arr;
 }
 
-/* The shape call() gives buffer `name` (an input of get_args or an allocation), or NULL. */
-static json_t *buffer_shape_depth(const artifact *a, const char *name, int depth) {
-    if (depth > 16) return NULL;
-    for (size_t i = 0; i < a->ninputs; i++)
-        if (a->inputs[i].shape && !strcmp(a->inputs[i].name, name)) return shape_of_text(a->inputs[i].shape);
-    for (size_t i = 0; i < a->nstmts; i++) {
-        const art_stmt *st = &a->stmts[i];
-        if (!st->target || strcmp(st->target, name)) continue;
-        if (st->kind == ART_ST_ALLOC) return shape_of_text(st->shape);
-        if (st->kind == ART_ST_ALIAS && st->of) return buffer_shape_depth(a, st->of, depth + 1);   /* buf1 = buf0 */
-    }
-    return NULL;
+/* The shape call() states for tensor `name` (a graph input or an allocation, through plain
+ * aliases), or NULL. */
+static json_t *buffer_shape(const artifact *a, const char *name) {
+    const art_input *in;
+    const art_stmt *st;
+    if (!art_tensor_origin(a, name, &in, &st)) return NULL;
+    const char *shape = in ? in->shape : st->kind == ART_ST_ALLOC ? st->shape : NULL;
+    return shape ? shape_of_text(shape) : NULL;
 }
 
-static json_t *buffer_shape(const artifact *a, const char *name) { return buffer_shape_depth(a, name, 0); }
-
+/* The kernel as the planner and executor see it (agent.h). */
 json_t *opt_kernel_ctx(const artifact *a, int k) {
     const art_kernel *K = &a->kernels[k];
     json_t *o = json_pack("{s:s, s:s?, s:s?, s:s}", "name", K->name, "heuristic", K->heuristic, "grid_type",
