@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "artifact/artifact.h"
+#include "optimize/tuned.h"
 
 typedef enum {
     KROW_KEPT = 0,  /* Inductor's kernel stays (not searched, or nothing passed) */
@@ -44,6 +45,8 @@ typedef struct krow {
     art_strlist aten_ops;
     int has_aten_ops; /* aten_ops reported (possibly empty) */
     json_t *ncu;      /* the profile's Nsight Compute counters (owned); NULL */
+    tuned_config tuned; /* Inductor's autotuned configuration the search started from */
+    int has_tuned;      /* tuned is valid (its .best_config was found) */
 } krow;
 
 typedef struct vrow {

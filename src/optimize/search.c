@@ -468,6 +468,8 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     if (ks.k < 0) return 0;
     if (verify_session_launch_args(c->vs, ks.k, &ks.largs, e)) return e->code;
     ks.kc = opt_kernel_ctx(c->a, ks.k);
+    /* the report says where the search started (the planner reads the same file) */
+    row->has_tuned = c->a->kernels[ks.k].kind != ART_K_REGION && tuned_config_read(&c->a->kernels[ks.k], &row->tuned);
     ks.kkind = json_string_value(json_object_get(ks.kc, "kind"));
     ks.history = json_array();
     ks.kdir = kasprintf("%s/k%d", c->o->workdir, ks.k);

@@ -26,6 +26,8 @@ Test(krow, rows_to_the_documents_arrays) {
     krow_set(&r->change, "region_avg_pool");
     r->kernel_ms_before = 2.0;
     r->kernel_ms_after = 0.8;
+    r->tuned = (tuned_config){.xblock = 64, .r0_block = 512, .num_warps = 8, .num_stages = 1, .found_by_coordesc = 1};
+    r->has_tuned = 1;
     a = krows_find(&t, "k0");   /* pointers may move on add: look it up again */
     cr_assert_not_null(a);
     a->status = KROW_IN_REGION;
@@ -53,6 +55,12 @@ Test(krow, rows_to_the_documents_arrays) {
     cr_assert_float_eq(json_number_value(json_object_get(k1, "kernel_ms_after")), 0.8, 1e-12);
     cr_assert_null(json_object_get(k1, "after_ms"));
     cr_assert_null(json_object_get(k1, "aten_ops"), "aten_ops only when reported");
+    const json_t *tc = json_object_get(k1, "tuned_config");   /* where the search started */
+    cr_assert_eq(json_integer_value(json_object_get(tc, "XBLOCK")), 64);
+    cr_assert_eq(json_integer_value(json_object_get(tc, "R0_BLOCK")), 512);
+    cr_assert_eq(json_integer_value(json_object_get(tc, "num_warps")), 8);
+    cr_assert(json_is_true(json_object_get(tc, "found_by_coordesc")));
+    cr_assert_null(json_object_get(k0, "tuned_config"), "only when a .best_config was read");
     cr_assert_eq(json_array_size(vc), 2);
     cr_assert_str_eq(json_string_value(json_array_get(json_object_get(json_array_get(vc, 0), "replaced_by"), 0)), "_kopt_region_0");
     cr_assert_null(json_object_get(json_array_get(vc, 1), "replaced_by"));
