@@ -19,6 +19,36 @@ def require_triton():
     except ImportError as e:
         print("interp-check skipped: %s" % e)
         sys.exit(0)
+    _index_shim()
+
+
+def _index_shim():
+    """Triton 3.6's interpreter turns a scalar kernel argument used as an int (a loop bound:
+    `range(0, n, CHUNK)`, `tl.range(0, n, CHUNK)`) into a Python int with int() on a one-element
+    1-D numpy array, which numpy 2.5 refuses ("only 0-dimensional arrays can be converted to Python
+    scalars"; seen on the GPU machine with numpy 2.5.2). The templates with a runtime loop bound
+    (row_cumsum, row_softmax_stats) then could not run here at all. The shim keeps the
+    interpreter's own patch and replaces only that conversion, in the same restorable scope, by
+    the array's single element; any other array goes to int() as before. Nothing of the kernels'
+    arithmetic changes. Without the hook (another Triton) nothing is done."""
+    try:
+        import triton.runtime.interpreter as ti
+    except ImportError:
+        return
+    orig = getattr(ti, "_patch_lang_tensor", None)
+    if orig is None or getattr(orig, "_kopt_shim", False):
+        return
+
+    def index(self):
+        data = self.handle.data
+        return int(data.reshape(-1)[0]) if getattr(data, "size", 0) == 1 else int(data)
+
+    def patch(tensor, scope):
+        orig(tensor, scope)
+        scope.set_attr(tensor, "__index__", index)
+
+    patch._kopt_shim = True
+    ti._patch_lang_tensor = patch
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
