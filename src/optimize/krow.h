@@ -43,8 +43,8 @@ typedef struct krow {
     int tried, refused[5];                    /* candidates evaluated; refusals by gate 1..4 */
     art_strlist members;                      /* regions: the launches they replace */
     art_strlist aten_ops;
-    int has_aten_ops; /* aten_ops reported (possibly empty) */
-    json_t *ncu;      /* the profile's Nsight Compute counters (owned); NULL */
+    int has_aten_ops;   /* aten_ops reported (possibly empty) */
+    json_t *ncu;        /* the profile's Nsight Compute counters (owned); NULL */
     tuned_config tuned; /* Inductor's autotuned configuration the search started from */
     int has_tuned;      /* tuned is valid (its .best_config was found) */
 } krow;

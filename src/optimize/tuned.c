@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "store/store.h"
 #include "util/buf.h"
 #include "util/fs.h"
 
@@ -20,19 +21,43 @@ static int field(const json_t *o, const char *key, int lo, int hi, int pow2) {
     return (int)x;
 }
 
+/* Reads the file at `path` into *text when it is a regular file of 1..64 KB; 1 when read. */
+static int read_small(const char *path, char **text, size_t *len) {
+    struct stat sb;
+    kerr e = {0};
+    if (stat(path, &sb) || !S_ISREG(sb.st_mode) || sb.st_size <= 0 || sb.st_size > BEST_CONFIG_MAX_BYTES) return 0;
+    return !fs_read(path, text, len, &e);
+}
+
+/* Inductor's local autotune cache keeps a kernel's best configuration in the kernel's directory
+ * under sha256("<the kernel file's basename>:<tag>") + ".best_config", the tag being
+ * torch.compiler.config.cache_key_tag (environment TORCH_COMPILE_CACHE_KEY_TAG, default empty)
+ * (AutotuneCache._prepare_key); older releases wrote "<kernel path without .py>.best_config".
+ * Both names are tried, the hashed one first; *text is the first found (malloc'd). */
+static int read_best_config(const char *kp, size_t n, char **text, size_t *len) {
+    const char *slash = strrchr(kp, '/');
+    const char *base = slash ? slash + 1 : kp;
+    const char *tag = getenv("TORCH_COMPILE_CACHE_KEY_TAG");
+    char *key = kasprintf("%s:%s", base, tag ? tag : "");
+    char hex[STORE_SHA_HEX];
+    store_sha256_hex(key, strlen(key), hex);
+    free(key);
+    char *hashed = kasprintf("%.*s%s.best_config", (int)(base - kp), kp, hex);
+    char *beside = kasprintf("%.*s.best_config", (int)(n - 3), kp);
+    int ok = read_small(hashed, text, len) || read_small(beside, text, len);
+    free(hashed);
+    free(beside);
+    return ok;
+}
+
 int tuned_config_read(const art_kernel *k, tuned_config *out) {
     memset(out, 0, sizeof *out);
     const char *kp = k ? k->kernel_path : NULL;
     size_t n = kp ? strlen(kp) : 0;
     if (n < 4 || strcmp(kp + n - 3, ".py")) return 0;
-    char *path = kasprintf("%.*s.best_config", (int)(n - 3), kp);
-    struct stat sb;
-    int ok = stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 && sb.st_size <= BEST_CONFIG_MAX_BYTES;
     char *text = NULL;
     size_t len = 0;
-    kerr e = {0};
-    if (ok && fs_read(path, &text, &len, &e)) ok = 0;
-    free(path);
+    int ok = read_best_config(kp, n, &text, &len);
     json_t *j = ok ? json_loadb(text, len, 0, NULL) : NULL;
     free(text);
     if (!json_is_object(j)) {

@@ -41,6 +41,42 @@ static art_kernel kernel_with(const char *name, const char *json) {
 
 TestSuite(tuned, .init = setup, .fini = teardown);
 
+static void write_file(const char *name, const char *text) {
+    char *p = kasprintf("%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+    free(p);
+}
+
+/* The name Inductor's local autotune cache gives the file (torch 2.5+: AutotuneCache._prepare_key):
+ * sha256("<kernel file basename>:<cache_key_tag>"), the digests computed with Python's hashlib,
+ * not with kopt's own sha256 */
+Test(tuned, finds_the_file_under_inductors_hashed_name) {
+    unsetenv("TORCH_COMPILE_CACHE_KEY_TAG");
+    write_file("719499cce639dcf1eb5c4c76f9b9c661cd2af6f9403d6677dc18b40b83fbe948.best_config",
+               "{\"XBLOCK\": 128, \"num_warps\": 2, \"num_stages\": 1, \"found_by_coordesc\": false}");
+    write_file("a776b97c1462aa4ca1cff70882089f713753bf0281c8e50c4cf2d857e76dc54f.best_config",
+               "{\"XBLOCK\": 256, \"num_warps\": 8, \"num_stages\": 1}");
+    art_kernel k = kernel_with("ckopt_tuned_test", NULL);
+    tuned_config t;
+    cr_assert_eq(tuned_config_read(&k, &t), 1);
+    cr_assert(t.xblock == 128 && t.num_warps == 2);
+    setenv("TORCH_COMPILE_CACHE_KEY_TAG", "mytag", 1);   /* the tag is part of the name */
+    cr_assert_eq(tuned_config_read(&k, &t), 1);
+    cr_assert(t.xblock == 256 && t.num_warps == 8);
+    setenv("TORCH_COMPILE_CACHE_KEY_TAG", "other", 1);
+    cr_assert_eq(tuned_config_read(&k, &t), 0, "no file under that tag's name");
+    unsetenv("TORCH_COMPILE_CACHE_KEY_TAG");
+    free(k.kernel_path);
+    /* the hashed name wins over the old one beside the kernel */
+    k = kernel_with("ckopt_tuned_test", "{\"XBLOCK\": 16, \"num_warps\": 4, \"num_stages\": 1}");
+    cr_assert_eq(tuned_config_read(&k, &t), 1);
+    cr_assert_eq(t.xblock, 128);
+    free(k.kernel_path);
+}
+
 Test(tuned, reads_inductors_best_config) {
     art_kernel k = kernel_with("cabc", "{\"XBLOCK\": 1, \"R0_BLOCK\": 2048, \"num_warps\": 16, \"num_stages\": 1, "
                                        "\"configs_hash\": \"9f\", \"found_by_coordesc\": false, \"time_taken_ms\": 3}");
