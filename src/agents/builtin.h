@@ -92,7 +92,8 @@ long long builtin_next_pow2(long long v);
 int builtin_pow2_in(long long v, long long lo, long long hi);
 
 /* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
- * a kernel (its planner context), or NULL: "row_softmax", "row_log_softmax" (ATen
+ * a kernel (its planner context), or NULL: "avg_pool" (Inductor's kernel of one average
+ * pooling, builtin_pool.c); "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
  * and bias; *eps read from the kernel) for contiguous rows of at most 16384 elements;
  * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length); otherwise
@@ -144,18 +145,29 @@ int builtin_layer_norm_match(const json_t *kernel, double *eps);
  * prims.prepare_softmax_online over the last dimension of a graph input with unit last stride,
  * and the source stores the row max to out_ptr0 and the sum to out_ptr1 (at x0), nothing else. */
 int builtin_softmax_stats_match(const json_t *kernel);
-/* Average pooling (builtin_pool.c) for a vendor region (artifact/region.h) holding ATen's
- * avg_pool2d / avg_pool3d: 1 when the region's ATen call (context "vendor_call") has literal
- * arguments the template computes (no ceil_mode, padding at most half the window, a window of at
- * most 343 elements) over (N, C, spatial...) tensors of fp32/fp16/bf16 whose output size is the
- * pooling's, *ps filled; else 0. Variants (new array) and candidates (*out new) as the other
- * families; builtin_region_* dispatch to them for "region_avg_pool". */
+/* Average pooling (builtin_pool.c), one family for two kinds of launch:
+ *   - a vendor region (artifact/region.h) holding ATen's avg_pool2d / avg_pool3d: the region's
+ *     ATen call (context "vendor_call") read for its literal arguments; template "region_avg_pool";
+ *   - Inductor's own Triton kernel of one pooling node, known from its FX graph fragment: exactly
+ *     one call_function, aten.avg_pool2d/3d.default with literal arguments and no keywords, on a
+ *     graph input, or (1-D pooling) on the input's unsqueeze(-2) with a window of height 1; runtime
+ *     parameters (in_ptr0, out_ptr0 | in_out_ptr0 first, xnumel[, r0_numel]); template "avg_pool".
+ * builtin_avg_pool_match: 1 when the launch is one of these with arguments the template computes
+ * (no ceil_mode, padding at most half the window, a window of at most 343 elements) over (N, C,
+ * spatial...) tensors of one type among fp32/fp16/bf16 whose output size is the pooling's, *ps
+ * filled; else 0. Variants (new array) and candidates (*out new) as the other families;
+ * builtin_region_* dispatch to them for "region_avg_pool", builtin_rewrite_* for "avg_pool". */
 typedef struct pool_spec {
-    int nd;                          /* 2 or 3 spatial dimensions */
-    long long k[3], s[3], p[3];      /* window, stride, padding per spatial dimension */
-    int ceil, count_pad;             /* ceil_mode, count_include_pad */
-    long long divisor;               /* divisor_override; 0: none */
-    long long out_w;                 /* the output's last dimension */
+    int nd;                     /* 2 or 3 spatial dimensions */
+    long long k[3], s[3], p[3]; /* window, stride, padding per spatial dimension */
+    int ceil, count_pad;        /* ceil_mode, count_include_pad */
+    long long divisor;          /* divisor_override; 0: none */
+    long long out_w;            /* the output's last dimension */
+    const char *in, *out;       /* the input and output pointer parameters (static names) */
+    int kernel;                 /* Inductor's Triton kernel (else a vendor region's launcher) */
+    int out_first;              /* the output pointer is the first parameter (in_out_ptr0) */
+    int xnumel, r0numel;        /* the parameters end with xnumel [, r0_numel] */
+    int in3;                    /* 1-D pooling: input (N, C, L), output (N, C, 1, OL) */
 } pool_spec;
 int builtin_avg_pool_match(const json_t *kernel, pool_spec *ps);
 json_t *builtin_avg_pool_variants(const json_t *kernel);

@@ -273,6 +273,9 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
                                                    !strcmp(tmpl, "col_softmax")
                                                        ? "a softmax over a middle dimension read twice with strided loads: "
                                                          "the whole dimension of a few adjacent columns in registers, one read"
+                                                   : !strcmp(tmpl, "avg_pool")
+                                                       ? "an average pooling known from its FX graph: the family's kernel, tiles of "
+                                                         "outputs per program, every window element one masked load"
                                                    : !strcmp(tmpl, "scan")
                                                        ? "a cumulative sum written anew from what it computes: one read, one write, "
                                                          "loads coalesced whatever the scanned dimension, a carried total"

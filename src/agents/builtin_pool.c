@@ -1,10 +1,12 @@
-/* builtin_pool.c — the average-pooling family (templates/kernels/region_avg_pool.py.tmpl) for
- * vendor regions (artifact/region.h): an ATen avg_pool2d / avg_pool3d call that Inductor kept
- * as a library call, read from the region's ATen call (its literal arguments) and the shapes
- * call() gives its tensors, replaced by one Triton kernel.
+/* builtin_pool.c — the average-pooling family (templates/kernels/region_avg_pool.py.tmpl), known
+ * from what is computed, not from how Inductor wrote it: an ATen avg_pool2d / avg_pool3d call
+ * that Inductor kept as a library call (a vendor region, artifact/region.h: read from the
+ * region's ATen call), or Inductor's own Triton kernel of one pooling node (read from the FX
+ * graph fragment above it); the literal arguments and the shapes call() gives the tensors decide,
+ * and one Triton kernel takes the launch's place.
  *
- * Plans: {"direction":"rewrite","params":{"template":"region_avg_pool","variants":[{"bh":BH,
- * "bw":BW,"num_warps":W},..]}}. */
+ * Plans: {"direction":"rewrite","params":{"template":"region_avg_pool" | "avg_pool","variants":
+ * [{"bh":BH,"bw":BW,"num_warps":W},..]}}. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,15 +48,10 @@ static int bool_arg(const pyval *v, int dflt, int *out) {
     return 1;
 }
 
-int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
-    memset(ps, 0, sizeof *ps);
-    const char *call = json_string_value(json_object_get(k, "vendor_call"));
-    static const char *const io[] = {"in_ptr0", "out_ptr0"};
-    if (!call || !builtin_params_are(k, io, 2)) return 0;
-    const char *t = builtin_param_type(k, "in_ptr0");
-    if (strcmp(t, builtin_param_type(k, "out_ptr0")) ||
-        (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")))
-        return 0;
+/* Reads `call`, "torch.ops.aten.avg_pool{2,3}d.default(in_ptr0, <literal arguments>)", into
+ * *ps's window, stride, padding, ceil_mode, count_include_pad and divisor; 0 when it is not a
+ * pooling the template computes. */
+static int pool_parse_call(const char *call, pool_spec *ps) {
     pyval *v = NULL;
     kerr e = {0};
     if (pylit_parse(call, strlen(call), 1, &v, &e)) return 0;
@@ -80,19 +77,119 @@ int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
             return 0;
         window *= ps->k[i];
     }
-    if (window > POOL_MAX_WINDOW) return 0;
-    /* the tensors: (N, C, spatial...) with the output's size the pooling's */
-    const json_t *in = builtin_shape(k, "in_ptr0"), *out = builtin_shape(k, "out_ptr0");
-    if (!in || !out || json_array_size(in) != (size_t)ps->nd + 2 || json_array_size(out) != (size_t)ps->nd + 2)
+    return window <= POOL_MAX_WINDOW;
+}
+
+/* The input and output tensors call() gives the launch against the pooling: (N, C, spatial...)
+ * both with the output's size the pooling's, or with ps->in3 an (N, C, L) input and an (N, C, 1,
+ * OL) output; both of one type among fp32/fp16/bf16. Sets ps->out_w. */
+static int pool_tensors_ok(const json_t *k, pool_spec *ps) {
+    const char *t = builtin_param_type(k, ps->in);
+    if (strcmp(t, builtin_param_type(k, ps->out)) || (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")))
         return 0;
+    const json_t *in = builtin_shape(k, ps->in), *out = builtin_shape(k, ps->out);
+    size_t in_rank = ps->in3 ? 3 : (size_t)ps->nd + 2;
+    if (!in || !out || json_array_size(in) != in_rank || json_array_size(out) != (size_t)ps->nd + 2) return 0;
     for (int d = 0; d < 2; d++)
         if (builtin_shape_dim(in, (size_t)d) != builtin_shape_dim(out, (size_t)d)) return 0;
     for (int i = 0; i < ps->nd; i++) {
-        long long n = builtin_shape_dim(in, (size_t)(2 + i)), o = builtin_shape_dim(out, (size_t)(2 + i));
+        /* 1-D: the unsqueezed input's height is 1 */
+        long long n = ps->in3 ? (i == 0 ? 1 : builtin_shape_dim(in, 2)) : builtin_shape_dim(in, (size_t)(2 + i));
+        long long o = builtin_shape_dim(out, (size_t)(2 + i));
         if (n < 1 || o != (n + 2 * ps->p[i] - ps->k[i]) / ps->s[i] + 1 || o < 1) return 0;
     }
     ps->out_w = builtin_shape_dim(out, (size_t)ps->nd + 1);
     return 1;
+}
+
+static int pool_match_vendor(const json_t *k, pool_spec *ps) {
+    const char *call = json_string_value(json_object_get(k, "vendor_call"));
+    static const char *const io[] = {"in_ptr0", "out_ptr0"};
+    if (!call || !builtin_params_are(k, io, 2)) return 0;
+    ps->in = "in_ptr0";
+    ps->out = "out_ptr0";
+    return pool_parse_call(call, ps) && pool_tensors_ok(k, ps);
+}
+
+/* The text of FX line l's "args = (...)" into out (without the parentheses) and its node name
+ * (after the leading '%') into name; 0 unless the line calls something with no keyword arguments. */
+static int fx_call_args(const char *l, char *name, size_t ncap, char *out, size_t cap) {
+    const char *a = strstr(l, "](args = (");
+    size_t nl = l[0] == '%' ? strcspn(l + 1, " :") : 0;
+    if (!a || !nl || nl >= ncap) return 0;
+    memcpy(name, l + 1, nl);
+    name[nl] = '\0';
+    a += strlen("](args = (");
+    int depth = 1;
+    const char *e = a;
+    for (; *e && depth; e++) depth += (*e == '(' || *e == '[') - (*e == ')' || *e == ']');
+    if (depth || (size_t)(e - 1 - a) >= cap || strncmp(e, ", kwargs = {})", 14)) return 0;
+    memcpy(out, a, (size_t)(e - 1 - a));
+    out[e - 1 - a] = '\0';
+    return 1;
+}
+
+/* Inductor's Triton kernel of one pooling node (builtin.h). */
+static int pool_match_kernel(const json_t *k, pool_spec *ps) {
+    const json_t *rt = json_object_get(k, "runtime_params");
+    size_t n = json_array_size(rt);
+    const char *p0 = builtin_runtime_param(k, 0), *p1 = builtin_runtime_param(k, 1);
+    const char *p2 = builtin_runtime_param(k, 2), *p3 = builtin_runtime_param(k, 3);
+    if ((n != 3 && n != 4) || !p0 || !p1 || !p2 || strcmp(p2, "xnumel") || (n == 4 && strcmp(p3, "r0_numel"))) return 0;
+    if (!strcmp(p0, "in_ptr0") && !strcmp(p1, "out_ptr0")) {
+        ps->in = "in_ptr0";
+        ps->out = "out_ptr0";
+    } else if (!strcmp(p0, "in_out_ptr0") && !strcmp(p1, "in_ptr0")) {
+        ps->in = "in_ptr0";
+        ps->out = "in_out_ptr0";
+        ps->out_first = 1;
+    } else {
+        return 0;
+    }
+    ps->kernel = 1;
+    ps->xnumel = 1;
+    ps->r0numel = n == 4;
+    /* the graph: one pooling node, and for 1-D pooling the unsqueeze feeding it, nothing else */
+    const char *pool = NULL, *unsq = NULL;
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
+        const char *l = json_string_value(v);
+        if (!l || !strstr(l, "= call_function[")) continue;
+        if (!pool && (strstr(l, "call_function[target=torch.ops.aten.avg_pool2d.default]") ||
+                      strstr(l, "call_function[target=torch.ops.aten.avg_pool3d.default]")))
+            pool = l;
+        else if (!unsq && strstr(l, "call_function[target=torch.ops.aten.unsqueeze.default]")) unsq = l;
+        else return 0;
+    }
+    char pname[64], pargs[256], first[64];
+    if (!pool || !fx_call_args(pool, pname, sizeof pname, pargs, sizeof pargs)) return 0;
+    size_t c = strcspn(pargs, ",");
+    if (pargs[0] != '%' || !pargs[c] || c >= sizeof first) return 0;
+    memcpy(first, pargs + 1, c - 1);
+    first[c - 1] = '\0';
+    if (unsq) { /* 1-D: the pooling's input is unsqueeze(x, -2) of a graph input */
+        char uname[64], uargs[256];
+        if (!fx_call_args(unsq, uname, sizeof uname, uargs, sizeof uargs) || strcmp(uname, first) || uargs[0] != '%')
+            return 0;
+        const char *d = strchr(uargs, ',');
+        if (!d || (strcmp(d, ", -2") && strcmp(d, ", 2"))) return 0;
+        ps->in3 = 1;
+    }
+    const char *target = strstr(pool, "avg_pool3d.default") ? "avg_pool3d" : "avg_pool2d";
+    char *call = kasprintf("torch.ops.aten.%s.default(in_ptr0%s)", target, pargs + c);
+    int ok = pool_parse_call(call, ps);
+    free(call);
+    if (!ok || (ps->in3 && (ps->nd != 2 || ps->k[0] != 1 || ps->s[0] != 1 || ps->p[0] != 0))) return 0;
+    return pool_tensors_ok(k, ps);
+}
+
+int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
+    memset(ps, 0, sizeof *ps);
+    const char *kind = json_string_value(json_object_get(k, "kind"));
+    int ok = kind && !strcmp(kind, "region") ? pool_match_vendor(k, ps) : pool_match_kernel(k, ps);
+    if (!ok) memset(ps, 0, sizeof *ps);
+    return ok;
 }
 
 json_t *builtin_avg_pool_variants(const json_t *k) {
@@ -120,11 +217,13 @@ json_t *builtin_avg_pool_variants(const json_t *k) {
 
 int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     pool_spec ps;
-    if (!builtin_avg_pool_match(k, &ps))
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite region_avg_pool does not apply to this kernel");
+    const char *tmpl = json_string_value(json_object_get(json_object_get(plan, "params"), "template"));
+    if (!builtin_avg_pool_match(k, &ps) || !tmpl || strcmp(tmpl, ps.kernel ? "avg_pool" : "region_avg_pool"))
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s does not apply to this kernel", tmpl ? tmpl : "?");
+    /* a vendor region is bound by its ATen call, a Triton kernel by its name */
     const json_t *mem = json_array_get(json_object_get(k, "members"), 0);
-    const char *binding = json_string_value(json_object_get(mem, "name"));
-    if (!binding) return kerr_set(e, KOPT_E_CANDIDATE, "region_avg_pool: the region names no ATen call");
+    const char *binding = json_string_value(json_object_get(ps.kernel ? k : mem, "name"));
+    if (!binding) return kerr_set(e, KOPT_E_CANDIDATE, "%s: the launch has no name to bind to", tmpl);
     int d3 = ps.nd == 3, o = d3 ? 0 : -1; /* index of depth in k/s/p; 2-D: none */
     json_t *cands = json_array();
     size_t i;
@@ -136,7 +235,13 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
         if (!builtin_pow2_in(bh, 1, 64) || !builtin_pow2_in(bw, 1, 256) || !builtin_pow2_in(nw, 1, 16) ||
             bh * bw > 4096)
             continue;
-        tpl_arg a[] = {{.name = "ND3", .type = TPL_BOOL, .b = d3},
+        tpl_arg a[] = {{.name = "IN", .type = TPL_IDENT, .ident = ps.in},
+                       {.name = "OUT", .type = TPL_IDENT, .ident = ps.out},
+                       {.name = "OUT_FIRST", .type = TPL_BOOL, .b = ps.out_first},
+                       {.name = "XNUMEL", .type = TPL_BOOL, .b = ps.xnumel},
+                       {.name = "R0NUMEL", .type = TPL_BOOL, .b = ps.r0numel},
+                       {.name = "IN3", .type = TPL_BOOL, .b = ps.in3},
+                       {.name = "ND3", .type = TPL_BOOL, .b = d3},
                        {.name = "KD", .type = TPL_INT, .i = d3 ? ps.k[0] : 1},
                        {.name = "KH", .type = TPL_INT, .i = ps.k[o + 1]},
                        {.name = "KW", .type = TPL_INT, .i = ps.k[o + 2]},
@@ -152,16 +257,16 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
                        {.name = "BW", .type = TPL_INT, .i = bw},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         kbuf s = KBUF_INIT, label = KBUF_INIT;
-        kbuf_printf(&label, "region_avg_pool: %dd average pooling, %lld x %lld outputs per program, num_warps=%lld",
-                    ps.nd, bh, bw, nw);
+        kbuf_printf(&label, "%s: %dd average pooling, %lld x %lld outputs per program, num_warps=%lld", tmpl,
+                    ps.in3 ? 1 : ps.nd, bh, bw, nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", binding,
                     kbuf_str(&label));
         int rc = template_render("region_avg_pool", a, sizeof a / sizeof *a, &s, e);
         if (!rc)
             json_array_append_new(cands,
                                   json_pack("{s:s, s:{s:s, s:I, s:I, s:I}, s:s}", "label", kbuf_str(&label), "config",
-                                            "template", "region_avg_pool", "bh", (json_int_t)bh, "bw", (json_int_t)bw,
-                                            "num_warps", (json_int_t)nw, "source", kbuf_str(&s)));
+                                            "template", tmpl, "bh", (json_int_t)bh, "bw", (json_int_t)bw, "num_warps",
+                                            (json_int_t)nw, "source", kbuf_str(&s)));
         kbuf_free(&s);
         kbuf_free(&label);
         if (rc) {
@@ -172,8 +277,9 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
     if (!json_array_size(cands)) {
         json_decref(cands);
         return kerr_set(e, KOPT_E_CANDIDATE,
-                        "rewrite region_avg_pool: no usable variant (bh <= 64, bw <= 256, num_warps <= 16, "
-                        "powers of two, bh * bw <= 4096)");
+                        "rewrite %s: no usable variant (bh <= 64, bw <= 256, num_warps <= 16, "
+                        "powers of two, bh * bw <= 4096)",
+                        tmpl);
     }
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;

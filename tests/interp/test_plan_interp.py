@@ -92,13 +92,24 @@ def case_softmax_stats(mod, rows, n):
     return max((mx.double() - rmax).abs().max().item(), ((sm.double() - rsum) / rsum).abs().max().item())
 
 
-def case_avg_pool(mod, shape, k, st, pad, count_pad, divisor):
+def case_avg_pool(mod, shape, k, st, pad, count_pad, divisor, form="vendor"):
+    """form: "vendor" (a library call's launcher: x, out), "kernel_inout" (Inductor's persistent
+    reduction: out first, then x, xnumel, r0_numel) or "one_d" (x of (N, C, L), out (N, C, 1, OL),
+    launched as Inductor's pointwise kernel: x, out, xnumel)."""
     x = torch.randn(*shape)
+    if form == "one_d":
+        ref = torch.nn.functional.avg_pool1d(x.double(), k[1], st[1], pad[1], False, count_pad).unsqueeze(-2)
+        out = torch.full(ref.shape, float("nan"))
+        mod.launch(x, out, out.numel())
+        return (out.double() - ref).abs().max().item()
     nd = len(shape) - 2
     f = torch.nn.functional.avg_pool3d if nd == 3 else torch.nn.functional.avg_pool2d
     ref = f(x.double(), k, st, pad, False, count_pad, divisor or None)
     out = torch.full(ref.shape, float("nan"))
-    mod.launch(x, out)
+    if form == "kernel_inout":
+        mod.launch(out, x, out.numel(), 1)
+    else:
+        mod.launch(x, out)
     return (out.double() - ref).abs().max().item()
 
 
@@ -134,19 +145,28 @@ def main():
     for rows, n, chunk in ((3, 100, 32), (2, 1000, 256), (4, 64, 64)):
         cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d" % (rows, n, chunk)))
-    # average pooling (a vendor region's template): odd sizes so that tiles and windows are masked
-    for shape, k, st, pad, cp, div, bh, bw in (((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], False, 0, 2, 4),
-                                               ((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], True, 0, 1, 8),
-                                               ((1, 2, 4, 7, 6), [2, 3, 2], [1, 2, 2], [1, 1, 0], False, 5, 4, 2),
-                                               ((2, 3, 13, 12), [7, 7], [2, 2], [3, 3], True, 0, 2, 4),
-                                               ((2, 3, 13, 12), [5, 3], [3, 1], [2, 1], False, 0, 1, 16)):
+    # average pooling: a vendor region's launcher, and Inductor's own kernels (the output first, and
+    # 1-D pooling through unsqueeze); odd sizes so that tiles and windows are masked
+    vendor = dict(IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=False, R0NUMEL=False, IN3=False)
+    inout = dict(IN="in_ptr0", OUT="in_out_ptr0", OUT_FIRST=True, XNUMEL=True, R0NUMEL=True, IN3=False)
+    one_d = dict(IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=True, R0NUMEL=False, IN3=True)
+    for shape, k, st, pad, cp, div, bh, bw, form, sig in (
+            ((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], False, 0, 2, 4, "vendor", vendor),
+            ((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], True, 0, 1, 8, "vendor", vendor),
+            ((1, 2, 4, 7, 6), [2, 3, 2], [1, 2, 2], [1, 1, 0], False, 5, 4, 2, "vendor", vendor),
+            ((2, 3, 13, 12), [7, 7], [2, 2], [3, 3], True, 0, 2, 4, "vendor", vendor),
+            ((2, 3, 13, 12), [5, 3], [3, 1], [2, 1], False, 0, 1, 16, "vendor", vendor),
+            ((2, 3, 17, 11), [5, 5], [3, 3], [2, 2], True, 0, 2, 8, "kernel_inout", inout),
+            ((2, 3, 37), [1, 8], [1, 4], [0, 2], True, 0, 1, 8, "one_d", one_d),
+            ((2, 3, 37), [1, 3], [1, 2], [0, 1], False, 0, 1, 4, "one_d", one_d)):
         d3 = len(shape) == 5
         kk, ss, pp = ([1] + k, [1] + st, [0] + pad) if not d3 else (k, st, pad)
-        prm = dict(ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0], PH=pp[1], PW=pp[2],
-                   COUNT_PAD=cp, DIVISOR=div, BH=bh, BW=bw, NUM_WARPS=1)
+        prm = dict(sig, ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0], PH=pp[1],
+                   PW=pp[2], COUNT_PAD=cp, DIVISOR=div, BH=bh, BW=bw, NUM_WARPS=1)
         cases.append(("region_avg_pool", prm,
-                      lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div: case_avg_pool(m, sh, k, st, pad, cp, div),
-                      "%s k%s s%s p%s count_pad=%s divisor=%d" % (shape, k, st, pad, cp, div)))
+                      lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div, fm=form:
+                      case_avg_pool(m, sh, k, st, pad, cp, div, fm),
+                      "%s %s k%s s%s p%s count_pad=%s divisor=%d" % (form, shape, k, st, pad, cp, div)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:

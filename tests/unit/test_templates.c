@@ -2,7 +2,9 @@
  * golden outputs: every rewrite template on every captured fixture kernel it matches, and the
  * region templates on the regions of the wide softmax and group norm, with the variants the
  * planner would send. The goldens (tests/fixtures/templates/) are the sources that earlier
- * sessions verified on the H200; a change to a template shows here as a diff. Set
+ * sessions verified on the H200 (the avg_pool renderings of Inductor's own pooling kernels,
+ * fixtures 12 and level1/37, not yet: session 13 wrote them without device time); a change to a
+ * template shows here as a diff. Set
  * KOPT_WRITE_GOLDEN=1 to (re)write them after a deliberate change. */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -68,7 +70,9 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_13_l2_normalize_g0.py",
                                            "suite_level1_09_instance_norm_g0.py",
                                            "suite_level1_11_layer_norm_2d_bf16_g0.py",
-                                           "suite_level1_40_cross_entropy_small_g0.py"};
+                                           "suite_level1_40_cross_entropy_small_g0.py",
+                                           "12_avgpool2d_g0.py",
+                                           "suite_level1_37_avg_pool2d_small_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);

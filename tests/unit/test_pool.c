@@ -1,0 +1,255 @@
+/* The average-pooling family on Inductor's own Triton pooling kernels (src/agents/builtin_pool.c):
+ * recognised from the FX graph fragment and the shapes call() gives, not from the kernel's text;
+ * on two captured kernels of two forms (a pointwise kernel with out_ptr0, a persistent reduction
+ * writing in_out_ptr0) and on hand-edited contexts for 1-D pooling and the refusals. Every
+ * candidate goes through gate 1's C checks bound to the kernel it replaces. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "gates/candidate.h"
+#include "gates/gate1.h"
+#include "optimize/optimize_int.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+/* Example problem 12 (16x64x256x256 fp32, 3x3 stride 2 pad 1): triton_poi_fused_avg_pool2d_0(in_ptr0,
+ * out_ptr0, xnumel). Suite level1/37 at a small size (64x64x80x40, 5x5 stride 3 pad 2):
+ * triton_per_fused_avg_pool2d_0(in_out_ptr0, in_ptr0, xnumel, r0_numel). */
+static const char *FX_POI = "tests/fixtures/inductor/12_avgpool2d_g0.py";
+static const char *FX_PER = "tests/fixtures/inductor/suite_level1_37_avg_pool2d_small_g0.py";
+
+static json_t *kernel_ctx(const char *fixture, artifact **out) {
+    size_t len = 0;
+    char *text = tu_read_fixture(fixture, &len);
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, out, &e), 0, "%s", e.msg);
+    free(text);
+    cr_assert_eq((*out)->nkernels, 1);
+    return opt_kernel_ctx(*out, 0);
+}
+
+static json_t *candidates(const json_t *k, const char *tmpl) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants",
+                             builtin_rewrite_variants(tmpl, k));
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    json_decref(plan);
+    return out;
+}
+
+/* Every candidate parses, is bound to the kernel by its name and passes gate 1's C checks (the
+ * launcher's parameters are the kernel's, in order). */
+static void gate1_all_bound(const artifact *a, const json_t *cands) {
+    const art_kernel *K = &a->kernels[0];
+    size_t i;
+    json_t *c;
+    cr_assert_gt(json_array_size(json_object_get(cands, "candidates")), 0);
+    json_array_foreach(json_object_get(cands, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        candidate *cd = NULL;
+        kerr e = {0};
+        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s\n%s", e.msg, src);
+        cr_assert_str_eq(candidate_replaces(cd), K->name);
+        static_opts so = {0};
+        kbuf st = KBUF_INIT;
+        char *why = NULL;
+        cr_assert_eq(gate1_check(cd, K, &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
+        free(why);
+        kbuf_free(&st);
+        candidate_free(cd);
+    }
+}
+
+static const char *first_source(const json_t *c) {
+    return json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
+}
+
+Test(pool, inductor_pointwise_pooling_kernel) {
+    artifact *a = NULL;
+    json_t *k = kernel_ctx(FX_POI, &a);
+    pool_spec ps;
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert(ps.kernel && !ps.out_first && ps.xnumel && !ps.r0numel && !ps.in3);
+    cr_assert_str_eq(ps.in, "in_ptr0");
+    cr_assert_str_eq(ps.out, "out_ptr0");
+    cr_assert_eq(ps.nd, 2);
+    cr_assert(ps.k[0] == 3 && ps.k[1] == 3 && ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == 1 && ps.p[1] == 1);
+    cr_assert_eq(ps.count_pad, 1, "avg_pool2d's default counts the padding");
+    cr_assert_eq(ps.out_w, 128);
+    double eps = 0;
+    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "avg_pool", "the planner's entry point finds the family");
+    json_t *c = candidates(k, "avg_pool");
+    const char *src = first_source(c);
+    cr_assert(strstr(src, "# kopt-candidate: replaces=triton_poi_fused_avg_pool2d_0\n") == src, "%s", src);
+    cr_assert(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],") != NULL, "%s", src);
+    cr_assert(strstr(src, "\"KH\": 3, \"KW\": 3") && strstr(src, "\"COUNT_PAD\": True"), "%s", src);
+    gate1_all_bound(a, c);
+    /* the vendor template's name does not apply to a Triton kernel, nor this one to a region */
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "region_avg_pool",
+                             "variants", builtin_avg_pool_variants(k));
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_neq(builtin_avg_pool_act(k, plan, &out, &e), 0);
+    cr_assert_null(out);
+    json_decref(plan);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(pool, inductor_persistent_reduction_writing_in_out_ptr0) {
+    artifact *a = NULL;
+    json_t *k = kernel_ctx(FX_PER, &a);
+    pool_spec ps;
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert(ps.out_first && ps.r0numel && ps.xnumel);
+    cr_assert_str_eq(ps.out, "in_out_ptr0");
+    cr_assert(ps.k[0] == 5 && ps.s[1] == 3 && ps.p[0] == 2);
+    cr_assert_eq(ps.out_w, 14);
+    json_t *c = candidates(k, "avg_pool");
+    const char *src = first_source(c);
+    cr_assert(strstr(src, "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\", \"r0_numel\"],") != NULL, "%s", src);
+    cr_assert(strstr(src, "\"args\": [\"in_ptr0\", \"in_out_ptr0\", \"D\"") != NULL,
+              "reads in_ptr0, writes in_out_ptr0");
+    cr_assert(strstr(src, "numel(in_out_ptr0) // (OH * OW)") != NULL);
+    gate1_all_bound(a, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(a);
+}
+
+/* The pooling node's line of fixture 12 with its arguments replaced. */
+static void set_pool_line(json_t *k, const char *line) {
+    json_t *fr = json_object_get(k, "graph_fragment");
+    size_t i;
+    json_t *v;
+    json_array_foreach(fr, i, v) {
+        if (strstr(json_string_value(v), "avg_pool2d.default")) {
+            json_array_set_new(fr, i, json_string(line));
+            return;
+        }
+    }
+    cr_assert_fail("no pooling line");
+}
+
+#define POOL_LINE(args) \
+    "%avg_pool2d : Tensor \"f32[16, 64, 128, 128][1048576, 16384, 128, 1]cuda:0\"[num_users=1] = " \
+    "call_function[target=torch.ops.aten.avg_pool2d.default](args = (" args ")"
+
+Test(pool, what_the_graph_must_say) {
+    artifact *a = NULL;
+    pool_spec ps;
+    static const struct {
+        const char *line;
+        int ok;
+        const char *why;
+    } cases[] = {
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [1, 1], False, False") ", kwargs = {})", 1, "count_include_pad off"},
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [1, 1], False, True, 5") ", kwargs = {})", 1, "a divisor"},
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [1, 1], True") ", kwargs = {})", 0, "ceil_mode"},
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [1, 1]") ", kwargs = {divisor_override: 5})", 0, "a keyword argument"},
+        {POOL_LINE("%arg0_1, [3, 3], [1, 1], [1, 1]") ", kwargs = {})", 0, "stride 1: not the output call() allocates"},
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [2, 2]") ", kwargs = {})", 0, "padding above half the window"},
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [1, 1], False, True, 0") ", kwargs = {})", 0, "a zero divisor"},
+        {POOL_LINE("%arg0_1, [3, 3], [2, 2], [1, 1], False, True, %x") ", kwargs = {})", 0, "a divisor from the graph"},
+        {POOL_LINE("5, [3, 3], [2, 2], [1, 1]") ", kwargs = {})", 0, "the input not a node"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *k = kernel_ctx(FX_POI, &a);
+        set_pool_line(k, cases[i].line);
+        cr_assert_eq(builtin_avg_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
+        json_decref(k);
+        artifact_free(a);
+    }
+    /* another node in the fragment: the kernel computes more than the pooling */
+    json_t *k = kernel_ctx(FX_POI, &a);
+    json_array_append_new(json_object_get(k, "graph_fragment"),
+                          json_string("%relu : Tensor \"f32[16, 64, 128, 128][1048576, 16384, 128, 1]cuda:0\" = "
+                                      "call_function[target=torch.ops.aten.relu.default](args = (%avg_pool2d,), "
+                                      "kwargs = {})"));
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "a relu fused after the pooling");
+    double eps = 0;
+    cr_assert(!builtin_rewrite_match(k, &eps) || strcmp(builtin_rewrite_match(k, &eps), "avg_pool"));
+    json_decref(k);
+    artifact_free(a);
+    /* another signature: an extra input */
+    k = kernel_ctx(FX_POI, &a);
+    json_array_insert_new(json_object_get(k, "runtime_params"), 1, json_string("in_ptr1"));
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "in_ptr0, in_ptr1, out_ptr0, xnumel");
+    json_decref(k);
+    artifact_free(a);
+    /* the output's type not the input's */
+    k = kernel_ctx(FX_POI, &a);
+    json_t *sig;
+    size_t j;
+    json_array_foreach(json_object_get(k, "signature"), j, sig) {
+        if (!strcmp(json_string_value(json_object_get(sig, "name")), "out_ptr0"))
+            json_object_set_new(sig, "type", json_string("*fp16"));
+    }
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "fp32 in, fp16 out");
+    json_decref(k);
+    artifact_free(a);
+}
+
+/* 1-D pooling as Inductor writes it: avg_pool2d of unsqueeze(x, -2) with a window of height 1,
+ * the input (N, C, L) and the output buffer (N, C, 1, OL) (the form of level1/33's max pooling
+ * capture). Built on fixture 12's kernel with its graph and shapes replaced. */
+static json_t *one_d_ctx(artifact **a, const char *unsq_dim, const char *window, long long out_len) {
+    json_t *k = kernel_ctx(FX_POI, a);
+    json_t *fr = json_array();
+    json_array_append_new(fr, json_string("%arg0_1 : Tensor \"f32[8, 16, 1000][16000, 1000, 1]cuda:0\" = "
+                                          "PlaceHolder[target=arg0_1]"));
+    json_array_append_new(fr, json_sprintf("%%unsqueeze : Tensor \"f32[8, 16, 1, 1000][16000, 1000, 1000, 1]cuda:0\""
+                                           "[num_users=1] = call_function[target=torch.ops.aten.unsqueeze.default]"
+                                           "(args = (%%arg0_1, %s), kwargs = {})",
+                                           unsq_dim));
+    json_array_append_new(fr, json_sprintf("%%avg_pool2d : Tensor \"f32[8, 16, 1, 250][4000, 250, 250, 1]cuda:0\""
+                                           "[num_users=1] = call_function[target=torch.ops.aten.avg_pool2d.default]"
+                                           "(args = (%%unsqueeze, %s), kwargs = {})",
+                                           window));
+    json_object_set_new(k, "graph_fragment", fr);
+    json_t *sh = json_object_get(k, "shapes");
+    json_object_set_new(sh, "in_ptr0", json_pack("[i, i, i]", 8, 16, 1000));
+    json_object_set_new(sh, "out_ptr0", json_pack("[i, i, i, I]", 8, 16, 1, (json_int_t)out_len));
+    return k;
+}
+
+Test(pool, one_d_pooling_through_unsqueeze) {
+    artifact *a = NULL;
+    pool_spec ps;
+    /* window 8, stride 4, padding 2: (1000 + 4 - 8) / 4 + 1 = 250 */
+    json_t *k = one_d_ctx(&a, "-2", "[1, 8], [1, 4], [0, 2]", 250);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert(ps.in3 && ps.nd == 2 && ps.k[1] == 8 && ps.s[1] == 4 && ps.p[1] == 2 && ps.out_w == 250);
+    json_t *c = candidates(k, "avg_pool");
+    const char *src = first_source(c);
+    cr_assert(strstr(src, "\"H\": 1") && strstr(src, "\"OH == 1\"") && strstr(src, "\"KH\": 1, \"KW\": 8"), "%s", src);
+    cr_assert(strstr(src, "avg_pool: 1d average pooling") != NULL, "%s", src);
+    gate1_all_bound(a, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(a);
+    k = one_d_ctx(&a, "2", "[1, 8], [1, 4], [0, 2]", 250);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1, "unsqueeze(x, 2) of a 3-D tensor is the same");
+    json_decref(k);
+    artifact_free(a);
+    static const struct {
+        const char *dim, *window;
+        long long out;
+        const char *why;
+    } no[] = {{"-1", "[1, 8], [1, 4], [0, 2]", 250, "unsqueeze(x, -1): the pooled dimension is not the length"},
+              {"-2", "[2, 8], [1, 4], [0, 2]", 250, "a window of height 2 over a height of 1"},
+              {"-2", "[1, 8], [2, 4], [0, 2]", 250, "a vertical stride"},
+              {"-2", "[1, 8], [1, 4], [0, 2]", 251, "the output length is not the pooling's"}};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        k = one_d_ctx(&a, no[i].dim, no[i].window, no[i].out);
+        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "%s", no[i].why);
+        json_decref(k);
+        artifact_free(a);
+    }
+}
