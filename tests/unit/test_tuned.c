@@ -23,24 +23,6 @@ static void teardown(void) {
     free(cmd);
 }
 
-/* A kernel whose kernel path is DIR/NAME.py, its .best_config holding `json` (NULL: no file). */
-static art_kernel kernel_with(const char *name, const char *json) {
-    art_kernel k;
-    memset(&k, 0, sizeof k);
-    k.kernel_path = kasprintf("%s/%s.py", dir, name);
-    if (json) {
-        char *p = kasprintf("%s/%s.best_config", dir, name);
-        FILE *f = fopen(p, "w");
-        cr_assert_not_null(f);
-        fputs(json, f);
-        fclose(f);
-        free(p);
-    }
-    return k;
-}
-
-TestSuite(tuned, .init = setup, .fini = teardown);
-
 static void write_file(const char *name, const char *text) {
     char *p = kasprintf("%s/%s", dir, name);
     FILE *f = fopen(p, "w");
@@ -49,6 +31,22 @@ static void write_file(const char *name, const char *text) {
     fclose(f);
     free(p);
 }
+
+/* A kernel whose kernel path is DIR/NAME.py, its .best_config holding `json` (NULL: no file). */
+static art_kernel kernel_with(const char *name, const char *json) {
+    art_kernel k;
+    memset(&k, 0, sizeof k);
+    k.kernel_path = kasprintf("%s/%s.py", dir, name);
+    if (json) {
+        char *b = kasprintf("%s.best_config", name);
+        write_file(b, json);
+        free(b);
+    }
+    return k;
+}
+
+TestSuite(tuned, .init = setup, .fini = teardown);
+
 
 /* The name Inductor's local autotune cache gives the file (torch 2.5+: AutotuneCache._prepare_key):
  * sha256("<kernel file basename>:<cache_key_tag>"), the digests computed with Python's hashlib,
