@@ -103,6 +103,13 @@ TARGETS = {
         "extra": True,
         "stages": [("unit", "@(region|region_agents|templates)/*"), ("cli", "tests/cli/run.sh")],
     },
+    "src/agents/builtin_pool.c": {
+        # not verdict code (the gates judge what it writes), so not in the default set (`--files
+        # builtin_pool.c`): which launches the pooling family recognises -- a vendor region's ATen
+        # call or an Inductor kernel's FX graph -- and the arguments it reads from them
+        "extra": True,
+        "stages": [("unit", "@(pool|region_agents|templates)/*")],
+    },
     "src/optimize/search.c": {
         # only the search's gating decisions: the screen (its 0.98 bar), who goes to the gates,
         # the per-kernel budget; not the constants handed to bookkeeping calls (the attempt

@@ -127,9 +127,10 @@ static void set_pool_line(json_t *k, const char *line) {
     cr_assert_fail("no pooling line");
 }
 
-#define POOL_LINE(args) \
+#define POOL_HEAD \
     "%avg_pool2d : Tensor \"f32[16, 64, 128, 128][1048576, 16384, 128, 1]cuda:0\"[num_users=1] = " \
-    "call_function[target=torch.ops.aten.avg_pool2d.default](args = (" args ")"
+    "call_function[target=torch.ops.aten.avg_pool2d.default](args = ("
+#define POOL_LINE(args) POOL_HEAD args ")"
 
 Test(pool, what_the_graph_must_say) {
     artifact *a = NULL;
@@ -242,4 +243,148 @@ Test(pool, one_d_pooling_through_unsqueeze) {
         json_decref(k);
         artifact_free(a);
     }
+}
+
+/* The argument forms and limits, on fixture 12's kernel (256x256 -> 128x128: any window k with
+ * k - 2p in {1, 2} and stride 2 gives its output). */
+Test(pool, argument_forms_and_limits) {
+    artifact *a = NULL;
+    pool_spec ps;
+    static const struct {
+        const char *args;
+        int ok;
+        const char *why;
+    } cases[] = {
+        {"%arg0_1, [2, 2]", 1, "stride defaults to the window, padding to 0"},
+        {"%arg0_1, [2, 2], [2, 2]", 1, "padding absent"},
+        {"%arg0_1, 3, 2, 1", 1, "one int for every dimension"},
+        {"%arg0_1, (3, 3), (2, 2), (1, 1)", 1, "tuples"},
+        {"%arg0_1, [3], [2], [1]", 1, "one-element lists"},
+        {"%arg0_1, [7, 49], [2, 2], [3, 24]", 1, "a window of 343 elements, the unrolled limit"},
+        {"%arg0_1, [8, 43], [2, 2], [3, 21]", 0, "a window of 344 elements"},
+        {"%arg0_1, [64, 1], [2, 2], [31, 0]", 1, "a window 64 high"},
+        {"%arg0_1, [65, 1], [2, 2], [32, 0]", 0, "a window 65 high"},
+        {"%arg0_1, [3, 3, 3], [2, 2], [1, 1]", 0, "a list of neither 1 nor 2 values"},
+        {"%arg0_1, [3, 3], [2, 2], [1, 1], False, True, None, 1", 0, "too many arguments"},
+        {"%arg0_1", 0, "no window"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        json_t *k = kernel_ctx(FX_POI, &a);
+        char *line = kasprintf("%s%s), kwargs = {})", POOL_HEAD, cases[i].args);
+        set_pool_line(k, line);
+        cr_assert_eq(builtin_avg_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, line);
+        if (i == 0) cr_assert(ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == 0 && ps.p[1] == 0 && ps.count_pad == 1);
+        if (i == 1) cr_assert(ps.p[0] == 0 && ps.p[1] == 0);
+        if (i == 2)
+            cr_assert(ps.k[0] == 3 && ps.k[1] == 3 && ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == 1 && ps.p[1] == 1);
+        if (i == 5) cr_assert(ps.k[0] == 7 && ps.k[1] == 49 && ps.p[1] == 24);
+        free(line);
+        json_decref(k);
+        artifact_free(a);
+    }
+}
+
+/* What the kernel's parameters and shapes must be. */
+Test(pool, signature_and_shapes) {
+    artifact *a = NULL;
+    pool_spec ps;
+    static const char *const sigs[][4] = {
+        {"in_ptr0", "in_ptr1", "xnumel", NULL},     {"out_ptr0", "in_ptr0", "xnumel", NULL},
+        {"in_out_ptr0", "in_ptr1", "xnumel", NULL}, {"in_ptr0", "out_ptr0", "xnumel", "ks0"},
+        {"in_ptr0", "out_ptr0", "x", NULL},         {"in_ptr0", "out_ptr0", NULL, NULL}};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        json_t *k = kernel_ctx(FX_POI, &a);
+        json_t *rt = json_array();
+        for (size_t j = 0; j < 4 && sigs[i][j]; j++) json_array_append_new(rt, json_string(sigs[i][j]));
+        json_object_set_new(k, "runtime_params", rt);
+        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "signature %zu accepted", i);
+        json_decref(k);
+        artifact_free(a);
+    }
+    /* the shapes: another rank, another channel count, another output size */
+    static const int shapes[][2][4] = {{{16, 64, 256, 0}, {16, 64, 128, 128}},
+                                       {{16, 64, 256, 256}, {16, 32, 128, 128}},
+                                       {{16, 64, 256, 256}, {8, 64, 128, 128}},
+                                       {{16, 64, 256, 256}, {16, 64, 128, 127}}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        json_t *k = kernel_ctx(FX_POI, &a);
+        json_t *in = json_array(), *out = json_array();
+        for (int d = 0; d < 4 && shapes[i][0][d]; d++) json_array_append_new(in, json_integer(shapes[i][0][d]));
+        for (int d = 0; d < 4; d++) json_array_append_new(out, json_integer(shapes[i][1][d]));
+        json_object_set_new(json_object_get(k, "shapes"), "in_ptr0", in);
+        json_object_set_new(json_object_get(k, "shapes"), "out_ptr0", out);
+        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "shapes %zu accepted", i);
+        json_decref(k);
+        artifact_free(a);
+    }
+}
+
+/* 1-D: the unsqueeze must be what the pooling reads. */
+Test(pool, one_d_unsqueeze_must_feed_the_pooling) {
+    artifact *a = NULL;
+    pool_spec ps;
+    json_t *k = one_d_ctx(&a, "-2", "[1, 8], [1, 4], [0, 2]", 250);
+    json_t *fr = json_object_get(k, "graph_fragment");
+    json_array_set_new(
+        fr, 2,
+        json_string("%avg_pool2d : Tensor \"f32[8, 16, 1, 250][4000, 250, 250, 1]cuda:0\"[num_users=1] = "
+                    "call_function[target=torch.ops.aten.avg_pool2d.default](args = (%arg0_1, [1, 8], "
+                    "[1, 4], [0, 2]), kwargs = {})"));
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "the pooling reads the input, not its unsqueeze");
+    json_decref(k);
+    artifact_free(a);
+}
+
+/* The variants follow the output's width; a plan's variants are checked. */
+Test(pool, variants_and_plan_limits) {
+    artifact *a = NULL;
+    json_t *k = kernel_ctx(FX_POI, &a); /* 128 outputs a row */
+    json_t *v = builtin_avg_pool_variants(k);
+    static const long long want[][3] = {{1, 128, 2}, {2, 128, 2}, {1, 64, 1}, {4, 128, 2}};
+    cr_assert_eq(json_array_size(v), 4);
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *x = json_array_get(v, i);
+        cr_assert(json_integer_value(json_object_get(x, "bh")) == want[i][0] &&
+                      json_integer_value(json_object_get(x, "bw")) == want[i][1] &&
+                      json_integer_value(json_object_get(x, "num_warps")) == want[i][2],
+                  "variant %zu", i);
+    }
+    json_decref(v);
+    /* a plan's own variants: the largest tile accepted, anything past the limits dropped */
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]}}",
+                             "direction", "rewrite", "params", "template", "avg_pool", "variants", "bh", 64, "bw", 64,
+                             "num_warps", 16, "bh", 128, "bw", 16, "num_warps", 4, "bh", 32, "bw", 256, "num_warps", 4,
+                             "bh", 3, "bw", 64, "num_warps", 4);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_avg_pool_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(json_array_size(json_object_get(out, "candidates")), 1,
+                 "only 64 x 64 (4096 outputs) is within the limits");
+    json_decref(out);
+    json_decref(plan);
+    plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "avg_pool",
+                     "variants", "bh", 1, "bw", 64, "num_warps", 3);
+    out = NULL;
+    cr_assert_neq(builtin_avg_pool_act(k, plan, &out, &e), 0, "no usable variant is an error");
+    cr_assert_null(out);
+    cr_assert(strstr(e.msg, "no usable variant") != NULL, "%s", e.msg);
+    json_decref(plan);
+    json_decref(k);
+    artifact_free(a);
+    /* no variants for a kernel the family does not apply to */
+    k = kernel_ctx(FX_POI, &a);
+    json_array_append_new(json_object_get(k, "runtime_params"), json_string("ks0"));
+    v = builtin_avg_pool_variants(k);
+    cr_assert_eq(json_array_size(v), 0);
+    json_decref(v);
+    json_decref(k);
+    artifact_free(a);
+    /* a narrow output: tiles of 16 */
+    k = kernel_ctx(FX_PER, &a); /* 14 outputs a row */
+    v = builtin_avg_pool_variants(k);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 16);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 2), "bw")), 16);
+    json_decref(v);
+    json_decref(k);
+    artifact_free(a);
 }

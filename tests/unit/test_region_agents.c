@@ -215,6 +215,15 @@ Test(region_agents, avg_pool_argument_forms) {
     cr_assert_eq(ps.divisor, 7);
     json_decref(k);
     artifact_free(r);
+    /* a window of another shape in each dimension: each reaches its own constexpr */
+    k = pool_ctx_with("[2, 3, 2], [2, 2, 2], [0, 1, 0], False, True, None", &r);
+    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    json_t *c = candidates(k, "region_avg_pool");
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
+    cr_assert(strstr(src, "\"KD\": 2, \"KH\": 3, \"KW\": 2") && strstr(src, "\"PD\": 0, \"PH\": 1, \"PW\": 0"), "%s", src);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
     /* refused: ceil_mode, a zero divisor, padding above half the window, a window past the
      * limit, another op, a keyword argument, something not a literal */
     static const char *const no[] = {"[3, 3, 3], [2, 2, 2], [1, 1, 1], True, False, None",
