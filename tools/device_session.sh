@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# One device call that checks a session's GPU-facing work (developer tool, run on the GPU machine
+# from the repository root with build/kopt carried along): the plan-interpreter tests, a chosen
+# part of `make gpu-test`, and a `kopt bench` of chosen problems whose reports are then read for
+# where each kernel's search started (kernels[].tuned_config). Each step has its own time limit,
+# so one slow step cannot eat the others' time; everything lands in $OUT as at most 6 files
+# (the device tool returns 8): interp.log, gputest.log, bench.log, results.json, starts.txt,
+# runs.tgz.
+#
+# usage: OUT=dir [SUITES="optimize llm verify"] [VERIFY="12_avgpool2d 18_avg_pool3d"]
+#        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
+#        [T_GPUTEST=240] [T_BENCH=300] tools/device_session.sh
+# An empty ONLY skips the bench, an empty SUITES the gpu-test; an empty VERIFY runs every
+# candidate folder (about 560 s: narrow it); STORE resumes a bench store.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+OUT=${OUT:?set OUT}
+export PATH=$PWD/build:$PATH
+
+{
+  for t in tests/interp/test_plan_interp.py tests/interp/test_scan_interp.py tests/interp/test_col_softmax_interp.py; do
+    echo "== $t"
+    TRITON_INTERPRET=1 timeout "${T_INTERP:-150}" python3 "$t"
+    echo "rc=$?"
+  done
+} >"$OUT/interp.log" 2>&1
+
+if [ -n "${SUITES-optimize llm verify}" ]; then
+  KOPT_GPU_SUITES="${SUITES-optimize llm verify}" KOPT_GPU_VERIFY="${VERIFY:-}" KOPT_GPU_OUT=/tmp/kopt-gt \
+    timeout "${T_GPUTEST:-240}" make gpu-test >"$OUT/gputest.log" 2>&1
+  echo "make gpu-test rc=$?" >>"$OUT/gputest.log"
+fi
+
+if [ -n "${ONLY:-}" ]; then
+  mkdir -p /tmp/kopt-ds
+  OUT=/tmp/kopt-ds BENCH_ARGS="--only $ONLY" BENCH_STORE="${STORE:-/tmp/kopt-ds.sqlite}" \
+    BENCH_TIMEOUT="${T_BENCH:-300}" bash tools/bench_device.sh
+  cp /tmp/kopt-ds/bench.log /tmp/kopt-ds/results.json /tmp/kopt-ds/runs.tgz "$OUT/" 2>/dev/null
+  # where each searched kernel started: Inductor's autotuned configuration, or none found
+  mkdir -p /tmp/kopt-ds/runs-x && tar xzf /tmp/kopt-ds/runs.tgz -C /tmp/kopt-ds/runs-x 2>/dev/null
+  python3 - /tmp/kopt-ds/runs-x >"$OUT/starts.txt" 2>&1 <<'PY'
+import glob, json, os, sys
+found = total = 0
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "runs", "*", "*", "report.json"))):
+    d = json.load(open(f))
+    for k in d.get("kernels", []):
+        if "tried" not in k:
+            continue
+        total += 1
+        found += "tuned_config" in k
+        print(os.path.basename(os.path.dirname(f)), k["name"], json.dumps(k.get("tuned_config")))
+print("searched kernels with a tuned_config: %d of %d" % (found, total))
+PY
+fi
+ls -la "$OUT"
