@@ -67,6 +67,19 @@ int builtin_params_are(const json_t *k, const char *const *want, size_t n);
  * type (0 when absent); builtin_fx_int_arg, the integer after the node's first argument
  * (`args = (%x, D` -> D; 1 when read). */
 const char *builtin_fx_line(const json_t *fragment, const char *target);
+/* One FX node line ("%name : ... = call_function[target=torch.ops.T](args = (...), kwargs = {...})")
+ * parsed by builtin_fx_parse (1 when it is one, its parts within the sizes below);
+ * builtin_fx_arg copies argument i (top-level commas) of it into out (1 when there is one). */
+enum { BUILTIN_FX_NAME = 64, BUILTIN_FX_ARGS = 256 };
+typedef struct fx_node {
+    char name[BUILTIN_FX_NAME];   /* without '%' */
+    char target[BUILTIN_FX_NAME]; /* "aten.div.Tensor" */
+    char args[BUILTIN_FX_ARGS];   /* the text between "args = (" and the matching ")" */
+    char kwargs[BUILTIN_FX_NAME]; /* the text between "kwargs = {" and "}" ("" when too long) */
+    int rank;                     /* the node's tensor rank (0: not given) */
+} fx_node;
+int builtin_fx_parse(const char *line, fx_node *n);
+int builtin_fx_arg(const fx_node *n, int i, char *out, size_t cap);
 int builtin_fx_rank(const char *line);
 int builtin_fx_int_arg(const char *line, long long *out);
 
@@ -164,9 +177,10 @@ typedef struct pool_spec {
     long long divisor;          /* divisor_override; 0: none */
     long long out_w;            /* the output's last dimension */
     const char *in, *out;       /* the input and output pointer parameters (static names) */
-    int kernel;                 /* Inductor's Triton kernel (else a vendor region's launcher) */
+    int kernel;                 /* Inductor's Triton kernel (else a vendor region's launcher): its
+                                   parameters end with xnumel */
     int out_first;              /* the output pointer is the first parameter (in_out_ptr0) */
-    int xnumel, r0numel;        /* the parameters end with xnumel [, r0_numel] */
+    int r0numel;                /* ... and r0_numel after xnumel */
     int in3;                    /* 1-D pooling: input (N, C, L), output (N, C, 1, OL) */
 } pool_spec;
 int builtin_avg_pool_match(const json_t *kernel, pool_spec *ps);

@@ -140,3 +140,57 @@ long long builtin_next_pow2(long long v) {
 int builtin_pow2_in(long long v, long long lo, long long hi) {
     return v >= lo && v <= hi && !(v & (v - 1));
 }
+
+/* One "call_function" line of the fragment into n; 0 when the line is not one. */
+int builtin_fx_parse(const char *l, fx_node *n) {
+    const char *ct = strstr(l, "= call_function[target=torch.ops.");
+    const char *ar = ct ? strstr(ct, "](args = (") : NULL;
+    if (l[0] != '%' || !ar) return 0;
+    size_t nl = strcspn(l + 1, " :");
+    const char *t = ct + strlen("= call_function[target=torch.ops.");
+    size_t tl = (size_t)(ar - t);
+    const char *a = ar + strlen("](args = (");
+    int depth = 1;
+    const char *e = a;
+    for (; *e && depth; e++) depth += (*e == '(' || *e == '[') - (*e == ')' || *e == ']');
+    if (depth || nl >= BUILTIN_FX_NAME || tl >= BUILTIN_FX_NAME || (size_t)(e - 1 - a) >= BUILTIN_FX_ARGS) return 0;
+    memcpy(n->name, l + 1, nl);
+    n->name[nl] = '\0';
+    memcpy(n->target, t, tl);
+    n->target[tl] = '\0';
+    memcpy(n->args, a, (size_t)(e - 1 - a));
+    n->args[e - 1 - a] = '\0';
+    const char *kw = strstr(e, "kwargs = {");
+    size_t kl = kw ? strcspn(kw + 10, "}") : 0;
+    n->kwargs[0] = '\0';
+    if (kw && kl < BUILTIN_FX_NAME) {
+        memcpy(n->kwargs, kw + 10, kl);
+        n->kwargs[kl] = '\0';
+    }
+    n->rank = builtin_fx_rank(l);
+    return 1;
+}
+
+/* Argument i (0-based, top-level commas) of n, copied into out; 0 when there is none. */
+int builtin_fx_arg(const fx_node *n, int i, char *out, size_t cap) {
+    const char *p = n->args;
+    for (int k = 0;; k++) {
+        while (*p == ' ') p++;
+        const char *s = p;
+        int depth = 0;
+        while (*p && (depth || *p != ',')) {
+            depth += (*p == '(' || *p == '[') - (*p == ')' || *p == ']');
+            p++;
+        }
+        if (k == i) {
+            size_t len = (size_t)(p - s);
+            while (len && s[len - 1] == ' ') len--;
+            if (!len || len >= cap) return 0;
+            memcpy(out, s, len);
+            out[len] = '\0';
+            return 1;
+        }
+        if (!*p) return 0;
+        p++;
+    }
+}

@@ -18,69 +18,7 @@
 
 #include "agents/builtin.h"
 
-enum { FX_MAX_NODES = 16, FX_NAME = 64, FX_ARGS = 256 };
-
-typedef struct fx_node {
-    char name[FX_NAME];   /* without '%' */
-    char target[FX_NAME]; /* "aten.div.Tensor" */
-    char args[FX_ARGS];   /* the text between "args = (" and the matching ")" */
-    char kwargs[FX_NAME]; /* the text between "kwargs = {" and "}" ("" when too long) */
-    int rank;             /* the node's tensor rank (0: not given) */
-} fx_node;
-
-/* One "call_function" line of the fragment into n; 0 when the line is not one. */
-static int fx_parse(const char *l, fx_node *n) {
-    const char *ct = strstr(l, "= call_function[target=torch.ops.");
-    const char *ar = ct ? strstr(ct, "](args = (") : NULL;
-    if (l[0] != '%' || !ar) return 0;
-    size_t nl = strcspn(l + 1, " :");
-    const char *t = ct + strlen("= call_function[target=torch.ops.");
-    size_t tl = (size_t)(ar - t);
-    const char *a = ar + strlen("](args = (");
-    int depth = 1;
-    const char *e = a;
-    for (; *e && depth; e++) depth += (*e == '(' || *e == '[') - (*e == ')' || *e == ']');
-    if (depth || nl >= FX_NAME || tl >= FX_NAME || (size_t)(e - 1 - a) >= FX_ARGS) return 0;
-    memcpy(n->name, l + 1, nl);
-    n->name[nl] = '\0';
-    memcpy(n->target, t, tl);
-    n->target[tl] = '\0';
-    memcpy(n->args, a, (size_t)(e - 1 - a));
-    n->args[e - 1 - a] = '\0';
-    const char *kw = strstr(e, "kwargs = {");
-    size_t kl = kw ? strcspn(kw + 10, "}") : 0;
-    n->kwargs[0] = '\0';
-    if (kw && kl < FX_NAME) {
-        memcpy(n->kwargs, kw + 10, kl);
-        n->kwargs[kl] = '\0';
-    }
-    n->rank = builtin_fx_rank(l);
-    return 1;
-}
-
-/* Argument i (0-based, top-level commas) of n, copied into out; 0 when there is none. */
-static int fx_arg(const fx_node *n, int i, char *out, size_t cap) {
-    const char *p = n->args;
-    for (int k = 0;; k++) {
-        while (*p == ' ') p++;
-        const char *s = p;
-        int depth = 0;
-        while (*p && (depth || *p != ',')) {
-            depth += (*p == '(' || *p == '[') - (*p == ')' || *p == ']');
-            p++;
-        }
-        if (k == i) {
-            size_t len = (size_t)(p - s);
-            while (len && s[len - 1] == ' ') len--;
-            if (!len || len >= cap) return 0;
-            memcpy(out, s, len);
-            out[len] = '\0';
-            return 1;
-        }
-        if (!*p) return 0;
-        p++;
-    }
-}
+enum { FX_MAX_NODES = 16, FX_NAME = BUILTIN_FX_NAME };
 
 static const fx_node *fx_find(const fx_node *ns, int n, const char *ref) {
     if (ref[0] != '%') return NULL;
@@ -92,12 +30,12 @@ static const fx_node *fx_find(const fx_node *ns, int n, const char *ref) {
 /* Whether arg i of n is node reference `ref` ("%x"). */
 static int arg_is(const fx_node *n, int i, const char *ref) {
     char a[FX_NAME];
-    return fx_arg(n, i, a, sizeof a) && !strcmp(a, ref);
+    return builtin_fx_arg(n, i, a, sizeof a) && !strcmp(a, ref);
 }
 
 static int arg_num(const fx_node *n, int i, double *v) {
     char a[FX_NAME], *end = NULL;
-    if (!fx_arg(n, i, a, sizeof a)) return 0;
+    if (!builtin_fx_arg(n, i, a, sizeof a)) return 0;
     *v = strtod(a, &end);
     return end != a && *end == '\0';
 }
@@ -141,7 +79,7 @@ static int fx_calls(const fx_node *ns, int n, const char *t, const fx_node *a0, 
 static const fx_node *rsqrt_eps(const fx_node *ns, int n, double *eps) {
     const fx_node *rs = fx_first(ns, n, "aten.rsqrt.default");
     char a0[FX_NAME];
-    if (!rs || !fx_arg(rs, 0, a0, sizeof a0)) return NULL;
+    if (!rs || !builtin_fx_arg(rs, 0, a0, sizeof a0)) return NULL;
     const fx_node *add = fx_find(ns, n, a0);
     if (!add || strcmp(add->target, "aten.add.Tensor") || !arg_num(add, 1, eps) || !(*eps > 0 && *eps < 1e-2))
         return NULL;
@@ -165,7 +103,7 @@ static int fx_nodes(const json_t *k, fx_node *ns) {
     json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
         const char *l = json_string_value(v);
         if (!l || !strstr(l, "= call_function[")) continue;
-        if (n == FX_MAX_NODES || !fx_parse(l, &ns[n])) return -1;
+        if (n == FX_MAX_NODES || !builtin_fx_parse(l, &ns[n])) return -1;
         n++;
     }
     return n;
@@ -178,14 +116,15 @@ int builtin_normalize_match(const json_t *k, int *p, double *eps) {
     /* the division: a graph input over the norm */
     const fx_node *div = fx_count(ns, n, "aten.div.Tensor") == 1 ? fx_first(ns, n, "aten.div.Tensor") : NULL;
     char x[FX_NAME], d[FX_NAME];
-    if (!div || !fx_arg(div, 0, x, sizeof x) || !fx_arg(div, 1, d, sizeof d) || fx_find(ns, n, x) || x[0] != '%')
+    if (!div || !builtin_fx_arg(div, 0, x, sizeof x) || !builtin_fx_arg(div, 1, d, sizeof d) || fx_find(ns, n, x) ||
+        x[0] != '%')
         return 0;
     const fx_node *den = fx_find(ns, n, d);
     int used = 2; /* nodes the pattern accounts for: div, sum, then the rest */
     *eps = 0;
     if (den && !strcmp(den->target, "aten.add.Tensor")) {
         char b[FX_NAME];
-        if (!fx_arg(den, 0, b, sizeof b) || !arg_num(den, 1, eps) || !(*eps >= 0 && *eps < 1e-2)) return 0;
+        if (!builtin_fx_arg(den, 0, b, sizeof b) || !arg_num(den, 1, eps) || !(*eps >= 0 && *eps < 1e-2)) return 0;
         den = fx_find(ns, n, b);
         used++;
     }
@@ -196,15 +135,16 @@ int builtin_normalize_match(const json_t *k, int *p, double *eps) {
         double half = 0.5;
         if (!strcmp(den->target, "aten.pow.Tensor_Scalar") && !(arg_num(den, 1, &half) && half == 0.5)) return 0;
         char b[FX_NAME];
-        if (!fx_arg(den, 0, b, sizeof b)) return 0;
+        if (!builtin_fx_arg(den, 0, b, sizeof b)) return 0;
         sum = fx_find(ns, n, b);
         *p = 2;
         used++;
     }
     /* the sum over the last dimension, keepdim */
     char src[FX_NAME], dims[FX_NAME], keep[FX_NAME];
-    if (!sum || strcmp(sum->target, "aten.sum.dim_IntList") || !fx_arg(sum, 0, src, sizeof src) ||
-        !fx_arg(sum, 1, dims, sizeof dims) || !fx_arg(sum, 2, keep, sizeof keep) || strcmp(keep, "True"))
+    if (!sum || strcmp(sum->target, "aten.sum.dim_IntList") || !builtin_fx_arg(sum, 0, src, sizeof src) ||
+        !builtin_fx_arg(sum, 1, dims, sizeof dims) || !builtin_fx_arg(sum, 2, keep, sizeof keep) ||
+        strcmp(keep, "True"))
         return 0;
     int rank = div->rank;
     char last[16];
@@ -243,7 +183,7 @@ int builtin_instance_norm_match(const json_t *k, double *eps, long long *channel
     const fx_node *vm = fx_first(ns, n, "aten.var_mean.correction");
     char x[FX_NAME], dims[FX_NAME];
     if (!vm || fx_count(ns, n, "aten.var_mean.correction") != 1 || strcmp(vm->kwargs, "correction: 0, keepdim: True") ||
-        !fx_arg(vm, 0, x, sizeof x) || !fx_arg(vm, 1, dims, sizeof dims))
+        !builtin_fx_arg(vm, 0, x, sizeof x) || !builtin_fx_arg(vm, 1, dims, sizeof dims))
         return 0;
     const fx_node *view = fx_find(ns, n, x);
     int rank = view ? view->rank : 0;
@@ -281,8 +221,8 @@ int builtin_layer_norm_match(const json_t *k, double *eps) {
     const fx_node *vm = fx_first(ns, n, "aten.var_mean.correction");
     const fx_node *sub = fx_first(ns, n, "aten.sub.Tensor");
     char x[FX_NAME], dims[FX_NAME];
-    if (!vm || !sub || strcmp(vm->kwargs, "correction: 0, keepdim: True") || !fx_arg(vm, 0, x, sizeof x) ||
-        !fx_arg(vm, 1, dims, sizeof dims) || !arg_is(sub, 0, x))
+    if (!vm || !sub || strcmp(vm->kwargs, "correction: 0, keepdim: True") || !builtin_fx_arg(vm, 0, x, sizeof x) ||
+        !builtin_fx_arg(vm, 1, dims, sizeof dims) || !arg_is(sub, 0, x))
         return 0;
     /* the statistics over every dimension but the first: [1, ..., rank-1] */
     int rank = sub->rank;
@@ -301,9 +241,10 @@ int builtin_layer_norm_match(const json_t *k, double *eps) {
     fx_calls(ns, n, "aten.mul.Tensor", sub, rs, &norm);
     if (!norm) return 0;
     fx_calls(ns, n, "aten.mul.Tensor", norm, NULL, &scaled);
-    if (!scaled || !fx_arg(scaled, 1, w, sizeof w) || w[0] != '%' || fx_find(ns, n, w)) return 0;
+    if (!scaled || !builtin_fx_arg(scaled, 1, w, sizeof w) || w[0] != '%' || fx_find(ns, n, w)) return 0;
     fx_calls(ns, n, "aten.add.Tensor", scaled, NULL, &shifted);
-    if (!shifted || !fx_arg(shifted, 1, b, sizeof b) || b[0] != '%' || fx_find(ns, n, b) || !strcmp(w, b)) return 0;
+    if (!shifted || !builtin_fx_arg(shifted, 1, b, sizeof b) || b[0] != '%' || fx_find(ns, n, b) || !strcmp(w, b))
+        return 0;
     /* nothing else: the converts come in and out together */
     if ((conv != 0 && conv != 2) || (conv == 2) != (cx != NULL) || fx_count(ns, n, "aten.mul.Tensor") != 2 ||
         fx_count(ns, n, "aten.add.Tensor") != 2 || fx_count(ns, n, "aten.sub.Tensor") != 1 ||
@@ -343,8 +284,8 @@ int builtin_softmax_stats_match(const json_t *k) {
     int n = fx_nodes(k, ns);
     static const char target[] = "prims.prepare_softmax_online.default";
     char x[FX_NAME], extra[FX_NAME];
-    if (n != 1 || strcmp(ns[0].target, target) || !fx_arg(&ns[0], 0, x, sizeof x) ||
-        fx_arg(&ns[0], 2, extra, sizeof extra))
+    if (n != 1 || strcmp(ns[0].target, target) || !builtin_fx_arg(&ns[0], 0, x, sizeof x) ||
+        builtin_fx_arg(&ns[0], 2, extra, sizeof extra))
         return 0;
     int unit = 0, rank = placeholder_rank(k, x, &unit);
     if (rank < 1 || !unit || builtin_fx_dim(json_object_get(k, "graph_fragment"), target, rank) != rank - 1) return 0;

@@ -111,24 +111,6 @@ static int pool_match_vendor(const json_t *k, pool_spec *ps) {
     return pool_parse_call(call, ps) && pool_tensors_ok(k, ps);
 }
 
-/* The text of FX line l's "args = (...)" into out (without the parentheses) and its node name
- * (after the leading '%') into name; 0 unless the line calls something with no keyword arguments. */
-static int fx_call_args(const char *l, char *name, size_t ncap, char *out, size_t cap) {
-    const char *a = strstr(l, "](args = (");
-    size_t nl = l[0] == '%' ? strcspn(l + 1, " :") : 0;
-    if (!a || !nl || nl >= ncap) return 0;
-    memcpy(name, l + 1, nl);
-    name[nl] = '\0';
-    a += strlen("](args = (");
-    int depth = 1;
-    const char *e = a;
-    for (; *e && depth; e++) depth += (*e == '(' || *e == '[') - (*e == ')' || *e == ']');
-    if (depth || (size_t)(e - 1 - a) >= cap || strncmp(e, ", kwargs = {})", 14)) return 0;
-    memcpy(out, a, (size_t)(e - 1 - a));
-    out[e - 1 - a] = '\0';
-    return 1;
-}
-
 /* Inductor's Triton kernel of one pooling node (builtin.h). */
 static int pool_match_kernel(const json_t *k, pool_spec *ps) {
     const json_t *rt = json_object_get(k, "runtime_params");
@@ -147,7 +129,6 @@ static int pool_match_kernel(const json_t *k, pool_spec *ps) {
         return 0;
     }
     ps->kernel = 1;
-    ps->xnumel = 1;
     ps->r0numel = n == 4;
     /* the graph: one pooling node, and for 1-D pooling the unsqueeze feeding it, nothing else */
     const char *pool = NULL, *unsq = NULL;
@@ -162,22 +143,21 @@ static int pool_match_kernel(const json_t *k, pool_spec *ps) {
         else if (!unsq && strstr(l, "call_function[target=torch.ops.aten.unsqueeze.default]")) unsq = l;
         else return 0;
     }
-    char pname[64], pargs[256], first[64];
-    if (!pool || !fx_call_args(pool, pname, sizeof pname, pargs, sizeof pargs)) return 0;
-    size_t c = strcspn(pargs, ",");
-    if (pargs[0] != '%' || !pargs[c] || c >= sizeof first) return 0;
-    memcpy(first, pargs + 1, c - 1);
-    first[c - 1] = '\0';
+    /* both nodes with no keyword arguments; the pooling's first argument a node */
+    fx_node pn, un;
+    char first[BUILTIN_FX_NAME], ux[BUILTIN_FX_NAME], udim[BUILTIN_FX_NAME], extra[BUILTIN_FX_NAME];
+    if (!pool || !builtin_fx_parse(pool, &pn) || !strstr(pool, "kwargs = {})") ||
+        !builtin_fx_arg(&pn, 0, first, sizeof first) || first[0] != '%' || !builtin_fx_arg(&pn, 1, extra, sizeof extra))
+        return 0;
     if (unsq) { /* 1-D: the pooling's input is unsqueeze(x, -2) of a graph input */
-        char uname[64], uargs[256];
-        if (!fx_call_args(unsq, uname, sizeof uname, uargs, sizeof uargs) || strcmp(uname, first) || uargs[0] != '%')
+        if (!builtin_fx_parse(unsq, &un) || !strstr(unsq, "kwargs = {})") || strcmp(un.name, first + 1) ||
+            !builtin_fx_arg(&un, 0, ux, sizeof ux) || ux[0] != '%' || !builtin_fx_arg(&un, 1, udim, sizeof udim) ||
+            builtin_fx_arg(&un, 2, extra, sizeof extra) || (strcmp(udim, "-2") && strcmp(udim, "2")))
             return 0;
-        const char *d = strchr(uargs, ',');
-        if (!d || (strcmp(d, ", -2") && strcmp(d, ", 2"))) return 0;
         ps->in3 = 1;
     }
     const char *target = strstr(pool, "avg_pool3d.default") ? "avg_pool3d" : "avg_pool2d";
-    char *call = kasprintf("torch.ops.aten.%s.default(in_ptr0%s)", target, pargs + c);
+    char *call = kasprintf("torch.ops.aten.%s.default(in_ptr0%s)", target, pn.args + strcspn(pn.args, ","));
     int ok = pool_parse_call(call, ps);
     free(call);
     if (!ok || (ps->in3 && (ps->nd != 2 || ps->k[0] != 1 || ps->s[0] != 1 || ps->p[0] != 0))) return 0;
@@ -238,7 +218,7 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
         tpl_arg a[] = {{.name = "IN", .type = TPL_IDENT, .ident = ps.in},
                        {.name = "OUT", .type = TPL_IDENT, .ident = ps.out},
                        {.name = "OUT_FIRST", .type = TPL_BOOL, .b = ps.out_first},
-                       {.name = "XNUMEL", .type = TPL_BOOL, .b = ps.xnumel},
+                       {.name = "XNUMEL", .type = TPL_BOOL, .b = ps.kernel},
                        {.name = "R0NUMEL", .type = TPL_BOOL, .b = ps.r0numel},
                        {.name = "IN3", .type = TPL_BOOL, .b = ps.in3},
                        {.name = "ND3", .type = TPL_BOOL, .b = d3},

@@ -32,7 +32,7 @@ static const char *region_template(const artifact *a, int f, int l) {
     if (!region_build(a, f, l, REGION_PREFIX "probe", &b, &e) && !artifact_parse(kbuf_str(&b), b.len, &r, &e)) {
         int k = artifact_find_kernel(r, REGION_PREFIX "probe");
         if (k >= 0) {
-            json_t *kc = opt_kernel_ctx(r, k);
+            json_t *kc = opt_kernel_ctx(r, k, NULL);
             t = builtin_region_match(kc);
             json_decref(kc);
         }

@@ -19,7 +19,7 @@ static json_t *kernel_n_from_fixture(const char *fixture, int n, artifact **out_
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     free(text);
     *out_a = a;
-    return opt_kernel_ctx(a, n);
+    return opt_kernel_ctx(a, n, NULL);
 }
 
 static json_t *kernel_from_fixture(const char *fixture, artifact **out_a) {

@@ -18,7 +18,7 @@
 Test(col_softmax, middle_dimension_softmax) {
     artifact *a = tu_load_inductor("suite_level1_05_softmax_middle_dim_small_g0.py");
     cr_assert_eq(a->nkernels, 1);
-    json_t *k = opt_kernel_ctx(a, 0);
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_assert_str_eq(builtin_rewrite_match(k, &eps), "col_softmax");
     json_t *vars = builtin_rewrite_variants("col_softmax", k);
@@ -64,7 +64,7 @@ Test(col_softmax, not_for_rows_or_other_families) {
     for (size_t f = 0; f < sizeof fx / sizeof *fx; f++) {
         artifact *a = tu_load_inductor(fx[f]);
         for (size_t i = 0; i < a->nkernels; i++) {
-            json_t *k = opt_kernel_ctx(a, (int)i);
+            json_t *k = opt_kernel_ctx(a, (int)i, NULL);
             cr_expect_null(builtin_col_softmax_match(k), "%s: %s", fx[f], a->kernels[i].name);
             json_decref(k);
         }

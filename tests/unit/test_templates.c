@@ -82,7 +82,7 @@ Test(templates, rewrite_templates_match_their_goldens) {
         kerr e = {0};
         cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
         for (size_t k = 0; k < a->nkernels; k++) {
-            json_t *kc = opt_kernel_ctx(a, (int)k);
+            json_t *kc = opt_kernel_ctx(a, (int)k, NULL);
             double eps = 0;
             const char *t = builtin_rewrite_match(kc, &eps);
             if (t) {
@@ -125,7 +125,7 @@ Test(templates, region_templates_match_their_goldens) {
         kbuf rb = KBUF_INIT;
         cr_assert_eq(region_build(a, cases[c].first, cases[c].last, REGION_PREFIX "0", &rb, &e), 0, "%s", e.msg);
         cr_assert_eq(artifact_parse(kbuf_str(&rb), rb.len, &r, &e), 0, "%s", e.msg);
-        json_t *kc = opt_kernel_ctx(r, artifact_find_kernel(r, REGION_PREFIX "0"));
+        json_t *kc = opt_kernel_ctx(r, artifact_find_kernel(r, REGION_PREFIX "0"), NULL);
         cr_assert_str_eq(builtin_region_match(kc), cases[c].tmpl);
         json_t *out = render(kc, cases[c].tmpl, builtin_region_variants(cases[c].tmpl, kc));
         kbuf b = KBUF_INIT;
@@ -283,7 +283,7 @@ Test(templates, row_split_candidates_pass_gate1) {
     artifact *a = NULL;
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
-    json_t *kc = opt_kernel_ctx(a, 0);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_assert_str_eq(builtin_rewrite_match(kc, &eps), "row_split_softmax");
     cr_expect_eq(variants_pass_gate1(a, kc, "row_split_softmax", NULL), 4);
@@ -301,7 +301,7 @@ Test(templates, row_split_candidates_pass_gate1) {
             kbuf_puts(&big, lens[t]);
         }
         cr_assert_eq(artifact_parse(kbuf_str(&big), big.len, &a, &e), 0, "%s", e.msg);
-        kc = opt_kernel_ctx(a, 0);
+        kc = opt_kernel_ctx(a, 0, NULL);
         const char *m = builtin_rewrite_match(kc, &eps);
         if (t == 0) cr_expect(!m || strcmp(m, "row_split_softmax"), "matched at 8M columns");
         else cr_expect(m && !strcmp(m, "row_split_softmax"), "no match at 4M columns");
@@ -355,7 +355,7 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         artifact *a = NULL;
         kerr e = {0};
         cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
-        json_t *kc = opt_kernel_ctx(a, 0);
+        json_t *kc = opt_kernel_ctx(a, 0, NULL);
         double eps = -1;
         const char *m = builtin_rewrite_match(kc, &eps);
         cr_assert(m && !strcmp(m, cases[c].tmpl), "%s: matched %s", cases[c].fixture, m ? m : "nothing");
@@ -379,7 +379,7 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
             if (!strstr(text, edits[t][0])) continue;   /* an edit of the other norm's graph */
             a = parse_edited(text, edits[t][0], edits[t][1]);
-            kc = opt_kernel_ctx(a, 0);
+            kc = opt_kernel_ctx(a, 0, NULL);
             int p = 0;
             double ep = 0;
             cr_expect_eq(builtin_normalize_match(kc, &p, &ep), 0, "%s: still matched with %s", cases[c].fixture, edits[t][1]);
@@ -403,7 +403,7 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
     artifact *a = NULL;
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
-    json_t *kc = opt_kernel_ctx(a, 0);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     long long ch = 0;
     int aff = 0;
@@ -428,7 +428,7 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
     };
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
-        kc = opt_kernel_ctx(a, 0);
+        kc = opt_kernel_ctx(a, 0, NULL);
         cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
@@ -446,7 +446,7 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
     artifact *a = NULL;
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
-    json_t *kc = opt_kernel_ctx(a, 0);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_assert_eq(builtin_layer_norm_match(kc, &eps), 1);
     cr_expect_eq(eps, 1e-05);
@@ -471,7 +471,7 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
     };
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
-        kc = opt_kernel_ctx(a, 0);
+        kc = opt_kernel_ctx(a, 0, NULL);
         cr_expect_eq(builtin_layer_norm_match(kc, &eps), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
@@ -489,14 +489,14 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     cr_assert_eq(a->nkernels, 2);
-    json_t *kc = opt_kernel_ctx(a, 0);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_expect_eq(builtin_softmax_stats_match(kc), 1);
     const char *m = builtin_rewrite_match(kc, &eps);
     cr_assert(m && !strcmp(m, "row_softmax_stats"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), 4);
     json_decref(kc);
-    kc = opt_kernel_ctx(a, 1);
+    kc = opt_kernel_ctx(a, 1, NULL);
     cr_expect_eq(builtin_softmax_stats_match(kc), 0, "the nll/mean kernel taken for softmax statistics");
     json_decref(kc);
     artifact_free(a);
@@ -512,7 +512,7 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     };
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
-        kc = opt_kernel_ctx(a, 0);
+        kc = opt_kernel_ctx(a, 0, NULL);
         cr_expect_eq(builtin_softmax_stats_match(kc), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
@@ -546,7 +546,7 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
             kbuf_free(&b);
         }
         cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
-        kc = opt_kernel_ctx(a, 0);
+        kc = opt_kernel_ctx(a, 0, NULL);
         m = builtin_rewrite_match(kc, &eps);
         cr_expect_eq(m && !strcmp(m, "row_softmax_stats"), shapes[t].match, "case %zu matched %s", t, m ? m : "nothing");
         if (shapes[t].match) {

@@ -169,7 +169,7 @@ Test(tuned, planner_starts_from_the_tuned_configuration) {
     art_kernel tmp = kernel_with("c03", "{\"XBLOCK\": 1, \"R0_BLOCK\": 2048, \"num_warps\": 8, \"num_stages\": 1}");
     free(a->kernels[0].kernel_path);
     a->kernels[0].kernel_path = tmp.kernel_path;
-    json_t *k = opt_kernel_ctx(a, 0);
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
     const json_t *tc = json_object_get(k, "tuned_config");
     cr_assert_not_null(tc, "no tuned_config in the kernel context");
     cr_assert_eq(json_integer_value(json_object_get(tc, "R0_BLOCK")), 2048);
