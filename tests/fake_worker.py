@@ -34,7 +34,8 @@ Standard library only. Behaviour is chosen by FAKE_WORKER_MODE, a comma-separate
 FAKE_WORKER_FIXTURE names the Inductor output module that `compile` pretends to capture
 (default tests/fixtures/inductor/14_gemm_bias_relu_g0.py); FAKE_WORKER_FIXTURE_MA the one of
 mode max-autotune (default the same). FAKE_MA_HANG makes the max-autotune compile hang;
-FAKE_COMPILE_SLEEP=S makes every compile take S seconds.
+FAKE_COMPILE_SLEEP=S makes every compile take S seconds. FAKE_CONFIGS (JSON) is what `profile`
+answers as "configs": the launch configuration each kernel settled on.
 FAKE_WORKER_COUNTER, if set, names a file that gets one line "start <pid>" per start and one
 line "load <path>" per load request received.
 """
@@ -463,9 +464,12 @@ def op_profile(req):
     n = len(launches)
     unit = float(os.environ.get("FAKE_LAUNCH_MS", "0.010"))   # launch i takes (i + 1) * unit ms
     times = [[unit * (i + 1) + 0.0001 * (r % 3) for i in range(n)] for r in range(reps)]
+    res = {"launches": launches, "times": times, "total": [sum(t) + 0.002 for t in times]}
     if os.environ.get("FAKE_BYTES_SCALE"):   # a large model: call() takes what `time` says (1 ms)
-        return {"launches": launches, "times": times, "total": [1.0 for _ in times]}
-    return {"launches": launches, "times": times, "total": [sum(t) + 0.002 for t in times]}
+        res["total"] = [1.0 for _ in times]
+    if os.environ.get("FAKE_CONFIGS"):   # the configurations the kernels settled on (JSON)
+        res["configs"] = json.loads(os.environ["FAKE_CONFIGS"])
+    return res
 
 
 def probe_items(text):

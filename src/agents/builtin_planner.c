@@ -10,7 +10,7 @@
  *      num_warps,num_stages}]},"rationale":"..."}]} or {"plans":[]} when there is nothing new.
  *
  * Round 0 is, first, the neighbours of the configuration Inductor's autotuner chose for the
- * kernel on these shapes ("tuned_config", from its .best_config file; not when Inductor's own
+ * kernel on these shapes ("tuned_config", as the worker's profile reported it; not when Inductor's own
  * coordinate descent found it) and then a coarse grid over the block sizes the kernel's masks
  * allow (an unmasked dimension only takes block sizes that divide its numel), with warps
  * matched to the tile;
@@ -181,7 +181,7 @@ static void beam(json_t *list, const json_t *k, const json_t *history, size_t wi
 }
 
 /* Coordinate descent's first step from Inductor's own autotuned configuration (the kernel
- * context's "tuned_config", read from its .best_config: optimize/tuned.h): its neighbours, one
+ * context's "tuned_config", the worker's report of it: optimize/tuned.h): its neighbours, one
  * knob one step away, the configuration itself left out (it is what the module runs). Nothing
  * when Inductor's coordinate descent found it (its neighbours were measured already). Returns
  * how many were added. */
@@ -297,7 +297,7 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         size_t cap = max + seeded;
         if (left > 0 && cap > (size_t)left) cap = (size_t)left;
         coarse(configs, k, history, cap);
-        why = seeded ? "coordinate descent's first step from Inductor's autotuned configuration (its .best_config: one "
+        why = seeded ? "coordinate descent's first step from the configuration Inductor's autotuner chose (one "
                        "knob one step away), then a coarse grid over the block sizes the kernel's masks allow"
                      : "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
     } else {

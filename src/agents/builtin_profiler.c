@@ -2,7 +2,9 @@
  * ceilings of every launch, from the worker's CUDA-event timing of the instrumented module
  * (PROTOCOL.md `profile`, `ceilings`). The launch table needs the parsed artifact, which the
  * caller passes as an opaque handle in ctx["artifact"] (a pointer it owns; in-process only).
- * Returns {"ceilings":{...}, "launches":[rows], "sum_launch_ms": x, "call": {...}, "source"}.
+ * Returns {"ceilings":{...}, "launches":[rows], "sum_launch_ms": x, "call": {...}, "source",
+ * "configs": {kernel: the launch configuration it settled on}} (configs as the worker reports
+ * them, read with optimize/tuned.h; {} when it reports none).
  * With use_ncu, Nsight Compute's counters (DRAM and SM throughput, occupancy, registers) are
  * added to each Triton row when `ncu` is usable (profile/ncu.h); when it is not, the rows keep
  * their event timing and "source" says why. */
@@ -64,8 +66,10 @@ static int prof_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
             json_decref(ncu);
         }
     }
-    *out = json_pack("{s:o, s:o, s:f, s:o, s:s}", "ceilings", ceil, "launches", rows, "sum_launch_ms", sum, "call",
-                     inspect_time_summary(json_object_get(prof, "total")), "source", source);
+    json_t *configs = json_object_get(prof, "configs");
+    *out = json_pack("{s:o, s:o, s:f, s:o, s:s, s:o}", "ceilings", ceil, "launches", rows, "sum_launch_ms", sum, "call",
+                     inspect_time_summary(json_object_get(prof, "total")), "source", source, "configs",
+                     json_is_object(configs) ? json_incref(configs) : json_object());
     free(source);
     json_decref(prof);
     return 0;

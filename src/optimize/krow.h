@@ -46,7 +46,7 @@ typedef struct krow {
     int has_aten_ops;   /* aten_ops reported (possibly empty) */
     json_t *ncu;        /* the profile's Nsight Compute counters (owned); NULL */
     tuned_config tuned; /* Inductor's autotuned configuration the search started from */
-    int has_tuned;      /* tuned is valid (its .best_config was found) */
+    int has_tuned;      /* tuned is valid (the worker's profile reported it) */
 } krow;
 
 typedef struct vrow {

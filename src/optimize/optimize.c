@@ -87,9 +87,11 @@ static void mark_unsearched(krows *t, const char *why) {
         if (t->v[j].status != KROW_IN_REGION) krow_set(&t->v[j].why, why);
 }
 
-/* The kernel row of an analyst row (a ranked kernel), from the profile's launch row. */
-static void add_kernel_row(krows *t, const json_t *r, const json_t *prow) {
+/* The kernel row of an analyst row (a ranked kernel), from the profile's launch row and the
+ * configurations its kernels settled on (the profile's "configs", tuned.h). */
+static void add_kernel_row(krows *t, const json_t *r, const json_t *prow, const json_t *configs) {
     krow *k = krows_add(t, json_string_value(json_object_get(r, "kernel")));
+    k->has_tuned = tuned_config_parse(json_object_get(configs, k->name), &k->tuned);
     krow_set(&k->kernel_kind, json_string_value(json_object_get(r, "kernel_kind")));
     krow_set(&k->cls, json_string_value(json_object_get(r, "class")));
     k->time_ms = json_number_value(json_object_get(r, "time_ms"));
@@ -285,7 +287,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
                              json_number_value(json_object_get(r, "time_ms")), json_number_value(json_object_get(r, "share")));
             continue;
         }
-        add_kernel_row(&c.rows, r, row);
+        add_kernel_row(&c.rows, r, row, json_object_get(profile, "configs"));
     }
     /* a module without a Triton kernel (library calls, aten fallbacks): nothing to search, the
      * compiler's start module is the result (a kept baseline, exit 0), still measured and

@@ -80,9 +80,9 @@ typedef enum opt_outcome {
 } opt_outcome;
 const char *opt_outcome_name(opt_outcome o);   /* "accepted", "refused", "screened-out", "reused", "error" */
 
-/* The planner's kernel context (search.c); *tuned (NULL: not wanted) gets its autotuned
- * configuration, zeroed when none was found (num_warps 0). */
-json_t *opt_kernel_ctx(const artifact *a, int k, tuned_config *tuned);
+/* The planner's kernel context (search.c), with `tuned` (NULL: none) as where Inductor's
+ * autotuner ended. */
+json_t *opt_kernel_ctx(const artifact *a, int k, const tuned_config *tuned);
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
                         opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
                         double speedup);

@@ -48,9 +48,9 @@ static json_t *buffer_shape(const artifact *a, const char *name) {
     return shape ? shape_of_text(shape) : NULL;
 }
 
-/* The kernel as the planner and executor see it (agent.h); *tuned (when not NULL) receives the
- * autotuned configuration put in it, zeroed when there is none. */
-json_t *opt_kernel_ctx(const artifact *a, int k, tuned_config *tuned) {
+/* The kernel as the planner and executor see it (agent.h), with `tuned` (NULL: none) as its
+ * "tuned_config", where Inductor's autotuner ended: the planner's first step starts there. */
+json_t *opt_kernel_ctx(const artifact *a, int k, const tuned_config *tuned) {
     const art_kernel *K = &a->kernels[k];
     json_t *o = json_pack("{s:s, s:s?, s:s?, s:s}", "name", K->name, "heuristic", K->heuristic, "grid_type",
                           K->grid_type, "kind", art_kernel_kind_name(K->kind));
@@ -117,9 +117,7 @@ json_t *opt_kernel_ctx(const artifact *a, int k, tuned_config *tuned) {
     json_object_set_new(o, "jit_source", jit ? json_string(jit) : json_null());
     json_object_set_new(o, "source", json_string(K->source));
     free(jit);
-    tuned_config tc = {0}; /* where Inductor's autotuner ended: the planner's first step starts there */
-    if (K->kind != ART_K_REGION && tuned_config_read(K, &tc)) json_object_set_new(o, "tuned_config", tuned_config_json(&tc));
-    if (tuned) *tuned = tc;
+    if (tuned && K->kind != ART_K_REGION) json_object_set_new(o, "tuned_config", tuned_config_json(tuned));
     return o;
 }
 
@@ -469,7 +467,7 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     ks.k = artifact_find_kernel(c->a, ks.kname);
     if (ks.k < 0) return 0;
     if (verify_session_launch_args(c->vs, ks.k, &ks.largs, e)) return e->code;
-    ks.kc = opt_kernel_ctx(c->a, ks.k, &row->tuned); /* the report says where the search started */
+    ks.kc = opt_kernel_ctx(c->a, ks.k, row->has_tuned ? &row->tuned : NULL);
     row->has_tuned = row->tuned.num_warps > 0;
     ks.kkind = json_string_value(json_object_get(ks.kc, "kind"));
     ks.history = json_array();

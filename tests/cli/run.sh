@@ -283,6 +283,26 @@ assert d["budget"]["compile_threads"] == 4 and d["budget"]["screen_compile_s"] >
 assert d["vendor_calls"][0]["name"] == "extern_kernels.mm"
 PY
 has "html report has the chart" "$T/o1/report.html" "<svg"
+# where the search starts: the configuration the worker's profile says the kernel settled on
+# (its autotuner's choice) is the report's tuned_config, and the first configurations tried are
+# its neighbours (one knob one step away), never itself; one the planner cannot use is dropped
+TK=triton_poi_fused_add_addmm_relu_0
+FAKE_CONFIGS="{\"$TK\": {\"XBLOCK\": 256, \"num_warps\": 2, \"num_stages\": 1, \"choices\": 4, \"found_by_coordesc\": false}}" \
+  expect_exit 0 "optimize, starts from the tuned configuration" -- "$KOPT" optimize "$P" -o "$T/tc" --budget 60s --rounds 2 --no-store
+python3 - "$T/tc/report.json" <<'PY' && ok || bad "optimize, tuned start: $(head -c 600 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = d["kernels"][0]
+assert k["tuned_config"] == {"XBLOCK": 256, "num_warps": 2, "num_stages": 1, "choices": 4, "found_by_coordesc": False}, k
+first = [a["config"] for a in d["attempts"] if a["direction"] == "launch_config"][0]
+knobs = ("XBLOCK", "num_warps", "num_stages")
+diff = [n for n in knobs if first.get(n) != k["tuned_config"][n]]
+assert len(diff) == 1, (first, diff)
+PY
+FAKE_CONFIGS="{\"$TK\": {\"XBLOCK\": 3, \"num_warps\": 2, \"num_stages\": 1}}" \
+  expect_exit 0 "optimize, a tuned configuration that is not one" -- "$KOPT" optimize "$P" -o "$T/tc2" --budget 60s --rounds 2 --no-store
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "tuned_config" not in d["kernels"][0], d["kernels"][0]' "$T/tc2/report.json" \
+  && ok || bad "optimize: an invalid tuned configuration was kept"
 # kopt optimize --memcheck: the candidates that reach gate 2 also run in the memcheck worker (the
 # fake sanitizer's log gets one report per run, located outside the candidate: recorded, not held
 # against it, so the same winner is stitched)

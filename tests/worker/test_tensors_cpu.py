@@ -593,4 +593,54 @@ check(s1["n_mismatch"] == s2["n_mismatch"] and s1["max_abs_index"] == s2["max_ab
       and abs(s1["sum_sq_diff"] - s2["sum_sq_diff"]) < 1e-12 and s1["first_mismatch"] == s2["first_mismatch"],
       "chunked statistics equal the whole-tensor ones")
 
+# the launch configuration each Inductor kernel settled on (kopt.profile.chosen_configs), on
+# stand-ins laid out as Inductor's CachingAutotuner: counted before the first run, read after
+from kopt import profile as P  # noqa: E402
+
+
+class _Cfg:
+    def __init__(self, kwargs, nw, ns, coordesc=None):
+        self.kwargs, self.num_warps, self.num_stages = kwargs, nw, ns
+        if coordesc is not None:
+            self.found_by_coordesc = coordesc
+
+
+class _Autotuner:
+    def __init__(self, configs):
+        self.configs, self.launchers = configs, []
+
+    def autotune_to_one_config(self):
+        pass
+
+    def settle(self, i):   # what Inductor's first run leaves: one launcher, the configs pruned
+        self.launchers = [types.SimpleNamespace(config=self.configs[i])]
+        self.configs = [self.configs[i]]
+
+
+m = types.ModuleType("fake_output_module")
+m.triton_red_fused_sum_0 = _Autotuner([_Cfg({"XBLOCK": 1, "R0_BLOCK": 2048}, 16, 1),
+                                       _Cfg({"XBLOCK": 64, "R0_BLOCK": 64}, 8, 1, True),
+                                       _Cfg({"XBLOCK": 8, "R0_BLOCK": 512}, 4, 2)])
+m.triton_poi_fused_relu_1 = _Autotuner([_Cfg({"XBLOCK": 1024}, 4, 1)])
+m.triton_poi_not_run_2 = _Autotuner([_Cfg({"XBLOCK": 256}, 4, 1), _Cfg({"XBLOCK": 512}, 8, 1)])
+m.triton_per_odd_3 = _Autotuner([_Cfg({"XBLOCK": 2}, 2, 1)])
+m.triton_helper = object()                 # not a kernel
+m.other_kernel = _Autotuner([_Cfg({"XBLOCK": 4}, 1, 1)])   # not a triton_ global
+counts = P.config_counts(m)
+check(counts.get("triton_red_fused_sum_0") == 3 and "triton_helper" not in counts and "other_kernel" not in counts,
+      "configurations counted per kernel: %r" % counts)
+m.triton_red_fused_sum_0.settle(1)
+m.triton_poi_fused_relu_1.settle(0)
+m.triton_per_odd_3.settle(0)
+m.triton_per_odd_3.launchers[0].config.num_warps = "four"   # not as expected: left out
+got = P.chosen_configs(m, counts)
+check(got.get("triton_red_fused_sum_0") == {"XBLOCK": 64, "R0_BLOCK": 64, "num_warps": 8, "num_stages": 1,
+                                             "choices": 3, "found_by_coordesc": True},
+      "the autotuned kernel's choice among 3: %r" % got.get("triton_red_fused_sum_0"))
+check(got.get("triton_poi_fused_relu_1") == {"XBLOCK": 1024, "num_warps": 4, "num_stages": 1, "choices": 1,
+                                              "found_by_coordesc": False},
+      "a one-configuration kernel: %r" % got.get("triton_poi_fused_relu_1"))
+check(set(got) == {"triton_red_fused_sum_0", "triton_poi_fused_relu_1"},
+      "kernels that did not run or are not laid out as expected are left out: %r" % sorted(got))
+
 print("worker tensors (cpu): %d checks passed" % checks)

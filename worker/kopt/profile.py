@@ -14,6 +14,9 @@ synchronize, then all elapsed times are read. A launch that did not run in a rep
 taken) has time null in that rep; a launch that runs more than once per call() is timed on its
 last run. Order of `launches` and of each rep's times: first execution in the describe pass.
 Warm-up runs (timing mode, untimed) also measure call()'s CPU time for the stall (kopt.timing).
+After the describe pass every Inductor kernel has settled on one launch configuration (its
+autotuner, and with max-autotune its coordinate descent, ran on the model's shapes): `configs`
+reports it per kernel name (chosen_configs), where the core's search starts.
 """
 
 import time
@@ -71,6 +74,51 @@ class Prof:
         return times
 
 
+_BLOCKS = ("XBLOCK", "YBLOCK", "R0_BLOCK")
+
+
+def _kernels(mod):
+    """(name, kernel) of the module's Inductor kernels (CachingAutotuner globals)."""
+    return [(n, k) for n, k in list(vars(mod).items())
+            if n.startswith("triton_") and hasattr(k, "autotune_to_one_config")]
+
+
+def config_counts(mod):
+    """{kernel name: configurations it holds}, read before its first run (autotuning keeps only
+    the chosen one)."""
+    out = {}
+    for name, k in _kernels(mod):
+        try:
+            out[name] = len(getattr(k, "configs", None) or ())
+        except Exception:  # noqa: BLE001 - Inductor's internals differ between releases
+            pass
+    return out
+
+
+def chosen_configs(mod, counts):
+    """{kernel name: {XBLOCK, YBLOCK?, R0_BLOCK?, num_warps, num_stages, choices,
+    found_by_coordesc}} for every Inductor kernel (a CachingAutotuner global of the module) that
+    runs one configuration: the one its autotuner chose among `choices` (counts, from before the
+    first run), or its only one. Attributes differ between Inductor releases: a kernel whose
+    attributes are not as expected is left out, never guessed."""
+    out = {}
+    for name, k in _kernels(mod):
+        try:
+            launchers = getattr(k, "launchers", None)
+            if not launchers or len(launchers) != 1:
+                continue
+            c = launchers[0].config
+            d = {b: int(c.kwargs[b]) for b in _BLOCKS if isinstance(c.kwargs.get(b), int)}
+            d["num_warps"] = int(c.num_warps)
+            d["num_stages"] = int(c.num_stages)
+            d["choices"] = max(1, counts.get(name, 1))
+            d["found_by_coordesc"] = bool(getattr(c, "found_by_coordesc", False))
+        except Exception:  # noqa: BLE001 - Inductor's internals differ between releases
+            continue
+        out[name] = d
+    return out
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -95,6 +143,7 @@ def op_profile(ctx, req):
         except (Exception, SystemExit) as e:  # user code may call sys.exit
             raise wrap("module_failed", "call() of %s raised" % mpath, e)
 
+    counts = config_counts(mod)
     with torch.no_grad():
         # Describe pass (untimed; also triggers Triton autotuning on first launches).
         out = call(list(args))
@@ -132,4 +181,5 @@ def op_profile(ctx, req):
             total.append(t_start.elapsed_time(t_end))
 
     launches = [{"index": i, "args": prof.described[i]} for i in prof.order]
-    return {"launches": launches, "times": times, "total": total, "sleep_ms": sleep}
+    return {"launches": launches, "times": times, "total": total, "sleep_ms": sleep,
+            "configs": chosen_configs(mod, counts)}
