@@ -110,6 +110,12 @@ TARGETS = {
         "extra": True,
         "stages": [("unit", "@(pool|region_agents|templates)/*")],
     },
+    "src/agents/builtin_groupstats.c": {
+        # not verdict code either (`--files builtin_groupstats.c`): which kernels the channels-last
+        # group-statistics family recognises (FX graph, loads, stores) and its variants
+        "extra": True,
+        "stages": [("unit", "@(groupstats|templates)/*")],
+    },
     "src/optimize/search.c": {
         # only the search's gating decisions: the screen (its 0.98 bar), who goes to the gates,
         # the per-kernel budget; not the constants handed to bookkeeping calls (the attempt

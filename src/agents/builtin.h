@@ -106,7 +106,8 @@ int builtin_pow2_in(long long v, long long lo, long long hi);
 
 /* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
  * a kernel (its planner context), or NULL: "avg_pool" (Inductor's kernel of one average
- * pooling, builtin_pool.c); "row_softmax", "row_log_softmax" (ATen
+ * pooling, builtin_pool.c); "cl_group_stats" (group-norm statistics over channels-last data,
+ * builtin_groupstats.c); "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
  * and bias; *eps read from the kernel) for contiguous rows of at most 16384 elements;
  * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length); otherwise
@@ -186,6 +187,21 @@ typedef struct pool_spec {
 int builtin_avg_pool_match(const json_t *kernel, pool_spec *ps);
 json_t *builtin_avg_pool_variants(const json_t *kernel);
 int builtin_avg_pool_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+/* Group-norm statistics over channels-last data (builtin_groupstats.c): Inductor's looped
+ * reduction (in_ptr0[, in_ptr1 a bias], out_ptr0, out_ptr1, xnumel, r0_numel) whose FX graph
+ * fragment is exactly var_mean (correction 0, keepdim) over dims [2, 3] of a reshape to
+ * (N, G, CG, HW) of the input converted to float32 (of a convolution, whose bias the kernel
+ * adds, or not), and whose source reads the input channels-last and stores Welford's mean to
+ * out_ptr0 and m2 to out_ptr1; C = G * CG a power of two in [16, 1024], CG in [2, 64].
+ * builtin_group_stats_match: 1 and *gs filled when the kernel is one, else 0; variants (new
+ * array) and candidates (*out new) as the other families; template "cl_group_stats". */
+typedef struct gs_spec {
+    long long n, g, cg, hw; /* samples, groups, channels per group, pixels per sample */
+    int bias;               /* a per-channel bias (in_ptr1) is added first */
+} gs_spec;
+int builtin_group_stats_match(const json_t *kernel, gs_spec *gs);
+json_t *builtin_group_stats_variants(const json_t *kernel);
+int builtin_group_stats_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 

@@ -276,6 +276,9 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
                                                    : !strcmp(tmpl, "avg_pool")
                                                        ? "an average pooling known from its FX graph: the family's kernel, tiles of "
                                                          "outputs per program, every window element one masked load"
+                                                   : !strcmp(tmpl, "cl_group_stats")
+                                                       ? "group-norm statistics read channels-last in pieces of a few channels: "
+                                                         "every pixel row read whole, per-lane shifted sums, partials combined"
                                                    : !strcmp(tmpl, "scan")
                                                        ? "a cumulative sum written anew from what it computes: one read, one write, "
                                                          "loads coalesced whatever the scanned dimension, a carried total"

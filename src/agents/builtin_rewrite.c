@@ -184,6 +184,8 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     if (region) return region;
     pool_spec ps;   /* Inductor's own pooling kernel, known from its FX graph (any kernel kind) */
     if (builtin_avg_pool_match(k, &ps) && ps.kernel) return "avg_pool";
+    gs_spec gs;   /* group-norm statistics over channels-last data (FX graph and loads) */
+    if (builtin_group_stats_match(k, &gs)) return "cl_group_stats";
     const json_t *aten = json_object_get(k, "aten_ops");
     const char *src = json_string_value(json_object_get(k, "source"));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
@@ -278,6 +280,7 @@ json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
     if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
     if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_variants(k);
     if (tmpl && !strcmp(tmpl, "avg_pool")) return builtin_avg_pool_variants(k);
+    if (tmpl && !strcmp(tmpl, "cl_group_stats")) return builtin_group_stats_variants(k);
     if (tmpl && (!strncmp(tmpl, "region_", 7) || !strncmp(tmpl, "row_split_", 10))) return builtin_region_variants(tmpl, k);
     if (tmpl && !strcmp(tmpl, "row_softmax_stats")) {
         /* chunk and warps measured on 16384 rows of 32000 (H200): 1024/4 and 2048/8 best, 4096/8 2% behind */
@@ -471,6 +474,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_act(k, plan, out, e);
     if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_act(k, plan, out, e);
     if (tmpl && !strcmp(tmpl, "avg_pool")) return builtin_avg_pool_act(k, plan, out, e);
+    if (tmpl && !strcmp(tmpl, "cl_group_stats")) return builtin_group_stats_act(k, plan, out, e);
     if (tmpl && !strncmp(tmpl, "region_", 7)) return builtin_region_act(k, plan, out, e);
     double eps = 0;
     const char *match = builtin_rewrite_match(k, &eps);

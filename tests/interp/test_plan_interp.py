@@ -1,5 +1,6 @@
 """Form P end to end on the CPU: the one-program-per-row templates written as kernel + launch plan
-(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats, region_avg_pool), the launcher kopt writes from each
+(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats, region_avg_pool,
+cl_group_stats), the launcher kopt writes from each
 plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), run by Triton's
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
 two. The templates whose programs wait for each other (the row_split_* and region templates)
@@ -113,6 +114,29 @@ def case_avg_pool(mod, shape, k, st, pad, count_pad, divisor, form="vendor"):
     return (out.double() - ref).abs().max().item()
 
 
+def case_group_stats(mod, n, c, g, h, w, bias, offset, dtype=torch.float32, layout="channels_last"):
+    """Group-norm statistics of an (N, C, H, W) tensor laid out channels-last (mean and Welford's
+    m2 per (sample, group)); a channels-first tensor must be refused by the plan's checks."""
+    x = (torch.randn(n, h, w, c) + offset).to(dtype).permute(0, 3, 1, 2)
+    if layout != "channels_last":
+        x = x.contiguous()
+    b = torch.randn(c).to(dtype)
+    mean, m2 = torch.full((n * g,), float("nan")), torch.full((n * g,), float("nan"))
+    args = (x, b, mean, m2) if bias else (x, mean, m2)
+    try:
+        mod.launch(*args, n * g, c // g * h * w)
+    except ValueError:
+        return 0.0 if layout != "channels_last" else float("inf")
+    if layout != "channels_last":
+        return float("inf")   # launched on a layout it does not read
+    v = x.double() + (b.double()[None, :, None, None] if bias else 0)
+    v = v.reshape(n, g, c // g, h * w)
+    rmean = v.mean(dim=(2, 3)).reshape(-1)
+    rm2 = ((v - v.mean(dim=(2, 3), keepdim=True)) ** 2).sum(dim=(2, 3)).reshape(-1)
+    return max(((mean.double() - rmean).abs() / (1 + rmean.abs())).max().item(),
+               ((m2.double() - rm2).abs() / rm2).max().item())
+
+
 def main():
     # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
@@ -167,6 +191,19 @@ def main():
                       lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div, fm=form:
                       case_avg_pool(m, sh, k, st, pad, cp, div, fm),
                       "%s %s k%s s%s p%s count_pad=%s divisor=%d" % (form, shape, k, st, pad, cp, div)))
+    # group-norm statistics over channels-last data: with and without a bias, an offset far from
+    # zero (the shifted sums must hold), one chunk or several a sample, fp16, and a channels-first
+    # tensor the launch must refuse
+    for n, c, g, h, w, bias, off, ns, sb, dt, lay in (
+            (2, 16, 4, 4, 8, True, 0.0, 2, 8, torch.float32, "channels_last"),
+            (3, 32, 8, 6, 4, False, 300.0, 1, 8, torch.float32, "channels_last"),
+            (2, 16, 2, 8, 8, True, 50.0, 4, 4, torch.float16, "channels_last"),
+            (2, 16, 4, 4, 8, True, 0.0, 2, 8, torch.float32, "channels_first")):
+        cases.append(("cl_group_stats", dict(MEAN="out_ptr0", M2="out_ptr1", BIAS=bias, C=c, G=g, SB=sb, NSPLIT=ns,
+                                             NUM_WARPS=2),
+                      lambda m, a=(n, c, g, h, w, bias, off, dt, lay): case_group_stats(m, *a[:7], dtype=a[7], layout=a[8]),
+                      "%dx%dx%dx%d G=%d bias=%s offset=%g nsplit=%d %s %s" % (n, c, h, w, g, bias, off, ns,
+                                                                           str(dt)[6:], lay)))
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:
