@@ -18,6 +18,7 @@
 #define KOPT_BUILTIN_H
 
 #include "agents/agent.h"
+#include "agents/family.h"
 #include "util/buf.h"
 #include "worker/worker.h"
 
@@ -104,8 +105,8 @@ void builtin_dims_keep(int *dims, int *ndims, int d);
 long long builtin_next_pow2(long long v);
 int builtin_pow2_in(long long v, long long lo, long long hi);
 
-/* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the template that applies to
- * a kernel (its planner context), or NULL: "avg_pool" (Inductor's kernel of one average
+/* Rewrite templates (builtin_rewrite.c). builtin_rewrite_match: the family (agents/family.h)
+ * whose template applies to a kernel (its planner context), or KF_NONE: "avg_pool" (Inductor's kernel of one average
  * pooling, builtin_pool.c); "cl_group_stats" (group-norm statistics over channels-last data,
  * builtin_groupstats.c); "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
@@ -114,18 +115,19 @@ int builtin_pow2_in(long long v, long long lo, long long hi);
  * "split_more" for a looped (triton_red) kernel of at most 4096 reductions of at least 16384
  * elements whose outputs are its final reduction stored as is: one sum/max/min accumulator,
  * or Welford's mean, m2 and weight.
- * builtin_rewrite_variants: the variants the planner proposes for a template (new array).
+ * builtin_rewrite_variants: the variants the planner proposes for a family (new array).
  * builtin_rewrite_act: the executor's candidates for a "rewrite" plan (*out new, as
- * agent_act). */
-const char *builtin_rewrite_match(const json_t *kernel, double *eps);
+ * agent_act), its "template" read with kfamily_parse. */
+kfamily builtin_rewrite_match(const json_t *kernel, double *eps);
 /* Region templates (builtin_region.c) for region kernels (artifact/region.h; their context
  * has "kind": "region" and "members": [{name, aten_ops, source}]): "region_softmax",
  * "region_log_softmax" (softmax over contiguous rows of any length, the region reading the
  * input and writing the output, nothing else) and "region_group_norm" (native_group_norm with
- * weight and bias; the group size and eps read from the member kernels), else NULL. The
+ * weight and bias; the group size and eps read from the member kernels), "scan" (a flipped
+ * cumsum) or "region_avg_pool" (a vendor region's average pooling), else KF_NONE. The
  * rewrite entry points above dispatch to them for templates named region_*. */
-const char *builtin_region_match(const json_t *kernel);
-json_t *builtin_region_variants(const char *tmpl, const json_t *kernel);
+kfamily builtin_region_match(const json_t *kernel);
+json_t *builtin_region_variants(kfamily f, const json_t *kernel);
 int builtin_region_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 /* The scan family (builtin_scan.c): "scan" when the kernel (or region) is a cumulative sum the
  * scan template computes (inclusive, shifted, masked, reversed; over any dimension), else NULL;
@@ -202,7 +204,7 @@ typedef struct gs_spec {
 int builtin_group_stats_match(const json_t *kernel, gs_spec *gs);
 json_t *builtin_group_stats_variants(const json_t *kernel);
 int builtin_group_stats_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
-json_t *builtin_rewrite_variants(const char *tmpl, const json_t *kernel);
+json_t *builtin_rewrite_variants(kfamily f, const json_t *kernel);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 
 #endif

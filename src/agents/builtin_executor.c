@@ -63,9 +63,9 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     json_t *normalized = NULL;
     if (dir && !strcmp(dir, "one_pass")) {
         double eps = 0;
-        const char *tmpl = builtin_rewrite_match(k, &eps);
-        if (tmpl) {
-            json_t *rw = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl,
+        kfamily tmpl = builtin_rewrite_match(k, &eps);
+        if (tmpl != KF_NONE) {
+            json_t *rw = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", kfamily_name(tmpl),
                                    "variants", builtin_rewrite_variants(tmpl, k));
             int rc = builtin_rewrite_act(k, rw, out, e);
             json_decref(rw);

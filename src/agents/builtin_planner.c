@@ -230,17 +230,16 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
      * configuration of its own to search */
     const char *kind = json_string_value(json_object_get(k, "kind"));
     if (kind && !strcmp(kind, "region")) {
-        const char *rt = builtin_region_match(k);
-        if (!rt) json_object_set_new(*out, "why", json_string("no rewrite template for this region"));
+        kfamily rt = builtin_region_match(k);
+        if (rt == KF_NONE) json_object_set_new(*out, "why", json_string("no rewrite template for this region"));
         else if (round > 0) json_object_set_new(*out, "why", json_string("the region's rewrite variants were all tried"));
         else
-            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template", rt,
-                                                   "variants", builtin_region_variants(rt, k), "rationale",
-                                                   !strcmp(rt, "scan")
+            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
+                                                   kfamily_name(rt), "variants", builtin_region_variants(rt, k), "rationale",
+                                                   rt == KF_SCAN
                                                        ? "Inductor copies the input and the output around its scan (flip, "
                                                          "cumsum, flip): one suffix scan reads and writes each element once"
-                                                       : "Inductor splits these long rows over several kernels that read the input "
-                                                         "more than once: one pass, each row's programs exchanging partials"));
+                                                       : kfamily_rationale(rt)));
         return 0;
     }
     const json_t *ce = json_object_get(k, "constexprs");
@@ -259,8 +258,8 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     }
     /* A rewrite first, when a template applies and it has not been refused before. */
     double eps = 0;
-    const char *tmpl = builtin_rewrite_match(k, &eps);
-    if (tmpl && round == 0) {
+    kfamily tmpl = builtin_rewrite_match(k, &eps);
+    if (tmpl != KF_NONE && round == 0) {
         int refused = 0;
         json_array_foreach(history, i, v) {
             const json_t *cf = json_object_get(v, "config");
@@ -269,28 +268,8 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         }
         if (!refused)
             json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
-                                                   tmpl, "variants", builtin_rewrite_variants(tmpl, k), "rationale",
-                                                   !strcmp(tmpl, "col_softmax")
-                                                       ? "a softmax over a middle dimension read twice with strided loads: "
-                                                         "the whole dimension of a few adjacent columns in registers, one read"
-                                                   : !strcmp(tmpl, "avg_pool")
-                                                       ? "an average pooling known from its FX graph: the family's kernel, tiles of "
-                                                         "outputs per program, every window element one masked load"
-                                                   : !strcmp(tmpl, "cl_group_stats")
-                                                       ? "group-norm statistics read channels-last in pieces of a few channels: "
-                                                         "every pixel row read whole, per-lane shifted sums, partials combined"
-                                                   : !strcmp(tmpl, "scan")
-                                                       ? "a cumulative sum written anew from what it computes: one read, one write, "
-                                                         "loads coalesced whatever the scanned dimension, a carried total"
-                                                   : !strcmp(tmpl, "row_cumsum")
-                                                       ? "a row scan: larger chunks, a carried total, more warps than Inductor's heuristics"
-                                                   : !strcmp(tmpl, "split_more")
-                                                       ? "few, long reductions fill a few waves with an idle tail: split each into "
-                                                         "sub-ranges over a second grid axis, combine the partials in order"
-                                                   : !strncmp(tmpl, "row_split_", 10)
-                                                       ? "rows too long for one program are read twice: one read, each row's "
-                                                         "segments held in registers by programs that exchange their partials"
-                                                       : "the kernel re-reads rows that fit on chip: one pass over each row"));
+                                                   kfamily_name(tmpl), "variants", builtin_rewrite_variants(tmpl, k),
+                                                   "rationale", kfamily_rationale(tmpl)));
     }
     json_t *configs = json_array();
     const char *why;

@@ -198,7 +198,7 @@ json_t *builtin_avg_pool_variants(const json_t *k) {
 int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     pool_spec ps;
     const char *tmpl = json_string_value(json_object_get(json_object_get(plan, "params"), "template"));
-    if (!builtin_avg_pool_match(k, &ps) || !tmpl || strcmp(tmpl, ps.kernel ? "avg_pool" : "region_avg_pool"))
+    if (!builtin_avg_pool_match(k, &ps) || kfamily_parse(tmpl) != (ps.kernel ? KF_AVG_POOL : KF_REGION_AVG_POOL))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s does not apply to this kernel", tmpl ? tmpl : "?");
     /* a vendor region is bound by its ATen call, a Triton kernel by its name */
     const json_t *mem = json_array_get(json_object_get(k, "members"), 0);

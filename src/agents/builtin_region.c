@@ -63,30 +63,30 @@ static int group_norm_constants(const json_t *k, long long *gsize, double *eps) 
     return *gsize > 0 && *eps > 0;
 }
 
-const char *builtin_region_match(const json_t *k) {
+kfamily builtin_region_match(const json_t *k) {
     const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!kind || strcmp(kind, "region")) return NULL;
+    if (!kind || strcmp(kind, "region")) return KF_NONE;
     if (json_object_get(k, "vendor_call")) {   /* one ATen call (a vendor region) */
         pool_spec ps;
-        return builtin_avg_pool_match(k, &ps) ? "region_avg_pool" : NULL;
+        return builtin_avg_pool_match(k, &ps) ? KF_REGION_AVG_POOL : KF_NONE;
     }
-    if (!all_fp32(k)) return NULL;
-    if (builtin_scan_match(k)) return "scan";   /* flip, cumsum, flip: one suffix scan */
+    if (!all_fp32(k)) return KF_NONE;
+    if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
     const json_t *aten = json_object_get(k, "aten_ops");
     static const char *const one[] = {"in_ptr0", "out_ptr0"};
     static const char *const gn[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
-    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._log_softmax")) return "region_log_softmax";
-    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._softmax")) return "region_softmax";
+    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._log_softmax")) return KF_REGION_LOG_SOFTMAX;
+    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._softmax")) return KF_REGION_SOFTMAX;
     long long gsize;
     double eps;
     if (builtin_params_are(k, gn, 4) && builtin_has_op(aten, "aten.native_group_norm") && group_norm_constants(k, &gsize, &eps))
-        return "region_group_norm";
-    return NULL;
+        return KF_REGION_GROUP_NORM;
+    return KF_NONE;
 }
 
-json_t *builtin_region_variants(const char *tmpl, const json_t *k) {
-    if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
-    if (tmpl && !strcmp(tmpl, "region_avg_pool")) return builtin_avg_pool_variants(k);
+json_t *builtin_region_variants(kfamily f, const json_t *k) {
+    if (f == KF_SCAN) return builtin_scan_variants(k);
+    if (f == KF_REGION_AVG_POOL) return builtin_avg_pool_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
     json_t *v = json_array();
@@ -96,14 +96,14 @@ json_t *builtin_region_variants(const char *tmpl, const json_t *k) {
 }
 
 /* The region templates (templates/kernels/region_*.py.tmpl) for one variant. */
-static int region_source(kbuf *s, const char *tmpl, long long gsize, double eps, int seg, int nw, kerr *e) {
-    if (!strcmp(tmpl, "region_group_norm")) {
+static int region_source(kbuf *s, kfamily f, long long gsize, double eps, int seg, int nw, kerr *e) {
+    if (f == KF_REGION_GROUP_NORM) {
         tpl_arg a[] = {{.name = "GSIZE", .type = TPL_INT, .i = gsize}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "SEG", .type = TPL_INT, .i = seg}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("region_group_norm", a, 4, s, e);
     }
     tpl_arg a[] = {{.name = "SEG", .type = TPL_INT, .i = seg},
-                   {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "region_log_softmax")},
+                   {.name = "LOG", .type = TPL_BOOL, .b = f == KF_REGION_LOG_SOFTMAX},
                    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
     return template_render("region_softmax", a, 3, s, e);
 }
@@ -111,13 +111,13 @@ static int region_source(kbuf *s, const char *tmpl, long long gsize, double eps,
 int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     const json_t *params = json_object_get(plan, "params");
     const char *tmpl = json_string_value(json_object_get(params, "template"));
-    const char *match = builtin_region_match(k);
-    if (!tmpl || !match || strcmp(tmpl, match))
+    kfamily f = kfamily_parse(tmpl), match = builtin_region_match(k);
+    if (f == KF_NONE || f != match)
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
-    if (!strcmp(tmpl, "region_avg_pool")) return builtin_avg_pool_act(k, plan, out, e);
+    if (f == KF_REGION_AVG_POOL) return builtin_avg_pool_act(k, plan, out, e);
     long long gsize = 0;
     double eps = 0;
-    int gn = !strcmp(tmpl, "region_group_norm");
+    int gn = f == KF_REGION_GROUP_NORM;
     if (gn) group_norm_constants(k, &gsize, &eps);
     json_t *cands = json_array();
     size_t i;
@@ -137,7 +137,7 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         json_t *m;
         json_array_foreach(mem, j, m) kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
         kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
-        if (region_source(&s, tmpl, gsize, eps, seg, nw, e)) {
+        if (region_source(&s, f, gsize, eps, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cands);

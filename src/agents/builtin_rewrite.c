@@ -179,24 +179,25 @@ static int split_match(const json_t *k, split_info *si) {
     return 1;
 }
 
-const char *builtin_rewrite_match(const json_t *k, double *eps) {
-    const char *region = builtin_region_match(k);
-    if (region) return region;
+kfamily builtin_rewrite_match(const json_t *k, double *eps) {
+    kfamily region = builtin_region_match(k);
+    if (region != KF_NONE) return region;
     pool_spec ps;   /* Inductor's own pooling kernel, known from its FX graph (any kernel kind) */
-    if (builtin_avg_pool_match(k, &ps) && ps.kernel) return "avg_pool";
+    if (builtin_avg_pool_match(k, &ps) && ps.kernel) return KF_AVG_POOL;
     gs_spec gs;   /* group-norm statistics over channels-last data (FX graph and loads) */
-    if (builtin_group_stats_match(k, &gs)) return "cl_group_stats";
+    if (builtin_group_stats_match(k, &gs)) return KF_CL_GROUP_STATS;
     const json_t *aten = json_object_get(k, "aten_ops");
     const char *src = json_string_value(json_object_get(k, "source"));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
     const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!src || rn <= 0 || !kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction"))) return NULL;
+    if (!src || rn <= 0 || !kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction"))) return KF_NONE;
     split_info si;
     /* what applies when no row template does: a family chosen by what the kernel computes (a
      * cumulative sum over any dimension, a softmax over a middle one), else split_more */
-    const char *family = builtin_scan_match(k);
-    if (!family) family = builtin_col_softmax_match(k);
-    const char *split = family ? family : split_match(k, &si) ? "split_more" : NULL;
+    kfamily split = builtin_scan_match(k)          ? KF_SCAN
+                    : builtin_col_softmax_match(k) ? KF_COL_SOFTMAX
+                    : split_match(k, &si)          ? KF_SPLIT_MORE
+                                                   : KF_NONE;
     char rows[64];
     snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn);   /* contiguous rows of r0_numel */
     if (!strstr(src, rows)) return split;
@@ -207,13 +208,13 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
         (!strcmp(param_type(k, 0), "*fp32") || !strcmp(param_type(k, 0), "*bf16") || !strcmp(param_type(k, 0), "*fp16")) &&
         builtin_softmax_stats_match(k))
-        return "row_softmax_stats";
+        return KF_ROW_SOFTMAX_STATS;
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
     if (builtin_params_are(k, one, 4) && json_array_size(aten) == 1 && builtin_has_op(aten, "aten.cumsum") &&
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
         strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
-        return "row_cumsum";
+        return KF_ROW_CUMSUM;
     /* rows too long for one program that Inductor reads twice get the one-read kernels over row
      * segments (at most 132 segments of 32K a row: one GPU) */
     int long_rows = rn > 16384 && rn <= 132LL * 32768;
@@ -226,7 +227,7 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
             !strcmp(param_type(k, aff ? 3 : 1), "*fp32") &&
             (!aff || (!strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32")))) {
             *eps = ie;
-            return "row_split_instance_norm";
+            return KF_ROW_SPLIT_INSTANCE_NORM;
         }
     }
     /* ... and a layer norm over trailing dimensions (fp32, fp16 or bf16, one type throughout) */
@@ -237,27 +238,27 @@ const char *builtin_rewrite_match(const json_t *k, double *eps) {
         double le = 0;
         if (same && builtin_layer_norm_match(k, &le)) {
             *eps = le;
-            return "row_split_layer_norm";
+            return KF_ROW_SPLIT_LAYER_NORM;
         }
     }
     /* a softmax, or a row over its own L1 / L2 norm */
     if (long_rows && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
         !strcmp(param_type(k, 1), "*fp32")) {
-        if (builtin_has_op(aten, "aten._log_softmax")) return "row_split_log_softmax";
-        if (builtin_has_op(aten, "aten._softmax")) return "row_split_softmax";
+        if (builtin_has_op(aten, "aten._log_softmax")) return KF_ROW_SPLIT_LOG_SOFTMAX;
+        if (builtin_has_op(aten, "aten._softmax")) return KF_ROW_SPLIT_SOFTMAX;
         int np = 0;
         double ne = 0;
         if (builtin_normalize_match(k, &np, &ne)) {
             *eps = ne;
-            return np == 1 ? "row_split_l1_normalize" : "row_split_l2_normalize";
+            return np == 1 ? KF_ROW_SPLIT_L1_NORMALIZE : KF_ROW_SPLIT_L2_NORMALIZE;
         }
     }
     if (rn > 16384) return split;   /* the one-pass templates hold the whole row in registers */
-    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._log_softmax")) return "row_log_softmax";
-    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._softmax")) return "row_softmax";
+    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._log_softmax")) return KF_ROW_LOG_SOFTMAX;
+    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._softmax")) return KF_ROW_SOFTMAX;
     if (builtin_params_are(k, ln, 6) && builtin_has_op(aten, "aten.native_layer_norm")) {
         *eps = find_eps(src);
-        if (*eps > 0) return "row_layer_norm";
+        if (*eps > 0) return KF_ROW_LAYER_NORM;
     }
     return split;
 }
@@ -276,23 +277,23 @@ static json_t *chunk_variants(const json_t *k, const int (*chunk_warps)[2], size
     return v;
 }
 
-json_t *builtin_rewrite_variants(const char *tmpl, const json_t *k) {
-    if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_variants(k);
-    if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_variants(k);
-    if (tmpl && !strcmp(tmpl, "avg_pool")) return builtin_avg_pool_variants(k);
-    if (tmpl && !strcmp(tmpl, "cl_group_stats")) return builtin_group_stats_variants(k);
-    if (tmpl && (!strncmp(tmpl, "region_", 7) || !strncmp(tmpl, "row_split_", 10))) return builtin_region_variants(tmpl, k);
-    if (tmpl && !strcmp(tmpl, "row_softmax_stats")) {
+json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
+    if (f == KF_SCAN) return builtin_scan_variants(k);
+    if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
+    if (f == KF_AVG_POOL) return builtin_avg_pool_variants(k);
+    if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
+    if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
+    if (f == KF_ROW_SOFTMAX_STATS) {
         /* chunk and warps measured on 16384 rows of 32000 (H200): 1024/4 and 2048/8 best, 4096/8 2% behind */
         static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
         return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
     }
-    if (tmpl && !strcmp(tmpl, "row_cumsum")) {
+    if (f == KF_ROW_CUMSUM) {
         static const int chunk_warps[][2] = {{2048, 4}, {4096, 8}, {8192, 8}, {8192, 16}};
         return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
     }
     json_t *v = json_array();
-    if (tmpl && !strcmp(tmpl, "split_more")) {
+    if (f == KF_SPLIT_MORE) {
         /* programs in all: about 2048 or 4096 (many waves on ~132 SMs); tiles of 2048 or 4096 */
         long long xn = json_integer_value(json_object_get(json_object_get(k, "numels"), "xnumel"));
         long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
@@ -420,9 +421,9 @@ typedef struct inorm_info {
 
 /* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant; `in`: the
  * instance norm's channels and affine, for row_split_instance_norm. */
-static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, const inorm_info *in, long long chunk,
+static int row_template(kbuf *s, kfamily f, const char *out, double eps, const inorm_info *in, long long chunk,
                         long long seg, int nw, kerr *e) {
-    if (!strcmp(tmpl, "row_split_instance_norm")) {
+    if (f == KF_ROW_SPLIT_INSTANCE_NORM) {
         long long ch = in->channels;
         int aff = in->affine;
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
@@ -430,40 +431,40 @@ static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, 
                        {.name = "AFFINE", .type = TPL_BOOL, .b = aff},    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_instance_norm", a, 6, s, e);
     }
-    if (!strcmp(tmpl, "row_split_layer_norm")) {
+    if (f == KF_ROW_SPLIT_LAYER_NORM) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "EPS", .type = TPL_FLOAT, .f = eps}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_layer_norm", a, 4, s, e);
     }
-    if (!strcmp(tmpl, "row_split_l1_normalize") || !strcmp(tmpl, "row_split_l2_normalize")) {
+    if (f == KF_ROW_SPLIT_L1_NORMALIZE || f == KF_ROW_SPLIT_L2_NORMALIZE) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
-                       {.name = "P", .type = TPL_INT, .i = tmpl[11] == '1' ? 1 : 2},
+                       {.name = "P", .type = TPL_INT, .i = f == KF_ROW_SPLIT_L1_NORMALIZE ? 1 : 2},
                        {.name = "EPS", .type = TPL_FLOAT, .f = eps}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_normalize", a, 5, s, e);
     }
-    if (!strncmp(tmpl, "row_split_", 10)) {
+    if (kfamily_is_row_split(f)) {   /* the softmax and log-softmax */
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
-                       {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "row_split_log_softmax")},
+                       {.name = "LOG", .type = TPL_BOOL, .b = f == KF_ROW_SPLIT_LOG_SOFTMAX},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_softmax", a, 4, s, e);
     }
-    if (!strcmp(tmpl, "row_cumsum")) {
+    if (f == KF_ROW_CUMSUM) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "CHUNK", .type = TPL_INT, .i = chunk},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_cumsum", a, 3, s, e);
     }
-    if (!strcmp(tmpl, "row_softmax_stats")) {
+    if (f == KF_ROW_SOFTMAX_STATS) {
         tpl_arg a[] = {{.name = "MAX", .type = TPL_IDENT, .ident = "out_ptr0"}, {.name = "SUM", .type = TPL_IDENT, .ident = "out_ptr1"},
                        {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_softmax_stats", a, 4, s, e);
     }
-    if (!strcmp(tmpl, "row_layer_norm")) {
+    if (f == KF_ROW_LAYER_NORM) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_layer_norm", a, 3, s, e);
     }
     tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
-                   {.name = "LOG", .type = TPL_BOOL, .b = !strcmp(tmpl, "row_log_softmax")},
+                   {.name = "LOG", .type = TPL_BOOL, .b = f == KF_ROW_LOG_SOFTMAX},
                    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
     return template_render("row_softmax", a, 3, s, e);
 }
@@ -471,14 +472,14 @@ static int row_template(kbuf *s, const char *tmpl, const char *out, double eps, 
 int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     const json_t *params = json_object_get(plan, "params");
     const char *tmpl = json_string_value(json_object_get(params, "template"));
-    if (tmpl && !strcmp(tmpl, "scan")) return builtin_scan_act(k, plan, out, e);
-    if (tmpl && !strcmp(tmpl, "col_softmax")) return builtin_col_softmax_act(k, plan, out, e);
-    if (tmpl && !strcmp(tmpl, "avg_pool")) return builtin_avg_pool_act(k, plan, out, e);
-    if (tmpl && !strcmp(tmpl, "cl_group_stats")) return builtin_group_stats_act(k, plan, out, e);
-    if (tmpl && !strncmp(tmpl, "region_", 7)) return builtin_region_act(k, plan, out, e);
+    kfamily f = kfamily_parse(tmpl);   /* the plan's spelling, read once */
+    if (f == KF_SCAN) return builtin_scan_act(k, plan, out, e);
+    if (f == KF_COL_SOFTMAX) return builtin_col_softmax_act(k, plan, out, e);
+    if (f == KF_AVG_POOL) return builtin_avg_pool_act(k, plan, out, e);
+    if (f == KF_CL_GROUP_STATS) return builtin_group_stats_act(k, plan, out, e);
+    if (kfamily_is_region(f)) return builtin_region_act(k, plan, out, e);
     double eps = 0;
-    const char *match = builtin_rewrite_match(k, &eps);
-    if (!tmpl || !match || strcmp(tmpl, match))
+    if (f == KF_NONE || builtin_rewrite_match(k, &eps) != f)
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
     json_t *variants = json_incref(json_object_get(params, "variants"));
     if (!json_is_array(variants)) {   /* "num_warps": [..] */
@@ -490,15 +491,15 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     }
     const json_t *rt = json_object_get(k, "runtime_params");
     inorm_info in = {1, 0};
-    if (!strcmp(tmpl, "row_split_instance_norm")) {   /* matched above: its channels, once */
+    if (f == KF_ROW_SPLIT_INSTANCE_NORM) {   /* matched above: its channels, once */
         double ie = 0;
         builtin_instance_norm_match(k, &ie, &in.channels, &in.affine);
     }
-    size_t outi = !strcmp(tmpl, "row_layer_norm") || !strcmp(tmpl, "row_split_layer_norm") || in.affine ? 3 : 1;
+    size_t outi = f == KF_ROW_LAYER_NORM || f == KF_ROW_SPLIT_LAYER_NORM || in.affine ? 3 : 1;
     const char *outp = json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    int stats = !strcmp(tmpl, "row_softmax_stats");
-    int cumsum = !strcmp(tmpl, "row_cumsum"), split = !strcmp(tmpl, "split_more"), rowsplit = !strncmp(tmpl, "row_split_", 10);
+    int stats = f == KF_ROW_SOFTMAX_STATS;
+    int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);
     split_info si;
     if (split) split_match(k, &si);   /* matched above */
     json_t *cands = json_array();
@@ -546,7 +547,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else if (row_template(&s, tmpl, outp, eps, &in, chunk, seg, nw, e)) {
+        } else if (row_template(&s, f, outp, eps, &in, chunk, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);

@@ -23,12 +23,12 @@ static json_t *row_named(json_t *kernels, const char *name) {
     return NULL;
 }
 
-/* The template that applies to launches [f, l] of a as one region, or NULL. */
-static const char *region_template(const artifact *a, int f, int l) {
+/* The family whose template applies to launches [f, l] of a as one region, or KF_NONE. */
+static kfamily region_template(const artifact *a, int f, int l) {
     kbuf b = KBUF_INIT;
     kerr e = {0};
     artifact *r = NULL;
-    const char *t = NULL;
+    kfamily t = KF_NONE;
     if (!region_build(a, f, l, REGION_PREFIX "probe", &b, &e) && !artifact_parse(kbuf_str(&b), b.len, &r, &e)) {
         int k = artifact_find_kernel(r, REGION_PREFIX "probe");
         if (k >= 0) {
@@ -45,27 +45,27 @@ static const char *region_template(const artifact *a, int f, int l) {
 int opt_has_vendor_region(const artifact *a) {
     for (size_t i = 0; i < a->nlaunches; i++)
         if (a->launches[i].kind == ART_L_VENDOR && region_vendor_op(a->launches[i].callee) >= 0 &&
-            region_template(a, (int)i, (int)i))
+            region_template(a, (int)i, (int)i) != KF_NONE)
             return 1;
     return 0;
 }
 
 /* The longest run [*f, *l] of at least two Triton launches starting at or after `from` that a
  * template applies to, or one ATen call a template replaces (f == l); 0 when there is none. */
-static int next_region(const artifact *a, int from, int *f, int *l, const char **tmpl) {
+static int next_region(const artifact *a, int from, int *f, int *l, kfamily *tmpl) {
     int n = (int)a->nlaunches;
     for (int s = from; s < n; s++) {
         if (a->launches[s].kind == ART_L_VENDOR && region_vendor_op(a->launches[s].callee) >= 0) {
-            const char *t = region_template(a, s, s);
-            if (t) { *f = *l = s; *tmpl = t; return 1; }
+            kfamily t = region_template(a, s, s);
+            if (t != KF_NONE) { *f = *l = s; *tmpl = t; return 1; }
             continue;
         }
         if (a->launches[s].kind != ART_L_TRITON || s + 1 >= n) continue;
         int end = s;
         while (end + 1 < n && end + 1 - s < MAX_REGION_LAUNCHES && a->launches[end + 1].kind == ART_L_TRITON) end++;
         for (int e = end; e > s; e--) {
-            const char *t = region_template(a, s, e);
-            if (t) { *f = s; *l = e; *tmpl = t; return 1; }
+            kfamily t = region_template(a, s, e);
+            if (t != KF_NONE) { *f = s; *l = e; *tmpl = t; return 1; }
         }
     }
     return 0;
@@ -74,7 +74,7 @@ static int next_region(const artifact *a, int from, int *f, int *l, const char *
 
 int opt_regions(octx *c, const json_t *profile, int kernels_left, kerr *e) {
     int from = 0, f = 0, l = 0, rc = 0;
-    const char *tmpl = NULL;
+    kfamily tmpl = KF_NONE;
     while (!rc && !opt_over_budget(c) && next_region(c->a, from, &f, &l, &tmpl)) {
         from = l + 1;
         art_strlist members = {0};
@@ -93,8 +93,8 @@ int opt_regions(octx *c, const json_t *profile, int kernels_left, kerr *e) {
                 if (kr) { time_ms += kr->time_ms; share += kr->share; }
             }
         }
-        if (f == l) opt_progress(c, "library call %s (%s): searching a Triton kernel in its place", c->a->launches[f].callee, tmpl);
-        else opt_progress(c, "region of %d launches (%s): searching it as one kernel", l - f + 1, tmpl);
+        if (f == l) opt_progress(c, "library call %s (%s): searching a Triton kernel in its place", c->a->launches[f].callee, kfamily_name(tmpl));
+        else opt_progress(c, "region of %d launches (%s): searching it as one kernel", l - f + 1, kfamily_name(tmpl));
         const char *name = NULL;
         kerr re = {0};
         int rr = verify_session_regionize(c->vs, f, l, &name, &re);

@@ -153,17 +153,17 @@ Test(agents, rewrite_matches_only_its_patterns) {
     artifact *a = NULL;
     double eps = 0;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
-    cr_expect_str_eq(builtin_rewrite_match(k, &eps), "row_log_softmax");
+    cr_expect_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "row_log_softmax");
     json_decref(k);
     artifact_free(a);
     k = kernel_from_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &a);
-    cr_expect_null(builtin_rewrite_match(k, &eps));
+    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
     /* a row length too large for one block */
     k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
     json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(65536));
-    cr_expect_null(builtin_rewrite_match(k, &eps));
+    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
 }
@@ -172,9 +172,9 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     artifact *a = NULL;
     double eps = 0;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/11_cumsum_g0.py", &a);
-    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "row_cumsum");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "row_cumsum");
     /* rows of 32768: all four variants, chunks powers of two, the largest 8192 */
-    json_t *vars = builtin_rewrite_variants("row_cumsum", k);
+    json_t *vars = builtin_rewrite_variants(kfamily_parse("row_cumsum"), k);
     cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
     agent *x = builtin_executor_new();
@@ -199,19 +199,19 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     json_decref(ctx);
     /* short rows give fewer, smaller chunks */
     json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(3000));
-    vars = builtin_rewrite_variants("row_cumsum", k);
+    vars = builtin_rewrite_variants(kfamily_parse("row_cumsum"), k);
     cr_expect_eq(json_array_size(vars), 2, "%s", json_dumps(vars, 0));
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
     json_decref(vars);
     /* a scan of an expression (another ATen op fused) is not a plain cumsum */
     json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(32768));
     json_array_append_new(json_object_get(k, "aten_ops"), json_string("aten.mul"));
-    cr_expect_null(builtin_rewrite_match(k, &eps));
+    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
     /* an argmax row reduction: no template (measured slower than Inductor's) */
     k = kernel_from_fixture("tests/fixtures/inductor/10_argmax_inner_g0.py", &a);
-    cr_expect_null(builtin_rewrite_match(k, &eps));
+    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
     agent_free(x);
@@ -303,8 +303,8 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
     static const char *const op[] = {"max over 4 sub-ranges", "sum over 4 sub-ranges"};
     for (int t = 0; t < 2; t++) {
         json_t *k = kernel_n_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", idx[t], &a);
-        cr_assert_str_eq(builtin_rewrite_match(k, &eps), "split_more");
-        json_t *vars = builtin_rewrite_variants("split_more", k);
+        cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "split_more");
+        json_t *vars = builtin_rewrite_variants(kfamily_parse("split_more"), k);
         cr_assert(json_array_size(vars) >= 2, "%s", json_dumps(vars, 0));
         size_t i;
         json_t *v;
@@ -346,16 +346,16 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_decref(plan);
         /* many outputs (a grid already wide) or a short reduction: no split */
         json_object_set_new(json_object_get(k, "numels"), "xnumel", json_integer(65536));
-        cr_expect_null(builtin_rewrite_match(k, &eps));
+        cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
         json_decref(k);
         artifact_free(a);
     }
     /* group norm's statistics: three Welford accumulators, three outputs, combined with welford */
     {
         json_t *k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
-        cr_assert_str_eq(builtin_rewrite_match(k, &eps), "split_more");
+        cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "split_more");
         json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants",
-                                 builtin_rewrite_variants("split_more", k));
+                                 builtin_rewrite_variants(kfamily_parse("split_more"), k));
         json_t *out = NULL;
         kerr e = {0};
         cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
@@ -379,7 +379,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         char *mod = kasprintf("%s    tl.store(out_ptr0 + (x3), tmp13, xmask)\n", json_string_value(json_object_get(k2, "jit_source")));
         json_object_set_new(k2, "jit_source", json_string(mod));
         free(mod);
-        cr_expect_null(builtin_rewrite_match(k2, &eps));
+        cr_expect_eq(builtin_rewrite_match(k2, &eps), KF_NONE);
         json_decref(k2);
         json_decref(k);
         artifact_free(a);
@@ -390,7 +390,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
                                      "tests/fixtures/inductor/01_gelu_residual_g0.py", "tests/fixtures/inductor/07_sum_inner_g0.py"};
     for (size_t f = 0; f < 4; f++) {
         json_t *k = kernel_from_fixture(no[f], &a);
-        const char *m = builtin_rewrite_match(k, &eps);
+        const char *m = tu_family(builtin_rewrite_match(k, &eps));
         cr_expect(m == NULL || strcmp(m, "split_more"), "%s matched split_more", no[f]);
         json_decref(k);
         artifact_free(a);

@@ -35,7 +35,7 @@ static json_t *region_ctx(const char *fixture, int first, int last, artifact **o
 
 static json_t *candidates(const json_t *k, const char *tmpl) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants",
-                             builtin_region_variants(tmpl, k));
+                             builtin_region_variants(kfamily_parse(tmpl), k));
     json_t *out = NULL;
     kerr e = {0};
     cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
@@ -74,9 +74,9 @@ Test(region_agents, wide_softmax) {
     json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 4, &r);
     cr_assert_str_eq(json_string_value(json_object_get(k, "kind")), "region");
     cr_assert_eq(json_array_size(json_object_get(k, "members")), 5);
-    cr_assert_str_eq(builtin_region_match(k), "region_softmax");
+    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_softmax");
     double eps = 0;
-    cr_assert_str_eq(builtin_rewrite_match(k, &eps), "region_softmax", "the rewrite entry point dispatches to regions");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "region_softmax", "the rewrite entry point dispatches to regions");
     json_t *c = candidates(k, "region_softmax");
     cr_assert_eq(json_array_size(json_object_get(c, "candidates")), 4);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
@@ -93,7 +93,7 @@ Test(region_agents, wide_softmax) {
 Test(region_agents, group_norm_reads_its_constants) {
     artifact *r = NULL;
     json_t *k = region_ctx("tests/fixtures/inductor/06_groupnorm_g0.py", 0, 2, &r);
-    cr_assert_str_eq(builtin_region_match(k), "region_group_norm");
+    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_group_norm");
     json_t *c = candidates(k, "region_group_norm");
     const json_t *cs = json_object_get(c, "candidates");
     cr_assert_eq(json_array_size(cs), 4);
@@ -110,7 +110,7 @@ Test(region_agents, no_template_for_other_regions_or_kernels) {
     artifact *r = NULL;
     /* the softmax's statistics alone: three external tensors, no template */
     json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 3, &r);
-    cr_assert_null(builtin_region_match(k));
+    cr_assert_eq(builtin_region_match(k), KF_NONE);
     json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
                              "region_softmax", "variants", "seg", 8192, "num_warps", 8);
     json_t *out = NULL;
@@ -121,7 +121,7 @@ Test(region_agents, no_template_for_other_regions_or_kernels) {
     /* an ordinary kernel is not a region */
     int n = artifact_find_kernel(r, "triton_poi_fused__softmax_exp_sub_4");
     k = opt_kernel_ctx(r, n, NULL);
-    cr_assert_null(builtin_region_match(k));
+    cr_assert_eq(builtin_region_match(k), KF_NONE);
     json_decref(k);
     artifact_free(r);
 }
@@ -168,7 +168,7 @@ Test(region_agents, avg_pool3d_reads_its_arguments) {
     json_t *k = pool_ctx_with(NULL, &r);
     cr_assert_str_eq(json_string_value(json_object_get(k, "vendor_call")),
                      "torch.ops.aten.avg_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None)");
-    cr_assert_str_eq(builtin_region_match(k), "region_avg_pool");
+    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_avg_pool");
     pool_spec ps;
     cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
     cr_assert_eq(ps.nd, 3);
@@ -236,7 +236,7 @@ Test(region_agents, avg_pool_argument_forms) {
     for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
         k = pool_ctx_with(no[i], &r);
         cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "accepted: %s", no[i]);
-        cr_assert_null(builtin_region_match(k));
+        cr_assert_eq(builtin_region_match(k), KF_NONE);
         json_decref(k);
         artifact_free(r);
     }

@@ -85,9 +85,9 @@ Test(templates, rewrite_templates_match_their_goldens) {
         for (size_t k = 0; k < a->nkernels; k++) {
             json_t *kc = opt_kernel_ctx(a, (int)k, NULL);
             double eps = 0;
-            const char *t = builtin_rewrite_match(kc, &eps);
+            const char *t = tu_family(builtin_rewrite_match(kc, &eps));
             if (t) {
-                json_t *out = render(kc, t, builtin_rewrite_variants(t, kc));
+                json_t *out = render(kc, t, builtin_rewrite_variants(kfamily_parse(t), kc));
                 kbuf b = KBUF_INIT;
                 all_sources(out, &b);
                 char *name = kasprintf("%.*s_k%zu_%s.txt", (int)(strlen(fixtures[f]) - 3), fixtures[f], k, t);
@@ -127,8 +127,8 @@ Test(templates, region_templates_match_their_goldens) {
         cr_assert_eq(region_build(a, cases[c].first, cases[c].last, REGION_PREFIX "0", &rb, &e), 0, "%s", e.msg);
         cr_assert_eq(artifact_parse(kbuf_str(&rb), rb.len, &r, &e), 0, "%s", e.msg);
         json_t *kc = opt_kernel_ctx(r, artifact_find_kernel(r, REGION_PREFIX "0"), NULL);
-        cr_assert_str_eq(builtin_region_match(kc), cases[c].tmpl);
-        json_t *out = render(kc, cases[c].tmpl, builtin_region_variants(cases[c].tmpl, kc));
+        cr_assert_str_eq(kfamily_name(builtin_region_match(kc)), cases[c].tmpl);
+        json_t *out = render(kc, cases[c].tmpl, builtin_region_variants(kfamily_parse(cases[c].tmpl), kc));
         kbuf b = KBUF_INIT;
         all_sources(out, &b);
         char *name = kasprintf("%.*s_%s.txt", (int)(strlen(cases[c].fixture) - 3), cases[c].fixture, cases[c].tmpl);
@@ -237,7 +237,7 @@ Test(templates, refuses_what_it_cannot_render_exactly) {
  * and expects each to pass gate 1's C checks and to contain `needle` (NULL: anything); returns
  * how many there were. */
 static int variants_pass_gate1(const artifact *a, const json_t *kc, const char *tmpl, const char *needle) {
-    json_t *out = render(kc, tmpl, builtin_rewrite_variants(tmpl, kc));
+    json_t *out = render(kc, tmpl, builtin_rewrite_variants(kfamily_parse(tmpl), kc));
     size_t i;
     json_t *c;
     int n = 0;
@@ -286,7 +286,7 @@ Test(templates, row_split_candidates_pass_gate1) {
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
-    cr_assert_str_eq(builtin_rewrite_match(kc, &eps), "row_split_softmax");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(kc, &eps)), "row_split_softmax");
     cr_expect_eq(variants_pass_gate1(a, kc, "row_split_softmax", NULL), 4);
     json_decref(kc);
     artifact_free(a);
@@ -303,7 +303,7 @@ Test(templates, row_split_candidates_pass_gate1) {
         }
         cr_assert_eq(artifact_parse(kbuf_str(&big), big.len, &a, &e), 0, "%s", e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
-        const char *m = builtin_rewrite_match(kc, &eps);
+        const char *m = tu_family(builtin_rewrite_match(kc, &eps));
         if (t == 0) cr_expect(!m || strcmp(m, "row_split_softmax"), "matched at 8M columns");
         else cr_expect(m && !strcmp(m, "row_split_softmax"), "no match at 4M columns");
         json_decref(kc);
@@ -358,7 +358,7 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
         json_t *kc = opt_kernel_ctx(a, 0, NULL);
         double eps = -1;
-        const char *m = builtin_rewrite_match(kc, &eps);
+        const char *m = tu_family(builtin_rewrite_match(kc, &eps));
         cr_assert(m && !strcmp(m, cases[c].tmpl), "%s: matched %s", cases[c].fixture, m ? m : "nothing");
         cr_expect_eq(eps, cases[c].eps);
         cr_expect_eq(variants_pass_gate1(a, kc, m, cases[c].tmpl[11] == '1' ? "\"P\": 1" : "\"P\": 2"), 4);
@@ -412,7 +412,7 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
     cr_expect_eq(eps, 1e-05);
     cr_expect_eq(ch, 128);
     cr_expect_eq(aff, 1);
-    const char *m = builtin_rewrite_match(kc, &eps);
+    const char *m = tu_family(builtin_rewrite_match(kc, &eps));
     cr_assert(m && !strcmp(m, "row_split_instance_norm"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "\"numel(in_ptr1) == 128\""), 4);
     cr_expect_eq(variants_pass_gate1(a, kc, m, "\"out_ptr2\", \"part\""), 4);
@@ -454,7 +454,7 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
     long long ch = 0;
     int aff = 0;
     cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "a layer norm taken for an instance norm");
-    const char *m = builtin_rewrite_match(kc, &eps);
+    const char *m = tu_family(builtin_rewrite_match(kc, &eps));
     cr_assert(m && !strcmp(m, "row_split_layer_norm"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "\"AFFINE\": 2"), 4);
     json_decref(kc);
@@ -493,7 +493,7 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_expect_eq(builtin_softmax_stats_match(kc), 1);
-    const char *m = builtin_rewrite_match(kc, &eps);
+    const char *m = tu_family(builtin_rewrite_match(kc, &eps));
     cr_assert(m && !strcmp(m, "row_softmax_stats"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), 4);
     json_decref(kc);
@@ -548,10 +548,10 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
         }
         cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
-        m = builtin_rewrite_match(kc, &eps);
+        m = tu_family(builtin_rewrite_match(kc, &eps));
         cr_expect_eq(m && !strcmp(m, "row_softmax_stats"), shapes[t].match, "case %zu matched %s", t, m ? m : "nothing");
         if (shapes[t].match) {
-            json_t *v = builtin_rewrite_variants(m, kc);
+            json_t *v = builtin_rewrite_variants(kfamily_parse(m), kc);
             cr_expect_eq(json_array_size(v), shapes[t].nvariants, "case %zu: %zu variants", t, json_array_size(v));
             json_decref(v);
             cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), (int)shapes[t].nvariants);

@@ -10,6 +10,7 @@
  * parses and passes gate 1's C checks against kernel K. tu_parse_candidate parses a candidate
  * text, failing the test when it is refused (the caller frees it with candidate_free);
  * tu_parse_refusal asserts a text's refusal and returns its message (the caller frees it).
+ * tu_family: a family's name (agents/family.h), NULL for KF_NONE (tests compare names).
  */
 #ifndef KOPT_TESTUTIL_H
 #define KOPT_TESTUTIL_H
@@ -19,12 +20,15 @@
 
 #include <string.h>
 
+#include "agents/family.h"
 #include "artifact/artifact.h"
 #include "gates/candidate.h"
 #include "gates/gate1.h"
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+
+static inline const char *tu_family(kfamily f) { return f == KF_NONE ? NULL : kfamily_name(f); }
 
 static inline char *tu_fixture_path(const char *rel) {
     char *root = fs_kopt_root();
