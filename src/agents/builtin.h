@@ -95,6 +95,9 @@ int builtin_fx_int_arg(const char *line, long long *out);
  * builtin_dims_keep, the graph's word over a guess from sizes: with d >= 0 only d remains of
  * dims[0..*ndims), none when the sizes did not allow it; powers of two. */
 enum { BUILTIN_MAX_DIMS = 8 };
+/* The executor's answer for a family's candidates (cands stolen): {"candidates": cands} in *out
+ * and 0; none: KOPT_E_CANDIDATE, "rewrite <tmpl>: no usable variant in the plan (<limits>)". */
+int builtin_candidates_answer(json_t *cands, const char *tmpl, const char *limits, json_t **out, kerr *e);
 const char *builtin_param_type(const json_t *k, const char *name);
 const char *builtin_runtime_param(const json_t *k, size_t i);
 int builtin_ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has);

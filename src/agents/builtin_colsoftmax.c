@@ -177,14 +177,10 @@ int builtin_col_softmax_act(const json_t *k, const json_t *plan, json_t **out, k
             }
         }
     }
-    if (!json_array_size(cands)) {
-        json_decref(cands);
-        return kerr_set(e, KOPT_E_CANDIDATE,
-                        "rewrite col_softmax: no usable variant in the plan (block_i a power of two with "
-                        "%lld x block_i <= %d, or cb and ib powers of two with cb x ib <= %d and at most %d segments; "
-                        "num_warps a power of two <= 32)",
-                        bc, CS_MAX_TILE, CS_MAX_TILE, CS_MAX_SEGS);
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
+    char limits[256];
+    snprintf(limits, sizeof limits,
+             "block_i a power of two with %lld x block_i <= %d, or cb and ib powers of two with cb x ib <= %d and at "
+             "most %d segments; num_warps a power of two <= 32",
+             bc, CS_MAX_TILE, CS_MAX_TILE, CS_MAX_SEGS);
+    return builtin_candidates_answer(cands, "col_softmax", limits, out, e);
 }

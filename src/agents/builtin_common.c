@@ -194,3 +194,12 @@ int builtin_fx_arg(const fx_node *n, int i, char *out, size_t cap) {
         p++;
     }
 }
+
+int builtin_candidates_answer(json_t *cands, const char *tmpl, const char *limits, json_t **out, kerr *e) {
+    if (!json_array_size(cands)) {
+        json_decref(cands);
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s: no usable variant in the plan (%s)", tmpl ? tmpl : "?", limits);
+    }
+    *out = json_pack("{s:o}", "candidates", cands);
+    return 0;
+}

@@ -227,13 +227,8 @@ int builtin_group_stats_act(const json_t *k, const json_t *plan, json_t **out, k
             return rc;
         }
     }
-    if (!json_array_size(cands)) {
-        json_decref(cands);
-        return kerr_set(
-            e, KOPT_E_CANDIDATE,
-            "rewrite cl_group_stats: no usable variant (nsplit <= 64, sb <= 256, num_warps <= 32, powers of "
-            "two, sb * C <= 16384, nsplit * sb dividing H * W)");
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
+    return builtin_candidates_answer(cands, "cl_group_stats",
+                                     "nsplit <= 64, sb <= 256, num_warps <= 32, powers of two, sb * C <= 16384, "
+                                     "nsplit * sb dividing H * W",
+                                     out, e);
 }

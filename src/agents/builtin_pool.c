@@ -254,13 +254,6 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
             return rc;
         }
     }
-    if (!json_array_size(cands)) {
-        json_decref(cands);
-        return kerr_set(e, KOPT_E_CANDIDATE,
-                        "rewrite %s: no usable variant (bh <= 64, bw <= 256, num_warps <= 16, "
-                        "powers of two, bh * bw <= 4096)",
-                        tmpl);
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
+    return builtin_candidates_answer(cands, tmpl,
+                                     "bh <= 64, bw <= 256, num_warps <= 16, powers of two, bh * bw <= 4096", out, e);
 }

@@ -148,11 +148,9 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         kbuf_free(&s);
         kbuf_free(&label);
     }
-    if (!json_array_size(cands)) {
-        json_decref(cands);
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s: no usable variant in the plan (seg a power of two in [1024, 65536]%s, "
-                        "num_warps a power of two <= 32)", tmpl, gn ? " dividing the group into at most 256" : "");
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
+    return builtin_candidates_answer(cands, tmpl,
+                                     gn ? "seg a power of two in [1024, 65536] dividing the group into at most 256, "
+                                          "num_warps a power of two <= 32"
+                                        : "seg a power of two in [1024, 65536], num_warps a power of two <= 32",
+                                     out, e);
 }

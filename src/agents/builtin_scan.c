@@ -208,11 +208,8 @@ int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e)
                 }
             }
     }
-    if (!json_array_size(cands)) {
-        json_decref(cands);
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite scan: no usable variant in the plan (chunk a power of two in [16, 16384], "
-                        "block_s and block_i powers of two with block_s x block_i <= 16384, num_warps a power of two <= 32)");
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
+    return builtin_candidates_answer(cands, "scan",
+                                     "chunk a power of two in [16, 16384], block_s and block_i powers of two with "
+                                     "block_s x block_i <= 16384, num_warps a power of two <= 32",
+                                     out, e);
 }
