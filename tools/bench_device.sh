@@ -5,13 +5,14 @@
 # per-problem reports, and the bench log.
 #
 # usage: OUT=dir [BENCH_ARGS="--dev"] [BENCH_BUDGET=2m] [BENCH_STORE=path] tools/bench_device.sh
-# BENCH_ARGS selects the problems (--dev, --shard I/N, --only a,b); BENCH_STORE resumes a
-# store brought along (else a fresh one); BENCH_TIMEOUT (s) stops the sweep with SIGTERM (the
-# unfinished problems stay unfinished in the store and run again next time).
+# BENCH_ARGS selects the problems (--dev when unset, --shard I/N, --only a,b; set but empty:
+# the whole suite); BENCH_STORE resumes a store brought along (else a fresh one); BENCH_TIMEOUT
+# (s) stops the sweep with SIGTERM (the unfinished problems stay unfinished in the store and run
+# again next time).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:?set OUT}
-ARGS=${BENCH_ARGS:---dev}
+ARGS=${BENCH_ARGS---dev}   # set but empty: the whole suite
 BUDGET=${BENCH_BUDGET:-2m}
 STORE=${BENCH_STORE:-/tmp/kopt-bench.sqlite}
 WORK=/tmp/kopt-bench-out

@@ -3,15 +3,18 @@
 # from the repository root with build/kopt carried along): the plan-interpreter tests, a chosen
 # part of `make gpu-test`, and a `kopt bench` of chosen problems whose reports are then read for
 # where each kernel's search started (kernels[].tuned_config). Each step has its own time limit,
-# so one slow step cannot eat the others' time; everything lands in $OUT as at most 6 files
+# so one slow step cannot eat the others' time; everything lands in $OUT as at most 7 files
 # (the device tool returns 8): interp.log, gputest.log, bench.log, results.json, starts.txt,
-# runs.tgz.
+# runs.tgz, bench-store.sqlite (the store, to resume the sweep in the next call).
 #
 # usage: OUT=dir [SUITES="optimize llm verify"] [VERIFY="12_avgpool2d 18_avg_pool3d"]
 #        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
 #        [T_GPUTEST=240] [T_BENCH=300] tools/device_session.sh
-# An empty ONLY skips the bench, an empty SUITES the gpu-test; an empty VERIFY runs every
-# candidate folder (about 560 s: narrow it); STORE resumes a bench store.
+# An empty ONLY skips the bench, ONLY=all runs the whole suite (one lane per visible GPU: on
+# nvidia-h200-x2 two), ONLY="--shard I/N" a shard of it; an empty SUITES skips the gpu-test; an
+# empty VERIFY runs every candidate folder (about 560 s: narrow it); STORE resumes a bench store
+# (e.g. the bench-store.sqlite of the last call, copied into the tree): the problems it holds
+# as done are not run again, so a sweep longer than one call goes on where the last one stopped.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:?set OUT}
@@ -33,9 +36,14 @@ fi
 
 if [ -n "${ONLY:-}" ]; then
   mkdir -p /tmp/kopt-ds
-  OUT=/tmp/kopt-ds BENCH_ARGS="--only $ONLY" BENCH_STORE="${STORE:-/tmp/kopt-ds.sqlite}" \
+  case "$ONLY" in
+    all) ARGS="" ;;
+    --shard*) ARGS="$ONLY" ;;
+    *) ARGS="--only $ONLY" ;;
+  esac
+  OUT=/tmp/kopt-ds BENCH_ARGS="$ARGS" BENCH_STORE="${STORE:-/tmp/kopt-ds.sqlite}" \
     BENCH_TIMEOUT="${T_BENCH:-300}" bash tools/bench_device.sh
-  cp /tmp/kopt-ds/bench.log /tmp/kopt-ds/results.json /tmp/kopt-ds/runs.tgz "$OUT/" 2>/dev/null
+  cp /tmp/kopt-ds/bench.log /tmp/kopt-ds/results.json /tmp/kopt-ds/runs.tgz /tmp/kopt-ds/bench-store.sqlite "$OUT/" 2>/dev/null
   # where each searched kernel started: Inductor's autotuned configuration, or none found
   mkdir -p /tmp/kopt-ds/runs-x && tar xzf /tmp/kopt-ds/runs.tgz -C /tmp/kopt-ds/runs-x 2>/dev/null
   python3 - /tmp/kopt-ds/runs-x >"$OUT/starts.txt" 2>&1 <<'PY'
