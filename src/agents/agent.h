@@ -13,8 +13,9 @@
  *                              numels, shapes, masked, aten_ops, graph_fragment, jit_source,
  *                              source; regions: members [{name, aten_ops, graph_fragment, source}]
  *                              and, for one ATen library call (artifact/region.h), vendor_call;
- *                              tuned_config (Inductor's autotuned configuration, optimize/tuned.h)
- *                              where its .best_config was found} -- opt_kernel_ctx (search.c),
+ *                              tuned_config (the configuration Inductor's autotuner settled on,
+ *                              as the worker's profile reported it: optimize/tuned.h)} --
+ *                              opt_kernel_ctx (search.c),
  *                    "analysis":{class, share, frac_of_ceiling, time_ms, bytes},
  *                    "history":[{"config":{...},"kernel_ms":x,"outcome":"accepted|refused|
  *                                screened-out|...","gate":N,"round":k,"direction","reason"}],
@@ -22,8 +23,10 @@
  *                    "budget":{"candidates_left":N}}
  *               (library calls are never targets, except the allowlisted ATen calls a vendor
  *               region holds: those are region kernels like any other)
- *               -> {"plans":[{"direction":"launch_config|one_pass|split|...","params":{...},
+ *               -> {"plans":[{"direction":"launch_config|rewrite|one_pass|split|...","params":{...},
  *                             "rationale":"..."}]}
+ *               (a rewrite's params name its family's template, "template": a kfamily name,
+ *               agents/family.h, read back with kfamily_parse)
  *   executor    ctx {"kernel":{... as above}, "plan":{...}}
  *               -> {"candidates":[{"label":"...","source":"<candidate file text, docs/CANDIDATES.md>"}]}
  *   summarizer  ctx {"attempt":{kernel, plan, label, gates:[...], outcome, reason, speedup}}
