@@ -561,11 +561,8 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         kbuf_free(&label);
     }
     json_decref(variants);
-    if (!json_array_size(cands)) {
-        json_decref(cands);
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s: no usable variant in the plan (num_warps a power of two <= 32%s)", tmpl,
-                        cumsum || stats ? ", chunk a power of two in [16, 16384]" : "");
-    }
-    *out = json_pack("{s:o}", "candidates", cands);
-    return 0;
+    return builtin_candidates_answer(cands, tmpl,
+                                     cumsum || stats ? "num_warps a power of two <= 32, chunk a power of two in [16, 16384]"
+                                                     : "num_warps a power of two <= 32",
+                                     out, e);
 }

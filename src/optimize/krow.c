@@ -99,7 +99,7 @@ json_t *krows_to_json(const krows *t) {
                                           r->refused[3], "4", r->refused[4]));
         }
         if (r->after_ms > 0) json_object_set_new(o, "after_ms", json_real(r->after_ms));
-        if (r->has_tuned) json_object_set_new(o, "tuned_config", tuned_config_json(&r->tuned));
+        if (r->tuned.num_warps) json_object_set_new(o, "tuned_config", tuned_config_json(&r->tuned));
         if (r->why) json_object_set_new(o, "why", json_string(r->why));
         json_array_append_new(arr, o);
     }

@@ -45,8 +45,8 @@ typedef struct krow {
     art_strlist aten_ops;
     int has_aten_ops;   /* aten_ops reported (possibly empty) */
     json_t *ncu;        /* the profile's Nsight Compute counters (owned); NULL */
-    tuned_config tuned; /* Inductor's autotuned configuration the search started from */
-    int has_tuned;      /* tuned is valid (the worker's profile reported it) */
+    tuned_config tuned; /* the configuration Inductor's autotuner settled on, where the search
+                         * started (tuned.num_warps 0: the worker's profile reported none) */
 } krow;
 
 typedef struct vrow {

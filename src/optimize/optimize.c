@@ -91,7 +91,7 @@ static void mark_unsearched(krows *t, const char *why) {
  * configurations its kernels settled on (the profile's "configs", tuned.h). */
 static void add_kernel_row(krows *t, const json_t *r, const json_t *prow, const json_t *configs) {
     krow *k = krows_add(t, json_string_value(json_object_get(r, "kernel")));
-    k->has_tuned = tuned_config_parse(json_object_get(configs, k->name), &k->tuned);
+    tuned_config_parse(json_object_get(configs, k->name), &k->tuned);   /* zeroed when none */
     krow_set(&k->kernel_kind, json_string_value(json_object_get(r, "kernel_kind")));
     krow_set(&k->cls, json_string_value(json_object_get(r, "class")));
     k->time_ms = json_number_value(json_object_get(r, "time_ms"));

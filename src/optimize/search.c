@@ -467,8 +467,7 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     ks.k = artifact_find_kernel(c->a, ks.kname);
     if (ks.k < 0) return 0;
     if (verify_session_launch_args(c->vs, ks.k, &ks.largs, e)) return e->code;
-    ks.kc = opt_kernel_ctx(c->a, ks.k, row->has_tuned ? &row->tuned : NULL);
-    row->has_tuned = row->tuned.num_warps > 0;
+    ks.kc = opt_kernel_ctx(c->a, ks.k, row->tuned.num_warps ? &row->tuned : NULL);
     ks.kkind = json_string_value(json_object_get(ks.kc, "kind"));
     ks.history = json_array();
     ks.kdir = kasprintf("%s/k%d", c->o->workdir, ks.k);

@@ -39,32 +39,42 @@ static int matches(const json_t *k) {
     return builtin_group_stats_match(k, &gs);
 }
 
-/* A copy of the context with `what` replaced by `with` in string field `field` (the source),
- * or in every graph line (field "graph_fragment"); the replacement must happen. */
-static json_t *edited(const json_t *k, const char *field, const char *what, const char *with) {
-    json_t *c = json_deep_copy(k);
-    int hit = 0;
+/* Replaces every occurrence of `what` by `with` in string s (a new string). */
+static char *replace_all(const char *s, const char *what, const char *with) {
+    kbuf b = KBUF_INIT;
+    const char *at;
+    while ((at = strstr(s, what))) {
+        kbuf_printf(&b, "%.*s%s", (int)(at - s), s, with);
+        s = at + strlen(what);
+    }
+    kbuf_puts(&b, s);
+    char *r = kstrdup(kbuf_str(&b));
+    kbuf_free(&b);
+    return r;
+}
+
+static void edit_all(json_t *c, const char *field, const char *what, const char *with) {
     if (!strcmp(field, "graph_fragment")) {
         size_t i;
         json_t *v;
         json_array_foreach(json_object_get(c, "graph_fragment"), i, v) {
-            const char *l = json_string_value(v), *at = strstr(l, what);
-            if (!at) continue;
-            char *n = kasprintf("%.*s%s%s", (int)(at - l), l, with, at + strlen(what));
+            char *n = replace_all(json_string_value(v), what, with);
             json_string_set(v, n);
             free(n);
-            hit = 1;
         }
-    } else {
-        const char *s = json_string_value(json_object_get(c, field)), *at = strstr(s, what);
-        if (at) {
-            char *n = kasprintf("%.*s%s%s", (int)(at - s), s, with, at + strlen(what));
-            json_object_set_new(c, field, json_string(n));
-            free(n);
-            hit = 1;
-        }
+        return;
     }
-    cr_assert(hit, "%s: no %s to edit", field, what);
+    char *n = replace_all(json_string_value(json_object_get(c, field)), what, with);
+    json_object_set_new(c, field, json_string(n));
+    free(n);
+}
+
+/* A copy of the context with `what` replaced by `with` in string field `field` (the source),
+ * or in every graph line (field "graph_fragment"); the replacement must happen. */
+static json_t *edited(const json_t *k, const char *field, const char *what, const char *with) {
+    json_t *c = json_deep_copy(k);
+    edit_all(c, field, what, with);
+    cr_assert(!json_equal(c, k), "%s: no %s to edit", field, what);
     return c;
 }
 
@@ -207,36 +217,6 @@ Test(groupstats, what_must_be_refused) {
 }
 
 /* ------------------------------------------------------------------ synthetic sizes and forms */
-
-/* Replaces every occurrence of `what` by `with` in string s (a new string). */
-static char *replace_all(const char *s, const char *what, const char *with) {
-    kbuf b = KBUF_INIT;
-    const char *at;
-    while ((at = strstr(s, what))) {
-        kbuf_printf(&b, "%.*s%s", (int)(at - s), s, with);
-        s = at + strlen(what);
-    }
-    kbuf_puts(&b, s);
-    char *r = kstrdup(kbuf_str(&b));
-    kbuf_free(&b);
-    return r;
-}
-
-static void edit_all(json_t *c, const char *field, const char *what, const char *with) {
-    if (!strcmp(field, "graph_fragment")) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(json_object_get(c, "graph_fragment"), i, v) {
-            char *n = replace_all(json_string_value(v), what, with);
-            json_string_set(v, n);
-            free(n);
-        }
-        return;
-    }
-    char *n = replace_all(json_string_value(json_object_get(c, field)), what, with);
-    json_object_set_new(c, field, json_string(n));
-    free(n);
-}
 
 /* The max-autotune capture's context with its sizes rewritten as Inductor would write them for
  * n samples of g groups of cg channels and hw pixels (numbers in the loads, the index lines,

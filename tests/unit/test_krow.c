@@ -27,7 +27,6 @@ Test(krow, rows_to_the_documents_arrays) {
     r->kernel_ms_before = 2.0;
     r->kernel_ms_after = 0.8;
     r->tuned = (tuned_config){.xblock = 64, .r0_block = 512, .num_warps = 8, .num_stages = 1, .found_by_coordesc = 1};
-    r->has_tuned = 1;
     a = krows_find(&t, "k0");   /* pointers may move on add: look it up again */
     cr_assert_not_null(a);
     a->status = KROW_IN_REGION;

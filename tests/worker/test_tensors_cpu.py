@@ -607,7 +607,7 @@ class _Cfg:
 
 class _Autotuner:
     def __init__(self, configs):
-        self.configs, self.launchers = configs, []
+        self.configs, self.launchers, self.mutated_arg_names = configs, [], []
 
     def autotune_to_one_config(self):
         pass

@@ -68,7 +68,7 @@ from kopt.compare import CHUNK, checksum, compare_stats
 from kopt.errors import BadRequest, OpError, wrap
 from kopt.memory import compare_chunk, free_bytes, nbytes, over_cap
 from kopt.modules import cache
-from kopt.profile import _as_tuple
+from kopt.profile import _as_tuple, is_autotuner
 from kopt.protocol import get_arg
 from kopt.room import make_room
 from kopt.tensors import clone_tensor, launch_arg, storage
@@ -257,7 +257,7 @@ def _autotuner(kern):
     scope = getattr(kern, "_kopt_scope", None)
     if isinstance(scope, dict):
         kern = scope.get(getattr(kern, "_kopt_cand", None), kern)
-    if hasattr(kern, "autotune_to_one_config") and hasattr(kern, "mutated_arg_names"):
+    if is_autotuner(kern):
         return kern
     return None
 

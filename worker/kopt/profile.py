@@ -77,10 +77,14 @@ class Prof:
 _BLOCKS = ("XBLOCK", "YBLOCK", "R0_BLOCK")
 
 
+def is_autotuner(k):
+    """An Inductor kernel: a CachingAutotuner, known by the attributes kopt uses of it."""
+    return hasattr(k, "autotune_to_one_config") and hasattr(k, "mutated_arg_names")
+
+
 def _kernels(mod):
     """(name, kernel) of the module's Inductor kernels (CachingAutotuner globals)."""
-    return [(n, k) for n, k in list(vars(mod).items())
-            if n.startswith("triton_") and hasattr(k, "autotune_to_one_config")]
+    return [(n, k) for n, k in list(vars(mod).items()) if n.startswith("triton_") and is_autotuner(k)]
 
 
 def config_counts(mod):
