@@ -164,22 +164,28 @@ int builtin_layer_norm_match(const json_t *kernel, double *eps);
  * prims.prepare_softmax_online over the last dimension of a graph input with unit last stride,
  * and the source stores the row max to out_ptr0 and the sum to out_ptr1 (at x0), nothing else. */
 int builtin_softmax_stats_match(const json_t *kernel);
-/* Average pooling (builtin_pool.c), one family for two kinds of launch:
+/* Pooling (builtin_pool.c): average and max pooling, one template (templates/kernels/pool.py.tmpl)
+ * for these kinds of launch:
  *   - a vendor region (artifact/region.h) holding ATen's avg_pool2d / avg_pool3d: the region's
- *     ATen call (context "vendor_call") read for its literal arguments; template "region_avg_pool";
+ *     ATen call (context "vendor_call") read for its literal arguments; family region_avg_pool;
  *   - Inductor's own Triton kernel of one pooling node, known from its FX graph fragment: exactly
- *     one call_function, aten.avg_pool2d/3d.default with literal arguments and no keywords, on a
- *     graph input, or (1-D pooling) on the input's unsqueeze(-2) with a window of height 1; runtime
- *     parameters (in_ptr0, out_ptr0 | in_out_ptr0 first, xnumel[, r0_numel]); template "avg_pool".
- * builtin_avg_pool_match: 1 when the launch is one of these with arguments the template computes
- * (no ceil_mode, padding at most half the window, a window of at most 343 elements) over (N, C,
- * spatial...) tensors of one type among fp32/fp16/bf16 whose output size is the pooling's, *ps
- * filled; else 0. Variants (new array) and candidates (*out new) as the other families;
- * builtin_region_* dispatch to them for "region_avg_pool", builtin_rewrite_* for "avg_pool". */
+ *     one pooling call_function with literal arguments and no keywords, on a graph input, or
+ *     (1-D pooling) on the input's unsqueeze(-2) with a window of height 1 -- aten.avg_pool2d/3d
+ *     (family avg_pool), or prims._low_memory_max_pool_with_offsets whose only use is its values
+ *     (getitem 0; family max_pool); runtime parameters (in_ptr0, out_ptr0 | in_out_ptr0 first,
+ *     xnumel[, r0_numel]).
+ * builtin_pool_match: 1 when the launch is one of these with arguments the template computes
+ * (no ceil_mode, padding at most half the (dilated) window, a window of at most 343 elements) over
+ * (N, C, spatial...) tensors of one type among fp32/fp16/bf16 whose output size is the pooling's,
+ * *ps filled; else 0. Variants (new array) and candidates (*out new) as the other families;
+ * builtin_region_* dispatch to them for region_avg_pool, builtin_rewrite_* for avg_pool and
+ * max_pool. */
 typedef struct pool_spec {
     int nd;                     /* 2 or 3 spatial dimensions */
+    int max;                    /* max pooling (else average) */
     long long k[3], s[3], p[3]; /* window, stride, padding per spatial dimension */
-    int ceil, count_pad;        /* ceil_mode, count_include_pad */
+    long long dl[3];            /* dilation (max pooling; 1 for average pooling) */
+    int ceil, count_pad;        /* ceil_mode, count_include_pad (average pooling) */
     long long divisor;          /* divisor_override; 0: none */
     long long out_w;            /* the output's last dimension */
     const char *in, *out;       /* the input and output pointer parameters (static names) */
@@ -189,9 +195,11 @@ typedef struct pool_spec {
     int r0numel;                /* ... and r0_numel after xnumel */
     int in3;                    /* 1-D pooling: input (N, C, L), output (N, C, 1, OL) */
 } pool_spec;
-int builtin_avg_pool_match(const json_t *kernel, pool_spec *ps);
-json_t *builtin_avg_pool_variants(const json_t *kernel);
-int builtin_avg_pool_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+int builtin_pool_match(const json_t *kernel, pool_spec *ps);
+/* The family of a matched launch: max_pool, avg_pool (Inductor kernels) or region_avg_pool. */
+kfamily builtin_pool_family(const pool_spec *ps);
+json_t *builtin_pool_variants(const json_t *kernel);
+int builtin_pool_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 /* Group-norm statistics over channels-last data (builtin_groupstats.c): Inductor's looped
  * reduction (in_ptr0[, in_ptr1 a bias], out_ptr0, out_ptr1, xnumel, r0_numel) whose FX graph
  * fragment is exactly var_mean (correction 0, keepdim) over dims [2, 3] of a reshape to

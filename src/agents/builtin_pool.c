@@ -1,12 +1,12 @@
-/* builtin_pool.c — the average-pooling family (templates/kernels/region_avg_pool.py.tmpl), known
- * from what is computed, not from how Inductor wrote it: an ATen avg_pool2d / avg_pool3d call
- * that Inductor kept as a library call (a vendor region, artifact/region.h: read from the
- * region's ATen call), or Inductor's own Triton kernel of one pooling node (read from the FX
- * graph fragment above it); the literal arguments and the shapes call() gives the tensors decide,
- * and one Triton kernel takes the launch's place.
+/* builtin_pool.c — the pooling families (templates/kernels/pool.py.tmpl), known from what is
+ * computed, not from how Inductor wrote it: an ATen avg_pool2d / avg_pool3d call that Inductor
+ * kept as a library call (a vendor region, artifact/region.h: read from the region's ATen call),
+ * or Inductor's own Triton kernel of one average or max pooling node (read from the FX graph
+ * fragment above it); the literal arguments and the shapes call() gives the tensors decide, and
+ * one Triton kernel takes the launch's place.
  *
- * Plans: {"direction":"rewrite","params":{"template":"region_avg_pool" | "avg_pool","variants":
- * [{"bh":BH,"bw":BW,"num_warps":W},..]}}. */
+ * Plans: {"direction":"rewrite","params":{"template":"region_avg_pool" | "avg_pool" | "max_pool",
+ * "variants":[{"bh":BH,"bw":BW,"num_warps":W},..]}}. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +48,14 @@ static int bool_arg(const pyval *v, int dflt, int *out) {
     return 1;
 }
 
-/* Reads `call`, "torch.ops.aten.avg_pool{2,3}d.default(in_ptr0, <literal arguments>)", into
- * *ps's window, stride, padding, ceil_mode, count_include_pad and divisor; 0 when it is not a
- * pooling the template computes. */
+#define MAX_POOL_TARGET "torch.ops.prims._low_memory_max_pool_with_offsets.default"
+static const char MAX_POOL_CALL[] = MAX_POOL_TARGET;
+
+/* Reads `call`, "torch.ops.aten.avg_pool{2,3}d.default(in_ptr0, <literal arguments>)",
+ * "torch.ops.aten.max_pool{2,3}d_with_indices.default(in_ptr0, ...)" or MAX_POOL_CALL "(in_ptr0,
+ * kernel, stride, padding, dilation, ceil_mode)" (all given), into *ps's window,
+ * stride, padding, dilation, ceil_mode, count_include_pad and divisor; 0 when it is not a pooling
+ * the template computes. */
 static int pool_parse_call(const char *call, pool_spec *ps) {
     pyval *v = NULL;
     kerr e = {0};
@@ -58,14 +63,24 @@ static int pool_parse_call(const char *call, pool_spec *ps) {
     kbuf callee = KBUF_INIT;
     int ok = v->kind == PYV_CALL && pyval_dotted(v->base, &callee) && v->nkw == 0 && v->n >= 2 && v->n <= 7 &&
              pyval_is_name(v->items[0], "in_ptr0");
-    if (ok && !strcmp(kbuf_str(&callee), "torch.ops.aten.avg_pool3d.default")) ps->nd = 3;
-    else if (ok && !strcmp(kbuf_str(&callee), "torch.ops.aten.avg_pool2d.default")) ps->nd = 2;
+    const pyval *win = ok ? v->items[1] : NULL;
+    const char *f = kbuf_str(&callee);
+    if (ok && !strcmp(f, "torch.ops.aten.avg_pool3d.default")) ps->nd = 3;
+    else if (ok && !strcmp(f, "torch.ops.aten.avg_pool2d.default")) ps->nd = 2;
+    else if (ok && !strcmp(f, "torch.ops.aten.max_pool3d_with_indices.default") && v->n <= 6) ps->nd = 3, ps->max = 1;
+    else if (ok && !strcmp(f, "torch.ops.aten.max_pool2d_with_indices.default") && v->n <= 6) ps->nd = 2, ps->max = 1;
+    else if (ok && !strcmp(f, MAX_POOL_CALL) && v->n == 6 && (win->kind == PYV_LIST || win->kind == PYV_TUPLE) &&
+             (win->n == 2 || win->n == 3))
+        ps->nd = (int)win->n, ps->max = 1;
     else ok = 0;
-    const pyval *div = ok ? pyval_arg(v, 6) : NULL;
+    const pyval *div = ok && !ps->max ? pyval_arg(v, 6) : NULL;
     ok = ok && int_list(pyval_arg(v, 1), ps->nd, -1, NULL, ps->k) &&
-         int_list(pyval_arg(v, 2), ps->nd, -1, ps->k, ps->s) && int_list(pyval_arg(v, 3), ps->nd, 0, NULL, ps->p) &&
-         bool_arg(pyval_arg(v, 4), 0, &ps->ceil) && bool_arg(pyval_arg(v, 5), 1, &ps->count_pad) &&
-         (!div || div->kind == PYV_NONE || div->kind == PYV_INT);
+         int_list(pyval_arg(v, 2), ps->nd, -1, ps->k, ps->s) && int_list(pyval_arg(v, 3), ps->nd, 0, NULL, ps->p);
+    if (ok && ps->max) /* (x, kernel, stride, padding, dilation = 1, ceil_mode = False) */
+        ok = int_list(pyval_arg(v, 4), ps->nd, 1, NULL, ps->dl) && bool_arg(pyval_arg(v, 5), 0, &ps->ceil);
+    else if (ok)
+        ok = bool_arg(pyval_arg(v, 4), 0, &ps->ceil) && bool_arg(pyval_arg(v, 5), 1, &ps->count_pad) &&
+             (!div || div->kind == PYV_NONE || div->kind == PYV_INT);
     int div_given = ok && div && div->kind == PYV_INT;
     if (div_given) ps->divisor = div->i;
     pyval_free(v);
@@ -73,12 +88,18 @@ static int pool_parse_call(const char *call, pool_spec *ps) {
     if (!ok || ps->ceil || (div_given && ps->divisor <= 0)) return 0;
     long long window = 1;
     for (int i = 0; i < ps->nd; i++) {
-        if (ps->k[i] < 1 || ps->k[i] > 64 || ps->s[i] < 1 || ps->s[i] > 64 || ps->p[i] < 0 || 2 * ps->p[i] > ps->k[i])
+        if (!ps->max) ps->dl[i] = 1;
+        /* ATen's limit: padding at most half the dilated window */
+        if (ps->k[i] < 1 || ps->k[i] > 64 || ps->s[i] < 1 || ps->s[i] > 64 || ps->dl[i] < 1 || ps->dl[i] > 64 ||
+            ps->p[i] < 0 || 2 * ps->p[i] > ps->dl[i] * (ps->k[i] - 1) + 1)
             return 0;
         window *= ps->k[i];
     }
     return window <= POOL_MAX_WINDOW;
 }
+
+/* The extent of the (dilated) window in spatial dimension i. */
+static long long pool_extent(const pool_spec *ps, int i) { return ps->dl[i] * (ps->k[i] - 1) + 1; }
 
 /* The input and output tensors call() gives the launch against the pooling: (N, C, spatial...)
  * both with the output's size the pooling's, or with ps->in3 an (N, C, L) input and an (N, C, 1,
@@ -96,7 +117,8 @@ static int pool_tensors_ok(const json_t *k, pool_spec *ps) {
         /* 1-D: the unsqueezed input's height is 1 */
         long long n = ps->in3 ? (i == 0 ? 1 : builtin_shape_dim(in, 2)) : builtin_shape_dim(in, (size_t)(2 + i));
         long long o = builtin_shape_dim(out, (size_t)(2 + i));
-        if (n < 1 || o != (n + 2 * ps->p[i] - ps->k[i]) / ps->s[i] + 1 || o < 1) return 0;
+        long long span = n + 2 * ps->p[i] - pool_extent(ps, i);
+        if (n < 1 || span < 0 || o != span / ps->s[i] + 1) return 0;
     }
     ps->out_w = builtin_shape_dim(out, (size_t)ps->nd + 1);
     return 1;
@@ -108,7 +130,7 @@ static int pool_match_vendor(const json_t *k, pool_spec *ps) {
     if (!call || !builtin_params_are(k, io, 2)) return 0;
     ps->in = "in_ptr0";
     ps->out = "out_ptr0";
-    return pool_parse_call(call, ps) && pool_tensors_ok(k, ps);
+    return pool_parse_call(call, ps) && !ps->max && pool_tensors_ok(k, ps);
 }
 
 /* Inductor's Triton kernel of one pooling node (builtin.h). */
@@ -130,25 +152,40 @@ static int pool_match_kernel(const json_t *k, pool_spec *ps) {
     }
     ps->kernel = 1;
     ps->r0numel = n == 4;
-    /* the graph: one pooling node, and for 1-D pooling the unsqueeze feeding it, nothing else */
-    const char *pool = NULL, *unsq = NULL;
+    /* the graph: one pooling node, for 1-D pooling the unsqueeze feeding it, for max pooling the
+     * getitem of its values (its offsets unused), nothing else */
+    const char *pool = NULL, *unsq = NULL, *item = NULL;
     size_t i;
     json_t *v;
     json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
         const char *l = json_string_value(v);
         if (!l || !strstr(l, "= call_function[")) continue;
         if (!pool && (strstr(l, "call_function[target=torch.ops.aten.avg_pool2d.default]") ||
-                      strstr(l, "call_function[target=torch.ops.aten.avg_pool3d.default]")))
+                      strstr(l, "call_function[target=torch.ops.aten.avg_pool3d.default]") ||
+                      strstr(l, "call_function[target=torch.ops.aten.max_pool2d_with_indices.default]") ||
+                      strstr(l, "call_function[target=torch.ops.aten.max_pool3d_with_indices.default]") ||
+                      strstr(l, "call_function[target=" MAX_POOL_TARGET "]")))
             pool = l;
         else if (!unsq && strstr(l, "call_function[target=torch.ops.aten.unsqueeze.default]")) unsq = l;
+        else if (!item && strstr(l, "call_function[target=operator.getitem]")) item = l;
         else return 0;
     }
-    /* both nodes with no keyword arguments; the pooling's first argument a node */
+    /* every node with no keyword arguments; the pooling's first argument a node */
     fx_node pn, un;
     char first[BUILTIN_FX_NAME], ux[BUILTIN_FX_NAME], udim[BUILTIN_FX_NAME], extra[BUILTIN_FX_NAME];
     if (!pool || !builtin_fx_parse(pool, &pn) || !strstr(pool, "kwargs = {})") ||
         !builtin_fx_arg(&pn, 0, first, sizeof first) || first[0] != '%' || !builtin_fx_arg(&pn, 1, extra, sizeof extra))
         return 0;
+    /* max pooling gives (values, offsets or indices): the graph may list the getitem of the values,
+     * or not (a fragment's last line "return %getitem"); either way the output's type must be the
+     * input's (pool_tensors_ok), which the offsets' (int8) and indices' (int64) are not */
+    if (item && !strstr(pool, "max_pool")) return 0;
+    if (item) { /* getitem(pool, 0): the values */
+        char *want = kasprintf("= call_function[target=operator.getitem](args = (%%%s, 0), kwargs = {})", pn.name);
+        int same = item[0] == '%' && strstr(item, want) != NULL;
+        free(want);
+        if (!same) return 0;
+    }
     if (unsq) { /* 1-D: the pooling's input is unsqueeze(x, -2) of a graph input */
         if (!builtin_fx_parse(unsq, &un) || !strstr(unsq, "kwargs = {})") || strcmp(un.name, first + 1) ||
             !builtin_fx_arg(&un, 0, ux, sizeof ux) || ux[0] != '%' || !builtin_fx_arg(&un, 1, udim, sizeof udim) ||
@@ -156,15 +193,15 @@ static int pool_match_kernel(const json_t *k, pool_spec *ps) {
             return 0;
         ps->in3 = 1;
     }
-    const char *target = strstr(pool, "avg_pool3d.default") ? "avg_pool3d" : "avg_pool2d";
-    char *call = kasprintf("torch.ops.aten.%s.default(in_ptr0%s)", target, pn.args + strcspn(pn.args, ","));
+    /* the call again, its first argument in_ptr0: "torch.ops." + the node's target */
+    char *call = kasprintf("torch.ops.%s(in_ptr0%s)", pn.target, pn.args + strcspn(pn.args, ","));
     int ok = pool_parse_call(call, ps);
     free(call);
     if (!ok || (ps->in3 && (ps->nd != 2 || ps->k[0] != 1 || ps->s[0] != 1 || ps->p[0] != 0))) return 0;
     return pool_tensors_ok(k, ps);
 }
 
-int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
+int builtin_pool_match(const json_t *k, pool_spec *ps) {
     memset(ps, 0, sizeof *ps);
     const char *kind = json_string_value(json_object_get(k, "kind"));
     int ok = kind && !strcmp(kind, "region") ? pool_match_vendor(k, ps) : pool_match_kernel(k, ps);
@@ -172,12 +209,23 @@ int builtin_avg_pool_match(const json_t *k, pool_spec *ps) {
     return ok;
 }
 
-json_t *builtin_avg_pool_variants(const json_t *k) {
+kfamily builtin_pool_family(const pool_spec *ps) {
+    return !ps->kernel ? KF_REGION_AVG_POOL : ps->max ? KF_MAX_POOL : KF_AVG_POOL;
+}
+
+json_t *builtin_pool_variants(const json_t *k) {
     pool_spec ps;
     json_t *v = json_array();
-    if (!builtin_avg_pool_match(k, &ps)) return v;
+    if (!builtin_pool_match(k, &ps)) return v;
     /* measured on the H200 (3-D, 64 columns): small tiles, many programs, win; one warp per 64
      * columns of one row first */
+    if (ps.in3) { /* 1-D: one output row per plane, long; wider tiles, more warps */
+        static const long long r[][2] = {{256, 2}, {128, 1}, {256, 4}, {128, 2}};
+        for (size_t i = 0; i < sizeof r / sizeof *r; i++)
+            json_array_append_new(
+                v, json_pack("{s:I, s:I, s:I}", "bh", (json_int_t)1, "bw", r[i][0], "num_warps", r[i][1]));
+        return v;
+    }
     long long bw = builtin_next_pow2(ps.out_w);
     if (bw > 128) bw = 128;
     if (bw < 16) bw = 16;
@@ -195,10 +243,10 @@ json_t *builtin_avg_pool_variants(const json_t *k) {
     return v;
 }
 
-int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
     pool_spec ps;
     const char *tmpl = json_string_value(json_object_get(json_object_get(plan, "params"), "template"));
-    if (!builtin_avg_pool_match(k, &ps) || kfamily_parse(tmpl) != (ps.kernel ? KF_AVG_POOL : KF_REGION_AVG_POOL))
+    if (!builtin_pool_match(k, &ps) || kfamily_parse(tmpl) != builtin_pool_family(&ps))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s does not apply to this kernel", tmpl ? tmpl : "?");
     /* a vendor region is bound by its ATen call, a Triton kernel by its name */
     const json_t *mem = json_array_get(json_object_get(k, "members"), 0);
@@ -215,7 +263,8 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
         if (!builtin_pow2_in(bh, 1, 64) || !builtin_pow2_in(bw, 1, 256) || !builtin_pow2_in(nw, 1, 16) ||
             bh * bw > 4096)
             continue;
-        tpl_arg a[] = {{.name = "IN", .type = TPL_IDENT, .ident = ps.in},
+        tpl_arg a[] = {{.name = "MAX", .type = TPL_BOOL, .b = ps.max},
+                       {.name = "IN", .type = TPL_IDENT, .ident = ps.in},
                        {.name = "OUT", .type = TPL_IDENT, .ident = ps.out},
                        {.name = "OUT_FIRST", .type = TPL_BOOL, .b = ps.out_first},
                        {.name = "XNUMEL", .type = TPL_BOOL, .b = ps.kernel},
@@ -231,17 +280,23 @@ int builtin_avg_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr
                        {.name = "PD", .type = TPL_INT, .i = d3 ? ps.p[0] : 0},
                        {.name = "PH", .type = TPL_INT, .i = ps.p[o + 1]},
                        {.name = "PW", .type = TPL_INT, .i = ps.p[o + 2]},
+                       {.name = "DD", .type = TPL_INT, .i = d3 ? ps.dl[0] : 1},
+                       {.name = "DH", .type = TPL_INT, .i = ps.dl[o + 1]},
+                       {.name = "DW", .type = TPL_INT, .i = ps.dl[o + 2]},
+                       {.name = "EKD", .type = TPL_INT, .i = d3 ? pool_extent(&ps, 0) : 1},
+                       {.name = "EKH", .type = TPL_INT, .i = pool_extent(&ps, o + 1)},
+                       {.name = "EKW", .type = TPL_INT, .i = pool_extent(&ps, o + 2)},
                        {.name = "COUNT_PAD", .type = TPL_BOOL, .b = ps.count_pad},
                        {.name = "DIVISOR", .type = TPL_INT, .i = ps.divisor},
                        {.name = "BH", .type = TPL_INT, .i = bh},
                        {.name = "BW", .type = TPL_INT, .i = bw},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         kbuf s = KBUF_INIT, label = KBUF_INIT;
-        kbuf_printf(&label, "%s: %dd average pooling, %lld x %lld outputs per program, num_warps=%lld", tmpl,
-                    ps.in3 ? 1 : ps.nd, bh, bw, nw);
+        kbuf_printf(&label, "%s: %dd %s pooling, %lld x %lld outputs per program, num_warps=%lld", tmpl,
+                    ps.in3 ? 1 : ps.nd, ps.max ? "max" : "average", bh, bw, nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", binding,
                     kbuf_str(&label));
-        int rc = template_render("region_avg_pool", a, sizeof a / sizeof *a, &s, e);
+        int rc = template_render("pool", a, sizeof a / sizeof *a, &s, e);
         if (!rc)
             json_array_append_new(cands,
                                   json_pack("{s:s, s:{s:s, s:I, s:I, s:I}, s:s}", "label", kbuf_str(&label), "config",

@@ -68,7 +68,7 @@ kfamily builtin_region_match(const json_t *k) {
     if (!kind || strcmp(kind, "region")) return KF_NONE;
     if (json_object_get(k, "vendor_call")) {   /* one ATen call (a vendor region) */
         pool_spec ps;
-        return builtin_avg_pool_match(k, &ps) ? KF_REGION_AVG_POOL : KF_NONE;
+        return builtin_pool_match(k, &ps) ? KF_REGION_AVG_POOL : KF_NONE;
     }
     if (!all_fp32(k)) return KF_NONE;
     if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
@@ -86,7 +86,7 @@ kfamily builtin_region_match(const json_t *k) {
 
 json_t *builtin_region_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
-    if (f == KF_REGION_AVG_POOL) return builtin_avg_pool_variants(k);
+    if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
     json_t *v = json_array();
@@ -114,7 +114,7 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
     kfamily f = kfamily_parse(tmpl), match = builtin_region_match(k);
     if (f == KF_NONE || f != match)
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
-    if (f == KF_REGION_AVG_POOL) return builtin_avg_pool_act(k, plan, out, e);
+    if (f == KF_REGION_AVG_POOL) return builtin_pool_act(k, plan, out, e);
     long long gsize = 0;
     double eps = 0;
     int gn = f == KF_REGION_GROUP_NORM;

@@ -183,7 +183,7 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     kfamily region = builtin_region_match(k);
     if (region != KF_NONE) return region;
     pool_spec ps;   /* Inductor's own pooling kernel, known from its FX graph (any kernel kind) */
-    if (builtin_avg_pool_match(k, &ps) && ps.kernel) return KF_AVG_POOL;
+    if (builtin_pool_match(k, &ps) && ps.kernel) return builtin_pool_family(&ps);
     gs_spec gs;   /* group-norm statistics over channels-last data (FX graph and loads) */
     if (builtin_group_stats_match(k, &gs)) return KF_CL_GROUP_STATS;
     const json_t *aten = json_object_get(k, "aten_ops");
@@ -280,7 +280,7 @@ static json_t *chunk_variants(const json_t *k, const int (*chunk_warps)[2], size
 json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
-    if (f == KF_AVG_POOL) return builtin_avg_pool_variants(k);
+    if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
     if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
     if (f == KF_ROW_SOFTMAX_STATS) {
@@ -475,7 +475,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     kfamily f = kfamily_parse(tmpl);   /* the plan's spelling, read once */
     if (f == KF_SCAN) return builtin_scan_act(k, plan, out, e);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_act(k, plan, out, e);
-    if (f == KF_AVG_POOL) return builtin_avg_pool_act(k, plan, out, e);
+    if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_act(k, plan, out, e);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_act(k, plan, out, e);
     if (kfamily_is_region(f)) return builtin_region_act(k, plan, out, e);
     double eps = 0;

@@ -30,6 +30,8 @@ static const struct {
     [KF_AVG_POOL] = {"avg_pool",
                      "an average pooling known from its FX graph: the family's kernel, tiles of outputs per "
                      "program, every window element one masked load"},
+    [KF_MAX_POOL] = {"max_pool", "a max pooling known from its FX graph: the family's kernel, tiles of outputs per "
+                                 "program, every window element one masked load, NaN propagated as ATen does"},
     [KF_CL_GROUP_STATS] = {"cl_group_stats",
                            "group-norm statistics read channels-last in pieces of a few channels: every "
                            "pixel row read whole, per-lane shifted sums, partials combined"},

@@ -34,6 +34,7 @@ typedef enum kfamily {
     KF_SCAN,
     KF_COL_SOFTMAX,
     KF_AVG_POOL,
+    KF_MAX_POOL,
     KF_CL_GROUP_STATS,
     /* regions */
     KF_REGION_SOFTMAX,

@@ -1,5 +1,5 @@
 """Form P end to end on the CPU: the one-program-per-row templates written as kernel + launch plan
-(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats, region_avg_pool,
+(templates/kernels/row_softmax, row_layer_norm, row_cumsum, row_softmax_stats, pool,
 cl_group_stats), the launcher kopt writes from each
 plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), run by Triton's
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
@@ -114,6 +114,27 @@ def case_avg_pool(mod, shape, k, st, pad, count_pad, divisor, form="vendor"):
     return (out.double() - ref).abs().max().item()
 
 
+def case_max_pool(mod, shape, k, st, pad, dil, dtype, one_d):
+    """Inductor's max pooling kernel's launch (x, out, xnumel); one_d: x of (N, C, L), out
+    (N, C, 1, OL). A NaN and a -inf planted in the input: NaN propagates as ATen's does, -inf is a
+    value like any other. Exact: a maximum is one of its inputs."""
+    x = torch.randn(*shape).to(dtype)
+    flat = x.view(-1)
+    flat[7] = flat[shape[-1] + 7] = float("nan")   # rows 0 and 1: one of them in some window
+    flat[flat.numel() // 2] = float("-inf")
+    if one_d:
+        ref = torch.nn.functional.max_pool1d(x.float(), k[1], st[1], pad[1], dil[1]).unsqueeze(-2).to(dtype)
+    else:
+        f = torch.nn.functional.max_pool3d if len(shape) == 5 else torch.nn.functional.max_pool2d
+        ref = f(x.float(), k, st, pad, dil).to(dtype)
+    out = torch.full(ref.shape, 7.0).to(dtype)
+    mod.launch(x, out, out.numel())
+    same = (out == ref) | (out.isnan() & ref.isnan())
+    if not ref.isnan().any():
+        return float("inf")   # the planted NaN must reach an output
+    return 0.0 if bool(same.all()) else float("inf")
+
+
 def case_group_stats(mod, n, c, g, h, w, bias, offset, dtype=torch.float32, layout="channels_last"):
     """Group-norm statistics of an (N, C, H, W) tensor laid out channels-last (mean and Welford's
     m2 per (sample, group)); a channels-first tensor must be refused by the plan's checks."""
@@ -185,12 +206,33 @@ def main():
             ((2, 3, 37), [1, 3], [1, 2], [0, 1], False, 0, 1, 4, "one_d", one_d)):
         d3 = len(shape) == 5
         kk, ss, pp = ([1] + k, [1] + st, [0] + pad) if not d3 else (k, st, pad)
-        prm = dict(sig, ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0], PH=pp[1],
-                   PW=pp[2], COUNT_PAD=cp, DIVISOR=div, BH=bh, BW=bw, NUM_WARPS=1)
-        cases.append(("region_avg_pool", prm,
+        prm = dict(sig, MAX=False, ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0],
+                   PH=pp[1], PW=pp[2], DD=1, DH=1, DW=1, EKD=kk[0], EKH=kk[1], EKW=kk[2], COUNT_PAD=cp, DIVISOR=div,
+                   BH=bh, BW=bw, NUM_WARPS=1)
+        cases.append(("pool", prm,
                       lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div, fm=form:
                       case_avg_pool(m, sh, k, st, pad, cp, div, fm),
                       "%s %s k%s s%s p%s count_pad=%s divisor=%d" % (form, shape, k, st, pad, cp, div)))
+    # max pooling on Inductor's kernels (x, out, xnumel): 3-D, 2-D with dilation, 1-D dilated
+    # through unsqueeze; NaN and -inf planted in the input, fp16 too (bf16: the interpreter has no
+    # bf16 constants)
+    poi = dict(IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=True, R0NUMEL=False, IN3=False)
+    for shape, k, st, pad, dil, bh, bw, dt, sig in (
+            ((2, 3, 5, 9, 11), [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], 2, 4, torch.float32, poi),
+            ((2, 2, 6, 8, 9), [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], 4, 8, torch.float16, poi),
+            ((2, 3, 13, 12), [3, 2], [2, 1], [1, 1], [2, 3], 2, 4, torch.float32, poi),
+            ((2, 3, 37), [1, 4], [1, 2], [0, 2], [1, 3], 1, 8, torch.float32, one_d),
+            ((2, 3, 40), [1, 3], [1, 2], [0, 1], [1, 1], 1, 4, torch.float16, one_d)):
+        d3 = len(shape) == 5
+        kk, ss, pp, dd = ([1] + k, [1] + st, [0] + pad, [1] + dil) if not d3 else (k, st, pad, dil)
+        prm = dict(sig, MAX=True, ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0],
+                   PH=pp[1], PW=pp[2], DD=dd[0], DH=dd[1], DW=dd[2], EKD=dd[0] * (kk[0] - 1) + 1,
+                   EKH=dd[1] * (kk[1] - 1) + 1, EKW=dd[2] * (kk[2] - 1) + 1, COUNT_PAD=False, DIVISOR=0,
+                   BH=bh, BW=bw, NUM_WARPS=1)
+        cases.append(("pool", prm,
+                      lambda m, sh=shape, k=k, st=st, pad=pad, dil=dil, dt=dt, one=sig is one_d:
+                      case_max_pool(m, sh, k, st, pad, dil, dt, one),
+                      "max %s k%s s%s p%s d%s %s" % (shape, k, st, pad, dil, dt)))
     # group-norm statistics over channels-last data: with and without a bias, an offset far from
     # zero (the shifted sums must hold), one chunk or several a sample, fp16, and a channels-first
     # tensor the launch must refuse

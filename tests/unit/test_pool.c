@@ -63,7 +63,7 @@ Test(pool, inductor_pointwise_pooling_kernel) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_POI, &a);
     pool_spec ps;
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert(ps.kernel && !ps.out_first && ps.kernel && !ps.r0numel && !ps.in3);
     cr_assert_str_eq(ps.in, "in_ptr0");
     cr_assert_str_eq(ps.out, "out_ptr0");
@@ -82,10 +82,10 @@ Test(pool, inductor_pointwise_pooling_kernel) {
     gate1_all_bound(a, c);
     /* the vendor template's name does not apply to a Triton kernel, nor this one to a region */
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "region_avg_pool",
-                             "variants", builtin_avg_pool_variants(k));
+                             "variants", builtin_pool_variants(k));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_neq(builtin_avg_pool_act(k, plan, &out, &e), 0);
+    cr_assert_neq(builtin_pool_act(k, plan, &out, &e), 0);
     cr_assert_null(out);
     json_decref(plan);
     json_decref(c);
@@ -97,7 +97,7 @@ Test(pool, inductor_persistent_reduction_writing_in_out_ptr0) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_PER, &a);
     pool_spec ps;
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert(ps.out_first && ps.r0numel && ps.kernel);
     cr_assert_str_eq(ps.out, "in_out_ptr0");
     cr_assert(ps.k[0] == 5 && ps.s[1] == 3 && ps.p[0] == 2);
@@ -154,7 +154,7 @@ Test(pool, what_the_graph_must_say) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         json_t *k = kernel_ctx(FX_POI, &a);
         set_pool_line(k, cases[i].line);
-        cr_assert_eq(builtin_avg_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
+        cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
         json_decref(k);
         artifact_free(a);
     }
@@ -164,7 +164,7 @@ Test(pool, what_the_graph_must_say) {
                           json_string("%relu : Tensor \"f32[16, 64, 128, 128][1048576, 16384, 128, 1]cuda:0\" = "
                                       "call_function[target=torch.ops.aten.relu.default](args = (%avg_pool2d,), "
                                       "kwargs = {})"));
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "a relu fused after the pooling");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "a relu fused after the pooling");
     double eps = 0;
     cr_assert_neq(builtin_rewrite_match(k, &eps), KF_AVG_POOL);
     json_decref(k);
@@ -172,7 +172,7 @@ Test(pool, what_the_graph_must_say) {
     /* another signature: an extra input */
     k = kernel_ctx(FX_POI, &a);
     json_array_insert_new(json_object_get(k, "runtime_params"), 1, json_string("in_ptr1"));
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "in_ptr0, in_ptr1, out_ptr0, xnumel");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "in_ptr0, in_ptr1, out_ptr0, xnumel");
     json_decref(k);
     artifact_free(a);
     /* the output's type not the input's */
@@ -183,7 +183,7 @@ Test(pool, what_the_graph_must_say) {
         if (!strcmp(json_string_value(json_object_get(sig, "name")), "out_ptr0"))
             json_object_set_new(sig, "type", json_string("*fp16"));
     }
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "fp32 in, fp16 out");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "fp32 in, fp16 out");
     json_decref(k);
     artifact_free(a);
 }
@@ -216,7 +216,7 @@ Test(pool, one_d_pooling_through_unsqueeze) {
     pool_spec ps;
     /* window 8, stride 4, padding 2: (1000 + 4 - 8) / 4 + 1 = 250 */
     json_t *k = one_d_ctx(&a, "-2", "[1, 8], [1, 4], [0, 2]", 250);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert(ps.in3 && ps.nd == 2 && ps.k[1] == 8 && ps.s[1] == 4 && ps.p[1] == 2 && ps.out_w == 250);
     json_t *c = candidates(k, "avg_pool");
     const char *src = first_source(c);
@@ -227,7 +227,7 @@ Test(pool, one_d_pooling_through_unsqueeze) {
     json_decref(k);
     artifact_free(a);
     k = one_d_ctx(&a, "2", "[1, 8], [1, 4], [0, 2]", 250);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1, "unsqueeze(x, 2) of a 3-D tensor is the same");
+    cr_assert_eq(builtin_pool_match(k, &ps), 1, "unsqueeze(x, 2) of a 3-D tensor is the same");
     json_decref(k);
     artifact_free(a);
     static const struct {
@@ -240,7 +240,7 @@ Test(pool, one_d_pooling_through_unsqueeze) {
               {"-2", "[1, 8], [1, 4], [0, 2]", 251, "the output length is not the pooling's"}};
     for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
         k = one_d_ctx(&a, no[i].dim, no[i].window, no[i].out);
-        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "%s", no[i].why);
+        cr_assert_eq(builtin_pool_match(k, &ps), 0, "%s", no[i].why);
         json_decref(k);
         artifact_free(a);
     }
@@ -273,7 +273,7 @@ Test(pool, argument_forms_and_limits) {
         json_t *k = kernel_ctx(FX_POI, &a);
         char *line = kasprintf("%s%s), kwargs = {})", POOL_HEAD, cases[i].args);
         set_pool_line(k, line);
-        cr_assert_eq(builtin_avg_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, line);
+        cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, line);
         if (i == 0) cr_assert(ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == 0 && ps.p[1] == 0 && ps.count_pad == 1);
         if (i == 1) cr_assert(ps.p[0] == 0 && ps.p[1] == 0);
         if (i == 2)
@@ -298,7 +298,7 @@ Test(pool, signature_and_shapes) {
         json_t *rt = json_array();
         for (size_t j = 0; j < 4 && sigs[i][j]; j++) json_array_append_new(rt, json_string(sigs[i][j]));
         json_object_set_new(k, "runtime_params", rt);
-        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "signature %zu accepted", i);
+        cr_assert_eq(builtin_pool_match(k, &ps), 0, "signature %zu accepted", i);
         json_decref(k);
         artifact_free(a);
     }
@@ -314,7 +314,7 @@ Test(pool, signature_and_shapes) {
         for (int d = 0; d < 4; d++) json_array_append_new(out, json_integer(shapes[i][1][d]));
         json_object_set_new(json_object_get(k, "shapes"), "in_ptr0", in);
         json_object_set_new(json_object_get(k, "shapes"), "out_ptr0", out);
-        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "shapes %zu accepted", i);
+        cr_assert_eq(builtin_pool_match(k, &ps), 0, "shapes %zu accepted", i);
         json_decref(k);
         artifact_free(a);
     }
@@ -331,7 +331,7 @@ Test(pool, one_d_unsqueeze_must_feed_the_pooling) {
         json_string("%avg_pool2d : Tensor \"f32[8, 16, 1, 250][4000, 250, 250, 1]cuda:0\"[num_users=1] = "
                     "call_function[target=torch.ops.aten.avg_pool2d.default](args = (%arg0_1, [1, 8], "
                     "[1, 4], [0, 2]), kwargs = {})"));
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "the pooling reads the input, not its unsqueeze");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "the pooling reads the input, not its unsqueeze");
     json_decref(k);
     artifact_free(a);
 }
@@ -340,7 +340,7 @@ Test(pool, one_d_unsqueeze_must_feed_the_pooling) {
 Test(pool, variants_and_plan_limits) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_POI, &a); /* 128 outputs a row */
-    json_t *v = builtin_avg_pool_variants(k);
+    json_t *v = builtin_pool_variants(k);
     static const long long want[][3] = {{1, 128, 2}, {2, 128, 2}, {1, 64, 1}, {4, 128, 2}};
     cr_assert_eq(json_array_size(v), 4);
     for (size_t i = 0; i < 4; i++) {
@@ -358,7 +358,7 @@ Test(pool, variants_and_plan_limits) {
                              "bh", 3, "bw", 64, "num_warps", 4);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_avg_pool_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_pool_act(k, plan, &out, &e), 0, "%s", e.msg);
     cr_assert_eq(json_array_size(json_object_get(out, "candidates")), 1,
                  "only 64 x 64 (4096 outputs) is within the limits");
     json_decref(out);
@@ -366,7 +366,7 @@ Test(pool, variants_and_plan_limits) {
     plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "avg_pool",
                      "variants", "bh", 1, "bw", 64, "num_warps", 3);
     out = NULL;
-    cr_assert_neq(builtin_avg_pool_act(k, plan, &out, &e), 0, "no usable variant is an error");
+    cr_assert_neq(builtin_pool_act(k, plan, &out, &e), 0, "no usable variant is an error");
     cr_assert_null(out);
     cr_assert(strstr(e.msg, "no usable variant") != NULL, "%s", e.msg);
     json_decref(plan);
@@ -375,17 +375,203 @@ Test(pool, variants_and_plan_limits) {
     /* no variants for a kernel the family does not apply to */
     k = kernel_ctx(FX_POI, &a);
     json_array_append_new(json_object_get(k, "runtime_params"), json_string("ks0"));
-    v = builtin_avg_pool_variants(k);
+    v = builtin_pool_variants(k);
     cr_assert_eq(json_array_size(v), 0);
     json_decref(v);
     json_decref(k);
     artifact_free(a);
     /* a narrow output: tiles of 16 */
     k = kernel_ctx(FX_PER, &a); /* 14 outputs a row */
-    v = builtin_avg_pool_variants(k);
+    v = builtin_pool_variants(k);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 16);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 2), "bw")), 16);
     json_decref(v);
     json_decref(k);
     artifact_free(a);
+}
+
+/* Max pooling (family max_pool): example problem 13 (16x64x256x256 fp32, 2x2 stride 2 pad 0,
+ * Inductor's pointwise kernel of prims._low_memory_max_pool_with_offsets whose values alone are
+ * used) and suite level1/34 at a small size (3x3 stride 2 pad 1). */
+static const char *FX_MAX = "tests/fixtures/inductor/13_maxpool2d_g0.py";
+static const char *FX_MAX34 = "tests/fixtures/inductor/suite_level1_34_max_pool2d_small_g0.py";
+
+Test(pool, inductor_max_pooling_kernel) {
+    const char *fx[] = {FX_MAX, FX_MAX34};
+    const long long out_w[] = {128, 32}, win[] = {2, 3}, pad[] = {0, 1};
+    for (size_t f = 0; f < 2; f++) {
+        artifact *a = NULL;
+        json_t *k = kernel_ctx(fx[f], &a);
+        pool_spec ps;
+        cr_assert_eq(builtin_pool_match(k, &ps), 1, "%s", fx[f]);
+        cr_assert(ps.kernel && ps.max && !ps.out_first && !ps.r0numel && !ps.in3);
+        cr_assert_eq(ps.nd, 2);
+        cr_assert(ps.k[0] == win[f] && ps.k[1] == win[f] && ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == pad[f] &&
+                  ps.p[1] == pad[f]);
+        cr_assert(ps.dl[0] == 1 && ps.dl[1] == 1);
+        cr_assert_eq(ps.out_w, out_w[f]);
+        cr_assert_eq(builtin_pool_family(&ps), KF_MAX_POOL);
+        double eps = 0;
+        cr_assert_eq(builtin_rewrite_match(k, &eps), KF_MAX_POOL, "the planner's entry point finds the family");
+        json_t *c = candidates(k, "max_pool");
+        const char *src = first_source(c);
+        cr_assert(strstr(src, "def _max_pool(") && !strstr(src, "def _avg_pool("), "%s", src);
+        cr_assert(strstr(src, "\"kernel\": \"_max_pool\"") && strstr(src, "\"DD\": 1, \"DH\": 1, \"DW\": 1"), "%s",
+                  src);
+        cr_assert(strstr(src, "propagate_nan=tl.PropagateNan.ALL") != NULL, "NaN propagates as ATen's does");
+        char *oh = kasprintf("\"OH == (H + 2 * %lld - %lld) // 2 + 1\"", pad[f], win[f]);
+        cr_assert(strstr(src, oh) != NULL, "%s", src);
+        free(oh);
+        cr_assert(strstr(src, "max pooling") != NULL);
+        gate1_all_bound(a, c);
+        /* the average-pooling name does not apply */
+        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "avg_pool",
+                                 "variants", builtin_pool_variants(k));
+        json_t *out = NULL;
+        kerr e = {0};
+        cr_assert_neq(builtin_pool_act(k, plan, &out, &e), 0);
+        json_decref(plan);
+        json_decref(c);
+        json_decref(k);
+        artifact_free(a);
+    }
+}
+
+/* The max pooling node's line of fixture 13 with its arguments replaced. */
+static void set_max_line(json_t *k, const char *needle, const char *line) {
+    json_t *fr = json_object_get(k, "graph_fragment");
+    size_t i;
+    json_t *v;
+    json_array_foreach(fr, i, v) {
+        if (strstr(json_string_value(v), needle) && strstr(json_string_value(v), "call_function")) {
+            json_array_set_new(fr, i, json_string(line));
+            return;
+        }
+    }
+    cr_assert_fail("no line with %s", needle);
+}
+
+#define MAX_HEAD \
+    "%_low_memory_max_pool_with_offsets : [num_users=1] = call_function[target=torch.ops.prims." \
+    "_low_memory_max_pool_with_offsets.default](args = ("
+#define ITEM_HEAD \
+    "%getitem : Tensor \"f32[16, 64, 128, 128][1048576, 16384, 128, 1]cuda:0\"[num_users=1] = " \
+    "call_function[target=operator.getitem](args = ("
+
+Test(pool, what_a_max_pooling_graph_must_say) {
+    static const struct {
+        const char *needle, *line;
+        int ok;
+        const char *why;
+    } cases[] = {
+        {"max_pool", MAX_HEAD "%arg0_1, [2, 2], [2, 2], [0, 0], [1, 1], False), kwargs = {})", 1, "as captured"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [1, 1], False), kwargs = {})", 1, "3 x 3"},
+        {"max_pool", MAX_HEAD "%arg0_1, [5, 3], [2, 2], [2, 1], [1, 1], False), kwargs = {})", 1, "5 x 3"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [2, 2], False), kwargs = {})", 0,
+         "dilation 2: the output would be 127 wide, not the 128 call() allocates"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [2, 2], [1, 1], False), kwargs = {})", 0,
+         "padding above half the window"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [1, 1], True), kwargs = {})", 0, "ceil_mode"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [1, 1]), kwargs = {})", 0, "ceil_mode not given"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [0, 1], False), kwargs = {})", 0, "dilation 0"},
+        {"max_pool", MAX_HEAD "%arg0_1, [3], [2], [1], [1], False), kwargs = {})", 0, "a 1-D window on 4-D data"},
+        {"getitem", ITEM_HEAD "%_low_memory_max_pool_with_offsets, 1), kwargs = {})", 0, "the offsets, not the values"},
+        {"getitem", ITEM_HEAD "%other, 0), kwargs = {})", 0, "the values of another node"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        artifact *a = NULL;
+        pool_spec ps;
+        json_t *k = kernel_ctx(FX_MAX, &a);
+        set_max_line(k, cases[i].needle, cases[i].line);
+        cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
+        json_decref(k);
+        artifact_free(a);
+    }
+    /* no getitem listed (the full-size captures' form, "return %getitem" only): the output's type
+     * says it holds the values; offsets (int8) or indices (int64) would not be fp32 */
+    artifact *a = NULL;
+    pool_spec ps;
+    json_t *k = kernel_ctx(FX_MAX, &a);
+    json_t *fr = json_object_get(k, "graph_fragment");
+    for (size_t i = json_array_size(fr); i-- > 0;)
+        if (strstr(json_string_value(json_array_get(fr, i)), "operator.getitem")) json_array_remove(fr, i);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1, "a max pooling without its getitem listed");
+    const char *other[] = {"*i8", "*i64"};
+    for (size_t t = 0; t < 2; t++) {
+        json_t *sig;
+        size_t j;
+        json_array_foreach(json_object_get(k, "signature"), j, sig) {
+            if (!strcmp(json_string_value(json_object_get(sig, "name")), "out_ptr0"))
+                json_object_set_new(sig, "type", json_string(other[t]));
+        }
+        cr_assert_eq(builtin_pool_match(k, &ps), 0, "an output of %s is not the values", other[t]);
+    }
+    json_decref(k);
+    artifact_free(a);
+    /* a getitem after an average pooling: not a form Inductor writes */
+    k = kernel_ctx(FX_MAX, &a);
+    set_max_line(k, "max_pool",
+                 "%avg_pool2d : [num_users=1] = call_function[target=torch.ops.aten.avg_pool2d.default](args = "
+                 "(%arg0_1, [2, 2], [2, 2]), kwargs = {})");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "getitem of an average pooling");
+    json_decref(k);
+    artifact_free(a);
+    /* a second getitem (the offsets stored too) */
+    k = kernel_ctx(FX_MAX, &a);
+    json_array_append_new(json_object_get(k, "graph_fragment"),
+                          json_string(ITEM_HEAD "%_low_memory_max_pool_with_offsets, 1), kwargs = {})"));
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "the offsets used as well");
+    json_decref(k);
+    artifact_free(a);
+}
+
+/* The full-size captures of suite level1/33 (1-D, dilation 3: unsqueeze and the prims pooling, no
+ * getitem listed; output (N, C, 1, OL)) and level1/35 (3-D fp16: aten.max_pool3d_with_indices as a
+ * persistent reduction over the 27 window elements, its stride, padding and dilation defaults). */
+Test(pool, full_size_max_pooling_captures) {
+    artifact *a = NULL;
+    pool_spec ps;
+    json_t *k =
+        kernel_ctx("tests/fixtures/inductor/suite_level1_33_max_pool1d_dilated__max_autotune_no_cudagraphs_g0.py", &a);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert(ps.max && ps.in3 && ps.nd == 2 && !ps.r0numel);
+    cr_assert(ps.k[1] == 4 && ps.s[1] == 2 && ps.p[1] == 2 && ps.dl[1] == 3 && ps.k[0] == 1);
+    cr_assert_eq(ps.out_w, 8190);
+    json_t *v = builtin_pool_variants(k); /* one output row per plane: tiles one row high */
+    cr_assert_eq(json_array_size(v), 4);
+    for (size_t i = 0; i < json_array_size(v); i++)
+        cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, i), "bh")), 1);
+    json_decref(v);
+    json_t *c = candidates(k, "max_pool");
+    cr_assert(strstr(first_source(c), "\"DD\": 1, \"DH\": 1, \"DW\": 3") != NULL, "%s", first_source(c));
+    cr_assert(strstr(first_source(c), "\"OW == (W + 2 * 2 - 10) // 2 + 1\"") != NULL, "the dilated extent");
+    gate1_all_bound(a, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(a);
+    const char *d3[] = {"tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16__max_autotune_no_cudagraphs_g0.py",
+                        "tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16_small_g0.py"};
+    for (size_t f = 0; f < 2; f++) {
+        k = kernel_ctx(d3[f], &a);
+        cr_assert_eq(builtin_pool_match(k, &ps), 1, "%s", d3[f]);
+        cr_assert(ps.max && ps.nd == 3 && ps.r0numel && !ps.out_first && !ps.in3);
+        for (int i = 0; i < 3; i++) cr_assert(ps.k[i] == 3 && ps.s[i] == 2 && ps.p[i] == 1 && ps.dl[i] == 1);
+        c = candidates(k, "max_pool");
+        cr_assert(strstr(first_source(c), "\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\", \"r0_numel\"],"));
+        gate1_all_bound(a, c);
+        json_decref(c);
+        /* the library's defaults: stride = window, padding 0, dilation 1 */
+        set_max_line(k, "max_pool3d_with_indices",
+                     "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."
+                     "max_pool3d_with_indices.default](args = (%arg0_1, [2, 2, 2]), kwargs = {})");
+        cr_assert_eq(builtin_pool_match(k, &ps), 1, "2x2x2 of stride 2 gives the same output size");
+        cr_assert(ps.s[2] == 2 && ps.p[2] == 0 && ps.dl[2] == 1);
+        set_max_line(k, "max_pool3d_with_indices",
+                     "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."
+                     "max_pool3d_with_indices.default](args = (%arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], "
+                     "True), kwargs = {})");
+        cr_assert_eq(builtin_pool_match(k, &ps), 0, "ceil_mode");
+        json_decref(k);
+        artifact_free(a);
+    }
 }

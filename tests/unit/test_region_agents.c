@@ -170,7 +170,7 @@ Test(region_agents, avg_pool3d_reads_its_arguments) {
                      "torch.ops.aten.avg_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None)");
     cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_avg_pool");
     pool_spec ps;
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert_eq(ps.nd, 3);
     for (int i = 0; i < 3; i++) cr_assert(ps.k[i] == 3 && ps.s[i] == 2 && ps.p[i] == 1);
     cr_assert_eq(ps.ceil, 0);
@@ -196,28 +196,28 @@ Test(region_agents, avg_pool_argument_forms) {
     pool_spec ps;
     /* one value for all dimensions, stride defaulting to the window, padding counted */
     json_t *k = pool_ctx_with("[2], [], [0], False, True, None", &r);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1, "2x2x2 windows of stride 2 give the fixture's 32x64x64 too");
+    cr_assert_eq(builtin_pool_match(k, &ps), 1, "2x2x2 windows of stride 2 give the fixture's 32x64x64 too");
     cr_assert(ps.k[0] == 2 && ps.s[0] == 2 && ps.s[2] == 2 && ps.p[1] == 0 && ps.count_pad == 1);
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with("[3], [1], [1], False, True, None", &r);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "stride 1 gives 64x128x128, not the output call() allocates");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "stride 1 gives 64x128x128, not the output call() allocates");
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with("[3], [2], [1]", &r);   /* count_include_pad defaults to True */
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert_eq(ps.count_pad, 1);
     cr_assert(ps.k[2] == 3 && ps.s[1] == 2 && ps.p[0] == 1);
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with("[3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, 7", &r);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert_eq(ps.divisor, 7);
     json_decref(k);
     artifact_free(r);
     /* a window of another shape in each dimension: each reaches its own constexpr */
     k = pool_ctx_with("[2, 3, 2], [2, 2, 2], [0, 1, 0], False, True, None", &r);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     json_t *c = candidates(k, "region_avg_pool");
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
     cr_assert(strstr(src, "\"KD\": 2, \"KH\": 3, \"KW\": 2") && strstr(src, "\"PD\": 0, \"PH\": 1, \"PW\": 0"), "%s", src);
@@ -235,18 +235,18 @@ Test(region_agents, avg_pool_argument_forms) {
                                      "[3, 3], [2, 2, 2], [1, 1, 1], False, False, None"};
     for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
         k = pool_ctx_with(no[i], &r);
-        cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "accepted: %s", no[i]);
+        cr_assert_eq(builtin_pool_match(k, &ps), 0, "accepted: %s", no[i]);
         cr_assert_eq(builtin_region_match(k), KF_NONE);
         json_decref(k);
         artifact_free(r);
     }
     k = pool_ctx_with("[9, 9, 9], [2, 2, 2], [4, 4, 4], False, False, None", &r);
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0, "a 729-element window is past the unrolled limit");
+    cr_assert_eq(builtin_pool_match(k, &ps), 0, "a 729-element window is past the unrolled limit");
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with(NULL, &r);
     json_object_set_new(k, "vendor_call", json_string("torch.ops.aten.max_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2])"));
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 0);
+    cr_assert_eq(builtin_pool_match(k, &ps), 0);
     json_decref(k);
     artifact_free(r);
 }
@@ -256,10 +256,10 @@ Test(region_agents, avg_pool3d_example_problem_shape) {
     artifact *r = NULL;
     json_t *k = region_ctx("tests/fixtures/inductor/18_avg_pool3d_g0.py", 0, 0, &r);
     pool_spec ps;
-    cr_assert_eq(builtin_avg_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
     cr_assert_eq(ps.nd, 3);
     cr_assert_eq(ps.out_w, 32);
-    json_t *v = builtin_avg_pool_variants(k);
+    json_t *v = builtin_pool_variants(k);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 32, "the tile's width follows the output's");
     json_decref(v);
     json_t *c = candidates(k, "region_avg_pool");

@@ -73,7 +73,9 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_40_cross_entropy_small_g0.py",
                                            "12_avgpool2d_g0.py",
                                            "suite_level1_37_avg_pool2d_small_g0.py",
-                                           "suite_level2_02_conv2d_groupnorm_relu_fp16_small_g0.py"};
+                                           "suite_level2_02_conv2d_groupnorm_relu_fp16_small_g0.py",
+                                           "suite_level1_34_max_pool2d_small_g0.py",
+                                           "suite_level1_35_max_pool3d_fp16_small_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
