@@ -14,13 +14,20 @@ stdout, one JSON object: {"ok": true, "cubin": "kernel.cubin", "name": ..., "sha
   "num_warps": n, "triton": version} or {"ok": false, "error": "..."} (exit status 1).
 The cubin is in the work directory; kopt reads it there (a regular file, size-capped) and
 disassembles it itself: what this process says about the kernel is not believed.
+
+`kopt_compile.py --serve` is the same compile as a server (serve() below): one request per stdin
+line, one answer per stdout line with "dir", the directory (under the work directory) that holds
+its cubin; the first line says whether the server is ready.
 """
 
 import importlib.util
 import inspect
+import io
 import json
 import os
+import signal
 import sys
+import time
 
 
 def fail(msg):
@@ -28,9 +35,9 @@ def fail(msg):
     sys.exit(1)
 
 
-def main():
+def main(text=None):
     try:
-        req = json.loads(sys.stdin.read())
+        req = json.loads(sys.stdin.read() if text is None else text)
         source, kernel = req["source"], req["kernel"]
         sig, cx = dict(req["signature"]), dict(req.get("constexprs") or {})
         warps, stages, arch = int(req["num_warps"]), int(req.get("num_stages") or 0), int(req.get("arch", 90))
@@ -81,5 +88,139 @@ def main():
                                  "triton": triton.__version__}) + "\n")
 
 
+ANSWER_MAX = 1 << 16
+
+
+def _kill_the_rest():
+    """Everything in this PID namespace but this process: kill(-1) from its PID 1."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG) == (0, 0):
+                time.sleep(0.002)   # killed, not reaped yet
+                os.kill(-1, signal.SIGKILL)
+        except ChildProcessError:
+            return
+        except ProcessLookupError:
+            pass
+
+
+def _one(line, n):
+    """One request in a forked child, in a directory of its own; the answer (the child's stdout,
+    a file) read back by this process, which alone writes to the protocol's stdout."""
+    try:
+        limit = float(json.loads(line).get("timeout_s") or 120)
+    except Exception:  # noqa: BLE001 - main() says what is wrong with it
+        limit = 120.0
+    d = "c%d-%s" % (n, os.urandom(6).hex())
+    os.mkdir(d, 0o700)   # new: nothing a child left before can be in it
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.chdir(d)
+            os.environ["TRITON_CACHE_DIR"] = os.path.join(os.getcwd(), "cache")
+            fd = os.open("answer.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            os.dup2(fd, 1)
+            os.close(fd)
+            main(line)
+            sys.stdout.flush()
+            os._exit(0)
+        except SystemExit as e:
+            sys.stdout.flush()
+            os._exit(e.code if isinstance(e.code, int) else 1)
+        except BaseException:  # noqa: BLE001 - never back into the server's loop
+            os._exit(1)
+    deadline = time.time() + limit
+    status = None
+    while status is None:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+        elif time.time() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            status = -1
+        else:
+            time.sleep(0.005)
+    _kill_the_rest()
+    if status == -1:
+        return {"ok": False, "error": "the compile took more than %.0f s" % limit, "timeout": True, "dir": d}
+    try:
+        fd = os.open(os.path.join(d, "answer.json"), os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            raw = f.read(ANSWER_MAX + 1)
+        ans = json.loads(raw.decode() if len(raw) <= ANSWER_MAX else "null")
+    except Exception:  # noqa: BLE001 - the child's file is the child's word, nothing more
+        ans = None
+    if not isinstance(ans, dict):
+        ans = {"ok": False, "error": "the compile gave no answer (exit status %d)" % os.waitstatus_to_exitcode(status)}
+    ans["dir"] = d
+    return ans
+
+
+def serve():
+    """--serve: a compile server for kopt's sandbox session (src/gates/machine.h). Imports Triton
+    once and warms its compiler up, then answers one JSON line per request line, each compiled
+    in a forked child in a new directory of its own (the cubin stays there for kopt to read);
+    after each child, every other process of the PID namespace is killed, so nothing of one
+    candidate lives on into the next. Refuses (first line) unless it is PID 1 of its namespace."""
+    import ctypes
+    if os.getpid() != 1:
+        sys.stdout.write(json.dumps({"ready": False, "error": "not PID 1 of a PID namespace"}) + "\n")
+        return
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE 0: no ptrace from a child
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import triton  # noqa: F401
+        from triton.backends.compiler import GPUTarget  # noqa: F401
+        from triton.compiler import ASTSource  # noqa: F401
+    except Exception as e:  # noqa: BLE001
+        sys.stdout.write(json.dumps({"ready": False, "error": "triton does not import: %s" % e}) + "\n")
+        return
+    # warm-up here, in this process, so that every child starts from a compiler already set up
+    # (kopt's own kernel: nothing of a candidate has run in this process, nor ever will)
+    home, out = os.getcwd(), sys.stdout
+    warm = os.path.join(home, "warm")
+    os.mkdir(warm, 0o700)
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(warm, "cache")
+    os.chdir(warm)
+    sys.stdout = io.StringIO()
+    try:
+        main(json.dumps({"source": WARM_SOURCE, "kernel": "_kopt_warm", "signature": {"x": "*fp32", "B": "constexpr"},
+                         "constexprs": {"B": 128}, "num_warps": 4, "arch": 90}))
+        warmed = True
+    except SystemExit:
+        warmed = False
+    finally:
+        sys.stdout = out
+        os.chdir(home)
+    sys.stdout.write(json.dumps({"ready": True, "warm": warmed}) + "\n")
+    sys.stdout.flush()
+    n = 1
+    for line in sys.stdin:
+        sys.stdout.write(json.dumps(_one(line, n)) + "\n")
+        sys.stdout.flush()
+        n += 1
+
+
+WARM_SOURCE = """import triton
+import triton.language as tl
+
+
+@triton.jit
+def _kopt_warm(x, B: tl.constexpr):
+    i = tl.arange(0, B)
+    tl.store(x + i, tl.load(x + i) * 2.0)
+"""
+
+
 if __name__ == "__main__":
-    main()
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        main()

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
@@ -14,6 +15,12 @@
 #include "util/fs.h"
 
 #define MACHINE_CUBIN_MAX (64u << 20)
+
+static double mono_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static int keep_uid(void) {
     const char *k = getenv("KOPT_SANDBOX_KEEP_UID");
@@ -123,7 +130,7 @@ int machine_find_cuobjdump(const char *python, char **out, kerr *e) {
 }
 
 /* The request kopt_compile.py reads. */
-static char *compile_request(const candidate *c, const plan_spec *s, int arch) {
+static char *compile_request(const candidate *c, const plan_spec *s, int arch, double timeout_s) {
     json_t *sig = json_object(), *cx = json_object();
     for (size_t i = 0; i < s->nsig; i++) json_object_set_new(sig, s->sig_names[i], json_string(s->sig_types[i]));
     for (size_t i = 0; i < s->ncx; i++) {
@@ -133,6 +140,7 @@ static char *compile_request(const candidate *c, const plan_spec *s, int arch) {
     json_t *rq =
         json_pack("{s:s%, s:s, s:o, s:o, s:i, s:i, s:i}", "source", c->text, c->len, "kernel", s->kernel, "signature",
                   sig, "constexprs", cx, "num_warps", s->num_warps, "num_stages", s->num_stages, "arch", arch);
+    if (timeout_s > 0) json_object_set_new(rq, "timeout_s", json_real(timeout_s));
     char *text = json_dumps(rq, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(rq);
     return text;
@@ -165,21 +173,33 @@ static int take_cubin(const char *dir, const char *out_dir, char **out_path, ker
     return rc;
 }
 
-/* Compile one specialised launch in the sandbox, disassemble and classify it into L. */
-static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed, const machine_opts *o,
-                        const char *cuobjdump, const kbuf *script_text, machine_launch *L, machine_report *r, kerr *e) {
-    char *sbx = NULL, *mine = NULL;
+/* Maps a compile's answer (kopt_compile.py's JSON) to a verdict: the cubin of `dir` copied into
+ * `mine` (*cubin) or the candidate's error. */
+static int compile_answer(const plan_spec *s, const json_t *ans, const char *dir, const char *mine,
+                          const char *stderr_tail, double timeout_s, char **cubin, kerr *e) {
+    const char *err = json_string_value(json_object_get(ans, "error"));
+    if (json_is_true(json_object_get(ans, "timeout")))
+        return kerr_set(e, KOPT_E_CANDIDATE, "compiling %s in the sandbox took more than %.0f s", s->kernel, timeout_s);
+    if (!json_is_true(json_object_get(ans, "ok"))) {
+        int no_triton = err && strstr(err, "triton does not import");
+        size_t tl = strlen(stderr_tail);
+        return kerr_set(e, no_triton ? KOPT_E_PYTHON : KOPT_E_CANDIDATE, "%s: %s%s%s", s->kernel,
+                        err ? err : "the sandboxed compile failed", err ? "" : ": ",
+                        err ? "" : (tl > 300 ? stderr_tail + tl - 300 : stderr_tail));
+    }
+    return take_cubin(dir, mine, cubin, e);
+}
+
+/* One compile in a sandbox process of its own: 0 with *cubin (in `mine`), or an error. */
+static int compile_oneshot(const candidate *c, const plan_spec *s, const machine_opts *o, const kbuf *script_text,
+                           const char *mine, char **cubin, machine_report *r, kerr *e) {
+    char *sbx = NULL;
     int rc = fs_mkdtemp("kopt-sbx-", &sbx, e);
     if (rc) return rc;
-    if ((rc = fs_mkdtemp("kopt-sass-", &mine, e))) {
-        fs_rmtree(sbx);
-        free(sbx);
-        return rc;
-    }
     char *home = kasprintf("HOME=%s", sbx), *cache = kasprintf("TRITON_CACHE_DIR=%s/cache", sbx),
          *th = kasprintf("TRITON_HOME=%s", sbx);
     const char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", home, cache, th, NULL};
-    char *req = compile_request(c, s, o->arch ? o->arch : 90);
+    char *req = compile_request(c, s, o->arch ? o->arch : 90, 0);
     /* the script is copied in: the sandbox's uid may not reach kopt's tree */
     char *script = fs_join(sbx, "kopt_compile.py");
     rc = fs_write(script, script_text->data, script_text->len, e);
@@ -194,29 +214,18 @@ static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed
     else rc = -1;
     free(req);
     free(script);
-    char *cubin = NULL;
     if (!rc) {
         r->compile_s += sr.wall_s;
         snprintf(r->protections, sizeof r->protections, "%s", sandbox_describe(&sr));
         json_t *ans = json_loads(kbuf_str(&sr.out), JSON_DISABLE_EOF_CHECK, NULL);
-        const char *err = json_string_value(json_object_get(ans, "error"));
-        if (sr.exit_code == 127 || sr.exit_code == 126) {
+        if (sr.exit_code == 127 || sr.exit_code == 126)
             rc = kerr_set(e, KOPT_E_PYTHON, "the sandbox could not start %s%s: %.200s", o->python,
                           sr.dropped_uid ? " as nobody (make it readable by all, or set KOPT_SANDBOX_KEEP_UID=1)" : "",
                           kbuf_str(&sr.err));
-        } else if (sr.timed_out) {
+        else if (sr.timed_out)
             rc = kerr_set(e, KOPT_E_CANDIDATE, "compiling %s in the sandbox took more than %.0f s", s->kernel,
                           so.timeout_s);
-        } else if (!json_is_true(json_object_get(ans, "ok"))) {
-            int no_triton = err && strstr(err, "triton does not import");
-            const char *tail = kbuf_str(&sr.err);
-            size_t tl = strlen(tail);
-            rc = kerr_set(e, no_triton ? KOPT_E_PYTHON : KOPT_E_CANDIDATE, "%s: %s%s%s", s->kernel,
-                          err ? err : "the sandboxed compile failed", err ? "" : ": ",
-                          err ? "" : (tl > 300 ? tail + tl - 300 : tail));
-        } else {
-            rc = take_cubin(sbx, mine, &cubin, e);
-        }
+        else rc = compile_answer(s, ans, sbx, mine, kbuf_str(&sr.err), so.timeout_s, cubin, e);
         json_decref(ans);
         sandbox_result_free(&sr);
     } else {
@@ -225,6 +234,57 @@ static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed
     free(home), free(cache), free(th);
     fs_rmtree(sbx);
     free(sbx);
+    return rc;
+}
+
+/* The server's directory name of an answer: letters, digits and '-' only (no way out of it). */
+static const char *served_dir(const json_t *ans) {
+    const char *d = json_string_value(json_object_get(ans, "dir"));
+    if (!d || !*d || strlen(d) > 64) return NULL;
+    for (const char *p = d; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-')) return NULL;
+    return d;
+}
+
+/* One compile by the server: 0 with *cubin, an error of the candidate's, or -1 when the server
+ * could not answer (it is then closed, and the caller compiles in a process of its own). */
+static int compile_served(machine_server *srv, const candidate *c, const plan_spec *s, const machine_opts *o,
+                          const char *mine, char **cubin, machine_report *r, kerr *e) {
+    double timeout = o->timeout_s > 0 ? o->timeout_s : 120;
+    char *req = compile_request(c, s, o->arch ? o->arch : 90, timeout);
+    kbuf line = KBUF_INIT;
+    kerr se = {0};
+    double t0 = mono_now();
+    int rc = sandbox_ask(&srv->s, req, 1 << 16, timeout + 10, &line, &se);
+    free(req);
+    json_t *ans = rc ? NULL : json_loads(kbuf_str(&line), 0, NULL);
+    kbuf_free(&line);
+    const char *d = served_dir(ans);
+    if (rc || !d) { /* not an answer: the server is done for */
+        json_decref(ans);
+        machine_server_close(srv);
+        return -1;
+    }
+    r->compile_s += mono_now() - t0;
+    snprintf(r->protections, sizeof r->protections, "%s", srv->protections);
+    char *dir = fs_join(srv->dir, d);
+    rc = compile_answer(s, ans, dir, mine, "", timeout, cubin, e);
+    fs_rmtree(dir);
+    free(dir);
+    json_decref(ans);
+    return rc;
+}
+
+/* Compile one specialised launch in the sandbox, disassemble and classify it into L. */
+static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed, const machine_opts *o,
+                        const char *cuobjdump, const kbuf *script_text, machine_launch *L, machine_report *r, kerr *e) {
+    char *mine = NULL;
+    int rc = fs_mkdtemp("kopt-sass-", &mine, e);
+    if (rc) return rc;
+    char *cubin = NULL;
+    rc = -1;
+    if (o->server && o->server->open) rc = compile_served(o->server, c, s, o, mine, &cubin, r, e);
+    if (rc == -1) rc = compile_oneshot(c, s, o, script_text, mine, &cubin, r, e);
     if (!rc) {
         char *dargv[] = {(char *)cuobjdump, "-sass", cubin, NULL};
         static const char *const DENV[] = {"PATH=/usr/bin:/bin", "LANG=C", NULL};
@@ -255,6 +315,76 @@ static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed
     return rc;
 }
 
+/* The compile script's text: o->script, else worker/kopt_compile.py under kopt's root. */
+static int read_script(const machine_opts *o, kbuf *script, kerr *e) {
+    char *root = o->script ? NULL : fs_kopt_root();
+    char *path = o->script ? kstrdup(o->script) : fs_join(root, "worker/kopt_compile.py"), *text = NULL;
+    size_t len = 0;
+    int rc = fs_read(path, &text, &len, e);
+    if (!rc) kbuf_append(script, text, len);
+    free(text), free(path), free(root);
+    return rc;
+}
+
+int machine_server_open(const machine_opts *o, machine_server *srv, kerr *e) {
+    memset(srv, 0, sizeof *srv);
+    if (!o->python || o->python[0] != '/')
+        return kerr_set(e, KOPT_E_INTERNAL, "machine_server_open: python must be an absolute path");
+    double t0 = mono_now();
+    kbuf script = KBUF_INIT;
+    int rc = read_script(o, &script, e);
+    if (!rc) rc = fs_mkdtemp("kopt-srv-", &srv->dir, e);
+    char *path = srv->dir ? fs_join(srv->dir, "kopt_compile.py") : NULL;
+    if (!rc) rc = fs_write(path, script.data, script.len, e);
+    kbuf_free(&script);
+    char *home = srv->dir ? kasprintf("HOME=%s", srv->dir) : NULL,
+         *th = srv->dir ? kasprintf("TRITON_HOME=%s", srv->dir) : NULL;
+    const char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", home, th, NULL};
+    char *argv[] = {(char *)o->python, "-I", path, "--serve", NULL};
+    /* the CPU limit is per process: each compile's child has its own */
+    sandbox_opts so = {.workdir = srv->dir, .env = env, .cpu_s = 24 * 3600, .keep_uid = keep_uid()};
+    if (!rc && sandbox_open(&so, argv, &srv->s, e)) rc = KOPT_E_INTERNAL;
+    free(path);
+    kbuf hello = KBUF_INIT;
+    if (!rc) {
+        srv->open = 1;
+        kerr he = {0};
+        json_t *h = NULL;
+        if (!srv->s.pidns)
+            rc = kerr_set(e, KOPT_E_INTERNAL, "no PID namespace here (%s): a compile's leftovers could outlive it",
+                          srv->s.ns ? "refused" : srv->s.ns_why);
+        else if (sandbox_ask(&srv->s, NULL, 1 << 12, o->timeout_s > 0 ? o->timeout_s : 120, &hello, &he))
+            rc = kerr_set(e, KOPT_E_PYTHON, "the compile server did not start: %s", he.msg);
+        else if (!(h = json_loads(kbuf_str(&hello), 0, NULL)) || !json_is_true(json_object_get(h, "ready")))
+            rc =
+                kerr_set(e, KOPT_E_PYTHON, "the compile server is not ready: %s",
+                         json_string_value(json_object_get(h, "error")) ? json_string_value(json_object_get(h, "error"))
+                                                                        : kbuf_str(&hello));
+        json_decref(h);
+    }
+    kbuf_free(&hello);
+    free(home), free(th);
+    if (rc) {
+        machine_server_close(srv);
+        return rc;
+    }
+    sandbox_result d = {.ns = srv->s.ns, .pidns = srv->s.pidns, .dropped_uid = srv->s.dropped_uid};
+    snprintf(srv->protections, sizeof srv->protections, "%s; a forked child of a compile server", sandbox_describe(&d));
+    srv->start_s = mono_now() - t0;
+    return 0;
+}
+
+void machine_server_close(machine_server *srv) {
+    if (srv->open) {
+        sandbox_result r;
+        sandbox_close(&srv->s, &r);
+        sandbox_result_free(&r);
+    }
+    if (srv->dir) fs_rmtree(srv->dir);
+    free(srv->dir);
+    memset(srv, 0, sizeof *srv);
+}
+
 int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsigned allowed, const machine_opts *o,
                   machine_report *r, kerr *e) {
     memset(r, 0, sizeof *r);
@@ -275,14 +405,7 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
     }
     /* the compile script, read once: each sandbox gets a copy (its uid may not reach kopt's tree) */
     kbuf script = KBUF_INIT;
-    if (!rc) {
-        char *root = o->script ? NULL : fs_kopt_root();
-        char *path = o->script ? kstrdup(o->script) : fs_join(root, "worker/kopt_compile.py"), *text = NULL;
-        size_t len = 0;
-        rc = fs_read(path, &text, &len, e);
-        if (!rc) kbuf_append(&script, text, len);
-        free(text), free(path), free(root);
-    }
+    if (!rc) rc = read_script(o, &script, e);
     for (size_t i = 0; i < ns && !rc; i++) {
         machine_launch *L = &r->launches[r->n++];
         L->kernel = kstrdup(specs[i].kernel);

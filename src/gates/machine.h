@@ -21,15 +21,39 @@
 #include "gates/plan.h"
 #include "gates/plan_eval.h"
 #include "gates/sass.h"
+#include "sandbox/sandbox.h"
 #include "util/err.h"
 
+/* A compile server (issue 11's judge overhead): kopt_compile.py --serve in one sandbox session
+ * (sandbox.h) for many compiles -- Triton imported and its compiler warmed up once, each compile
+ * in a forked child in a directory of its own, every process but the server killed after each
+ * (it must be PID 1 of a PID namespace: without one, machine_server_open refuses and the
+ * compiles stay one sandbox process each). When the server does not answer a compile (it died,
+ * it broke the protocol), it is closed and that compile, and every later one, runs in a process
+ * of its own: the server only saves time, it never decides a verdict.
+ * Ownership: the caller owns the struct; machine_server_close releases what open took. */
+typedef struct machine_server {
+    int open;
+    sandbox_session s;
+    char *dir;             /* its work directory (kopt's, removed at close) */
+    char protections[320]; /* what its compiles ran under */
+    double start_s;        /* seconds to start it: python, triton's import, the warm-up compile */
+} machine_server;
+
 typedef struct machine_opts {
-    const char *python;    /* absolute path of a python3 with triton */
-    const char *script;    /* the compile script; NULL: worker/kopt_compile.py under kopt's root */
-    const char *cuobjdump; /* absolute path, or NULL: machine_find_cuobjdump */
-    int arch;              /* compute capability x10 (90: H100/H200) */
-    double timeout_s;      /* per compile (0: 120 s) */
+    const char *python;     /* absolute path of a python3 with triton */
+    const char *script;     /* the compile script; NULL: worker/kopt_compile.py under kopt's root */
+    const char *cuobjdump;  /* absolute path, or NULL: machine_find_cuobjdump */
+    int arch;               /* compute capability x10 (90: H100/H200) */
+    double timeout_s;       /* per compile (0: 120 s) */
+    machine_server *server; /* open: compile there (NULL or closed: a sandbox process each) */
 } machine_opts;
+
+/* Starts a compile server for o's python and script (o->server is not used). 0 with srv open;
+ * KOPT_E_PYTHON / KOPT_E_INTERNAL with e saying why not (no PID namespace, triton missing, the
+ * sandbox), srv then closed. */
+int machine_server_open(const machine_opts *o, machine_server *srv, kerr *e);
+void machine_server_close(machine_server *srv);
 
 typedef struct machine_launch {
     char *kernel;

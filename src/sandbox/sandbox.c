@@ -217,9 +217,10 @@ static void sb_supervise(const sandbox_opts *o, char *const argv[], int in, int 
 
 static int sb_pipe(int p[2]) { return pipe2(p, O_CLOEXEC); }
 
-int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_t inlen, sandbox_result *r, kerr *e) {
-    memset(r, 0, sizeof *r);
-    r->exit_code = -1;
+/* The supervisor and its command started on fresh pipes: *sup, and kopt's ends in fds[0] (the
+ * command's stdin), fds[1] (stdout), fds[2] (stderr), fds[3] (the supervisor's status). -1 with
+ * e set when the sandbox could not be made. */
+static int sb_launch(const sandbox_opts *o, char *const argv[], pid_t *sup, int fds[4], kerr *e) {
     if (!o || !o->workdir || !argv || !argv[0] || argv[0][0] != '/') {
         kerr_set(e, KOPT_E_INTERNAL, "sandbox: needs a work directory and an absolute command path");
         return -1;
@@ -245,9 +246,8 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
     sigaddset(&term, SIGTERM);
     sigprocmask(SIG_BLOCK, &term, &old);
     pid_t kopt = getpid();
-    double t0 = sb_now();
-    pid_t sup = fork();
-    if (sup == 0) {
+    *sup = fork();
+    if (*sup == 0) {
         close(pin[1]);
         close(pout[0]);
         close(perr[0]);
@@ -260,7 +260,7 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
     close(pout[1]);
     close(perr[1]);
     close(pst[1]);
-    if (sup < 0) {
+    if (*sup < 0) {
         close(pin[1]);
         close(pout[0]);
         close(perr[0]);
@@ -268,6 +268,42 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
         kerr_set(e, KOPT_E_INTERNAL, "sandbox: fork: %s", strerror(fork_errno));
         return -1;
     }
+    fds[0] = pin[1], fds[1] = pout[0], fds[2] = perr[0], fds[3] = pst[0];
+    return 0;
+}
+
+/* The supervisor's status bytes (setup, then the command's wait status) into r. */
+static void sb_status(const sandbox_opts *o, const kbuf *stbuf, sandbox_result *r) {
+    sb_setup s = {0, 0, 0, 0};
+    if (stbuf->len >= sizeof s) {
+        memcpy(&s, stbuf->data, sizeof s);
+        r->ns = s.ns;
+        r->pidns = s.ns && s.pidns;
+        r->dropped_uid = s.dropped;
+        if (!s.ns)
+            snprintf(r->ns_why, sizeof r->ns_why, "%s",
+                     o->no_ns ? "not asked for" : (s.ns_errno ? strerror(s.ns_errno) : "refused"));
+    } else {
+        snprintf(r->ns_why, sizeof r->ns_why, "the supervisor did not report");
+    }
+    if (stbuf->len >= sizeof s + sizeof(int)) {
+        int cws;
+        memcpy(&cws, stbuf->data + sizeof s, sizeof cws);
+        if (WIFEXITED(cws)) r->exit_code = WEXITSTATUS(cws);
+        if (WIFSIGNALED(cws)) r->term_signal = WTERMSIG(cws);
+    } else {
+        r->term_signal = SIGKILL;
+    }
+}
+
+int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_t inlen, sandbox_result *r, kerr *e) {
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    double t0 = sb_now();
+    pid_t sup;
+    int fds[4];
+    if (sb_launch(o, argv, &sup, fds, e)) return -1;
+    int pin[2] = {-1, fds[0]}, pout[2] = {fds[1], -1}, perr[2] = {fds[2], -1}, pst[2] = {fds[3], -1};
     size_t out_cap = o->out_cap ? o->out_cap : (64u << 20);
     size_t err_cap = o->err_cap ? o->err_cap : (64u << 10);
     double timeout = o->timeout_s > 0 ? o->timeout_s : 60.0;
@@ -356,26 +392,7 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
     while (waitpid(sup, &ws, 0) < 0 && errno == EINTR) {}
     kill(-sup, SIGKILL); /* the supervisor's session, if anything of it is left */
     r->wall_s = sb_now() - t0;
-    sb_setup s = {0, 0, 0, 0};
-    if (stbuf.len >= sizeof s) {
-        memcpy(&s, stbuf.data, sizeof s);
-        r->ns = s.ns;
-        r->pidns = s.ns && s.pidns;
-        r->dropped_uid = s.dropped;
-        if (!s.ns)
-            snprintf(r->ns_why, sizeof r->ns_why, "%s",
-                     o->no_ns ? "not asked for" : (s.ns_errno ? strerror(s.ns_errno) : "refused"));
-    } else {
-        snprintf(r->ns_why, sizeof r->ns_why, "the supervisor did not report");
-    }
-    if (stbuf.len >= sizeof s + sizeof(int)) {
-        int cws;
-        memcpy(&cws, stbuf.data + sizeof s, sizeof cws);
-        if (WIFEXITED(cws)) r->exit_code = WEXITSTATUS(cws);
-        if (WIFSIGNALED(cws)) r->term_signal = WTERMSIG(cws);
-    } else {
-        r->term_signal = SIGKILL;
-    }
+    sb_status(o, &stbuf, r);
     kbuf_free(&stbuf);
     return 0;
 }
@@ -392,4 +409,172 @@ const char *sandbox_describe(const sandbox_result *r) {
              r->ns ? (r->pidns ? "network and PID namespaces" : "network namespace") : "no namespaces (",
              r->ns ? "" : r->ns_why, r->ns ? "" : ")", r->dropped_uid ? "uid nobody" : "kopt's uid");
     return line;
+}
+
+/* ---- a long-lived command: one line asked, one line answered -------------------------------- */
+
+/* Reads what is there on fd into b (at most cap bytes kept in all); 0 at EOF or error. */
+static int sb_drain(int fd, kbuf *b, size_t cap) {
+    char chunk[4096];
+    ssize_t n = read(fd, chunk, sizeof chunk);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return 1;
+    if (n <= 0) return 0;
+    size_t room = b->len < cap ? cap - b->len : 0;
+    kbuf_append(b, chunk, (size_t)n < room ? (size_t)n : room);
+    return 1;
+}
+
+int sandbox_open(const sandbox_opts *o, char *const argv[], sandbox_session *s, kerr *e) {
+    memset(s, 0, sizeof *s);
+    s->in = s->out = s->err = s->st = -1;
+    s->opts = *o;
+    s->t0 = sb_now();
+    int fds[4];
+    if (sb_launch(o, argv, &s->sup, fds, e)) return -1;
+    s->opts.env = NULL, s->opts.workdir = NULL; /* borrowed for the start only */
+    s->in = fds[0], s->out = fds[1], s->err = fds[2], s->st = fds[3];
+    for (int i = 0; i < 4; i++) fcntl(fds[i], F_SETFL, O_NONBLOCK);
+    /* the setup comes first on the status pipe: namespaces, uid */
+    double deadline = s->t0 + 10;
+    while (s->status.len < sizeof(sb_setup) && sb_now() < deadline) {
+        struct pollfd pf = {s->st, POLLIN, 0};
+        if (poll(&pf, 1, 100) > 0 && !sb_drain(s->st, &s->status, 64)) break;
+    }
+    sandbox_result r = {0};
+    sb_status(o, &s->status, &r);
+    s->ns = r.ns, s->pidns = r.pidns, s->dropped_uid = r.dropped_uid;
+    snprintf(s->ns_why, sizeof s->ns_why, "%s", r.ns_why);
+    if (s->status.len < sizeof(sb_setup)) {
+        sandbox_result dummy;
+        sandbox_close(s, &dummy);
+        sandbox_result_free(&dummy);
+        kerr_set(e, KOPT_E_INTERNAL, "sandbox: the supervisor did not start");
+        return -1;
+    }
+    return 0;
+}
+
+/* write(2) to a pipe whose reader may be gone: EPIPE, never a SIGPIPE that would end kopt. */
+static ssize_t sb_write_nosig(int fd, const void *p, size_t n) {
+    sigset_t pipe_set, old;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    sigprocmask(SIG_BLOCK, &pipe_set, &old);
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EPIPE) {
+        int en = errno;
+        struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_set, NULL, &zero); /* the pending SIGPIPE of this write, consumed */
+        errno = en;
+    }
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    return w;
+}
+
+int sandbox_ask(sandbox_session *s, const char *line, size_t cap, double timeout_s, kbuf *answer, kerr *e) {
+    if (s->dead) return kerr_set(e, KOPT_E_INTERNAL, "sandbox session: ended before (%s)", s->why);
+    /* an answer before the question (a second line for the last one): the protocol is broken */
+    struct pollfd early = {s->out, POLLIN, 0};
+    if (line && (s->pending.len || (poll(&early, 1, 0) > 0 && (early.revents & POLLIN)))) {
+        s->dead = 1;
+        snprintf(s->why, sizeof s->why, "a line nobody asked for");
+        return kerr_set(e, KOPT_E_INTERNAL, "sandbox session: a line nobody asked for");
+    }
+    kbuf req = KBUF_INIT;
+    if (line) kbuf_printf(&req, "%s\n", line);
+    size_t sent = 0;
+    double deadline = sb_now() + (timeout_s > 0 ? timeout_s : 60);
+    const char *why = NULL;
+    char *nl = NULL;
+    while (!why) {
+        struct pollfd pf[3];
+        int np = 0, iin = -1;
+        pf[np++] = (struct pollfd){s->out, POLLIN, 0};
+        pf[np++] = (struct pollfd){s->err, s->err >= 0 ? POLLIN : 0, 0};
+        if (sent < req.len) pf[iin = np++] = (struct pollfd){s->in, POLLOUT, 0};
+        double left = deadline - sb_now();
+        if (left <= 0) {
+            why = "no answer within the time limit";
+            break;
+        }
+        int k = poll(pf, (nfds_t)np, (int)(left * 1000) + 1);
+        if (k < 0 && errno != EINTR) why = "poll failed";
+        if (k <= 0) continue;
+        if (iin >= 0 && (pf[iin].revents & (POLLOUT | POLLERR | POLLHUP))) {
+            ssize_t w = sb_write_nosig(s->in, req.data + sent, req.len - sent);
+            if (w > 0) sent += (size_t)w;
+            else if (w < 0 && errno != EAGAIN && errno != EINTR) why = "the command stopped reading";
+        }
+        if (s->err >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)) &&
+            !sb_drain(s->err, &s->err_tail, 64 << 10)) {
+            close(s->err);
+            s->err = -1;
+        }
+        if (pf[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+            if (!sb_drain(s->out, &s->pending, cap + 2)) why = "the command ended";
+            else if ((nl = memchr(s->pending.data, '\n', s->pending.len))) break;
+            else if (s->pending.len > cap) why = "an answer longer than allowed";
+        }
+    }
+    kbuf_free(&req);
+    if (why) {
+        s->dead = 1;
+        snprintf(s->why, sizeof s->why, "%s", why);
+        return kerr_set(e, KOPT_E_INTERNAL, "sandbox session: %s", why);
+    }
+    size_t n = (size_t)(nl - s->pending.data);
+    if (n + 1 != s->pending.len) { /* one line per question: anything after it is not an answer */
+        s->dead = 1;
+        snprintf(s->why, sizeof s->why, "more than one line answered");
+        return kerr_set(e, KOPT_E_INTERNAL, "sandbox session: more than one line answered");
+    }
+    answer->len = 0;
+    kbuf_append(answer, s->pending.data, n);
+    s->pending.len = 0;
+    return 0;
+}
+
+void sandbox_close(sandbox_session *s, sandbox_result *r) {
+    memset(r, 0, sizeof *r);
+    r->exit_code = -1;
+    if (s->in >= 0) close(s->in); /* end of questions: a server leaves */
+    s->in = -1;
+    double kill_at = sb_now() + SB_GRACE_S, hard_at = 0;
+    int st_open = s->st >= 0;
+    while (st_open && s->sup > 0) {
+        double now = sb_now();
+        if (!hard_at && now >= kill_at) {
+            kill(s->sup, SIGTERM);
+            hard_at = now + SB_GRACE_S;
+        }
+        if (hard_at && now >= hard_at) {
+            kill(-s->sup, SIGKILL);
+            kill(s->sup, SIGKILL);
+            break;
+        }
+        struct pollfd pf[2] = {{s->st, POLLIN, 0}, {s->err, s->err >= 0 ? POLLIN : 0, 0}};
+        if (poll(pf, 2, 50) <= 0) continue;
+        if ((pf[1].revents & (POLLIN | POLLHUP | POLLERR)) && !sb_drain(s->err, &s->err_tail, 64 << 10)) {
+            close(s->err);
+            s->err = -1;
+        }
+        if ((pf[0].revents & (POLLIN | POLLHUP | POLLERR)) && !sb_drain(s->st, &s->status, 64)) st_open = 0;
+    }
+    int ws;
+    if (s->sup > 0) {
+        while (waitpid(s->sup, &ws, 0) < 0 && errno == EINTR) {}
+        kill(-s->sup, SIGKILL);
+    }
+    int fds[4] = {s->in, s->out, s->err, s->st};
+    for (int i = 0; i < 4; i++)
+        if (fds[i] >= 0) close(fds[i]);
+    r->wall_s = sb_now() - s->t0;
+    sb_status(&s->opts, &s->status, r);
+    kbuf_append(&r->err, s->err_tail.data ? s->err_tail.data : "", s->err_tail.len);
+    kbuf_free(&s->pending);
+    kbuf_free(&s->err_tail);
+    kbuf_free(&s->status);
+    memset(s, 0, sizeof *s);
+    s->in = s->out = s->err = s->st = -1;
+    s->dead = 1;
 }

@@ -63,6 +63,33 @@ typedef struct sandbox_result {
 int sandbox_run(const sandbox_opts *opts, char *const argv[], const char *in, size_t inlen, sandbox_result *r, kerr *e);
 void sandbox_result_free(sandbox_result *r);
 
+/* A long-lived command in the same sandbox (the same supervisor, namespaces, uid, limits,
+ * environment; the timeout of opts is not used: each question has its own): a server that
+ * answers one line per line asked -- the compile server of gates/machine.h. sandbox_open starts
+ * it (0, or -1 with e set) and reports the protections it got (ns, pidns, dropped_uid: the
+ * caller decides whether they are enough for its use); sandbox_ask writes `line` and a newline
+ * (line NULL: nothing, e.g. to read a greeting) and reads one line of at most cap bytes back (without its newline) into *answer within
+ * timeout_s; a timeout, the command's end, a longer answer or more than one line ends the
+ * session for good (dead, why; KOPT_E_INTERNAL). sandbox_close closes the command's stdin, gives
+ * it 2 s to leave, then kills the supervisor's whole session, and fills r (exit status, the last
+ * 64 KiB of stderr, the protections); the session is then empty.
+ * Ownership: the session owns its descriptors and buffers until sandbox_close; opts and the
+ * strings in them are read by sandbox_open only. */
+typedef struct sandbox_session {
+    sandbox_opts opts;
+    int sup;              /* the supervisor's pid */
+    int in, out, err, st; /* kopt's ends of the pipes, non-blocking */
+    double t0;
+    kbuf pending, err_tail, status;
+    int ns, pidns, dropped_uid;
+    char ns_why[160];
+    int dead;
+    char why[96];
+} sandbox_session;
+int sandbox_open(const sandbox_opts *opts, char *const argv[], sandbox_session *s, kerr *e);
+int sandbox_ask(sandbox_session *s, const char *line, size_t cap, double timeout_s, kbuf *answer, kerr *e);
+void sandbox_close(sandbox_session *s, sandbox_result *r);
+
 /* One line naming the protections a run had, e.g. "network and PID namespaces, uid nobody,
  * rlimits (...), empty environment, timeout" (static storage, valid until the next call). */
 const char *sandbox_describe(const sandbox_result *r);

@@ -55,7 +55,7 @@ int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v,
     return 0;
 }
 
-int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python,
+int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python, machine_server *server,
                     int allow_precision_change, json_t *g1, char **why, kerr *e) {
     *why = NULL;
     char *text = NULL;
@@ -87,7 +87,7 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
         rc = 0;
         goto done;
     }
-    machine_opts mo = {.python = python, .arch = 90, .timeout_s = 120}; /* the compile script: kopt's own */
+    machine_opts mo = {.python = python, .arch = 90, .timeout_s = 120, .server = server}; /* kopt's own script */
     rc = machine_check(c, p, &v, allowed, &mo, &mr, &ce);
     if (rc == KOPT_E_CANDIDATE || rc == KOPT_E_USAGE) { /* the candidate's fault: it does not compile */
         *why = kasprintf("machine-code check: %s", ce.msg);

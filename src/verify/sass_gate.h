@@ -15,6 +15,7 @@
 #include "gates/plan.h"
 #include "gates/plan_eval.h"
 #include "util/err.h"
+#include "gates/machine.h"
 #include "verify/guard.h"
 
 /* The values of plan p's parameters from the captured launch sig (by position), and the classes
@@ -26,8 +27,9 @@ int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v,
  * and the report records, else it is refused as changed) for the launch `sig`. Returns 0 with *why NULL
  * (passes, or not form P) or set (refused: the machine code, or a kernel that does not compile
  * in the sandbox); an error code (no python/triton/cuobjdump, the sandbox) when the check cannot
- * run. allow_precision_change records the classes without refusing. */
-int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python,
+ * run. allow_precision_change records the classes without refusing. server: the caller's compile
+ * server (machine.h; NULL or closed: a sandbox process per compile). */
+int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python, machine_server *server,
                     int allow_precision_change, json_t *g1, char **why, kerr *e);
 
 #endif

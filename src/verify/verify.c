@@ -76,6 +76,8 @@ struct verify_session {
     json_t *doc;              /* borrowed: the session's document */
     const char *sass_python;  /* gate 1's machine-code check for the next candidates (borrowed;
                                * NULL: off): o->sass_python, or the caller's per candidate */
+    machine_server srv;       /* its compile server, started at the first check (srv_tried) */
+    int srv_tried;
     json_t *load_req;         /* the `load` the worker got (owned): the memcheck worker gets it too */
     memcheck *mc;             /* gate 2's memcheck worker, started at the first candidate to check */
     char *mc_off;             /* why memcheck stopped (it could not be started), or NULL */
@@ -826,7 +828,17 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
     if (v->sass_python) {   /* the machine code of the launch the gates captured */
         progress(v, "candidate %zu (%s): gate 1, machine code", i + 1, kname);
         char *swhy = NULL;
-        if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, v->o->allow_precision_change, g1, &swhy, e)))
+        if (!v->srv_tried) { /* one compile server for the session's candidates, where it can be safe */
+            v->srv_tried = 1;
+            kerr se = {0};
+            machine_opts mo = {.python = v->sass_python, .arch = 90, .timeout_s = 120};
+            if (machine_server_open(&mo, &v->srv, &se))
+                log_info("gate 1's compiles: one sandbox process each (no compile server: %s)", se.msg);
+            else
+                log_info("gate 1's compiles: a compile server (started in %.1f s)", v->srv.start_s);
+        }
+        if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, &v->srv, v->o->allow_precision_change, g1,
+                                  &swhy, e)))
             goto out;
         if (swhy) {
             refuse(rec, g1, "%s", swhy);
@@ -1005,6 +1017,7 @@ static int write_outputs(vctx *v, const char *module_text, size_t module_len, js
 /* ---------------------------------------------------------------- pipeline */
 
 static void vctx_free(vctx *v) {
+    machine_server_close(&v->srv);
     memcheck_close(v->mc);
     free(v->mc_off);
     json_decref(v->load_req);

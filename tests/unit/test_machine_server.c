@@ -1,0 +1,167 @@
+/* test_machine_server.c — gate 1's compile server (src/gates/machine.h): the same machine code
+ * as a compile in a sandbox process of its own, a candidate's background process killed before
+ * the next compile, a server that dies replaced by one-shot compiles. Needs a python with
+ * Triton (KOPT_TRITON_PYTHON; its cuobjdump through KOPT_CUOBJDUMP or beside it): skipped
+ * without one, as CI has none. The compile times of both ways are logged, not asserted (the
+ * figures are docs/BENCHMARKS.md's). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gates/candidate.h"
+#include "gates/machine.h"
+#include "gates/plan.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+static const char *triton_python(void) {
+    const char *p = getenv("KOPT_TRITON_PYTHON");
+    return p && p[0] == '/' ? p : NULL;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The candidate's machine code: 0 with r filled, or the error code. `sent`, when given, is the
+ * text the compile gets instead of the parsed one: what a hole in the static rules would let
+ * through (the sandbox is the second line of defence, tested as such). */
+static int check_as(const char *text, const char *sent, const machine_opts *o, machine_report *r, kerr *e) {
+    candidate *c = NULL;
+    launch_plan *p = NULL;
+    int rc = candidate_parse_raw(text, strlen(text), &c, e);
+    if (!rc) rc = plan_of(c, &p, e);
+    if (!rc && sent) {
+        free(c->text);
+        c->text = kstrdup(sent);
+        c->len = strlen(sent);
+    }
+    plan_values v = {.sms = 132};
+    v.nints = 2;
+    v.int_names[0] = "xnumel", v.ints[0] = 4096;
+    v.int_names[1] = "r0_numel", v.ints[1] = 8192;
+    if (!rc) rc = machine_check(c, p, &v, 0, o, r, e);
+    plan_free(p);
+    candidate_free(c);
+    return rc;
+}
+
+static int check(const char *text, const machine_opts *o, machine_report *r, kerr *e) {
+    return check_as(text, NULL, o, r, e);
+}
+
+static int alive_with(const char *marker) {
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    int found = 0;
+    while (d && (de = readdir(d)) && !found) {
+        char path[300], buf[4096];
+        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        for (ssize_t i = 0; i < n; i++)
+            if (!buf[i]) buf[i] = ' ';
+        if (n > 0) buf[n] = 0;
+        if (n > 0 && strstr(buf, marker) && !strstr(buf, "sh -c")) found = 1;
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+Test(machine_server, the_same_machine_code_as_a_process_of_its_own, .timeout = 300) {
+    const char *py = triton_python();
+    if (!py) cr_skip_test("no KOPT_TRITON_PYTHON: the compile server is not tested here");
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/candidates/03_log_softmax/good_plan_online.py", &len);
+    machine_server srv;
+    machine_opts o = {.python = py, .arch = 90, .timeout_s = 120};
+    kerr e = {0};
+    int rc = machine_server_open(&o, &srv, &e);
+    if (rc && strstr(e.msg, "PID namespace")) cr_skip_test("%s", e.msg);
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    cr_log_info("compile server started in %.2f s", srv.start_s);
+    machine_report one = {0}, served = {0};
+    double t_one = 0, t_served = 0, c_one = 0, c_served = 0;
+    enum { N = 5 };
+    for (int i = 0; i < N; i++) {
+        machine_report_free(&one), machine_report_free(&served);
+        memset(&one, 0, sizeof one), memset(&served, 0, sizeof served);
+        double t0 = now_s();
+        cr_assert_eq(check(text, &o, &one, &e), 0, "%s", e.msg);
+        double t1 = now_s();
+        machine_opts so = o;
+        so.server = &srv;
+        cr_assert_eq(check(text, &so, &served, &e), 0, "%s", e.msg);
+        t_one += t1 - t0, t_served += now_s() - t1;
+        c_one += one.compile_s, c_served += served.compile_s;
+        cr_assert(srv.open, "the server still runs");
+    }
+    cr_log_info("machine check, mean of %d: %.3f s in a process of its own, %.3f s by the server (of which the "
+                "compile %.3f s, %.3f s)",
+                N, t_one / N, t_served / N, c_one / N, c_served / N);
+    cr_assert_eq(one.n, served.n);
+    for (size_t i = 0; i < one.n; i++) {
+        cr_assert_str_eq(one.launches[i].kernel, served.launches[i].kernel);
+        cr_assert_eq(one.launches[i].ninsn, served.launches[i].ninsn, "the same kernel, instruction for instruction");
+        cr_assert_eq(one.launches[i].classes, served.launches[i].classes);
+    }
+    cr_assert(strstr(served.protections, "compile server") && strstr(served.protections, "PID namespace"), "%s",
+              served.protections);
+    machine_report_free(&one), machine_report_free(&served);
+    machine_server_close(&srv);
+    cr_assert_not(srv.open);
+    free(text);
+}
+
+/* A candidate file that, when imported for its compile, starts a process that would outlive it:
+ * killed before the server answers; one that tries to kill the server: it cannot (PID 1); a
+ * server that dies: the compile runs in a process of its own and the server is closed. */
+Test(machine_server, a_candidates_leftovers_do_not_reach_the_next, .timeout = 300) {
+    const char *py = triton_python();
+    if (!py) cr_skip_test("no KOPT_TRITON_PYTHON: the compile server is not tested here");
+    size_t len = 0;
+    char *good = tu_read_fixture("tests/candidates/03_log_softmax/good_plan_online.py", &len);
+    kbuf bad = KBUF_INIT;
+    kbuf_printf(&bad, "%s\nimport os\nos.system('setsid sleep 61.2351 </dev/null >/dev/null 2>&1 &')\n", good);
+    machine_server srv;
+    machine_opts o = {.python = py, .arch = 90, .timeout_s = 120};
+    kerr e = {0};
+    int rc = machine_server_open(&o, &srv, &e);
+    if (rc && strstr(e.msg, "PID namespace")) cr_skip_test("%s", e.msg);
+    cr_assert_eq(rc, 0, "%s", e.msg);
+    machine_opts so = o;
+    so.server = &srv;
+    machine_report r = {0};
+    cr_assert_eq(check_as(good, kbuf_str(&bad), &so, &r, &e), 0, "%s", e.msg);
+    cr_assert(srv.open);
+    cr_assert(!alive_with("61.2351"), "the candidate's background process outlived its compile");
+    machine_report_free(&r);
+    /* the server is PID 1 of its namespace: a compile's SIGKILL to it is not delivered */
+    kbuf killer = KBUF_INIT;
+    kbuf_printf(&killer, "%s\nimport os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n", good);
+    memset(&r, 0, sizeof r);
+    cr_assert_eq(check_as(good, kbuf_str(&killer), &so, &r, &e), 0, "%s", e.msg);
+    cr_assert(srv.open && strstr(r.protections, "compile server"), "the server survived: %s", r.protections);
+    machine_report_free(&r);
+    /* a server that dies anyway (killed from outside): the compile runs in a process of its own */
+    kill(-srv.s.sup, SIGKILL);
+    memset(&r, 0, sizeof r);
+    cr_assert_eq(check(good, &so, &r, &e), 0, "compiled again in a process of its own: %s", e.msg);
+    cr_assert_not(srv.open, "a server that died is closed");
+    cr_assert(r.n == 1 && !strstr(r.protections, "compile server"), "%s", r.protections);
+    machine_report_free(&r);
+    machine_server_close(&srv);
+    kbuf_free(&bad), kbuf_free(&killer);
+    free(good);
+}
