@@ -103,6 +103,7 @@ count("start %d" % os.getpid())
 
 STATE = {"loaded": False}
 KEPT = {}           # name -> (dtype, [values]) of `run ... keep`
+TAMPERED = set()   # kept names a FAKE_TAMPER_REF3 module wrote into
 SHAPE = [16, 32]
 NUMEL = SHAPE[0] * SHAPE[1]
 # Memory accounting as the worker's (kopt.memory, PROTOCOL.md "Memory phases"): a fixed peak per
@@ -189,7 +190,9 @@ def marked(path, marker):
     """Candidate markers (in a candidate's comments, so in the module it was stitched into)
     steer the fake's answers: FAKE_NOCOMPILE, FAKE_WRONG (isolation outputs differ),
     FAKE_RACE (the second candidate run differs), FAKE_MODEL_WRONG (model outputs differ),
-    FAKE_FAST (the module times 20% faster), FAKE_CRASH (isolate kills the worker)."""
+    FAKE_FAST (the module times 20% faster), FAKE_CRASH (isolate kills the worker),
+    FAKE_TAMPER_REF (gate 2's kept reference changes while it runs), FAKE_TAMPER_REF3 (the
+    module's run changes every output kept in the worker: gate 3's reference)."""
     return marker in module_text(path)
 
 
@@ -215,8 +218,11 @@ def op_run(req):
         res["outputs"] = [write_tensor(prefix + "0.bin", dtype, shift)]
     else:
         res["outputs"] = [{"shape": SHAPE, "dtype": dtype}]
+    if module and marked(module, "FAKE_TAMPER_REF3"):
+        TAMPERED.update(KEPT)   # its kernel wrote into every output kept in the worker
     if isinstance(keep, str):
         KEPT[keep] = (dtype, values(shift))
+        TAMPERED.discard(keep)
         res["staged"] = bool(req.get("low_memory"))
     res["inputs_changed"] = [2] if module and marked(module, "FAKE_MUTATE\n") else []
     if target.get("kind") == "module":
@@ -281,15 +287,19 @@ def op_compare(req):
     ref, got = KEPT.get(req.get("ref")), KEPT.get(req.get("got"))
     if ref is None or got is None:
         raise BadRequest("nothing is kept under '%s' or '%s'" % (req.get("ref"), req.get("got")))
+    changed = [n for n in (req.get("ref"), req.get("got")) if n in TAMPERED]
+    if changed:
+        return {"outputs": [], "count_mismatch": False, "reference_changed": True, "changed": changed}
     tols = req.get("tols") or [[req.get("atol", 0), req.get("rtol", 0)]]
     atol, rtol = tols[0]
     return {"outputs": [compare_stats(ref[1], got[1], float(atol), float(rtol), ref[0], req.get("rel_err"))],
-            "count_mismatch": False}
+            "count_mismatch": False, "reference_changed": False}
 
 
 def op_drop(req):
     for n in req.get("names") or []:
         KEPT.pop(n, None)
+        TAMPERED.discard(n)
     return {"kept": sorted(KEPT)}
 
 
@@ -417,8 +427,8 @@ def op_isolate(req):
                 runs.append(compare_stats(ref, values(shift), float(atol), float(rtol)))
             args.append({"arg": k, "runs": runs})
         ins = [k for k, r in enumerate(roles) if r == "in"]
-        sets.append({"name": name, "args": args,
-                     "inputs_changed": ins[:1] if writes_input else []})
+        sets.append({"name": name, "args": args, "inputs_changed": ins[:1] if writes_input else [],
+                     "reference_changed": marked(cand, "FAKE_TAMPER_REF\n")})
     return {"sets": sets, "checked": checked}
 
 

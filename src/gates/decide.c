@@ -51,6 +51,18 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
             kbuf_free(&reason);
             return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s is incomplete", name ? name : "?");
         }
+        const json_t *ref_changed = json_object_get(set, "reference_changed");
+        if (ref_changed && !json_is_boolean(ref_changed)) {
+            kbuf_free(&reason);
+            return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s: reference_changed is not a boolean", name);
+        }
+        if (json_is_true(ref_changed) && *passed) {
+            *passed = 0;
+            kbuf_printf(&reason,
+                        "input set %s: the original kernel's outputs, kept as the reference, changed while the "
+                        "candidate ran (it wrote outside its own arguments)",
+                        name);
+        }
         if (json_array_size(changed) > 0 && *passed) {
             *passed = 0;
             kbuf_printf(&reason, "input set %s: the candidate wrote to its read-only input argument %lld", name,

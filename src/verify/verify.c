@@ -259,6 +259,19 @@ static void gate_fail(json_t *g, const char *fmt, ...) {
     json_object_set_new(g, "reason", json_string(buf));
 }
 
+/* Whether a `compare` result says the kept outputs it compared had changed since they were kept
+ * (the worker's content sums: a kernel of the candidate that ran meanwhile wrote into them);
+ * then g has the refusal, naming the set `what`. */
+static int kept_changed(json_t *g, const json_t *cres, const char *what) {
+    if (!json_is_true(json_object_get(cres, "reference_changed"))) return 0;
+    const json_t *names = json_object_get(cres, "changed");
+    gate_fail(g,
+              "%s: outputs kept for the comparison (%s) changed while the re-stitched module ran: it wrote "
+              "outside its own buffers",
+              what, json_string_value(json_array_get(names, 0)) ? json_string_value(json_array_get(names, 0)) : "?");
+    return 1;
+}
+
 /* Reads output k of a `compare` result under the tolerance it was asked for. */
 static int cmp_output(const json_t *cres, size_t k, const json_t *outputs, int exact, tensor_cmp *c, kerr *e) {
     double a = 0, r = 0;
@@ -364,6 +377,10 @@ static int gate3_f64(vctx *v, int s, const char *module, const json_t *outputs, 
     if (compare_kept(v, "g3.ref64", "g3.base", outputs, 1, "f64", &c_base, e)) goto out;
     char what[64];
     snprintf(what, sizeof what, "seed %d", seed);
+    if (kept_changed(g, c_opt, what) || kept_changed(g, c_base, what)) {
+        rc = G_REFUSED;
+        goto out;
+    }
     rc = judge_f64(c_opt, c_base, outputs, strict_ok, go, g, so_list, what, 0, e);
 out:
     drop_in(v, "f64", "g3.ref64", "g3.base", "g3.out");
@@ -431,6 +448,10 @@ static int gate3_adversarial(vctx *v, size_t a, int seed, const char *module, co
     for (size_t k = 0; k < json_array_size(outputs); k++) json_array_append_new(so_list, json_object());
     char what[96];
     snprintf(what, sizeof what, "seed %d, %s", seed, ADVERSARIAL[a].label);
+    if (kept_changed(g, c_opt, what) || kept_changed(g, c_base, what)) {
+        rc = G_REFUSED;
+        goto out;
+    }
     rc = judge_f64(c_opt, c_base, outputs, NULL, go, g, so_list, what, 1, e);
     json_object_set(rec, "outputs", so_list);
 out:
@@ -480,6 +501,12 @@ static int gate3_seed(vctx *v, int s, const char *module, const gate3_opts *go, 
         goto out;
     }
     if (compare_kept(v, "g3.ref", "g3.out", outputs, 0, "main", &cres, e)) goto out;
+    char what[32];
+    snprintf(what, sizeof what, "seed %d", seed);
+    if (kept_changed(g, cres, what)) {
+        rc = G_REFUSED;
+        goto out;
+    }
     strict_ok = kcalloc(nout ? nout : 1, sizeof *strict_ok);
     int all_strict = 1, all_pass = 1;
     for (size_t k = 0; k < nout; k++) {

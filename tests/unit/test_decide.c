@@ -83,6 +83,30 @@ Test(decide, gate2_refuses_a_write_to_a_read_only_input) {
     json_decref(v);
 }
 
+/* The original's outputs kept as the reference changed while the candidate ran (its kernel
+ * wrote into them): refused whatever the comparisons say; absent means unchanged; not a
+ * boolean is the worker's error. */
+Test(decide, gate2_refuses_a_candidate_that_changed_the_reference) {
+    json_t *v = NULL;
+    json_t *r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "reference_changed", json_true());
+    cr_assert_eq(decide(r, &v), 0, "matching runs against a tampered reference are refused");
+    const char *why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && strstr(why, "kept as the reference, changed while the candidate ran"), "%s", why);
+    json_decref(v);
+    r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "reference_changed", json_false());
+    cr_assert_eq(decide(r, &v), 1, "unchanged: the comparisons decide");
+    json_decref(v);
+    r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "reference_changed", json_integer(1));
+    int passed = -1;
+    kerr e = {0};
+    cr_assert_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER, "not a boolean: a malformed result");
+    json_decref(v);
+    json_decref(r);
+}
+
 Test(decide, gate2_statistics_under_another_tolerance_are_an_error) {
     /* a worker that compared fp32 under 1e-2 would pass what fp32's 1e-4 refuses */
     json_t *s0 = st(0, 0, 1e-3, 0);

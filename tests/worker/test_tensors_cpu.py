@@ -166,6 +166,32 @@ try:
 except Exception as e:  # BadRequest
     check("nothing is kept" in str(e), "comparing a dropped name names it")
 
+# a kept reference written after it was kept (what a candidate's kernel could do to the memory of
+# the worker it runs in): compare says so and compares nothing; its content sum does not depend
+# on where or how the reference is laid out (a view, a transpose, staged to the host)
+base = torch.randn(6, 8)
+views = {"whole": base.clone(), "view with an offset": base.clone()[2:], "transposed": base.clone().t()}
+for what, x in views.items():
+    kept.keep(ctx, "r", [x])
+    kept.keep(ctx, "g", [x.clone()])
+    res = kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})
+    check(res["reference_changed"] is False and res["outputs"][0]["n_mismatch"] == 0, "%s: unchanged, compared" % what)
+    check(kept.content_sum(x) == kept.content_sum(x.contiguous().clone()), "%s: the sum is the contents'" % what)
+    kept.stage(ctx, "r")
+    check(not kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})["reference_changed"],
+          "%s: staged to the host, the same sum" % what)
+    ctx.kept["r"].items[0][1, 1] += 1.0   # the tampering, after the keep
+    res = kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})
+    check(res["reference_changed"] is True and res["outputs"] == [] and res["changed"] == ["r"],
+          "%s: a written reference is seen" % what)
+# the other side too (a baseline's outputs kept before a candidate ran are judged with)
+kept.keep(ctx, "r", [base.clone()])
+kept.keep(ctx, "g", [base.clone()])
+ctx.kept["g"].items[0][0, 0] = float("nan")
+res = kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})
+check(res["reference_changed"] is True and res["changed"] == ["g"], "a written kept output is seen (%r)" % res)
+kept.op_drop(ctx, {"names": ["r", "g"]})
+
 # ---------------------------------------------------------------- arguments from sources
 
 

@@ -48,9 +48,11 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memor
     run compared at once with the original's (kopt.compare.compare_stats with the tolerance
     `tol` gives for the reference's dtype: {"float32": [atol, rtol], ...}; dtypes it does not
     name are compared exactly) and freed. The candidate's read-only inputs are checksummed
-    before and after each of its runs. Result: {"sets": [{"name": "captured"|"seed<s>",
-    "args": [{"arg": k, "runs": [stats per candidate run]}], "inputs_changed": [arg index...]}],
-    "checked": [arg index...]}.
+    before and after each of its runs, and so are the original's kept outputs (a candidate's
+    kernel could overwrite the reference it is judged against: reference_changed, and no more
+    runs of that set). Result: {"sets": [{"name": "captured"|"seed<s>", "args": [{"arg": k,
+    "runs": [stats per candidate run]}], "inputs_changed": [arg index...], "reference_changed":
+    bool}], "checked": [arg index...]}.
 
 bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
     The screen: the original kernel and each candidate module's kernel on the launch's
@@ -66,6 +68,7 @@ import torch
 
 from kopt.compare import CHUNK, checksum, compare_stats
 from kopt.errors import BadRequest, OpError, wrap
+from kopt.kept import content_sum
 from kopt.memory import compare_chunk, free_bytes, nbytes, over_cap
 from kopt.modules import cache
 from kopt.profile import _as_tuple, is_autotuner
@@ -482,6 +485,8 @@ def op_isolate(ctx, req):
             torch.cuda.empty_cache()
         per_arg = [{"arg": k, "runs": []} for k in checked]
         changed = set()
+        ref_sums = [content_sum(t) for t in ref]
+        ref_changed = False
         for r in range(repeat):
             args = materialize(inputs, roles)
             before = [checksum(args[k]) for k in read_only]
@@ -498,10 +503,17 @@ def op_isolate(ctx, req):
                               "the candidate's" % (kernel, name))
             after = [checksum(args[k]) for k in read_only]
             changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
+            # the original's outputs, kept as the reference, must be as they were: a kernel can
+            # write any memory of this process (judged against a tampered reference, nothing)
+            if [content_sum(t) for t in ref] != ref_sums:
+                ref_changed = True
             for j, st in enumerate(_compare_run(ctx, ref, args, checked, tol)):
                 per_arg[j]["runs"].append(st)
             del args
-        sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed)})
+            if ref_changed:
+                break
+        sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
+                     "reference_changed": ref_changed})
         del ref, inputs
         if changed and seed is None:
             # the captured inputs (possibly the problem's own tensors) were written: recapture

@@ -17,18 +17,33 @@ the memory cap (stage, from kopt.room.make_room).
 
 import torch
 
-from kopt.compare import CHUNK, abs_max, compare_stats
+from kopt.compare import CHUNK, abs_max, checksum, compare_stats
 from kopt.errors import BadRequest
 from kopt.memory import compare_chunk, free_bytes, nbytes
 from kopt.protocol import get_arg
-from kopt.tensors import flatten, json_value
+from kopt.tensors import flatten, json_value, storage
+
+
+def content_sum(x):
+    """kopt.compare.checksum of x's own elements in their logical order, wherever x lives: its
+    storage when x is all of it and contiguous, else a compact copy's (so a kept output staged to
+    the host later, a compact copy, sums the same). None for non-tensors."""
+    if not isinstance(x, torch.Tensor):
+        return None
+    if x.is_contiguous() and x.storage_offset() == 0 and storage(x).nbytes() == x.numel() * x.element_size():
+        return checksum(x)
+    return checksum(x.detach().contiguous().clone())
 
 
 class Kept:
-    def __init__(self, items, staged):
+    def __init__(self, items, staged, name=""):
+        self.name = name
         self.items = items      # flattened outputs: tensors or plain values
         self.staged = staged    # True when the tensors were moved to host memory
         self.abs_max = {}       # item index -> compare.abs_max of it, once asked (rel_err)
+        # their content sums when kept: a reference must still hold them when it is compared
+        # (a candidate's kernel can write any memory of this process, kept outputs included)
+        self.sums = [content_sum(x) for x in items]
 
 
 def keep(ctx, name, outputs, low_memory=False):
@@ -39,7 +54,7 @@ def keep(ctx, name, outputs, low_memory=False):
     staged = bool(low_memory) or (size > 0 and free_bytes() < ctx.run_need + (64 << 20))
     if staged:
         items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in items]
-    ctx.kept[name] = Kept(items, staged)
+    ctx.kept[name] = Kept(items, staged, name)
     return staged
 
 
@@ -94,13 +109,20 @@ def _rel_err(req):
 
 def op_compare(ctx, req):
     """compare {ref, got, tols: [[atol, rtol] per output] | atol, rtol, rel_err?} ->
-    {"outputs": [stats | {"value_ref", "value_got"} per output], "count_mismatch": bool}"""
+    {"outputs": [stats | {"value_ref", "value_got"} per output], "count_mismatch": bool,
+    "reference_changed": bool}. reference_changed: ref's or got's contents are no longer what was
+    kept (something wrote to them since -- "changed" names which: the core refuses the candidate
+    that ran meanwhile); nothing is compared then."""
     ref = _get(ctx, get_arg(req, "ref", str))
     got = _get(ctx, get_arg(req, "got", str))
     rel_err = _rel_err(req)
+    changed = [k.name for k in (ref, got) if [content_sum(x) for x in k.items] != k.sums]
+    if changed:
+        return {"outputs": [], "count_mismatch": False, "reference_changed": True, "changed": changed}
     n = len(ref.items)
     if len(got.items) != n:
-        return {"outputs": [], "count_mismatch": True, "ref_count": n, "got_count": len(got.items)}
+        return {"outputs": [], "count_mismatch": True, "ref_count": n, "got_count": len(got.items),
+                "reference_changed": False}
     out = []
     chunk = compare_chunk(ctx, CHUNK)
     for i, ((a, b), (atol, rtol)) in enumerate(zip(zip(ref.items, got.items), _tols(req, n))):
@@ -115,7 +137,7 @@ def op_compare(ctx, req):
             out.append({"kind_mismatch": True})
         else:
             out.append({"value_ref": json_value(a), "value_got": json_value(b)})
-    return {"outputs": out, "count_mismatch": False}
+    return {"outputs": out, "count_mismatch": False, "reference_changed": False}
 
 
 def op_drop(ctx, req):

@@ -26,6 +26,8 @@ CASES = {
     "k_writes_model_input.py": ("gate3 writes to the model's input", "FAKE_MUTATE"),
     "l_writes_when_timed.py": ("gate4 writes to the model's input when timed", "FAKE_MUTATE_TIMED FAKE_FAST"),
     "m_impossible.py": ("gate4 faster than the memory floor (or not confirmed)", "FAKE_IMPOSSIBLE"),
+    "n_tampers_reference.py": ("gate2 changes the reference kept in the worker", "FAKE_TAMPER_REF"),
+    "o_tampers_model_reference.py": ("gate3 changes the model's reference kept in the worker", "FAKE_TAMPER_REF3"),
 }
 
 
