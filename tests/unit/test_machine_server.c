@@ -5,8 +5,6 @@
  * without one, as CI has none. The compile times of both ways are logged, not asserted (the
  * figures are docs/BENCHMARKS.md's). */
 #include <criterion/criterion.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,29 +52,16 @@ static int check_as(const char *text, const char *sent, const machine_opts *o, m
     return rc;
 }
 
-static int check(const char *text, const machine_opts *o, machine_report *r, kerr *e) {
-    return check_as(text, NULL, o, r, e);
+/* A compile server for o, or the test skipped where the sandbox has no PID namespace. */
+static void open_server(const machine_opts *o, machine_server *srv) {
+    kerr e = {0};
+    int rc = machine_server_open(o, srv, &e);
+    if (rc && strstr(e.msg, "PID namespace")) cr_skip_test("%s", e.msg);
+    cr_assert_eq(rc, 0, "%s", e.msg);
 }
 
-static int alive_with(const char *marker) {
-    DIR *d = opendir("/proc");
-    struct dirent *de;
-    int found = 0;
-    while (d && (de = readdir(d)) && !found) {
-        char path[300], buf[4096];
-        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
-        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        for (ssize_t i = 0; i < n; i++)
-            if (!buf[i]) buf[i] = ' ';
-        if (n > 0) buf[n] = 0;
-        if (n > 0 && strstr(buf, marker) && !strstr(buf, "sh -c")) found = 1;
-    }
-    if (d) closedir(d);
-    return found;
+static int check(const char *text, const machine_opts *o, machine_report *r, kerr *e) {
+    return check_as(text, NULL, o, r, e);
 }
 
 Test(machine_server, the_same_machine_code_as_a_process_of_its_own, .timeout = 300) {
@@ -87,9 +72,7 @@ Test(machine_server, the_same_machine_code_as_a_process_of_its_own, .timeout = 3
     machine_server srv;
     machine_opts o = {.python = py, .arch = 90, .timeout_s = 120};
     kerr e = {0};
-    int rc = machine_server_open(&o, &srv, &e);
-    if (rc && strstr(e.msg, "PID namespace")) cr_skip_test("%s", e.msg);
-    cr_assert_eq(rc, 0, "%s", e.msg);
+    open_server(&o, &srv);
     cr_log_info("compile server started in %.2f s", srv.start_s);
     machine_report one = {0}, served = {0};
     double t_one = 0, t_served = 0, c_one = 0, c_served = 0;
@@ -137,15 +120,13 @@ Test(machine_server, a_candidates_leftovers_do_not_reach_the_next, .timeout = 30
     machine_server srv;
     machine_opts o = {.python = py, .arch = 90, .timeout_s = 120};
     kerr e = {0};
-    int rc = machine_server_open(&o, &srv, &e);
-    if (rc && strstr(e.msg, "PID namespace")) cr_skip_test("%s", e.msg);
-    cr_assert_eq(rc, 0, "%s", e.msg);
+    open_server(&o, &srv);
     machine_opts so = o;
     so.server = &srv;
     machine_report r = {0};
     cr_assert_eq(check_as(good, kbuf_str(&bad), &so, &r, &e), 0, "%s", e.msg);
     cr_assert(srv.open);
-    cr_assert(!alive_with("61.2351"), "the candidate's background process outlived its compile");
+    cr_assert(!tu_alive_with("61.2351"), "the candidate's background process outlived its compile");
     machine_report_free(&r);
     /* the server is PID 1 of its namespace: a compile's SIGKILL to it is not delivered */
     kbuf killer = KBUF_INIT;

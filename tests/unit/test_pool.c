@@ -475,6 +475,21 @@ Test(pool, what_a_max_pooling_graph_must_say) {
         {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [1, 1]), kwargs = {})", 0, "ceil_mode not given"},
         {"max_pool", MAX_HEAD "%arg0_1, [3, 3], [2, 2], [1, 1], [0, 1], False), kwargs = {})", 0, "dilation 0"},
         {"max_pool", MAX_HEAD "%arg0_1, [3], [2], [1], [1], False), kwargs = {})", 0, "a 1-D window on 4-D data"},
+        {"max_pool", MAX_HEAD "%arg0_1, [2, 2], [0, 2], [0, 0], [1, 1], False), kwargs = {})", 0, "stride 0"},
+        {"max_pool", MAX_HEAD "%arg0_1, [2, 2, 2], [2, 2, 2], [0, 0, 0], [1, 1, 1], False), kwargs = {})", 0,
+         "a 3-D window on 4-D data"},
+        {"max_pool", MAX_HEAD "%arg0_1, [2, 2], [2, 2], [0, 0], [1, 1, 1], False), kwargs = {})", 0,
+         "a dilation of the wrong length"},
+        {"max_pool", MAX_HEAD "%arg0_1, [2, 2.5], [2, 2], [0, 0], [1, 1], False), kwargs = {})", 0,
+         "a window that is not an integer"},
+        {"max_pool",
+         "%max_pool2d_with_indices : [num_users=1] = call_function[target=torch.ops.aten.max_pool2d_with_indices."
+         "default](args = (%arg0_1, [2, 2], [2, 2], [0, 0], [1, 1], False), kwargs = {})",
+         1, "aten's max_pool2d_with_indices with every argument"},
+        {"max_pool",
+         "%max_pool2d_with_indices : [num_users=1] = call_function[target=torch.ops.aten.max_pool2d_with_indices."
+         "default](args = (%arg0_1, 2), kwargs = {})",
+         1, "aten's max_pool2d_with_indices: stride = window, no padding, dilation 1"},
         {"getitem", ITEM_HEAD "%_low_memory_max_pool_with_offsets, 1), kwargs = {})", 0, "the offsets, not the values"},
         {"getitem", ITEM_HEAD "%other, 0), kwargs = {})", 0, "the values of another node"},
     };
@@ -483,6 +498,11 @@ Test(pool, what_a_max_pooling_graph_must_say) {
         pool_spec ps;
         json_t *k = kernel_ctx(FX_MAX, &a);
         set_max_line(k, cases[i].needle, cases[i].line);
+        if (strstr(cases[i].line, "max_pool2d_with_indices")) { /* its own form: no getitem listed */
+            json_t *fr = json_object_get(k, "graph_fragment");
+            for (size_t j = json_array_size(fr); j-- > 0;)
+                if (strstr(json_string_value(json_array_get(fr, j)), "operator.getitem")) json_array_remove(fr, j);
+        }
         cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
         json_decref(k);
         artifact_free(a);
@@ -538,9 +558,15 @@ Test(pool, full_size_max_pooling_captures) {
     cr_assert(ps.k[1] == 4 && ps.s[1] == 2 && ps.p[1] == 2 && ps.dl[1] == 3 && ps.k[0] == 1);
     cr_assert_eq(ps.out_w, 8190);
     json_t *v = builtin_pool_variants(k); /* one output row per plane: tiles one row high */
+    static const long long want1d[][2] = {{256, 2}, {128, 1}, {256, 4}, {128, 2}};
     cr_assert_eq(json_array_size(v), 4);
-    for (size_t i = 0; i < json_array_size(v); i++)
-        cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, i), "bh")), 1);
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        const json_t *x = json_array_get(v, i);
+        cr_assert(json_integer_value(json_object_get(x, "bh")) == 1 &&
+                      json_integer_value(json_object_get(x, "bw")) == want1d[i][0] &&
+                      json_integer_value(json_object_get(x, "num_warps")) == want1d[i][1],
+                  "1-D variant %zu", i);
+    }
     json_decref(v);
     json_t *c = candidates(k, "max_pool");
     cr_assert(strstr(first_source(c), "\"DD\": 1, \"DH\": 1, \"DW\": 3") != NULL, "%s", first_source(c));
@@ -571,6 +597,11 @@ Test(pool, full_size_max_pooling_captures) {
                      "max_pool3d_with_indices.default](args = (%arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], "
                      "True), kwargs = {})");
         cr_assert_eq(builtin_pool_match(k, &ps), 0, "ceil_mode");
+        /* the prims form of a 3-D pooling: three-element lists */
+        set_max_line(k, "max_pool3d_with_indices",
+                     MAX_HEAD "%arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False), kwargs = {})");
+        cr_assert_eq(builtin_pool_match(k, &ps), 1, "prims pooling over three dimensions");
+        cr_assert(ps.nd == 3 && ps.max);
         json_decref(k);
         artifact_free(a);
     }

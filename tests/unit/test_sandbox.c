@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "testutil.h"
 
 static char workdir[64];
 
@@ -38,30 +39,6 @@ static void run_sh(const char *script, double timeout, sandbox_opts *o, sandbox_
     if (!o) o = &d;
     kerr e = {0};
     cr_assert_eq(sandbox_run(o, argv, NULL, 0, r, &e), 0, "%s", e.msg);
-}
-
-/* Whether a process whose command line contains `marker` is alive (zombies do not count). */
-static int alive_with(const char *marker) {
-    DIR *d = opendir("/proc");
-    cr_assert_not_null(d);
-    struct dirent *de;
-    int found = 0;
-    while ((de = readdir(d)) && !found) {
-        char path[300], buf[4096];
-        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
-        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
-        int fd = open(path, O_RDONLY);
-        if (fd < 0) continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0) continue; /* zombies have an empty cmdline */
-        for (ssize_t i = 0; i < n; i++)
-            if (!buf[i]) buf[i] = ' ';
-        buf[n] = 0;
-        if (strstr(buf, marker) && !strstr(buf, "sh -c")) found = 1;
-    }
-    closedir(d);
-    return found;
 }
 
 Test(sandbox, stdin_reaches_the_command_and_stdout_comes_back) {
@@ -165,7 +142,7 @@ static void escape_is_killed(int no_ns) {
     snprintf(script, sizeof script, "setsid sleep %s </dev/null >/dev/null 2>&1 & sleep 0.2; exit 0", marker);
     run_sh(script, 20, &o, &r);
     cr_assert_eq(r.exit_code, 0);
-    cr_assert(!alive_with(marker), "a setsid child outlived the sandbox (%s)", no_ns ? "no namespaces" : "namespaces");
+    cr_assert(!tu_alive_with(marker), "a setsid child outlived the sandbox (%s)", no_ns ? "no namespaces" : "namespaces");
     sandbox_result_free(&r);
 }
 
@@ -308,11 +285,11 @@ Test(sandbox, a_session_leaves_nothing_behind) {
     kbuf a = KBUF_INIT;
     kerr e = {0};
     cr_assert_eq(sandbox_ask(&s, "x", 100, 10, &a, &e), 0, "%s", e.msg);
-    for (int i = 0; i < 100 && !alive_with("61.2347"); i++) usleep(20000);
-    cr_assert(alive_with("61.2347"), "the background process runs while the session does");
+    for (int i = 0; i < 100 && !tu_alive_with("61.2347"); i++) usleep(20000);
+    cr_assert(tu_alive_with("61.2347"), "the background process runs while the session does");
     sandbox_result r;
     sandbox_close(&s, &r);
-    cr_assert(!alive_with("61.2347"), "a setsid child outlived the session");
+    cr_assert(!tu_alive_with("61.2347"), "a setsid child outlived the session");
     kbuf_free(&a);
     sandbox_result_free(&r);
 }

@@ -11,12 +11,18 @@
  * text, failing the test when it is refused (the caller frees it with candidate_free);
  * tu_parse_refusal asserts a text's refusal and returns its message (the caller frees it).
  * tu_family: a family's name (agents/family.h), NULL for KF_NONE (tests compare names).
+ * tu_alive_with: whether a live process (not a zombie, not a `sh -c` that names it) has `marker`
+ * in its command line (the sandbox tests' escape checks).
  */
 #ifndef KOPT_TESTUTIL_H
 #define KOPT_TESTUTIL_H
 
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <string.h>
 
@@ -27,6 +33,29 @@
 #include "util/buf.h"
 #include "util/err.h"
 #include "util/fs.h"
+
+static inline int tu_alive_with(const char *marker) {
+    DIR *d = opendir("/proc");
+    cr_assert_not_null(d);
+    struct dirent *de;
+    int found = 0;
+    while ((de = readdir(d)) && !found) {
+        char path[300], buf[4096];
+        if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
+        snprintf(path, sizeof path, "/proc/%s/cmdline", de->d_name);
+        int fd = open(path, O_RDONLY);
+        if (fd < 0) continue;
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (n <= 0) continue; /* zombies have an empty cmdline */
+        for (ssize_t i = 0; i < n; i++)
+            if (!buf[i]) buf[i] = ' ';
+        buf[n] = 0;
+        if (strstr(buf, marker) && !strstr(buf, "sh -c")) found = 1;
+    }
+    closedir(d);
+    return found;
+}
 
 static inline const char *tu_family(kfamily f) { return f == KF_NONE ? NULL : kfamily_name(f); }
 
