@@ -192,7 +192,8 @@ def marked(path, marker):
     FAKE_RACE (the second candidate run differs), FAKE_MODEL_WRONG (model outputs differ),
     FAKE_FAST (the module times 20% faster), FAKE_CRASH (isolate kills the worker),
     FAKE_TAMPER_REF (gate 2's kept reference changes while it runs), FAKE_TAMPER_REF3 (the
-    module's run changes every output kept in the worker: gate 3's reference)."""
+    module's run changes every output kept in the worker, its own kept outputs included: gate 3
+    runs the candidate before its references exist, so only its own are there to change)."""
     return marker in module_text(path)
 
 
@@ -219,10 +220,12 @@ def op_run(req):
     else:
         res["outputs"] = [{"shape": SHAPE, "dtype": dtype}]
     if module and marked(module, "FAKE_TAMPER_REF3"):
-        TAMPERED.update(KEPT)   # its kernel wrote into every output kept in the worker
+        TAMPERED.update(KEPT)   # its kernel wrote into every output kept in the worker...
     if isinstance(keep, str):
         KEPT[keep] = (dtype, values(shift))
         TAMPERED.discard(keep)
+        if module and marked(module, "FAKE_TAMPER_REF3"):
+            TAMPERED.add(keep)   # ...and into its own outputs after they were kept
         res["staged"] = bool(req.get("low_memory"))
     res["inputs_changed"] = [2] if module and marked(module, "FAKE_MUTATE\n") else []
     if target.get("kind") == "module":

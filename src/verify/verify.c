@@ -266,8 +266,8 @@ static int kept_changed(json_t *g, const json_t *cres, const char *what) {
     if (!json_is_true(json_object_get(cres, "reference_changed"))) return 0;
     const json_t *names = json_object_get(cres, "changed");
     gate_fail(g,
-              "%s: outputs kept for the comparison (%s) changed while the re-stitched module ran: it wrote "
-              "outside its own buffers",
+              "%s: outputs kept in the worker for the comparison (%s) changed after they were kept: a kernel of the "
+              "re-stitched module wrote outside its own buffers, or after its run",
               what, json_string_value(json_array_get(names, 0)) ? json_string_value(json_array_get(names, 0)) : "?");
     return 1;
 }
@@ -409,9 +409,10 @@ static const struct {
                    {"nan", 97, "NaN at every 97th input element"}, {"inf", 89, "+inf and -inf at every 89th input element"}};
 #define N_ADVERSARIAL (sizeof ADVERSARIAL / sizeof *ADVERSARIAL)
 
-/* One adversarial set a (see ADVERSARIAL) on the draw of `seed`: the float64 eager model and the
- * baseline module first (a set they cannot run is skipped and recorded as such), then the
- * candidate; judged by judge_f64. A G_* code. */
+/* One adversarial set a (see ADVERSARIAL) on the draw of `seed`: the candidate first (so that no
+ * reference exists while its kernels run), then the float64 eager model and the baseline module
+ * (a set they cannot run is skipped and recorded as such, whatever the candidate did); judged by
+ * judge_f64. A G_* code. */
 static int gate3_adversarial(vctx *v, size_t a, int seed, const char *module, const gate3_opts *go, json_t *g, json_t *sets,
                              int low, kerr *e) {
     int rc = G_ERROR;
@@ -420,6 +421,9 @@ static int gate3_adversarial(vctx *v, size_t a, int seed, const char *module, co
     json_array_append_new(sets, rec);
     kerr ce = {0};
 #define TRANSFORM json_pack("{s:s, s:f}", "kind", ADVERSARIAL[a].kind, "value", ADVERSARIAL[a].value)
+    kerr cf = {0};
+    int cand_failed = run_target_t(v, module_target(v, module), seed, TRANSFORM, 0, "g3.out", low, cand_timeout(v), &ro, &cf);
+    if (cand_failed && last_was_oom(v)) { rc = G_RESOURCE; goto out; }
     if (run_target_t(v, json_pack("{s:s}", "kind", "eager"), seed, TRANSFORM, 1, "g3.ref64", low, T_RUN, &r64, &ce) ||
         run_target_t(v, module_target(v, v->orig_mod), seed, TRANSFORM, 0, "g3.base", low, T_RUN, &rb, &ce)) {
         if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
@@ -427,10 +431,9 @@ static int gate3_adversarial(vctx *v, size_t a, int seed, const char *module, co
         rc = G_PASSED;
         goto out;
     }
-    if (run_target_t(v, module_target(v, module), seed, TRANSFORM, 0, "g3.out", low, cand_timeout(v), &ro, &ce)) {
-        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
+    if (cand_failed) {
         gate_fail(g, "seed %d, %s: the re-stitched module failed where the compiled model runs: %s", seed,
-                  ADVERSARIAL[a].label, ce.msg);
+                  ADVERSARIAL[a].label, cf.msg);
         rc = G_REFUSED;
         goto out;
     }
@@ -465,35 +468,37 @@ out:
     return rc;
 }
 
-/* Gate 3 for one seed (see gate3): the eager reference runs in the worker's "eager" memory phase,
- * the candidate and the comparison in "main" (where the reference's kept outputs, resident,
- * count too). */
+/* Gate 3 for one seed (see gate3): the candidate first, in the worker's "main" memory phase, then
+ * the eager reference in "eager" (the candidate's kept outputs, resident, count there), and the
+ * comparison in "main". The order is the point: while the candidate's kernels run, the reference
+ * they are judged against does not exist yet, so no kernel can copy it into its outputs (nor
+ * write it: kept_changed checks the candidate's own kept outputs as well). */
 static int gate3_seed(vctx *v, int s, const char *module, const gate3_opts *go, json_t *g, json_t *seeds, int low,
                       kerr *e) {
     int seed = seed_of(s), rc = G_ERROR;
     json_t *re = NULL, *ro = NULL, *cres = NULL, *so_list = json_array();
     int *strict_ok = NULL;
     kerr ce = {0};
-    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, "g3.ref", "eager", low, T_RUN, &re, &ce)) {
-        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
-        *e = ce;
-        kerr_wrap(e, "gate 3: the eager model on seed %d", seed);
-        goto out;
-    }
     if (run_target(v, module_target(v, module), seed, 0, "g3.out", "main", low, cand_timeout(v), &ro, &ce)) {
         if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
         gate_fail(g, "the re-stitched module failed on seed %d: %s", seed, ce.msg);
         rc = G_REFUSED;
         goto out;
     }
-    const json_t *outputs = json_object_get(re, "outputs");
-    size_t nout = json_array_size(outputs);
     if (json_array_size(json_object_get(ro, "inputs_changed")) > 0 && !v->mutates_inputs) {
         gate_fail(g, "seed %d: the re-stitched module wrote to call() argument %lld, which the model only reads", seed,
                   (long long)json_integer_value(json_array_get(json_object_get(ro, "inputs_changed"), 0)));
         rc = G_REFUSED;
         goto out;
     }
+    if (run_target(v, json_pack("{s:s}", "kind", "eager"), seed, 0, "g3.ref", "eager", low, T_RUN, &re, &ce)) {
+        if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
+        *e = ce;
+        kerr_wrap(e, "gate 3: the eager model on seed %d", seed);
+        goto out;
+    }
+    const json_t *outputs = json_object_get(re, "outputs");
+    size_t nout = json_array_size(outputs);
     if (json_array_size(json_object_get(ro, "outputs")) != nout) {
         gate_fail(g, "the re-stitched module returns %zu outputs, the model %zu", json_array_size(json_object_get(ro, "outputs")),
                   nout);

@@ -27,7 +27,8 @@ CASES = {
     "l_writes_when_timed.py": ("gate4 writes to the model's input when timed", "FAKE_MUTATE_TIMED FAKE_FAST"),
     "m_impossible.py": ("gate4 faster than the memory floor (or not confirmed)", "FAKE_IMPOSSIBLE"),
     "n_tampers_reference.py": ("gate2 changes the reference kept in the worker", "FAKE_TAMPER_REF"),
-    "o_tampers_model_reference.py": ("gate3 changes the model's reference kept in the worker", "FAKE_TAMPER_REF3"),
+    "o_tampers_model_reference.py": ("gate3 changes outputs kept in the worker (its own: gate 3's references do not "
+                                     "exist yet while it runs)", "FAKE_TAMPER_REF3"),
 }
 
 
