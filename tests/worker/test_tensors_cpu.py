@@ -669,4 +669,74 @@ check(got.get("triton_poi_fused_relu_1") == {"XBLOCK": 1024, "num_warps": 4, "nu
 check(set(got) == {"triton_red_fused_sum_0", "triton_poi_fused_relu_1"},
       "kernels that did not run or are not laid out as expected are left out: %r" % sorted(got))
 
+# ---------------------------------------------------------------- gate 2's order (kopt.isolate)
+# The candidate's first run of each input set comes before the original's, so a candidate that
+# copies the reference from memory has nothing of this set to copy; the original's kept outputs
+# are summed around every candidate run. On stand-ins: the original doubles its input into its
+# output and leaves that tensor where "memory" can reach it (LAST); the candidates either compute
+# it, or copy LAST (a kernel reading the process's memory), or write into LAST on their second run.
+LAST = {}
+
+
+class _Run:
+    def __init__(self, how):
+        self.how, self.calls = how, 0
+
+    def run(self, x, out, stream=None):
+        self.calls += 1
+        if self.how == "orig":
+            out.copy_(x * 2)
+            LAST["ref"] = out
+        elif self.how == "copies" and "ref" in LAST:
+            out.copy_(LAST["ref"])
+        elif self.how == "copies":
+            out.zero_()
+        else:
+            out.copy_(x * 2)
+            if self.how == "tampers" and self.calls == 2:
+                LAST["ref"].add_(1.0)
+
+
+def _isolate(how):
+    LAST.clear()
+    x = torch.randn(64)
+    entry = [x, torch.empty(64)]
+    mods = {"orig.py": types.SimpleNamespace(k=_Run("orig")), "cand.py": types.SimpleNamespace(k=_Run(how))}
+    fake_cache = types.SimpleNamespace(get_full=lambda ctx, spec: ("key", entry, None, set()), forget=lambda k: None)
+    patches = {"launches": lambda ctx: fake_cache,
+               "cache": lambda ctx: types.SimpleNamespace(module=lambda p: mods[p]),
+               "make_room": lambda *a, **k: None, "over_cap": lambda *a, **k: False,
+               "free_bytes": lambda: 1 << 40, "compare_chunk": lambda ctx, c: c,
+               "settle": lambda *a, **k: None}
+    saved = {k: getattr(isolate, k) for k in patches}
+    cuda_saved = {k: getattr(torch.cuda, k) for k in ("synchronize", "current_stream")}
+    try:
+        for k, f in patches.items():
+            setattr(isolate, k, f)
+        torch.cuda.synchronize = lambda *a: None
+        torch.cuda.current_stream = lambda *a: types.SimpleNamespace(cuda_stream=0)
+        ctx = types.SimpleNamespace(launches=fake_cache, problem=None, memory=Memory(), kept={}, log=lambda m: None)
+        # every set uses the same captured tensors (no seeds: _redraw would need the real cache)
+        return isolate.op_isolate(ctx, {"orig": "orig.py", "cand": "cand.py", "kernel": "k",
+                                        "launch_args": {}, "roles": ["in", "out"], "seeds": [],
+                                        "tol": {"float32": [0, 0]}, "repeat": 2})
+    finally:
+        for k, f in saved.items():
+            setattr(isolate, k, f)
+        for k, f in cuda_saved.items():
+            setattr(torch.cuda, k, f)
+
+
+res = _isolate("right")
+st = res["sets"][0]
+check(not st["reference_changed"] and all(r["n_mismatch"] == 0 for r in st["args"][0]["runs"])
+      and len(st["args"][0]["runs"]) == 2, "a right candidate: two runs, both matching (%r)" % st)
+res = _isolate("copies")
+runs = res["sets"][0]["args"][0]["runs"]
+check(runs[0]["n_mismatch"] == 64 and runs[1]["n_mismatch"] == 0,
+      "a candidate copying the reference: its first run, before the reference exists, is wrong (%r)"
+      % [r["n_mismatch"] for r in runs])
+res = _isolate("tampers")
+check(res["sets"][0]["reference_changed"] is True, "a candidate writing into the reference on its second run is seen")
+
 print("worker tensors (cpu): %d checks passed" % checks)

@@ -40,12 +40,13 @@ compile_candidate {module, kernel, launch_args}
 isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memory=false}
     Input sets: the captured arguments, then one per seed with every floating input (roles
     "in"/"inout") redrawn from a standard normal distribution over its whole storage (integer
-    inputs keep their captured values: they may be indices). Per set the original kernel runs
-    once and its checked arguments (roles "out"/"inout") are kept (on the GPU, or in host memory
-    when the GPU is short, the memory cap says so (kopt.memory) or low_memory does); under the
-    cap the seed sets are also redrawn into the capture's private clones (the capture is then
-    forgotten, and captured again when next needed); the candidate then runs `repeat` times, each
-    run compared at once with the original's (kopt.compare.compare_stats with the tolerance
+    inputs keep their captured values: they may be indices). Per set the candidate runs first
+    (while it runs, no reference of the set exists for its kernels to copy), then the original
+    kernel runs once and its checked arguments (roles "out"/"inout") are kept (on the GPU, or in
+    host memory when the GPU is short, the memory cap says so (kopt.memory) or low_memory does);
+    under the cap the seed sets are also redrawn into the capture's private clones (the capture is
+    then forgotten, and captured again when next needed); the candidate's first run and `repeat`
+    - 1 more are each compared with the original's (kopt.compare.compare_stats with the tolerance
     `tol` gives for the reference's dtype: {"float32": [atol, rtol], ...}; dtypes it does not
     name are compared exactly) and freed. The candidate's read-only inputs are checksummed
     before and after each of its runs, and so are the original's kept outputs (a candidate's
@@ -470,24 +471,11 @@ def op_isolate(ctx, req):
     sets = []
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
         inputs = entry if seed is None else _redraw(entry, roles, seed, in_place)
-        args = materialize(inputs, roles)
-        torch.cuda.synchronize()
-        try:
-            with torch.no_grad():
-                orig.run(*args, stream=stream)
-            torch.cuda.synchronize()
-        except Exception as e:
-            raise wrap("module_failed", "the original kernel raised on input set %s" % name, e)
-        ref = [args[k] for k in checked]
-        del args
-        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, out_b):
-            ref = [t.to("cpu") for t in ref]
-            torch.cuda.empty_cache()
-        per_arg = [{"arg": k, "runs": []} for k in checked]
         changed = set()
-        ref_sums = [content_sum(t) for t in ref]
-        ref_changed = False
-        for r in range(repeat):
+
+        def cand_run(inputs, name, changed):
+            """One run of the candidate on fresh arguments (read-only inputs checksummed around
+            it, into `changed`); its argument list."""
             args = materialize(inputs, roles)
             before = [checksum(args[k]) for k in read_only]
             torch.cuda.synchronize()
@@ -503,6 +491,31 @@ def op_isolate(ctx, req):
                               "the candidate's" % (kernel, name))
             after = [checksum(args[k]) for k in read_only]
             changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
+            return args
+
+        # the candidate's first run comes before the original's: while it runs, the reference of
+        # this input set does not exist, so no kernel of it can copy the reference into its own
+        # outputs (its arguments stay alive until the reference exists and they are compared)
+        first = cand_run(inputs, name, changed)
+        args = materialize(inputs, roles)
+        torch.cuda.synchronize()
+        try:
+            with torch.no_grad():
+                orig.run(*args, stream=stream)
+            torch.cuda.synchronize()
+        except Exception as e:
+            raise wrap("module_failed", "the original kernel raised on input set %s" % name, e)
+        ref = [args[k] for k in checked]
+        del args
+        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, out_b):
+            ref = [t.to("cpu") for t in ref]
+            torch.cuda.empty_cache()
+        per_arg = [{"arg": k, "runs": []} for k in checked]
+        ref_sums = [content_sum(t) for t in ref]
+        ref_changed = False
+        for r in range(repeat):
+            args = first if r == 0 else cand_run(inputs, name, changed)
+            first = None
             # the original's outputs, kept as the reference, must be as they were: a kernel can
             # write any memory of this process (judged against a tampered reference, nothing)
             if [content_sum(t) for t in ref] != ref_sums:
@@ -512,6 +525,7 @@ def op_isolate(ctx, req):
             del args
             if ref_changed:
                 break
+        first = None
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
                      "reference_changed": ref_changed})
         del ref, inputs
