@@ -691,6 +691,8 @@ class _Run:
             out.copy_(LAST["ref"])
         elif self.how == "copies":
             out.zero_()
+        elif self.how == "raises":
+            raise RuntimeError("an illegal memory access (stand-in)")
         else:
             out.copy_(x * 2)
             if self.how == "tampers" and self.calls == 2:
@@ -738,5 +740,11 @@ check(runs[0]["n_mismatch"] == 64 and runs[1]["n_mismatch"] == 0,
       % [r["n_mismatch"] for r in runs])
 res = _isolate("tampers")
 check(res["sets"][0]["reference_changed"] is True, "a candidate writing into the reference on its second run is seen")
+try:
+    _isolate("raises")
+    check(False, "a candidate that raises is an error")
+except Exception as e:
+    check(getattr(e, "code", None) == "module_failed" and "the candidate raised on input set captured" in str(e),
+          "a candidate that raises: module_failed, naming the set (%s: %s)" % (type(e).__name__, e))
 
 print("worker tensors (cpu): %d checks passed" % checks)

@@ -425,6 +425,18 @@ def _tol(table, dtype):
     return 0.0, 0.0
 
 
+def _launch(kern, args, stream, what):
+    """One launch on `args`, the device synchronised before and after; its failure is the
+    module_failed OpError `what`."""
+    torch.cuda.synchronize()
+    try:
+        with torch.no_grad():
+            kern.run(*args, stream=stream)
+        torch.cuda.synchronize()
+    except Exception as e:
+        raise wrap("module_failed", what, e)
+
+
 def op_isolate(ctx, req):
     opath = get_arg(req, "orig", str)
     cpath = get_arg(req, "cand", str)
@@ -478,13 +490,7 @@ def op_isolate(ctx, req):
             it, into `changed`); its argument list."""
             args = materialize(inputs, roles)
             before = [checksum(args[k]) for k in read_only]
-            torch.cuda.synchronize()
-            try:
-                with torch.no_grad():
-                    cand.run(*args, stream=stream)
-                torch.cuda.synchronize()
-            except Exception as e:
-                raise wrap("module_failed", "the candidate raised on input set %s" % name, e)
+            _launch(cand, args, stream, "the candidate raised on input set %s" % name)
             if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
                 raise OpError("guard_mismatch", "kopt's guard for %s did not match the launch the gates "
                               "captured (input set %s), so the candidate never ran: a kopt fault, not "
@@ -498,13 +504,7 @@ def op_isolate(ctx, req):
         # outputs (its arguments stay alive until the reference exists and they are compared)
         first = cand_run(inputs, name, changed)
         args = materialize(inputs, roles)
-        torch.cuda.synchronize()
-        try:
-            with torch.no_grad():
-                orig.run(*args, stream=stream)
-            torch.cuda.synchronize()
-        except Exception as e:
-            raise wrap("module_failed", "the original kernel raised on input set %s" % name, e)
+        _launch(orig, args, stream, "the original kernel raised on input set %s" % name)
         ref = [args[k] for k in checked]
         del args
         if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, out_b):
