@@ -49,10 +49,9 @@ static int bool_arg(const pyval *v, int dflt, int *out) {
 }
 
 #define MAX_POOL_TARGET "torch.ops.prims._low_memory_max_pool_with_offsets.default"
-static const char MAX_POOL_CALL[] = MAX_POOL_TARGET;
 
 /* Reads `call`, "torch.ops.aten.avg_pool{2,3}d.default(in_ptr0, <literal arguments>)",
- * "torch.ops.aten.max_pool{2,3}d_with_indices.default(in_ptr0, ...)" or MAX_POOL_CALL "(in_ptr0,
+ * "torch.ops.aten.max_pool{2,3}d_with_indices.default(in_ptr0, ...)" or MAX_POOL_TARGET "(in_ptr0,
  * kernel, stride, padding, dilation, ceil_mode)" (all given), into *ps's window,
  * stride, padding, dilation, ceil_mode, count_include_pad and divisor; 0 when it is not a pooling
  * the template computes. */
@@ -69,7 +68,7 @@ static int pool_parse_call(const char *call, pool_spec *ps) {
     else if (ok && !strcmp(f, "torch.ops.aten.avg_pool2d.default")) ps->nd = 2;
     else if (ok && !strcmp(f, "torch.ops.aten.max_pool3d_with_indices.default") && v->n <= 6) ps->nd = 3, ps->max = 1;
     else if (ok && !strcmp(f, "torch.ops.aten.max_pool2d_with_indices.default") && v->n <= 6) ps->nd = 2, ps->max = 1;
-    else if (ok && !strcmp(f, MAX_POOL_CALL) && v->n == 6 && (win->kind == PYV_LIST || win->kind == PYV_TUPLE) &&
+    else if (ok && !strcmp(f, MAX_POOL_TARGET) && v->n == 6 && (win->kind == PYV_LIST || win->kind == PYV_TUPLE) &&
              (win->n == 2 || win->n == 3))
         ps->nd = (int)win->n, ps->max = 1;
     else ok = 0;

@@ -12,19 +12,15 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 
 #define CAPTURE_MAX (1u << 20)
 
-double bench_now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+double bench_now(void) { return clock_now(); }
 
 /* In a freshly forked child: die with the parent, default signals, nothing blocked. */
 static void bsys_child_setup(pid_t parent) {

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agents/agent.h"
@@ -15,6 +14,7 @@
 #include "store/store.h"
 #include "optimize/optimize.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "verify/memcheck.h"
@@ -121,9 +121,7 @@ int cmd_optimize(int argc, char **argv) {
     const char *store_arg = NULL, *llm_spec = NULL, *llm_conf = NULL, *roles = "planner,executor";
     int no_store = 0, keep_work = 0, force_version = 0, want_memcheck = 0;
     optimize_opts o = {.budget_s = 120, .max_candidates = 64, .rounds = 30, .min_gain = 0.02};
-    struct timespec ts0;
-    clock_gettime(CLOCK_MONOTONIC, &ts0);
-    o.t_start = (double)ts0.tv_sec + ts0.tv_nsec * 1e-9;   /* the budget counts from here */
+    o.t_start = clock_now(); /* the budget counts from here */
     const char *python = NULL;
     int json_mode = 0, opt;
     kerr e = {0};

@@ -8,13 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
 #include "cli/args.h"
 #include "cli/cli.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 
 static const char USAGE[] =
@@ -73,12 +73,6 @@ static int read_opts(int argc, char **argv, parse_opts *o) {
     return 0;
 }
 
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int cmp_double(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
     return (a > b) - (a < b);
@@ -90,9 +84,9 @@ static int run_bench(const parse_opts *o, const char *text, size_t len) {
     for (long i = 0; i < o->bench; i++) {
         kerr e = {0};
         artifact *a = NULL;
-        double t0 = now_ms();
+        double t0 = 1e3 * clock_now();
         int rc = artifact_parse(text, len, &a, &e);
-        ms[i] = now_ms() - t0;
+        ms[i] = 1e3 * clock_now() - t0;
         if (rc) {
             free(ms);
             kerr_wrap(&e, "%s", o->path);

@@ -7,20 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 
 #define MACHINE_CUBIN_MAX (64u << 20)
-
-static double mono_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int keep_uid(void) {
     const char *k = getenv("KOPT_SANDBOX_KEEP_UID");
@@ -254,7 +248,7 @@ static int compile_served(machine_server *srv, const candidate *c, const plan_sp
     char *req = compile_request(c, s, o->arch ? o->arch : 90, timeout);
     kbuf line = KBUF_INIT;
     kerr se = {0};
-    double t0 = mono_now();
+    double t0 = clock_now();
     int rc = sandbox_ask(&srv->s, req, 1 << 16, timeout + 10, &line, &se);
     free(req);
     json_t *ans = rc ? NULL : json_loads(kbuf_str(&line), 0, NULL);
@@ -265,7 +259,7 @@ static int compile_served(machine_server *srv, const candidate *c, const plan_sp
         machine_server_close(srv);
         return -1;
     }
-    r->compile_s += mono_now() - t0;
+    r->compile_s += clock_now() - t0;
     snprintf(r->protections, sizeof r->protections, "%s", srv->protections);
     char *dir = fs_join(srv->dir, d);
     rc = compile_answer(s, ans, dir, mine, "", timeout, cubin, e);
@@ -330,7 +324,7 @@ int machine_server_open(const machine_opts *o, machine_server *srv, kerr *e) {
     memset(srv, 0, sizeof *srv);
     if (!o->python || o->python[0] != '/')
         return kerr_set(e, KOPT_E_INTERNAL, "machine_server_open: python must be an absolute path");
-    double t0 = mono_now();
+    double t0 = clock_now();
     kbuf script = KBUF_INIT;
     int rc = read_script(o, &script, e);
     if (!rc) rc = fs_mkdtemp("kopt-srv-", &srv->dir, e);
@@ -368,9 +362,9 @@ int machine_server_open(const machine_opts *o, machine_server *srv, kerr *e) {
         machine_server_close(srv);
         return rc;
     }
-    sandbox_result d = {.ns = srv->s.ns, .pidns = srv->s.pidns, .dropped_uid = srv->s.dropped_uid};
-    snprintf(srv->protections, sizeof srv->protections, "%s; a forked child of a compile server", sandbox_describe(&d));
-    srv->start_s = mono_now() - t0;
+    snprintf(srv->protections, sizeof srv->protections, "%s; a forked child of a compile server",
+             sandbox_session_describe(&srv->s));
+    srv->start_s = clock_now() - t0;
     return 0;
 }
 

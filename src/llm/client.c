@@ -15,6 +15,7 @@
 
 #include "llm/http.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -303,12 +304,6 @@ char *llm_redact(const char *text, const char *secret) {
 }
 
 /* ------------------------------------------------------------------ client */
-
-static double cl_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void cl_sleep(double s) {
     if (s <= 0) return;
@@ -601,7 +596,7 @@ static int cl_call(llm_client *c, const llm_message *msgs, size_t n, const char 
                    int max_retries, llm_reply *out, kerr *e) {
     memset(out, 0, sizeof *out);
     if (!msgs || n == 0) return kerr_set(e, KOPT_E_INTERNAL, "llm_chat: no messages");
-    double t0 = cl_now();
+    double t0 = clock_now();
     char *body = cl_body(c, msgs, n, system, max_tokens);
     const char *hdr[5];
     size_t nh = 0;
@@ -654,7 +649,7 @@ static int cl_call(llm_client *c, const llm_message *msgs, size_t n, const char 
         cl_sleep(delay);
     }
     free(body);
-    out->latency_s = cl_now() - t0;
+    out->latency_s = clock_now() - t0;
     if (rc) {
         int attempts = out->attempts;
         double lat = out->latency_s;

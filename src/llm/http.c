@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "util/buf.h"
+#include "util/clock.h"
 
 #define HTTP_MAX_BODY ((size_t)64 << 20)   /* a chat answer is never this large */
 
@@ -83,12 +84,6 @@ int llm_http_init(kerr *e) {
     if (g_init_rc != CURLE_OK)
         return kerr_set(e, KOPT_E_LLM, "cannot initialise libcurl: %s", curl_easy_strerror(g_init_rc));
     return 0;
-}
-
-static double http_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 double llm_http_parse_retry_after(const char *value) {
@@ -228,9 +223,9 @@ int llm_http_post(const llm_http_request *rq, llm_http_response *out, kerr *e) {
     curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");   /* whatever libcurl can decode */
     curl_easy_setopt(h, CURLOPT_USERAGENT, "kernelopt/1");
 
-    double t0 = http_now();
+    double t0 = clock_now();
     CURLcode cr = curl_easy_perform(h);
-    out->elapsed_s = http_now() - t0;
+    out->elapsed_s = clock_now() - t0;
 
     if (cr == CURLE_OK) {
         long status = 0;

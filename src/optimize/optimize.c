@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "agents/builtin.h"
 #include "gates/machine.h"
@@ -19,16 +18,13 @@
 #include "profile/inspect.h"
 #include "profile/roofline.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 
 /* ---------------------------------------------------------------- budget, progress */
 
-double opt_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double opt_now(void) { return clock_now(); }
 
 double opt_budget(const octx *c) { return c->o->budget_s > 0 ? c->o->budget_s : 120; }
 int opt_max_cands(const octx *c) { return c->o->max_candidates > 0 ? c->o->max_candidates : 64; }

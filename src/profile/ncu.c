@@ -13,10 +13,10 @@
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -25,12 +25,6 @@
 static const char *ncu_path(void) {
     const char *p = getenv("KOPT_NCU");
     return p && *p ? p : "ncu";
-}
-
-static double ncu_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* argv as one line for logs, each argument single-quoted when it holds more than [A-Za-z0-9_./:=^,-]
@@ -116,7 +110,7 @@ static int ncu_exec(char *const argv[], double timeout_s, kbuf *out, int *status
         while (waitpid(pid, status, 0) < 0 && errno == EINTR) {}
         return kerr_set(e, KOPT_E_WORKER, "cannot run ncu '%s': %s", argv[0], strerror(err));
     }
-    double deadline = timeout_s > 0 ? ncu_now() + timeout_s : INFINITY;
+    double deadline = timeout_s > 0 ? clock_now() + timeout_s : INFINITY;
     int fd = out ? pfd[0] : -1;
     char chunk[65536];
     for (;;) {
@@ -125,7 +119,7 @@ static int ncu_exec(char *const argv[], double timeout_s, kbuf *out, int *status
             if (r == pid) return 0;
             if (r < 0 && errno != EINTR) break;
         }
-        double left = deadline - ncu_now();
+        double left = deadline - clock_now();
         if (left <= 0) { *timed_out = 1; break; }
         int ms = isinf(left) ? (fd >= 0 ? -1 : 10) : (int)ceil(fmin(left, 1e6) * 1000.0);
         if (fd < 0 && ms > 10) ms = 10;

@@ -1,6 +1,7 @@
 /* sandbox.c — see sandbox.h. Three processes: kopt (collects output, enforces the timeout),
  * the supervisor (namespaces, subreaper, kills what is left) and the command. */
 #include "sandbox/sandbox.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,12 +29,6 @@
 typedef struct sb_setup {
     int ns, ns_errno, dropped, pidns;
 } sb_setup;
-
-static double sb_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int sb_write_all(int fd, const void *p, size_t n) {
     const char *c = p;
@@ -299,7 +294,7 @@ static void sb_status(const sandbox_opts *o, const kbuf *stbuf, sandbox_result *
 int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_t inlen, sandbox_result *r, kerr *e) {
     memset(r, 0, sizeof *r);
     r->exit_code = -1;
-    double t0 = sb_now();
+    double t0 = clock_now();
     pid_t sup;
     int fds[4];
     if (sb_launch(o, argv, &sup, fds, e)) return -1;
@@ -326,7 +321,7 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
         if (ferr >= 0) pf[ierr = np++] = (struct pollfd){ferr, POLLIN, 0};
         if (fst >= 0) pf[ist = np++] = (struct pollfd){fst, POLLIN, 0};
         if (pin[1] >= 0) pf[iin = np++] = (struct pollfd){pin[1], POLLOUT, 0};
-        double now = sb_now();
+        double now = clock_now();
         if (!termed && now >= deadline) {
             r->timed_out = 1;
             kill(sup, SIGTERM);
@@ -371,7 +366,7 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
                         r->out_overflow = 1;
                         kill(sup, SIGTERM);
                         termed = 1;
-                        kill_at = sb_now() + SB_GRACE_S;
+                        kill_at = clock_now() + SB_GRACE_S;
                     }
                 } else {
                     kbuf_append(&r->out, chunk, (size_t)n);
@@ -391,7 +386,7 @@ int sandbox_run(const sandbox_opts *o, char *const argv[], const char *in, size_
     int ws = 0;
     while (waitpid(sup, &ws, 0) < 0 && errno == EINTR) {}
     kill(-sup, SIGKILL); /* the supervisor's session, if anything of it is left */
-    r->wall_s = sb_now() - t0;
+    r->wall_s = clock_now() - t0;
     sb_status(o, &stbuf, r);
     kbuf_free(&stbuf);
     return 0;
@@ -411,6 +406,12 @@ const char *sandbox_describe(const sandbox_result *r) {
     return line;
 }
 
+const char *sandbox_session_describe(const sandbox_session *s) {
+    sandbox_result r = {.ns = s->ns, .pidns = s->pidns, .dropped_uid = s->dropped_uid};
+    snprintf(r.ns_why, sizeof r.ns_why, "%s", s->ns_why);
+    return sandbox_describe(&r);
+}
+
 /* ---- a long-lived command: one line asked, one line answered -------------------------------- */
 
 /* Reads what is there on fd into b (at most cap bytes kept in all); 0 at EOF or error. */
@@ -428,7 +429,7 @@ int sandbox_open(const sandbox_opts *o, char *const argv[], sandbox_session *s, 
     memset(s, 0, sizeof *s);
     s->in = s->out = s->err = s->st = -1;
     s->opts = *o;
-    s->t0 = sb_now();
+    s->t0 = clock_now();
     int fds[4];
     if (sb_launch(o, argv, &s->sup, fds, e)) return -1;
     s->opts.env = NULL, s->opts.workdir = NULL; /* borrowed for the start only */
@@ -436,7 +437,7 @@ int sandbox_open(const sandbox_opts *o, char *const argv[], sandbox_session *s, 
     for (int i = 0; i < 4; i++) fcntl(fds[i], F_SETFL, O_NONBLOCK);
     /* the setup comes first on the status pipe: namespaces, uid */
     double deadline = s->t0 + 10;
-    while (s->status.len < sizeof(sb_setup) && sb_now() < deadline) {
+    while (s->status.len < sizeof(sb_setup) && clock_now() < deadline) {
         struct pollfd pf = {s->st, POLLIN, 0};
         if (poll(&pf, 1, 100) > 0 && !sb_drain(s->st, &s->status, 64)) break;
     }
@@ -483,7 +484,7 @@ int sandbox_ask(sandbox_session *s, const char *line, size_t cap, double timeout
     kbuf req = KBUF_INIT;
     if (line) kbuf_printf(&req, "%s\n", line);
     size_t sent = 0;
-    double deadline = sb_now() + (timeout_s > 0 ? timeout_s : 60);
+    double deadline = clock_now() + (timeout_s > 0 ? timeout_s : 60);
     const char *why = NULL;
     char *nl = NULL;
     while (!why) {
@@ -492,7 +493,7 @@ int sandbox_ask(sandbox_session *s, const char *line, size_t cap, double timeout
         pf[np++] = (struct pollfd){s->out, POLLIN, 0};
         pf[np++] = (struct pollfd){s->err, s->err >= 0 ? POLLIN : 0, 0};
         if (sent < req.len) pf[iin = np++] = (struct pollfd){s->in, POLLOUT, 0};
-        double left = deadline - sb_now();
+        double left = deadline - clock_now();
         if (left <= 0) {
             why = "no answer within the time limit";
             break;
@@ -539,10 +540,10 @@ void sandbox_close(sandbox_session *s, sandbox_result *r) {
     r->exit_code = -1;
     if (s->in >= 0) close(s->in); /* end of questions: a server leaves */
     s->in = -1;
-    double kill_at = sb_now() + SB_GRACE_S, hard_at = 0;
+    double kill_at = clock_now() + SB_GRACE_S, hard_at = 0;
     int st_open = s->st >= 0;
     while (st_open && s->sup > 0) {
-        double now = sb_now();
+        double now = clock_now();
         if (!hard_at && now >= kill_at) {
             kill(s->sup, SIGTERM);
             hard_at = now + SB_GRACE_S;
@@ -568,7 +569,7 @@ void sandbox_close(sandbox_session *s, sandbox_result *r) {
     int fds[4] = {s->in, s->out, s->err, s->st};
     for (int i = 0; i < 4; i++)
         if (fds[i] >= 0) close(fds[i]);
-    r->wall_s = sb_now() - s->t0;
+    r->wall_s = clock_now() - s->t0;
     sb_status(&s->opts, &s->status, r);
     kbuf_append(&r->err, s->err_tail.data ? s->err_tail.data : "", s->err_tail.len);
     kbuf_free(&s->pending);

@@ -68,9 +68,9 @@ void sandbox_result_free(sandbox_result *r);
  * answers one line per line asked -- the compile server of gates/machine.h. sandbox_open starts
  * it (0, or -1 with e set) and reports the protections it got (ns, pidns, dropped_uid: the
  * caller decides whether they are enough for its use); sandbox_ask writes `line` and a newline
- * (line NULL: nothing, e.g. to read a greeting) and reads one line of at most cap bytes back (without its newline) into *answer within
- * timeout_s; a timeout, the command's end, a longer answer or more than one line ends the
- * session for good (dead, why; KOPT_E_INTERNAL). sandbox_close closes the command's stdin, gives
+ * (line NULL: nothing, e.g. to read a greeting) and reads one line of at most cap bytes back
+ * (without its newline) into *answer within timeout_s; a timeout, the command's end, a longer
+ * answer or more than one line ends the session for good (dead, why; KOPT_E_INTERNAL). sandbox_close closes the command's stdin, gives
  * it 2 s to leave, then kills the supervisor's whole session, and fills r (exit status, the last
  * 64 KiB of stderr, the protections); the session is then empty.
  * Ownership: the session owns its descriptors and buffers until sandbox_close; opts and the
@@ -91,7 +91,9 @@ int sandbox_ask(sandbox_session *s, const char *line, size_t cap, double timeout
 void sandbox_close(sandbox_session *s, sandbox_result *r);
 
 /* One line naming the protections a run had, e.g. "network and PID namespaces, uid nobody,
- * rlimits (...), empty environment, timeout" (static storage, valid until the next call). */
+ * rlimits (...), empty environment, timeout" (static storage, valid until the next call);
+ * sandbox_session_describe the same for an open session. */
 const char *sandbox_describe(const sandbox_result *r);
+const char *sandbox_session_describe(const sandbox_session *s);
 
 #endif

@@ -4,7 +4,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
@@ -19,6 +18,7 @@
 #include "profile/roofline.h"
 #include "store/store.h"
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "verify/guard.h"
@@ -100,12 +100,6 @@ static void progress(const vctx *v, const char *fmt, ...) {
 }
 
 static int seed_of(int k) { return 1000 + k; }
-
-static double opt_clock(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* ---------------------------------------------------------------- worker helpers */
 
@@ -1285,7 +1279,7 @@ static void send_memory_cap(vctx *v, json_t *doc) {
 
 static int setup(vctx *v, json_t *doc, kerr *e) {
     const verify_opts *o = v->o;
-    double t0 = opt_clock();
+    double t0 = clock_now();
     char *abs = fs_realpath(o->problem);
     json_object_set_new(doc, "problem", json_string(abs ? abs : o->problem));
     if (o->sass_mode)
@@ -1349,7 +1343,7 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     for (size_t k = 0; k < v->a->nkernels; k++) json_array_append_new(kern, json_string(v->a->kernels[k].name));
     json_object_set_new(doc, "kernels", kern);
     if (o->measure_floor && (rc = measure_floor(v, doc, e))) return rc;
-    v->t_setup = opt_clock() - t0;
+    v->t_setup = clock_now() - t0;
     return rc;
 }
 

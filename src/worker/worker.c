@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -73,17 +73,11 @@ struct worker {
 
 /* ------------------------------------------------------------------ small helpers */
 
-static double wk_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Milliseconds to wait in poll() until `deadline` (INFINITY: forever), capped by cap_ms
  * (negative: no cap). */
 static int wk_poll_ms(double deadline, int cap_ms) {
     if (isinf(deadline)) return cap_ms;
-    double left = deadline - wk_now();
+    double left = deadline - clock_now();
     if (left <= 0) return 0;
     double ms = ceil(left * 1000.0);
     if (ms > 1e9) ms = 1e9;
@@ -463,7 +457,7 @@ static void wk_kill(worker *w) {
 static void wk_describe_exit(worker *w, kbuf *m, int *signaled, int *exited) {
     siginfo_t si;
     *signaled = *exited = 0;
-    if (wk_wait_exit(w, wk_now() + WK_EOF_GRACE_S, &si)) {
+    if (wk_wait_exit(w, clock_now() + WK_EOF_GRACE_S, &si)) {
         if (si.si_code == CLD_EXITED) {
             *exited = 1;
             kbuf_printf(m, "worker exited with status %d", si.si_status);
@@ -484,7 +478,7 @@ static void wk_describe_exit(worker *w, kbuf *m, int *signaled, int *exited) {
  * return the worker is unusable (the caller kills it). */
 static int wk_wait_msg(worker *w, long long id, const char *op, double timeout_s,
                        const char *wbuf, size_t wlen, json_t **msg, kerr *e) {
-    double t0 = wk_now();
+    double t0 = clock_now();
     double deadline = timeout_s > 0 ? t0 + timeout_s : INFINITY;
     size_t woff = 0;
     kbuf m = KBUF_INIT;
@@ -856,7 +850,7 @@ static int wk_replay(worker *w, int *broke, kerr *e) {
 static int wk_recover(worker *w, double grace_s) {
     if (w->pid > 0 && grace_s > 0) {
         siginfo_t si;
-        wk_wait_exit(w, wk_now() + grace_s, &si);
+        wk_wait_exit(w, clock_now() + grace_s, &si);
     }
     wk_kill(w);
     if (w->restarts >= w->max_restarts) return 0;
@@ -1070,7 +1064,7 @@ const json_t *worker_last_error(const worker *w) { return w ? w->last_error : NU
 void worker_stop(worker *w) {
     if (!w) return;
     if (w->pid > 0) {
-        double deadline = wk_now() + WK_STOP_WAIT_S;
+        double deadline = clock_now() + WK_STOP_WAIT_S;
         json_t *resp = NULL;
         kerr e = {0};
         long long id = w->next_id++;
