@@ -784,8 +784,13 @@ static int wk_request(worker *w, const char *op, const json_t *args, double time
     kbuf_putc(&line, '\n');
     free(s);
     *sent = 1;
+    double t0 = clock_now();
     int rc = wk_wait_msg(w, id, op, timeout_s, line.data, line.len, resp, e);
     kbuf_free(&line);
+    /* where a run's time goes, request by request (kopt -vv) */
+    const char *tag = args ? json_string_value(json_object_get(args, "keep")) : NULL;
+    log_debug("worker %d: '%s'%s%s answered in %.3f s%s", (int)w->pid, op, tag ? " keep=" : "", tag ? tag : "",
+              clock_now() - t0, rc ? " (failed)" : "");
     if (rc) { wk_kill(w); return rc; }
     json_t *ok = json_object_get(*resp, "ok");
     if (!json_is_boolean(ok)) {

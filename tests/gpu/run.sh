@@ -13,8 +13,13 @@ pass=0; fail=0
 ok()  { pass=$((pass+1)); echo "PASS $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
 
-SUITES=${KOPT_GPU_SUITES:-inspect errors verify optimize llm}
+SUITES=${KOPT_GPU_SUITES:-worker inspect errors verify optimize llm}
 want() { case " $SUITES " in *" $1 "*) return 0;; esac; return 1; }
+
+# the worker's GPU-only helpers (content checksums on the GPU and of host-staged tensors)
+if want worker; then
+  if msg=$(python3 tests/gpu/check_worker.py 2>&1); then ok "worker: $msg"; else bad "worker: $msg"; fi
+fi
 
 want inspect && for p in ${KOPT_GPU_PROBLEMS:-tests/problems/*.py}; do
   n=$(basename "$p" .py)

@@ -132,7 +132,7 @@ check(C.checksum(odd) != C.checksum(torch.tensor([0, 0, 1], dtype=torch.uint8)),
 check(C.checksums([t, 3, None])[1:] == [None, None], "non-tensors have no checksum")
 
 # ---------------------------------------------------------------- kept outputs
-ctx = types.SimpleNamespace(kept={}, run_need=0)
+ctx = types.SimpleNamespace(kept={}, run_need=0, log=[].append)
 kept.keep(ctx, "ref", (r, 7))
 kept.keep(ctx, "got", [g, 7])
 res = kept.op_compare(ctx, {"ref": "ref", "got": "got", "tols": [[1e-4, 1e-4], [0, 0]]})

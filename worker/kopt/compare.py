@@ -24,7 +24,8 @@ memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged
 
 checksum(t) -> int: a position-sensitive hash of a tensor's whole storage (all its bytes), for
 "this input did not change" checks. On CUDA a Triton kernel reads the storage once; elsewhere
-(or when Triton is unavailable) the same function is computed with torch ops. Equal contents
+(or when Triton is unavailable) the same function is computed with torch ops; a large host
+tensor is copied to the GPU a chunk at a time and hashed there when a GPU is present. Equal contents
 give equal sums; any change of a word changes it except with probability ~2^-64.
 """
 
@@ -176,12 +177,12 @@ def _hash_kernel():
         return None
 
     @triton.jit
-    def _kopt_checksum(x_ptr, part_ptr, n, BLOCK: tl.constexpr):
+    def _kopt_checksum(x_ptr, part_ptr, n, base, BLOCK: tl.constexpr):
         pid = tl.program_id(0).to(tl.int64)
         offs = pid * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
         mask = offs < n
         w = tl.load(x_ptr + offs, mask=mask, other=0).to(tl.uint32, bitcast=True).to(tl.uint64)
-        pos = offs.to(tl.uint64)
+        pos = (offs + base).to(tl.uint64)
         h = (w * 0x9E3779B1 + pos * 0x85EBCA77 + 0x165667B1) & 0xFFFFFFFF
         h = h ^ (h >> 15)
         h = (h * 0x2C1B3C6D) & 0xFFFFFFFF
@@ -216,6 +217,17 @@ def _mix_torch(w, lo):
     return int(h.sum())
 
 
+def _hash_cuda(kern, w, base):
+    """The kernel's sum over the CUDA int32 words w, at positions base, base+1, ... (an int
+    modulo 2^64: partial sums are below 2^44 each; their int64 total wraps on huge storages,
+    which keeps equal contents equal, all this is used for)."""
+    block = 4096
+    n = w.numel()
+    part = torch.empty((n + block - 1) // block, dtype=torch.int64, device=w.device)
+    kern[(part.numel(),)](w, part, n, base, BLOCK=block)
+    return int(part.sum()) & 0xFFFFFFFFFFFFFFFF
+
+
 def checksum(t):
     """Checksum of t's whole storage (see the module docstring). Non-tensors hash to 0."""
     if not isinstance(t, torch.Tensor):
@@ -224,15 +236,19 @@ def checksum(t):
     n = w.numel()
     if n == 0:
         return 0
-    kern = _hash_kernel() if (w.device.type == "cuda" and w.dtype == torch.int32) else None
-    if kern is not None:
-        block = 4096
-        nprog = (n + block - 1) // block
-        part = torch.empty(nprog, dtype=torch.int64, device=w.device)
-        kern[(nprog,)](w, part, n, BLOCK=block)
-        # Partial sums are below 2^44 each; their int64 total wraps modulo 2^64 on huge
-        # storages, which keeps equal contents equal (all this is used for).
-        return int(part.sum()) & 0xFFFFFFFFFFFFFFFF
+    kern = _hash_kernel() if w.dtype == torch.int32 else None
+    if kern is not None and w.device.type == "cuda":
+        return _hash_cuda(kern, w, 0) & 0xFFFFFFFFFFFFFFFF
+    if kern is not None and w.device.type == "cpu" and n > HASH_CHUNK and torch.cuda.is_available():
+        # a host-staged tensor: chunks hashed on the GPU (a copy's transfer is far faster than
+        # the torch mix on the CPU); the CPU mix only where even a chunk does not fit
+        try:
+            total = 0
+            for lo in range(0, n, HASH_CHUNK):
+                total += _hash_cuda(kern, w[lo:lo + HASH_CHUNK].to("cuda"), lo)
+            return total & 0xFFFFFFFFFFFFFFFF
+        except torch.cuda.OutOfMemoryError:
+            pass
     if w.dtype != torch.int32:
         w = w.to(torch.int32)
     total = 0

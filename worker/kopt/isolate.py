@@ -507,7 +507,11 @@ def op_isolate(ctx, req):
         _launch(orig, args, stream, "the original kernel raised on input set %s" % name)
         ref = [args[k] for k in checked]
         del args
-        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, out_b):
+        # the candidate's first run's arguments, alive here, are freed before any further run:
+        # what is allocated now is already the most the runs to come will hold
+        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, 0):
+            ctx.log("isolate %s, set %s: the original's outputs (%d MiB) staged to host memory"
+                    % (kernel, name, nbytes(ref) >> 20))
             ref = [t.to("cpu") for t in ref]
             torch.cuda.empty_cache()
         per_arg = [{"arg": k, "runs": []} for k in checked]

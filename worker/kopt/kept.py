@@ -53,6 +53,8 @@ def keep(ctx, name, outputs, low_memory=False):
     size = nbytes(items)
     staged = bool(low_memory) or (size > 0 and free_bytes() < ctx.run_need + (64 << 20))
     if staged:
+        ctx.log("keep %s: %d MiB staged to host memory (%s)"
+                % (name, size >> 20, "low memory asked" if low_memory else "GPU memory short"))
         items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in items]
     ctx.kept[name] = Kept(items, staged, name)
     return staged
@@ -63,6 +65,7 @@ def stage(ctx, name):
     k = ctx.kept.get(name)
     if k is None or k.staged:
         return
+    ctx.log("keep %s: staged to host memory" % name)
     k.items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in k.items]
     k.staged = True
 

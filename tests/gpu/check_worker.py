@@ -1,0 +1,50 @@
+"""GPU checks of the worker's own helpers that the CPU tests cannot reach (run by tests/gpu/run.sh,
+suite "worker"): the content checksum of a CUDA tensor (Triton kernel), of its host copy (chunks
+hashed on the GPU at their positions) and of the torch mix on the CPU must agree; a changed word
+must change all three. Prints one line; exit 1 on a failed check."""
+import os
+import sys
+import time
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "worker"))
+from kopt import compare  # noqa: E402
+
+fails = []
+
+
+def check(cond, what):
+    if not cond:
+        fails.append(what)
+
+
+torch.manual_seed(0)
+# three hash chunks and a partial one: the host path's chunk offsets are exercised
+n = 3 * compare.HASH_CHUNK + 12345
+dev = torch.randn(n, device="cuda")
+host = dev.cpu()
+compare.checksum(torch.ones(8, device="cuda"))   # the kernel compiled outside the timings
+t0 = time.perf_counter()
+on_gpu = compare.checksum(dev)
+t1 = time.perf_counter()
+on_host = compare.checksum(host)
+t2 = time.perf_counter()
+saved = compare._HASH_KERNEL
+compare._HASH_KERNEL = False      # the torch mix on the CPU, as without Triton
+cpu_mix = compare.checksum(host)
+t3 = time.perf_counter()
+check(on_gpu == on_host == cpu_mix, "GPU %x, host via GPU %x, CPU mix %x differ" % (on_gpu, on_host, cpu_mix))
+host[2 * compare.HASH_CHUNK + 7] += 1.0   # a word in the third chunk
+dev[2 * compare.HASH_CHUNK + 7] += 1.0
+check(compare.checksum(host) == compare.checksum(dev), "the changed tensors' CPU-mix sums differ")
+check(compare.checksum(host) != cpu_mix, "a changed word did not change the CPU mix")
+compare._HASH_KERNEL = saved
+check(compare.checksum(host) != on_host, "a changed word did not change the host sum")
+check(compare.checksum(dev) != on_gpu, "a changed word did not change the GPU sum")
+check(compare.checksum(host) == compare.checksum(dev), "the changed tensors' sums differ")
+if fails:
+    print("; ".join(fails))
+    sys.exit(1)
+print("checksums agree on %d MB (GPU %.3f s, host via GPU %.3f s, CPU mix %.3f s); a changed word changes them"
+      % (n * 4 >> 20, t1 - t0, t2 - t1, t3 - t2))
