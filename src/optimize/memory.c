@@ -17,7 +17,7 @@ void mem_warn(octx *c, const kerr *e) {
     c->store = NULL;
 }
 
-void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, const char *outcome, int gate,
+void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, store_verdict outcome, int gate,
                  const char *reason, double kernel_ms, double orig_ms, double speedup, const char *experience,
                  const char *tags) {
     if (!c->store || !c->kernel_id || !text) return;

@@ -57,7 +57,7 @@ void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */
 void mem_warn(octx *c, const kerr *e);
-void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, const char *outcome, int gate,
+void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, store_verdict outcome, int gate,
                  const char *reason, double kernel_ms, double orig_ms, double speedup, const char *experience,
                  const char *tags);
 int mem_seen(octx *c, const char *text, store_seen *seen);

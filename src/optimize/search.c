@@ -176,7 +176,8 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
     if (outcome != OPT_REUSED) {
         int screened = outcome == OPT_SCREENED_OUT;
         char *tags = json_dumps(json_object_get(sum, "tags"), JSON_COMPACT);
-        mem_attempt(c, direction, cand, text, opt_outcome_name(screened ? OPT_REFUSED : outcome), screened ? 4 : gate,
+        store_verdict v = outcome == OPT_ACCEPTED ? STORE_ACCEPTED : outcome == OPT_ERROR ? STORE_ERROR : STORE_REFUSED;
+        mem_attempt(c, direction, cand, text, v, screened ? 4 : gate,
                     screened ? "kernel-level screen: not 2% faster than the original" : reason,
                     kernel_ms, orig_ms, speedup, json_string_value(json_object_get(sum, "experience")), tags);
         free(tags);
@@ -255,9 +256,9 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         if (mem_seen(c, text, &seen)) {
             /* already judged: in this run before an interruption, or in an earlier run */
             c->reused++;
-            /* the store's spelling (store.h): accepted, refused or error */
-            opt_outcome was = !strcmp(seen.outcome, "accepted") ? OPT_ACCEPTED
-                              : !strcmp(seen.outcome, "error") ? OPT_ERROR : OPT_REFUSED;
+            opt_outcome was = seen.outcome == STORE_ACCEPTED ? OPT_ACCEPTED
+                              : seen.outcome == STORE_ERROR  ? OPT_ERROR
+                                                             : OPT_REFUSED;
             history_add(ks, cd, 0, was, seen.refused_gate, round, direction, "verdict from the store");
             if (was != OPT_ACCEPTED) {
                 opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_REUSED, seen.refused_gate,

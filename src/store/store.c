@@ -768,13 +768,27 @@ static void bind_measure(sqlite3_stmt *st, int i, double v) {
         sqlite3_bind_null(st, i);
 }
 
+const char *store_verdict_name(store_verdict v) {
+    switch (v) {
+    case STORE_ACCEPTED: return "accepted";
+    case STORE_REFUSED: return "refused";
+    case STORE_ERROR: return "error";
+    case STORE_NO_VERDICT: break;
+    }
+    return NULL;
+}
+
+store_verdict store_verdict_parse(const char *s) {
+    for (store_verdict v = STORE_ACCEPTED; v <= STORE_ERROR; v++)
+        if (s && !strcmp(s, store_verdict_name(v))) return v;
+    return STORE_NO_VERDICT;
+}
+
 int store_attempt_result(kstore *s, int64_t attempt_id, const store_result *r, kerr *e) {
     int rc;
-    if ((rc = need(r->outcome, "attempt outcome", e))) return rc;
-    int refused = strcmp(r->outcome, "refused") == 0;
-    if (!refused && strcmp(r->outcome, "accepted") != 0 && strcmp(r->outcome, "error") != 0)
-        return store_misuse(e, "attempt outcome \"%s\" is not accepted, refused or error",
-                            r->outcome);
+    const char *name = store_verdict_name(r->outcome);
+    if (!name) return store_misuse(e, "attempt outcome %d is not accepted, refused or error", (int)r->outcome);
+    int refused = r->outcome == STORE_REFUSED;
     if (refused && r->refused_gate < 1)
         return store_misuse(e, "a refused attempt needs the refusing gate (1..4), got %d",
                             r->refused_gate);
@@ -787,7 +801,7 @@ int store_attempt_result(kstore *s, int64_t attempt_id, const store_result *r, k
                     "gates_json = ?9, finished_at = " NOW " WHERE id = ?10 AND outcome IS NULL",
                     &st, e);
     if (!rc) {
-        store_bind_text(st, 1, r->outcome);
+        store_bind_text(st, 1, name);
         if (refused)
             sqlite3_bind_int(st, 2, r->refused_gate);
         else

@@ -146,8 +146,13 @@ typedef struct store_attempt {
 /* Records a candidate about to be evaluated; it is "pending" until store_attempt_result. */
 int store_attempt_add(kstore *s, const store_attempt *a, int64_t *attempt_id, kerr *e);
 
+/* A judged attempt's verdict, stored as its name: "accepted", "refused", "error". */
+typedef enum store_verdict { STORE_NO_VERDICT = 0, STORE_ACCEPTED, STORE_REFUSED, STORE_ERROR } store_verdict;
+const char *store_verdict_name(store_verdict v); /* NULL for STORE_NO_VERDICT and unknown values */
+store_verdict store_verdict_parse(const char *s); /* STORE_NO_VERDICT for NULL or an unknown name */
+
 typedef struct store_result {
-    const char *outcome;        /* required: "accepted" | "refused" | "error" */
+    store_verdict outcome;      /* required */
     int refused_gate;           /* 1..4 when refused (required then), else ignored */
     const char *reason;         /* optional: why refused / the error */
     /* Measurements are > 0; 0 (left out of an initialiser) or NAN means "not measured" and is
@@ -166,7 +171,8 @@ typedef struct store_seen {
     int seen;                   /* 1: an attempt with a result exists for this kernel+candidate */
     int64_t attempt_id;         /* the most telling one: accepted (best speedup) before refused
                                  * before error; 0 when !seen */
-    char outcome[16];           /* "accepted" | "refused" | "error"; "" when !seen */
+    store_verdict outcome;      /* STORE_NO_VERDICT when !seen; a name this version does not know
+                                 * (a merged newer store) reads as STORE_ERROR */
     int refused_gate;           /* 1..4 when refused, else 0 */
     double speedup;             /* NAN when not measured or !seen */
     int64_t pending_id;         /* latest attempt without a result for the same kernel and

@@ -40,8 +40,8 @@ int store_attempt_seen(kstore *s, int64_t kernel_id, const char *candidate_sha,
     if (r == SQLITE_ROW) {
         out->seen = 1;
         out->attempt_id = sqlite3_column_int64(st, 0);
-        snprintf(out->outcome, sizeof out->outcome, "%s",
-                 store_col_text(st, 1) ? store_col_text(st, 1) : "");
+        out->outcome = store_verdict_parse(store_col_text(st, 1));
+        if (out->outcome == STORE_NO_VERDICT) out->outcome = STORE_ERROR;
         out->refused_gate = sqlite3_column_int(st, 2);
         out->speedup = store_col_double(st, 3);
         r = SQLITE_DONE;
@@ -381,8 +381,8 @@ static int export_attempts(kstore *s, int64_t run_id, json_t *index, json_t *cou
     json_int_t n[4] = {0};   /* accepted, refused, error, pending */
     while ((r = sqlite3_step(st)) == SQLITE_ROW) {
         const char *outcome = store_col_text(st, 10);
-        int which = !outcome ? 3 : strcmp(outcome, "accepted") == 0 ? 0
-                                 : strcmp(outcome, "refused") == 0 ? 1 : 2;
+        store_verdict v = store_verdict_parse(outcome);
+        int which = !outcome ? 3 : v == STORE_ACCEPTED ? 0 : v == STORE_REFUSED ? 1 : 2;
         n[which]++;
         json_t *a = json_pack(
             "{s:I, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o,"

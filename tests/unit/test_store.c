@@ -138,21 +138,21 @@ static int64_t add_attempt(kstore *s, int64_t run, int64_t kernel, const char *d
 }
 
 static void accept(kstore *s, int64_t attempt, double speedup) {
-    store_result r = {.outcome = "accepted", .speedup = speedup, .ci_lo = speedup - 0.05,
+    store_result r = {.outcome = STORE_ACCEPTED, .speedup = speedup, .ci_lo = speedup - 0.05,
                       .ci_hi = speedup + 0.05, .kernel_ms = 1.0 / speedup, .base_ms = 1.0,
                       .gates_json = "[{\"gate\": 1, \"ok\": true}]"};
     OK(store_attempt_result(s, attempt, &r, &E));
 }
 
 static void refuse(kstore *s, int64_t attempt, int gate, double speedup) {
-    store_result r = {.outcome = "refused", .refused_gate = gate, .reason = "max abs err 3e-2",
+    store_result r = {.outcome = STORE_REFUSED, .refused_gate = gate, .reason = "max abs err 3e-2",
                       .speedup = speedup, .ci_lo = NAN, .ci_hi = NAN, .kernel_ms = NAN,
                       .base_ms = NAN};
     OK(store_attempt_result(s, attempt, &r, &E));
 }
 
 static void fail_attempt(kstore *s, int64_t attempt) {
-    store_result r = {.outcome = "error", .reason = "worker crashed", .speedup = NAN,
+    store_result r = {.outcome = STORE_ERROR, .reason = "worker crashed", .speedup = NAN,
                       .ci_lo = NAN, .ci_hi = NAN, .kernel_ms = NAN, .base_ms = NAN};
     OK(store_attempt_result(s, attempt, &r, &E));
 }
@@ -414,19 +414,20 @@ Test(store_attempts, add_and_result) {
                                  "finished_at IS NOT NULL AND abs(speedup - 1.25) < 1e-12 "
                                  "FROM attempts"), 1);
     /* results are final */
-    FAILS(store_attempt_result(g_s, a, &(store_result){.outcome = "error", .speedup = NAN}, &E),
+    FAILS(store_attempt_result(g_s, a, &(store_result){.outcome = STORE_ERROR, .speedup = NAN}, &E),
           KOPT_E_STORE);
     cr_assert(strstr(E.msg, "already has a result"), "%s", E.msg);
-    FAILS(store_attempt_result(g_s, 4242, &(store_result){.outcome = "error", .speedup = NAN}, &E),
+    FAILS(store_attempt_result(g_s, 4242, &(store_result){.outcome = STORE_ERROR, .speedup = NAN}, &E),
           KOPT_E_STORE);
     cr_assert(strstr(E.msg, "does not exist"), "%s", E.msg);
 
     /* NaN measurements are stored as NULL; refused needs its gate */
     int64_t b = add_attempt(g_s, run, k, "split", "def launch(): return 2\n");
-    FAILS(store_attempt_result(g_s, b, &(store_result){.outcome = "refused", .speedup = NAN}, &E),
+    FAILS(store_attempt_result(g_s, b, &(store_result){.outcome = STORE_REFUSED, .speedup = NAN}, &E),
           KOPT_E_INTERNAL);
-    FAILS(store_attempt_result(g_s, b, &(store_result){.outcome = "maybe"}, &E), KOPT_E_INTERNAL);
-    FAILS(store_attempt_result(g_s, b, &(store_result){.outcome = "accepted", .gates_json = "{"},
+    FAILS(store_attempt_result(g_s, b, &(store_result){.outcome = (store_verdict)42}, &E), KOPT_E_INTERNAL);
+    FAILS(store_attempt_result(g_s, b, &(store_result){.refused_gate = 1}, &E), KOPT_E_INTERNAL); /* no verdict */
+    FAILS(store_attempt_result(g_s, b, &(store_result){.outcome = STORE_ACCEPTED, .gates_json = "{"},
                                &E),
           KOPT_E_INTERNAL);
     refuse(g_s, b, 2, NAN);
@@ -434,7 +435,7 @@ Test(store_attempts, add_and_result) {
                                  "FROM attempts WHERE outcome = 'refused'"), 1);
     /* fields left out of the initialiser (0) are "not measured" too */
     int64_t c = add_attempt(g_s, run, k, "split", "def launch(): return 3\n");
-    OK(store_attempt_result(g_s, c, &(store_result){.outcome = "error", .reason = "oom"}, &E));
+    OK(store_attempt_result(g_s, c, &(store_result){.outcome = STORE_ERROR, .reason = "oom"}, &E));
     cr_assert_eq(raw_int(g_path, "SELECT speedup IS NULL AND ci_lo IS NULL AND ci_hi IS NULL AND "
                                  "kernel_ms IS NULL AND base_ms IS NULL AND refused_gate IS NULL "
                                  "FROM attempts WHERE outcome = 'error'"), 1);
@@ -479,7 +480,7 @@ Test(store_attempts, seen_across_runs) {
     OK(store_attempt_seen(g_s, k, sha, &sn, &E));
     cr_assert_eq(sn.seen, 1);
     cr_assert_eq(sn.attempt_id, a1);
-    cr_assert_str_eq(sn.outcome, "refused");
+    cr_assert_eq(sn.outcome, STORE_REFUSED);
     cr_assert_eq(sn.refused_gate, 3);
     cr_assert_eq(sn.pending_id, 0);
 
@@ -491,7 +492,7 @@ Test(store_attempts, seen_across_runs) {
     OK(store_attempt_seen(g_s, k, sha, &sn, &E));
     cr_assert_eq(sn.seen, 1);
     cr_assert_eq(sn.attempt_id, a2);
-    cr_assert_str_eq(sn.outcome, "accepted");
+    cr_assert_eq(sn.outcome, STORE_ACCEPTED);
     cr_assert_eq(sn.refused_gate, 0);
     cr_assert_float_eq(sn.speedup, 1.4, 1e-12);
 
@@ -827,7 +828,7 @@ Test(store_query, sql_injection_is_stored_verbatim) {
                        .candidate_text = "print('%s %n %x')\n", .agent = evil2};
     int64_t id = 0;
     OK(store_attempt_add(g_s, &a, &id, &E));
-    store_result res = {.outcome = "refused", .refused_gate = 1, .reason = evil, .speedup = NAN,
+    store_result res = {.outcome = STORE_REFUSED, .refused_gate = 1, .reason = evil, .speedup = NAN,
                         .ci_lo = NAN, .ci_hi = NAN, .kernel_ms = NAN, .base_ms = NAN};
     OK(store_attempt_result(g_s, id, &res, &E));
 
@@ -1221,4 +1222,16 @@ Test(store_errors, lock_timeout_is_a_store_error) {
     sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_close(db);
     OK(store_run_begin(g_s, &r, &id, &E));
+}
+
+/* The verdicts' stored names: every verdict round-trips, nothing else parses. */
+Test(store, verdict_names) {
+    for (store_verdict v = STORE_ACCEPTED; v <= STORE_ERROR; v++)
+        cr_assert_eq(store_verdict_parse(store_verdict_name(v)), v, "%d", (int)v);
+    cr_assert_str_eq(store_verdict_name(STORE_REFUSED), "refused");
+    cr_assert_null(store_verdict_name(STORE_NO_VERDICT));
+    cr_assert_null(store_verdict_name((store_verdict)42));
+    cr_assert_eq(store_verdict_parse(NULL), STORE_NO_VERDICT);
+    cr_assert_eq(store_verdict_parse("Accepted"), STORE_NO_VERDICT);
+    cr_assert_eq(store_verdict_parse("screened-out"), STORE_NO_VERDICT);
 }
