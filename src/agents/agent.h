@@ -28,7 +28,10 @@
  *               (a rewrite's params name its family's template, "template": a kfamily name,
  *               agents/family.h, read back with kfamily_parse)
  *   executor    ctx {"kernel":{... as above}, "plan":{...}}
- *               -> {"candidates":[{"label":"...","source":"<candidate file text, docs/CANDIDATES.md>"}]}
+ *               -> {"candidates":[{"label":"...","source":"<candidate file text, docs/CANDIDATES.md>",
+ *                                  "config":{...}}]}
+ *               (the search reads the answer once into typed candidates, optimize_int.h's
+ *               opt_cands_read; an entry without a source string is skipped)
  *   summarizer  ctx {"attempt":{kernel, plan, label, gates:[...], outcome, reason, speedup}}
  *               -> {"experience":"one sentence", "tags":["..."]}
  * Feedback: agent_feedback(a, {"candidate":label, "gate":N, "reason":"...", "figures":{...}})

@@ -17,14 +17,14 @@ void mem_warn(octx *c, const kerr *e) {
     c->store = NULL;
 }
 
-void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, store_verdict outcome, int gate,
+void mem_attempt(octx *c, const char *direction, const opt_cand *cand, store_verdict outcome, int gate,
                  const char *reason, double kernel_ms, double orig_ms, double speedup, const char *experience,
                  const char *tags) {
-    if (!c->store || !c->kernel_id || !text) return;
+    if (!c->store || !c->kernel_id || !cand->source) return;
     kerr e = {0};
-    char *plan = json_dumps(json_object_get(cand, "config"), JSON_COMPACT | JSON_ENCODE_ANY);
+    char *plan = cand->config ? json_dumps(cand->config, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
     store_attempt a = {.run_id = c->run_id, .kernel_id = c->kernel_id, .plan_json = plan, .direction = direction,
-                       .label = json_string_value(json_object_get(cand, "label")), .candidate_text = text,
+                       .label = cand->label, .candidate_text = cand->source,
                        .agent = c->ag[AGENT_EXECUTOR]->name};
     int64_t id = 0;
     int rc = store_attempt_add(c->store, &a, &id, &e);

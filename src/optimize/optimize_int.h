@@ -57,7 +57,24 @@ void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */
 void mem_warn(octx *c, const kerr *e);
-void mem_attempt(octx *c, const char *direction, const json_t *cand, const char *text, store_verdict outcome, int gate,
+/* One executor candidate, read from its answer at the agent edge (agent.h, opt_cands_read):
+ * the search works on these, not on the answer's JSON. */
+typedef struct opt_cand {
+    char *label;    /* owned, or NULL when the answer gave none */
+    char *source;   /* owned: the candidate file (docs/CANDIDATES.md) */
+    json_t *config; /* owned reference or NULL: the template parameters, opaque to the search (the
+                     * planner's history and the store's plan column carry them) */
+} opt_cand;
+typedef struct opt_cands {
+    opt_cand *v;
+    size_t n;
+} opt_cands;
+/* The candidates of an executor answer ({"candidates":[{"label","source","config"}]}): entries
+ * without a source string are skipped; *out owns what it holds (opt_cands_free). */
+void opt_cands_read(const json_t *answer, opt_cands *out);
+void opt_cands_free(opt_cands *c);
+
+void mem_attempt(octx *c, const char *direction, const opt_cand *cand, store_verdict outcome, int gate,
                  const char *reason, double kernel_ms, double orig_ms, double speedup, const char *experience,
                  const char *tags);
 int mem_seen(octx *c, const char *text, store_seen *seen);
@@ -83,7 +100,7 @@ const char *opt_outcome_name(opt_outcome o);   /* "accepted", "refused", "screen
 /* The planner's kernel context (search.c), with `tuned` (NULL: none) as where Inductor's
  * autotuner ended. */
 json_t *opt_kernel_ctx(const artifact *a, int k, const tuned_config *tuned);
-void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
+void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const opt_cand *cand,
                         opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
                         double speedup);
 int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left, kerr *e);

@@ -154,12 +154,40 @@ const char *opt_outcome_name(opt_outcome o) {
     return "?";
 }
 
-void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const json_t *cand,
+void opt_cands_read(const json_t *answer, opt_cands *out) {
+    const json_t *arr = json_object_get(answer, "candidates");
+    out->n = 0;
+    out->v = kcalloc(json_array_size(arr) + 1, sizeof *out->v);
+    size_t i;
+    const json_t *cd;
+    json_array_foreach(arr, i, cd) {
+        const char *source = json_string_value(json_object_get(cd, "source"));
+        if (!source) continue;
+        const char *label = json_string_value(json_object_get(cd, "label"));
+        json_t *config = json_object_get(cd, "config");
+        out->v[out->n++] = (opt_cand){.label = label ? kstrdup(label) : NULL, .source = kstrdup(source),
+                                      .config = config ? json_incref(config) : NULL};
+    }
+}
+
+void opt_cands_free(opt_cands *c) {
+    for (size_t i = 0; c && i < c->n; i++) {
+        free(c->v[i].label);
+        free(c->v[i].source);
+        json_decref(c->v[i].config);
+    }
+    if (c) {
+        free(c->v);
+        c->v = NULL;
+        c->n = 0;
+    }
+}
+
+void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const opt_cand *cand,
                         opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
-    const char *text = json_string_value(json_object_get(cand, "source"));
-    json_t *a = json_pack("{s:s, s:s?, s:s, s:s, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
-                          direction ? direction : "?", "label", json_string_value(json_object_get(cand, "label")), "config",
-                          json_object_get(cand, "config"), "outcome", opt_outcome_name(outcome), "gate", gate);
+    json_t *a = json_pack("{s:s, s:s?, s:s, s:s?, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
+                          direction ? direction : "?", "label", cand->label, "config", cand->config, "outcome",
+                          opt_outcome_name(outcome), "gate", gate);
     if (reason) json_object_set_new(a, "reason", json_string(reason));
     if (kernel_ms > 0) json_object_set_new(a, "kernel_ms", json_real(kernel_ms));
     if (orig_ms > 0) json_object_set_new(a, "orig_ms", json_real(orig_ms));
@@ -177,7 +205,7 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
         int screened = outcome == OPT_SCREENED_OUT;
         char *tags = json_dumps(json_object_get(sum, "tags"), JSON_COMPACT);
         store_verdict v = outcome == OPT_ACCEPTED ? STORE_ACCEPTED : outcome == OPT_ERROR ? STORE_ERROR : STORE_REFUSED;
-        mem_attempt(c, direction, cand, text, v, screened ? 4 : gate,
+        mem_attempt(c, direction, cand, v, screened ? 4 : gate,
                     screened ? "kernel-level screen: not 2% faster than the original" : reason,
                     kernel_ms, orig_ms, speedup, json_string_value(json_object_get(sum, "experience")), tags);
         free(tags);
@@ -209,9 +237,9 @@ static int over_kernel_budget(const octx *c, const kstate *ks) {
     return opt_over_budget(c) || opt_now() - ks->kstart > ks->kbudget;
 }
 
-static void history_add(kstate *ks, const json_t *cand, double kernel_ms, opt_outcome outcome, int gate, int round,
+static void history_add(kstate *ks, const opt_cand *cand, double kernel_ms, opt_outcome outcome, int gate, int round,
                         const char *direction, const char *reason) {
-    json_t *h = json_pack("{s:O?, s:o, s:s, s:i, s:i, s:s?}", "config", json_object_get(cand, "config"), "kernel_ms",
+    json_t *h = json_pack("{s:O?, s:o, s:s, s:i, s:i, s:s?}", "config", cand->config, "kernel_ms",
                           kernel_ms > 0 && isfinite(kernel_ms) ? json_real(kernel_ms) : json_null(), "outcome",
                           opt_outcome_name(outcome),
                           "gate", gate, "round", round, "direction", direction);
@@ -241,17 +269,19 @@ static void refusal_free(refusal *f) { refusal_set(f, 0, NULL, NULL, NULL); free
 /* Gate 1 (static rules, interface, stitching) for every candidate of an executor answer, the
  * kernel-level screen of the survivors, then gates 1-4 for the fastest few. Returns non-zero
  * only when the pipeline cannot go on; *plan_accepted tells whether one passed. */
-static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *cands, int round, int *plan_accepted,
+static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands *cands, int round, int *plan_accepted,
                     refusal *last, kerr *e) {
     int rc = 0;
     *plan_accepted = 0;
-    json_t *mods = json_array(), *live = json_array(), *paths = json_array();
-    size_t i;
-    json_t *cd;
-    json_array_foreach(cands, i, cd) {
+    /* the worker's requests name modules and paths (JSON: the protocol's edge); live[j] is the
+     * candidate of mods[j] and paths[j] */
+    json_t *mods = json_array(), *paths = json_array();
+    const opt_cand **live = kcalloc(cands->n + 1, sizeof *live);
+    size_t i, n = 0;
+    for (i = 0; i < cands->n; i++) {
+        const opt_cand *cd = &cands->v[i];
         if (over_kernel_budget(c, ks)) break;
-        const char *text = json_string_value(json_object_get(cd, "source"));
-        if (!text) continue;
+        const char *text = cd->source;
         store_seen seen = {0};
         if (mem_seen(c, text, &seen)) {
             /* already judged: in this run before an interruption, or in an earlier run */
@@ -269,8 +299,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
         }
         c->used++;
         ks->tried++;
-        int n = ks->seq++;
-        char *cp = kasprintf("%s/c%03d.py", ks->kdir, n), *mp = kasprintf("%s/c%03d.module.py", ks->kdir, n);
+        int seq = ks->seq++;
+        char *cp = kasprintf("%s/c%03d.py", ks->kdir, seq), *mp = kasprintf("%s/c%03d.module.py", ks->kdir, seq);
         char *why = NULL;
         int pr = prepare_candidate(c, ks->k, text, cp, mp, &why, e);
         if (pr < 0) { free(cp); free(mp); rc = e->code; break; }
@@ -278,18 +308,17 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
             ks->refused[1]++;
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_REFUSED, 1, why, 0, 0, 0);
             history_add(ks, cd, 0, OPT_REFUSED, 1, round, direction, why);
-            refusal_set(last, 1, json_string_value(json_object_get(cd, "label")), why, NULL);
+            refusal_set(last, 1, cd->label, why, NULL);
         } else {
             json_array_append_new(mods, json_string(mp));
             json_array_append_new(paths, json_string(cp));
-            json_array_append(live, cd);
+            live[n++] = cd;
         }
         free(why);
         free(cp);
         free(mp);
     }
     json_t *bench = NULL;
-    size_t n = json_array_size(live);
     double *med = NULL;
     size_t *ord = NULL;
     if (rc || n == 0) goto out;
@@ -300,7 +329,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
                               "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
                     c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
         log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);
-        json_array_foreach(live, i, cd) opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_ERROR, 2, be.msg, 0, 0, 0);
+        for (i = 0; i < n; i++) opt_record_attempt(c, ks->kname, ks->kkind, direction, live[i], OPT_ERROR, 2, be.msg, 0, 0, 0);
         refusal_set(last, 2, "the screened candidates", be.msg, NULL);
         goto out;
     }
@@ -327,8 +356,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
     size_t *send = kcalloc(n, sizeof *send), nsend = 0;
     for (size_t r = 0; r < n; r++) {
         size_t idx = ord[r];
-        const json_t *cdj = json_array_get(live, idx);
-        const char *label = json_string_value(json_object_get(cdj, "label"));
+        const opt_cand *cdj = live[idx];
+        const char *label = cdj->label;
         const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
         if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
             const char *why = json_string_value(json_object_get(s, "error"));
@@ -352,8 +381,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
     int gated = 0, passed = 0, slow = 0;
     for (size_t r = 0; r < nsend && !rc; r++) {
         size_t idx = send[r];
-        const json_t *cdj = json_array_get(live, idx);
-        const char *label = json_string_value(json_object_get(cdj, "label"));
+        const opt_cand *cdj = live[idx];
+        const char *label = cdj->label;
         /* beyond `top`, only while every gated one was refused for correctness (a gate-4
          * refusal says the model is not faster: slower candidates will not be either) */
         int enough = gated >= top && (passed || slow);
@@ -386,7 +415,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const json_t *ca
             *plan_accepted = 1;
             if (sp > ks->best_speedup) {
                 ks->best_speedup = sp;
-                krow_set(&ks->row->change, json_string_value(json_object_get(cdj, "label")));
+                krow_set(&ks->row->change, label);
                 json_decref(ks->row->speedup);
                 ks->row->speedup = json_incref(json_object_get(rec, "speedup"));
                 ks->row->kernel_ms_after = med[idx];
@@ -409,7 +438,7 @@ out:
     free(ord);
     json_decref(bench);
     json_decref(mods);
-    json_decref(live);
+    free(live);
     json_decref(paths);
     return rc;
 }
@@ -433,19 +462,22 @@ static int run_plan(octx *c, kstate *ks, const json_t *plan, int round, kerr *e)
             log_warn("executor (%s): %s", ex->name, xe.msg);
             break;
         }
-        const json_t *cands = json_object_get(ans, "candidates");
+        opt_cands cands;
+        opt_cands_read(ans, &cands);
         int accepted = 0;
         refusal_set(&last, 0, NULL, NULL, NULL);
-        if (json_array_size(cands) == 0) {
+        if (cands.n == 0) {
             const char *err = json_string_value(json_object_get(ans, "error"));
             int retry = json_is_true(json_object_get(ans, "retry"));
-            json_decref(ans);
             if (err) log_info("executor answer unusable: %s", err);
+            json_decref(ans);
+            opt_cands_free(&cands);
             if (retry && agent_is_llm(ex)) continue;   /* the agent queued its own feedback */
             break;
         }
-        rc = evaluate(c, ks, direction ? direction : "?", cands, round, &accepted, &last, e);
         json_decref(ans);
+        rc = evaluate(c, ks, direction ? direction : "?", &cands, round, &accepted, &last, e);
+        opt_cands_free(&cands);
         if (rc || accepted || !agent_is_llm(ex) || !last.gate) break;
         json_t *fb = json_pack("{s:s, s:i, s:s}", "candidate", last.label, "gate", last.gate, "reason", last.reason);
         if (last.figures) json_object_set(fb, "figures", last.figures);
@@ -479,12 +511,12 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     char *stored = NULL, *slabel = NULL, *sdir = NULL;
     if (!rc && mem_kernel(c, ks.k, json_object_get(target, "args"), &stored, &slabel, &sdir)) {
         opt_progress(c, "%s: verifying the store's winner", ks.kname);
-        json_t *cands = json_pack("[{s:s, s:s}]", "label", slabel, "source", stored);
+        opt_cand one = {.label = slabel, .source = stored};
+        opt_cands cands = {.v = &one, .n = 1};
         refusal last = {0};
         int acc = 0;
-        rc = evaluate(c, &ks, sdir, cands, 0, &acc, &last, e);
+        rc = evaluate(c, &ks, sdir, &cands, 0, &acc, &last, e);
         refusal_free(&last);
-        json_decref(cands);
         if (acc) krow_set(&row->search_end, "reused the winner stored for this kernel");
     }
     free(stored);

@@ -396,3 +396,30 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         artifact_free(a);
     }
 }
+
+/* An executor's answer read at the edge into typed candidates: entries without a source string
+ * are skipped, the label is optional, the config is kept by reference, order is kept. */
+Test(agents, executor_answer_read_into_typed_candidates) {
+    json_t *ans = json_loads("{\"candidates\":[{\"label\":\"a\",\"source\":\"S1\",\"config\":{\"num_warps\":4}},"
+                             "{\"label\":\"no source\"},{\"source\":7},{\"source\":\"S2\"},\"junk\"],\"extra\":1}",
+                             0, NULL);
+    cr_assert_not_null(ans);
+    opt_cands c;
+    opt_cands_read(ans, &c);
+    json_decref(ans); /* the candidates own what they hold */
+    cr_assert_eq(c.n, 2);
+    cr_assert_str_eq(c.v[0].label, "a");
+    cr_assert_str_eq(c.v[0].source, "S1");
+    cr_assert_eq(json_integer_value(json_object_get(c.v[0].config, "num_warps")), 4);
+    cr_assert_null(c.v[1].label);
+    cr_assert_str_eq(c.v[1].source, "S2");
+    cr_assert_null(c.v[1].config);
+    opt_cands_free(&c);
+    cr_assert_eq(c.n, 0);
+    opt_cands_free(&c); /* twice is harmless */
+    json_t *none = json_pack("{s:s}", "error", "no kernel");
+    opt_cands_read(none, &c);
+    cr_assert_eq(c.n, 0);
+    opt_cands_free(&c);
+    json_decref(none);
+}
