@@ -767,9 +767,22 @@ static int gate2_memcheck(vctx *v, size_t i, const char *cmod, const char *kname
     return 1;
 }
 
-/* Gates 1-4 for candidate i. Fills rec; on acceptance sets *win. Returns non-zero only when the
- * pipeline itself cannot go on (e set). */
-static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, kerr *e) {
+/* Each gate record of `gates` gets "seconds", the wall time from its start (started[gate], 0 when
+ * it did not start) to the next gate's start, or to `end` for the last one. */
+static void gate_seconds(json_t *gates, const double started[5], double end) {
+    size_t j;
+    json_t *g;
+    json_array_foreach(gates, j, g) {
+        json_int_t n = json_integer_value(json_object_get(g, "gate"));
+        if (n < 1 || n > 4 || started[n] <= 0) continue;
+        double stop = n < 4 && started[n + 1] > 0 ? started[n + 1] : end;
+        json_object_set_new(g, "seconds", json_real(stop - started[n]));
+    }
+}
+
+/* Gates 1-4 for candidate i (verify_one), noting when gates 2-4 start in started[]. */
+static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, double started[5],
+                        kerr *e) {
     json_t *gates = json_array();
     json_object_set_new(rec, "candidate", json_string(vc->path));
     json_object_set_new(rec, "gates", gates);
@@ -896,6 +909,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
 
     /* Gate 2 */
     progress(v, "candidate %zu (%s): gate 2, isolation", i + 1, kname);
+    started[2] = clock_now();
     json_t *g2 = gate_obj(2);
     json_array_append_new(gates, g2);
     json_t *seeds = json_array();
@@ -934,6 +948,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
 
     /* Gate 3 */
     progress(v, "candidate %zu (%s): gate 3, model level", i + 1, kname);
+    started[3] = clock_now();
     json_t *g3 = gate_obj(3);
     json_array_append_new(gates, g3);
     int r3 = gate3(v, cmod, g3, e);
@@ -946,6 +961,7 @@ static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, win
 
     /* Gate 4 */
     progress(v, "candidate %zu (%s): gate 4, timing", i + 1, kname);
+    started[4] = clock_now();
     json_t *g4 = gate_obj(4);
     json_array_append_new(gates, g4);
     double sp = 0;
@@ -971,6 +987,15 @@ out:
     kbuf_free(&stitch);
     free(cdir);
     free(cmod);
+    return rc;
+}
+
+/* Gates 1-4 for candidate i. Fills rec (each gate with the seconds it took); on acceptance sets
+ * *win. Returns non-zero only when the pipeline itself cannot go on (e set). */
+static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, kerr *e) {
+    double started[5] = {0, clock_now(), 0, 0, 0};
+    int rc = verify_gates(v, i, vc, rec, win, started, e);
+    gate_seconds(json_object_get(rec, "gates"), started, clock_now());
     return rc;
 }
 
@@ -1645,6 +1670,8 @@ void verify_report_text(const json_t *doc, kbuf *out) {
                 if (strict) kbuf_puts(out, "  allclose to the eager model on every seed");
                 else kbuf_printf(out, "  accepted by the float64 error ratio, max rho %.3g", rho);
             }
+            if (json_is_number(json_object_get(g, "seconds")))
+                kbuf_printf(out, "  [%.2f s]", json_number_value(json_object_get(g, "seconds")));
             if (!pass && json_object_get(g, "reason"))
                 kbuf_printf(out, "\n          %s", json_string_value(json_object_get(g, "reason")));
             kbuf_putc(out, '\n');

@@ -100,6 +100,20 @@ m = json.load(open(sys.argv[1]))["memory_cap"]
 assert m["per_working_set"] == 2.5 and m["bytes"] >= 1.5 * 2**30, m
 assert m["alloc_cap_bytes"] == int(m["bytes"]) - (500 << 20), m' "$T/verify.json" && ok || bad "memory cap not sent to the worker"
 python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
+# every gate a candidate reached says how long it took: gates numbered from 1 without a gap, each
+# with its seconds (>= 0), an accepted candidate's four adding up to at most the whole run's
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+n_acc = 0
+for c in d["candidates"]:
+    gs = c["gates"]
+    assert [g["gate"] for g in gs] == list(range(1, len(gs) + 1)), c["candidate"]
+    assert all(isinstance(g.get("seconds"), float) and g["seconds"] >= 0 for g in gs), (c["candidate"], gs)
+    if c.get("verdict") == "accepted":
+        n_acc += 1
+        assert len(gs) == 4 and sum(g["seconds"] for g in gs) < 600, gs
+assert n_acc > 0' "$T/verify.json" && ok || bad "gate records without their seconds"
 # gate 2's memcheck (--memcheck): a second worker under tests/fake_sanitizer.sh (the caching
 # allocator off, a log file); the candidate whose kernel the report names is refused at gate 2, an
 # error in another kernel is recorded only; without a compute-sanitizer --memcheck is exit 9
@@ -125,6 +139,7 @@ KOPT_COMPUTE_SANITIZER=$PWD/tests/fake_sanitizer.sh expect_exit 0 "verify --memc
   "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vm3" --rounds 8 --memcheck
 has "text report: the memcheck tally" "$T/out" "compute-sanitizer memcheck at gate 2: 1 candidates run, 0 refused"
 has "text report: the candidate's memcheck" "$T/out" "gate 2  passed  memcheck clean (1 reports outside its kernels)"
+grep -Eq '^  gate 4  passed  speedup .*  \[[0-9]+\.[0-9]{2} s\]$' "$T/out" && ok || bad "text report: gate 4's line without its seconds"
 KOPT_COMPUTE_SANITIZER=/nonexistent expect_exit 9 "verify --memcheck without compute-sanitizer" -- \
   "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vm2" --memcheck
 has "--memcheck names what is missing" "$T/err" "compute-sanitizer not found"
