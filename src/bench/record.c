@@ -74,7 +74,8 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->eager_ms = r->default_ms = r->max_autotune_ms = r->kopt_ms = r->floor_ms = NAN;
     r->vs_default = r->vs_max_autotune = (bench_ci){NAN, NAN, NAN};
     r->setup_s = r->search_s = r->final_s = r->used_wall_s = NAN;
-    r->candidates = -1;
+    r->candidates = r->gated = -1;
+    for (int g = 0; g < 4; g++) r->gate_s[g] = NAN;
     r->spent_before_search = -1;
     r->floor_ok = -1;
     r->peak_gpu_bytes = r->context_bytes = r->working_set_bytes = r->f64_peak_gpu_bytes = NAN;
@@ -150,6 +151,26 @@ static void br_read_model(bench_record *r, const json_t *m) {
     r->vs_max_autotune = vm && !json_is_null(vm) ? br_ci(vm) : from_ma ? sp : br_scaled(sp, r->max_autotune_ms, r->default_ms);
 }
 
+/* The gates' seconds of the verify session's candidates (bench_record.gate_s, gated). */
+static void br_read_gates(bench_record *r, const json_t *verify) {
+    const json_t *cands = json_object_get(verify, "candidates");
+    if (!json_is_array(cands)) return;
+    r->gated = 0;
+    for (int n = 0; n < 4; n++) r->gate_s[n] = NAN; /* a document read again is not counted twice */
+    size_t i, j;
+    const json_t *c, *g;
+    json_array_foreach(cands, i, c) {
+        const json_t *gates = json_object_get(c, "gates");
+        if (json_array_size(gates) >= 2) r->gated++;
+        json_array_foreach(gates, j, g) {
+            json_int_t n = json_integer_value(json_object_get(g, "gate"));
+            double s = br_num(g, "seconds");
+            if (n < 1 || n > 4 || !isfinite(s) || s < 0) continue;
+            r->gate_s[n - 1] = isfinite(r->gate_s[n - 1]) ? r->gate_s[n - 1] + s : s;
+        }
+    }
+}
+
 void bench_record_read_doc(bench_record *r, const json_t *doc) {
     if (!json_is_object(doc)) return;
     free(r->device);
@@ -166,6 +187,7 @@ void bench_record_read_doc(bench_record *r, const json_t *doc) {
     r->used_wall_s = br_num(b, "used_wall_s");
     const json_t *c = json_object_get(b, "used_candidates");
     r->candidates = json_is_integer(c) && json_integer_value(c) >= 0 ? (int64_t)json_integer_value(c) : -1;
+    br_read_gates(r, json_object_get(doc, "verify"));
     const json_t *sbs = json_object_get(b, "spent_before_search");
     r->spent_before_search = json_is_boolean(sbs) ? json_is_true(sbs) : -1;
     const json_t *res = json_object_get(doc, "resources");

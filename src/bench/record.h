@@ -60,6 +60,11 @@ typedef struct bench_record {
     double setup_s, search_s, final_s;
     double used_wall_s;
     int64_t candidates;         /* -1: not known */
+    /* the gates' wall time over the candidates the search judged (verify.candidates[].gates[]
+     * .seconds, summed per gate; gate_s[0] for gate 1 ... gate_s[3] for gate 4; NAN when no
+     * candidate reached that gate), and how many candidates reached gate 2 (-1: not known) */
+    double gate_s[4];
+    int64_t gated;
     int spent_before_search;    /* -1: not known, else 0/1 */
     double peak_gpu_bytes, context_bytes, working_set_bytes, f64_peak_gpu_bytes;
     double eager_peak_gpu_bytes; /* the user's eager model's runs (a memory phase of their own) */

@@ -60,6 +60,9 @@ static json_t *rj_problem(const bench_record *r) {
     json_object_set_new(o, "gpu_time_s", json_pack("{s:o, s:o, s:o}", "setup", rj_num(r->setup_s), "search",
                                                    rj_num(r->search_s), "final", rj_num(r->final_s)));
     json_object_set_new(o, "candidates", rj_int(r->candidates));
+    json_object_set_new(o, "gate_s", json_pack("{s:o, s:o, s:o, s:o}", "1", rj_num(r->gate_s[0]), "2", rj_num(r->gate_s[1]),
+                                               "3", rj_num(r->gate_s[2]), "4", rj_num(r->gate_s[3])));
+    json_object_set_new(o, "gated", rj_int(r->gated));
     json_object_set_new(o, "memory", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "peak_gpu_bytes", rj_num(r->peak_gpu_bytes),
                                                "context_bytes", rj_num(r->context_bytes), "working_set_bytes",
                                                rj_num(r->working_set_bytes), "eager_peak_gpu_bytes",

@@ -141,6 +141,8 @@ assert sorted({p["gpu_index"] for p in d["problems"]}) == [0, 1]
 assert d["config"]["lanes"] == ["0", "1"] and d["config"]["max_autotune"] is True and d["gpus"] == ["unknown"]
 # the fake's floor is far below its times: every problem names why it stays above 1.3x its floor
 assert all(p["floor_ratio"] > 1.3 and " of the profiled time)" in p["floor_gap_reason"] for p in d["problems"]), [(p["floor_ratio"], p["floor_gap_reason"]) for p in d["problems"]]
+# the gates' time of the candidates each search judged (the verify section's gate seconds)
+assert all(p["gated"] >= 1 and all(p["gate_s"][g] >= 0 for g in "1234") for p in d["problems"]), [(p["gated"], p["gate_s"]) for p in d["problems"]]
 PY
 for p in $ALL; do has "summary.md lists $p" "$T/o1/summary.md" "$p"; has "summary.html lists $p" "$T/o1/summary.html" "$p"; done
 has "summary.md per-level geomeans" "$T/o1/summary.md" "| level1 | 3 | 3 | 0 | 0 | 0 | 1.250x (3)"

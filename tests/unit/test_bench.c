@@ -875,3 +875,35 @@ Test(bench_record, where_the_memory_went) {
     cr_assert_str_eq(f.growth_step, "b");
     bench_record_clear(&f);
 }
+
+/* The gates' seconds summed per gate over the verify session's candidates; malformed records are
+ * skipped; reading the same document twice does not count it twice; no verify section: not known. */
+Test(bench_record, gate_seconds_summed_per_gate) {
+    const char *doc = "{\"verify\": {\"candidates\": ["
+                      " {\"gates\": [{\"gate\": 1, \"seconds\": 0.5}, {\"gate\": 2, \"seconds\": 2.0},"
+                      "  {\"gate\": 3, \"seconds\": 3.0}, {\"gate\": 4, \"seconds\": 1.0}]},"
+                      " {\"gates\": [{\"gate\": 1, \"seconds\": 0.25}]},"
+                      " {\"gates\": [{\"gate\": 1, \"seconds\": 0.25}, {\"gate\": 2, \"seconds\": 5.5},"
+                      "  {\"gate\": 9, \"seconds\": 7}, {\"gate\": 3, \"seconds\": -1}, {\"gate\": 3}]},"
+                      " \"junk\"]}}";
+    bench_record r = rec_of(doc);
+    cr_assert_float_eq(r.gate_s[0], 1.0, 1e-12);
+    cr_assert_float_eq(r.gate_s[1], 7.5, 1e-12);
+    cr_assert_float_eq(r.gate_s[2], 3.0, 1e-12);
+    cr_assert_float_eq(r.gate_s[3], 1.0, 1e-12);
+    cr_assert_eq(r.gated, 2);
+    json_t *d = json_loads(doc, 0, NULL);
+    bench_record_read_doc(&r, d);
+    json_decref(d);
+    cr_assert_float_eq(r.gate_s[1], 7.5, 1e-12, "read twice, counted once");
+    cr_assert_eq(r.gated, 2);
+    bench_record_clear(&r);
+    bench_record n = rec_of("{\"verify\": {\"candidates\": [{\"gates\": [{\"gate\": 1, \"seconds\": 0.1}]}]}}");
+    cr_assert(isnan(n.gate_s[1]) && isnan(n.gate_s[3]), "no candidate reached gates 2-4");
+    cr_assert_eq(n.gated, 0);
+    bench_record_clear(&n);
+    bench_record u = rec_of("{\"budget\": {}}");
+    cr_assert(isnan(u.gate_s[0]));
+    cr_assert_eq(u.gated, -1);
+    bench_record_clear(&u);
+}
