@@ -238,9 +238,10 @@ static void st_problems(const bench_report *r, bench_table *t) {
                                        "max-autotune ms", "kopt ms", "floor ms", "vs default [95% CI]",
                                        "vs max-autotune [95% CI]", "start", "kopt / floor",
                                        "budget spent before search", "GPU s setup / search / final", "candidates",
+                                       "gates 1 / 2 / 3 / 4 s (gated)",
                                        "peak GPU (/ working set)", "eager / f64 peak GPU", "disk", "wall",
                                        "within budget", "why it failed"};
-    bench_table_init(t, "problems", "Problems", head, 22);
+    bench_table_init(t, "problems", "Problems", head, 23);
     for (size_t i = 0; i < r->n; i++) {
         const bench_record *p = &r->recs[i];
         st_row row = {.n = 0};
@@ -266,6 +267,12 @@ static void st_problems(const bench_report *r, bench_table *t) {
         else
             st_put(&row, BENCH_DASH);
         st_put(&row, bench_fmt_int(p->candidates, b));
+        if (p->gated >= 0) {   /* where the judged candidates' time went, gate by gate */
+            char g3[BENCH_FMT], g4[BENCH_FMT], n[BENCH_FMT];
+            st_putf(&row, "%s / %s / %s / %s (%s)", bench_fmt_ratio(p->gate_s[0], b), bench_fmt_ratio(p->gate_s[1], c),
+                    bench_fmt_ratio(p->gate_s[2], g3), bench_fmt_ratio(p->gate_s[3], g4), bench_fmt_int(p->gated, n));
+        } else
+            st_put(&row, BENCH_DASH);
         if (isfinite(p->peak_gpu_bytes) && isfinite(bench_record_peak_ratio(p)))
             st_putf(&row, "%s (%s)", bench_fmt_bytes(p->peak_gpu_bytes, b), bench_fmt_ratio(bench_record_peak_ratio(p), c));
         else

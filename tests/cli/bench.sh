@@ -147,6 +147,8 @@ PY
 for p in $ALL; do has "summary.md lists $p" "$T/o1/summary.md" "$p"; has "summary.html lists $p" "$T/o1/summary.html" "$p"; done
 has "summary.md per-level geomeans" "$T/o1/summary.md" "| level1 | 3 | 3 | 0 | 0 | 0 | 1.250x (3)"
 has "summary.md fast_p" "$T/o1/summary.md" "fast_1.5"
+has "summary.md gate times per problem" "$T/o1/summary.md" "gates 1 / 2 / 3 / 4 s (gated)"
+grep -Eq '\| [0-9.e-]+ / [0-9.e-]+ / [0-9.e-]+ / [0-9.e-]+ \([1-9][0-9]*\) \|' "$T/o1/summary.md" && ok || bad "summary.md: no problem row with its gate times"
 has "summary.md names why problems stay above 1.3x their floor" "$T/o1/summary.md" "## Problems above 1.3x their memory floor"
 has "summary.html names why problems stay above 1.3x their floor" "$T/o1/summary.html" "Problems above 1.3x their memory floor"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); md=open(sys.argv[2]).read(); r=[p["floor_gap_reason"] for p in d["problems"]]; assert all(len(x) > 150 and x[-60:] in md for x in r), r' "$T/o1/results.json" "$T/o1/summary.md" && ok || bad "summary.md: a floor-gap reason cut short"
