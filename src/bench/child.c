@@ -52,6 +52,8 @@ int bench_child_cmd_make(const bench_child_opts *o, const bench_problem *p, cons
     kvec_push(&a, kstrdup("--store"));
     kvec_push(&a, kstrdup(o->store_path));
     kvec_push(&a, kstrdup("--json"));
+    /* optimize.log holds the child's stage log: where a slow or killed run spent its time */
+    kvec_push(&a, kstrdup("-v"));
     if (o->python && *o->python) {
         kvec_push(&a, kstrdup("--python"));
         kvec_push(&a, kstrdup(o->python));

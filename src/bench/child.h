@@ -2,9 +2,9 @@
  * output folder, and the verdict on what it left behind.
  *
  * The child is `/proc/self/exe optimize PROBLEM -o OUT --budget T [--max-autotune] --store S
- * --json [--python P]` with CUDA_VISIBLE_DEVICES set to its lane's GPU id; OUT is
- * DIR/runs/<level>/<name>, its stdout goes to OUT/optimize.json and its stderr to
- * OUT/optimize.log.
+ * --json -v [--python P]` with CUDA_VISIBLE_DEVICES set to its lane's GPU id; OUT is
+ * DIR/runs/<level>/<name>, its stdout goes to OUT/optimize.json and its stderr (the stage log)
+ * to OUT/optimize.log.
  *
  * Verdict (bench_child_judge): exit 0 with a readable report (OUT/report.json, else the stdout
  * document) is 'done' with that document; exit 0 without one is 'failed' (an internal error

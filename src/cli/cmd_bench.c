@@ -141,7 +141,7 @@ static int bc_parse(int argc, char **argv, bench_cli *c, kerr *e) {
         case 'V': c->force_version = 1; break;
         case 'j': c->json = 1; break;
         case 'p': c->python = optarg; break;
-        case 'v': log_set_level(LOG_INFO); break;
+        case 'v': log_at_least(LOG_INFO); break;
         case 'h': fputs(USAGE, stdout); return -1;
         case ':': return kerr_set(e, KOPT_E_USAGE, "%s needs a value; see 'kopt bench --help'", argv[optind - 1]);
         default: return kerr_set(e, KOPT_E_USAGE, "unknown option '%s'; see 'kopt bench --help'", argv[optind - 1]);

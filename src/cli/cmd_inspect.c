@@ -198,7 +198,7 @@ int cmd_inspect(int argc, char **argv) {
         case 'F': force_version = 1; break;
         case 'N': o.check_roundtrip = 0; break;
         case 'p': python = optarg; break;
-        case 'v': log_set_level(LOG_INFO); break;
+        case 'v': log_at_least(LOG_INFO); break;
         case 'h': fputs(USAGE, stdout); return 0;
         default: fputs(USAGE, stderr); return KOPT_E_USAGE;
         }

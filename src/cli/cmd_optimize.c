@@ -147,7 +147,7 @@ int cmd_optimize(int argc, char **argv) {
         case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
         case 'p': python = optarg; break;
-        case 'v': log_set_level(LOG_INFO); break;
+        case 'v': log_at_least(LOG_INFO); break;
         case 'S': store_arg = optarg; break;
         case 'N': no_store = 1; break;
         case 'L': llm_spec = optarg; break;

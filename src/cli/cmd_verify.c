@@ -149,7 +149,7 @@ int cmd_verify(int argc, char **argv) {
         case 'F': force_version = 1; break;
         case 'j': json_mode = 1; break;
         case 'p': python = optarg; break;
-        case 'v': log_set_level(LOG_INFO); break;
+        case 'v': log_at_least(LOG_INFO); break;
         case 'h': fputs(USAGE, stdout); kvec_free_all(&kernels, free); kvec_free_all(&paths, free); return 0;
         default: rc = KOPT_E_USAGE; kerr_set(&e, KOPT_E_USAGE, "unknown option; see 'kopt verify --help'");
         }

@@ -7,6 +7,9 @@
 static int g_level = -1;
 
 void log_set_level(int level) { g_level = level; }
+void log_at_least(int level) {
+    if (log_level() < level) g_level = level;
+}
 int log_level(void) {
     if (g_level < 0) {
         const char *e = getenv("KOPT_LOG");

@@ -115,6 +115,7 @@ for f in results.json summary.md summary.html runs/level1/01_gelu_residual/optim
   [ -s "$T/o1/$f" ] && ok || bad "output $f missing"
 done
 [ -f "$T/o1/runs/level1/01_gelu_residual/optimize.log" ] && ok || bad "the child's stderr log is missing"
+grep -q "kopt: info: .*gate 2" "$T/o1/runs/level1/01_gelu_residual/optimize.log" && ok || bad "the child's log has no stage lines (-v)"
 python3 - "$T/o1/results.json" "$ALL" <<'PY' && ok || bad "results.json of the full run"
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bench/child.h"
 #include "bench/identity.h"
 #include "bench/lanes.h"
 #include "bench/progress.h"
@@ -906,4 +907,46 @@ Test(bench_record, gate_seconds_summed_per_gate) {
     cr_assert(isnan(u.gate_s[0]));
     cr_assert_eq(u.gated, -1);
     bench_record_clear(&u);
+}
+
+/* A child's command: its stage log goes to optimize.log (-v), its document to stdout (--json). */
+Test(bench_child, command_logs_stages_and_prints_json) {
+    char dir[] = "/tmp/kopt-child-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    bench_problem p = {.rel = "level1/x.py", .path = "/nonexistent/x.py", .name = "x", .level_name = "level1", .level = 1};
+    bench_child_opts o = {.out_dir = dir, .store_path = "/tmp/s.sqlite", .budget_s = 60, .max_autotune = 1};
+    bench_child_cmd c;
+    kerr e = {0};
+    cr_assert_eq(bench_child_cmd_make(&o, &p, "3", &c, &e), 0, "%s", e.msg);
+    int v = 0, json = 0, ma = 0;
+    for (char **a = c.argv; *a; a++) {
+        v += !strcmp(*a, "-v");
+        json += !strcmp(*a, "--json");
+        ma += !strcmp(*a, "--max-autotune");
+    }
+    cr_assert(v == 1 && json == 1 && ma == 1);
+    cr_assert(strstr(c.stderr_path, "/runs/level1/x/optimize.log"), "%s", c.stderr_path);
+    int gpu = 0;
+    for (char **x = c.envp; *x; x++) gpu += !strcmp(*x, "CUDA_VISIBLE_DEVICES=3");
+    cr_assert_eq(gpu, 1);
+    bench_child_cmd_free(&c);
+    char *cmd = kasprintf("rm -rf %s", dir);
+    cr_assert_eq(system(cmd), 0);
+    free(cmd);
+}
+
+/* --verbose raises the level to info but keeps a higher one from $KOPT_LOG (debug: each worker
+ * request's time in a bench child's log). */
+Test(log, verbose_keeps_a_higher_level) {
+    setenv("KOPT_LOG", "3", 1);
+    log_set_level(-1);
+    log_at_least(LOG_INFO);
+    cr_assert_eq(log_level(), LOG_DEBUG);
+    setenv("KOPT_LOG", "1", 1);
+    log_set_level(-1);
+    log_at_least(LOG_INFO);
+    cr_assert_eq(log_level(), LOG_INFO);
+    unsetenv("KOPT_LOG");
+    log_set_level(-1);
+    cr_assert_eq(log_level(), LOG_WARN);
 }
