@@ -539,6 +539,13 @@ static verdict allowlist_use(const sctx *x, const chain *ch, int ref) {
             kind_of(x, a) != PYT_STRING)
             return V(STATIC_TIMER, "inline PTX assembled from pieces may read a clock or the SM "
                                    "id: give the assembly as one string literal");
+        char reg[48];
+        const char *at = x->c->text + tk(x, a)->off;
+        size_t alen = tk(x, a)->len;
+        /* a clock or SM-id name is the string rule's finding already (one report per cause) */
+        if (!static_names_string_timer(at, alen) && !static_names_ptx_registers(at, alen, reg, sizeof reg))
+            return V(STATIC_TIMER, "inline PTX names a register it does not declare and that is not a thread, block "
+                                   "or lane position: special registers give counters, clocks and launch identities");
     }
     static_name_verdict sv = static_names_lookup(ch->canon);
     if (sv == SN_MODULE || !strcmp(ch->canon, "torch"))

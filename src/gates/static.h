@@ -87,8 +87,9 @@
  *                  launcher kopt writes; form P's lowering and form I are not concerned.
  *   timer          triton.language.extra.cuda's globaltimer / smid / clock..., a string naming
  *                  %globaltimer / %clock / %smid / %nsmid, tl.inline_asm_elementwise whose
- *                  assembly is not one string literal: a kernel must not detect that it is
- *                  being timed.
+ *                  assembly is not one string literal or names a %-register off
+ *                  static_names_ptx_registers' allowlist (declared ones, thread / block / lane
+ *                  positions): a kernel must not detect that it is being timed.
  * The precision rule also refuses, in a float32 model, a string naming a reduced-precision
  * type ('*fp16', 'bf16': Form I's signature).
  * Names are resolved through the candidate's imports (`import torch.nn.functional as F`,

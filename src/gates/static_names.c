@@ -4,6 +4,7 @@
  * says which module's list it is not on. */
 #include "gates/static_names.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* ---------- the lists ---------- */
@@ -226,6 +227,90 @@ int static_names_string_timer(const char *s, size_t n) {
     for (int i = 0; REGS[i]; i++)
         if (find_n(s, n, REGS[i])) return 1;
     return 0;
+}
+
+/* The identifier at s[i..n) (letters, digits, '_', '$'), its length. */
+static size_t ptx_ident(const char *s, size_t n, size_t i) {
+    size_t j = i;
+    while (j < n && (is_ident_char(s[j]) || s[j] == '$')) j++;
+    return j - i;
+}
+
+/* Whether name (len bytes) is one of the names a `.reg` declaration of s[0..n) introduces; a
+ * parameterised one (`%f<4>`) covers the name followed by digits. */
+static int ptx_declared(const char *s, size_t n, const char *name, size_t len) {
+    for (size_t i = 0; i + 4 <= n; i++) {
+        if (strncmp(s + i, ".reg", 4) || (i + 4 < n && is_ident_char(s[i + 4]))) continue;
+        size_t j = i + 4;
+        while (j < n && s[j] != ';') {
+            while (j < n && (s[j] == ' ' || s[j] == '\t' || s[j] == ',')) j++;
+            if (j < n && s[j] == '.') { /* a type or vector modifier: .f32, .v2 */
+                j += 1 + ptx_ident(s, n, j + 1);
+                continue;
+            }
+            size_t at = j + (j < n && s[j] == '%');
+            size_t l = ptx_ident(s, n, at);
+            if (!l) {
+                if (j < n && s[j] != ';') j++;
+                continue;
+            }
+            int param = at + l < n && s[at + l] == '<';
+            if (l <= len && !strncmp(s + at, name, l)) {
+                size_t k = l;
+                if (k == len) return 1;
+                if (param) {
+                    while (k < len && name[k] >= '0' && name[k] <= '9') k++;
+                    if (k == len) return 1;
+                }
+            }
+            j = at + l;
+            if (param)
+                while (j < n && s[j] != '>' && s[j] != ';') j++;
+        }
+    }
+    return 0;
+}
+
+int static_names_ptx_registers(const char *s, size_t n, char *bad, size_t cap) {
+    static const char *const SPECIAL[] = {"tid",         "ntid",        "laneid",      "ctaid",
+                                          "nctaid",      "lanemask_eq", "lanemask_le", "lanemask_lt",
+                                          "lanemask_ge", "lanemask_gt", NULL};
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') continue;
+        size_t len = ptx_ident(s, n, i + 1);
+        if (!len) continue; /* '%%' or a lone '%' names nothing */
+        const char *name = s + i + 1;
+        /* a declaration cannot make a special register's name harmless (PTX may let it stand
+         * for the register itself): those names count as undeclared */
+        static const char *const RESERVED[] = {"pm",
+                                               "envreg",
+                                               "clock",
+                                               "globaltimer",
+                                               "gridid",
+                                               "smid",
+                                               "nsmid",
+                                               "warpid",
+                                               "nwarpid",
+                                               "cluster",
+                                               "nclusterid",
+                                               "is_explicit_cluster",
+                                               "current_graph_exec",
+                                               "reserved_smem",
+                                               "aggr_smem",
+                                               "total_smem",
+                                               "dynamic_smem",
+                                               NULL};
+        int reserved = 0;
+        for (int k = 0; RESERVED[k]; k++) reserved |= !strncmp(name, RESERVED[k], strlen(RESERVED[k]));
+        int ok = !reserved && ptx_declared(s, n, name, len);
+        for (int k = 0; !ok && SPECIAL[k]; k++) ok = strlen(SPECIAL[k]) == len && !strncmp(name, SPECIAL[k], len);
+        if (!ok) {
+            if (bad && cap) snprintf(bad, cap, "%%%.*s", (int)(len < 40 ? len : 40), name);
+            return 0;
+        }
+        i += len;
+    }
+    return 1;
 }
 
 /* One replacement field's text [a, b): a dotted name (in parentheses or not), optional '=',

@@ -48,6 +48,13 @@
  *                                  a run inside a word ('fused__to_copy') is not;
  *   static_names_string_timer      1 when a string names a PTX clock or SM-id register
  *                                  (%globaltimer, %clock, %clock64, %smid, %nsmid);
+ *   static_names_ptx_registers(s, n, bad, cap)  1 when every %-name of an inline-PTX string is
+ *                                  a register the assembly declares (`.reg .f32 %t, %f<4>;`) or
+ *                                  a special register on the allowlist (thread, block and lane
+ *                                  positions: %tid, %ntid, %laneid, %ctaid, %nctaid,
+ *                                  %lanemask_*); else 0 with the first other one in bad (%pm0,
+ *                                  %gridid, %envreg3, %clock...: counters, launch identities and
+ *                                  driver values a kernel could time or tell launches apart by);
  *   static_names_fstring_fields    1 when an f-string's replacement fields are all plain
  *                                  (dotted) names with an optional !conversion and a format
  *                                  spec without braces or calls (or the token is no f-string).
@@ -68,5 +75,6 @@ int static_names_string_escape(const char *s, size_t n);
 int static_names_string_dunder(const char *s, size_t n, int strict);
 int static_names_string_timer(const char *s, size_t n);
 int static_names_fstring_fields(const char *s, size_t n);
+int static_names_ptx_registers(const char *s, size_t n, char *bad, size_t cap);
 
 #endif

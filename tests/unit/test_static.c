@@ -1122,6 +1122,16 @@ Test(static_allowlist, no_timers_or_sm_ids) {
                          "is_pure=True, pack=1)\n");
     expect_report_o(c, &consent, 0, NULL, NULL);
     free(c);
+    /* with consent, its %-registers are an allowlist: declared ones and thread / block / lane
+     * positions; a counter (%pm0), a launch identity (%gridid) or a driver value is refused */
+    char *d = make_l("", "    s = tl.inline_asm_elementwise('mov.u64 $0, %gridid;', '=l', [], dtype=tl.int64, "
+                         "is_pure=False, pack=1)\n");
+    expect_report_o(d, &consent, 1, (const char *const[]){"timer"}, (const char *const[]){"tl.inline_asm_elementwise"});
+    free(d);
+    char *f = make_l("", "    s = tl.inline_asm_elementwise('{ .reg .b32 %t<2>; mov.b32 %t1, %tid.x; mov.b32 $0, %t1; }', "
+                         "'=r', [], dtype=tl.int32, is_pure=True, pack=1)\n");
+    expect_report_o(f, &consent, 0, NULL, NULL);
+    free(f);
     /* the rest of tl.extra.cuda is not on the list either */
     expect_one("", "    n = tl.extra.cuda.num_threads()\n", "name", "tl.extra.cuda.num_threads");
 }
@@ -1291,6 +1301,21 @@ Test(static_names, tokens) {
     cr_expect(static_names_string_timer("%smid", 5) && static_names_string_timer("x%smid", 6) &&
               !static_names_string_timer("x%smi", 5));
     cr_expect(!static_names_string_dunder("A__B", 4, 0) && !static_names_string_dunder("a__z", 4, 0));
+    /* inline PTX's registers: declared (plain or parameterised), or positions; anything else is
+     * named back */
+    char bad[48] = "";
+#define PTX_OK(t) static_names_ptx_registers(t, strlen(t), bad, sizeof bad)
+    cr_expect(PTX_OK("mov.b32 $0, $1;") && PTX_OK("mov.u32 $0, %tid.x;") && PTX_OK("mov.u32 $0, %laneid;"));
+    cr_expect(PTX_OK("{ .reg .f32 %t, %f<4>; add.f32 %f3, %t, %t; mov.b32 $0, %f3; }"));
+    cr_expect(PTX_OK("{ .reg .pred p; setp.lt.f32 p, $1, 0f00000000; selp.b32 $0, 0, $1, p; }"));
+    cr_expect(PTX_OK("mov.u32 $0, %ctaid.y; // 100%") && PTX_OK("%%"));
+    cr_expect(!PTX_OK("mov.u32 $0, %pm0;") && !strcmp(bad, "%pm0"), "%s", bad);
+    cr_expect(!PTX_OK("mov.u64 $0, %gridid;") && !strcmp(bad, "%gridid"), "%s", bad);
+    cr_expect(!PTX_OK("mov.u32 $0, %envreg7;") && !PTX_OK("mov.u32 $0, %warpid;") && !PTX_OK("mov.u32 $0, %tidy;"));
+    cr_expect(!PTX_OK("{ .reg .b32 %pm<8>; mov.b32 $0, %pm0; }"), "a declaration does not clear a special name");
+    cr_expect(!PTX_OK("{ .reg .b32 %t; mov.b32 $0, %u; }") && !strcmp(bad, "%u"), "%s", bad);
+    cr_expect(!PTX_OK("{ .reg .b32 %t<2>; mov.b32 $0, %tx; }"), "only digits extend a parameterised name");
+#undef PTX_OK
     /* only the n bytes given count */
     cr_expect(!static_names_fstring_fields("f'{x}'", 4) && !static_names_fstring_fields("f'{{x}}'", 3));
     cr_expect(static_names_fstring_fields("f'x'{", 4));
