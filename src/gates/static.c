@@ -641,6 +641,36 @@ static int config_name(const sctx *x, size_t i) {
  * triton.heuristics, Inductor's triton_heuristics kinds). Anything else replaces the function
  * with what it returns, and a wrapper defined in the file keeps whatever it likes across calls
  * (a closure dict keyed on data_ptr). Names refused by another rule are that rule's. */
+/* The arguments of `@triton.jit(...)` whose opening parenthesis is token open: keywords from an
+ * allowlist with literal values only. triton.jit's other keywords take callables (repr=,
+ * launch_metadata=) that Triton calls on the host, in the judging process. 1 when they pass. */
+static int jit_args_ok(const sctx *x, size_t open) {
+    static const char *const KEYWORDS[] = {"do_not_specialize", "do_not_specialize_on_alignment", "debug", "noinline",
+                                           NULL};
+    int depth = 0;
+    for (size_t k = open; k < x->c->ntoks && kind_of(x, k) != PYT_END; k++) {
+        const pytok *t = tk(x, k);
+        const char *s = x->c->text + t->off;
+        if (t->kind == PYT_OP) {
+            if (is_op(x, k, "(") || is_op(x, k, "[")) depth++;
+            else if (is_op(x, k, ")") || is_op(x, k, "]")) {
+                if (--depth == 0) return 1;
+            } else if (!is_op(x, k, ",") && !is_op(x, k, "=") && !is_op(x, k, "-"))
+                return 0;
+            continue;
+        }
+        if (t->kind == PYT_STRING || t->kind == PYT_NUMBER) continue;
+        if (t->kind != PYT_NAME) return 0;
+        if (pytok_is(x->c->text, t, "True") || pytok_is(x->c->text, t, "False") || pytok_is(x->c->text, t, "None"))
+            continue;
+        /* a keyword's name: at the call's own level, before '=' */
+        int named = 0;
+        for (int w = 0; KEYWORDS[w]; w++) named |= strlen(KEYWORDS[w]) == t->len && !strncmp(s, KEYWORDS[w], t->len);
+        if (!(named && depth == 1 && is_op(x, k + 1, "="))) return 0;
+    }
+    return 0;
+}
+
 static void decorator_check(sctx *x, size_t at) {
     size_t h = at + 1;
     int ok = 0;
@@ -651,6 +681,14 @@ static void decorator_check(sctx *x, size_t at) {
         if (ch.module)
             ok = static_names_lookup(ch.canon) == SN_MEMBER || classify(x, ch.canon, 0).rule >= 0 ||
                  allowlist_use(x, &ch, x->c->ref[h]).rule >= 0;
+        if (ok && ch.module && !strcmp(ch.canon, "triton.jit") && is_op(x, ch.last + 1, "(") &&
+            !jit_args_ok(x, ch.last + 1)) {
+            add(x, STATIC_STATE, at, stmt_text(x, at),
+                "triton.jit's arguments other than do_not_specialize, do_not_specialize_on_alignment, debug and "
+                "noinline (with literal values) take callables that Triton runs on the host, where kopt judges");
+            free(ch.canon);
+            return;
+        }
         free(ch.canon);
     }
     if (!ok)

@@ -36,7 +36,10 @@
  *                  that is not an allowlisted member (triton.jit / autotune / heuristics,
  *                  Inductor's kinds): one defined in the file returns a wrapper that can keep
  *                  a closure cache; a module-level name bound to a triton.Config (which keeps
- *                  its kwargs in a dict) named anywhere but in a decorator's arguments.
+ *                  its kwargs in a dict) named anywhere but in a decorator's arguments;
+ *                  @triton.jit(...) with an argument other than do_not_specialize,
+ *                  do_not_specialize_on_alignment, debug, noinline with literal values (repr=
+ *                  and launch_metadata= take callables Triton runs on the host).
  *   env            os.environ / getenv / putenv, torch.backends, torch.set_*, torch.cuda.set_*,
  *                  seeds, torch._C / _dynamo / _inductor.config, triton.knobs,
  *                  triton.runtime.driver, sys, importlib,

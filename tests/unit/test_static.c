@@ -1378,6 +1378,22 @@ Test(static_gaps, decorators_are_allowlisted) {
                  "");
 }
 
+Test(static_gaps, jit_arguments_are_allowlisted) {
+    /* triton.jit(repr=..., launch_metadata=...) takes callables Triton runs on the host */
+    expect_one("@triton.jit(repr=lambda spec: 'k')\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state",
+               "@triton.jit(repr=lambda spec: 'k')");
+    expect_one("@triton.jit(launch_metadata=None)\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL);
+    expect_one("@triton.jit(print)\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL);
+    expect_one("@triton.jit(do_not_specialize=[dict(noinline=1)])\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state",
+               NULL);
+    /* the keywords that only steer compilation, with literal values */
+    expect_clean("@triton.jit(do_not_specialize=['xnumel'], debug=False)\ndef _k2(x_ptr, xnumel):\n    pass\n\n\n",
+                 "");
+    expect_clean("@triton.jit(do_not_specialize_on_alignment=[0, 1], noinline=True)\ndef _k2(x_ptr):\n    pass\n\n\n",
+                 "");
+    expect_clean("@triton.jit()\ndef _k2(x_ptr):\n    pass\n\n\n", "");
+}
+
 Test(static_gaps, jit_functions_are_not_values) {
     /* an alias would reach the attributes the jit rule refuses (k.cache, k.fn) */
     expect_one("", "    k = _k\n", "name", "_k");
