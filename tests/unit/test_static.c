@@ -1315,6 +1315,16 @@ Test(static_names, tokens) {
     cr_expect(!PTX_OK("{ .reg .b32 %pm<8>; mov.b32 $0, %pm0; }"), "a declaration does not clear a special name");
     cr_expect(!PTX_OK("{ .reg .b32 %t; mov.b32 $0, %u; }") && !strcmp(bad, "%u"), "%s", bad);
     cr_expect(!PTX_OK("{ .reg .b32 %t<2>; mov.b32 $0, %tx; }"), "only digits extend a parameterised name");
+    cr_expect(PTX_OK(".reg .b32 %t; mov.b32 $0, %t;"), "a declaration at the very start");
+    cr_expect(!PTX_OK("{ .regx .b32 %t; mov.b32 $0, %t; }"), ".regx declares nothing");
+    cr_expect(PTX_OK("{ .reg .b32 %f<2>; mov.b32 $0, %f0; }") && PTX_OK("{ .reg .b32 %f<10>; mov.b32 $0, %f9; }"));
+    cr_expect(!PTX_OK("%pm0") && !strcmp(bad, "%pm0"), "a register at the very start: %s", bad);
+    cr_expect(!PTX_OK("mov.b32 $0, %aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa;") && strlen(bad) == 41 &&
+                  !strcmp(bad + 37, "aaaa"),
+              "a long name is cut to 40 characters: %s", bad);
+    cr_expect(!static_names_ptx_registers("mov %pm0", 8, NULL, 0), "no buffer for the name: still refused");
+    cr_expect(!static_names_ptx_registers("mov %pm0", 8, NULL, 8), "no buffer, a capacity: not written");
+    cr_expect(static_names_ptx_registers("mov %tid %pm0", 8, bad, sizeof bad), "only the n bytes given count");
 #undef PTX_OK
     /* only the n bytes given count */
     cr_expect(!static_names_fstring_fields("f'{x}'", 4) && !static_names_fstring_fields("f'{{x}}'", 3));
@@ -1386,6 +1396,9 @@ Test(static_gaps, jit_arguments_are_allowlisted) {
     expect_one("@triton.jit(print)\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL);
     expect_one("@triton.jit(do_not_specialize=[dict(noinline=1)])\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state",
                NULL);
+    expect_one("@triton.jit(debug={'a': 1})\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL); /* not a list */
+    expect_one("@triton.jit(debu=True)\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL);     /* a prefix */
+    expect_one("@triton.jit(noinlin=True)\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL);
     /* the keywords that only steer compilation, with literal values */
     expect_clean("@triton.jit(do_not_specialize=['xnumel'], debug=False)\ndef _k2(x_ptr, xnumel):\n    pass\n\n\n",
                  "");
