@@ -1124,14 +1124,22 @@ Test(static_allowlist, no_timers_or_sm_ids) {
     free(c);
     /* with consent, its %-registers are an allowlist: declared ones and thread / block / lane
      * positions; a counter (%pm0), a launch identity (%gridid) or a driver value is refused */
-    char *d = make_l("", "    s = tl.inline_asm_elementwise('mov.u64 $0, %gridid;', '=l', [], dtype=tl.int64, "
-                         "is_pure=False, pack=1)\n");
-    expect_report_o(d, &consent, 1, (const char *const[]){"timer"}, (const char *const[]){"tl.inline_asm_elementwise"});
-    free(d);
-    char *f = make_l("", "    s = tl.inline_asm_elementwise('{ .reg .b32 %t<2>; mov.b32 %t1, %tid.x; mov.b32 $0, %t1; }', "
-                         "'=r', [], dtype=tl.int32, is_pure=True, pack=1)\n");
-    expect_report_o(f, &consent, 0, NULL, NULL);
-    free(f);
+    static const char *const asm_cases[][2] = {
+        {"mov.u64 $0, %gridid;", "refused"},
+        {"{ .reg .b32 %t<2>; mov.b32 %t1, %tid.x; mov.b32 $0, %t1; }", NULL},
+    };
+    for (size_t k = 0; k < sizeof asm_cases / sizeof *asm_cases; k++) {
+        char *line = kasprintf("    s = tl.inline_asm_elementwise('%s', '=r', [], dtype=tl.int32, is_pure=True, pack=1)\n",
+                               asm_cases[k][0]);
+        char *file = make_l("", line);
+        free(line);
+        if (asm_cases[k][1])
+            expect_report_o(file, &consent, 1, (const char *const[]){"timer"},
+                            (const char *const[]){"tl.inline_asm_elementwise"});
+        else
+            expect_report_o(file, &consent, 0, NULL, NULL);
+        free(file);
+    }
     /* the rest of tl.extra.cuda is not on the list either */
     expect_one("", "    n = tl.extra.cuda.num_threads()\n", "name", "tl.extra.cuda.num_threads");
 }
