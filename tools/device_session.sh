@@ -32,6 +32,18 @@ if [ -n "${SUITES-optimize llm verify}" ]; then
   KOPT_GPU_SUITES="${SUITES-optimize llm verify}" KOPT_GPU_VERIFY="${VERIFY:-}" KOPT_GPU_OUT=/tmp/kopt-gt \
     timeout "${T_GPUTEST:-240}" make gpu-test >"$OUT/gputest.log" 2>&1
   echo "make gpu-test rc=$?" >>"$OUT/gputest.log"
+  # where each verified candidate's time went, gate by gate (the verify documents' "seconds")
+  python3 - >>"$OUT/gputest.log" 2>&1 <<'PY'
+import glob, json, os
+for f in sorted(glob.glob("/tmp/kopt-gt/verify-*.json")):
+    try:
+        d = json.load(open(f))
+    except ValueError:
+        continue
+    for c in d.get("candidates", []):
+        gs = " ".join("g%d %.2fs" % (g.get("gate", 0), g.get("seconds", -1)) for g in c.get("gates", []))
+        print("gate seconds %s %s: %s" % (os.path.basename(f)[7:-5], os.path.basename(c.get("candidate", "?")), gs))
+PY
 fi
 
 if [ -n "${ONLY:-}" ]; then
