@@ -637,10 +637,6 @@ static int config_name(const sctx *x, size_t i) {
     return 0;
 }
 
-/* A decorator (`@` at i): only the allowlisted modules' members (triton.jit, triton.autotune,
- * triton.heuristics, Inductor's triton_heuristics kinds). Anything else replaces the function
- * with what it returns, and a wrapper defined in the file keeps whatever it likes across calls
- * (a closure dict keyed on data_ptr). Names refused by another rule are that rule's. */
 /* The arguments of `@triton.jit(...)` whose opening parenthesis is token open: keywords from an
  * allowlist with literal values only. triton.jit's other keywords take callables (repr=,
  * launch_metadata=) that Triton calls on the host, in the judging process. 1 when they pass. */
@@ -671,6 +667,11 @@ static int jit_args_ok(const sctx *x, size_t open) {
     return 0;
 }
 
+/* A decorator (`@` at i): only the allowlisted modules' members (triton.jit, triton.autotune,
+ * triton.heuristics, Inductor's triton_heuristics kinds). Anything else replaces the function
+ * with what it returns, and a wrapper defined in the file keeps whatever it likes across calls
+ * (a closure dict keyed on data_ptr). Names refused by another rule are that rule's; the
+ * arguments of triton.jit are jit_args_ok's. */
 static void decorator_check(sctx *x, size_t at) {
     size_t h = at + 1;
     int ok = 0;

@@ -780,14 +780,21 @@ static void gate_seconds(json_t *gates, const double started[5], double end) {
     }
 }
 
-/* Gates 1-4 for candidate i (verify_one), noting when gates 2-4 start in started[]. */
+/* Gate n's record, appended to `gates`; its start noted in started[n] (gate_seconds). */
+static json_t *gate_open(json_t *gates, int n, double started[5]) {
+    started[n] = clock_now();
+    json_t *g = gate_obj(n);
+    json_array_append_new(gates, g);
+    return g;
+}
+
+/* Gates 1-4 for candidate i (verify_one), each opened by gate_open. */
 static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, double started[5],
                         kerr *e) {
     json_t *gates = json_array();
     json_object_set_new(rec, "candidate", json_string(vc->path));
     json_object_set_new(rec, "gates", gates);
-    json_t *g1 = gate_obj(1);
-    json_array_append_new(gates, g1);
+    json_t *g1 = gate_open(gates, 1, started);
 
     char *src = NULL;
     size_t slen = 0;
@@ -909,9 +916,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
 
     /* Gate 2 */
     progress(v, "candidate %zu (%s): gate 2, isolation", i + 1, kname);
-    started[2] = clock_now();
-    json_t *g2 = gate_obj(2);
-    json_array_append_new(gates, g2);
+    json_t *g2 = gate_open(gates, 2, started);
     json_t *seeds = json_array();
     for (int s = 0; s < (v->o->seeds > 0 ? v->o->seeds : 3); s++) json_array_append_new(seeds, json_integer(seed_of(s)));
     int wrc = 1;
@@ -948,9 +953,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
 
     /* Gate 3 */
     progress(v, "candidate %zu (%s): gate 3, model level", i + 1, kname);
-    started[3] = clock_now();
-    json_t *g3 = gate_obj(3);
-    json_array_append_new(gates, g3);
+    json_t *g3 = gate_open(gates, 3, started);
     int r3 = gate3(v, cmod, g3, e);
     if (r3 == G_ERROR) { rc = e->code; goto out; }
     if (r3 == G_RESOURCE) { resource_error(rec, g3, "gate 3 (model level)"); goto out; }
@@ -961,9 +964,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
 
     /* Gate 4 */
     progress(v, "candidate %zu (%s): gate 4, timing", i + 1, kname);
-    started[4] = clock_now();
-    json_t *g4 = gate_obj(4);
-    json_array_append_new(gates, g4);
+    json_t *g4 = gate_open(gates, 4, started);
     double sp = 0;
     int r4 = gate4(v, cmod, g4, &sp, e);
     if (r4 == G_ERROR) { rc = e->code; goto out; }
@@ -993,7 +994,7 @@ out:
 /* Gates 1-4 for candidate i. Fills rec (each gate with the seconds it took); on acceptance sets
  * *win. Returns non-zero only when the pipeline itself cannot go on (e set). */
 static int verify_one(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, kerr *e) {
-    double started[5] = {0, clock_now(), 0, 0, 0};
+    double started[5] = {0};
     int rc = verify_gates(v, i, vc, rec, win, started, e);
     gate_seconds(json_object_get(rec, "gates"), started, clock_now());
     return rc;

@@ -238,7 +238,7 @@ def checksum(t):
         return 0
     kern = _hash_kernel() if w.dtype == torch.int32 else None
     if kern is not None and w.device.type == "cuda":
-        return _hash_cuda(kern, w, 0) & 0xFFFFFFFFFFFFFFFF
+        return _hash_cuda(kern, w, 0)
     if kern is not None and w.device.type == "cpu" and n > HASH_CHUNK and torch.cuda.is_available():
         # a host-staged tensor: chunks hashed on the GPU (a copy's transfer is far faster than
         # the torch mix on the CPU); the CPU mix only where even a chunk does not fit

@@ -480,24 +480,25 @@ def op_isolate(ctx, req):
         if isinstance(e, OpError):
             raise
         raise wrap("module_failed", "the candidate raised while its configurations were tuned", e)
+
+    def cand_run(inputs, name, changed):
+        """One run of the candidate on fresh arguments (read-only inputs checksummed around it,
+        into `changed`); its argument list."""
+        args = materialize(inputs, roles)
+        before = [checksum(args[k]) for k in read_only]
+        _launch(cand, args, stream, "the candidate raised on input set %s" % name)
+        if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
+            raise OpError("guard_mismatch", "kopt's guard for %s did not match the launch the gates "
+                          "captured (input set %s), so the candidate never ran: a kopt fault, not "
+                          "the candidate's" % (kernel, name))
+        after = [checksum(args[k]) for k in read_only]
+        changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
+        return args
+
     sets = []
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
         inputs = entry if seed is None else _redraw(entry, roles, seed, in_place)
         changed = set()
-
-        def cand_run(inputs, name, changed):
-            """One run of the candidate on fresh arguments (read-only inputs checksummed around
-            it, into `changed`); its argument list."""
-            args = materialize(inputs, roles)
-            before = [checksum(args[k]) for k in read_only]
-            _launch(cand, args, stream, "the candidate raised on input set %s" % name)
-            if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
-                raise OpError("guard_mismatch", "kopt's guard for %s did not match the launch the gates "
-                              "captured (input set %s), so the candidate never ran: a kopt fault, not "
-                              "the candidate's" % (kernel, name))
-            after = [checksum(args[k]) for k in read_only]
-            changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
-            return args
 
         # the candidate's first run comes before the original's: while it runs, the reference of
         # this input set does not exist, so no kernel of it can copy the reference into its own
