@@ -1,7 +1,8 @@
 """GPU checks of the worker's own helpers that the CPU tests cannot reach (run by tests/gpu/run.sh,
 suite "worker"): the content checksum of a CUDA tensor (Triton kernel), of its host copy (chunks
 hashed on the GPU at their positions) and of the torch mix on the CPU must agree; a changed word
-must change all three. Prints one line; exit 1 on a failed check."""
+must change all three; a comparison of two host tensors (both sides staged) must give the GPU's
+statistics. Prints one line; exit 1 on a failed check."""
 import os
 import sys
 import time
@@ -43,6 +44,17 @@ compare._HASH_KERNEL = saved
 check(compare.checksum(host) != on_host, "a changed word did not change the host sum")
 check(compare.checksum(dev) != on_gpu, "a changed word did not change the GPU sum")
 check(compare.checksum(host) == compare.checksum(dev), "the changed tensors' sums differ")
+# gate 2 stages both sides of a comparison to host memory when the cap is tight (isolate.py):
+# the statistics must be the ones the GPU computes from GPU copies, with the chunks on the GPU
+ref = torch.randn(1 << 22, device="cuda")
+got = ref + 1e-3 * torch.randn(1 << 22, device="cuda")
+got[12345] = float("nan")
+both_gpu = compare.compare_stats(ref, got, 1e-4, 1e-4, chunk=1 << 20)
+both_host = compare.compare_stats(ref.cpu(), got.cpu(), 1e-4, 1e-4, chunk=1 << 20)
+check(both_gpu == both_host, "host/host comparison differs from GPU/GPU: %r vs %r"
+      % ({k: v for k, v in both_host.items() if both_gpu.get(k) != v}, both_gpu))
+check(both_gpu["n_mismatch"] > 0 and both_gpu["first_nonfinite_mismatch"] is not None,
+      "the comparison saw no mismatch: %r" % (both_gpu,))
 if fails:
     print("; ".join(fails))
     sys.exit(1)

@@ -83,6 +83,8 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=N
                     numel=int(ref.numel()))
     r_all, g_all = _flat(ref), _flat(got)
     device = g_all.device if g_all.device.type == "cuda" else r_all.device
+    if device.type == "cpu" and torch.cuda.is_available() and torch.cuda.is_initialized():
+        device = torch.device("cuda")   # both sides staged to host memory: chunks go to the GPU
     n = r_all.numel()
     st = {"shape_mismatch": False, "shape": shape, "numel": int(n), "n_mismatch": 0,
           "n_nonfinite_mismatch": 0, "first_mismatch": None, "first_nonfinite_mismatch": None,

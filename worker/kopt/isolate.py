@@ -43,7 +43,9 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memor
     inputs keep their captured values: they may be indices). Per set the candidate runs first
     (while it runs, no reference of the set exists for its kernels to copy), then the original
     kernel runs once and its checked arguments (roles "out"/"inout") are kept (on the GPU, or in
-    host memory when the GPU is short, the memory cap says so (kopt.memory) or low_memory does);
+    host memory when the GPU is short, the memory cap says so (kopt.memory) or low_memory does;
+    where the original's outputs would not fit beside the candidate's first ones under the cap,
+    those wait in host memory while the original runs, and both sides are compared from there);
     under the cap the seed sets are also redrawn into the capture's private clones (the capture is
     then forgotten, and captured again when next needed); the candidate's first run and `repeat`
     - 1 more are each compared with the original's (kopt.compare.compare_stats with the tolerance
@@ -468,6 +470,7 @@ def op_isolate(ctx, req):
     fallbacks0 = getattr(cand, "_kopt_fallbacks", None)
     checked = [k for k, r in enumerate(roles) if r in ("out", "inout") and isinstance(entry[k], (torch.Tensor, _Layout))]
     read_only = [k for k, r in enumerate(roles) if r == "in" and isinstance(entry[k], torch.Tensor)]
+    checked_set = frozenset(checked)
     stream = torch.cuda.current_stream().cuda_stream
     # first runs of multi-config Inductor kernels autotune: on throwaway arguments, here
     try:
@@ -504,13 +507,23 @@ def op_isolate(ctx, req):
         # this input set does not exist, so no kernel of it can copy the reference into its own
         # outputs (its arguments stay alive until the reference exists and they are compared)
         first = cand_run(inputs, name, changed)
+        # where the original's outputs would not fit beside the candidate's under the cap, the
+        # candidate's checked outputs wait in (pageable) host memory; the reference is then staged
+        # too, since the runs to come need its room again
+        staged = low_memory or over_cap(ctx, out_b)
+        if staged:
+            ctx.log("isolate %s, set %s: the candidate's outputs (%d MiB) staged to host memory"
+                    % (kernel, name, nbytes([first[k] for k in checked]) >> 20))
+            first = [t.to("cpu") if k in checked_set and isinstance(t, torch.Tensor) else t
+                     for k, t in enumerate(first)]
+            torch.cuda.empty_cache()
         args = materialize(inputs, roles)
         _launch(orig, args, stream, "the original kernel raised on input set %s" % name)
         ref = [args[k] for k in checked]
         del args
-        # the candidate's first run's arguments, alive here, are freed before any further run:
-        # what is allocated now is already the most the runs to come will hold
-        if low_memory or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, 0):
+        # the candidate's first run's arguments, alive here (unless staged), are freed before any
+        # further run: what is allocated now is then already the most the runs to come will hold
+        if staged or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, 0):
             ctx.log("isolate %s, set %s: the original's outputs (%d MiB) staged to host memory"
                     % (kernel, name, nbytes(ref) >> 20))
             ref = [t.to("cpu") for t in ref]
