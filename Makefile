@@ -74,6 +74,7 @@ check:
 	@test -n "$(TORCH_PYTHON)" || { echo "make test: the worker's tensor tests need a python with torch (Debian: apt-get install python3-torch; or TORCH_PYTHON=...)"; exit 1; }
 	$(TORCH_PYTHON) tests/worker/test_tensors_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_guard_cpu.py
+	$(TORCH_PYTHON) tests/worker/test_plan_launcher_cpu.py $(CURDIR)/build/kopt
 
 unit: build/unit-tests
 	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2

@@ -336,6 +336,10 @@ static const char *const POISON[] = {[PDT_FLOAT32] = "float('nan')",
                                      [PDT_UINT8] = "255",
                                      [PDT_BOOL] = "True"};
 
+static const int ITEMSIZE[] = {
+    [PDT_FLOAT32] = 4, [PDT_FLOAT16] = 2, [PDT_BFLOAT16] = 2, [PDT_FLOAT64] = 8, [PDT_INT8] = 1,
+    [PDT_INT16] = 2,   [PDT_INT32] = 4,   [PDT_INT64] = 8,    [PDT_UINT8] = 1,   [PDT_BOOL] = 1};
+
 const char *plan_dtype_name(plan_dtype d) { return DTYPES[d]; }
 
 /* Triton's pointer types and torch's dtype names of the plan dtypes. */
@@ -747,6 +751,33 @@ static void emit_arg(const plan_arg *a, kbuf *out) {
     }
 }
 
+/* The launcher's bound on scratch memory (PLAN_SCRATCH_FACTOR x the bytes of the pointer arguments
+ * + PLAN_SCRATCH_SLACK): a plan asking for more raises before anything is allocated, so that a
+ * scratch request beyond the GPU is the candidate's refusal (it raised), not an out-of-memory
+ * the gates must report as kopt's own. */
+static void emit_scratch_bound(const launch_plan *p, kbuf *out) {
+    kbuf_puts(out, "    _kopt_plan_args = 0");
+    for (size_t i = 0; i < p->nparams; i++)
+        if (is_pointer_name(p->params[i]))
+            kbuf_printf(out, " + %s.numel() * %s.element_size()", p->params[i], p->params[i]);
+    kbuf_puts(out, "\n    _kopt_plan_scratch = 0");
+    for (size_t i = 0; i < p->nscratch; i++) {
+        const plan_scratch *S = &p->scratch[i];
+        kbuf_printf(out, " + %d", ITEMSIZE[S->dtype]);
+        for (size_t d = 0; d < S->ndim; d++) {
+            kbuf_puts(out, " * (");
+            plan_expr_emit(S->shape[d], out);
+            kbuf_puts(out, ")");
+        }
+    }
+    kbuf_printf(out,
+                "\n    if _kopt_plan_scratch > %d * _kopt_plan_args + %lld:\n"
+                "        raise ValueError('kopt plan: the scratch buffers ask for more than %dx the bytes of the "
+                "launch arguments + %d MiB')\n",
+                PLAN_SCRATCH_FACTOR, (long long)PLAN_SCRATCH_SLACK_MIB << 20, PLAN_SCRATCH_FACTOR,
+                PLAN_SCRATCH_SLACK_MIB);
+}
+
 void plan_emit(const launch_plan *p, kbuf *out) {
     kbuf_puts(out, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
                    "import torch as _kopt_plan_torch\n"
@@ -778,6 +809,7 @@ void plan_emit(const launch_plan *p, kbuf *out) {
             kbuf_append(out, (*q >= 32 && *q < 127 && *q != '\'' && *q != '\\') ? q : "?", 1);
         kbuf_puts(out, "')\n");
     }
+    if (p->nscratch) emit_scratch_bound(p, out);
     for (size_t i = 0; i < p->nscratch; i++) {
         const plan_scratch *S = &p->scratch[i];
         kbuf_printf(out, "    %s = _kopt_plan_torch.%s((", S->name, S->zero ? "zeros" : "full");

@@ -29,7 +29,8 @@
  * returns the text kopt judges and ships instead: the file with the KOPT_PLAN statement blanked
  * (same line numbers for everything else), then kopt's launcher, `def launch(<params>,
  * stream=None)`, which computes the lets, raises ValueError when a check fails, allocates the
- * scratch buffers on the first pointer parameter's device, fresh for each launch (zero-filled,
+ * scratch buffers (at most PLAN_SCRATCH_FACTOR x the pointer arguments' bytes + PLAN_SCRATCH_SLACK_MIB
+ * MiB, else it raises ValueError) on the first pointer parameter's device, fresh for each launch (zero-filled,
  * or poisoned: NaN, the integer type's minimum, 255 for uint8, True, so that no kernel finds a
  * previous launch's results in recycled memory) and launches each kernel as
  * `K[(g0, g1, g2)](args..., CONST=v, num_warps=w, num_stages=s)`.
@@ -58,6 +59,10 @@
 #define PLAN_MAX_DIMS 8
 #define PLAN_MAX_EXPR_CHARS 256
 #define PLAN_MAX_EXPR_DEPTH 32
+/* The scratch a launch may ask for: PLAN_SCRATCH_FACTOR x the bytes of its pointer arguments +
+ * PLAN_SCRATCH_SLACK_MIB MiB (the launcher raises ValueError beyond it, before allocating). */
+#define PLAN_SCRATCH_FACTOR 4
+#define PLAN_SCRATCH_SLACK_MIB 64
 
 typedef enum {
     PX_NUM = 0,

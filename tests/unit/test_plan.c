@@ -218,6 +218,12 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
                         "        raise ValueError('kopt plan: a check does not hold: nseg <= sm_count()')\n"
                         "    if not ((rows * n) == out_ptr2.numel()):\n"
                         "        raise ValueError('kopt plan: a check does not hold: rows * n == numel(out_ptr2)')\n"
+                        "    _kopt_plan_args = 0 + in_ptr0.numel() * in_ptr0.element_size() + out_ptr2.numel() * "
+                        "out_ptr2.element_size()\n"
+                        "    _kopt_plan_scratch = 0 + 4 * (((2 * rows) * nseg))\n"
+                        "    if _kopt_plan_scratch > 4 * _kopt_plan_args + 67108864:\n"
+                        "        raise ValueError('kopt plan: the scratch buffers ask for more than 4x the bytes of the "
+                        "launch arguments + 64 MiB')\n"
                         "    part = _kopt_plan_torch.full((((2 * rows) * nseg), ), float('nan'), dtype=_kopt_plan_torch.float32, "
                         "device=in_ptr0.device)\n"
                         "    _lsm[((rows * nseg), )](in_ptr0, part, rows, n, R0_BLOCK=2048, num_warps=4)\n"), "%s", L);

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""CPU test of the launcher kopt writes from a form-P plan (src/gates/plan.h, plan_emit): the text
+`kopt lint --show-launcher` prints for tests/fixtures/plan/scratch_bound.py is run with torch on
+the CPU and stand-ins for its Triton kernels. Checked: a launch whose scratch fits the bound
+allocates it poisoned (NaN) and launches both kernels with it; a launch asking for more than
+PLAN_SCRATCH_FACTOR x its arguments' bytes + PLAN_SCRATCH_SLACK_MIB raises ValueError before
+anything is allocated or launched (the candidate's refusal at gate 2, not an out-of-memory).
+
+Run: python3 tests/worker/test_plan_launcher_cpu.py [KOPT] (a python with torch, no GPU; KOPT
+defaults to build/kopt). Exits non-zero on the first failed check, naming it.
+"""
+import os
+import subprocess
+import sys
+import types
+
+import torch
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+KOPT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "kopt")
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "plan", "scratch_bound.py")
+checks = 0
+
+
+def check(cond, what):
+    global checks
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+    checks += 1
+
+
+out = subprocess.run([KOPT, "lint", FIXTURE, "--show-launcher"], capture_output=True, text=True)
+check(out.returncode == 0, "kopt lint refused the fixture: %s%s" % (out.stdout, out.stderr))
+text = out.stdout
+start = text.find("# kopt: the launcher kopt wrote")
+check(start >= 0, "no launcher in kopt lint --show-launcher's output:\n" + text)
+launcher = text[start:]
+
+# Triton stand-in: the launcher imports triton for cdiv only
+fake_triton = types.ModuleType("triton")
+fake_triton.cdiv = lambda a, b: -(-a // b)
+sys.modules["triton"] = fake_triton
+
+launched = []
+
+
+class Kernel:
+    def __init__(self, name):
+        self.name = name
+
+    def __getitem__(self, grid):
+        def run(*args, **kw):
+            launched.append((self.name, grid, args, kw))
+        return run
+
+
+ns = {"_partials": Kernel("_partials"), "_combine": Kernel("_combine")}
+exec(compile(launcher, "launcher", "exec"), ns)
+launch = ns["launch"]
+
+x = torch.randn(64, 256)
+y = torch.empty(64)
+# fits: 2 * 64 * 4 floats of scratch against 64 KiB of arguments
+launch(x, y, 64, 256, 4)
+check([k[0] for k in launched] == ["_partials", "_combine"], "both kernels launched: %r" % (launched,))
+part = launched[0][2][1]
+check(part.shape == (2 * 64 * 4,) and bool(torch.isnan(part).all()), "the scratch buffer is poisoned with NaN")
+check(launched[1][2][0] is part, "the second kernel gets the same scratch buffer")
+
+# too much: 2 * 64 * nseg floats, over 4x the arguments' bytes + 64 MiB, refused before allocation
+launched.clear()
+nbytes_args = x.numel() * 4 + y.numel() * 4
+nseg = (4 * nbytes_args + (64 << 20)) // (2 * 64 * 4) + 1
+try:
+    launch(x, y, 64, 256, nseg)
+    check(False, "a scratch request over the bound did not raise")
+except ValueError as e:
+    check("scratch buffers ask for more than 4x" in str(e), "the error names the scratch bound: %s" % e)
+check(launched == [], "nothing launched after the bound refused the scratch")
+# just under the bound still runs
+launch(x, y, 64, 256, nseg - 1)
+check(len(launched) == 2, "a scratch request at the bound runs")
+
+print("plan launcher (cpu): %d checks passed" % checks)
