@@ -450,6 +450,11 @@ def op_time(req):
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)
                         for r in range(rounds)])
     res = {"samples": samples, "sleep_ms": 0.05}
+    hr = int(req.get("host_rounds", 0))
+    if hr:   # host-inclusive: the GPU figures plus 0.1 ms of dispatch; FAKE_HOST_SLOW adds 2 ms
+        res["host_samples"] = [[round(s + 0.1 + (2.0 if isinstance(variants[k], dict) and marked(
+            variants[k].get("module"), "FAKE_HOST_SLOW") else 0.0), 6) for s in samples[k][:hr]]
+            for k in range(len(variants))]
     if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_MUTATE_TIMED")
            for v in variants):
         res["loaded_inputs_changed"] = [0]

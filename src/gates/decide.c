@@ -169,3 +169,14 @@ int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l
     if (!(floor_ms > 0) || !(cand_ms >= 0) || !(io_bytes >= GATE4_FLOOR_MIN_L2 * l2_bytes) || !(l2_bytes > 0)) return 0;
     return cand_ms < GATE4_FLOOR_MARGIN * floor_ms;
 }
+
+int gate4_host_decide(const double *base, const double *cand, size_t n, uint64_t seed, stats_ci *ci, int *slower,
+                      kerr *e) {
+    memset(ci, 0, sizeof *ci);
+    *slower = 0;
+    if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "gate 4's host check needs at least 2 rounds, got %zu", n);
+    if (stats_speedup_ci_paired(base, cand, n, 0.95, 4000, seed, ci))
+        return kerr_set(e, KOPT_E_WORKER, "gate 4: host-inclusive timing samples are unusable (empty, non-finite or zero)");
+    *slower = ci->hi < 1.0;
+    return 0;
+}

@@ -111,4 +111,14 @@ int gate4_decide(const double *base, const double *cand, size_t n, double min_ga
  * timing of small problems; 0 (no verdict) otherwise or when the floor is unknown (<= 0). */
 int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l2_bytes);
 
+#define GATE4_HOST_ROUNDS 12   /* rounds timed as the model is called (host dispatch included) */
+
+/* The host check of gate 4: the speedup over samples timed as the model is called (the wall
+ * time of a call to the end of its GPU work, host dispatch included, no stall) with its 95%
+ * paired interval in *ci; *slower = 1 when the whole interval lies below 1 -- the candidate's
+ * GPU gain is eaten by host work it adds (launches, allocations), as the user runs the model.
+ * At least 2 rounds; unusable samples are KOPT_E_WORKER, as in gate4_decide. */
+int gate4_host_decide(const double *base, const double *cand, size_t n, uint64_t seed, stats_ci *ci, int *slower,
+                      kerr *e);
+
 #endif

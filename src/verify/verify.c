@@ -572,12 +572,14 @@ static int gate3(vctx *v, const char *module, json_t *g, kerr *e) {
 
 /* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. A G_* code:
  * a timing failure of a candidate is a refusal, an OOM kopt's resource error. */
-static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, json_t *g, json_t **res, kerr *e) {
+static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, json_t *g, json_t **res,
+                        kerr *e) {
     json_t *vars = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(vars, module_target(v, mods[i]));
     kerr ce = {0};
-    if (worker_call(v->w, "time", json_pack("{s:o, s:i, s:i, s:b}", "variants", vars, "rounds", rounds, "warmup", 5,
-                                            "flush_l2", 1),
+    if (worker_call(v->w, "time",
+                    json_pack("{s:o, s:i, s:i, s:b, s:i}", "variants", vars, "rounds", rounds, "warmup", 5, "flush_l2", 1,
+                              "host_rounds", host_rounds),
                     T_TIME, res, &ce)) {
         if (last_was_oom(v)) return G_RESOURCE;
         gate_fail(g, "timing failed: %s", ce.msg);
@@ -608,13 +610,45 @@ static json_t *speedup_json(const gate4_result *r) {
 
 static double l2_bytes(const vctx *v) { return json_number_value(json_object_get(worker_info(v->w), "l2_bytes")); }
 
+/* Gate 4's host check on the time op's host_samples (baseline, candidate): g gets
+ * "host_speedup"; G_REFUSED (g's reason) when the candidate is slower as the model is called or
+ * the samples are unusable, else G_PASSED (also when the worker sent none: "host_check" says so). */
+static int host_check(const json_t *hs, json_t *g) {
+    if (json_array_size(hs) < 2) {
+        json_object_set_new(g, "host_check", json_string("not measured: the worker sent no host-inclusive samples"));
+        return G_PASSED;
+    }
+    size_t n, nc;
+    double *b = stats_from_json(json_array_get(hs, 0), &n), *c = stats_from_json(json_array_get(hs, 1), &nc);
+    if (nc < n) n = nc;
+    stats_ci ci;
+    int slower = 0;
+    kerr he = {0};
+    int rc = gate4_host_decide(b, c, n, 13, &ci, &slower, &he);
+    free(b);
+    free(c);
+    if (rc) {
+        gate_fail(g, "%s", he.msg);
+        return G_REFUSED;
+    }
+    json_object_set_new(g, "host_speedup", json_pack("{s:f, s:f, s:f, s:I, s:s}", "estimate", ci.estimate, "ci95_lo", ci.lo,
+                                                     "ci95_hi", ci.hi, "rounds", (json_int_t)n, "method",
+                                                     "wall time of a call to the end of its GPU work, device idle "
+                                                     "before it, no stall, L2 flushed; interleaved"));
+    if (!slower) return G_PASSED;
+    gate_fail(g, "slower as the model is called: with host dispatch included (no stalled stream) the speedup is %.3fx, "
+                 "95%% CI [%.3f, %.3f] below 1: the host work its launches add eats the GPU gain",
+              ci.estimate, ci.lo, ci.hi);
+    return G_REFUSED;
+}
+
 /* Gate 4: the candidate module against the session's start module; a G_* code. `reverify`:
  * this is the second measurement of an implausible speedup (no third). */
 static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, int reverify, kerr *e) {
     const char *mods[2] = {v->orig_mod, module};
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, 2, rounds, g, &res, e);
+    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, g, &res, e);
     if (rc != G_PASSED) { json_decref(res); return rc; }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result r;
@@ -626,6 +660,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
         json_decref(res);
         return G_REFUSED;
     }
+    int host_rc = host_check(json_object_get(res, "host_samples"), g);
     json_decref(res);
     json_object_set_new(g, "baseline_ms", json_real(r.base_ms));
     json_object_set_new(g, "candidate_ms", json_real(r.cand_ms));
@@ -635,6 +670,10 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
                   r.cand_ms, v->floor_ms, 100 * GATE4_FLOOR_MARGIN);
         json_object_set_new(g, "floor_ms", json_real(v->floor_ms));
         return G_REFUSED;
+    }
+    if (r.passed && host_rc != G_PASSED) {
+        json_object_set_new(g, "speedup", speedup_json(&r));
+        return host_rc;
     }
     if (r.passed && r.ci.estimate > GATE4_REVERIFY && !reverify) {
         /* an implausible speedup counts only if a second, independent measurement agrees */
@@ -1507,7 +1546,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     if (is_ma) n = 2;
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, n, rounds, g, &res, e);
+    int rc = time_modules(v, mods, n, rounds, 0, g, &res, e);
     if (rc != G_PASSED) {
         json_decref(res);
         return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")

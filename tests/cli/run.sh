@@ -146,6 +146,23 @@ has "--memcheck names what is missing" "$T/err" "compute-sanitizer not found"
 # a half-precision model (the fake's outputs say bfloat16): gate 3 sends its outputs to the float64
 # test on every seed although the strict check passes (the count rule needs it); a model that
 # cannot run in float64 keeps the strict verdict, recorded, and its adversarial sets are skipped
+# gate 4's host check: a candidate 20% faster on the GPU whose calls take 2 ms more on the host
+# (FAKE_HOST_SLOW) is refused as slower as the model is called; the fast one records its
+# host-inclusive speedup
+sed 's/^# expect: pass$/# expect: gate4 slower with host dispatch/; s/marker: FAKE_FAST/marker: FAKE_FAST FAKE_HOST_SLOW/' \
+  "$FC/a_fast.py" >"$T/hostslow.py"
+expect_exit 0 "verify, host-inclusive timing" -- \
+  "$KOPT" verify "$P" --candidate "$T/hostslow.py" --candidate "$FC/a_fast.py" -o "$T/vh" --rounds 8 --json
+python3 - "$T/out" <<'PY' && ok || bad "gate 4's host check: $(head -c 600 "$T/out")"
+import json, sys
+slow, fast = json.load(open(sys.argv[1]))["candidates"]
+g = slow["gates"][3]
+assert slow["verdict"] == "refused" and slow["refused_at"] == 4, slow.get("reason")
+assert "slower as the model is called" in slow["reason"], slow["reason"]
+assert g["speedup"]["ci95_lo"] > 1.02 and g["host_speedup"]["ci95_hi"] < 1, g
+h = fast["gates"][3]["host_speedup"]
+assert fast["verdict"] == "accepted" and h["ci95_lo"] > 1 and h["rounds"] == 8, h
+PY
 FAKE_OUT_DTYPE=bfloat16 expect_exit 0 "verify, bf16 outputs" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vb" --rounds 8 --json
 python3 - "$T/out" <<'PY' && ok || bad "verify, bf16 outputs: $(head -c 400 "$T/out")"
 import json, sys

@@ -256,6 +256,43 @@ Test(decide, gate4_lower_end_exactly_at_the_bar_is_refused) {
     cr_expect(r.passed);
 }
 
+Test(decide, gate4_host_check_edges) {
+    /* every ratio exactly 1: the interval is [1, 1], not below 1 -- not slower (lo < 1 alone is not) */
+    double base[12], same[12], slow[12], noisy[12];
+    for (int i = 0; i < 12; i++) {
+        base[i] = 1.0 + 0.1 * i;
+        same[i] = base[i];
+        slow[i] = base[i] * 1.05;
+        noisy[i] = base[i] * (i % 2 ? 1.05 : 0.97);
+    }
+    stats_ci ci;
+    int slower = -1;
+    kerr e = {0};
+    cr_assert_eq(gate4_host_decide(base, same, 12, 5, &ci, &slower, &e), 0);
+    cr_expect_float_eq(ci.hi, 1.0, 1e-12);
+    cr_expect_eq(slower, 0);
+    cr_assert_eq(gate4_host_decide(base, slow, 12, 5, &ci, &slower, &e), 0);
+    cr_expect(ci.hi < 1.0 && ci.estimate < 0.96, "[%f, %f]", ci.lo, ci.hi);
+    cr_expect_eq(slower, 1);
+    cr_assert_eq(gate4_host_decide(base, noisy, 12, 5, &ci, &slower, &e), 0);
+    cr_expect(ci.lo < 1.0 && ci.hi >= 1.0, "[%f, %f]", ci.lo, ci.hi);   /* straddles 1: not refused */
+    cr_expect_eq(slower, 0);
+    cr_expect_eq(ci.resamples, 4000);
+    cr_expect_float_eq(ci.conf, 0.95, 1e-12);
+    /* half a percent slower throughout: the interval ends just below 1, refused */
+    for (int i = 0; i < 12; i++) noisy[i] = base[i] * 1.005;
+    cr_assert_eq(gate4_host_decide(base, noisy, 12, 5, &ci, &slower, &e), 0);
+    cr_expect(ci.hi > 0.99 && ci.hi < 1.0, "[%f, %f]", ci.lo, ci.hi);
+    cr_expect_eq(slower, 1);
+    cr_expect_eq(gate4_host_decide(base, slow, 2, 5, &ci, &slower, &e), 0);   /* two rounds suffice */
+    cr_expect_eq(slower, 1);
+    cr_expect_eq(gate4_host_decide(base, slow, 1, 5, &ci, &slower, &e), KOPT_E_INTERNAL);
+    cr_expect(ci.estimate == 0 && ci.hi == 0 && slower == 0, "an error leaves a zeroed interval");
+    slow[3] = NAN;   /* a non-finite sample: unusable */
+    cr_expect_eq(gate4_host_decide(base, slow, 12, 5, &ci, &slower, &e), KOPT_E_WORKER);
+    cr_expect_eq(slower, 0);
+}
+
 Test(decide, gate4_physics_floor_edges) {
     double l2 = 60e6, big = 4 * 60e6;   /* the check needs I/O of at least 4x the L2 */
     cr_expect(gate4_below_floor(0.899, 1.0, big, l2));

@@ -25,6 +25,10 @@ enqueue time; the stall is max(0.2 ms, 1.5 x the largest per-variant median enqu
 capped at 50 ms (a variant that needs more is CPU-bound: its samples then include launch gaps).
 With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
 that stall. Results are raw samples; statistics are the core's.
+
+host_rounds (default 0) adds that many rounds timed as the model is called (host_samples): the
+wall time from a call to the end of its GPU work, the device idle before it and no stall, so
+host-side work (launchers, allocations, dispatch) is in the sample.
 """
 
 import statistics
@@ -121,12 +125,39 @@ def warm_up(variants, warmup, poison):
     return enqueue
 
 
+def host_samples(variants, rounds, buf, poison):
+    """Host-inclusive times (ms) of each variant, as the model is called: per round, every variant
+    once in a rotated order, its L2 flushed and the device idle before the call, then the wall
+    time of the call (Python, launchers, host dispatch) to the end of its GPU work; no stall, so
+    host work the call adds is in the sample."""
+    n = len(variants)
+    out = [[] for _ in range(n)]
+    for r in range(rounds):
+        for k in range(n):
+            i = (r + k) % n
+            p = variants[i].prepare()
+            if buf is not None:
+                buf.zero_()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            o = variants[i].run(p)
+            torch.cuda.synchronize()
+            out[i].append((time.perf_counter() - t0) * 1000.0)
+            if poison:
+                poison_outputs(o)
+            del o, p
+    return out
+
+
 def op_time(ctx, req):
     specs = get_arg(req, "variants", list)
     rounds = get_arg(req, "rounds", int, 30)
     warmup = get_arg(req, "warmup", int, 5)
     flush = get_arg(req, "flush_l2", bool, True)
     poison = get_arg(req, "poison_outputs", bool, True)
+    host_rounds = get_arg(req, "host_rounds", int, 0)
+    if host_rounds < 0:
+        raise BadRequest("host_rounds must be >= 0")
     if not specs:
         raise BadRequest("variants must be a non-empty array of targets")
     if rounds < 1 or warmup < 0:
@@ -163,7 +194,10 @@ def op_time(ctx, req):
             for i in range(n):
                 start, end = events[i]
                 samples[i].append(start.elapsed_time(end))
+        host = host_samples(variants, host_rounds, buf, poison) if host_rounds else None
     res = {"samples": samples, "sleep_ms": sleep}
+    if host is not None:
+        res["host_samples"] = host
     if ctx.problem is not None and any(isinstance(s, dict) and s.get("kind") == "module" for s in specs):
         changed = ctx.problem.verify_inputs()
         if changed:
