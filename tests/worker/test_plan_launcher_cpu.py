@@ -4,7 +4,8 @@
 the CPU and stand-ins for its Triton kernels. Checked: a launch whose scratch fits the bound
 allocates it poisoned (NaN) and launches both kernels with it; a launch asking for more than
 PLAN_SCRATCH_FACTOR x its arguments' bytes + PLAN_SCRATCH_SLACK_MIB raises ValueError before
-anything is allocated or launched (the candidate's refusal at gate 2, not an out-of-memory).
+anything is allocated or launched (the candidate's refusal when kopt first runs it, at gate 1,
+not an out-of-memory).
 
 Run: python3 tests/worker/test_plan_launcher_cpu.py [KOPT] (a python with torch, no GPU; KOPT
 defaults to build/kopt). Exits non-zero on the first failed check, naming it.

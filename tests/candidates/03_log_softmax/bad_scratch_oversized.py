@@ -1,4 +1,4 @@
-# expect: gate2 asks for 1 TiB of scratch (more than the GPU holds): the launcher kopt writes refuses it before allocating (the scratch bound: 4x the arguments + 64 MiB), so it is the candidate's refusal, not an out-of-memory reported as kopt's own resource error
+# expect: gate1 launch asks for 1 TiB of scratch (more than the GPU holds): the launcher kopt writes refuses it before allocating (the scratch bound: 4x the arguments + 64 MiB) when it first runs on the captured launch (gate 1's compile), so it is the candidate's refusal, not an out-of-memory reported as kopt's own resource error
 # kopt-candidate: replaces=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
 # good_plan_online.py with a scratch buffer of 2^38 float32 (1 TiB) in its plan, unused by the kernel.
 import triton
