@@ -73,6 +73,7 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->budget_s = budget_s;
     r->eager_ms = r->default_ms = r->max_autotune_ms = r->kopt_ms = r->floor_ms = NAN;
     r->vs_default = r->vs_max_autotune = (bench_ci){NAN, NAN, NAN};
+    r->as_called_vs_default = r->as_called_vs_max_autotune = (bench_ci){NAN, NAN, NAN};
     r->setup_s = r->search_s = r->final_s = r->used_wall_s = NAN;
     r->candidates = r->gated = -1;
     for (int g = 0; g < 4; g++) r->gate_s[g] = NAN;
@@ -149,6 +150,8 @@ static void br_read_model(bench_record *r, const json_t *m) {
     const json_t *vd = json_object_get(m, "speedup_vs_default"), *vm = json_object_get(m, "speedup_vs_max_autotune");
     r->vs_default = vd && !json_is_null(vd) ? br_ci(vd) : from_ma ? br_scaled(sp, r->default_ms, r->max_autotune_ms) : sp;
     r->vs_max_autotune = vm && !json_is_null(vm) ? br_ci(vm) : from_ma ? sp : br_scaled(sp, r->max_autotune_ms, r->default_ms);
+    r->as_called_vs_default = br_ci(json_object_get(m, "as_called_vs_default"));
+    r->as_called_vs_max_autotune = br_ci(json_object_get(m, "as_called_vs_max_autotune"));
 }
 
 /* The gates' seconds of the verify session's candidates (bench_record.gate_s, gated). */

@@ -11,6 +11,7 @@
  *  - speedup_vs_max_autotune: model.speedup_vs_max_autotune, else model.speedup when the
  *    search started from max-autotune, else speedup.estimate * max_autotune_ms / compiled_ms,
  *    without a CI;
+ *  - as_called_vs_default / _max_autotune: model.as_called_* (no fallback: NAN when absent);
  *  - disk_bytes: the size the parent measured, else resources.disk_bytes.
  *
  * Ownership: a bench_record owns its strings (bench_record_clear, NULL-safe, idempotent);
@@ -57,6 +58,8 @@ typedef struct bench_record {
     double eager_ms, default_ms, max_autotune_ms, kopt_ms, floor_ms;
     bench_start start;
     bench_ci vs_default, vs_max_autotune;
+    bench_ci as_called_vs_default, as_called_vs_max_autotune; /* model.as_called_*: timed as the model is
+                                                                * called (host dispatch in); NAN: not measured */
     double setup_s, search_s, final_s;
     double used_wall_s;
     int64_t candidates;         /* -1: not known */

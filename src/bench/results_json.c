@@ -53,6 +53,8 @@ static json_t *rj_problem(const bench_record *r) {
                                                  "kopt", rj_num(r->kopt_ms), "floor", rj_num(r->floor_ms)));
     json_object_set_new(o, "speedup_vs_default", rj_ci(r->vs_default));
     json_object_set_new(o, "speedup_vs_max_autotune", rj_ci(r->vs_max_autotune));
+    json_object_set_new(o, "as_called_vs_default", rj_ci(r->as_called_vs_default));
+    json_object_set_new(o, "as_called_vs_max_autotune", rj_ci(r->as_called_vs_max_autotune));
     json_object_set_new(o, "floor_ratio", rj_num(bench_record_floor_ratio(r)));
     json_object_set_new(o, "spent_before_search", rj_flag(r->spent_before_search));
     json_object_set_new(o, "floor_check_ok", rj_flag(r->floor_ok));

@@ -236,12 +236,13 @@ static int st_floor_beaten(const bench_record *p) {
 static void st_problems(const bench_report *r, bench_table *t) {
     static const char *const head[] = {"problem", "level", "status", "exit", "eager ms", "default ms",
                                        "max-autotune ms", "kopt ms", "floor ms", "vs default [95% CI]",
-                                       "vs max-autotune [95% CI]", "start", "kopt / floor",
+                                       "vs max-autotune [95% CI]", "as called: vs default / vs max-autotune",
+                                       "start", "kopt / floor",
                                        "budget spent before search", "GPU s setup / search / final", "candidates",
                                        "gates 1 / 2 / 3 / 4 s (gated)",
                                        "peak GPU (/ working set)", "eager / f64 peak GPU", "disk", "wall",
                                        "within budget", "why it failed"};
-    bench_table_init(t, "problems", "Problems", head, 23);
+    bench_table_init(t, "problems", "Problems", head, 24);
     for (size_t i = 0; i < r->n; i++) {
         const bench_record *p = &r->recs[i];
         st_row row = {.n = 0};
@@ -257,6 +258,11 @@ static void st_problems(const bench_report *r, bench_table *t) {
         st_put(&row, bench_fmt_ms(p->floor_ms, b));
         st_put(&row, bench_fmt_ci(p->vs_default, b));
         st_put(&row, bench_fmt_ci(p->vs_max_autotune, b));
+        if (isfinite(p->as_called_vs_default.est) || isfinite(p->as_called_vs_max_autotune.est))
+            st_putf(&row, "%s / %s", bench_fmt_x(p->as_called_vs_default.est, c),
+                    bench_fmt_x(p->as_called_vs_max_autotune.est, d));
+        else
+            st_put(&row, BENCH_DASH);
         st_put(&row, bench_start_name(p->start) ? bench_start_name(p->start) : BENCH_DASH);
         st_putf(&row, "%s%s", bench_fmt_ratio(bench_record_floor_ratio(p), b),
                 st_floor_beaten(p) ? " (!)" : p->floor_ok == 0 ? " (k)" : "");

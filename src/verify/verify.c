@@ -1539,6 +1539,26 @@ int verify_session_measure(verify_session *v, const char *module, json_t *g, dou
     return r == G_ERROR ? -1 : r == G_PASSED;
 }
 
+static json_t *ci_one(void) { return json_pack("{s:f, s:f, s:f}", "estimate", 1.0, "ci95_lo", 1.0, "ci95_hi", 1.0); }
+
+/* g[key] = the host-inclusive speedup of samples `cand` over `base` with its interval (the
+ * worker's host_samples); nothing when they are missing or unusable (the figure is a report,
+ * not a verdict). */
+static void as_called(json_t *g, const char *key, const json_t *base, const json_t *cand, uint64_t seed) {
+    if (!json_is_array(base) || !json_is_array(cand)) return;
+    size_t n, nc;
+    double *b = stats_from_json(base, &n), *c = stats_from_json(cand, &nc);
+    if (nc < n) n = nc;
+    stats_ci ci;
+    int slower = 0;
+    kerr e = {0};
+    if (!gate4_host_decide(b, c, n, seed, &ci, &slower, &e))
+        json_object_set_new(g, key, json_pack("{s:f, s:f, s:f, s:I}", "estimate", ci.estimate, "ci95_lo", ci.lo,
+                                              "ci95_hi", ci.hi, "rounds", (json_int_t)n));
+    free(b);
+    free(c);
+}
+
 int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e) {
     const char *mods[3] = {v->def_mod, module, v->ma_mod};
     size_t n = v->ma_mod ? 3 : 2;
@@ -1546,7 +1566,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     if (is_ma) n = 2;
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, n, rounds, 0, g, &res, e);
+    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, g, &res, e);
     if (rc != G_PASSED) {
         json_decref(res);
         return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
@@ -1573,6 +1593,11 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
         json_object_set_new(g, "max_autotune_ms", json_real(rm.base_ms));
         json_object_set_new(g, "speedup_vs_max_autotune", speedup_json(&rm));
     }
+    /* the same comparisons timed as the model is called (host dispatch included) */
+    const json_t *hs = json_object_get(res, "host_samples");
+    as_called(g, "as_called_vs_default", json_array_get(hs, 0), json_array_get(hs, 1), 17);
+    if (is_ma) json_object_set_new(g, "as_called_vs_max_autotune", ci_one());
+    else if (n == 3) as_called(g, "as_called_vs_max_autotune", json_array_get(hs, 2), json_array_get(hs, 1), 19);
     const gate4_result *start = v->start_ma ? &rm : &rd;
     json_object_set_new(g, "baseline_ms", json_real(start->base_ms));
     json_object_set_new(g, "speedup", speedup_json(start));

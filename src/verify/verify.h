@@ -127,7 +127,8 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
 /* The final measurement of `module` (the re-stitched winners): torch.compile default's module,
  * `module` and, when compiled, max-autotune's, interleaved; fills g with default_ms,
  * optimized_ms, max_autotune_ms, speedup_vs_default, speedup_vs_max_autotune (paired 95% CIs),
- * and baseline_ms / speedup against the module the session started from. */
+ * the same two timed as the model is called (as_called_vs_default / _max_autotune, host
+ * dispatch included), and baseline_ms / speedup against the module the session started from. */
 int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e);
 /* Medians of the eager model and the compiled modules (timed once, at setup when max-autotune
  * was compiled, else on first call): {eager_ms, default_ms, max_autotune_ms?, start}. Borrowed;

@@ -132,6 +132,8 @@ for l in d["levels"] + [d["overall"]]:
     assert l["within_budget"]["count"] == l["problems"]
 p = d["problems"][0]
 assert p["speedup_vs_default"]["ci95_lo"] > 1.0 and p["times_ms"]["default"] > 0 and p["disk_bytes"] > 0
+# as the model is called (host dispatch in): the fake's host samples add 0.1 ms to each
+assert 1.0 < p["as_called_vs_default"]["estimate"] < p["speedup_vs_default"]["estimate"], p
 # the fake's peaks per memory phase (tests/fake_worker.py PEAKS) plus its 500 MiB context (JSON
 # numbers of 9 significant digits)
 m = p["memory"]
