@@ -17,15 +17,7 @@ import torch
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 K = "triton_poi_fused_mul_add_0"
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
+from checklib import check, passed  # noqa: E402
 
 
 def load():
@@ -107,7 +99,7 @@ def main():
     check(jit.launches == launches + 1 and guard._kopt_fallbacks == 5, "the verified signature runs the candidate again")
     check(torch.equal(y2, ref(x)), "and its result is right")
 
-    print("guard cpu: %d checks passed" % checks)
+    print("guard cpu: %d checks passed" % passed())
 
 
 if __name__ == "__main__":

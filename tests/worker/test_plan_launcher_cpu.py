@@ -20,15 +20,7 @@ import torch
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 KOPT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "kopt")
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "plan", "scratch_bound.py")
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
+from checklib import check, passed
 
 
 out = subprocess.run([KOPT, "lint", FIXTURE, "--show-launcher"], capture_output=True, text=True)
@@ -83,4 +75,4 @@ check(launched == [], "nothing launched after the bound refused the scratch")
 launch(x, y, 64, 256, nseg - 1)
 check(len(launched) == 2, "a scratch request at the bound runs")
 
-print("plan launcher (cpu): %d checks passed" % checks)
+print("plan launcher (cpu): %d checks passed" % passed())

@@ -21,15 +21,7 @@ import torch  # noqa: E402
 import kopt.compare as C  # noqa: E402
 from kopt import kept, modules  # noqa: E402
 
-checks = 0
-
-
-def check(cond, what):
-    global checks
-    if not cond:
-        print("FAIL: " + what)
-        sys.exit(1)
-    checks += 1
+from checklib import check, passed  # noqa: E402
 
 
 def ramp(n=32):
@@ -747,4 +739,4 @@ except Exception as e:
     check(getattr(e, "code", None) == "module_failed" and "the candidate raised on input set captured" in str(e),
           "a candidate that raises: module_failed, naming the set (%s: %s)" % (type(e).__name__, e))
 
-print("worker tensors (cpu): %d checks passed" % checks)
+print("worker tensors (cpu): %d checks passed" % passed())
