@@ -108,8 +108,17 @@ static json_t *rj_group(const bench_group *g) {
                                                            (json_int_t)g->geomean_n[0]));
     json_object_set_new(o, "geomean_vs_max_autotune", json_pack("{s:o, s:I}", "value", rj_num(g->geomean[1]), "n",
                                                                 (json_int_t)g->geomean_n[1]));
-    json_object_set_new(o, "fast_p", json_pack("{s:o, s:o}", "default", rj_fast(g->fast_p[0]), "max_autotune",
-                                               rj_fast(g->fast_p[1])));
+    json_object_set_new(o, "geomean_as_called_vs_default",
+                        json_pack("{s:o, s:I}", "value", rj_num(g->geomean[BENCH_AS_CALLED_VS_DEFAULT]), "n",
+                                  (json_int_t)g->geomean_n[BENCH_AS_CALLED_VS_DEFAULT]));
+    json_object_set_new(o, "geomean_as_called_vs_max_autotune",
+                        json_pack("{s:o, s:I}", "value", rj_num(g->geomean[BENCH_AS_CALLED_VS_MAX_AUTOTUNE]), "n",
+                                  (json_int_t)g->geomean_n[BENCH_AS_CALLED_VS_MAX_AUTOTUNE]));
+    json_object_set_new(o, "fast_p",
+                        json_pack("{s:o, s:o, s:o, s:o}", "default", rj_fast(g->fast_p[BENCH_VS_DEFAULT]), "max_autotune",
+                                  rj_fast(g->fast_p[BENCH_VS_MAX_AUTOTUNE]), "as_called_default",
+                                  rj_fast(g->fast_p[BENCH_AS_CALLED_VS_DEFAULT]), "as_called_max_autotune",
+                                  rj_fast(g->fast_p[BENCH_AS_CALLED_VS_MAX_AUTOTUNE])));
     json_object_set_new(o, "gpu_time_s", json_pack("{s:o, s:o, s:o}", "setup", rj_num(g->setup_s), "search",
                                                    rj_num(g->search_s), "final", rj_num(g->final_s)));
     json_object_set_new(o, "candidates", rj_int(g->candidates));

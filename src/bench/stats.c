@@ -31,7 +31,12 @@ int bench_faster(bench_ci ci, double p) {
 }
 
 const bench_ci *bench_speedup(const bench_record *r, bench_baseline b) {
-    return b == BENCH_VS_MAX_AUTOTUNE ? &r->vs_max_autotune : &r->vs_default;
+    switch (b) {
+    case BENCH_VS_MAX_AUTOTUNE: return &r->vs_max_autotune;
+    case BENCH_AS_CALLED_VS_DEFAULT: return &r->as_called_vs_default;
+    case BENCH_AS_CALLED_VS_MAX_AUTOTUNE: return &r->as_called_vs_max_autotune;
+    default: return &r->vs_default;
+    }
 }
 
 double bench_fast_p(const bench_record *const *recs, size_t n, bench_baseline b, double p) {
@@ -79,7 +84,7 @@ void bench_group_compute(const bench_record *const *recs, size_t n, bench_group 
     double *sp = kcalloc(n ? n : 1, sizeof *sp);
     double disk_sum = NAN, wall_sum = NAN;
     size_t disk_n = 0;
-    for (int b = 0; b < 2; b++) {
+    for (int b = 0; b < BENCH_NBASE; b++) {
         int any = 0;
         for (size_t i = 0; i < n; i++) {
             const bench_ci *c = bench_speedup(recs[i], (bench_baseline)b);

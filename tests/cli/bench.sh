@@ -129,6 +129,10 @@ for l in d["levels"] + [d["overall"]]:
     assert g["n"] == l["problems"] and abs(g["value"] - 1.25) < 0.01, l
     assert l["fast_p"]["default"]["0"] == 1.0 and l["fast_p"]["default"]["1.0"] == 1.0 and l["fast_p"]["default"]["1.5"] == 0.0, l["fast_p"]
     assert l["geomean_vs_max_autotune"]["value"] is not None
+    # as called: the fake's host samples add 0.1 ms to each module's 1.0 / 0.8 ms
+    a = l["geomean_as_called_vs_default"]
+    assert a["n"] == l["problems"] and abs(a["value"] - 1.1 / 0.9) < 0.02, a
+    assert l["fast_p"]["as_called_default"]["1.0"] == 1.0 and l["fast_p"]["as_called_default"]["1.5"] == 0.0, l["fast_p"]
     assert l["within_budget"]["count"] == l["problems"]
 p = d["problems"][0]
 assert p["speedup_vs_default"]["ci95_lo"] > 1.0 and p["times_ms"]["default"] > 0 and p["disk_bytes"] > 0

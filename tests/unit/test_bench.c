@@ -168,6 +168,10 @@ Test(bench_stats, groups_per_level) {
     r[0].peak_gpu_bytes = 400;
     r[0].working_set_bytes = 100;
     r[0].setup_s = 1.5;
+    /* as called: measured on two of level 1's correct problems and the timed-out one (not counted) */
+    r[0].as_called_vs_default = (bench_ci){0.5, 0.45, 0.55};
+    r[1].as_called_vs_default = (bench_ci){2.0, 1.9, 2.1};
+    r[2].as_called_vs_default = (bench_ci){9.0, 8.0, 10.0};
     bench_summary s;
     bench_summary_build(r, 4, &s);
     cr_assert_eq(s.nlevels, 2);
@@ -182,6 +186,10 @@ Test(bench_stats, groups_per_level) {
     cr_assert(isnan(l1->fast_p[BENCH_VS_MAX_AUTOTUNE][1]), "fast_p vs an unmeasured baseline is unknown");
     cr_assert_float_eq(l1->fast_p[BENCH_VS_MAX_AUTOTUNE][0], 2.0 / 3, 1e-12, "fast_0 is the fraction correct");
     cr_assert_float_eq(l1->fast_p[BENCH_VS_DEFAULT][1], 1.0 / 3, 1e-12);
+    cr_assert_float_eq(l1->geomean[BENCH_AS_CALLED_VS_DEFAULT], 1.0, 1e-12, "(0.5 * 2)^(1/2), the timeout left out");
+    cr_assert_eq(l1->geomean_n[BENCH_AS_CALLED_VS_DEFAULT], 2);
+    cr_assert_float_eq(l1->fast_p[BENCH_AS_CALLED_VS_DEFAULT][1], 1.0 / 3, 1e-12, "only [1.9, 2.1] lies above 1");
+    cr_assert(isnan(l1->geomean[BENCH_AS_CALLED_VS_MAX_AUTOTUNE]) && isnan(l1->fast_p[BENCH_AS_CALLED_VS_MAX_AUTOTUNE][1]));
     cr_assert_eq(l1->candidates, 7);
     cr_assert_float_eq(l1->disk_mean, 2000, 1e-9);
     cr_assert_float_eq(l1->disk_max, 3000, 1e-9);
