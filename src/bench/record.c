@@ -87,7 +87,7 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
 void bench_record_clear(bench_record *r) {
     if (!r) return;
     char **strs[] = {&r->rel, &r->sha, &r->level_name, &r->gpu, &r->owner, &r->started_at, &r->ended_at,
-                     &r->device, &r->outcome, &r->floor_gap, &r->error_kind, &r->error_message,
+                     &r->device, &r->outcome, &r->floor_gap, &r->ma_error, &r->error_kind, &r->error_message,
                      &r->peak_step, &r->growth_step};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
         free(*strs[i]);
@@ -179,9 +179,11 @@ void bench_record_read_doc(bench_record *r, const json_t *doc) {
     free(r->device);
     free(r->outcome);
     free(r->floor_gap);
+    free(r->ma_error);
     r->device = br_str(json_object_get(doc, "device"), "name");
     r->outcome = br_str(doc, "outcome");
     r->floor_gap = br_str(json_object_get(json_object_get(doc, "model"), "floor_gap"), "reason");
+    r->ma_error = br_str(json_object_get(doc, "model"), "max_autotune_error");
     br_read_model(r, json_object_get(doc, "model"));
     const json_t *b = json_object_get(doc, "budget");
     r->setup_s = br_num(b, "setup_s");

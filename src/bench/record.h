@@ -55,6 +55,7 @@ typedef struct bench_record {
     /* from the document */
     char *device, *outcome;
     char *floor_gap;            /* model.floor_gap.reason: why kopt's module stays above 1.3x its floor (NULL: not said) */
+    char *ma_error;             /* model.max_autotune_error: why max-autotune was not measured (NULL: not said) */
     double eager_ms, default_ms, max_autotune_ms, kopt_ms, floor_ms;
     bench_start start;
     bench_ci vs_default, vs_max_autotune;

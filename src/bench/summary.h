@@ -18,6 +18,7 @@ enum {
     BENCH_T_PROBLEMS,
     BENCH_T_GAPS,
     BENCH_T_MEMORY,
+    BENCH_T_NO_MA,
     BENCH_NTABLES
 };
 

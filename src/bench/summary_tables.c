@@ -340,6 +340,27 @@ static void st_memory(const bench_report *r, bench_table *t) {
     }
 }
 
+/* The correct problems of a --max-autotune sweep without a max-autotune time, with why (the
+ * problem's model.max_autotune_error): they are outside every "vs max-autotune" figure. */
+static void st_no_ma(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"problem", "why (the problem's report.json, model.max_autotune_error)"};
+    bench_table_init(t, "no_max_autotune", "Problems without a max-autotune time (outside the vs max-autotune figures)",
+                     head, 2);
+    t->text = 1;
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_record *p = &r->recs[i];
+        if (!bench_correct(p) || isfinite(p->max_autotune_ms) || !r->max_autotune) continue;
+        st_row row = {.n = 0};
+        char why[200];
+        snprintf(why, sizeof why, "%s", p->ma_error ? p->ma_error : "not said");
+        char *cut = strstr(why, "; stderr:");   /* the worker's stderr (autotuning logs) stays in report.json */
+        if (cut) *cut = '\0';
+        st_put(&row, p->rel);
+        st_put(&row, why);
+        bench_table_row(t, row.cell);
+    }
+}
+
 void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_config(r, &out->t[BENCH_T_CONFIG]);
     st_levels(r, &out->t[BENCH_T_LEVELS]);
@@ -348,6 +369,7 @@ void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_problems(r, &out->t[BENCH_T_PROBLEMS]);
     st_gaps(r, &out->t[BENCH_T_GAPS]);
     st_memory(r, &out->t[BENCH_T_MEMORY]);
+    st_no_ma(r, &out->t[BENCH_T_NO_MA]);
 }
 
 void bench_tables_free(bench_tables *t) {

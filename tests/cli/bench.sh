@@ -258,6 +258,13 @@ FAKE_BYTES_SCALE=1000000 CUDA_VISIBLE_DEVICES=0 expect_exit 0 "a floor a module 
 grep -q "level1/01_gelu_residual.py .* (!) |" "$T/o13/summary.md" && ok || bad "summary.md: no (!) after kopt / floor: $(grep gelu "$T/o13/summary.md" | tail -1)"
 has "summary.md defines (!)" "$T/o13/summary.md" '"(!)" after it: a measured module time'
 ! grep -q "level1/01_gelu_residual.py .* (!) |" "$T/o12/summary.md" && ok || bad "summary.md: (!) without a module below the floor"
+# a max-autotune compile that overruns its share of the budget: the problem is done from the
+# default module, and the summary lists it among the problems without a max-autotune time, why
+FAKE_MA_HANG=1 KOPT_WORKER_ENV=$KOPT_WORKER_ENV,FAKE_MA_HANG KOPT_MA_TIMEOUT_S=2 CUDA_VISIBLE_DEVICES=0 expect_exit 0 "max-autotune compile overruns" -- \
+  "$KOPT" bench "$S" -o "$T/o14" $B --store "$T/s14.sqlite" --only gelu
+has "summary.md: the problem without max-autotune" "$T/o14/summary.md" \
+  "^| level1/01_gelu_residual.py | torch.compile (max-autotune-no-cudagraphs): worker did not answer 'compile' within 2.0 s; the worker was restarted |"
+! grep -q "Problems without a max-autotune time" "$T/o13/summary.md" && ok || bad "summary.md lists problems without max-autotune where it was measured"
 
 # --- selections: --dev, --only -------------------------------------------------------------------
 printf '# the dev set\nlevel1/03_log_softmax.py\n\n  level2/14_gemm_bias_relu.py  # a comment\n' >"$S/DEV"
