@@ -267,11 +267,25 @@ static int bc_report(bc_ctx *x, bench_report *rep, kerr *e) {
     int rc = bench_collect(x->store, (const char *const *)x->keys, x->ngpus, x->have_suite ? &x->suite : NULL,
                            x->cli.budget_s, &recs, e);
     if (rc) return rc;
-    if (x->cli.report_only && !recs.n) {
-        bench_records_free(&recs);
-        return kerr_set(e, KOPT_E_NOFILE, "the store %s holds no bench results for budget %gs with max-autotune %s%s; hint: "
-                        "pass the --budget and --max-autotune/--no-max-autotune of the run", x->store_path,
-                        x->cli.budget_s, x->cli.max_autotune ? "on" : "off", x->have_suite ? " for this suite" : "");
+    size_t measured = 0;   /* records with a result of this configuration (not "not run") */
+    for (size_t i = 0; i < recs.n; i++) measured += recs.v[i].status != BENCH_NOT_RUN;
+    if (x->cli.report_only && !measured) {
+        char *held = NULL;
+        kerr ce = {0};
+        if (store_bench_configs(x->store, &held, &ce)) log_warn("%s", ce.msg);
+        char hint[512];
+        snprintf(hint, sizeof hint, "%s%s%s", held && *held ? "it holds results for " : "it holds none at all",
+                 held && *held ? held : "", held && *held ? ": pass that --budget and --max-autotune/--no-max-autotune" : "");
+        free(held);
+        if (!recs.n) {
+            bench_records_free(&recs);
+            return kerr_set(e, KOPT_E_NOFILE, "the store %s holds no bench results for budget %gs with max-autotune %s%s; hint: %s",
+                            x->store_path, x->cli.budget_s, x->cli.max_autotune ? "on" : "off",
+                            x->have_suite ? " for this suite" : "", hint);
+        }
+        /* the suite's problems are listed, every one "not run": say why it may look so */
+        log_warn("no problem of the selection has a result for budget %gs with max-autotune %s; %s", x->cli.budget_s,
+                 x->cli.max_autotune ? "on" : "off", hint);
     }
     bench_summary sum;
     bench_summary_build(recs.v, recs.n, &sum);

@@ -386,4 +386,9 @@ void store_bench_rows_clear(store_bench_rowset *r);   /* NULL-safe; leaves it em
 int store_bench_gpus(kstore *s, double budget_s, int max_autotune, char ***names, size_t *n,
                      kerr *e);
 
+/* The configurations the store holds bench results for: a text listing each distinct budget and
+ * max-autotune flag ("120s with max-autotune on, 20s with max-autotune off"), in budget order;
+ * *out is malloc'd ("" when there are none; caller frees). */
+int store_bench_configs(kstore *s, char **out, kerr *e);
+
 #endif

@@ -330,3 +330,25 @@ int store_bench_gpus(kstore *s, double budget_s, int max_autotune, char ***names
     *n = v.len;
     return 0;
 }
+
+int store_bench_configs(kstore *s, char **out, kerr *e) {
+    *out = NULL;
+    sqlite3_stmt *st;
+    int rc = store_prep(s, "SELECT DISTINCT budget_s, max_autotune FROM bench_results ORDER BY budget_s, max_autotune",
+                        &st, e);
+    if (rc) return rc;
+    kbuf b = KBUF_INIT;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW)
+        kbuf_printf(&b, "%s%gs with max-autotune %s", b.len ? ", " : "", sqlite3_column_double(st, 0),
+                    sqlite3_column_int(st, 1) ? "on" : "off");
+    if (r != SQLITE_DONE) rc = store_db_err(s, e, "listing the configurations of bench results");
+    sqlite3_finalize(st);
+    if (rc) {
+        kbuf_free(&b);
+        return rc;
+    }
+    *out = kstrdup(kbuf_str(&b));
+    kbuf_free(&b);
+    return 0;
+}

@@ -304,7 +304,10 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["config"][
 expect_exit 0 "report-only without SUITE" -- "$KOPT" bench --report-only --store "$T/merged.sqlite" -o "$T/om2" $B --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["problems"])==5 and d["suite"] is None' "$T/out" && ok || bad "report-only without SUITE"
 expect_exit 3 "report-only with another budget" -- "$KOPT" bench --report-only --store "$T/merged.sqlite" -o "$T/om3" --budget 5m
-has "report-only hint" "$T/err" "hint: pass the --budget"
+has "report-only hint: the budgets the store holds" "$T/err" "hint: it holds results for 20s with max-autotune on: pass that --budget"
+# with SUITE the problems are listed as not run, and a warning says which configurations exist
+expect_exit 0 "report-only of SUITE with another budget" -- "$KOPT" bench "$S" --report-only --store "$T/merged.sqlite" -o "$T/om4" --budget 5m
+has "report-only warning: nothing of this budget" "$T/err" "no problem of the selection has a result for budget 300s with max-autotune on; it holds results for 20s with max-autotune on"
 expect_exit 0 "merging again adds nothing" -- "$KOPT" store --store "$T/merged.sqlite" merge "$T/shard0.sqlite"
 [ "$(sql "$T/merged.sqlite" "SELECT count(*) FROM bench_results")" = 5 ] && ok || bad "merge is idempotent for bench results"
 # a merged 'done' row is never run again

@@ -350,6 +350,10 @@ static const store_bench_row *row_of(const store_bench_rowset *rs, const char *r
 
 Test(bench_store, claim_skip_retake_and_finish) {
     kstore *s = open_store("s.sqlite");
+    char *none = NULL;
+    OK(store_bench_configs(s, &none, &E));
+    cr_assert_str_eq(none, "", "no rows, no configuration");
+    free(none);
     store_bench_claim_spec a = spec("level1/a.py", "hostA:100"), b = spec("level1/a.py", "hostB:200");
     int64_t r1 = 0, r2 = 0;
     cr_assert_eq(claim(s, &a, &r1), STORE_BENCH_CLAIMED);
@@ -419,6 +423,10 @@ Test(bench_store, claim_skip_retake_and_finish) {
     cr_assert_eq(ng, 0, "another budget");
     OK(store_bench_gpus(s, 120, 0, &gpus, &ng, &E));
     cr_assert_eq(ng, 0, "without max-autotune");
+    char *held = NULL;
+    OK(store_bench_configs(s, &held, &E));
+    cr_assert_str_eq(held, "120s with max-autotune on", "the one configuration of the rows");
+    free(held);
     store_close(s);
 }
 
