@@ -273,9 +273,10 @@ static int bc_report(bc_ctx *x, bench_report *rep, kerr *e) {
         char *held = NULL;
         kerr ce = {0};
         if (store_bench_configs(x->store, &held, &ce)) log_warn("%s", ce.msg);
-        char hint[512];
-        snprintf(hint, sizeof hint, "%s%s%s", held && *held ? "it holds results for " : "it holds none at all",
-                 held && *held ? held : "", held && *held ? ": pass that --budget and --max-autotune/--no-max-autotune" : "");
+        char hint[512] = "it holds none at all";
+        if (held && *held)
+            snprintf(hint, sizeof hint, "it holds results for %s: pass that --budget and --max-autotune/--no-max-autotune",
+                     held);
         free(held);
         if (!recs.n) {
             bench_records_free(&recs);

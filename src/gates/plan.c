@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gates/tensor.h"
+
 /* ---------- expressions ---------- */
 
 typedef struct xparser {
@@ -335,10 +337,6 @@ static const char *const POISON[] = {[PDT_FLOAT32] = "float('nan')",
                                      [PDT_INT64] = "-9223372036854775808",
                                      [PDT_UINT8] = "255",
                                      [PDT_BOOL] = "True"};
-
-static const int ITEMSIZE[] = {
-    [PDT_FLOAT32] = 4, [PDT_FLOAT16] = 2, [PDT_BFLOAT16] = 2, [PDT_FLOAT64] = 8, [PDT_INT8] = 1,
-    [PDT_INT16] = 2,   [PDT_INT32] = 4,   [PDT_INT64] = 8,    [PDT_UINT8] = 1,   [PDT_BOOL] = 1};
 
 const char *plan_dtype_name(plan_dtype d) { return DTYPES[d]; }
 
@@ -763,7 +761,7 @@ static void emit_scratch_bound(const launch_plan *p, kbuf *out) {
     kbuf_puts(out, "\n    _kopt_plan_scratch = 0");
     for (size_t i = 0; i < p->nscratch; i++) {
         const plan_scratch *S = &p->scratch[i];
-        kbuf_printf(out, " + %d", ITEMSIZE[S->dtype]);
+        kbuf_printf(out, " + %zu", tensor_itemsize(DTYPES[S->dtype]));
         for (size_t d = 0; d < S->ndim; d++) {
             kbuf_puts(out, " * (");
             plan_expr_emit(S->shape[d], out);
