@@ -863,6 +863,8 @@ static int detect_form(cctx *x) {
     if (is_nm(x, h, "async")) h++;
     size_t lp = h + 2, rp = match_close(x, lp);
     do_params(x, lp + 1, rp, depth_at(x, lp) + 1, -1, &c->params, &c->nparams);
+    if (c->form == CAND_FORM_L && c->nparams && !strcmp(c->params[c->nparams - 1].name, "_kopt_plan_go"))
+        free(c->params[--c->nparams].name); /* kopt's launcher from a plan (plan.h): not the kernel's */
     if (c->form == CAND_FORM_L && c->nparams &&
         !strcmp(c->params[c->nparams - 1].name, "stream")) {
         free(c->params[--c->nparams].name);
@@ -976,18 +978,33 @@ fail:
     }
     if (lower && c->plan_def >= 0) {   /* form P: judge and ship kopt's lowering instead */
         char *low = NULL;
+        launch_plan *plan = NULL;
         rc = plan_lower(c, &low, e);
+        if (!rc) rc = plan_of(c, &plan, e);
         candidate_free(c);
-        if (rc) return rc;
+        if (rc) {
+            free(low);
+            return rc;
+        }
+        char **kernels = kcalloc(plan->nlaunches, sizeof *kernels);
+        size_t nkernels = plan->nlaunches;
+        for (size_t i = 0; i < nkernels; i++) kernels[i] = kstrdup(plan->launches[i].kernel);
+        plan_free(plan);
         candidate *l = NULL;
         rc = candidate_parse(low, strlen(low), &l, e);
         free(low);
-        if (rc) return rc;
-        if (l->plan_def >= 0 || l->form != CAND_FORM_L) {   /* cannot happen: the plan is blanked */
+        if (!rc && (l->plan_def >= 0 || l->form != CAND_FORM_L)) {   /* cannot happen: the plan is blanked */
             candidate_free(l);
-            return kerr_set(e, KOPT_E_CANDIDATE, "line 1: kopt's lowering of the plan is not a launcher");
+            rc = kerr_set(e, KOPT_E_CANDIDATE, "line 1: kopt's lowering of the plan is not a launcher");
+        }
+        if (rc) {
+            for (size_t i = 0; i < nkernels; i++) free(kernels[i]);
+            free(kernels);
+            return rc;
         }
         l->from_plan = 1;
+        l->plan_kernels = kernels;
+        l->nplan_kernels = nkernels;
         *out = l;
         return 0;
     }
@@ -1043,6 +1060,8 @@ void candidate_free(candidate *c) {
         free(c->imports[i].target);
     }
     free(c->imports);
+    for (size_t i = 0; i < c->nplan_kernels; i++) free(c->plan_kernels[i]);
+    free(c->plan_kernels);
     for (size_t i = 0; i < c->nmodule_names; i++) free(c->module_names[i]);
     free(c->module_names);
     free(c);
@@ -1162,7 +1181,14 @@ int candidate_stitch_text(const candidate *c, const char *kernel_name, kbuf *out
     while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
                      b.data[b.len - 1] == ' ' || b.data[b.len - 1] == '\t'))
         b.data[--b.len] = '\0';
-    kbuf_printf(&b, "\n%s = _KoptLaunch(_kopt_%s__launch)", kernel_name, kernel_name);
+    kbuf_printf(&b, "\n%s = _KoptLaunch(_kopt_%s__launch", kernel_name, kernel_name);
+    if (c->nplan_kernels) { /* the plan's launches' kernels, in order (the shim's run_verified) */
+        kbuf_puts(&b, ", (");
+        for (size_t i = 0; i < c->nplan_kernels; i++)
+            kbuf_printf(&b, "_kopt_%s__%s, ", kernel_name, c->plan_kernels[i]);
+        kbuf_puts(&b, ")");
+    }
+    kbuf_puts(&b, ")");
     kbuf_append(out, b.data, b.len);
     kbuf_free(&b);
     return 0;
@@ -1172,14 +1198,41 @@ const char *candidate_launch_shim(void) {
     return "if '_KoptLaunch' not in globals():\n"
            "    class _KoptLaunch:\n"
            "        \"\"\"kopt: stands in for a Triton kernel replaced by a launcher-form "
-           "candidate; call() keeps calling NAME.run(*args, stream=...).\"\"\"\n"
-           "        __slots__ = ('launch',)\n"
+           "candidate; call() keeps calling NAME.run(*args, stream=...). For a launcher kopt wrote from a\n"
+           "        plan (kernels: its launches' kernels in order), run_verified -- the guard's call on the\n"
+           "        signature the gates verified -- launches each through its compiled form, bound once per\n"
+           "        launch, grid and stream (Triton's own JIT launch where this Triton cannot bind one).\"\"\"\n"
+           "        __slots__ = ('launch', 'kernels', 'bound')\n"
            "\n"
-           "        def __init__(self, launch):\n"
+           "        def __init__(self, launch, kernels=None):\n"
            "            self.launch = launch\n"
+           "            self.kernels = kernels\n"
+           "            self.bound = {}\n"
            "\n"
            "        def run(self, *args, stream=None):\n"
-           "            return self.launch(*args)\n";
+           "            return self.launch(*args)\n"
+           "\n"
+           "        def run_verified(self, *args, stream=None):\n"
+           "            if self.kernels is None:\n"
+           "                return self.launch(*args)\n"
+           "            return self.launch(*args, stream=stream, _kopt_plan_go=self.go)\n"
+           "\n"
+           "        def go(self, i, grid, ordered, names, num_warps, num_stages, stream):\n"
+           "            key = (i, grid, stream)\n"
+           "            bound = self.bound.get(key)\n"
+           "            if bound is None:\n"
+           "                kernel = self.kernels[i]\n"
+           "                pos = [v for v, n in zip(ordered, names) if n is None]\n"
+           "                opts = {n: v for v, n in zip(ordered, names) if n is not None}\n"
+           "                opts['num_warps'] = num_warps\n"
+           "                if num_stages:\n"
+           "                    opts['num_stages'] = num_stages\n"
+           "                try:\n"
+           "                    bound = kernel.warmup(*pos, grid=grid, **opts)[grid]\n"
+           "                except Exception:\n"
+           "                    return kernel[grid](*pos, **opts)\n"
+           "                self.bound[key] = bound\n"
+           "            bound(*ordered, stream=stream)\n";
 }
 
 /* ---------- accessors ---------- */

@@ -142,6 +142,9 @@ typedef struct candidate {
     int plan_def;           /* index into defs of `KOPT_PLAN = ...` (form P, before lowering);
                                -1 otherwise */
     int from_plan;          /* the text is kopt's lowering of a form-P file (plan.h) */
+    char **plan_kernels;    /* from_plan: each launch's kernel, in the plan's order (the stitched
+                               shim binds launch i to plan_kernels[i]) */
+    size_t nplan_kernels;
 } candidate;
 
 int candidate_parse(const char *text, size_t len, candidate **out, kerr *e);

@@ -390,6 +390,7 @@ void plan_free(launch_plan *p) {
         free(L->args);
         for (size_t a = 0; a < L->ncx; a++) arg_free(&L->cx[a]);
         free(L->cx);
+        free(L->order);
     }
     free(p->launches);
     free(p);
@@ -647,6 +648,23 @@ static int check_signature(pctx *X, const pyval *lv, plan_launch *L) {
         for (size_t k = 0; k < L->ncx; k++) given |= !strcmp(ps[i].name, L->cx[k].name);
         if (!given) rc = perr(X, lv, "launch of '%s' does not give its constexpr '%s'", L->kernel, ps[i].name);
     }
+    if (!rc) { /* the declared order, for a direct launch of the compiled kernel */
+        L->order = kcalloc(n ? n : 1, sizeof *L->order);
+        L->bindable = 1;
+        size_t r = 0;
+        for (size_t i = 0; i < n; i++) {
+            int at = 0, given = 0;
+            if (!ps[i].constexpr_) {
+                given = r < L->nargs;
+                at = (int)r++;
+            } else {
+                for (size_t k = 0; k < L->ncx; k++)
+                    if (!strcmp(ps[i].name, L->cx[k].name)) given = 1, at = -1 - (int)k;
+            }
+            if (!given) L->bindable = 0; /* left to its default */
+            L->order[L->norder++] = at;
+        }
+    }
     candidate_params_free(ps, n);
     return rc;
 }
@@ -776,6 +794,28 @@ static void emit_scratch_bound(const launch_plan *p, kbuf *out) {
                 PLAN_SCRATCH_SLACK_MIB);
 }
 
+/* A bindable launch through the shim's binder (plan.h), then the `else:` of Triton's own launch. */
+static void emit_direct(const plan_launch *L, size_t i, kbuf *out) {
+    kbuf_printf(out, "    if _kopt_plan_go is not None:\n        _kopt_plan_go(%zu, (", i);
+    for (size_t g = 0; g < 3; g++) {
+        if (g < L->ngrid) plan_expr_emit(L->grid[g], out);
+        else kbuf_puts(out, "1");
+        kbuf_puts(out, g < 2 ? ", " : "), (");
+    }
+    for (size_t j = 0; j < L->norder; j++) {
+        int at = L->order[j];
+        emit_arg(at >= 0 ? &L->args[at] : &L->cx[-1 - at], out);
+        kbuf_puts(out, ", ");
+    }
+    kbuf_puts(out, "), (");
+    for (size_t j = 0; j < L->norder; j++) {
+        int at = L->order[j];
+        if (at >= 0) kbuf_puts(out, "None, ");
+        else kbuf_printf(out, "'%s', ", L->cx[-1 - at].name);
+    }
+    kbuf_printf(out, "), %d, %d, stream)\n    else:\n", L->num_warps, L->num_stages);
+}
+
 void plan_emit(const launch_plan *p, kbuf *out) {
     kbuf_puts(out, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
                    "import torch as _kopt_plan_torch\n"
@@ -786,7 +826,7 @@ void plan_emit(const launch_plan *p, kbuf *out) {
         kbuf_printf(out, "%s, ", p->params[i]);
         if (!dev && is_pointer_name(p->params[i])) dev = p->params[i];
     }
-    kbuf_puts(out, "stream=None):\n");
+    kbuf_puts(out, "stream=None, _kopt_plan_go=None):\n");
     if (p->uses_sms)
         kbuf_printf(
             out, "    _kopt_plan_sms = _kopt_plan_torch.cuda.get_device_properties(%s.device).multi_processor_count\n",
@@ -820,7 +860,9 @@ void plan_emit(const launch_plan *p, kbuf *out) {
     }
     for (size_t i = 0; i < p->nlaunches; i++) {
         const plan_launch *L = &p->launches[i];
-        kbuf_printf(out, "    %s[(", L->kernel);
+        const char *ind = L->bindable ? "        " : "    ";
+        if (L->bindable) emit_direct(L, i, out);
+        kbuf_printf(out, "%s%s[(", ind, L->kernel);
         for (size_t g = 0; g < L->ngrid; g++) {
             plan_expr_emit(L->grid[g], out);
             kbuf_puts(out, ", ");

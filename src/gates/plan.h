@@ -33,7 +33,13 @@
  * MiB, else it raises ValueError) on the first pointer parameter's device, fresh for each launch (zero-filled,
  * or poisoned: NaN, the integer type's minimum, 255 for uint8, True, so that no kernel finds a
  * previous launch's results in recycled memory) and launches each kernel as
- * `K[(g0, g1, g2)](args..., CONST=v, num_warps=w, num_stages=s)`.
+ * `K[(g0, g1, g2)](args..., CONST=v, num_warps=w, num_stages=s)`. Called with
+ * `_kopt_plan_go=F` (the guard does, on the signature the gates verified: guard.h, the shim's
+ * run_verified in candidate.h) a bindable launch is instead
+ * `F(i, (g0, g1, g2), (every parameter's value in declared order), (None for a runtime
+ * parameter, the name for a constexpr, ...), w, s, stream)`: kopt's shim, which knows launch i's
+ * kernel (candidate.h, plan_kernels), binds the compiled kernel once and launches it directly,
+ * without Triton's per-call dispatch.
  * That text is an ordinary form-L candidate: gate 1's rules, the interface check, stitching and
  * the guard treat it as one.
  *
@@ -142,6 +148,12 @@ typedef struct plan_launch {
     int num_warps;
     int num_stages; /* 0: Triton's default */
     int line;
+    /* The kernel's parameters in declared order, each an index into args (>= 0) or -(1 + an
+     * index into cx); bindable when every parameter is given (none left to its default): then
+     * the launcher can hand the compiled kernel its arguments in that order (plan_emit). */
+    int *order;
+    size_t norder;
+    int bindable;
 } plan_launch;
 
 typedef struct plan_let {

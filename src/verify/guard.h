@@ -3,18 +3,25 @@
  * Contract: a replaced kernel NAME in a stitched module is a `_KoptGuard` that runs the verified
  * candidate only on the launch signature the gates ran it on and Inductor's own kernel on any
  * other (a user's other batch size gets Inductor's correct result, counted in the guard's
- * `_kopt_fallbacks`). The signature is typed here (guard_sig) and comes from the worker's
+ * `_kopt_fallbacks`). Where the capture pinned every tensor's 16-byte alignment (what Triton
+ * specialises a compiled kernel on, with the integer values the signature pins too), a matching
+ * launch goes to the candidate's `run_verified` when it has one: a launcher kopt wrote from a
+ * plan then launches its compiled kernels directly (plan.h, candidate_launch_shim), which cuts
+ * Triton's per-launch dispatch from the call's host time. The signature is typed here (guard_sig)
+ * and comes from the worker's
  * `capture_launch` answer (the only JSON edge: guard_sig_from_json); it is written into the
  * module as a Python literal, with the sha256 of the verified candidate file, in a header dict
  * `_KOPT_VERIFIED = {NAME: {'sha256': ..., 'signature': (...)}}`.
  *
  *   guard_sig_from_json  the capture's argument descriptions -> guard_sig (tensor: shape,
- *                        stride, dtype, device type when described; int/float/bool/None
+ *                        stride, dtype, device type and 16-byte alignment when described;
+ *                        int/float/bool/None
  *                        scalars: their value; anything else (a repr string, a list): not
  *                        checked). A dtype or device that is not a plain lowercase word, or a
  *                        malformed description, is KOPT_E_WORKER.
  *   guard_sig_python     the signature as a Python tuple literal:
- *                        ('t', (shape...), (stride...), 'float32', 'cuda'|None), ('i', 7),
+ *                        ('t', (shape...), (stride...), 'float32', 'cuda'|None[, True|False]),
+ *                        ('i', 7),
  *                        ('f', 0.5), ('b', True), ('n',), ('*',).
  *   guard_wrap           the replacement text of NAME's statement: Inductor's statement kept
  *                        verbatim and aliased `_kopt_orig_NAME = NAME`, the candidate's stitched
@@ -53,6 +60,8 @@ typedef struct guard_arg {
     int64_t *shape, *stride;  /* TENSOR: ndim each (NULL when ndim == 0) */
     char *dtype;              /* TENSOR: "float32" (torch's name without "torch.") */
     char *device;             /* TENSOR: "cuda"; NULL when the capture did not say */
+    int align16;              /* TENSOR: 1 its data pointer was 16-byte aligned at the capture, 0 not,
+                                 -1 the capture did not say (then not checked) */
     long long ival;           /* INT, BOOL */
     double fval;              /* FLOAT */
 } guard_arg;

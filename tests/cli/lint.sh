@@ -99,7 +99,7 @@ PLANF=tests/candidates/03_log_softmax/good_plan_online.py
 expect_exit 0 "form P passes without a flag" -- "$KOPT" lint "$PLANF"
 has "form P: says so" "$T/out" "good_plan_online.py: passes gate 1's static rules (form P)"
 expect_exit 0 "form P --show-launcher" -- "$KOPT" lint "$PLANF" --show-launcher
-has "show-launcher: kopt's launcher" "$T/out" "^def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):"
+has "show-launcher: kopt's launcher" "$T/out" "^def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None, _kopt_plan_go=None):"
 has "show-launcher: the launch" "$T/out" "_log_softmax_online\[(xnumel, )\](in_ptr0, out_ptr2, xnumel, r0_numel, R0_BLOCK=2048, num_warps=8, num_stages=1)"
 expect_exit 0 "form P --show-launcher --json" -- "$KOPT" lint "$PLANF" --show-launcher --json
 json_check "judged_text" "$T/out" "d['form'] == 'P' and 'def launch(' in d['judged_text'] and 'KOPT_PLAN =' not in d['judged_text']"

@@ -193,7 +193,7 @@ grep -q "m_impossible.py: expected .*refused at gate 4" "$T/expect.txt" && grep 
 for f in optimized_module.py kopt_loader.py kopt_meta.json kopt_args.pt report.json report.txt; do
   [ -f "$T/v/$f" ] && ok || bad "verify output $f missing"
 done
-has "winner stitched" "$T/v/optimized_module.py" "triton_poi_fused_add_addmm_relu_0 = _KoptLaunch(_kopt_triton_poi_fused_add_addmm_relu_0__launch)"
+has "winner stitched" "$T/v/optimized_module.py" "triton_poi_fused_add_addmm_relu_0 = _KoptLaunch(_kopt_triton_poi_fused_add_addmm_relu_0__launch, (_kopt_triton_poi_fused_add_addmm_relu_0__"
 # form L (a candidate's own def launch): refused at gate 1 by rule launcher unless --allow-launcher,
 # with which it is judged like any other (here: fast, so accepted)
 LF=$T/form_l.py
@@ -547,7 +547,7 @@ members = [n for n in rows if n.startswith("triton_")]
 assert len(members) == 5 and all(rows[n]["status"] == "in_region" for n in members), [(n, rows[n]["status"]) for n in members]
 assert d["outcome"] == "optimized"
 PY
-has "region stitched" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptLaunch(_kopt__kopt_region_0__launch)"
+has "region stitched" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptLaunch(_kopt__kopt_region_0__launch, (_kopt__kopt_region_0__"
 has "region guarded" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptGuard('_kopt_region_0'"
 has "call() launches the region" "$T/r1/optimized_module.py" "_kopt_region_0.run(arg0_1, buf4, stream=stream0)"
 # nothing faster: back to Inductor's module (not the regioned one), members searched one by one

@@ -73,7 +73,22 @@ Test(guard, signature_from_capture_and_its_literal) {
     guard_sig_python(&none, &b);
     cr_expect_str_eq(kbuf_str(&b), "()");
     guard_sig_free(&none);
+    kbuf_reset(&b);
+    /* the capture's 16-byte alignment, when it says: a sixth element the guard checks */
+    guard_sig al = sig_of("[{\"shape\":[4],\"stride\":[1],\"dtype\":\"float32\",\"device\":\"cuda\",\"aligned16\":true},"
+                          "{\"shape\":[4],\"stride\":[1],\"dtype\":\"float32\",\"aligned16\":false},"
+                          "{\"shape\":[4],\"stride\":[1],\"dtype\":\"float32\"}]");
+    cr_expect_eq(al.args[0].align16, 1);
+    cr_expect_eq(al.args[1].align16, 0);
+    cr_expect_eq(al.args[2].align16, -1, "no aligned16: not known");
+    guard_sig_python(&al, &b);
+    cr_expect_str_eq(kbuf_str(&b), "(('t', (4,), (1,), 'float32', 'cuda', True), ('t', (4,), (1,), 'float32', None, "
+                                   "False), ('t', (4,), (1,), 'float32', None))");
+    guard_sig_free(&al);
     kbuf_free(&b);
+    kerr e = {0};
+    cr_expect_eq(sig_err("[{\"shape\":[4],\"stride\":[1],\"dtype\":\"float32\",\"aligned16\":1}]", &e), KOPT_E_WORKER,
+                 "a non-boolean aligned16 is malformed");
 }
 
 Test(guard, malformed_or_hostile_descriptions_are_refused) {
@@ -258,6 +273,23 @@ static const char *const PRELUDE =
     "            self.fn(*args, **constexprs)\n"
     "        return launch\n"
     "\n"
+    "    # Triton's JITFunction.warmup: the compiled kernel, whose [grid] runner takes every\n"
+    "    # parameter in declared order (constexprs included) and a stream\n"
+    "    warmups = 0\n"
+    "    direct = 0\n"
+    "\n"
+    "    def warmup(self, *args, grid=None, num_warps=4, num_stages=1, **constexprs):\n"
+    "        _FakeJit.warmups += 1\n"
+    "        fn = self.fn\n"
+    "\n"
+    "        class _Compiled:\n"
+    "            def __getitem__(self, g):\n"
+    "                def runner(*ordered, stream=None):\n"
+    "                    _FakeJit.direct += 1\n"
+    "                    fn(*ordered)\n"
+    "                return runner\n"
+    "        return _Compiled()\n"
+    "\n"
     "\n"
     "if 'triton' not in sys.modules:\n"
     "    _tl = types.ModuleType('triton.language')\n"
@@ -303,17 +335,33 @@ static const char *const TAIL =
     "    " GK ".run(arg0_1, buf0, arg0_1.numel(), stream=0)\n"
     "    return (buf0,)\n";
 
-Test(guard, golden_cpu_module) {
+/* The same as a form-P plan (kopt writes the launcher): on a signature whose alignment the capture
+ * pinned, the guard's run_verified launches the "compiled" kernel directly. */
+static const char *const CANDIDATE_P =
+    "# kopt-candidate: replaces=" GK "\n"
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "\n"
+    "@triton.jit\n"
+    "def _mul_add(in_ptr0, out_ptr0, xnumel, N: tl.constexpr):\n"
+    "    out_ptr0.view(-1)[:N].copy_(in_ptr0.view(-1)[:N] * 2.0 + 1.0)\n"
+    "\n"
+    "\n"
+    "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
+    "             \"launches\": [{\"kernel\": \"_mul_add\", \"grid\": [1], \"args\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
+    "                           \"constexprs\": {\"N\": 32}, \"num_warps\": 1}]}\n";
+
+static void golden_module(const char *cand, const char *sigjson, const char *rel) {
     candidate *c = NULL;
     kerr e = {0};
-    cr_assert_eq(candidate_parse(CANDIDATE, strlen(CANDIDATE), &c, &e), 0, "%s", e.msg);
+    cr_assert_eq(candidate_parse(cand, strlen(cand), &c, &e), 0, "%s", e.msg);
     kbuf st = KBUF_INIT, w = KBUF_INIT, h = KBUF_INIT, body = KBUF_INIT, mod = KBUF_INIT;
     kbuf_puts(&st, candidate_launch_shim());
     cr_assert_eq(candidate_stitch_text(c, GK, &st, &e), 0, "%s", e.msg);
     candidate_free(c);
     cr_assert_eq(guard_wrap(GK, ORIG_STMT, strlen(ORIG_STMT), kbuf_str(&st), &w, &e), 0);
-    guard_sig s = sig_of("[{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\"},"
-                         "{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\"},{\"value\":32}]");
+    guard_sig s = sig_of(sigjson);
     char sha[] = "5e2a0d3e0c6b3a1f9d6c4b2a1908f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6";
     guard_entry ent = {.kernel = GK, .sha256 = sha, .sig = &s};
     guard_header(&ent, 1, &h);
@@ -322,7 +370,6 @@ Test(guard, golden_cpu_module) {
     kbuf_puts(&body, TAIL);
     guard_insert_header(kbuf_str(&body), body.len, kbuf_str(&h), &mod);
 
-    const char *rel = "tests/fixtures/guard/stitched_cpu.py";
     if (getenv("KOPT_WRITE_GOLDEN")) {
         char *path = tu_fixture_path(rel);
         cr_assert_eq(fs_write(path, kbuf_str(&mod), mod.len, &e), 0, "%s", e.msg);
@@ -339,4 +386,19 @@ Test(guard, golden_cpu_module) {
     kbuf_free(&h);
     kbuf_free(&body);
     kbuf_free(&mod);
+}
+
+Test(guard, golden_cpu_module) {
+    golden_module(CANDIDATE,
+                  "[{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\"},"
+                  "{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\"},{\"value\":32}]",
+                  "tests/fixtures/guard/stitched_cpu.py");
+}
+
+Test(guard, golden_cpu_plan_module) {
+    golden_module(CANDIDATE_P,
+                  "[{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\",\"aligned16\":true},"
+                  "{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\",\"aligned16\":true},"
+                  "{\"value\":32}]",
+                  "tests/fixtures/guard/stitched_plan_cpu.py");
 }

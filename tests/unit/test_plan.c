@@ -82,10 +82,10 @@ Test(plan, lowered_text_is_the_file_then_kopts_launcher) {
     cr_expect(strstr(rest, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
                            "import torch as _kopt_plan_torch\n"
                            "import triton as _kopt_plan_triton\n\n\n"
-                           "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None):\n"
+                           "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None, _kopt_plan_go=None):\n"
                            "    _lsm[(xnumel, )](in_ptr0, out_ptr2, xnumel, r0_numel, "
                            "R0_BLOCK=_kopt_plan_triton.next_power_of_2(r0_numel), num_warps=8)\n"),
-              "%s", rest);
+              "EVEN is left to its default: no direct launch, only Triton's: %s", rest);
     cr_expect(!strstr(c->text, "KOPT_PLAN ="), "the plan itself is not in the judged text");
     /* launch's parameters are the plan's */
     cr_assert_eq(candidate_nparams(c), 4);
@@ -93,6 +93,30 @@ Test(plan, lowered_text_is_the_file_then_kopts_launcher) {
     cr_expect(c->launch_stream);
     candidate_free(c);
     free(t);
+}
+
+/* Every parameter given: the launcher can hand the shim's binder each parameter in declared order
+ * (constexprs among them, by name) for a direct launch of the compiled kernel. */
+Test(plan, a_fully_given_launch_also_launches_directly) {
+    char *p = tu_replace_once(PLAN, "\"constexprs\": {\"R0_BLOCK\": \"next_pow2(r0_numel)\"}",
+                              "\"constexprs\": {\"EVEN\": False, \"R0_BLOCK\": 1024}, \"num_stages\": 2");
+    char *t = with(KERNEL, p);
+    candidate *c = tu_parse_candidate(t);
+    cr_expect(strstr(c->text, "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None, _kopt_plan_go=None):\n"
+                              "    if _kopt_plan_go is not None:\n"
+                              "        _kopt_plan_go(0, (xnumel, 1, 1), (in_ptr0, out_ptr2, xnumel, r0_numel, 1024, False, ), "
+                              "(None, None, None, None, 'R0_BLOCK', 'EVEN', ), 8, 2, stream)\n"
+                              "    else:\n"
+                              "        _lsm[(xnumel, )](in_ptr0, out_ptr2, xnumel, r0_numel, EVEN=False, R0_BLOCK=1024, "
+                              "num_warps=8, num_stages=2)\n"),
+              "%s", c->text);
+    cr_expect_eq(candidate_nparams(c), 4, "_kopt_plan_go and stream are not the kernel's parameters");
+    cr_expect(c->launch_stream);
+    cr_assert_eq(c->nplan_kernels, 1);
+    cr_expect_str_eq(c->plan_kernels[0], "_lsm");
+    candidate_free(c);
+    free(t);
+    free(p);
 }
 
 Test(plan, lowered_candidate_passes_gate1_interface_and_stitching) {
@@ -111,7 +135,8 @@ Test(plan, lowered_candidate_passes_gate1_interface_and_stitching) {
     kbuf st = KBUF_INIT;
     cr_assert_eq(candidate_stitch_text(c, LSM, &st, &e), 0, "%s", e.msg);
     cr_expect(strstr(kbuf_str(&st), "_kopt_" LSM "___lsm[(xnumel, )]"), "the kernel renamed: %s", kbuf_str(&st));
-    cr_expect(strstr(kbuf_str(&st), LSM " = _KoptLaunch(_kopt_" LSM "__launch)"));
+    cr_expect(strstr(kbuf_str(&st), LSM " = _KoptLaunch(_kopt_" LSM "__launch, (_kopt_" LSM "___lsm, ))"),
+              "the shim knows the plan's kernels: %s", kbuf_str(&st));
     kbuf_free(&st);
     /* a plan whose parameters are not the kernel's fails the interface check */
     char *p2 = tu_replace_once(PLAN, "\"out_ptr2\", \"xnumel\", \"r0_numel\"],\n    \"launches\"",
@@ -207,7 +232,7 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
         "   \"constexprs\": {\"R0_BLOCK\": 2048}, \"num_warps\": 4}]}\n";
     char *t = with(KERNEL, p);
     candidate *c = tu_parse_candidate(t);
-    const char *L = strstr(c->text, "def launch(in_ptr0, out_ptr2, stream=None):\n");
+    const char *L = strstr(c->text, "def launch(in_ptr0, out_ptr2, stream=None, _kopt_plan_go=None):\n");
     cr_assert(L, "%s", c->text);
     cr_expect(strstr(L, "    _kopt_plan_sms = _kopt_plan_torch.cuda.get_device_properties(in_ptr0.device)"
                         ".multi_processor_count\n"

@@ -20,9 +20,9 @@ K = "triton_poi_fused_mul_add_0"
 from checklib import check, passed  # noqa: E402
 
 
-def load():
-    path = os.path.join(ROOT, "tests", "fixtures", "guard", "stitched_cpu.py")
-    spec = importlib.util.spec_from_file_location("kopt_guard_stitched_cpu", path)
+def load(name="stitched_cpu"):
+    path = os.path.join(ROOT, "tests", "fixtures", "guard", name + ".py")
+    spec = importlib.util.spec_from_file_location("kopt_guard_" + name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
@@ -99,7 +99,61 @@ def main():
     check(jit.launches == launches + 1 and guard._kopt_fallbacks == 5, "the verified signature runs the candidate again")
     check(torch.equal(y2, ref(x)), "and its result is right")
 
+    check(jit.warmups == 0 and jit.direct == 0 and not guard._kopt_fast,
+          "a signature without the capture's alignment never launches directly")
+    plan_module(jit)
     print("guard cpu: %d checks passed" % passed())
+
+
+def plan_module(jit):
+    """tests/fixtures/guard/stitched_plan_cpu.py: the candidate is a form-P plan and the signature
+    pins both tensors' 16-byte alignment, so the guard's run_verified launches the compiled kernel
+    directly (bound once); a misaligned argument falls back to Inductor's kernel."""
+    m = load("stitched_plan_cpu")
+    guard = getattr(m, K)
+    orig = getattr(m, "_kopt_orig_" + K)
+    launches, warmups, direct = jit.launches, jit.warmups, jit.direct
+    check(guard._kopt_fast, "every tensor's alignment is pinned: the guard may launch directly")
+    x = torch.randn(4, 8)
+    check(x.data_ptr() % 16 == 0, "test setup: an aligned input")
+    (y,) = m.call([x])
+    check(torch.equal(y, ref(x)), "the direct launch computes the candidate's result")
+    check(jit.warmups == warmups + 1 and jit.direct == direct + 1 and jit.launches == launches,
+          "the first verified call binds the compiled kernel and launches it directly (warmups %d, direct %d, "
+          "JIT %d)" % (jit.warmups - warmups, jit.direct - direct, jit.launches - launches))
+    (y2,) = m.call([x.clone()])
+    check(torch.equal(y2, ref(x)) and jit.warmups == warmups + 1 and jit.direct == direct + 2,
+          "the second reuses the bound kernel (no second warmup)")
+    check(orig.calls == 0 and guard._kopt_fallbacks == 0, "Inductor's kernel did not run")
+    # same shape, stride and dtype, but a data pointer 4 bytes off alignment: Triton would have
+    # specialised differently, so the verified launch does not apply
+    base = torch.randn(33)
+    xm = base[1:].view(4, 8)
+    check(xm.stride() == (8, 1) and xm.data_ptr() % 16 != 0, "test setup: a misaligned (4, 8) view")
+    (ym,) = m.call([xm])
+    check(orig.calls == 1 and guard._kopt_fallbacks == 1 and jit.direct == direct + 2,
+          "a misaligned argument falls back to Inductor's kernel")
+    check(torch.equal(ym, ref(xm)), "and gets the right result")
+    # the launcher called without the guard (kopt's gate-1 compile step) takes Triton's own launch
+    out = torch.empty(4, 8)
+    guard.launch(x, out, 32)
+    check(jit.launches == launches + 1 and torch.equal(out, ref(x)), "the launcher alone launches through the JIT")
+    # a kernel whose compiled form cannot be bound (another Triton): the JIT launch, every call
+    launch_shim = m._kopt_cand_triton_poi_fused_mul_add_0
+    kern = launch_shim.kernels[0]
+    saved = type(kern).warmup
+
+    def no_warmup(self, *a, **k):
+        raise AttributeError("warmup")
+    type(kern).warmup = no_warmup
+    try:
+        launch_shim.bound.clear()
+        out2 = torch.empty(4, 8)
+        guard.run(x, out2, 32, stream=0)
+        check(jit.launches == launches + 2 and torch.equal(out2, ref(x)),
+              "where the compiled kernel cannot be bound, Triton's JIT launch runs it")
+    finally:
+        type(kern).warmup = saved
 
 
 if __name__ == "__main__":

@@ -304,11 +304,13 @@ def settle(kern, entry, roles, stream):
 
 
 def _capture_desc(a):
-    """launch_arg's description plus a tensor's device type: the signature the core guards the
-    shipped module's launch on (src/verify/guard.h)."""
+    """launch_arg's description plus a tensor's device type and whether its data pointer is
+    16-byte aligned (what Triton specialises a compiled kernel on): the signature the core guards
+    the shipped module's launch on (src/verify/guard.h)."""
     d = launch_arg(a)
     if isinstance(a, torch.Tensor):
         d["device"] = a.device.type
+        d["aligned16"] = a.data_ptr() % 16 == 0
     return d
 
 

@@ -53,6 +53,7 @@ def poison_allocator(ctx):
     if n > 0:
         block = torch.full((n,), float("nan"), dtype=torch.float32, device="cuda")
         del block
+    return max(0, n) * 4
 
 
 def op_run(ctx, req):
@@ -73,8 +74,8 @@ def op_run(ctx, req):
         if spec.get("kind") == "module":
             make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
         before = checksums(target.arguments(prepared)) if check_inputs else None
-        if poison:
-            poison_allocator(ctx)
+        held = torch.cuda.memory_allocated() if torch.cuda.is_available() else 0
+        poisoned = poison_allocator(ctx) if poison else 0
         torch.cuda.synchronize()
         base = torch.cuda.memory_allocated()
         ctx.memory.fold()
@@ -94,6 +95,10 @@ def op_run(ctx, req):
     # kept output carved from an oversized block pins all of it
     if ctx.memory.phase == "main" and spec.get("kind") == "module":
         ctx.run_need = max(ctx.run_need, run_bytes)
+        # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
+        ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
+                "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
+                                            run_bytes >> 20))
     items = flatten(out)
     if out_prefix is not None:
         res["outputs"] = dump_outputs(items, out_prefix)
