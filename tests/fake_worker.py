@@ -547,6 +547,11 @@ def be_noisy():
 def handle(req):
     rid = req.get("id")
     op = req.get("op")
+    if os.environ.get("FAKE_REQ_LOG") and op == "run":   # what the core asked of each run
+        with open(os.environ["FAKE_REQ_LOG"], "a") as f:
+            f.write(json.dumps({"keep": req.get("keep"), "phase": req.get("phase"),
+                                "kind": (req.get("target") or {}).get("kind"),
+                                "candidate": req.get("candidate")}) + "\n")
     if op == "load":
         count("load %s" % req.get("path"))
     if "noisy" in MODES:

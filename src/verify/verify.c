@@ -120,15 +120,23 @@ static int last_was_oom(const vctx *v) {
 
 /* One `run` of a target whose outputs the worker keeps under `keep` (PROTOCOL.md); `t` is its
  * time limit (a candidate's runs get the candidate step's). phase: "main", "eager" (the user's
- * model run eagerly in its own dtypes: its intermediates are not kopt's) or "f64". */
-static int run_target(vctx *v, json_t *target, int seed, int float64, const char *keep, const char *phase, int low_memory,
-                      double t, json_t **res, kerr *e) {
+ * model run eagerly in its own dtypes: its intermediates are not kopt's) or "f64". is_cand: a
+ * candidate's module, whose run does not raise what the worker poisons for every later run
+ * (its call() allocates the compiler's outputs; its own scratch is poisoned by kopt's launcher). */
+static int run_target_as(vctx *v, json_t *target, int seed, int float64, const char *keep, const char *phase,
+                         int low_memory, int is_cand, double t, json_t **res, kerr *e) {
     /* poisoning the allocator serves modules that could leave outputs unwritten; the eager
      * reference needs none (and its float64 run would poison its own large block) */
     int poison = strcmp(json_string_value(json_object_get(target, "kind")), "eager") != 0;
-    json_t *req = json_pack("{s:o, s:i, s:b, s:s, s:s, s:b, s:b, s:b}", "target", target, "seed", seed, "float64", float64,
-                            "keep", keep, "phase", phase, "low_memory", low_memory, "check_inputs", 1, "poison", poison);
+    json_t *req = json_pack("{s:o, s:i, s:b, s:s, s:s, s:b, s:b, s:b, s:b}", "target", target, "seed", seed, "float64",
+                            float64, "keep", keep, "phase", phase, "low_memory", low_memory, "check_inputs", 1, "poison",
+                            poison, "candidate", is_cand);
     return worker_call(v->w, "run", req, t, res, e);
+}
+
+static int run_target(vctx *v, json_t *target, int seed, int float64, const char *keep, const char *phase, int low_memory,
+                      double t, json_t **res, kerr *e) {
+    return run_target_as(v, target, seed, float64, keep, phase, low_memory, 0, t, res, e);
 }
 
 /* A run of gate 3's adversarial sets: inputs drawn under `seed` and transformed (`transform`,
@@ -473,7 +481,7 @@ static int gate3_seed(vctx *v, int s, const char *module, const gate3_opts *go, 
     json_t *re = NULL, *ro = NULL, *cres = NULL, *so_list = json_array();
     int *strict_ok = NULL;
     kerr ce = {0};
-    if (run_target(v, module_target(v, module), seed, 0, "g3.out", "main", low, cand_timeout(v), &ro, &ce)) {
+    if (run_target_as(v, module_target(v, module), seed, 0, "g3.out", "main", low, 1, cand_timeout(v), &ro, &ce)) {
         if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
         gate_fail(g, "the re-stitched module failed on seed %d: %s", seed, ce.msg);
         rc = G_REFUSED;

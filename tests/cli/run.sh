@@ -91,8 +91,18 @@ FAKE_WORKER_FIXTURE=$T/broken.py expect_exit 10 "unparsable module" -- "$KOPT" i
 # `# expect:` line (the fake reacts to markers in the stitched module), the winner is stitched.
 # FAKE_BYTES_SCALE makes the model large (1.6 GB of I/O) so gate 4's physics check applies: the
 # fake's "impossible" candidate (100x) lies below the memory floor, the fast one (1.25x) does not
-FAKE_BYTES_SCALE=200000 expect_exit 0 "verify (fake worker)" -- "$KOPT" verify "$P" --candidates "$FC" -o "$T/v" --rounds 8 --json
+FAKE_REQ_LOG=$T/runs.jsonl FAKE_BYTES_SCALE=200000 expect_exit 0 "verify (fake worker)" -- "$KOPT" verify "$P" --candidates "$FC" -o "$T/v" --rounds 8 --json
 cp "$T/out" "$T/verify.json"
+# gate 3's runs of a candidate's module say so (they must not enlarge the worker's poison block
+# for every later run); no other run does
+python3 -c '
+import json, sys
+runs = [json.loads(l) for l in open(sys.argv[1])]
+g3 = [r for r in runs if r["keep"] == "g3.out" and r["phase"] == "main"]
+assert g3 and all(r["candidate"] is True and r["kind"] == "module" for r in g3), g3[:3]
+others = [r for r in runs if r["keep"] != "g3.out"]
+assert others and not any(r["candidate"] for r in others), others[:3]' \
+  "$T/runs.jsonl" && ok || bad "gate 3 runs of candidate modules are not marked as such"
 # the memory cap reached the worker: verify_memory_cap of the fake's working set, less its context
 python3 -c '
 import json, sys

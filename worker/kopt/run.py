@@ -27,7 +27,11 @@ outputs are carved from NaN-filled memory.
 The result describes the outputs and says how much the run allocated (`run_bytes`, the peak
 minus what was allocated before: outputs and intermediates); for module targets in the main
 memory phase the worker also keeps it as the measure of what the next module run needs
-(ctx.run_need, the poison block's size). Before a module run, kopt.room.make_room frees what the
+(ctx.run_need, the poison block's size) -- unless the request says `candidate`: a candidate's
+module keeps the compiler's call(), so its outputs are the compiler's, and its own scratch is
+poisoned by the launcher kopt writes; a candidate allocating much more (a scratch up to the
+plan's bound) must not make every later run poison, and hold, that much more.
+Before a module run, kopt.room.make_room frees what the
 memory cap needs for it (captured launches, kept outputs to host).
 """
 
@@ -65,6 +69,7 @@ def op_run(ctx, req):
     float64 = get_arg(req, "float64", bool, False)
     low_memory = get_arg(req, "low_memory", bool, False)
     check_inputs = get_arg(req, "check_inputs", bool, False)
+    candidate = get_arg(req, "candidate", bool, False)
     transform = check_transform(req.get("transform"))
 
     target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
@@ -93,7 +98,7 @@ def op_run(ctx, req):
     # the poison block is sized for what a *module* needs (outputs and Inductor's fused
     # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
     # kept output carved from an oversized block pins all of it
-    if ctx.memory.phase == "main" and spec.get("kind") == "module":
+    if ctx.memory.phase == "main" and spec.get("kind") == "module" and not candidate:
         ctx.run_need = max(ctx.run_need, run_bytes)
         # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
         ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
