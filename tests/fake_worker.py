@@ -547,11 +547,15 @@ def be_noisy():
 def handle(req):
     rid = req.get("id")
     op = req.get("op")
-    if os.environ.get("FAKE_REQ_LOG") and op == "run":   # what the core asked of each run
+    if os.environ.get("FAKE_REQ_LOG") and op in ("run", "time"):   # what the core asked
         with open(os.environ["FAKE_REQ_LOG"], "a") as f:
-            f.write(json.dumps({"keep": req.get("keep"), "phase": req.get("phase"),
-                                "kind": (req.get("target") or {}).get("kind"),
-                                "candidate": req.get("candidate")}) + "\n")
+            if op == "run":
+                f.write(json.dumps({"op": op, "keep": req.get("keep"), "phase": req.get("phase"),
+                                    "kind": (req.get("target") or {}).get("kind"),
+                                    "candidate": req.get("candidate")}) + "\n")
+            else:
+                f.write(json.dumps({"op": op, "variants": [v.get("module", v.get("kind"))
+                                                           for v in req.get("variants") or []]}) + "\n")
     if op == "load":
         count("load %s" % req.get("path"))
     if "noisy" in MODES:

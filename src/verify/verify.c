@@ -1573,11 +1573,26 @@ static void as_called(json_t *g, const char *key, const json_t *base, const json
     json_object_set_new(g, key, h);
 }
 
+/* A speedup of 1 by identity (the output module is that baseline's own module): not measured. */
+static void identity_result(gate4_result *r, double ms) {
+    memset(r, 0, sizeof *r);
+    r->base_ms = r->cand_ms = ms;
+    r->ci.estimate = r->ci.lo = r->ci.hi = 1.0;
+}
+
 int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e) {
-    const char *mods[3] = {v->def_mod, module, v->ma_mod};
-    size_t n = v->ma_mod ? 3 : 2;
-    int is_ma = v->ma_mod && !strcmp(module, v->ma_mod);   /* max-autotune's module itself */
-    if (is_ma) n = 2;
+    /* the variants timed: default's module, `module` unless it is one of the compiler's own
+     * (then its figure against itself is 1 by identity, not a module timed against itself), and
+     * max-autotune's when compiled */
+    int is_ma = v->ma_mod && !strcmp(module, v->ma_mod);
+    int is_def = !is_ma && !strcmp(module, v->def_mod);
+    const char *mods[3];
+    size_t n = 0, ci = 0, mi = 0;
+    mods[n++] = v->def_mod;
+    if (!is_def) mods[ci = n++] = module;
+    if (v->ma_mod && !is_ma) mods[mi = n++] = v->ma_mod;
+    if (is_ma) mi = ci;
+    if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "the final measurement needs a module other than default's to time");
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
     int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, g, &res, e);
@@ -1589,29 +1604,27 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result rd, rm;
-    if (speedup_of(json_array_get(smp, 0), json_array_get(smp, 1), 0, 7, &rd, e) ||
-        (n == 3 && speedup_of(json_array_get(smp, 2), json_array_get(smp, 1), 0, 11, &rm, e))) {
+    int has_ma = v->ma_mod != NULL;
+    if ((!is_def && speedup_of(json_array_get(smp, 0), json_array_get(smp, ci), 0, 7, &rd, e)) ||
+        (has_ma && !is_ma && speedup_of(json_array_get(smp, mi), json_array_get(smp, ci), 0, 11, &rm, e))) {
         json_decref(res);
         return kerr_wrap(e, "the final measurement");
     }
-    if (is_ma) {   /* the output is max-autotune's module: 1 by identity, not by measurement */
-        memset(&rm, 0, sizeof rm);
-        rm.base_ms = rm.cand_ms = rd.cand_ms;
-        rm.ci.estimate = rm.ci.lo = rm.ci.hi = 1.0;
-        n = 3;
-    }
+    if (is_def) identity_result(&rd, stats_median_json(json_array_get(smp, 0)));
+    if (is_ma) identity_result(&rm, rd.cand_ms);
     json_object_set_new(g, "default_ms", json_real(rd.base_ms));
     json_object_set_new(g, "optimized_ms", json_real(rd.cand_ms));
     json_object_set_new(g, "speedup_vs_default", speedup_json(&rd));
-    if (n == 3) {
+    if (has_ma) {
         json_object_set_new(g, "max_autotune_ms", json_real(rm.base_ms));
         json_object_set_new(g, "speedup_vs_max_autotune", speedup_json(&rm));
     }
     /* the same comparisons timed as the model is called (host dispatch included) */
     const json_t *hs = json_object_get(res, "host_samples");
-    as_called(g, "as_called_vs_default", json_array_get(hs, 0), json_array_get(hs, 1), 17);
-    if (is_ma) json_object_set_new(g, "as_called_vs_max_autotune", speedup_json(&rm));   /* 1 by identity, above */
-    else if (n == 3) as_called(g, "as_called_vs_max_autotune", json_array_get(hs, 2), json_array_get(hs, 1), 19);
+    if (is_def) json_object_set_new(g, "as_called_vs_default", speedup_json(&rd));   /* 1 by identity, above */
+    else as_called(g, "as_called_vs_default", json_array_get(hs, 0), json_array_get(hs, ci), 17);
+    if (is_ma) json_object_set_new(g, "as_called_vs_max_autotune", speedup_json(&rm));   /* 1 by identity */
+    else if (has_ma) as_called(g, "as_called_vs_max_autotune", json_array_get(hs, mi), json_array_get(hs, ci), 19);
     const gate4_result *start = v->start_ma ? &rm : &rd;
     json_object_set_new(g, "baseline_ms", json_real(start->base_ms));
     json_object_set_new(g, "speedup", speedup_json(start));

@@ -128,7 +128,9 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
  * `module` and, when compiled, max-autotune's, interleaved; fills g with default_ms,
  * optimized_ms, max_autotune_ms, speedup_vs_default, speedup_vs_max_autotune (paired 95% CIs),
  * the same two timed as the model is called (as_called_vs_default / _max_autotune, host
- * dispatch included), and baseline_ms / speedup against the module the session started from. */
+ * dispatch included), and baseline_ms / speedup against the module the session started from.
+ * When `module` is one of the compiler's own (a kept baseline), its figures against that one are
+ * 1 by identity: it is not timed against itself. */
 int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e);
 /* Medians of the eager model and the compiled modules (timed once, at setup when max-autotune
  * was compiled, else on first call): {eager_ms, default_ms, max_autotune_ms?, start}. Borrowed;

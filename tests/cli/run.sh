@@ -97,7 +97,7 @@ cp "$T/out" "$T/verify.json"
 # for every later run); no other run does
 python3 -c '
 import json, sys
-runs = [json.loads(l) for l in open(sys.argv[1])]
+runs = [r for r in map(json.loads, open(sys.argv[1])) if r["op"] == "run"]
 g3 = [r for r in runs if r["keep"] == "g3.out" and r["phase"] == "main"]
 assert g3 and all(r["candidate"] is True and r["kind"] == "module" for r in g3), g3[:3]
 others = [r for r in runs if r["keep"] != "g3.out"]
@@ -407,6 +407,21 @@ MA=$PWD/tests/fixtures/inductor/14_gemm_bias_relu__max_autotune_no_cudagraphs_g0
 FAKE_WORKER_FIXTURE_MA=$MA FAKE_FAST_PATTERN="'max_autotune': True" expect_exit 0 "optimize --max-autotune (faster)" -- "$KOPT" optimize "$P" -o "$T/ma1" --budget 30s --rounds 4 --no-store --max-autotune --json
 cmp -s "$T/ma1/optimized_module.py" "$MA" && ok || bad "optimize --max-autotune: OUT is not max-autotune's module"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert m["start"]=="max-autotune" and m["speedup_vs_max_autotune"]["estimate"]==1.0 and m["speedup_vs_default"]["ci95_lo"]>1.2, m; assert m["as_called_vs_max_autotune"]["estimate"]==1.0 and m["as_called_vs_default"]["ci95_lo"]>1.0, m' "$T/out" && ok || bad "optimize --max-autotune: start and speedups"
+# default's module is the faster one (the fake times it 20% faster): nothing beats it and it is
+# kept; the final measurement times it against max-autotune's only -- against default it is 1 by
+# identity, not default's module timed against itself
+D=$PWD/tests/fixtures/inductor/14_gemm_bias_relu_g0.py
+FAKE_REQ_LOG=$T/kept.jsonl FAKE_WORKER_FIXTURE_MA=$MA FAKE_FAST_PATTERN="'max_autotune': False" expect_exit 0 "optimize --max-autotune (default faster)" -- "$KOPT" optimize "$P" -o "$T/ma3" --budget 30s --rounds 4 --no-store --max-autotune --json
+python3 - "$T/out" "$T/kept.jsonl" <<'PY' && ok || bad "optimize --max-autotune, default kept: the final measurement"
+import json, sys
+m = json.load(open(sys.argv[1]))["model"]
+one = {"estimate": 1.0, "ci95_lo": 1.0, "ci95_hi": 1.0}
+assert m["start"] == "default" and m["speedup_vs_default"] == one and m["as_called_vs_default"] == one, m
+assert m["speedup_vs_max_autotune"]["ci95_lo"] > 1.1 and m["as_called_vs_max_autotune"]["ci95_lo"] > 1.0, m
+times = [r["variants"] for r in map(json.loads, open(sys.argv[2])) if r["op"] == "time"]
+assert times and all(len(set(v)) == len(v) for v in times), times   # no module timed against itself
+assert len(times[-1]) == 2, times[-1]
+PY
 # a max-autotune compile that overruns its share of the budget: the worker is restarted and the
 # search starts from the default module; the run still succeeds
 FAKE_MA_HANG=1 KOPT_MA_TIMEOUT_S=2 expect_exit 0 "optimize --max-autotune, compile overruns" -- "$KOPT" optimize "$P" -o "$T/ma2" --budget 30s --rounds 4 --no-store --max-autotune --json
