@@ -770,13 +770,16 @@ static void emit_arg(const plan_arg *a, kbuf *out) {
 /* The launcher's bound on scratch memory (PLAN_SCRATCH_FACTOR x the bytes of the pointer arguments
  * + PLAN_SCRATCH_SLACK): a plan asking for more raises before anything is allocated, so that a
  * scratch request beyond the GPU is the candidate's refusal (it raised), not an out-of-memory
- * the gates must report as kopt's own. */
-static void emit_scratch_bound(const launch_plan *p, kbuf *out) {
-    kbuf_puts(out, "    _kopt_plan_args = 0");
+ * the gates must report as kopt's own. skippable: only where _kopt_plan_go is None (gate 1's
+ * plain run of the launcher proved it on the signature the guard pins). */
+static void emit_scratch_bound(const launch_plan *p, int skippable, kbuf *out) {
+    const char *in = skippable ? "        " : "    ";
+    if (skippable) kbuf_puts(out, "    if _kopt_plan_go is None:\n");
+    kbuf_printf(out, "%s_kopt_plan_args = 0", in);
     for (size_t i = 0; i < p->nparams; i++)
         if (is_pointer_name(p->params[i]))
             kbuf_printf(out, " + %s.numel() * %s.element_size()", p->params[i], p->params[i]);
-    kbuf_puts(out, "\n    _kopt_plan_scratch = 0");
+    kbuf_printf(out, "\n%s_kopt_plan_scratch = 0", in);
     for (size_t i = 0; i < p->nscratch; i++) {
         const plan_scratch *S = &p->scratch[i];
         kbuf_printf(out, " + %zu", tensor_itemsize(DTYPES[S->dtype]));
@@ -787,10 +790,10 @@ static void emit_scratch_bound(const launch_plan *p, kbuf *out) {
         }
     }
     kbuf_printf(out,
-                "\n    if _kopt_plan_scratch > %d * _kopt_plan_args + %lld:\n"
-                "        raise ValueError('kopt plan: the scratch buffers ask for more than %dx the bytes of the "
+                "\n%sif _kopt_plan_scratch > %d * _kopt_plan_args + %lld:\n"
+                "%s    raise ValueError('kopt plan: the scratch buffers ask for more than %dx the bytes of the "
                 "launch arguments + %d MiB')\n",
-                PLAN_SCRATCH_FACTOR, (long long)PLAN_SCRATCH_SLACK_MIB << 20, PLAN_SCRATCH_FACTOR,
+                in, PLAN_SCRATCH_FACTOR, (long long)PLAN_SCRATCH_SLACK_MIB << 20, in, PLAN_SCRATCH_FACTOR,
                 PLAN_SCRATCH_SLACK_MIB);
 }
 
@@ -836,9 +839,13 @@ void plan_emit(const launch_plan *p, kbuf *out) {
         plan_expr_emit(p->lets[i].value, out);
         kbuf_puts(out, "\n");
     }
+    /* On the guard's verified signature (_kopt_plan_go given) every shape, stride and integer the
+     * checks read is the one gate 1 ran them on (its compile step runs this launcher plainly), so
+     * they are skipped there -- unless the plan reads sm_count(), which another GPU changes. */
+    const char *skip = p->uses_sms ? "" : "_kopt_plan_go is None and ";
     for (size_t i = 0; i < p->nchecks; i++) {
         const plan_check *C = &p->checks[i];
-        kbuf_puts(out, "    if not (");
+        kbuf_printf(out, "    if %snot (", skip);
         plan_expr_emit(C->a, out);
         kbuf_printf(out, " %s ", CMP_OPS[C->op]);
         plan_expr_emit(C->b, out);
@@ -847,7 +854,7 @@ void plan_emit(const launch_plan *p, kbuf *out) {
             kbuf_append(out, (*q >= 32 && *q < 127 && *q != '\'' && *q != '\\') ? q : "?", 1);
         kbuf_puts(out, "')\n");
     }
-    if (p->nscratch) emit_scratch_bound(p, out);
+    if (p->nscratch) emit_scratch_bound(p, !p->uses_sms, out);
     for (size_t i = 0; i < p->nscratch; i++) {
         const plan_scratch *S = &p->scratch[i];
         kbuf_printf(out, "    %s = _kopt_plan_torch.%s((", S->name, S->zero ? "zeros" : "full");

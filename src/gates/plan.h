@@ -39,7 +39,9 @@
  * `F(i, (g0, g1, g2), (every parameter's value in declared order), (None for a runtime
  * parameter, the name for a constexpr, ...), w, s, stream)`: kopt's shim, which knows launch i's
  * kernel (candidate.h, plan_kernels), binds the compiled kernel once and launches it directly,
- * without Triton's per-call dispatch.
+ * without Triton's per-call dispatch. On that path the checks and the scratch bound are skipped
+ * (they read only shapes, strides and integers the guard pins, and gate 1's compile step ran them
+ * on exactly those) unless the plan reads sm_count(), which differs between GPUs.
  * That text is an ordinary form-L candidate: gate 1's rules, the interface check, stitching and
  * the guard treat it as one.
  *

@@ -111,6 +111,15 @@ Test(plan, a_fully_given_launch_also_launches_directly) {
                               "num_warps=8, num_stages=2)\n"),
               "%s", c->text);
     cr_expect_eq(candidate_nparams(c), 4, "_kopt_plan_go and stream are not the kernel's parameters");
+    candidate_free(c);
+    free(t);
+    /* a check reads only what the guard pins: skipped on the verified signature (gate 1 ran it) */
+    char *pc = tu_replace_once(p, "\"launches\"", "\"checks\": [\"r0_numel <= 16384\"],\n    \"launches\"");
+    t = with(KERNEL, pc);
+    c = tu_parse_candidate(t);
+    cr_expect(strstr(c->text, "    if _kopt_plan_go is None and not (r0_numel <= 16384):\n        raise ValueError("), "%s",
+              c->text);
+    free(pc);
     cr_expect(c->launch_stream);
     cr_assert_eq(c->nplan_kernels, 1);
     cr_expect_str_eq(c->plan_kernels[0], "_lsm");

@@ -75,4 +75,16 @@ check(launched == [], "nothing launched after the bound refused the scratch")
 launch(x, y, 64, 256, nseg - 1)
 check(len(launched) == 2, "a scratch request at the bound runs")
 
+# on the guard's verified signature (_kopt_plan_go given) gate 1 already ran the bound on these
+# very sizes, so the launcher skips it; each launch goes to the shim's binder with every parameter
+# in declared order
+went = []
+launched.clear()
+launch(x, y, 64, 256, nseg, _kopt_plan_go=lambda *a: went.append(a))
+check(launched == [] and [g[0] for g in went] == [0, 1], "the verified path hands both launches to the binder")
+check(went[0][1] == (64, nseg, 1) and went[0][2][0] is x and went[0][2][2:] == (256, nseg, 64)
+      and went[0][3] == (None, None, None, None, "BLOCK"), "launch 0: grid, ordered arguments, constexpr names: %r"
+      % (went[0][:4],))
+check(went[0][2][1] is went[1][2][0] and bool(torch.isnan(went[0][2][1]).all()),
+      "the scratch buffer is fresh, poisoned, and shared by both launches")
 print("plan launcher (cpu): %d checks passed" % passed())
