@@ -308,18 +308,23 @@ static const char *const ORIG_STMT =
     "    out_ptr0.copy_(in_ptr0 * 2.0 + 1.0)\n"
     "''', device_str='cuda')";
 
-/* Correct only on the verified signature: it hard-codes 32 elements and assumes contiguity. */
+/* The candidates' kernel: correct only on the verified signature (it hard-codes 32 elements and
+ * assumes contiguity). */
+#define CAND_KERNEL                                                                                  \
+    "# kopt-candidate: replaces=" GK "\n"                                                            \
+    "import triton\n"                                                                                \
+    "import triton.language as tl\n"                                                                 \
+    "\n"                                                                                             \
+    "\n"                                                                                             \
+    "@triton.jit\n"                                                                                  \
+    "def _mul_add(in_ptr0, out_ptr0, xnumel, N: tl.constexpr):\n"                                    \
+    "    out_ptr0.view(-1)[:N].copy_(in_ptr0.view(-1)[:N] * 2.0 + 1.0)\n"                           \
+    "\n"                                                                                             \
+    "\n"
+
+/* Launched by its own launcher (form L). */
 static const char *const CANDIDATE =
-    "# kopt-candidate: replaces=" GK "\n"
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _mul_add(in_ptr0, out_ptr0, xnumel, N: tl.constexpr):\n"
-    "    out_ptr0.view(-1)[:N].copy_(in_ptr0.view(-1)[:N] * 2.0 + 1.0)\n"
-    "\n"
-    "\n"
+    CAND_KERNEL
     "def launch(in_ptr0, out_ptr0, xnumel, stream=None):\n"
     "    _mul_add[(1,)](in_ptr0, out_ptr0, xnumel, N=32, num_warps=1)\n";
 
@@ -338,16 +343,7 @@ static const char *const TAIL =
 /* The same as a form-P plan (kopt writes the launcher): on a signature whose alignment the capture
  * pinned, the guard's run_verified launches the "compiled" kernel directly. */
 static const char *const CANDIDATE_P =
-    "# kopt-candidate: replaces=" GK "\n"
-    "import triton\n"
-    "import triton.language as tl\n"
-    "\n"
-    "\n"
-    "@triton.jit\n"
-    "def _mul_add(in_ptr0, out_ptr0, xnumel, N: tl.constexpr):\n"
-    "    out_ptr0.view(-1)[:N].copy_(in_ptr0.view(-1)[:N] * 2.0 + 1.0)\n"
-    "\n"
-    "\n"
+    CAND_KERNEL
     "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
     "             \"launches\": [{\"kernel\": \"_mul_add\", \"grid\": [1], \"args\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
     "                           \"constexprs\": {\"N\": 32}, \"num_warps\": 1}]}\n";
