@@ -455,6 +455,9 @@ def op_time(req):
         res["host_samples"] = [[round(s + 0.1 + (2.0 if isinstance(variants[k], dict) and marked(
             variants[k].get("module"), "FAKE_HOST_SLOW") else 0.0), 6) for s in samples[k][:hr]]
             for k in range(len(variants))]
+    if int(req.get("warmup", 5)):   # host enqueue time: 0.1 ms, FAKE_HOST_SLOW's 2 ms more
+        res["enqueue_ms"] = [0.1 + (2.0 if isinstance(v, dict) and marked(v.get("module"), "FAKE_HOST_SLOW") else 0.0)
+                             for v in variants]
     if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_MUTATE_TIMED")
            for v in variants):
         res["loaded_inputs_changed"] = [0]

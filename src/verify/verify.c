@@ -680,6 +680,8 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
         return G_REFUSED;
     }
     int host_rc = host_check(json_object_get(res, "host_samples"), g);
+    /* where host time goes: each module's time to enqueue its call (a report, not a verdict) */
+    if (json_array_size(json_object_get(res, "enqueue_ms")) == 2) json_object_set(g, "enqueue_ms", json_object_get(res, "enqueue_ms"));
     json_decref(res);
     json_object_set_new(g, "baseline_ms", json_real(r.base_ms));
     json_object_set_new(g, "candidate_ms", json_real(r.cand_ms));

@@ -172,6 +172,8 @@ assert "slower as the model is called" in slow["reason"], slow["reason"]
 assert g["speedup"]["ci95_lo"] > 1.02 and g["host_speedup"]["ci95_hi"] < 1, g
 h = fast["gates"][3]["host_speedup"]
 assert fast["verdict"] == "accepted" and h["ci95_lo"] > 1 and h["rounds"] == 8, h
+# each side's host time to enqueue its call, reported beside the check (baseline, candidate)
+assert g["enqueue_ms"] == [0.1, 2.1] and fast["gates"][3]["enqueue_ms"] == [0.1, 0.1], (g, fast["gates"][3])
 PY
 FAKE_OUT_DTYPE=bfloat16 expect_exit 0 "verify, bf16 outputs" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vb" --rounds 8 --json
 python3 - "$T/out" <<'PY' && ok || bad "verify, bf16 outputs: $(head -c 400 "$T/out")"

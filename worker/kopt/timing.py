@@ -196,6 +196,8 @@ def op_time(ctx, req):
                 samples[i].append(start.elapsed_time(end))
         host = host_samples(variants, host_rounds, buf, poison) if host_rounds else None
     res = {"samples": samples, "sleep_ms": sleep}
+    if warmup:   # each variant's host time to enqueue its call (median of the warm-up runs), ms
+        res["enqueue_ms"] = [sorted(e)[len(e) // 2] * 1000.0 for e in enqueue]
     if host is not None:
         res["host_samples"] = host
     if ctx.problem is not None and any(isinstance(s, dict) and s.get("kind") == "module" for s in specs):
