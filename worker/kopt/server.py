@@ -69,7 +69,15 @@ class Context:
             self.memory = Memory()
 
     def log(self, message):
+        """A progress event for the core (logged at debug level), and a line in the worker's
+        stderr, which the core keeps as OUT/worker.log: what the memory cap degraded, where a
+        run's memory went, stays readable after a bench run."""
         self.channel.log(message)
+        try:
+            sys.stderr.write("kopt worker: %s\n" % message)
+            sys.stderr.flush()
+        except (OSError, ValueError):   # a closed stderr: the event above still went out
+            pass
 
     def reset_problem(self):
         """Forget the loaded problem and everything derived from it (before a new `load`)."""
