@@ -120,6 +120,16 @@ Test(plan, a_fully_given_launch_also_launches_directly) {
     cr_expect(strstr(c->text, "    if _kopt_plan_go is None and not (r0_numel <= 16384):\n        raise ValueError("), "%s",
               c->text);
     free(pc);
+    candidate_free(c);
+    free(t);
+    /* a runtime parameter left to its default: Triton's own launch only (the binder would need
+     * the default's value) */
+    char *k2 = tu_replace_once(KERNEL, "EVEN: tl.constexpr = True):", "EVEN: tl.constexpr = True, scale=1.0):");
+    t = with(k2, p);
+    c = tu_parse_candidate(t);
+    cr_expect(strstr(c->text, "_kopt_plan_go(") == NULL && strstr(c->text, "    _lsm[(xnumel, )](") != NULL,
+              "a runtime default: no direct launch: %s", c->text);
+    free(k2);
     cr_expect(c->launch_stream);
     cr_assert_eq(c->nplan_kernels, 1);
     cr_expect_str_eq(c->plan_kernels[0], "_lsm");
