@@ -69,4 +69,5 @@ def load_optimized(model, directory=_HERE):
         out = tuple(out) if isinstance(out, (tuple, list)) else (out,)
         return out[0] if len(out) == 1 else out
 
+    fast.module = mod   # the loaded module: its guards' counters (NAME._kopt_fallbacks) are readable
     return fast
