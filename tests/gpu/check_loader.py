@@ -59,7 +59,8 @@ for name in getattr(fast.module, "_KOPT_VERIFIED", {}):
         sys.exit(1)
     direct = getattr(cand, "kernels", None) is not None and guard._kopt_fast
     if direct and not cand.bound:
-        print("%s: a verified plan with pinned alignment did not launch its compiled kernels directly" % name)
+        print("%s: a verified plan with pinned alignment did not launch its compiled kernels directly (%s)"
+              % (name, "; ".join(cand.unbound.values()) or "never bound"))
         sys.exit(1)
     ran.append("%s %s" % (name, "direct launch" if direct else "candidate's launch"))
 print("loader ok: matches the eager model on seeds 0 and 7 (max abs diff %.3g); %s"

@@ -142,8 +142,10 @@ def plan_module(jit):
     launch_shim = m._kopt_cand_triton_poi_fused_mul_add_0
     kern = launch_shim.kernels[0]
     saved = type(kern).warmup
+    tries = []
 
     def no_warmup(self, *a, **k):
+        tries.append(1)
         raise AttributeError("warmup")
     type(kern).warmup = no_warmup
     try:
@@ -152,6 +154,12 @@ def plan_module(jit):
         guard.run(x, out2, 32, stream=0)
         check(jit.launches == launches + 2 and torch.equal(out2, ref(x)),
               "where the compiled kernel cannot be bound, Triton's JIT launch runs it")
+        guard.run(x, out2, 32, stream=0)
+        check(jit.launches == launches + 3 and len(tries) == 1,
+              "a launch that could not be bound is not tried again (JIT launches %d, tries %d)"
+              % (jit.launches - launches, len(tries)))
+        check(list(launch_shim.unbound.values()) == ["AttributeError: warmup"],
+              "and why is kept: %r" % (launch_shim.unbound,))
     finally:
         type(kern).warmup = saved
 
