@@ -104,16 +104,12 @@ static json_t *rj_group(const bench_group *g) {
     json_object_set_new(o, "timeout", json_integer((json_int_t)g->timeouts));
     json_object_set_new(o, "running", json_integer((json_int_t)g->running));
     json_object_set_new(o, "not_run", json_integer((json_int_t)g->not_run));
-    json_object_set_new(o, "geomean_vs_default", json_pack("{s:o, s:I}", "value", rj_num(g->geomean[0]), "n",
-                                                           (json_int_t)g->geomean_n[0]));
-    json_object_set_new(o, "geomean_vs_max_autotune", json_pack("{s:o, s:I}", "value", rj_num(g->geomean[1]), "n",
-                                                                (json_int_t)g->geomean_n[1]));
-    json_object_set_new(o, "geomean_as_called_vs_default",
-                        json_pack("{s:o, s:I}", "value", rj_num(g->geomean[BENCH_AS_CALLED_VS_DEFAULT]), "n",
-                                  (json_int_t)g->geomean_n[BENCH_AS_CALLED_VS_DEFAULT]));
-    json_object_set_new(o, "geomean_as_called_vs_max_autotune",
-                        json_pack("{s:o, s:I}", "value", rj_num(g->geomean[BENCH_AS_CALLED_VS_MAX_AUTOTUNE]), "n",
-                                  (json_int_t)g->geomean_n[BENCH_AS_CALLED_VS_MAX_AUTOTUNE]));
+    static const char *const GEOMEAN_KEY[BENCH_NBASE] = {"geomean_vs_default", "geomean_vs_max_autotune",
+                                                         "geomean_as_called_vs_default",
+                                                         "geomean_as_called_vs_max_autotune"};
+    for (int k = 0; k < BENCH_NBASE; k++)
+        json_object_set_new(o, GEOMEAN_KEY[k], json_pack("{s:o, s:I}", "value", rj_num(g->geomean[k]), "n",
+                                                         (json_int_t)g->geomean_n[k]));
     json_object_set_new(o, "fast_p",
                         json_pack("{s:o, s:o, s:o, s:o}", "default", rj_fast(g->fast_p[BENCH_VS_DEFAULT]), "max_autotune",
                                   rj_fast(g->fast_p[BENCH_VS_MAX_AUTOTUNE]), "as_called_default",

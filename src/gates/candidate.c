@@ -979,13 +979,9 @@ fail:
     if (lower && c->plan_def >= 0) {   /* form P: judge and ship kopt's lowering instead */
         char *low = NULL;
         launch_plan *plan = NULL;
-        rc = plan_lower(c, &low, e);
-        if (!rc) rc = plan_of(c, &plan, e);
+        rc = plan_lower(c, &low, &plan, e);   /* the plan too: its launches' kernels, below */
         candidate_free(c);
-        if (rc) {
-            free(low);
-            return rc;
-        }
+        if (rc) return rc;
         char **kernels = kcalloc(plan->nlaunches, sizeof *kernels);
         size_t nkernels = plan->nlaunches;
         for (size_t i = 0; i < nkernels; i++) kernels[i] = kstrdup(plan->launches[i].kernel);

@@ -1027,8 +1027,9 @@ int plan_of(const candidate *c, launch_plan **out, kerr *e) {
     return rc;
 }
 
-int plan_lower(const candidate *c, char **out, kerr *e) {
+int plan_lower(const candidate *c, char **out, launch_plan **plan, kerr *e) {
     *out = NULL;
+    if (plan) *plan = NULL;
     launch_plan *p = NULL;
     int rc = plan_of(c, &p, e);
     if (rc) return rc;
@@ -1041,7 +1042,8 @@ int plan_lower(const candidate *c, char **out, kerr *e) {
     kbuf_append(&b, c->text + d->off + d->len, c->len - d->off - d->len);
     kbuf_puts(&b, "\n\n\n");
     plan_emit(p, &b);
-    plan_free(p);
+    if (plan) *plan = p;
+    else plan_free(p);
     *out = kbuf_steal(&b);
     return 0;
 }

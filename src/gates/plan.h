@@ -45,8 +45,8 @@
  * That text is an ordinary form-L candidate: gate 1's rules, the interface check, stitching and
  * the guard treat it as one.
  *
- * Ownership: plan_lower returns a malloc'd NUL-terminated text (caller frees) and builds its
- * typed plan internally; plan_parse hands back a launch_plan owned by the caller (plan_free,
+ * Ownership: plan_lower returns a malloc'd NUL-terminated text (caller frees) and, when `plan`
+ * is not NULL, the typed plan it lowered (caller plan_free's it; else freed inside); plan_parse hands back a launch_plan owned by the caller (plan_free,
  * NULL-safe); plan_emit appends to a caller's buffer.
  */
 #ifndef KOPT_PLAN_H
@@ -197,8 +197,8 @@ void plan_emit(const launch_plan *p, kbuf *out);
  * allowlist, then plan_parse. */
 int plan_of(const candidate *c, launch_plan **out, kerr *e);
 
-/* The text kopt judges in place of form-P candidate c (see above). */
-int plan_lower(const candidate *c, char **out, kerr *e);
+/* The text kopt judges in place of form-P candidate c (see above); *plan (may be NULL) its plan. */
+int plan_lower(const candidate *c, char **out, launch_plan **plan, kerr *e);
 
 /* Parse an expression string (see above) over `names`. */
 int plan_expr_parse(const char *s, const plan_names *names, plan_expr **out, kerr *e);

@@ -619,16 +619,20 @@ static json_t *ci_json(const stats_ci *ci) {
 static json_t *speedup_json(const gate4_result *r) { return ci_json(&r->ci); }
 
 /* The host-inclusive speedup of samples `cand` over `base` (JSON arrays of the time op's
- * host_samples) with its interval and gate4_host_decide's verdict; *n the rounds used. */
-static int host_speedup_of(const json_t *base, const json_t *cand, uint64_t seed, stats_ci *ci, int *slower, size_t *n,
-                           kerr *e) {
-    size_t nc;
-    double *b = stats_from_json(base, n), *c = stats_from_json(cand, &nc);
-    if (nc < *n) *n = nc;
-    int rc = gate4_host_decide(b, c, *n, seed, ci, slower, e);
+ * host_samples) as {estimate, ci95_lo, ci95_hi, rounds} (caller owns), with gate4_host_decide's
+ * interval in *ci and verdict in *slower; NULL (e set) when the samples are unusable. */
+static json_t *host_speedup_of(const json_t *base, const json_t *cand, uint64_t seed, stats_ci *ci, int *slower,
+                               kerr *e) {
+    size_t n, nc;
+    double *b = stats_from_json(base, &n), *c = stats_from_json(cand, &nc);
+    if (nc < n) n = nc;
+    int rc = gate4_host_decide(b, c, n, seed, ci, slower, e);
     free(b);
     free(c);
-    return rc;
+    if (rc) return NULL;
+    json_t *h = ci_json(ci);
+    json_object_set_new(h, "rounds", json_integer((json_int_t)n));
+    return h;
 }
 
 static double l2_bytes(const vctx *v) { return json_number_value(json_object_get(worker_info(v->w), "l2_bytes")); }
@@ -641,16 +645,14 @@ static int host_check(const json_t *hs, json_t *g) {
         json_object_set_new(g, "host_check", json_string("not measured: the worker sent no host-inclusive samples"));
         return G_PASSED;
     }
-    size_t n;
     stats_ci ci;
     int slower = 0;
     kerr he = {0};
-    if (host_speedup_of(json_array_get(hs, 0), json_array_get(hs, 1), 13, &ci, &slower, &n, &he)) {
+    json_t *h = host_speedup_of(json_array_get(hs, 0), json_array_get(hs, 1), 13, &ci, &slower, &he);
+    if (!h) {
         gate_fail(g, "%s", he.msg);
         return G_REFUSED;
     }
-    json_t *h = ci_json(&ci);
-    json_object_set_new(h, "rounds", json_integer((json_int_t)n));
     json_object_set_new(h, "method", json_string("wall time of a call to the end of its GPU work, device idle before it, "
                                                  "no stall, L2 flushed; interleaved"));
     json_object_set_new(g, "host_speedup", h);
@@ -1565,14 +1567,11 @@ int verify_session_measure(verify_session *v, const char *module, json_t *g, dou
  * not a verdict). */
 static void as_called(json_t *g, const char *key, const json_t *base, const json_t *cand, uint64_t seed) {
     if (!json_is_array(base) || !json_is_array(cand)) return;
-    size_t n;
     stats_ci ci;
     int slower = 0;
     kerr e = {0};
-    if (host_speedup_of(base, cand, seed, &ci, &slower, &n, &e)) return;
-    json_t *h = ci_json(&ci);
-    json_object_set_new(h, "rounds", json_integer((json_int_t)n));
-    json_object_set_new(g, key, h);
+    json_t *h = host_speedup_of(base, cand, seed, &ci, &slower, &e);
+    if (h) json_object_set_new(g, key, h);
 }
 
 /* A speedup of 1 by identity (the output module is that baseline's own module): not measured. */
