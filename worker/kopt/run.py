@@ -79,7 +79,7 @@ def op_run(ctx, req):
         if spec.get("kind") == "module":
             make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
         before = checksums(target.arguments(prepared)) if check_inputs else None
-        held = torch.cuda.memory_allocated() if torch.cuda.is_available() else 0
+        held = torch.cuda.memory_allocated()
         poisoned = poison_allocator(ctx) if poison else 0
         torch.cuda.synchronize()
         base = torch.cuda.memory_allocated()
@@ -98,8 +98,9 @@ def op_run(ctx, req):
     # the poison block is sized for what a *module* needs (outputs and Inductor's fused
     # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
     # kept output carved from an oversized block pins all of it
-    if ctx.memory.phase == "main" and spec.get("kind") == "module" and not candidate:
-        ctx.run_need = max(ctx.run_need, run_bytes)
+    if ctx.memory.phase == "main" and spec.get("kind") == "module":
+        if not candidate:
+            ctx.run_need = max(ctx.run_need, run_bytes)
         # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
         ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
                 "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
