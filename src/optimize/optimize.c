@@ -128,6 +128,7 @@ static void add_resources(octx *c, json_t *doc) {
         json_object_set_new(r, "eager_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "eager")) + ctx));
         json_object_set_new(r, "f64_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "f64")) + ctx));
         json_object_set_new(r, "ceilings_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "ceilings")) + ctx));
+        json_object_set_new(r, "inputs_peak_gpu_bytes", json_real(json_number_value(json_object_get(pk, "inputs")) + ctx));
         json_object_set_new(r, "compile_cache_bytes", json_real(json_number_value(json_object_get(res, "compile_cache_bytes"))));
         if (json_object_get(res, "peak_reserved_by_op")) json_object_set(r, "peak_by_step", json_object_get(res, "peak_reserved_by_op"));
         if (json_object_get(res, "peak_allocated_by_op"))
@@ -137,7 +138,9 @@ static void add_resources(octx *c, json_t *doc) {
         json_object_set_new(r, "method", json_string("peak: torch.cuda.max_memory_reserved per phase (the eager model's "
                                                      "runs -- its forward at load, its timing, gate 3's reference -- are a "
                                                      "phase of their own: the user's model, whose intermediates are not "
-                                                     "kopt's; so are the float64 reference of gate 3 and the ceilings) plus "
+                                                     "kopt's; so are the float64 reference of gate 3, the ceilings and the user's "
+                                                     "get_inputs() drawing each seed's inputs, whose transients are its own; "
+                                                     "the drawn inputs, held afterwards, count in main) plus "
                                                      "the memory the process holds outside PyTorch's allocator (CUDA "
                                                      "context, libraries); working set: inputs, parameters, buffers and what "
                                                      "one compiled run allocates (outputs and intermediates)"));

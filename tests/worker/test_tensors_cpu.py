@@ -237,7 +237,7 @@ finally:
 # ---------------------------------------------------------------- memory phases (kopt.memory)
 from kopt.memory import PHASES, Memory  # noqa: E402
 
-check(PHASES == ("main", "eager", "f64", "ceilings"), "the memory phases: %r" % (PHASES,))
+check(PHASES == ("main", "eager", "f64", "ceilings", "inputs"), "the memory phases: %r" % (PHASES,))
 m = Memory()
 m.enter("eager")
 check(m.phase == "eager", "eager is a memory phase")
@@ -262,6 +262,26 @@ with m.within("eager"):
     check(m.cur_op == "run/eager", "within from another phase")
 check(m.phase == "f64" and m.cur_op == "run/f64", "back to f64")
 m.end_op()
+
+# a seed's draw (the user's get_inputs) runs in the "inputs" phase, credited to "op/inputs"
+import kopt.problem as kp  # noqa: E402
+
+seen = []
+orig_draw = kp.draw_inputs
+kp.draw_inputs = lambda module, seed: seen.append((m.phase, m.cur_op, seed)) or [torch.ones(3)]
+try:
+    m.enter("main")
+    m.begin_op("run")
+    pr = kp.Problem("/p.py", 0, None, None, [torch.ones(3)], m)
+    pr.draw_inputs(7)
+    check(seen == [("inputs", "run/inputs", 7)], "a draw runs in the inputs phase: %r" % (seen,))
+    check(m.phase == "main" and m.cur_op == "run", "and returns to the op's phase")
+    m.end_op()
+    seen.clear()
+    kp.Problem("/p.py", 0, None, None, [torch.ones(3)]).draw_inputs(8)
+    check(seen == [("main", None, 8)], "without a Memory the draw is plain: %r" % (seen,))
+finally:
+    kp.draw_inputs = orig_draw
 
 # the accounting itself, on a stand-in caching allocator: `load` allocates the model (main),
 # runs the eager forward in the eager phase (big intermediates, freed; its output kept), then

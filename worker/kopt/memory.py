@@ -7,7 +7,8 @@ What is measured, for the core's report (the limits are the core's):
   * peak reserved bytes per *phase*: requests name their phase ("main" by default, "eager" for
     the user's own model run eagerly in its dtypes -- its timing and gate 3's reference; `load`
     switches to it around its one eager forward --, "f64" for the float64 reference of gate 3,
-    "ceilings" for the device ceilings). The eager model's unfused intermediates are the user's,
+    "ceilings" for the device ceilings, "inputs" for the user's get_inputs() drawing a seed's
+    inputs: kopt.problem enters it around each draw). The eager model's unfused intermediates are the user's,
     not kopt's, so they do not set the main phase's peak. When the phase changes, the peak of
     the phase that ends is folded into its maximum and PyTorch's peak statistics are reset, so a
     phase's peak never includes another phase's transient memory. Memory still held when a
@@ -37,7 +38,7 @@ import torch
 from kopt.errors import BadRequest
 from kopt.tensors import storage
 
-PHASES = ("main", "eager", "f64", "ceilings")
+PHASES = ("main", "eager", "f64", "ceilings", "inputs")
 
 
 class Memory:

@@ -28,6 +28,7 @@ returned something other than a list/tuple of tensors: plain ints/floats/bools a
 extra arguments, as KernelBench allows, but at least one tensor is required), model_raises.
 """
 
+import contextlib
 import importlib.util
 import itertools
 import os
@@ -47,8 +48,9 @@ _counter = itertools.count()
 class Problem:
     """The loaded problem: its module, eager model (cuda, eval) and inputs (cuda)."""
 
-    def __init__(self, path, seed, module, model, inputs):
+    def __init__(self, path, seed, module, model, inputs, memory=None):
         self.path = path
+        self.memory = memory     # kopt.memory.Memory: draws run in its "inputs" phase (or None)
         self.seed = seed
         self.module = module
         self.model = model
@@ -57,8 +59,12 @@ class Problem:
         self.mutates_inputs = False
 
     def draw_inputs(self, seed):
-        """Fresh inputs from get_inputs() under `seed`, on the GPU (validated)."""
-        return draw_inputs(self.module, seed)
+        """Fresh inputs from get_inputs() under `seed`, on the GPU (validated). The draw runs in
+        the "inputs" memory phase: get_inputs() is the user's code, and its transients (e.g.
+        `torch.randn(n) * 2.0` holds two copies for a moment) are not kopt's; the drawn inputs,
+        still held afterwards, count in the phase that uses them."""
+        with self.memory.within("inputs") if self.memory is not None else contextlib.nullcontext():
+            return draw_inputs(self.module, seed)
 
     def verify_inputs(self):
         """Indices of the loaded inputs whose contents changed since `load` (each is restored
@@ -185,8 +191,9 @@ def op_load(ctx, req):
     except (Exception, SystemExit) as e:  # user code may call sys.exit
         raise wrap("init_raises", "moving the model to the GPU raised", e)
 
-    inputs = draw_inputs(module, seed)
-    problem = Problem(path, seed, module, model, inputs)
+    with ctx.memory.within("inputs"):
+        inputs = draw_inputs(module, seed)
+    problem = Problem(path, seed, module, model, inputs, ctx.memory)
     ctx.memory.measure_context()
 
     try:
