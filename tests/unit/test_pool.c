@@ -575,6 +575,24 @@ Test(pool, full_size_max_pooling_captures) {
     json_decref(c);
     json_decref(k);
     artifact_free(a);
+    /* 2-D pooling has no depth to slide down: no sliding variant, and a plan asking for one is
+     * refused (no usable variant) */
+    k = kernel_ctx(FX_MAX34, &a);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    v = builtin_pool_variants(k);
+    cr_assert_gt(json_array_size(v), 0);
+    for (size_t i = 0; i < json_array_size(v); i++)
+        cr_assert_null(json_object_get(json_array_get(v, i), "odc"), "2-D variant %zu slides", i);
+    json_decref(v);
+    json_t *sp = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template",
+                           "max_pool", "variants", "bh", 1, "bw", 16, "num_warps", 1, "odc", 8);
+    json_t *so = NULL;
+    kerr se = {0};
+    cr_assert_neq(builtin_pool_act(k, sp, &so, &se), 0, "sliding a 2-D pooling");
+    cr_assert_null(so);
+    json_decref(sp);
+    json_decref(k);
+    artifact_free(a);
     const char *d3[] = {"tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16__max_autotune_no_cudagraphs_g0.py",
                         "tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16_small_g0.py"};
     for (size_t f = 0; f < 2; f++) {
@@ -584,6 +602,16 @@ Test(pool, full_size_max_pooling_captures) {
         for (int i = 0; i < 3; i++) cr_assert(ps.k[i] == 3 && ps.s[i] == 2 && ps.p[i] == 1 && ps.dl[i] == 1);
         c = candidates(k, "max_pool");
         cr_assert(strstr(first_source(c), "\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\", \"r0_numel\"],"));
+        /* k3 s2 p1: consecutive windows share one plane, the width window pairs: the sliding
+         * strategy first, then the plain one */
+        cr_assert(strstr(first_source(c), "\"kernel\": \"_pool_slide\"") && strstr(first_source(c), "\"PAIR\": True"),
+                  "%s", first_source(c));
+        size_t nslide = 0, nc = json_array_size(json_object_get(c, "candidates"));
+        for (size_t i = 0; i < nc; i++) {
+            const json_t *cf = json_object_get(json_array_get(json_object_get(c, "candidates"), i), "config");
+            nslide += json_integer_value(json_object_get(cf, "odc")) > 0;
+        }
+        cr_assert(nslide >= 3 && nc > nslide, "%zu sliding of %zu", nslide, nc);
         gate1_all_bound(a, c);
         json_decref(c);
         /* the library's defaults: stride = window, padding 0, dilation 1 */
