@@ -131,9 +131,28 @@ PY
     "$KOPT" optimize tests/problems/03_log_softmax.py -o "$OUTD/llm-03" --llm openai:scripted --roles planner,executor \
       --budget 90s --no-store --json >"$OUTD/llm-03.json" 2>"$OUTD/llm-03.err"
   rc=$?
+  # the kernel is faster on the H200 (1.14x); where gate 4 measures it as not faster (an H100:
+  # 1.04x in GPU time, slower as called), the pipeline still has to carry it through gates 1-3
+  # and decide on speed alone
+  llm_gates=$(python3 - "$OUTD/llm-03.json" <<'PY' 2>&1
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    sys.exit("no JSON: %s" % e)
+gates = [(a.get("gate"), a.get("outcome"), a.get("reason", "")) for a in d.get("attempts", [])
+         if a.get("direction") == "llm_rewrite"]
+print(" ".join("%s/%s" % (g, o) for g, o, _ in gates))
+ok = bool(gates) and gates[-1][0] in (0, 4)
+sys.exit(0 if ok else 1)
+PY
+)
+  llm_rc=$?
   if [ $rc -eq 0 ] && grep -q "_log_softmax_row" "$OUTD/llm-03/optimized_module.py"; then
-    ok "llm-driven optimize: the scripted executor's kernel passed the gates and was stitched"
-  else bad "llm-driven optimize: exit $rc: $(tail -3 "$OUTD/llm-03.err")"; fi
+    ok "llm-driven optimize: the scripted executor's kernel passed the gates and was stitched (attempts $llm_gates)"
+  elif [ $rc -eq 0 ] && [ $llm_rc -eq 0 ]; then
+    ok "llm-driven optimize: the scripted executor's kernel passed gates 1-3 and gate 4 kept the compiler's kernel as faster on this GPU (attempts gate/outcome: $llm_gates)"
+  else bad "llm-driven optimize: exit $rc, attempts $llm_gates: $(tail -3 "$OUTD/llm-03.err")"; fi
 fi
 
 echo "$pass passed, $fail failed"
