@@ -181,8 +181,18 @@ Test(region_agents, avg_pool3d_reads_its_arguments) {
     cr_assert_geq(json_array_size(json_object_get(c, "candidates")), 3);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
     cr_assert(strstr(src, "# kopt-candidate: replaces=torch.ops.aten.avg_pool3d.default\n") == src);
+    /* k3 s2 p1 in depth: the sliding strategy first (1 x 32 outputs walking 8 depths, paired
+     * row loads), the plain one after it */
     cr_assert(strstr(src, "\"COUNT_PAD\": False") && strstr(src, "\"KD\": 3") && strstr(src, "\"PW\": 1") &&
-              strstr(src, "\"DIVISOR\": 0") && strstr(src, "\"BH\": 1, \"BW\": 64"), "%s", src);
+                  strstr(src, "\"DIVISOR\": 0") && strstr(src, "\"BH\": 1, \"BW\": 32, \"ODC\": 8") &&
+                  strstr(src, "\"kernel\": \"_pool_slide\"") && strstr(src, "\"PAIR\": True"),
+              "%s", src);
+    int plain64 = 0;
+    for (size_t i = 0; i < json_array_size(json_object_get(c, "candidates")); i++) {
+        const char *si = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), i), "source"));
+        plain64 |= strstr(si, "\"kernel\": \"_avg_pool\"") && strstr(si, "\"BH\": 1, \"BW\": 64}");
+    }
+    cr_assert(plain64, "the plain 1 x 64 tile is still among the candidates");
     cr_assert(strstr(src, "OD == (D + 2 * 1 - 3) // 2 + 1") != NULL);
     /* every candidate through gate 1's C checks, bound to the region by its ATen call */
     gate1_all_bound(r, c, "torch.ops.aten.avg_pool3d.default");
@@ -260,11 +270,16 @@ Test(region_agents, avg_pool3d_example_problem_shape) {
     cr_assert_eq(ps.nd, 3);
     cr_assert_eq(ps.out_w, 32);
     json_t *v = builtin_pool_variants(k);
-    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 32, "the tile's width follows the output's");
+    /* the tile's width follows the output's: sliding tiles of half of it first, then plain ones */
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 16);
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "odc")), 8);
+    size_t first_plain = 0;
+    while (first_plain < json_array_size(v) && json_object_get(json_array_get(v, first_plain), "odc")) first_plain++;
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, first_plain), "bw")), 32);
     json_decref(v);
     json_t *c = candidates(k, "region_avg_pool");
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
-    cr_assert(strstr(src, "\"BH\": 1, \"BW\": 32") != NULL, "%s", src);
+    cr_assert(strstr(src, "\"BH\": 1, \"BW\": 16, \"ODC\": 8") != NULL, "%s", src);
     json_decref(c);
     json_decref(k);
     artifact_free(r);
