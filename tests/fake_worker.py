@@ -435,16 +435,32 @@ def op_isolate(req):
     return {"sets": sets, "checked": checked}
 
 
+def is_final(req, variants):
+    """A time request with host rounds of modules only among which are both compiler modules
+    (max-autotune's module text says 'max_autotune': True, default's and modules stitched into
+    it False): only the final measurement asks that (setup's baselines take no host rounds;
+    gate 4 times the start module against a candidate stitched into it)."""
+    if not int(req.get("host_rounds", 0)) or not variants or not all(isinstance(v, dict) and v.get("kind") == "module" for v in variants):
+        return False
+    ma = ["'max_autotune': True" in module_text(v.get("module")) for v in variants]
+    return any(ma) and not all(ma)
+
+
 def op_time(req):
     variants = req.get("variants") or []
     rounds = int(req.get("rounds", 30))
     samples = []
+    # FAKE_FINAL_SLOW: in the final measurement every module after the first (default's) is 1.5x
+    # slower -- the output and max-autotune's are then behind default's
+    final_slow = bool(os.environ.get("FAKE_FINAL_SLOW")) and is_final(req, variants)
     for k in range(len(variants)):
         v = variants[k] if isinstance(variants[k], dict) else {}
         if v.get("kind") == "module":  # baseline vs candidate modules: FAKE_FAST is 20% faster
             base = 0.8 if fast_module(v.get("module")) else 1.0
             if marked(v.get("module"), "FAKE_IMPOSSIBLE"):
                 base = 0.01    # 100x: below any memory floor of a large model
+            if final_slow and k > 0:
+                base *= 1.5
         else:
             base = 1.0 / (k + 1)
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
@@ -63,6 +64,8 @@ struct verify_session {
     int nseeds;
     char *def_mod, *def_args; /* torch.compile default's module and args */
     char *ma_mod, *ma_args;   /* max-autotune's, when compiled (NULL otherwise) */
+    char *def_attrs, *ma_attrs;          /* their attrs files (NULL: none) */
+    json_t *def_sources, *ma_sources;    /* their arg_sources (owned refs) */
     int start_ma;             /* 1 when the session started from max-autotune's module */
     json_t *baselines;        /* {eager_ms, default_ms, max_autotune_ms, start, ...} once timed */
     json_t *working_set;      /* compile's working_set (owned) */
@@ -1073,7 +1076,10 @@ static int copy_file(const char *from, const char *to, kerr *e) {
     return rc;
 }
 
-static int write_outputs(vctx *v, const char *module_text, size_t module_len, json_t *doc, kerr *e) {
+/* The output folder for a module of the session's graph whose call() takes the captured `args`
+ * (with `attrs`, may be NULL, and `sources`: how the loader rebuilds them). */
+static int write_outputs_as(vctx *v, const char *module_text, size_t module_len, const char *args, const char *attrs,
+                            const json_t *sources, json_t *doc, kerr *e) {
     const char *out = v->o->out_dir;
     int rc = fs_mkdirs(out, e);
     char *p = NULL;
@@ -1083,15 +1089,19 @@ static int write_outputs(vctx *v, const char *module_text, size_t module_len, js
     free(p);
     if (rc) return rc;
     p = fs_join(out, "kopt_args.pt");
-    rc = copy_file(v->orig_args, p, e);
+    rc = copy_file(args, p, e);
     free(p);
     if (rc) return rc;
     json_t *meta = json_pack("{s:s, s:s, s:O, s:O?}", "module", "optimized_module.py", "args", "kopt_args.pt",
-                             "arg_sources", v->sources ? v->sources : json_null(), "replaced",
+                             "arg_sources", sources ? (json_t *)sources : json_null(), "replaced",
                              json_object_get(doc, "replaced"));
-    if (v->orig_attrs) {
+    if (!attrs) { /* a module written earlier may have left one */
         p = fs_join(out, "kopt_attrs.pt");
-        rc = copy_file(v->orig_attrs, p, e);
+        unlink(p);
+        free(p);
+    } else {
+        p = fs_join(out, "kopt_attrs.pt");
+        rc = copy_file(attrs, p, e);
         free(p);
         if (rc) { json_decref(meta); return rc; }
         json_object_set_new(meta, "attrs", json_string("kopt_attrs.pt"));
@@ -1128,6 +1138,10 @@ static int write_outputs(vctx *v, const char *module_text, size_t module_len, js
     return rc;
 }
 
+static int write_outputs(vctx *v, const char *module_text, size_t module_len, json_t *doc, kerr *e) {
+    return write_outputs_as(v, module_text, module_len, v->orig_args, v->orig_attrs, v->sources, doc, e);
+}
+
 /* ---------------------------------------------------------------- pipeline */
 
 static void vctx_free(vctx *v) {
@@ -1149,6 +1163,10 @@ static void vctx_free(vctx *v) {
     free(v->def_args);
     free(v->ma_mod);
     free(v->ma_args);
+    free(v->def_attrs);
+    free(v->ma_attrs);
+    json_decref(v->def_sources);
+    json_decref(v->ma_sources);
     json_decref(v->baselines);
     json_decref(v->working_set);
 }
@@ -1390,6 +1408,8 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     if (rc) { json_decref(res); return rc; }
     v->def_mod = kstrdup(json_string_value(json_object_get(g, "module")));
     v->def_args = kstrdup(json_string_value(json_object_get(g, "args")));
+    if (json_string_value(json_object_get(g, "attrs"))) v->def_attrs = kstrdup(json_string_value(json_object_get(g, "attrs")));
+    v->def_sources = json_incref(json_object_get(g, "arg_sources"));
     v->working_set = json_incref(json_object_get(res, "working_set"));
     send_memory_cap(v, doc);
     json_t *def_res = res;
@@ -1409,6 +1429,9 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
         } else {
             v->ma_mod = kstrdup(json_string_value(json_object_get(mg, "module")));
             v->ma_args = kstrdup(json_string_value(json_object_get(mg, "args")));
+            if (json_string_value(json_object_get(mg, "attrs")))
+                v->ma_attrs = kstrdup(json_string_value(json_object_get(mg, "attrs")));
+            v->ma_sources = json_incref(json_object_get(mg, "arg_sources"));
             if ((rc = time_baselines(v, e))) { json_decref(def_res); json_decref(ma_res); return rc; }
             double dms = json_number_value(json_object_get(v->baselines, "default_ms"));
             double mms = json_number_value(json_object_get(v->baselines, "max_autotune_ms"));
@@ -1556,6 +1579,21 @@ void verify_session_close(verify_session *v) {
 
 const artifact *verify_session_artifact(const verify_session *v) { return v->a; }
 const char *verify_session_module(const verify_session *v) { return v->orig_mod; }
+
+int verify_session_output_compiled(verify_session *v, int use_ma, const char **module, kerr *e) {
+    if (use_ma && !v->ma_mod) return kerr_set(e, KOPT_E_INTERNAL, "max-autotune's module was not compiled");
+    const char *mod = use_ma ? v->ma_mod : v->def_mod;
+    char *text = NULL;
+    size_t n = 0;
+    int rc = fs_read(mod, &text, &n, e);
+    if (rc) return rc;
+    json_object_set_new(v->doc, "replaced", json_object());
+    rc = write_outputs_as(v, text, n, use_ma ? v->ma_args : v->def_args, use_ma ? v->ma_attrs : v->def_attrs,
+                          use_ma ? v->ma_sources : v->def_sources, v->doc, e);
+    free(text);
+    if (!rc) *module = mod;
+    return rc;
+}
 const char *verify_session_base_module(const verify_session *v) { return v->base_mod; }
 int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e) {
     int r = gate4(v, module, g, speedup, e);

@@ -132,6 +132,11 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
  * When `module` is one of the compiler's own (a kept baseline), its figures against that one are
  * 1 by identity: it is not timed against itself. */
 int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e);
+/* Makes the output folder hold torch.compile's own module -- max-autotune's (use_ma) or
+ * default's -- with its captured arguments, in place of what verify_session_finish wrote (the
+ * document's "replaced" becomes empty): the final measurement found it faster. *module
+ * (borrowed from the session) is its path, for measuring it again. */
+int verify_session_output_compiled(verify_session *v, int use_ma, const char **module, kerr *e);
 /* Medians of the eager model and the compiled modules (timed once, at setup when max-autotune
  * was compiled, else on first call): {eager_ms, default_ms, max_autotune_ms?, start}. Borrowed;
  * NULL on failure (e set). */

@@ -424,6 +424,34 @@ times = [r["variants"] for r in map(json.loads, open(sys.argv[2])) if r["op"] ==
 assert times and all(len(set(v)) == len(v) for v in times), times   # no module timed against itself
 assert len(times[-1]) == 2, times[-1]
 PY
+# never behind the compiler beyond noise: where the final measurement finds a compiler module
+# faster than the output (FAKE_FINAL_SLOW: every module after default's is 1.5x slower there),
+# that module becomes the output and is measured again. (1) a re-stitched winner, slower in the
+# final than default's module: default's module is the output, its kernels kept with the reason
+FAKE_REQ_LOG=$T/rp.jsonl FAKE_FINAL_SLOW=1 FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final re-pick (stitched)" -- "$KOPT" optimize "$P" -o "$T/rp1" --budget 30s --rounds 4 --no-store --max-autotune --json
+cmp -s "$T/rp1/optimized_module.py" "$D" && ok || bad "final re-pick: OUT is not default's module"
+python3 - "$T/out" "$T/rp1/kopt_meta.json" "$T/rp.jsonl" <<'PY' && ok || bad "final re-pick (stitched): report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["model"]
+one = {"estimate": 1.0, "ci95_lo": 1.0, "ci95_hi": 1.0}
+assert m["start"] == "default" and m["final_pick"]["module"] == "default", m
+assert "faster than the re-stitched one" in m["final_pick"]["why"] and d["outcome"].startswith("baseline kept: the final"), d["outcome"]
+assert m["speedup_vs_default"] == one and m["speedup_vs_max_autotune"]["ci95_lo"] > 1.3, m   # measured again
+assert any(a["outcome"] == "accepted" for a in d["attempts"]), d["attempts"]   # the search had a winner
+assert all(k["status"] != "optimized" for k in d["kernels"]), d["kernels"]
+assert any("final measurement" in (k.get("why") or "") for k in d["kernels"]), d["kernels"]
+assert json.load(open(sys.argv[2]))["replaced"] == {}, "kopt_meta.json still lists replaced kernels"
+finals = [r["variants"] for r in map(json.loads, open(sys.argv[3])) if r["op"] == "time"][-2:]
+assert len(finals[0]) == 3 and len(finals[1]) == 2, finals   # the first final, then default's module again
+PY
+# (2) the search kept max-autotune's module (faster at setup), which the final finds slower than
+# default's: default's module is the output
+FAKE_FINAL_SLOW=1 FAKE_WORKER_FIXTURE_MA=$MA FAKE_FAST_PATTERN="'max_autotune': True" expect_exit 0 "optimize, final re-pick (kept max-autotune)" -- "$KOPT" optimize "$P" -o "$T/rp2" --budget 30s --rounds 4 --no-store --max-autotune --json
+cmp -s "$T/rp2/optimized_module.py" "$D" && ok || bad "final re-pick: OUT is not default's module (kept max-autotune)"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["model"]; assert m["start"]=="max-autotune" and m["final_pick"]["module"]=="default" and "than max-autotune'"'"'s" in m["final_pick"]["why"], m' "$T/out" && ok || bad "final re-pick (kept max-autotune): report"
+# without the slowdown nothing is re-picked (the runs above)
+python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert "final_pick" not in m, m' "$T/ma3/report.json" && ok || bad "a final re-pick without cause"
 # a max-autotune compile that overruns its share of the budget: the worker is restarted and the
 # search starts from the default module; the run still succeeds
 FAKE_MA_HANG=1 KOPT_MA_TIMEOUT_S=2 expect_exit 0 "optimize --max-autotune, compile overruns" -- "$KOPT" optimize "$P" -o "$T/ma2" --budget 30s --rounds 4 --no-store --max-autotune --json
