@@ -113,7 +113,8 @@ NUMEL = SHAPE[0] * SHAPE[1]
 # worker does). The core sends those in "eager": one sent in "main" would raise the main peak
 # that the CLI tests check exactly. PEAK_BY_OP names them "op/phase" off main.
 EAGER_BYTES = 5 * NUMEL * 4 + (1 << 21)
-PEAKS = {"main": 3 * NUMEL * 4 + (1 << 20), "eager": 0, "f64": 6 * NUMEL * 4, "ceilings": 1 << 30}
+PEAKS = {"main": 3 * NUMEL * 4 + (1 << 20), "eager": 0, "f64": 6 * NUMEL * 4, "ceilings": 1 << 30,
+         "inputs": 2 * NUMEL * 4}
 PEAK_BY_OP = {}
 
 

@@ -81,7 +81,7 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->floor_ok = -1;
     r->peak_gpu_bytes = r->context_bytes = r->working_set_bytes = r->f64_peak_gpu_bytes = NAN;
     r->peak_step_bytes = r->growth_bytes = NAN;
-    r->eager_peak_gpu_bytes = NAN;
+    r->eager_peak_gpu_bytes = r->inputs_peak_gpu_bytes = NAN;
 }
 
 void bench_record_clear(bench_record *r) {
@@ -201,6 +201,7 @@ void bench_record_read_doc(bench_record *r, const json_t *doc) {
     r->working_set_bytes = br_pos(res, "working_set_bytes");
     r->f64_peak_gpu_bytes = br_pos(res, "f64_peak_gpu_bytes");
     r->eager_peak_gpu_bytes = br_pos(res, "eager_peak_gpu_bytes");
+    r->inputs_peak_gpu_bytes = br_pos(res, "inputs_peak_gpu_bytes");
     br_read_steps(r, res);
     if (!isfinite(r->disk_bytes)) r->disk_bytes = br_num(res, "disk_bytes");
     const json_t *err = json_object_get(doc, "error");

@@ -72,6 +72,7 @@ typedef struct bench_record {
     int spent_before_search;    /* -1: not known, else 0/1 */
     double peak_gpu_bytes, context_bytes, working_set_bytes, f64_peak_gpu_bytes;
     double eager_peak_gpu_bytes; /* the user's eager model's runs (a memory phase of their own) */
+    double inputs_peak_gpu_bytes; /* the user's get_inputs() drawing seeds' inputs (likewise) */
     int floor_ok;               /* model.floor_check.ok: 1, 0 (some measured time is below its floor), -1 not known */
     /* where the memory went (resources.peak_by_step / outside_allocator_by_step of the report):
      * the step with the largest allocator peak, and the step where the memory held outside the

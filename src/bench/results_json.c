@@ -72,6 +72,7 @@ static json_t *rj_problem(const bench_record *r) {
                                                rj_num(r->f64_peak_gpu_bytes), "peak_to_working_set",
                                                rj_num(bench_record_peak_ratio(r))));
     json_t *mem = json_object_get(o, "memory");
+    json_object_set_new(mem, "inputs_peak_gpu_bytes", rj_num(r->inputs_peak_gpu_bytes));
     json_object_set_new(mem, "largest_step", r->peak_step ? json_pack("{s:s, s:o}", "step", r->peak_step, "bytes",
                                                                       rj_num(r->peak_step_bytes))
                                                           : json_null());

@@ -28,8 +28,9 @@ const char *const BENCH_DEFINITIONS[] = {
     "Peak / working set: peak GPU memory of the run divided by the model's working set. The peak is "
     "kopt's own work (torch.cuda.max_memory_reserved of its main phase plus the memory held outside "
     "PyTorch's allocator); the runs of the user's eager model (its forward at load, its timing, gate 3's "
-    "reference) are a phase of their own, as is gate 3's float64 reference: their peaks are the problem "
-    "table's eager / f64 column (the eager model's intermediates are the user's, not kopt's). For a "
+    "reference) are a phase of their own, as are gate 3's float64 reference and the user's get_inputs() "
+    "drawing each seed's inputs: their peaks are the problem table's eager / inputs / f64 column (the "
+    "eager model's intermediates and get_inputs()'s transients are the user's, not kopt's). For a "
     "peak above 2x the working set, the table \"Problems whose peak is above 2x their working set\" "
     "names the worker step with the largest allocator peak (torch.cuda.max_memory_reserved per op) and "
     "the step in which the memory held outside the allocator (CUDA context, libraries, loaded kernels) "
@@ -244,7 +245,7 @@ static void st_problems(const bench_report *r, bench_table *t) {
                                        "start", "kopt / floor",
                                        "budget spent before search", "GPU s setup / search / final", "candidates",
                                        "gates 1 / 2 / 3 / 4 s (gated)",
-                                       "peak GPU (/ working set)", "eager / f64 peak GPU", "disk", "wall",
+                                       "peak GPU (/ working set)", "eager / inputs / f64 peak GPU", "disk", "wall",
                                        "within budget", "why it failed"};
     bench_table_init(t, "problems", "Problems", head, 24);
     for (size_t i = 0; i < r->n; i++) {
@@ -287,8 +288,11 @@ static void st_problems(const bench_report *r, bench_table *t) {
             st_putf(&row, "%s (%s)", bench_fmt_bytes(p->peak_gpu_bytes, b), bench_fmt_ratio(bench_record_peak_ratio(p), c));
         else
             st_put(&row, bench_fmt_bytes(p->peak_gpu_bytes, b));
-        if (isfinite(p->eager_peak_gpu_bytes) || isfinite(p->f64_peak_gpu_bytes))
-            st_putf(&row, "%s / %s", bench_fmt_bytes(p->eager_peak_gpu_bytes, b), bench_fmt_bytes(p->f64_peak_gpu_bytes, c));
+        if (isfinite(p->eager_peak_gpu_bytes) || isfinite(p->f64_peak_gpu_bytes) || isfinite(p->inputs_peak_gpu_bytes)) {
+            char in[BENCH_FMT];
+            st_putf(&row, "%s / %s / %s", bench_fmt_bytes(p->eager_peak_gpu_bytes, b),
+                    bench_fmt_bytes(p->inputs_peak_gpu_bytes, in), bench_fmt_bytes(p->f64_peak_gpu_bytes, c));
+        }
         else
             st_put(&row, BENCH_DASH);
         st_put(&row, bench_fmt_bytes(p->disk_bytes, b));

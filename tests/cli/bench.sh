@@ -142,7 +142,7 @@ assert 1.0 < p["as_called_vs_default"]["estimate"] < p["speedup_vs_default"]["es
 # numbers of 9 significant digits)
 m = p["memory"]
 for k, v in (("peak_gpu_bytes", 3 * 512 * 4 + (1 << 20)), ("eager_peak_gpu_bytes", 5 * 512 * 4 + (1 << 21)),
-             ("f64_peak_gpu_bytes", 6 * 512 * 4)):
+             ("f64_peak_gpu_bytes", 6 * 512 * 4), ("inputs_peak_gpu_bytes", 2 * 512 * 4)):
     assert abs(m[k] - v - (500 << 20)) < 1e3, (k, m)
 assert sorted({p["gpu_index"] for p in d["problems"]}) == [0, 1]
 assert d["config"]["lanes"] == ["0", "1"] and d["config"]["max_autotune"] is True and d["gpus"] == ["unknown"]
@@ -159,9 +159,9 @@ grep -Eq '\| [0-9.e-]+ / [0-9.e-]+ / [0-9.e-]+ / [0-9.e-]+ \([1-9][0-9]*\) \|' "
 has "summary.md names why problems stay above 1.3x their floor" "$T/o1/summary.md" "## Problems above 1.3x their memory floor"
 has "summary.html names why problems stay above 1.3x their floor" "$T/o1/summary.html" "Problems above 1.3x their memory floor"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); md=open(sys.argv[2]).read(); r=[p["floor_gap_reason"] for p in d["problems"]]; assert all(len(x) > 150 and x[-60:] in md for x in r), r' "$T/o1/results.json" "$T/o1/summary.md" && ok || bad "summary.md: a floor-gap reason cut short"
-has "summary.md eager / f64 peak column" "$T/o1/summary.md" "| eager / f64 peak GPU |"
-has "summary.md eager and f64 peaks" "$T/o1/summary.md" "| 502 MiB / 500 MiB |"
-has "summary.html eager and f64 peaks" "$T/o1/summary.html" "502 MiB / 500 MiB"
+has "summary.md eager / inputs / f64 peak column" "$T/o1/summary.md" "| eager / inputs / f64 peak GPU |"
+has "summary.md eager, inputs and f64 peaks" "$T/o1/summary.md" "| 502 MiB / 500 MiB / 500 MiB |"
+has "summary.html eager, inputs and f64 peaks" "$T/o1/summary.html" "502 MiB / 500 MiB / 500 MiB"
 has "summary.html inline svg" "$T/o1/summary.html" "<svg xmlns"
 has "summary.html chart has kopt bars" "$T/o1/summary.html" 'class="kopt"'
 has "summary.html chart has floor markers" "$T/o1/summary.html" 'class="floor"'

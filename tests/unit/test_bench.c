@@ -750,6 +750,7 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     r[0].peak_gpu_bytes = 1.5 * (1 << 30);
     r[0].eager_peak_gpu_bytes = 3.0 * (1 << 30);
     r[0].f64_peak_gpu_bytes = 512.0 * (1 << 20);
+    r[0].inputs_peak_gpu_bytes = 2.0 * (1 << 30);
     r[0].floor_ok = 0;   /* no module below the model floor, a kernel below its own */
     /* 2x its floor: the reason its report named, long (kernel names and ATen ops) and with a pipe */
     kbuf why = KBUF_INIT;
@@ -778,9 +779,9 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert(strstr(m, "\\|x.py"), "pipes escaped in Markdown cells");
     cr_assert(strstr(m, "| level2/b.py | level2 | failed | 5 |"), "%s", m);
     cr_assert(strstr(m, "model-raised: it & raised"));
-    cr_assert(strstr(m, "| eager / f64 peak GPU |"), "the eager and f64 peaks have a column");
-    cr_assert(strstr(m, "| 1.5 GiB | 3 GiB / 512 MiB |"), "the eager and f64 peaks next to the peak: %s", m);
-    cr_assert(strstr(h, ">3 GiB / 512 MiB</td>"), "the same cell in HTML");
+    cr_assert(strstr(m, "| eager / inputs / f64 peak GPU |"), "the eager, inputs and f64 peaks have a column");
+    cr_assert(strstr(m, "| 1.5 GiB | 3 GiB / 2 GiB / 512 MiB |"), "the eager, inputs and f64 peaks next to the peak: %s", m);
+    cr_assert(strstr(h, ">3 GiB / 2 GiB / 512 MiB</td>"), "the same cell in HTML");
     cr_assert(strstr(m, "| 2 (k) |"), "a kernel's wrong floor is marked after kopt / floor: %s", m);
     cr_assert(strstr(m, "\"(k)\": no module time is below the model floor"), "and defined");
     cr_assert_null(strstr(m, "(null)"));
