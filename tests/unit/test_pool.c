@@ -614,6 +614,19 @@ Test(pool, full_size_max_pooling_captures) {
         cr_assert(nslide >= 3 && nc > nslide, "%zu sliding of %zu", nslide, nc);
         gate1_all_bound(a, c);
         json_decref(c);
+        if (f == 0) { /* full size (32 x 64 x 64 out): dilation 2 in depth only -- no plane shared */
+            set_max_line(
+                k, "max_pool3d_with_indices",
+                "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."
+                "max_pool3d_with_indices.default](args = (%arg0_1, [3, 3, 3], [2, 2, 2], [2, 1, 1], [2, 1, 1]), "
+                "kwargs = {})");
+            cr_assert_eq(builtin_pool_match(k, &ps), 1, "a depth-dilated window of the same output size");
+            json_t *dv = builtin_pool_variants(k);
+            for (size_t i = 0; i < json_array_size(dv); i++)
+                cr_assert_null(json_object_get(json_array_get(dv, i), "odc"), "a dilated depth slides (variant %zu)",
+                               i);
+            json_decref(dv);
+        }
         /* the library's defaults: stride = window, padding 0, dilation 1 */
         set_max_line(k, "max_pool3d_with_indices",
                      "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."

@@ -261,6 +261,35 @@ Test(region_agents, avg_pool_argument_forms) {
     artifact_free(r);
 }
 
+/* The sliding strategy needs the depth's windows to share one plane (k = s + 1 in depth); the
+ * other dimensions do not decide it. A plan may ask for one depth per program (odc 1). */
+Test(region_agents, avg_pool3d_slides_only_down_a_shared_depth) {
+    artifact *r = NULL;
+    pool_spec ps;
+    /* depth 2 of stride 2 (no shared plane), height and width 3 of stride 2: the same output */
+    json_t *k = pool_ctx_with("[2, 3, 3], [2, 2, 2], [0, 1, 1], False, False, None", &r);
+    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    json_t *v = builtin_pool_variants(k);
+    cr_assert_gt(json_array_size(v), 0);
+    for (size_t i = 0; i < json_array_size(v); i++)
+        cr_assert_null(json_object_get(json_array_get(v, i), "odc"), "variant %zu slides down an unshared depth", i);
+    json_decref(v);
+    json_decref(k);
+    artifact_free(r);
+    k = pool_ctx_with(NULL, &r); /* k3 s2 p1 everywhere */
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template",
+                             "region_avg_pool", "variants", "bh", 1, "bw", 64, "num_warps", 1, "odc", 1);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_pool_act(k, plan, &out, &e), 0, "%s", e.msg);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_assert(src && strstr(src, "\"kernel\": \"_pool_slide\"") && strstr(src, "\"ODC\": 1}"), "%s", src ? src : "?");
+    json_decref(out);
+    json_decref(plan);
+    json_decref(k);
+    artifact_free(r);
+}
+
 /* The same family on the example problem's own capture (another shape, from the H200). */
 Test(region_agents, avg_pool3d_example_problem_shape) {
     artifact *r = NULL;
