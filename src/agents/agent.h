@@ -26,7 +26,9 @@
  *               -> {"plans":[{"direction":"launch_config|rewrite|one_pass|split|...","params":{...},
  *                             "rationale":"..."}]}
  *               (a rewrite's params name its family's template, "template": a kfamily name,
- *               agents/family.h, read back with kfamily_parse)
+ *               agents/family.h, read back with kfamily_parse; the search reads the answer
+ *               once into typed plans, optimize_int.h's opt_plans_read, an empty list's
+ *               "why" ending the kernel's search)
  *   executor    ctx {"kernel":{... as above}, "plan":{...}}
  *               -> {"candidates":[{"label":"...","source":"<candidate file text, docs/CANDIDATES.md>",
  *                                  "config":{...}}]}

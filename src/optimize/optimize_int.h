@@ -73,6 +73,22 @@ typedef struct opt_cands {
  * without a source string are skipped; *out owns what it holds (opt_cands_free). */
 void opt_cands_read(const json_t *answer, opt_cands *out);
 void opt_cands_free(opt_cands *c);
+/* One planner plan, read from its answer at the agent edge (agent.h, opt_plans_read): the search
+ * works on these; `raw` is what the executor is asked to carry out (its context's "plan"). */
+typedef struct opt_plan {
+    char *direction; /* owned: the plan's direction ("launch_config", "rewrite", ...; "?" if none) */
+    json_t *raw;     /* owned reference: the plan object as the planner wrote it */
+} opt_plan;
+typedef struct opt_plans {
+    opt_plan *v;
+    size_t n;
+    char *why; /* owned or NULL: why the planner has no plan (its answer's "why") */
+} opt_plans;
+/* The plans of a planner answer ({"plans":[{"direction","params","rationale"}], "why"}): entries
+ * that are not objects are skipped; *out owns what it holds (opt_plans_free, NULL-safe, twice
+ * harmless). */
+void opt_plans_read(const json_t *answer, opt_plans *out);
+void opt_plans_free(opt_plans *p);
 
 void mem_attempt(octx *c, const char *direction, const opt_cand *cand, store_verdict outcome, int gate,
                  const char *reason, double kernel_ms, double orig_ms, double speedup, const char *experience,

@@ -183,6 +183,35 @@ void opt_cands_free(opt_cands *c) {
     }
 }
 
+void opt_plans_read(const json_t *answer, opt_plans *out) {
+    const json_t *arr = json_object_get(answer, "plans");
+    const char *why = json_string_value(json_object_get(answer, "why"));
+    out->n = 0;
+    out->v = kcalloc(json_array_size(arr) + 1, sizeof *out->v);
+    out->why = why ? kstrdup(why) : NULL;
+    size_t i;
+    json_t *p;
+    json_array_foreach(arr, i, p) {
+        if (!json_is_object(p)) continue;
+        const char *dir = json_string_value(json_object_get(p, "direction"));
+        out->v[out->n++] = (opt_plan){.direction = kstrdup(dir ? dir : "?"), .raw = json_incref(p)};
+    }
+}
+
+void opt_plans_free(opt_plans *p) {
+    for (size_t i = 0; p && i < p->n; i++) {
+        free(p->v[i].direction);
+        json_decref(p->v[i].raw);
+    }
+    if (p) {
+        free(p->v);
+        free(p->why);
+        p->v = NULL;
+        p->why = NULL;
+        p->n = 0;
+    }
+}
+
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const opt_cand *cand,
                         opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
     json_t *a = json_pack("{s:s, s:s?, s:s, s:s?, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
@@ -447,10 +476,9 @@ out:
  * refusal back (the compiler error, the correctness figures, or "not faster") and retries,
  * up to its own retry limit (it answers with an error, or no candidate and no retry, when
  * done). */
-static int run_plan(octx *c, kstate *ks, const json_t *plan, int round, kerr *e) {
-    const char *direction = json_string_value(json_object_get(plan, "direction"));
+static int run_plan(octx *c, kstate *ks, const opt_plan *plan, int round, kerr *e) {
     agent *ex = c->ag[AGENT_EXECUTOR];
-    json_t *ectx = json_pack("{s:O, s:O}", "kernel", ks->kc, "plan", plan);
+    json_t *ectx = json_pack("{s:O, s:O}", "kernel", ks->kc, "plan", plan->raw);
     refusal last = {0};
     int rc = 0;
     /* an LLM's candidates get gate 1's machine-code check; kopt's own templates do not need it */
@@ -476,7 +504,7 @@ static int run_plan(octx *c, kstate *ks, const json_t *plan, int round, kerr *e)
             break;
         }
         json_decref(ans);
-        rc = evaluate(c, ks, direction ? direction : "?", &cands, round, &accepted, &last, e);
+        rc = evaluate(c, ks, plan->direction, &cands, round, &accepted, &last, e);
         opt_cands_free(&cands);
         if (rc || accepted || !agent_is_llm(ex) || !last.gate) break;
         json_t *fb = json_pack("{s:s, s:i, s:s}", "candidate", last.label, "gate", last.gate, "reason", last.reason);
@@ -531,23 +559,22 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     for (int round = 0; !rc && !(ks.accepted && row->search_end) && round < max_rounds && !over_kernel_budget(c, &ks); round++) {
         json_t *pctx = json_pack("{s:O, s:O, s:O, s:i, s:{s:i}}", "kernel", ks.kc, "analysis", target, "history", ks.history,
                                  "round", round, "budget", "candidates_left", opt_max_cands(c) - c->used);
-        json_t *plans = NULL;
+        json_t *ans = NULL;
         kerr pe = {0};
-        int prc = agent_act(c->ag[AGENT_PLANNER], pctx, &plans, &pe);
+        int prc = agent_act(c->ag[AGENT_PLANNER], pctx, &ans, &pe);
         json_decref(pctx);
         if (prc) { log_warn("planner (%s): %s", c->ag[AGENT_PLANNER]->name, pe.msg); break; }
-        if (json_array_size(json_object_get(plans, "plans")) == 0) {
-            if (json_string_value(json_object_get(plans, "why"))) krow_set(&row->search_end, json_string_value(json_object_get(plans, "why")));
-            json_decref(plans);
+        opt_plans plans;
+        opt_plans_read(ans, &plans);
+        json_decref(ans);
+        if (plans.n == 0) {
+            if (plans.why) krow_set(&row->search_end, plans.why);
+            opt_plans_free(&plans);
             break;
         }
-        size_t pi;
-        const json_t *plan;
-        json_array_foreach(json_object_get(plans, "plans"), pi, plan) {
-            if (rc || over_kernel_budget(c, &ks)) break;
-            rc = run_plan(c, &ks, plan, round, e);
-        }
-        json_decref(plans);
+        for (size_t pi = 0; pi < plans.n && !rc && !over_kernel_budget(c, &ks); pi++)
+            rc = run_plan(c, &ks, &plans.v[pi], round, e);
+        opt_plans_free(&plans);
     }
     row->searched = 1;
     row->tried = ks.tried;

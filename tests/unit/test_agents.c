@@ -397,6 +397,32 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
     }
 }
 
+/* A planner's answer read at the edge into typed plans: entries that are not objects are
+ * skipped, a plan without a direction is "?", the plan object is kept by reference for the
+ * executor, the answer's "why" is kept. */
+Test(agents, planner_answer_read_into_typed_plans) {
+    json_t *ans = json_loads("{\"plans\":[{\"direction\":\"rewrite\",\"params\":{\"template\":\"max_pool\"}},"
+                             "\"junk\",{\"params\":{}},7],\"why\":\"w\"}",
+                             0, NULL);
+    cr_assert_not_null(ans);
+    opt_plans p;
+    opt_plans_read(ans, &p);
+    json_decref(ans); /* the plans own what they hold */
+    cr_assert_eq(p.n, 2);
+    cr_assert_str_eq(p.v[0].direction, "rewrite");
+    cr_assert_str_eq(json_string_value(json_object_get(json_object_get(p.v[0].raw, "params"), "template")), "max_pool");
+    cr_assert_str_eq(p.v[1].direction, "?");
+    cr_assert_str_eq(p.why, "w");
+    opt_plans_free(&p);
+    cr_assert(p.n == 0 && p.why == NULL);
+    opt_plans_free(&p); /* twice is harmless */
+    json_t *none = json_pack("{s:[]}", "plans");
+    opt_plans_read(none, &p);
+    cr_assert(p.n == 0 && p.why == NULL);
+    opt_plans_free(&p);
+    json_decref(none);
+}
+
 /* An executor's answer read at the edge into typed candidates: entries without a source string
  * are skipped, the label is optional, the config is kept by reference, order is kept. */
 Test(agents, executor_answer_read_into_typed_candidates) {
