@@ -224,6 +224,22 @@ static int pool_can_pair(const pool_spec *ps) {
     return ps->k[w] == 3 && ps->s[w] == 2 && ps->p[w] == 1 && ps->dl[w] == 1;
 }
 
+/* Appends variant {bh, bw, num_warps[, odc when > 0]} to v unless v already holds it (narrow
+ * outputs make some of the tables' entries equal). */
+static void add_variant(json_t *v, long long bh, long long bw, long long nw, long long odc) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(v, i, x) {
+        if (json_integer_value(json_object_get(x, "bh")) == bh && json_integer_value(json_object_get(x, "bw")) == bw &&
+            json_integer_value(json_object_get(x, "num_warps")) == nw &&
+            json_integer_value(json_object_get(x, "odc")) == odc)
+            return;
+    }
+    json_t *o = json_pack("{s:I, s:I, s:I}", "bh", (json_int_t)bh, "bw", (json_int_t)bw, "num_warps", (json_int_t)nw);
+    if (odc > 0) json_object_set_new(o, "odc", json_integer((json_int_t)odc));
+    json_array_append_new(v, o);
+}
+
 json_t *builtin_pool_variants(const json_t *k) {
     pool_spec ps;
     json_t *v = json_array();
@@ -232,9 +248,7 @@ json_t *builtin_pool_variants(const json_t *k) {
      * columns of one row first */
     if (ps.in3) { /* 1-D: one output row per plane, long; wider tiles, more warps */
         static const long long r[][2] = {{256, 2}, {128, 1}, {256, 4}, {128, 2}};
-        for (size_t i = 0; i < sizeof r / sizeof *r; i++)
-            json_array_append_new(
-                v, json_pack("{s:I, s:I, s:I}", "bh", (json_int_t)1, "bw", r[i][0], "num_warps", r[i][1]));
+        for (size_t i = 0; i < sizeof r / sizeof *r; i++) add_variant(v, 1, r[i][0], r[i][1], 0);
         return v;
     }
     long long bw = builtin_next_pow2(ps.out_w);
@@ -246,22 +260,11 @@ json_t *builtin_pool_variants(const json_t *k) {
          * one-row tile walking 8-16 depths, one warp: fp16 max 0.668 ms and fp32 average 0.593 ms,
          * against 0.710 (max-autotune) and 0.755 ms (the plain template's best) */
         const long long t[][3] = {{1, half, 8}, {1, bw, 16}, {1, bw, 8}, {2, half, 8}};
-        for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-            int dup = 0; /* narrow outputs: bw == half */
-            for (size_t j = 0; j < i; j++) dup |= t[j][0] == t[i][0] && t[j][1] == t[i][1] && t[j][2] == t[i][2];
-            if (!dup)
-                json_array_append_new(v, json_pack("{s:I, s:I, s:I, s:I}", "bh", t[i][0], "bw", t[i][1], "num_warps",
-                                                   (json_int_t)1, "odc", t[i][2]));
-        }
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++) add_variant(v, t[i][0], t[i][1], 1, t[i][2]);
     }
     const long long t[][3] = {
         {1, bw, bw >= 128 ? 2 : 1}, {2, bw, bw >= 64 ? 2 : 1}, {1, half, 1}, {4, bw, 2}, {1, bw, bw >= 64 ? 2 : 1}};
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-        int dup = 0;
-        for (size_t j = 0; j < i; j++) dup |= t[j][0] == t[i][0] && t[j][1] == t[i][1] && t[j][2] == t[i][2];
-        if (!dup)
-            json_array_append_new(v, json_pack("{s:I, s:I, s:I}", "bh", t[i][0], "bw", t[i][1], "num_warps", t[i][2]));
-    }
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) add_variant(v, t[i][0], t[i][1], t[i][2], 0);
     return v;
 }
 

@@ -292,9 +292,9 @@ static void st_problems(const bench_report *r, bench_table *t) {
             char in[BENCH_FMT];
             st_putf(&row, "%s / %s / %s", bench_fmt_bytes(p->eager_peak_gpu_bytes, b),
                     bench_fmt_bytes(p->inputs_peak_gpu_bytes, in), bench_fmt_bytes(p->f64_peak_gpu_bytes, c));
-        }
-        else
+        } else {
             st_put(&row, BENCH_DASH);
+        }
         st_put(&row, bench_fmt_bytes(p->disk_bytes, b));
         st_put(&row, bench_fmt_s(p->wall_s, b));
         st_put(&row, bench_fmt_flag(bench_record_within_budget(p), b));

@@ -45,14 +45,36 @@ static void winner_free(winner *w) {
     guard_sig_free(&w->sig);
 }
 
+/* One of torch.compile's modules of the graph, as `compile` answered (PROTOCOL.md): the module,
+ * its captured call() arguments, its attrs file (NULL: none) and how the loader rebuilds the
+ * arguments (arg_sources, owned ref). mod is NULL when that mode was not compiled. */
+typedef struct compiled_mod {
+    char *mod, *args, *attrs;
+    json_t *sources;
+} compiled_mod;
+
+static void compiled_read(const json_t *g, compiled_mod *c) {
+    const char *attrs = json_string_value(json_object_get(g, "attrs"));
+    c->mod = kstrdup(json_string_value(json_object_get(g, "module")));
+    c->args = kstrdup(json_string_value(json_object_get(g, "args")));
+    c->attrs = attrs ? kstrdup(attrs) : NULL;
+    c->sources = json_incref(json_object_get(g, "arg_sources"));
+}
+
+static void compiled_free(compiled_mod *c) {
+    free(c->mod);
+    free(c->args);
+    free(c->attrs);
+    json_decref(c->sources);
+}
+
 struct verify_session {
     worker *w;
     const verify_opts *o;
     artifact *a;
     char *text;
     size_t len;
-    char *orig_mod, *orig_args, *orig_attrs;
-    json_t *sources;          /* arg_sources of the graph (owned ref) */
+    const compiled_mod *orig; /* the module the session started from: &def or &ma */
     char *prof_path;          /* instrumented baseline module */
     char *base_mod;           /* the module candidates are stitched into: Inductor's, or after
                                * verify_session_regionize, Inductor's with region launchers */
@@ -62,10 +84,7 @@ struct verify_session {
     int nregions;
     json_t **launch_specs;    /* per kernel: its first launch's spec for the worker (owned), or NULL */
     int nseeds;
-    char *def_mod, *def_args; /* torch.compile default's module and args */
-    char *ma_mod, *ma_args;   /* max-autotune's, when compiled (NULL otherwise) */
-    char *def_attrs, *ma_attrs;          /* their attrs files (NULL: none) */
-    json_t *def_sources, *ma_sources;    /* their arg_sources (owned refs) */
+    compiled_mod def, ma;     /* torch.compile default's and max-autotune's (ma.mod NULL: not compiled) */
     int start_ma;             /* 1 when the session started from max-autotune's module */
     json_t *baselines;        /* {eager_ms, default_ms, max_autotune_ms, start, ...} once timed */
     json_t *working_set;      /* compile's working_set (owned) */
@@ -113,7 +132,7 @@ static json_t *module_target_args(const char *module, const char *args) {
 }
 
 /* A module stitched into the session's start module: the start module's arguments. */
-static json_t *module_target(const vctx *v, const char *module) { return module_target_args(module, v->orig_args); }
+static json_t *module_target(const vctx *v, const char *module) { return module_target_args(module, v->orig->args); }
 
 /* Whether the worker's last answer was an out-of-memory error (kopt's resource, not a verdict). */
 static int last_was_oom(const vctx *v) {
@@ -212,7 +231,7 @@ static int launch_args_for(vctx *v, int k, const json_t **spec, kerr *e) {
         const art_param *p = j < l->args.n ? art_launch_param(v->a, l, j) : NULL;
         json_array_append_new(roles, json_string(p ? role_name(p->role) : "scalar"));
     }
-    v->launch_specs[k] = json_pack("{s:s, s:s, s:i, s:o}", "module", v->prof_path, "args", v->orig_args, "launch", l->index,
+    v->launch_specs[k] = json_pack("{s:s, s:s, s:i, s:o}", "module", v->prof_path, "args", v->orig->args, "launch", l->index,
                                    "roles", roles);
     *spec = v->launch_specs[k];
     return 0;
@@ -373,7 +392,7 @@ static int gate3_f64(vctx *v, int s, const char *module, const json_t *outputs, 
     }
     if (compare_kept(v, "g3.ref64", "g3.out", outputs, 1, "f64", &c_opt, e)) goto out;
     drop_in(v, "f64", "g3.out", NULL, NULL);
-    if (run_target(v, module_target(v, v->orig_mod), seed, 0, "g3.base", "f64", low, T_RUN, &rb, &ce)) {
+    if (run_target(v, module_target(v, v->orig->mod), seed, 0, "g3.base", "f64", low, T_RUN, &rb, &ce)) {
         if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
         *e = ce;
         kerr_wrap(e, "gate 3: the baseline module on seed %d", seed);
@@ -430,7 +449,7 @@ static int gate3_adversarial(vctx *v, size_t a, int seed, const char *module, co
     int cand_failed = run_target_t(v, module_target(v, module), seed, TRANSFORM, 0, "g3.out", low, cand_timeout(v), &ro, &cf);
     if (cand_failed && last_was_oom(v)) { rc = G_RESOURCE; goto out; }
     if (run_target_t(v, json_pack("{s:s}", "kind", "eager"), seed, TRANSFORM, 1, "g3.ref64", low, T_RUN, &r64, &ce) ||
-        run_target_t(v, module_target(v, v->orig_mod), seed, TRANSFORM, 0, "g3.base", low, T_RUN, &rb, &ce)) {
+        run_target_t(v, module_target(v, v->orig->mod), seed, TRANSFORM, 0, "g3.base", low, T_RUN, &rb, &ce)) {
         if (last_was_oom(v)) { rc = G_RESOURCE; goto out; }
         json_object_set_new(rec, "skipped", json_sprintf("the model or its compiled module cannot run on these inputs: %s", ce.msg));
         rc = G_PASSED;
@@ -669,7 +688,7 @@ static int host_check(const json_t *hs, json_t *g) {
 /* Gate 4: the candidate module against the session's start module; a G_* code. `reverify`:
  * this is the second measurement of an implausible speedup (no third). */
 static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, int reverify, kerr *e) {
-    const char *mods[2] = {v->orig_mod, module};
+    const char *mods[2] = {v->orig->mod, module};
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
     int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, g, &res, e);
@@ -1076,10 +1095,10 @@ static int copy_file(const char *from, const char *to, kerr *e) {
     return rc;
 }
 
-/* The output folder for a module of the session's graph whose call() takes the captured `args`
- * (with `attrs`, may be NULL, and `sources`: how the loader rebuilds them). */
-static int write_outputs_as(vctx *v, const char *module_text, size_t module_len, const char *args, const char *attrs,
-                            const json_t *sources, json_t *doc, kerr *e) {
+/* The output folder for `module_text`, a module of the session's graph whose call() takes the
+ * captured arguments of compiled module `m` (its args, attrs and arg_sources). */
+static int write_outputs_as(vctx *v, const char *module_text, size_t module_len, const compiled_mod *m, json_t *doc,
+                            kerr *e) {
     const char *out = v->o->out_dir;
     int rc = fs_mkdirs(out, e);
     char *p = NULL;
@@ -1089,19 +1108,19 @@ static int write_outputs_as(vctx *v, const char *module_text, size_t module_len,
     free(p);
     if (rc) return rc;
     p = fs_join(out, "kopt_args.pt");
-    rc = copy_file(args, p, e);
+    rc = copy_file(m->args, p, e);
     free(p);
     if (rc) return rc;
     json_t *meta = json_pack("{s:s, s:s, s:O, s:O?}", "module", "optimized_module.py", "args", "kopt_args.pt",
-                             "arg_sources", sources ? (json_t *)sources : json_null(), "replaced",
+                             "arg_sources", m->sources ? m->sources : json_null(), "replaced",
                              json_object_get(doc, "replaced"));
-    if (!attrs) { /* a module written earlier may have left one */
+    if (!m->attrs) { /* a module written earlier may have left one */
         p = fs_join(out, "kopt_attrs.pt");
         unlink(p);
         free(p);
     } else {
         p = fs_join(out, "kopt_attrs.pt");
-        rc = copy_file(attrs, p, e);
+        rc = copy_file(m->attrs, p, e);
         free(p);
         if (rc) { json_decref(meta); return rc; }
         json_object_set_new(meta, "attrs", json_string("kopt_attrs.pt"));
@@ -1139,7 +1158,7 @@ static int write_outputs_as(vctx *v, const char *module_text, size_t module_len,
 }
 
 static int write_outputs(vctx *v, const char *module_text, size_t module_len, json_t *doc, kerr *e) {
-    return write_outputs_as(v, module_text, module_len, v->orig_args, v->orig_attrs, v->sources, doc, e);
+    return write_outputs_as(v, module_text, module_len, v->orig, doc, e);
 }
 
 /* ---------------------------------------------------------------- pipeline */
@@ -1154,19 +1173,9 @@ static void vctx_free(vctx *v) {
     artifact_free(v->a0);
     free(v->text0);
     free(v->base_mod);
-    free(v->orig_mod);
-    free(v->orig_args);
-    free(v->orig_attrs);
-    json_decref(v->sources);
     free(v->prof_path);
-    free(v->def_mod);
-    free(v->def_args);
-    free(v->ma_mod);
-    free(v->ma_args);
-    free(v->def_attrs);
-    free(v->ma_attrs);
-    json_decref(v->def_sources);
-    json_decref(v->ma_sources);
+    compiled_free(&v->def);
+    compiled_free(&v->ma);
     json_decref(v->baselines);
     json_decref(v->working_set);
 }
@@ -1231,7 +1240,7 @@ int verify_session_unregion(verify_session *v, kerr *e) {
     v->a0 = NULL;
     v->text0 = NULL;
     free(v->base_mod);
-    v->base_mod = kstrdup(v->orig_mod);
+    v->base_mod = kstrdup(v->orig->mod);
     /* winners of kernels this artifact does not have (the regions) go */
     size_t j = 0;
     for (size_t i = 0; i < v->nwins; i++) {
@@ -1305,11 +1314,11 @@ static int time_baselines(vctx *v, kerr *e) {
     /* the compiled modules interleaved; the eager model on its own, in the "eager" memory phase
      * (it is only reported, and its intermediates, which torch.compile fuses away, would
      * otherwise share the cache with the modules' and set the run's memory peak) */
-    json_t *vars = json_pack("[o]", module_target_args(v->def_mod, v->def_args));
-    if (v->ma_mod) json_array_append_new(vars, module_target_args(v->ma_mod, v->ma_args));
+    json_t *vars = json_pack("[o]", module_target_args(v->def.mod, v->def.args));
+    if (v->ma.mod) json_array_append_new(vars, module_target_args(v->ma.mod, v->ma.args));
     size_t nvars = json_array_size(vars);
     json_t *res = NULL, *eres = NULL;
-    progress(v, "timing the model: eager, torch.compile default%s", v->ma_mod ? ", max-autotune" : "");
+    progress(v, "timing the model: eager, torch.compile default%s", v->ma.mod ? ", max-autotune" : "");
     if (worker_call(v->w, "time", json_pack("{s:o, s:i, s:i, s:b}", "variants", vars, "rounds", 20, "warmup", 3, "flush_l2", 1),
                     T_TIME, &res, e) ||
         worker_call(v->w, "time", json_pack("{s:[{s:s}], s:i, s:i, s:b, s:s}", "variants", "kind", "eager", "rounds", 10,
@@ -1326,7 +1335,7 @@ static int time_baselines(vctx *v, kerr *e) {
     }
     v->baselines = json_pack("{s:f, s:f}", "eager_ms", stats_median_json(json_array_get(json_object_get(eres, "samples"), 0)),
                              "default_ms", stats_median_json(json_array_get(smp, 0)));
-    if (v->ma_mod) json_object_set_new(v->baselines, "max_autotune_ms", json_real(stats_median_json(json_array_get(smp, 1))));
+    if (v->ma.mod) json_object_set_new(v->baselines, "max_autotune_ms", json_real(stats_median_json(json_array_get(smp, 1))));
     json_decref(res);
     json_decref(eres);
     return 0;
@@ -1338,7 +1347,7 @@ static int time_baselines(vctx *v, kerr *e) {
 static int measure_floor(vctx *v, json_t *doc, kerr *e) {
     json_t *raw = NULL, *prof = NULL;
     int rc = worker_call(v->w, "ceilings", json_pack("{s:s}", "phase", "ceilings"), T_RUN, &raw, e);
-    if (!rc) rc = worker_call(v->w, "profile", json_pack("{s:s, s:s, s:i, s:i}", "module", v->prof_path, "args", v->orig_args,
+    if (!rc) rc = worker_call(v->w, "profile", json_pack("{s:s, s:s, s:i, s:i}", "module", v->prof_path, "args", v->orig->args,
                                                          "reps", 3, "warmup", 1),
                               T_RUN, &prof, e);
     if (rc) { json_decref(raw); return kerr_wrap(e, "measuring the model's memory floor"); }
@@ -1406,14 +1415,10 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
     const json_t *g = NULL;
     rc = compile_mode(v, "default", "compile-default", T_COMPILE, &res, &g, e);
     if (rc) { json_decref(res); return rc; }
-    v->def_mod = kstrdup(json_string_value(json_object_get(g, "module")));
-    v->def_args = kstrdup(json_string_value(json_object_get(g, "args")));
-    if (json_string_value(json_object_get(g, "attrs"))) v->def_attrs = kstrdup(json_string_value(json_object_get(g, "attrs")));
-    v->def_sources = json_incref(json_object_get(g, "arg_sources"));
+    compiled_read(g, &v->def);
     v->working_set = json_incref(json_object_get(res, "working_set"));
     send_memory_cap(v, doc);
     json_t *def_res = res;
-    const json_t *def_g = g, *use = g;
     json_t *ma_res = NULL;
     if (o->max_autotune) {
         double limit = o->ma_timeout_s > 0 ? o->ma_timeout_s : T_COMPILE;
@@ -1427,28 +1432,20 @@ static int setup(vctx *v, json_t *doc, kerr *e) {
             json_decref(ma_res);
             ma_res = NULL;
         } else {
-            v->ma_mod = kstrdup(json_string_value(json_object_get(mg, "module")));
-            v->ma_args = kstrdup(json_string_value(json_object_get(mg, "args")));
-            if (json_string_value(json_object_get(mg, "attrs")))
-                v->ma_attrs = kstrdup(json_string_value(json_object_get(mg, "attrs")));
-            v->ma_sources = json_incref(json_object_get(mg, "arg_sources"));
+            compiled_read(mg, &v->ma);
             if ((rc = time_baselines(v, e))) { json_decref(def_res); json_decref(ma_res); return rc; }
             double dms = json_number_value(json_object_get(v->baselines, "default_ms"));
             double mms = json_number_value(json_object_get(v->baselines, "max_autotune_ms"));
-            if (mms > 0 && mms < dms) { use = mg; v->start_ma = 1; }
+            if (mms > 0 && mms < dms) v->start_ma = 1;
         }
     }
     json_object_set_new(doc, "start", json_string(v->start_ma ? "max-autotune" : "default"));
-    v->orig_mod = kstrdup(json_string_value(json_object_get(use, "module")));
-    v->orig_args = kstrdup(json_string_value(json_object_get(use, "args")));
-    if (json_string_value(json_object_get(use, "attrs"))) v->orig_attrs = kstrdup(json_string_value(json_object_get(use, "attrs")));
-    v->sources = json_incref(json_object_get(use, "arg_sources"));
-    (void)def_g;
+    v->orig = v->start_ma ? &v->ma : &v->def;
     json_decref(def_res);
     json_decref(ma_res);
-    if ((rc = fs_read(v->orig_mod, &v->text, &v->len, e))) return rc;
+    if ((rc = fs_read(v->orig->mod, &v->text, &v->len, e))) return rc;
     if ((rc = artifact_parse(v->text, v->len, &v->a, e))) return kerr_wrap(e, "parsing Inductor's output module");
-    v->base_mod = kstrdup(v->orig_mod);
+    v->base_mod = kstrdup(v->orig->mod);
     if ((rc = adopt(v, e))) return rc;
     json_t *kern = json_array();
     for (size_t k = 0; k < v->a->nkernels; k++) json_array_append_new(kern, json_string(v->a->kernels[k].name));
@@ -1578,20 +1575,19 @@ void verify_session_close(verify_session *v) {
 }
 
 const artifact *verify_session_artifact(const verify_session *v) { return v->a; }
-const char *verify_session_module(const verify_session *v) { return v->orig_mod; }
+const char *verify_session_module(const verify_session *v) { return v->orig ? v->orig->mod : NULL; }
 
 int verify_session_output_compiled(verify_session *v, int use_ma, const char **module, kerr *e) {
-    if (use_ma && !v->ma_mod) return kerr_set(e, KOPT_E_INTERNAL, "max-autotune's module was not compiled");
-    const char *mod = use_ma ? v->ma_mod : v->def_mod;
+    const compiled_mod *m = use_ma ? &v->ma : &v->def;
+    if (!m->mod) return kerr_set(e, KOPT_E_INTERNAL, "max-autotune's module was not compiled");
     char *text = NULL;
     size_t n = 0;
-    int rc = fs_read(mod, &text, &n, e);
+    int rc = fs_read(m->mod, &text, &n, e);
     if (rc) return rc;
     json_object_set_new(v->doc, "replaced", json_object());
-    rc = write_outputs_as(v, text, n, use_ma ? v->ma_args : v->def_args, use_ma ? v->ma_attrs : v->def_attrs,
-                          use_ma ? v->ma_sources : v->def_sources, v->doc, e);
+    rc = write_outputs_as(v, text, n, m, v->doc, e);
     free(text);
-    if (!rc) *module = mod;
+    if (!rc) *module = m->mod;
     return rc;
 }
 const char *verify_session_base_module(const verify_session *v) { return v->base_mod; }
@@ -1623,13 +1619,13 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     /* the variants timed: default's module, `module` unless it is one of the compiler's own
      * (then its figure against itself is 1 by identity, not a module timed against itself), and
      * max-autotune's when compiled */
-    int is_ma = v->ma_mod && !strcmp(module, v->ma_mod);
-    int is_def = !is_ma && !strcmp(module, v->def_mod);
+    int is_ma = v->ma.mod && !strcmp(module, v->ma.mod);
+    int is_def = !is_ma && !strcmp(module, v->def.mod);
     const char *mods[3];
     size_t n = 0, ci = 0, mi = 0;
-    mods[n++] = v->def_mod;
+    mods[n++] = v->def.mod;
     if (!is_def) mods[ci = n++] = module;
-    if (v->ma_mod && !is_ma) mods[mi = n++] = v->ma_mod;
+    if (v->ma.mod && !is_ma) mods[mi = n++] = v->ma.mod;
     if (is_ma) mi = ci;
     if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "the final measurement needs a module other than default's to time");
     json_t *res = NULL;
@@ -1643,7 +1639,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result rd, rm;
-    int has_ma = v->ma_mod != NULL;
+    int has_ma = v->ma.mod != NULL;
     if ((!is_def && speedup_of(json_array_get(smp, 0), json_array_get(smp, ci), 0, 7, &rd, e)) ||
         (has_ma && !is_ma && speedup_of(json_array_get(smp, mi), json_array_get(smp, ci), 0, 11, &rm, e))) {
         json_decref(res);
@@ -1688,7 +1684,7 @@ void verify_session_set_floor(verify_session *v, double floor_ms, double io_byte
 }
 double verify_session_setup_s(const verify_session *v) { return v->t_setup; }
 int verify_session_started_from_max_autotune(const verify_session *v) { return v->start_ma; }
-const char *verify_session_args(const verify_session *v) { return v->orig_args; }
+const char *verify_session_args(const verify_session *v) { return v->orig ? v->orig->args : NULL; }
 const char *verify_session_profile_module(const verify_session *v) { return v->prof_path; }
 int verify_session_launch_args(verify_session *v, int kernel, const json_t **spec, kerr *e) {
     return launch_args_for(v, kernel, spec, e);

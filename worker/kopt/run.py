@@ -30,9 +30,9 @@ memory phase the worker also keeps it as the measure of what the next module run
 (ctx.run_need, the poison block's size) -- unless the request says `candidate`: a candidate's
 module keeps the compiler's call(), so its outputs are the compiler's, and its own scratch is
 poisoned by the launcher kopt writes; a candidate allocating much more (a scratch up to the
-plan's bound) must not make every later run poison, and hold, that much more.
-Before a module run, kopt.room.make_room frees what the
-memory cap needs for it (captured launches, kept outputs to host).
+plan's bound) must not make every later run poison, and hold, that much more. Before a module
+run, kopt.room.make_room frees what the memory cap needs for it (captured launches, kept outputs
+to host).
 """
 
 import torch
