@@ -40,21 +40,23 @@ compile_candidate {module, kernel, launch_args}
 isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memory=false}
     Input sets: the captured arguments, then one per seed with every floating input (roles
     "in"/"inout") redrawn from a standard normal distribution over its whole storage (integer
-    inputs keep their captured values: they may be indices). Per set the candidate runs first
-    (while it runs, no reference of the set exists for its kernels to copy), then the original
-    kernel runs once and its checked arguments (roles "out"/"inout") are kept (on the GPU, or in
-    host memory when the GPU is short, the memory cap says so (kopt.memory) or low_memory does;
-    where the original's outputs would not fit beside the candidate's first ones under the cap,
-    those wait in host memory while the original runs, and both sides are compared from there);
-    under the cap the seed sets are also redrawn into the capture's private clones (the capture is
-    then forgotten, and captured again when next needed); the candidate's first run and `repeat`
-    - 1 more are each compared with the original's (kopt.compare.compare_stats with the tolerance
-    `tol` gives for the reference's dtype: {"float32": [atol, rtol], ...}; dtypes it does not
-    name are compared exactly) and freed. The candidate's read-only inputs are checksummed
-    before and after each of its runs, and so are the original's kept outputs (a candidate's
-    kernel could overwrite the reference it is judged against: reference_changed, and no more
-    runs of that set). Result: {"sets": [{"name": "captured"|"seed<s>", "args": [{"arg": k,
-    "runs": [stats per candidate run]}], "inputs_changed": [arg index...], "reference_changed":
+    inputs keep their captured values: they may be indices). Per set every run of the candidate
+    (`repeat` in all) comes first (while they run, no reference of the set exists for their
+    kernels to read or copy), then the original kernel runs once and its checked arguments (roles
+    "out"/"inout") are kept (on the GPU, or in host memory when the GPU is short, the memory cap
+    says so (kopt.memory) or low_memory does; where a candidate run's outputs would not fit
+    beside the next run's, or the original's, under the cap, they wait in pageable host memory
+    and are compared from there); under the cap the seed sets are also redrawn into the
+    capture's private clones (the capture is then forgotten, and captured again when next
+    needed); each run of the candidate is compared with the original's (kopt.compare.
+    compare_stats with the tolerance `tol` gives for the reference's dtype: {"float32": [atol,
+    rtol], ...}; dtypes it does not name are compared exactly) and freed; the reference's device
+    memory is poisoned before it goes back to the allocator (a later set's candidate must not be
+    handed this set's results). The candidate's read-only inputs are checksummed before and
+    after each of its runs; the original's kept outputs are summed when kept and after the
+    comparisons (reference_changed: nothing may have written them). Result: {"sets": [{"name":
+    "captured"|"seed<s>", "args": [{"arg": k, "runs": [stats per candidate run]}],
+    "inputs_changed": [arg index...], "reference_changed":
     bool}], "checked": [arg index...]}.
 
 bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
@@ -429,6 +431,14 @@ def _tol(table, dtype):
     return 0.0, 0.0
 
 
+def _to_host(ctx, args, which, what):
+    """`args` with its tensors at the indices in `which` copied to pageable host memory (which no
+    kernel can address); the caller drops the device copies."""
+    ctx.log("%s: the candidate's outputs (%d MiB) staged to host memory"
+            % (what, nbytes([args[k] for k in which]) >> 20))
+    return [t.to("cpu") if k in which and isinstance(t, torch.Tensor) else t for k, t in enumerate(args)]
+
+
 def _launch(kern, args, stream, what):
     """One launch on `args`, the device synchronised before and after; its failure is the
     module_failed OpError `what`."""
@@ -505,47 +515,43 @@ def op_isolate(ctx, req):
         inputs = entry if seed is None else _redraw(entry, roles, seed, in_place)
         changed = set()
 
-        # the candidate's first run comes before the original's: while it runs, the reference of
-        # this input set does not exist, so no kernel of it can copy the reference into its own
-        # outputs (its arguments stay alive until the reference exists and they are compared)
-        first = cand_run(inputs, name, changed)
-        # where the original's outputs would not fit beside the candidate's under the cap, the
-        # candidate's checked outputs wait in (pageable) host memory; the reference is then staged
-        # too, since the runs to come need its room again
+        # every run of the candidate comes before the original's: while they run, the reference
+        # of this input set does not exist, so no kernel of theirs can read or copy it (their
+        # arguments stay alive until the reference exists and they are compared). Where a run's
+        # outputs would not fit beside the next run's under the cap, the earlier run's checked
+        # outputs wait in pageable host memory, out of a kernel's reach
+        runs = []
+        for r in range(repeat):
+            if runs and (low_memory or over_cap(ctx, out_b)):
+                runs[-1] = _to_host(ctx, runs[-1], checked_set, "isolate %s, set %s: run %d" % (kernel, name, r))
+                torch.cuda.empty_cache()
+            runs.append(cand_run(inputs, name, changed))
         staged = low_memory or over_cap(ctx, out_b)
         if staged:
-            ctx.log("isolate %s, set %s: the candidate's outputs (%d MiB) staged to host memory"
-                    % (kernel, name, nbytes([first[k] for k in checked]) >> 20))
-            first = [t.to("cpu") if k in checked_set and isinstance(t, torch.Tensor) else t
-                     for k, t in enumerate(first)]
+            runs[-1] = _to_host(ctx, runs[-1], checked_set, "isolate %s, set %s: run %d" % (kernel, name, repeat))
             torch.cuda.empty_cache()
         args = materialize(inputs, roles)
         _launch(orig, args, stream, "the original kernel raised on input set %s" % name)
         ref = [args[k] for k in checked]
         del args
-        # the candidate's first run's arguments, alive here (unless staged), are freed before any
-        # further run: what is allocated now is then already the most the runs to come will hold
         if staged or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, 0):
             ctx.log("isolate %s, set %s: the original's outputs (%d MiB) staged to host memory"
                     % (kernel, name, nbytes(ref) >> 20))
             ref = [t.to("cpu") for t in ref]
             torch.cuda.empty_cache()
         per_arg = [{"arg": k, "runs": []} for k in checked]
+        # no candidate kernel runs between here and the comparisons; the sums stay as a check that
+        # nothing left running (every launch is followed by a device-wide synchronisation) did
         ref_sums = [content_sum(t) for t in ref]
-        ref_changed = False
-        for r in range(repeat):
-            args = first if r == 0 else cand_run(inputs, name, changed)
-            first = None
-            # the original's outputs, kept as the reference, must be as they were: a kernel can
-            # write any memory of this process (judged against a tampered reference, nothing)
-            if [content_sum(t) for t in ref] != ref_sums:
-                ref_changed = True
-            for j, st in enumerate(_compare_run(ctx, ref, args, checked, tol)):
+        while runs:
+            for j, st in enumerate(_compare_run(ctx, ref, runs.pop(0), checked, tol)):
                 per_arg[j]["runs"].append(st)
-            del args
-            if ref_changed:
-                break
-        first = None
+        ref_changed = [content_sum(t) for t in ref] != ref_sums
+        # the reference's device memory goes back to the allocator poisoned: a later set's
+        # candidate must not find this set's correct results in what it is handed
+        for t in ref:
+            if t.is_cuda:
+                _poison(t)
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
                      "reference_changed": ref_changed})
         del ref, inputs
