@@ -23,6 +23,9 @@ Test(col_softmax, middle_dimension_softmax) {
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "col_softmax");
     json_t *vars = builtin_rewrite_variants(kfamily_parse("col_softmax"), k);
     cr_assert_geq(json_array_size(vars), 2);
+    /* the widest tile first, about 32 elements a thread: 512 x 16 with 8 warps */
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "block_i")), 16);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "num_warps")), 8);
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "col_softmax", "variants", vars);
     json_t *out = NULL;
     kerr e = {0};
@@ -41,7 +44,8 @@ Test(col_softmax, middle_dimension_softmax) {
         splits += strstr(src, "_col_split_softmax") != NULL;
         cr_expect(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr2\", \"xnumel\", \"r0_numel\"]") != NULL, "%s", src);
     }
-    cr_expect_eq(splits, 3, "split variants: %zu", splits);   /* 128x32, 256x16, 64x32 (512 rows: one segment) */
+    /* 128x32, 256x32, 256x16, 64x32 (512x16 would be one segment of 512 rows) */
+    cr_expect_eq(splits, 4, "split variants: %zu", splits);
     tu_expect_gate1(out, &a->kernels[0]);
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), json_array_size(vars));
     json_decref(out);
