@@ -8,8 +8,11 @@ an exact environment, rlimits, the work directory as the only place it may write
 
 stdin, one JSON object:
   {"source": file text, "kernel": name, "signature": {param: triton type | "constexpr"},
-   "constexprs": {param: value}, "num_warps": n, "num_stages": n (0: Triton's default),
-   "arch": 90}
+   "constexprs": {param: value}, "attrs": {param: "D"}, "num_warps": n, "num_stages": n (0:
+   Triton's default), "arch": 90}
+"attrs" names the parameters Triton's JIT would specialise as divisible by 16 on the launch
+judged (a 16-byte aligned pointer, an integer multiple of 16: tt.divisibility 16), so that the
+cubin checked is compiled as the one the launch runs (vectorised loads and stores included).
 stdout, one JSON object: {"ok": true, "cubin": "kernel.cubin", "name": ..., "shared": bytes,
   "num_warps": n, "triton": version} or {"ok": false, "error": "..."} (exit status 1).
 The cubin is in the work directory; kopt reads it there (a regular file, size-capped) and
@@ -40,6 +43,7 @@ def main(text=None):
         req = json.loads(sys.stdin.read() if text is None else text)
         source, kernel = req["source"], req["kernel"]
         sig, cx = dict(req["signature"]), dict(req.get("constexprs") or {})
+        div16 = [k for k, v in dict(req.get("attrs") or {}).items() if v == "D"]
         warps, stages, arch = int(req["num_warps"]), int(req.get("num_stages") or 0), int(req.get("arch", 90))
     except Exception as e:  # noqa: BLE001 - a malformed request is kopt's bug; say what it was
         fail("bad request: %s: %s" % (type(e).__name__, e))
@@ -70,11 +74,16 @@ def main(text=None):
             cx[p.name] = p.default
         else:
             fail("no type for parameter %s" % p.name)
+    attrs = {}
+    for name in div16:
+        if full_sig.get(name) in (None, "constexpr"):
+            fail("attrs: %s is not a runtime parameter of %s" % (name, kernel))
+        attrs[(fn.arg_names.index(name),)] = [["tt.divisibility", 16]]
     opts = {"num_warps": warps}
     if stages > 0:
         opts["num_stages"] = stages
     try:
-        k = triton.compile(ASTSource(fn=fn, signature=full_sig, constexprs=cx),
+        k = triton.compile(ASTSource(fn=fn, signature=full_sig, constexprs=cx, attrs=attrs),
                            target=GPUTarget("cuda", arch, 32), options=opts)
     except Exception as e:  # noqa: BLE001
         msg = str(e).strip().splitlines()

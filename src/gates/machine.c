@@ -125,15 +125,18 @@ int machine_find_cuobjdump(const char *python, char **out, kerr *e) {
 
 /* The request kopt_compile.py reads. */
 static char *compile_request(const candidate *c, const plan_spec *s, int arch, double timeout_s) {
-    json_t *sig = json_object(), *cx = json_object();
-    for (size_t i = 0; i < s->nsig; i++) json_object_set_new(sig, s->sig_names[i], json_string(s->sig_types[i]));
+    json_t *sig = json_object(), *cx = json_object(), *attrs = json_object();
+    for (size_t i = 0; i < s->nsig; i++) {
+        json_object_set_new(sig, s->sig_names[i], json_string(s->sig_types[i]));
+        if (s->sig_div16[i]) json_object_set_new(attrs, s->sig_names[i], json_string("D"));
+    }
     for (size_t i = 0; i < s->ncx; i++) {
         json_t *v = json_loads(s->cx_values[i], JSON_DECODE_ANY, NULL);
         json_object_set_new(cx, s->cx_names[i], v ? v : json_null());
     }
-    json_t *rq =
-        json_pack("{s:s%, s:s, s:o, s:o, s:i, s:i, s:i}", "source", c->text, c->len, "kernel", s->kernel, "signature",
-                  sig, "constexprs", cx, "num_warps", s->num_warps, "num_stages", s->num_stages, "arch", arch);
+    json_t *rq = json_pack("{s:s%, s:s, s:o, s:o, s:o, s:i, s:i, s:i}", "source", c->text, c->len, "kernel", s->kernel,
+                           "signature", sig, "constexprs", cx, "attrs", attrs, "num_warps", s->num_warps, "num_stages",
+                           s->num_stages, "arch", arch);
     if (timeout_s > 0) json_object_set_new(rq, "timeout_s", json_real(timeout_s));
     char *text = json_dumps(rq, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(rq);

@@ -197,10 +197,12 @@ int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const p
         }
         const plan_arg *a = &L->args[ai++];
         const char *type = NULL;
+        int div16 = 0;
         if (a->kind == PARG_PARAM) {
             int pi = find(v->ptr_names, v->nptrs, a->name);
             if (strstr(a->name, "ptr")) {
                 type = pi >= 0 && v->ptr_types[pi] ? v->ptr_types[pi] : "*fp32";
+                div16 = !(pi >= 0 && v->ptr_misaligned[pi]);
             } else {
                 int ii = find(v->int_names, v->nints, a->name);
                 if (ii < 0) {
@@ -215,12 +217,14 @@ int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const p
                     continue;
                 }
                 type = int_type(v->ints[ii]);
+                div16 = v->ints[ii] % 16 == 0;
             }
         } else if (a->kind == PARG_SCRATCH) {
             for (size_t k = 0; k < p->nscratch && !type; k++)
                 if (!strcmp(p->scratch[k].name, a->name))
                     type = plan_triton_of_dtype(plan_dtype_name(p->scratch[k].dtype));
             if (!type) rc = kerr_set(e, KOPT_E_CANDIDATE, "unknown scratch %s", a->name);
+            div16 = 1; /* kopt's launcher allocates it: torch's allocations are aligned */
         } else if (a->kind == PARG_EXPR) {
             long long x;
             if ((rc = int_arg(a, v, &x, e))) break;
@@ -231,12 +235,14 @@ int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const p
                 continue;
             }
             type = int_type(x);
+            div16 = x % 16 == 0;
         } else if (a->kind == PARG_FLOAT) {
             type = "fp32";
         } else {
             type = "i1";
         }
         if (rc) break;
+        s->sig_div16[s->nsig] = div16;
         s->sig_names[s->nsig] = kstrdup(ps[i].name);
         s->sig_types[s->nsig++] = kstrdup(type);
     }

@@ -31,8 +31,10 @@ typedef struct plan_values {
     long long shapes[PLAN_MAX_VALUES][PLAN_MAX_DIMS];
     size_t ndims[PLAN_MAX_VALUES]; /* 0: shape unknown */
     long long strides[PLAN_MAX_VALUES][PLAN_MAX_DIMS];
-    int has_strides[PLAN_MAX_VALUES]; /* else contiguous */
-    long long sms;                    /* sm_count(); 0: unknown */
+    int has_strides[PLAN_MAX_VALUES];    /* else contiguous */
+    int ptr_misaligned[PLAN_MAX_VALUES]; /* 1: its data pointer is known not to be 16-byte aligned
+                                            (else taken as aligned, as torch allocates) */
+    long long sms;                       /* sm_count(); 0: unknown */
 } plan_values;
 
 /* Evaluate x; an unknown name, shape or SM count, a division by zero or an overflow is an error
@@ -49,6 +51,8 @@ typedef struct plan_spec {
     size_t nsig;
     char *sig_names[PLAN_MAX_ARGS];
     char *sig_types[PLAN_MAX_ARGS]; /* Triton types; "constexpr" for an argument fixed by value */
+    int sig_div16[PLAN_MAX_ARGS];   /* Triton's divisibility specialisation ("D", tt.divisibility 16):
+                                       a 16-byte aligned pointer, an integer multiple of 16 */
     size_t ncx;
     char *cx_names[PLAN_MAX_ARGS + PLAN_MAX_ARGS];
     char *cx_values[PLAN_MAX_ARGS + PLAN_MAX_ARGS]; /* JSON text: 1024, 0.5, true */

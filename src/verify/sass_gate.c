@@ -44,6 +44,7 @@ int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v,
                 v->strides[k][d] = a->stride ? a->stride[d] : 0;
             }
             v->has_strides[k] = a->stride != NULL;
+            v->ptr_misaligned[k] = a->align16 == 0; /* the capture saw it misaligned: no "D" */
             if (nt < PLAN_MAX_VALUES) types[nt++] = t;
         } else if (a->kind == GUARD_INT || a->kind == GUARD_BOOL) {
             if (v->nints >= PLAN_MAX_VALUES / 2) return kerr_set(e, KOPT_E_CANDIDATE, "too many integer arguments");

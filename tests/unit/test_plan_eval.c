@@ -117,6 +117,12 @@ static const char *sig_of(const plan_spec *s, const char *name) {
     return NULL;
 }
 
+static int div16_of(const plan_spec *s, const char *name) {
+    for (size_t i = 0; i < s->nsig; i++)
+        if (!strcmp(s->sig_names[i], name)) return s->sig_div16[i];
+    return -1;
+}
+
 static const char *cx_of(const plan_spec *s, const char *name) {
     for (size_t i = 0; i < s->ncx; i++)
         if (!strcmp(s->cx_names[i], name)) return s->cx_values[i];
@@ -158,6 +164,22 @@ Test(plan_eval, a_launch_specialised_as_triton_would) {
     cr_assert_null(sig_of(&s, "EVEN"), "a defaulted constexpr not given is left to Triton");
     cr_assert_eq(s.num_warps, 4);
     cr_assert_eq(s.num_stages, 2);
+    /* Triton's divisibility specialisation, as its JIT makes it for these values */
+    cr_assert_eq(div16_of(&s, "in_ptr0"), 1, "a pointer not known misaligned: aligned, as torch allocates");
+    cr_assert_eq(div16_of(&s, "part"), 1, "kopt's scratch: aligned");
+    cr_assert_eq(div16_of(&s, "xnumel"), 0, "5000 is not a multiple of 16");
+    cr_assert_eq(div16_of(&s, "big"), 1, "5000 * 2^20 is");
+    cr_assert_eq(div16_of(&s, "scale"), 0, "floats are not specialised");
+    cr_assert_eq(div16_of(&s, "flag"), 0);
+    cr_assert_eq(div16_of(&s, "one"), 0, "a constexpr has no attribute");
+    plan_spec_free(&s);
+    v.ptr_misaligned[0] = 1;
+    v.ints[0] = 4096;
+    v.nints = 1; /* the let again, from the new value */
+    cr_assert_eq(plan_eval_lets(p, &v, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_specialize(c, p, 0, &v, &s, &e), 0, "%s", e.msg);
+    cr_assert_eq(div16_of(&s, "in_ptr0"), 0, "a pointer the capture saw misaligned");
+    cr_assert_eq(div16_of(&s, "xnumel"), 1, "4096 is a multiple of 16");
     plan_spec_free(&s);
     /* a check that fails for the values is named */
     plan_values w = {0};
@@ -181,9 +203,10 @@ Test(plan_eval, values_from_a_captured_launch) {
     cr_assert_eq(candidate_parse_raw(FILE_P, strlen(FILE_P), &c, &e), 0, "%s", e.msg);
     cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
     int64_t shape[2] = {64, 80}, stride[2] = {1, 64}; /* a transposed view */
-    guard_arg args[3] = {{.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "bfloat16"},
-                         {.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "float32"},
-                         {.kind = GUARD_INT, .ival = 5120}};
+    guard_arg args[3] = {
+        {.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "bfloat16", .align16 = 0},
+        {.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "float32", .align16 = -1},
+        {.kind = GUARD_INT, .ival = 5120}};
     guard_sig sig = {args, 3};
     plan_values v;
     unsigned allowed = 0;
@@ -191,6 +214,8 @@ Test(plan_eval, values_from_a_captured_launch) {
     cr_assert_eq(allowed, SASS_BIT(SASS_CVT_BF16), "a bfloat16 tensor allows its conversions");
     cr_assert_eq(v.nptrs, 2);
     cr_assert_str_eq(v.ptr_types[0], "*bf16");
+    cr_assert_eq(v.ptr_misaligned[0], 1, "the capture saw it misaligned");
+    cr_assert_eq(v.ptr_misaligned[1], 0, "the capture did not say: taken as aligned");
     cr_assert_eq(v.nints, 1);
     cr_assert_eq(v.ints[0], 5120);
     plan_expr *x = NULL;
