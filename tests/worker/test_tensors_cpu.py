@@ -682,12 +682,14 @@ check(set(got) == {"triton_red_fused_sum_0", "triton_poi_fused_relu_1"},
       "kernels that did not run or are not laid out as expected are left out: %r" % sorted(got))
 
 # ---------------------------------------------------------------- gate 2's order (kopt.isolate)
-# The candidate's first run of each input set comes before the original's, so a candidate that
-# copies the reference from memory has nothing of this set to copy; the original's kept outputs
-# are summed around every candidate run. On stand-ins: the original doubles its input into its
-# output and leaves that tensor where "memory" can reach it (LAST); the candidates either compute
-# it, or copy LAST (a kernel reading the process's memory), or write into LAST on their second run.
+# Every run of the candidate on an input set comes before the original's, so a candidate that
+# copies the reference from memory, or writes into it, has nothing of this set to reach; the
+# original's kept outputs are summed when kept and after the comparisons. On stand-ins: the
+# original doubles its input into its output and leaves that tensor where "memory" can reach it
+# (LAST); the candidates either compute it, or copy LAST (a kernel reading the process's memory),
+# or write into LAST whenever it is there. ORDER records who ran when.
 LAST = {}
+ORDER = []
 
 
 class _Run:
@@ -696,9 +698,10 @@ class _Run:
 
     def run(self, x, out, stream=None):
         self.calls += 1
+        ORDER.append("orig" if self.how == "orig" else "cand")
         if self.how == "orig":
             out.copy_(x * 2)
-            LAST["ref"] = out
+            LAST["ref"], LAST["x"] = out, x.clone()
         elif self.how == "copies" and "ref" in LAST:
             out.copy_(LAST["ref"])
         elif self.how == "copies":
@@ -707,12 +710,13 @@ class _Run:
             raise RuntimeError("an illegal memory access (stand-in)")
         else:
             out.copy_(x * 2)
-            if self.how == "tampers" and self.calls == 2:
+            if self.how == "tampers" and "ref" in LAST:
                 LAST["ref"].add_(1.0)
 
 
 def _isolate(how):
     LAST.clear()
+    del ORDER[:]
     x = torch.randn(64)
     entry = [x, torch.empty(64)]
     mods = {"orig.py": types.SimpleNamespace(k=_Run("orig")), "cand.py": types.SimpleNamespace(k=_Run(how))}
@@ -745,13 +749,16 @@ res = _isolate("right")
 st = res["sets"][0]
 check(not st["reference_changed"] and all(r["n_mismatch"] == 0 for r in st["args"][0]["runs"])
       and len(st["args"][0]["runs"]) == 2, "a right candidate: two runs, both matching (%r)" % st)
+check(ORDER == ["cand", "cand", "orig"], "both runs of the candidate come before the original's: %r" % ORDER)
 res = _isolate("copies")
 runs = res["sets"][0]["args"][0]["runs"]
-check(runs[0]["n_mismatch"] == 64 and runs[1]["n_mismatch"] == 0,
-      "a candidate copying the reference: its first run, before the reference exists, is wrong (%r)"
+check(runs[0]["n_mismatch"] == 64 and runs[1]["n_mismatch"] == 64,
+      "a candidate copying the reference: no run of it finds this set's reference, both are wrong (%r)"
       % [r["n_mismatch"] for r in runs])
 res = _isolate("tampers")
-check(res["sets"][0]["reference_changed"] is True, "a candidate writing into the reference on its second run is seen")
+check(res["sets"][0]["reference_changed"] is False and torch.equal(LAST["ref"], LAST["x"] * 2)
+      and all(r["n_mismatch"] == 0 for r in res["sets"][0]["args"][0]["runs"]),
+      "a candidate that would write into the reference finds none while it runs (%r)" % res["sets"][0])
 try:
     _isolate("raises")
     check(False, "a candidate that raises is an error")
