@@ -458,6 +458,9 @@ def op_time(req):
         v = variants[k] if isinstance(variants[k], dict) else {}
         if v.get("kind") == "module":  # baseline vs candidate modules: FAKE_FAST is 20% faster
             base = 0.8 if fast_module(v.get("module")) else 1.0
+            fp = os.environ.get("FAKE_FASTER_PATTERN")   # 30% faster: to rank two fast candidates
+            if fp and fp in module_text(v.get("module")):
+                base = 0.7
             if marked(v.get("module"), "FAKE_IMPOSSIBLE"):
                 base = 0.01    # 100x: below any memory floor of a large model
             if final_slow and k > 0:

@@ -1495,8 +1495,53 @@ int verify_session_check(verify_session *v, const char *kernel, const char *path
     return rc;
 }
 
+/* 1 when winners x and y cannot both ship: one replaces a region of the current artifact whose
+ * members include the other's kernel (the region's launch takes the member's place, so the
+ * member's candidate would never run). */
+static int region_absorbs(const artifact *a, const winner *region, const winner *other) {
+    int k = artifact_find_kernel(a, region->kernel);
+    if (k < 0 || a->kernels[k].kind != ART_K_REGION) return 0;
+    const art_strlist *m = &a->kernels[k].members;
+    for (size_t i = 0; i < m->n; i++)
+        if (!strcmp(m->v[i], other->kernel)) return 1;
+    return 0;
+}
+
+static int wins_conflict(const artifact *a, const winner *x, const winner *y) {
+    return region_absorbs(a, x, y) || region_absorbs(a, y, x);
+}
+
+/* Drops the winners that cannot ship beside a faster one (wins_conflict), fastest first; says
+ * which in the document's "superseded" ({kernel: candidate file}). */
+static void drop_conflicting_wins(verify_session *v) {
+    size_t nw = v->nwins, nkeep = 0;
+    if (nw < 2) return;
+    winner *kept = kcalloc(nw, sizeof *kept);
+    char *taken = kcalloc(nw, 1);
+    json_t *sup = NULL;
+    for (size_t round = 0; round < nw; round++) {
+        size_t best = nw;   /* the fastest winner not yet placed */
+        for (size_t i = 0; i < nw; i++)
+            if (!taken[i] && (best == nw || v->wins[i].speedup > v->wins[best].speedup)) best = i;
+        taken[best] = 1;
+        int clash = 0;
+        for (size_t j = 0; j < nkeep && !clash; j++) clash = wins_conflict(v->a, &kept[j], &v->wins[best]);
+        if (!clash) { kept[nkeep++] = v->wins[best]; continue; }
+        if (!sup) json_object_set_new(v->doc, "superseded", sup = json_object());
+        json_object_set_new(sup, v->wins[best].kernel, json_string(v->wins[best].path));
+        log_info("candidate %s for %s: superseded by a faster accepted region over it", v->wins[best].path,
+                 v->wins[best].kernel);
+        winner_free(&v->wins[best]);
+    }
+    memcpy(v->wins, kept, nkeep * sizeof *kept);
+    v->nwins = nkeep;
+    free(kept);
+    free(taken);
+}
+
 int verify_session_finish(verify_session *v, kerr *e) {
     const verify_opts *o = v->o;
+    drop_conflicting_wins(v);
     json_t *doc = v->doc;
     winner *wins = v->wins;
     size_t nw = v->nwins;
@@ -1805,6 +1850,11 @@ void verify_report_text(const json_t *doc, kbuf *out) {
         }
         kbuf_printf(out, "  => %s\n\n", verdict ? verdict : "?");
     }
+    const char *sk;
+    const json_t *sv;
+    json_object_foreach((json_t *)json_object_get(doc, "superseded"), sk, sv)
+        kbuf_printf(out, "superseded: %s <- %s (accepted, but it cannot ship beside a faster accepted region over "
+                         "the same kernels)\n", sk, json_string_value(sv));
     const json_t *comb = json_object_get(doc, "combined");
     if (comb) kbuf_printf(out, "combination of the winners: %s\n", json_is_true(json_object_get(comb, "accepted")) ? "accepted" : "refused, the single best kept");
     kbuf_printf(out, "outcome: %s\n", json_string_value(json_object_get(doc, "outcome")) ? json_string_value(json_object_get(doc, "outcome")) : "pipeline failed");

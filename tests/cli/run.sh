@@ -605,6 +605,27 @@ PY
 has "region stitched" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptLaunch(_kopt__kopt_region_0__launch, (_kopt__kopt_region_0__"
 has "region guarded" "$T/r1/optimized_module.py" "_kopt_region_0 = _KoptGuard('_kopt_region_0'"
 has "call() launches the region" "$T/r1/optimized_module.py" "_kopt_region_0.run(arg0_1, buf4, stream=stream0)"
+# a single-kernel winner and a faster region over its kernel: they cannot both ship (the region's
+# launch takes the member's place, so its candidate would never run); the slower is superseded
+R1=tests/candidates/02_softmax_wide/good_partial_exp_sum.py R2=tests/candidates/02_softmax_wide/region_softmax_seg8192.py
+for order in region single; do
+  if [ $order = region ]; then fast=_partial_exp_sum faster=_rows_split_softmax; else fast=_rows_split_softmax faster=_partial_exp_sum; fi
+  FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN=$fast FAKE_FASTER_PATTERN=$faster expect_exit 0 "verify, region vs its member ($order faster)" -- \
+    "$KOPT" verify tests/problems/02_softmax_wide.py --candidate "$R1" --candidate "$R2" --allow-launcher -o "$T/rs-$order" --rounds 4 --json
+  python3 - "$T/out" "$T/rs-$order/optimized_module.py" $order <<'PY' && ok || bad "verify, region vs its member ($order faster): $(head -c 800 "$T/out")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+mod = open(sys.argv[2]).read()
+single = "triton_red_fused_prepare_softmax_online_2"
+if sys.argv[3] == "region":
+    assert list(d["replaced"]) == ["_kopt_region_0"] and list(d["superseded"]) == [single], (d["replaced"], d.get("superseded"))
+    assert "_kopt_cand_" + single not in mod, "the superseded member's candidate was stitched"
+else:
+    assert list(d["replaced"]) == [single] and list(d["superseded"]) == ["_kopt_region_0"], (d["replaced"], d.get("superseded"))
+    assert "_kopt_cand__kopt_region_0" not in mod and "_kopt_cand_" + single in mod
+    assert "_kopt_region_0.run(" in mod, "the region's launcher (which runs the guarded member) is still called"
+PY
+done
 # nothing faster: back to Inductor's module (not the regioned one), members searched one by one
 FAKE_WORKER_FIXTURE=$SW FAKE_FAST_PATTERN=nothing-is-fast expect_exit 0 "optimize, region refused" -- "$KOPT" optimize tests/problems/02_softmax_wide.py -o "$T/r2" --budget 30s --rounds 2 --no-store --json
 cmp -s "$T/r2/optimized_module.py" "$SW" && ok || bad "optimize, region refused: the module is not Inductor's, unchanged"
