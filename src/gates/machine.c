@@ -297,6 +297,7 @@ static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed
             } else {
                 L->classes = rep.classes;
                 L->ninsn = rep.ninsn;
+                L->digest = rep.digest;
                 L->violation = sass_violation(rep.classes, allowed);
                 if (L->violation >= 0) {
                     L->line = rep.first_line[L->violation];
@@ -418,10 +419,13 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
 
 json_t *machine_report_json(const machine_report *r) {
     json_t *ls = json_array();
-    for (size_t i = 0; i < r->n; i++)
-        json_array_append_new(ls, json_pack("{s:s, s:I, s:o}", "kernel", r->launches[i].kernel, "instructions",
+    for (size_t i = 0; i < r->n; i++) {
+        char dg[17];
+        snprintf(dg, sizeof dg, "%016llx", r->launches[i].digest);
+        json_array_append_new(ls, json_pack("{s:s, s:I, s:o, s:s}", "kernel", r->launches[i].kernel, "instructions",
                                             (json_int_t)r->launches[i].ninsn, "classes",
-                                            machine_classes_json(r->launches[i].classes)));
+                                            machine_classes_json(r->launches[i].classes), "sass_digest", dg));
+    }
     return json_pack("{s:o, s:o, s:s, s:f}", "launches", ls, "allowed", machine_classes_json(r->allowed), "sandbox",
                      r->protections, "compile_s", r->compile_s);
 }

@@ -96,8 +96,27 @@ unsigned sass_classify(const char *op, const char *operands) {
     return c;
 }
 
+/* Folds instruction text [s, end) into the FNV-1a digest h, blanks collapsed (sass.h). */
+static unsigned long long digest_insn(unsigned long long h, const char *s, const char *end) {
+    while (s < end && isspace((unsigned char)*s)) s++;
+    while (end > s && isspace((unsigned char)end[-1])) end--;
+    for (int blank = 0; s < end; s++) {
+        if (isspace((unsigned char)*s)) {
+            blank = 1;
+            continue;
+        }
+        if (blank) {
+            h = (h ^ ' ') * 0x100000001b3ull;
+            blank = 0;
+        }
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    }
+    return (h ^ '\n') * 0x100000001b3ull;
+}
+
 size_t sass_scan(const char *text, sass_report *r) {
     memset(r, 0, sizeof *r);
+    r->digest = SASS_DIGEST_INIT;
     int line = 1;
     for (const char *p = text; p && *p; line++) {
         const char *eol = strchr(p, '\n');
@@ -118,6 +137,7 @@ size_t sass_scan(const char *text, sass_report *r) {
         char *semi = strchr(ins, ';');
         if (!semi) continue;
         *semi = 0;
+        const char *whole = ins; /* with its predicate: the digest's text */
         while (isspace((unsigned char)*ins)) ins++;
         if (*ins == '@') { /* predicate */
             while (*ins && !isspace((unsigned char)*ins)) ins++;
@@ -131,6 +151,7 @@ size_t sass_scan(const char *text, sass_report *r) {
         memcpy(op, ins, oplen);
         op[oplen] = 0;
         r->ninsn++;
+        r->digest = digest_insn(r->digest, whole, semi);
         unsigned c = sass_classify(op, ops);
         for (int k = 0; k < SASS_NCLASSES; k++) {
             if (!(c & SASS_BIT(k)) || r->first_line[k]) continue;

@@ -13,7 +13,7 @@ pass=0; fail=0
 ok()  { pass=$((pass+1)); echo "PASS $*"; }
 bad() { fail=$((fail+1)); echo "FAIL $*"; }
 
-SUITES=${KOPT_GPU_SUITES:-worker templates inspect errors verify optimize llm}
+SUITES=${KOPT_GPU_SUITES:-worker templates machine inspect errors verify optimize llm}
 want() { case " $SUITES " in *" $1 "*) return 0;; esac; return 1; }
 
 # the worker's GPU-only helpers (content checksums on the GPU and of host-staged tensors)
@@ -21,6 +21,11 @@ if want worker; then
   if msg=$(python3 tests/gpu/check_worker.py 2>&1); then ok "worker: $msg"; else bad "worker: $msg"; fi
 fi
 
+# the machine code kopt's sandbox compiles and judges is the code Triton's JIT runs for the launch
+if want machine; then
+  if msg=$(KOPT="$KOPT" python3 tests/gpu/check_sass_match.py 2>&1); then ok "machine: $msg"
+  else bad "machine: $(echo "$msg" | tail -3)"; fi
+fi
 # the split templates with several programs a row or column (the interpreter runs one at a time)
 if want templates; then
   if msg=$(KOPT="$KOPT" python3 tests/gpu/check_split_softmax.py 2>&1); then ok "templates: $msg"

@@ -110,6 +110,38 @@ Test(sass, single_instructions_at_the_edges) {
     cr_assert_eq(sass_classify("HFMA2X", " R1, R2, R3, R4"), 0, "opcode names match whole");
 }
 
+/* sass_digest: the instructions' text only (addresses, encodings, blanks and non-instruction
+ * lines do not count); pinned on a recorded listing to the value the GPU suite's Python digest
+ * (tests/gpu/check_sass_match.py --digest) computes, so the two stay one definition. */
+Test(sass, digest_of_the_instructions_only) {
+    const char *a = "        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */\n"
+                    "        /*0010*/              @!P0 HFMA2 R20, R15, R20, R15 ;  /* 0x000000140f147231 */\n"
+                    "        /*0020*/                   EXIT ;\n";
+    const char *b = "header line\n"
+                    "  /*0a00*/ LDC   R1,  c[0x0][0x28] ; /* 0x1 */\n"
+                    "  /* a comment, not an instruction */\n"
+                    "  /*0a10*/ @!P0  HFMA2 R20, R15, R20, R15 ;\n"
+                    "  /*0a20*/ EXIT ;\n";
+    const char *c = "        /*0000*/                   LDC R1, c[0x0][0x28] ;\n"
+                    "        /*0010*/              @!P0 HFMA2 R20, R15, R20, R14 ;\n"
+                    "        /*0020*/                   EXIT ;\n";
+    sass_report ra, rb, rc;
+    sass_scan(a, &ra);
+    sass_scan(b, &rb);
+    sass_scan(c, &rc);
+    unsigned long long h = SASS_DIGEST_INIT; /* FNV-1a of the normalised text, computed here */
+    for (const char *p = "LDC R1, c[0x0][0x28]\n@!P0 HFMA2 R20, R15, R20, R15\nEXIT\n"; *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    cr_assert_eq(ra.digest, h, "%016llx, expected %016llx", ra.digest, h);
+    cr_assert_eq(rb.digest, ra.digest, "addresses, encodings and blanks do not count");
+    cr_assert_neq(rc.digest, ra.digest, "one register differs: another digest");
+    sass_report r;
+    scan_fixture("fp32_axpy", &r);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx", r.digest);
+    cr_assert_str_eq(hex, "297848cc8e93862b", "the Python digest of tests/fixtures/sass/fp32_axpy.sass");
+}
+
 Test(sass, listing_parsing) {
     const char *text = "header\n"
                        "        /*0000*/                   LDC R1, c[0x0][0x28] ;   /* 0x00000a00ff017b82 */\n"
