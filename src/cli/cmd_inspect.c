@@ -37,7 +37,8 @@ static const char USAGE[] =
     "  -h, --help           this help\n"
     "\n"
     "exit codes: 0 ok, 1 internal error, 2 bad command line, 3 problem file missing or not a file,\n"
-    "  4 malformed problem, 5 model raised, 6 no GPU, 7 worker failure, 8 no Triton kernels,\n"
+    "  4 malformed problem, 5 model raised, 6 no GPU, 7 worker failure, 8 no Triton kernels\n"
+    "  (and no ATen fallback call kopt may replace),\n"
     "  9 no usable python (no torch, or an unsupported torch/triton), 10 parse error,\n"
     "  14 output not writable, 15 compile failed\n";
 
@@ -131,7 +132,10 @@ static void print_text(const json_t *doc) {
             printf("  %-3d %-44.44s %-20s %9.4f %6.1f%% %10.2f %8.0f %6.0f%%%s\n", (int)num(r, "index"), name, kind,
                    num(r, "time_ms"), 100 * num(r, "share"),
                    (num(r, "bytes_read") + num(r, "bytes_written")) / 1e6, num(r, "gbps"),
-                   100 * num(r, "frac_of_ceiling"), tri ? "" : "  (kept: cuBLAS/cuDNN)");
+                   100 * num(r, "frac_of_ceiling"),
+                   tri                                                    ? ""
+                   : json_is_true(json_object_get(r, "replaceable")) ? "  (ATen call kopt may replace)"
+                                                                          : "  (kept: cuBLAS/cuDNN)");
             if (!tri && num(r, "flops") > 0) printf("      %.1f TFLOP/s\n", num(r, "tflops"));
         }
         const json_t *pr = json_object_get(g, "profile");
@@ -153,7 +157,11 @@ static void print_text(const json_t *doc) {
         print_kernel_details(json_object_get(g, "artifact"));
         json_array_foreach(rows, ri, r) {
             if (strcmp(str(r, "kind"), "vendor")) continue;
-            printf("  %s  [vendor call, kept as is]  line %d\n", str(r, "name"), (int)num(r, "line"));
+            printf("  %s  [%s]  line %d\n", str(r, "name"),
+                   json_is_true(json_object_get(r, "replaceable"))
+                       ? "ATen fallback call: kopt optimize searches Triton kernels in its place"
+                       : "vendor call, kept as is",
+                   (int)num(r, "line"));
         }
         const json_t *unk = json_object_get(json_object_get(g, "artifact"), "unknown_statements");
         if (json_array_size(unk)) {

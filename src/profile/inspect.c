@@ -6,6 +6,7 @@
 
 #include "artifact/artifact.h"
 #include "artifact/emit.h"
+#include "artifact/region.h"
 #include "gates/stats.h"
 #include "gates/tensor.h"
 #include "profile/roofline.h"
@@ -243,6 +244,8 @@ json_t *inspect_launch_table(const artifact *a, const json_t *profile, const jso
             char *op = vendor_op(l->callee);
             json_object_set_new(row, "kind", json_string("vendor"));
             json_object_set_new(row, "op", json_string(op));
+            /* an ATen fallback a Triton candidate may replace (artifact/region.h, vendor regions) */
+            json_object_set_new(row, "replaceable", json_boolean(region_vendor_op(l->callee) >= 0));
             roof_vendor_traffic(op, args, art_launch_probe_out(l), &t);
             json_object_set_new(row, "aten_ops", strlist_json(&l->aten_ops));
             const json_t *a0 = json_array_get(args, 0);
@@ -331,7 +334,7 @@ static int write_text(const char *dir, const char *name, const kbuf *b, char **p
 
 /* Parse, round-trip and profile one graph; appends its object to doc_graphs. */
 static int do_graph(worker *w, const inspect_opts *o, const json_t *g, const json_t *ceilings,
-                    json_t *doc_graphs, int *n_triton, kerr *e) {
+                    json_t *doc_graphs, int *n_work, kerr *e) {
     const char *mod = json_string_value(json_object_get(g, "module"));
     const char *args = json_string_value(json_object_get(g, "args"));
     int idx = (int)json_integer_value(json_object_get(g, "index"));
@@ -350,7 +353,8 @@ static int do_graph(worker *w, const inspect_opts *o, const json_t *g, const jso
     json_t *go = json_pack("{s:i, s:s, s:s}", "index", idx, "module", mod, "args", args);
     json_object_set_new(go, "artifact", artifact_to_json(a));
     json_array_append_new(doc_graphs, go);
-    for (size_t i = 0; i < a->nlaunches; i++) *n_triton += a->launches[i].kind == ART_L_TRITON;
+    for (size_t i = 0; i < a->nlaunches; i++) /* Triton launches and library calls kopt may replace */
+        *n_work += a->launches[i].kind == ART_L_TRITON || region_vendor_op(a->launches[i].callee) >= 0;
 
     kbuf rt = KBUF_INIT, inst = KBUF_INIT;
     char *rt_path = NULL, *inst_path = NULL, *name = NULL;
@@ -503,13 +507,13 @@ int inspect_run(worker *w, const inspect_opts *o, json_t **doc_out, kerr *e) {
                         "torch.compile produced no graph for this model: it runs eagerly (for "
                         "example an LSTM falls back to cuDNN), so there is no Triton kernel to inspect");
     }
-    int n_triton = 0;
+    int n_work = 0;
     for (size_t i = 0; i < json_array_size(graphs) && !rc; i++)
-        rc = do_graph(w, o, json_array_get(graphs, i), ceil, doc_graphs, &n_triton, e);
+        rc = do_graph(w, o, json_array_get(graphs, i), ceil, doc_graphs, &n_work, e);
     json_decref(res);
     res = NULL;
     if (rc) return rc;
-    if (n_triton == 0)
+    if (n_work == 0)
         return kerr_set(e, KOPT_E_NOTRITON,
                         "torch.compile generated no Triton kernel for this model, only vendor-library "
                         "calls (cuBLAS/cuDNN), which kernelopt keeps as they are: nothing to inspect");

@@ -79,6 +79,12 @@ FAKE_WORKER_MODE=no_graphs expect_exit 8 "no graphs" -- "$KOPT" inspect "$P"
 has "no graphs message" "$T/err" "no graph"
 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "only vendor calls" -- "$KOPT" inspect "$P"
 has "only vendor message" "$T/err" "no Triton kernel"
+# a library call kopt may replace (an ATen fallback in the vendor regions' allowlist) is worth
+# inspecting: its row says so and the command succeeds (the GPU suite's 18/19 problems)
+FAKE_WORKER_MODE=no_triton expect_exit 0 "inspect, only a replaceable ATen call" -- "$KOPT" inspect "$P" --json -o "$T/insnt"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["graphs"][0]["launches"]; assert d["ok"] and [x["replaceable"] for x in r]==[True] and r[0]["name"]=="torch.ops.aten.avg_pool3d.default", r' "$T/out" && ok || bad "inspect, replaceable ATen call: $(head -c 400 "$T/out")"
+FAKE_WORKER_MODE=no_triton expect_exit 0 "inspect, only a replaceable ATen call (text)" -- "$KOPT" inspect "$P" -o "$T/insnt2"
+has "inspect: the ATen call's row" "$T/out" "ATen call kopt may replace"
 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/only_matmul_g0.py expect_exit 8 "only vendor calls, json" -- "$KOPT" inspect "$P" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["ok"] is False and d["error"]["exit_code"]==8 and d["graphs"][0]["artifact"]' "$T/out" && ok || bad "no-triton JSON document"
 FAKE_WORKER_MODE=crash_on=profile expect_exit 7 "worker crash" -- "$KOPT" inspect "$P"
