@@ -3,13 +3,14 @@
 # from the repository root with build/kopt carried along): the plan-interpreter tests, a chosen
 # part of `make gpu-test`, and a `kopt bench` of chosen problems whose reports are then read for
 # where each kernel's search started (kernels[].tuned_config). Each step has its own time limit,
-# so one slow step cannot eat the others' time; everything lands in $OUT as at most 7 files
+# so one slow step cannot eat the others' time; everything lands in $OUT as at most 8 files
 # (the device tool returns 8): interp.log, gputest.log, bench.log, results.json, starts.txt,
-# runs.tgz, bench-store.sqlite (the store, to resume the sweep in the next call).
+# runs.tgz, bench-store.sqlite (the store, to resume the sweep in the next call), and with
+# HOSTPROF hostprof.txt (tools/host_profile.py on benched problems' shipped modules).
 #
 # usage: OUT=dir [SUITES="optimize llm verify"] [VERIFY="12_avgpool2d 18_avg_pool3d"]
 #        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
-#        [T_GPUTEST=240] [T_BENCH=300] tools/device_session.sh
+#        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] tools/device_session.sh
 # An empty ONLY skips the bench, ONLY=all runs the whole suite (one lane per visible GPU: on
 # nvidia-h200-x2 two), ONLY="--shard I/N" a shard of it; an empty SUITES skips the gpu-test; an
 # empty VERIFY runs every candidate folder (about 560 s: narrow it); STORE resumes a bench store
@@ -71,5 +72,12 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "runs", "*", "*", "report.js
         print(os.path.basename(os.path.dirname(f)), k["name"], json.dumps(k.get("tuned_config")))
 print("searched kernels with a tuned_config: %d of %d" % (found, total))
 PY
+  # HOSTPROF="level1/01_softmax_wide_rows ...": where the bench's shipped module spends its
+  # per-call time as called (tools/host_profile.py), into hostprof.txt
+  for p in ${HOSTPROF:-}; do
+    echo "== $p"
+    timeout 180 python3 tools/host_profile.py "bench/suite/$p.py" "/tmp/kopt-bench-out/runs/$p"
+  done >"$OUT/hostprof.txt" 2>&1
+  [ -s "$OUT/hostprof.txt" ] || rm -f "$OUT/hostprof.txt"
 fi
 ls -la "$OUT"
