@@ -1,5 +1,6 @@
 #include "verify/verify.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -95,6 +96,8 @@ struct verify_session {
     winner *wins;             /* accepted candidates (growable) */
     size_t nwins, capwins;
     size_t ncand;             /* candidates checked so far (names their work directories) */
+    verify_verdict_kind cand_kind; /* the current candidate's verdict, set where its record's is */
+    int cand_refused_at;           /* its refusing gate (1-4), when refused */
     json_t *doc;              /* borrowed: the session's document */
     const char *sass_python;  /* gate 1's machine-code check for the next candidates (borrowed;
                                * NULL: off): o->sass_python, or the caller's per candidate */
@@ -245,8 +248,8 @@ enum { G_ERROR = -1, G_REFUSED = 0, G_PASSED = 1, G_RESOURCE = 2 };
 
 static json_t *gate_obj(int n) { return json_pack("{s:i}", "gate", n); }
 
-static void refuse(json_t *rec, json_t *g, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void refuse(json_t *rec, json_t *g, const char *fmt, ...) {
+static void refuse(vctx *v, json_t *rec, json_t *g, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void refuse(vctx *v, json_t *rec, json_t *g, const char *fmt, ...) {
     char buf[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -256,12 +259,14 @@ static void refuse(json_t *rec, json_t *g, const char *fmt, ...) {
     json_object_set_new(g, "reason", json_string(buf));
     json_object_set_new(rec, "verdict", json_string("refused"));
     json_object_set(rec, "refused_at", json_object_get(g, "gate"));
+    v->cand_kind = VERIFY_REFUSED;
+    v->cand_refused_at = (int)json_integer_value(json_object_get(g, "gate"));
     json_object_set_new(rec, "reason", json_string(buf));
 }
 
 /* The candidate could not be judged because kopt itself ran out of GPU memory: an error of
  * kopt's, recorded as such (verdict "error"), never a refusal. */
-static void resource_error(json_t *rec, json_t *g, const char *step) {
+static void resource_error(vctx *v, json_t *rec, json_t *g, const char *step) {
     char *why = kasprintf("kopt ran out of GPU memory in %s, also with its low-memory fallback (host staging): a "
                           "resource limit of kopt's own, not a verdict on the candidate", step);
     json_object_set_new(g, "passed", json_false());
@@ -269,6 +274,7 @@ static void resource_error(json_t *rec, json_t *g, const char *step) {
     json_object_set_new(g, "resource_error", json_true());
     json_object_set_new(rec, "verdict", json_string("error"));
     json_object_set_new(rec, "reason", json_string(why));
+    v->cand_kind = VERIFY_ERROR;
     free(why);
 }
 
@@ -883,21 +889,21 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     char *src = NULL;
     size_t slen = 0;
     kerr ce = {0};
-    if (fs_read(vc->path, &src, &slen, &ce)) { refuse(rec, g1, "%s", ce.msg); return 0; }
+    if (fs_read(vc->path, &src, &slen, &ce)) { refuse(v, rec, g1, "%s", ce.msg); return 0; }
     char sha[STORE_SHA_HEX];
     store_sha256_hex(src, slen, sha);
     json_object_set_new(rec, "sha256", json_string(sha));
     candidate *c = NULL;
     if (candidate_parse(src, slen, &c, &ce)) {
         free(src);
-        refuse(rec, g1, "the candidate does not parse: %s", ce.msg);
+        refuse(v, rec, g1, "the candidate does not parse: %s", ce.msg);
         return 0;
     }
     free(src);
     const char *kbind = vc->kernel ? vc->kernel : candidate_replaces(c);
     if (!kbind) {
         candidate_free(c);
-        refuse(rec, g1, "no kernel named: pass --replace KERNEL=%s or add '# kopt-candidate: replaces=KERNEL'", vc->path);
+        refuse(v, rec, g1, "no kernel named: pass --replace KERNEL=%s or add '# kopt-candidate: replaces=KERNEL'", vc->path);
         return 0;
     }
     json_object_set_new(rec, "kernel", json_string(kbind));
@@ -908,19 +914,19 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
         int rrc = region_kernel_for(v, kbind, &k, &rwhy, e);
         if (rrc) { candidate_free(c); return rrc; }
         if (rwhy) {
-            refuse(rec, g1, "region %s: %s", kbind, rwhy);
+            refuse(v, rec, g1, "region %s: %s", kbind, rwhy);
             free(rwhy);
             candidate_free(c);
             return 0;
         }
     }
     if (k < 0) {
-        refuse(rec, g1, "the compiled model has no Triton kernel named %s", kbind);
+        refuse(v, rec, g1, "the compiled model has no Triton kernel named %s", kbind);
         candidate_free(c);
         return 0;
     }
     if (!first_launch(v->a, k)) {
-        refuse(rec, g1, "call() no longer launches %s: a region candidate checked before it replaced its launch "
+        refuse(v, rec, g1, "call() no longer launches %s: a region candidate checked before it replaced its launch "
                "(kopt verify checks single-kernel candidates before region ones)", kbind);
         candidate_free(c);
         return 0;
@@ -935,7 +941,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     candidate_free(c);
     if (srep) json_object_set_new(g1, "static", srep);
     if (!ok1) {
-        refuse(rec, g1, "%s", why);
+        refuse(v, rec, g1, "%s", why);
         free(why);
         kbuf_free(&stitch);
         return 0;
@@ -951,8 +957,8 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     /* what ships is what was verified: the module every later gate runs guards the launch on
      * the captured signature, Inductor's kernel kept for any other (guard.h) */
     if (capture_signature(v, largs, &sig, &ce)) {
-        if (last_was_oom(v)) { resource_error(rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
-        refuse(rec, g1, "capturing the launch's arguments failed: %s", ce.msg);
+        if (last_was_oom(v)) { resource_error(v, rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
+        refuse(v, rec, g1, "capturing the launch's arguments failed: %s", ce.msg);
         goto out;
     }
     if (v->sass_python) {   /* the machine code of the launch the gates captured */
@@ -971,7 +977,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
                                   &swhy, e)))
             goto out;
         if (swhy) {
-            refuse(rec, g1, "%s", swhy);
+            refuse(v, rec, g1, "%s", swhy);
             free(swhy);
             goto out;
         }
@@ -986,12 +992,12 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     if (worker_call(v->w, "compile_candidate", json_pack("{s:s, s:s, s:O}", "module", cmod, "kernel", kname,
                                                            "launch_args", largs),
                     cand_timeout(v), &res, &ce)) {
-        if (last_was_oom(v)) { resource_error(rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
-        refuse(rec, g1, "compiling the candidate failed: %s", ce.msg);
+        if (last_was_oom(v)) { resource_error(v, rec, g1, "gate 1 (capturing the kernel's arguments)"); goto out; }
+        refuse(v, rec, g1, "compiling the candidate failed: %s", ce.msg);
         goto out;
     }
     if (!json_is_true(json_object_get(res, "compiled"))) {
-        refuse(rec, g1, "the candidate does not compile: %s", json_string_value(json_object_get(res, "error")));
+        refuse(v, rec, g1, "the candidate does not compile: %s", json_string_value(json_object_get(res, "error")));
         json_decref(res);
         goto out;
     }
@@ -1015,8 +1021,8 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     }
     json_decref(seeds);
     if (wrc) {
-        if (last_was_oom(v)) resource_error(rec, g2, "gate 2 (isolation)");
-        else refuse(rec, g2, "the isolation run failed: %s", ce.msg);
+        if (last_was_oom(v)) resource_error(v, rec, g2, "gate 2 (isolation)");
+        else refuse(v, rec, g2, "the isolation run failed: %s", ce.msg);
         goto out;
     }
     int passed = 0;
@@ -1027,11 +1033,11 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     json_object_update(g2, verdict);
     json_decref(verdict);
     if (!passed) {
-        refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
+        refuse(v, rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
         goto out;
     }
     if (v->o->memcheck && gate2_memcheck(v, i, cmod, kname, largs, g2)) {
-        refuse(rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
+        refuse(v, rec, g2, "%s", json_string_value(json_object_get(g2, "reason")));
         goto out;
     }
 
@@ -1040,9 +1046,9 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     json_t *g3 = gate_open(gates, 3, started);
     int r3 = gate3(v, cmod, g3, e);
     if (r3 == G_ERROR) { rc = e->code; goto out; }
-    if (r3 == G_RESOURCE) { resource_error(rec, g3, "gate 3 (model level)"); goto out; }
+    if (r3 == G_RESOURCE) { resource_error(v, rec, g3, "gate 3 (model level)"); goto out; }
     if (r3 == G_REFUSED) {
-        refuse(rec, g3, "%s", json_string_value(json_object_get(g3, "reason")));
+        refuse(v, rec, g3, "%s", json_string_value(json_object_get(g3, "reason")));
         goto out;
     }
 
@@ -1052,13 +1058,14 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     double sp = 0;
     int r4 = gate4(v, cmod, g4, &sp, e);
     if (r4 == G_ERROR) { rc = e->code; goto out; }
-    if (r4 == G_RESOURCE) { resource_error(rec, g4, "gate 4 (timing)"); goto out; }
+    if (r4 == G_RESOURCE) { resource_error(v, rec, g4, "gate 4 (timing)"); goto out; }
     if (r4 == G_REFUSED) {
-        refuse(rec, g4, "%s", json_string_value(json_object_get(g4, "reason")));
+        refuse(v, rec, g4, "%s", json_string_value(json_object_get(g4, "reason")));
         goto out;
     }
     json_object_set_new(rec, "verdict", json_string("accepted"));
     json_object_set(rec, "speedup", json_object_get(g4, "speedup"));
+    v->cand_kind = VERIFY_ACCEPTED;
     win->kernel = kstrdup(kname);
     win->text = kbuf_steal(&guarded);
     win->path = kstrdup(vc->path);
@@ -1476,12 +1483,15 @@ int verify_session_check(verify_session *v, const char *kernel, const char *path
     json_array_append_new(json_object_get(v->doc, "candidates"), rec);
     if (rec_out) *rec_out = rec;
     winner w = {0};
+    v->cand_kind = VERIFY_REFUSED; /* until a gate says otherwise; a stopped pipeline refuses nothing else */
+    v->cand_refused_at = 0;
     int rc = verify_one(v, v->ncand++, &vc, rec, &w, e);
     const char *verdict = json_string_value(json_object_get(rec, "verdict"));
     log_info("candidate %s: %s", path, verdict ? verdict : "none (the pipeline stopped)");
+    assert(!w.kernel == (v->cand_kind != VERIFY_ACCEPTED) || rc);
     if (out) {
-        out->kind = w.kernel ? VERIFY_ACCEPTED : verdict && !strcmp(verdict, "error") ? VERIFY_ERROR : VERIFY_REFUSED;
-        out->refused_at = out->kind == VERIFY_REFUSED ? (int)json_integer_value(json_object_get(rec, "refused_at")) : 0;
+        out->kind = w.kernel ? VERIFY_ACCEPTED : v->cand_kind == VERIFY_ERROR ? VERIFY_ERROR : VERIFY_REFUSED;
+        out->refused_at = out->kind == VERIFY_REFUSED ? v->cand_refused_at : 0;
         out->speedup = w.kernel ? w.speedup : 0;
         out->reason = w.kernel ? NULL : json_string_value(json_object_get(rec, "reason"));
     }
