@@ -10,6 +10,7 @@
 
 #include "util/buf.h"
 #include "util/fs.h"
+#include "util/fnv.h"
 
 int bench_rel_cmp(const char *a, const char *b) {
     int c = strverscmp(a, b);
@@ -17,11 +18,8 @@ int bench_rel_cmp(const char *a, const char *b) {
 }
 
 uint64_t bench_fnv1a64(const char *s) {
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        h ^= *p;
-        h *= 0x100000001b3ULL;
-    }
+    uint64_t h = FNV1A64_INIT;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = fnv1a64_byte(h, *p);
     return h;
 }
 

@@ -2,6 +2,7 @@
 #include "gates/machine.h"
 
 #include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -421,7 +422,7 @@ json_t *machine_report_json(const machine_report *r) {
     json_t *ls = json_array();
     for (size_t i = 0; i < r->n; i++) {
         char dg[17];
-        snprintf(dg, sizeof dg, "%016llx", r->launches[i].digest);
+        snprintf(dg, sizeof dg, "%016" PRIx64, r->launches[i].digest);
         json_array_append_new(ls, json_pack("{s:s, s:I, s:o, s:s}", "kernel", r->launches[i].kernel, "instructions",
                                             (json_int_t)r->launches[i].ninsn, "classes",
                                             machine_classes_json(r->launches[i].classes), "sass_digest", dg));

@@ -57,12 +57,12 @@ void machine_server_close(machine_server *srv);
 
 typedef struct machine_launch {
     char *kernel;
-    unsigned classes;          /* SASS_BIT set */
-    int violation;             /* a sass_class outside the allowed set, or -1 */
-    int line;                  /* the SASS line of the violation's first instruction */
-    char insn[96];             /* that instruction */
-    size_t ninsn;              /* instructions read */
-    unsigned long long digest; /* sass_digest of its listing (sass.h): which machine code was judged */
+    unsigned classes; /* SASS_BIT set */
+    int violation;    /* a sass_class outside the allowed set, or -1 */
+    int line;         /* the SASS line of the violation's first instruction */
+    char insn[96];    /* that instruction */
+    size_t ninsn;     /* instructions read */
+    uint64_t digest;  /* sass_digest of its listing (sass.h): which machine code was judged */
 } machine_launch;
 
 typedef struct machine_report {

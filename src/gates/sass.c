@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/fnv.h"
+
 static const char *const SASS_NAMES[SASS_NCLASSES] = {"cvt_f16",    "cvt_bf16", "arith_f16",
                                                       "arith_bf16", "fp8",      "mma_low"};
 
@@ -96,8 +98,8 @@ unsigned sass_classify(const char *op, const char *operands) {
     return c;
 }
 
-/* Folds instruction text [s, end) into the FNV-1a digest h, blanks collapsed (sass.h). */
-static unsigned long long digest_insn(unsigned long long h, const char *s, const char *end) {
+/* Folds instruction text [s, end) into the digest h, blanks collapsed (sass.h). */
+static uint64_t digest_insn(uint64_t h, const char *s, const char *end) {
     while (s < end && isspace((unsigned char)*s)) s++;
     while (end > s && isspace((unsigned char)end[-1])) end--;
     for (int blank = 0; s < end; s++) {
@@ -105,18 +107,16 @@ static unsigned long long digest_insn(unsigned long long h, const char *s, const
             blank = 1;
             continue;
         }
-        if (blank) {
-            h = (h ^ ' ') * 0x100000001b3ull;
-            blank = 0;
-        }
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+        if (blank) h = fnv1a64_byte(h, ' ');
+        blank = 0;
+        h = fnv1a64_byte(h, (unsigned char)*s);
     }
-    return (h ^ '\n') * 0x100000001b3ull;
+    return fnv1a64_byte(h, '\n');
 }
 
 size_t sass_scan(const char *text, sass_report *r) {
     memset(r, 0, sizeof *r);
-    r->digest = SASS_DIGEST_INIT;
+    r->digest = FNV1A64_INIT;
     int line = 1;
     for (const char *p = text; p && *p; line++) {
         const char *eol = strchr(p, '\n');

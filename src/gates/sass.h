@@ -25,6 +25,7 @@
 #define KOPT_SASS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum {
     SASS_CVT_F16 = 0,
@@ -43,20 +44,20 @@ typedef struct sass_report {
     int first_line[SASS_NCLASSES];      /* 1-based line of each class's first instruction, 0: none */
     char first_insn[SASS_NCLASSES][96]; /* that instruction, opcode and operands */
     size_t ninsn;                       /* instructions read */
-    unsigned long long digest;          /* sass_digest of the instructions read */
+    uint64_t digest;                    /* sass_digest of the instructions read */
 } sass_report;
 
 /* Classify every instruction of a cuobjdump/nvdisasm SASS listing. Returns the number of
  * instructions read; 0 means the text holds none (not a listing: a check must not pass on it). */
 size_t sass_scan(const char *text, sass_report *r);
 
-/* The digest of a listing's instructions (r->digest): 64-bit FNV-1a over each instruction read,
+/* sass_digest, the digest of a listing's instructions (r->digest): 64-bit FNV-1a (util/fnv.h)
+ * over each instruction read,
  * its text between the address comment and ';' (predicate included) with runs of blanks made
  * one space and the ends trimmed, each followed by '\n'. Addresses and encodings are left out,
  * so two listings of the same machine code from different cubin files agree; the GPU suite
  * (tests/gpu/check_sass_match.py) computes the same of Triton's own JIT compile to show the
  * sandbox's cubin is the code the launch runs. */
-#define SASS_DIGEST_INIT 0xcbf29ce484222325ull
 
 /* The classes one instruction (opcode with modifiers, operands as printed, no predicate)
  * belongs to, as a bit set. */

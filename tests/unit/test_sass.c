@@ -3,6 +3,7 @@
  * each file's first line names the classes the kernel must show) and on single instructions at
  * the edges: the move idiom, the float16 -> float32 idiom, predicates, fp8 formats. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,16 +130,16 @@ Test(sass, digest_of_the_instructions_only) {
     sass_scan(a, &ra);
     sass_scan(b, &rb);
     sass_scan(c, &rc);
-    unsigned long long h = SASS_DIGEST_INIT; /* FNV-1a of the normalised text, computed here */
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of the normalised text, computed here */
     for (const char *p = "LDC R1, c[0x0][0x28]\n@!P0 HFMA2 R20, R15, R20, R15\nEXIT\n"; *p; p++)
         h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-    cr_assert_eq(ra.digest, h, "%016llx, expected %016llx", ra.digest, h);
+    cr_assert_eq(ra.digest, h, "%016" PRIx64 ", expected %016" PRIx64, ra.digest, h);
     cr_assert_eq(rb.digest, ra.digest, "addresses, encodings and blanks do not count");
     cr_assert_neq(rc.digest, ra.digest, "one register differs: another digest");
     sass_report r;
     scan_fixture("fp32_axpy", &r);
     char hex[17];
-    snprintf(hex, sizeof hex, "%016llx", r.digest);
+    snprintf(hex, sizeof hex, "%016" PRIx64, r.digest);
     cr_assert_str_eq(hex, "297848cc8e93862b", "the Python digest of tests/fixtures/sass/fp32_axpy.sass");
 }
 
