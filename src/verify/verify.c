@@ -1490,7 +1490,7 @@ int verify_session_check(verify_session *v, const char *kernel, const char *path
     log_info("candidate %s: %s", path, verdict ? verdict : "none (the pipeline stopped)");
     assert(!w.kernel == (v->cand_kind != VERIFY_ACCEPTED) || rc);
     if (out) {
-        out->kind = w.kernel ? VERIFY_ACCEPTED : v->cand_kind == VERIFY_ERROR ? VERIFY_ERROR : VERIFY_REFUSED;
+        out->kind = v->cand_kind;
         out->refused_at = out->kind == VERIFY_REFUSED ? v->cand_refused_at : 0;
         out->speedup = w.kernel ? w.speedup : 0;
         out->reason = w.kernel ? NULL : json_string_value(json_object_get(rec, "reason"));
