@@ -188,6 +188,8 @@ static void add_resources(octx *c, json_t *doc) {
             json_object_set(r, "allocated_by_step", json_object_get(res, "peak_allocated_by_op"));
         if (json_object_get(res, "outside_allocator_by_op"))
             json_object_set(r, "outside_allocator_by_step", json_object_get(res, "outside_allocator_by_op"));
+        if (json_is_array(json_object_get(res, "stack_released"))) /* local memory the worker gave back */
+            json_object_set(r, "stack_released", json_object_get(res, "stack_released"));
         json_object_set_new(r, "method", json_string("peak: torch.cuda.max_memory_reserved per phase (the eager model's "
                                                      "runs -- its forward at load, its timing, gate 3's reference -- are a "
                                                      "phase of their own: the user's model, whose intermediates are not "

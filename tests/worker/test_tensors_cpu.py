@@ -352,6 +352,68 @@ finally:
     for k, f in saved.items():
         setattr(torch.cuda, k, f)
 
+
+# local memory (kopt.memory, "Local memory"): an op that raises the context's stack limit has its
+# outside-the-allocator figure recorded first (peaks keep it), then the limit goes back to the
+# base and the reservation is freed; the context the core adds to peaks stays the largest seen.
+class FakeStack:
+    def __init__(self):
+        self.limit, self.sets, self.refuse = 1024, [], False
+
+    def get(self):
+        return self.limit
+
+    def set(self, n):
+        self.sets.append(n)
+        if self.refuse:
+            return False
+        dev["used"] -= (self.limit - n) * 100   # the stand-in device's reservation: 100 threads
+        self.limit = n
+        return True
+
+
+saved = {k: getattr(torch.cuda, k)
+         for k in ("mem_get_info", "memory_reserved", "synchronize", "empty_cache", "reset_peak_memory_stats")}
+dev = {"used": 0, "reserved": 0}
+torch.cuda.mem_get_info = lambda: (10 ** 7 - dev["used"], 10 ** 7)
+torch.cuda.memory_reserved = lambda: dev["reserved"]
+torch.cuda.synchronize = torch.cuda.empty_cache = torch.cuda.reset_peak_memory_stats = lambda: None
+try:
+    m = Memory()
+    m._cuda = lambda: True
+    m.fold = lambda: None
+    m.stack = FakeStack()
+    m.begin_op("load")
+    dev.update(used=1500, reserved=1000)
+    check(m.end_op() is None and m.stack_base == 1024, "no rise at load: nothing released, base 1024")
+    m.begin_op("compile")
+    m.stack.limit = 10416                       # an autotuning choice with a 10 KB stack
+    dev["used"] += (10416 - 1024) * 100
+    rec = m.end_op()
+    check(rec == {"op": "compile", "stack_bytes": 10416, "freed_bytes": (10416 - 1024) * 100},
+          "the release's record: %r" % (rec,))
+    check(m.stack.limit == 1024 and m.stack.sets == [1024], "set back to the base: %r" % (m.stack.sets,))
+    check(m.outside_by_op["compile"] == 500 + (10416 - 1024) * 100,
+          "compile's own figure holds the reservation: %r" % (m.outside_by_op,))
+    check(m.measure_context() == 500 + (10416 - 1024) * 100,
+          "the context stays the largest seen (an earlier peak does not shrink): %r" % (m.context,))
+    m.begin_op("isolate")
+    rec = m.end_op()
+    check(rec is None and m.outside_by_op["isolate"] == 500, "later ops run without it: %r" % (m.outside_by_op,))
+    m.begin_op("time")
+    m.stack.limit, m.stack.refuse = 4096, True
+    check(m.end_op() is None and m.stack.limit == 4096, "a refused set: no record")
+    check(m.report()["stack_released"] == [{"op": "compile", "stack_bytes": 10416, "freed_bytes": 939200}],
+          "reported as stack_released: %r" % (m.report()["stack_released"],))
+    m2 = Memory()
+    m2._cuda = lambda: True
+    m2.fold = lambda: None
+    m2.stack = None                             # no driver library: nothing is tried
+    m2.begin_op("compile")
+    check(m2.end_op() is None and m2.report()["stack_released"] == [], "without the driver library: no release")
+finally:
+    for k, f in saved.items():
+        setattr(torch.cuda, k, f)
 # ---------------------------------------------------------------- the memory cap (kopt.memory, kopt.room)
 # On a stand-in allocator: memory_allocated is what the test says is live; the context is 100.
 import kopt.memory as M  # noqa: E402

@@ -22,6 +22,16 @@ What is measured, for the core's report (the limits are the core's):
   * free_bytes(): memory a new allocation can get without an OOM: the driver's free memory plus
     what the caching allocator has reserved but not handed out.
 
+Local memory. A kernel that needs more per-thread stack than the context's limit makes the driver
+raise the limit and reserve that much local memory for every thread the GPU can hold, and keep it
+for the process's life: one GEMM choice of max-autotune with a 10 KB stack left 2.54 GB reserved
+outside the allocator on the H200 (level2/04, twenty-second session). So after each op, once its
+outside-the-allocator figure is recorded (that op's peak keeps it), the stack limit goes back to
+what it was when CUDA came up (cuCtxSetLimit through the driver library; the driver raises it
+again for the next kernel that needs it), and `stack_released` lists each release ({op,
+stack_bytes, freed_bytes}). The context figure the core adds to each phase's peak is the largest
+seen at any op's end, so a release never makes an earlier peak look smaller.
+
 The cap (`limits`, set by the core from the model's working set): the device memory kopt's
 main-phase work should stay within, context included. It is not an allocator limit (nothing
 fails at it); the steps that can degrade consult it before they allocate: kopt.room.make_room
@@ -32,6 +42,7 @@ Everything is a no-op without CUDA (CPU tests of the worker).
 """
 
 import contextlib
+import ctypes
 
 import torch
 
@@ -39,6 +50,33 @@ from kopt.errors import BadRequest
 from kopt.tensors import storage
 
 PHASES = ("main", "eager", "f64", "ceilings", "inputs")
+CU_LIMIT_STACK_SIZE = 0   # CUlimit
+MAX_RELEASES_LISTED = 32
+
+
+class DriverStack:
+    """The current CUDA context's per-thread stack limit through the driver library (libcuda):
+    get() -> bytes or None, set(bytes) -> True when the driver accepted it."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    @staticmethod
+    def open():
+        """A DriverStack, or None where the driver library cannot be loaded."""
+        try:
+            return DriverStack(ctypes.CDLL("libcuda.so.1"))
+        except OSError:
+            return None
+
+    def get(self):
+        v = ctypes.c_size_t(0)
+        if self.lib.cuCtxGetLimit(ctypes.byref(v), CU_LIMIT_STACK_SIZE) != 0:
+            return None
+        return int(v.value)
+
+    def set(self, n):
+        return self.lib.cuCtxSetLimit(CU_LIMIT_STACK_SIZE, ctypes.c_size_t(int(n))) == 0
 
 
 class Memory:
@@ -52,6 +90,9 @@ class Memory:
         self.cur_op = None     # the name its peak is credited to: op, or "op/phase" off main
         self.context = None
         self.cap = None        # device bytes for the main phase, context included (limits), or None
+        self.stack = False     # DriverStack, None (no driver library), False (not opened yet)
+        self.stack_base = None  # the stack limit when CUDA came up (the first op that saw it)
+        self.released = []     # the stack releases, [{op, stack_bytes, freed_bytes}] (docstring)
 
     def _cuda(self):
         return torch.cuda.is_available() and torch.cuda.is_initialized()
@@ -93,6 +134,8 @@ class Memory:
             # op's peak is what is live plus what it needs, not the high-water mark of the past
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
+            if self.stack_base is None and self._driver_stack() is not None:
+                self.stack_base = self.stack.get()
         self.op = op
         self.cur_op = self._credit(op)
 
@@ -101,10 +144,40 @@ class Memory:
         return op if op is None or self.phase == "main" else "%s/%s" % (op, self.phase)
 
     def end_op(self):
-        """After an op (whatever its outcome)."""
+        """After an op (whatever its outcome). Returns release_stack's record (or None)."""
         self.fold()
         self.note_outside()
+        rec = self.release_stack()
         self.op = self.cur_op = None
+        return rec
+
+    def _driver_stack(self):
+        if self.stack is False:
+            self.stack = DriverStack.open()
+        return self.stack
+
+    def release_stack(self):
+        """Puts the context's stack limit back to stack_base when an op raised it (the module
+        docstring); records what that gave back. Returns the release's record or None."""
+        if not self._cuda() or self._driver_stack() is None:
+            return None
+        try:
+            now = self.stack.get()
+            if self.stack_base is None:   # CUDA came up during this op: its limit is the base
+                self.stack_base = now
+                return None
+            if now is None or now <= self.stack_base:
+                return None
+            before = self._outside_now()
+            if not self.stack.set(self.stack_base):
+                return None
+            rec = {"op": self.cur_op or "?", "stack_bytes": now,
+                   "freed_bytes": max(0, before - self._outside_now())}
+        except Exception:  # a broken CUDA context: the op's own error says why
+            return None
+        if len(self.released) < MAX_RELEASES_LISTED:
+            self.released.append(rec)
+        return rec
 
     def note_outside(self):
         """Records the device memory held outside the caching allocator now (total - free -
@@ -117,6 +190,8 @@ class Memory:
             return
         if outside > self.outside_by_op.get(self.cur_op, -1):
             self.outside_by_op[self.cur_op] = outside
+        if outside > 0 and (self.context is None or outside > self.context):
+            self.context = outside   # the largest seen (the module docstring, "Local memory")
 
     @contextlib.contextmanager
     def within(self, phase):
@@ -151,12 +226,13 @@ class Memory:
 
     def report(self):
         """{"peak_reserved": {phase: bytes}, "peak_reserved_by_op", "peak_allocated_by_op",
-        "outside_allocator_by_op", "context_bytes", "reserved_bytes",
+        "outside_allocator_by_op", "stack_released", "context_bytes", "reserved_bytes",
         "allocated_bytes", "free_bytes", "total_bytes"} (zeros without CUDA)."""
         self.fold()
         out = {"peak_reserved": dict(self.peaks), "peak_reserved_by_op": dict(self.by_op),
                "peak_allocated_by_op": dict(self.by_op_alloc),
                "outside_allocator_by_op": dict(self.outside_by_op),
+               "stack_released": list(self.released),
                "context_bytes": self.measure_context() or 0,
                "reserved_bytes": 0, "allocated_bytes": 0, "free_bytes": 0, "total_bytes": 0}
         if self._cuda():

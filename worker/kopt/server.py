@@ -158,7 +158,10 @@ def dispatch(ctx, line):
         result = fn(ctx, req)
         _sync(ctx)
         if ctx.memory is not None:
-            ctx.memory.end_op()
+            rel = ctx.memory.end_op()
+            if rel:
+                ctx.log("memory: %s raised the stack limit to %d bytes a thread; set back, %.2f GB "
+                        "of local memory freed" % (rel["op"], rel["stack_bytes"], rel["freed_bytes"] / 1e9))
         return _ok(rid, result), None
     except OpError as e:
         error = e
