@@ -322,16 +322,29 @@ finally:
 
 # memory outside the caching allocator at the end of each op (a stand-in device of 10000 bytes):
 # `compile` grows it by 300 (a library's workspace), a later `compile` by less is not the largest
-saved = {k: getattr(torch.cuda, k)
-         for k in ("mem_get_info", "memory_reserved", "synchronize", "empty_cache", "reset_peak_memory_stats")}
-dev = {"used": 0, "reserved": 0}
-torch.cuda.mem_get_info = lambda: (10000 - dev["used"], 10000)
-torch.cuda.memory_reserved = lambda: dev["reserved"]
-torch.cuda.synchronize = torch.cuda.empty_cache = torch.cuda.reset_peak_memory_stats = lambda: None
-try:
+def stand_in_device(total):
+    """torch.cuda's memory queries replaced by a device of `total` bytes whose use the test sets
+    in the returned dict ({"used", "reserved"}); returns (the originals to restore, the dict)."""
+    saved = {k: getattr(torch.cuda, k)
+             for k in ("mem_get_info", "memory_reserved", "synchronize", "empty_cache", "reset_peak_memory_stats")}
+    dev = {"used": 0, "reserved": 0}
+    torch.cuda.mem_get_info = lambda: (total - dev["used"], total)
+    torch.cuda.memory_reserved = lambda: dev["reserved"]
+    torch.cuda.synchronize = torch.cuda.empty_cache = torch.cuda.reset_peak_memory_stats = lambda: None
+    return saved, dev
+
+
+def stand_in_memory():
+    """A Memory that believes CUDA is up and folds nothing (peaks are not what these tests read)."""
     m = Memory()
     m._cuda = lambda: True
     m.fold = lambda: None
+    return m
+
+
+saved, dev = stand_in_device(10000)
+try:
+    m = stand_in_memory()
     m.begin_op("compile")
     dev.update(used=1500, reserved=1000)   # 500 outside the allocator
     m.end_op()
@@ -372,16 +385,9 @@ class FakeStack:
         return True
 
 
-saved = {k: getattr(torch.cuda, k)
-         for k in ("mem_get_info", "memory_reserved", "synchronize", "empty_cache", "reset_peak_memory_stats")}
-dev = {"used": 0, "reserved": 0}
-torch.cuda.mem_get_info = lambda: (10 ** 7 - dev["used"], 10 ** 7)
-torch.cuda.memory_reserved = lambda: dev["reserved"]
-torch.cuda.synchronize = torch.cuda.empty_cache = torch.cuda.reset_peak_memory_stats = lambda: None
+saved, dev = stand_in_device(10 ** 7)
 try:
-    m = Memory()
-    m._cuda = lambda: True
-    m.fold = lambda: None
+    m = stand_in_memory()
     m.stack = FakeStack()
     m.begin_op("load")
     dev.update(used=1500, reserved=1000)
@@ -405,9 +411,7 @@ try:
     check(m.end_op() is None and m.stack.limit == 4096, "a refused set: no record")
     check(m.report()["stack_released"] == [{"op": "compile", "stack_bytes": 10416, "freed_bytes": 939200}],
           "reported as stack_released: %r" % (m.report()["stack_released"],))
-    m2 = Memory()
-    m2._cuda = lambda: True
-    m2.fold = lambda: None
+    m2 = stand_in_memory()
     m2.stack = None                             # no driver library: nothing is tried
     m2.begin_op("compile")
     check(m2.end_op() is None and m2.report()["stack_released"] == [], "without the driver library: no release")
