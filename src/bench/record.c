@@ -96,7 +96,9 @@ void bench_record_clear(bench_record *r) {
 }
 
 /* Where the memory went (record.h): from the steps' allocator peaks and the memory outside the
- * allocator at their ends, in the order the worker first ran them. */
+ * allocator at their ends, in the order the worker first ran them. The largest peak is looked
+ * for among the main phase's steps (plain op names): the peak the report's ratio is made of;
+ * "op/phase" steps (the eager model, float64, the ceilings, the inputs) are phases of their own. */
 static void br_read_steps(bench_record *r, const json_t *res) {
     const json_t *pk = json_object_get(res, "peak_by_step"), *out = json_object_get(res, "outside_allocator_by_step");
     const char *key;
@@ -108,7 +110,7 @@ static void br_read_steps(bench_record *r, const json_t *res) {
     r->peak_step_bytes = r->growth_bytes = NAN;
     json_object_foreach((json_t *)pk, key, val) {
         double b = json_number_value(val);
-        if (json_is_number(val) && b > best) {
+        if (json_is_number(val) && b > best && !strchr(key, '/')) {
             best = b;
             free(r->peak_step);
             r->peak_step = kstrdup(key);

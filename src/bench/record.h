@@ -75,7 +75,8 @@ typedef struct bench_record {
     double inputs_peak_gpu_bytes; /* the user's get_inputs() drawing seeds' inputs (likewise) */
     int floor_ok;               /* model.floor_check.ok: 1, 0 (some measured time is below its floor), -1 not known */
     /* where the memory went (resources.peak_by_step / outside_allocator_by_step of the report):
-     * the step with the largest allocator peak, and the step where the memory held outside the
+     * the main-phase step with the largest allocator peak (the one peak_gpu_bytes is made of; an
+     * "op/phase" step is another phase's), and the step where the memory held outside the
      * allocator (CUDA context, libraries, loaded kernels) first came within 10% of its largest
      * value above its smallest (NULL / NAN: not recorded) */
     char *peak_step, *growth_step;

@@ -32,7 +32,8 @@ const char *const BENCH_DEFINITIONS[] = {
     "drawing each seed's inputs: their peaks are the problem table's eager / inputs / f64 column (the "
     "eager model's intermediates and get_inputs()'s transients are the user's, not kopt's). For a "
     "peak above 2x the working set, the table \"Problems whose peak is above 2x their working set\" "
-    "names the worker step with the largest allocator peak (torch.cuda.max_memory_reserved per op) and "
+    "names the main-phase worker step with the largest allocator peak (torch.cuda.max_memory_reserved "
+    "per op: the step the peak is made of) and "
     "the step in which the memory held outside the allocator (CUDA context, libraries, loaded kernels) "
     "grew, by how much above its smallest value (the report's resources.peak_by_step and "
     "outside_allocator_by_step).",
