@@ -91,7 +91,7 @@ class Memory:
         self.context = None
         self.cap = None        # device bytes for the main phase, context included (limits), or None
         self.stack = False     # DriverStack, None (no driver library), False (not opened yet)
-        self.stack_base = None  # the stack limit when CUDA came up (the first op that saw it)
+        self.stack_base = None  # the stack limit at the end of the first op that saw CUDA up
         self.released = []     # the stack releases, [{op, stack_bytes, freed_bytes}] (docstring)
 
     def _cuda(self):
@@ -134,8 +134,6 @@ class Memory:
             # op's peak is what is live plus what it needs, not the high-water mark of the past
             torch.cuda.empty_cache()
             torch.cuda.reset_peak_memory_stats()
-            if self.stack_base is None and self._driver_stack() is not None:
-                self.stack_base = self.stack.get()
         self.op = op
         self.cur_op = self._credit(op)
 
@@ -146,8 +144,7 @@ class Memory:
     def end_op(self):
         """After an op (whatever its outcome). Returns release_stack's record (or None)."""
         self.fold()
-        self.note_outside()
-        rec = self.release_stack()
+        rec = self.release_stack(self.note_outside())
         self.op = self.cur_op = None
         return rec
 
@@ -156,10 +153,11 @@ class Memory:
             self.stack = DriverStack.open()
         return self.stack
 
-    def release_stack(self):
+    def release_stack(self, before):
         """Puts the context's stack limit back to stack_base when an op raised it (the module
-        docstring); records what that gave back. Returns the release's record or None."""
-        if not self._cuda() or self._driver_stack() is None:
+        docstring); records what that gave back against `before`, the memory outside the
+        allocator note_outside just measured. Returns the release's record or None."""
+        if before is None or not self._cuda() or self._driver_stack() is None:
             return None
         try:
             now = self.stack.get()
@@ -168,7 +166,6 @@ class Memory:
                 return None
             if now is None or now <= self.stack_base:
                 return None
-            before = self._outside_now()
             if not self.stack.set(self.stack_base):
                 return None
             rec = {"op": self.cur_op or "?", "stack_bytes": now,
@@ -181,17 +178,19 @@ class Memory:
 
     def note_outside(self):
         """Records the device memory held outside the caching allocator now (total - free -
-        reserved) against the running op, when it is the largest seen for it."""
+        reserved) against the running op, when it is the largest seen for it. Returns it (None
+        when not measured)."""
         if self.cur_op is None or not self._cuda():
-            return
+            return None
         try:
             outside = self._outside_now()
         except Exception:  # a broken CUDA context: the op's own error says why
-            return
+            return None
         if outside > self.outside_by_op.get(self.cur_op, -1):
             self.outside_by_op[self.cur_op] = outside
         if outside > 0 and (self.context is None or outside > self.context):
             self.context = outside   # the largest seen (the module docstring, "Local memory")
+        return outside
 
     @contextlib.contextmanager
     def within(self, phase):
