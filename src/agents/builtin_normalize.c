@@ -11,7 +11,9 @@
  *   - layer norm: var_mean over every dimension but the first, (x - mean) * rsqrt(var + eps) * W
  *     + B with W and B graph inputs, converted to float32 and back or not at all.
  *   - softmax statistics: prepare_softmax_online over the last dimension alone (the row max and
- *     sum of exponentials a cross-entropy's gather, or a softmax's later kernel, consumes). */
+ *     sum of exponentials a cross-entropy's gather, or a softmax's later kernel, consumes).
+ *   - logsumexp over the last dimension: ATen's decomposition (amax, the infinite max taken as 0,
+ *     log of the sum of exponentials plus that max), nothing else. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,4 +305,55 @@ int builtin_softmax_stats_match(const json_t *k) {
     snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
     return strstr(src, want) != NULL && strstr(src, "tl.store(") == strstr(src, "tl.store(out_ptr0") &&
            !strstr(strstr(src, "tl.store(out_ptr1") + 1, "tl.store(");
+}
+
+/* Whether `dims` ("[1]", "[-1]") names exactly the last dimension of a rank-`rank` tensor. */
+static int dims_last(const char *dims, int rank) {
+    char last[16];
+    snprintf(last, sizeof last, "[%d]", rank - 1);
+    return rank >= 1 && (!strcmp(dims, last) || !strcmp(dims, "[-1]"));
+}
+
+int builtin_logsumexp_match(const json_t *k, int *out_first) {
+    fx_node ns[FX_MAX_NODES];
+    int n = fx_nodes(k, ns);
+    if (n < 10 || n > 11) return 0;
+    /* amax(x, [last], True) of a graph input with unit last stride */
+    const fx_node *amax = fx_count(ns, n, "aten.amax.default") == 1 ? fx_first(ns, n, "aten.amax.default") : NULL;
+    char x[FX_NAME], dims[FX_NAME], keep[FX_NAME], v[FX_NAME];
+    if (!amax || !builtin_fx_arg(amax, 0, x, sizeof x) || x[0] != '%' || fx_find(ns, n, x) ||
+        !builtin_fx_arg(amax, 1, dims, sizeof dims) || !builtin_fx_arg(amax, 2, keep, sizeof keep) ||
+        strcmp(keep, "True"))
+        return 0;
+    int unit = 0, rank = placeholder_rank(k, x, &unit);
+    if (!unit || !dims_last(dims, rank)) return 0;
+    /* m' = where(|m| == inf, 0, m) */
+    const fx_node *ab = NULL, *eq = NULL, *full = fx_first(ns, n, "aten.full.default"), *wh = NULL;
+    double zero = 1;
+    if (fx_calls(ns, n, "aten.abs.default", amax, NULL, &ab) != 1 ||
+        fx_calls(ns, n, "aten.eq.Scalar", ab, NULL, &eq) != 1 || !builtin_fx_arg(eq, 1, v, sizeof v) ||
+        strcmp(v, "inf") || !full || !arg_num(full, 1, &zero) || zero != 0 ||
+        fx_calls(ns, n, "aten.where.self", eq, full, &wh) != 1 || !arg_is_node(wh, 2, amax))
+        return 0;
+    /* log(sum(exp(x - m'), [last])) + m' (squeezed unless keepdim) */
+    const fx_node *sub = NULL, *ex = NULL, *sum = NULL, *lg = NULL, *sq = NULL, *add = NULL;
+    if (fx_calls(ns, n, "aten.sub.Tensor", NULL, wh, &sub) != 1 || !arg_is(sub, 0, x) ||
+        fx_calls(ns, n, "aten.exp.default", sub, NULL, &ex) != 1 ||
+        fx_calls(ns, n, "aten.sum.dim_IntList", ex, NULL, &sum) != 1 || !builtin_fx_arg(sum, 1, dims, sizeof dims) ||
+        !dims_last(dims, rank) || fx_calls(ns, n, "aten.log.default", sum, NULL, &lg) != 1)
+        return 0;
+    int keepdim = builtin_fx_arg(sum, 2, keep, sizeof keep) && !strcmp(keep, "True");
+    if (!keepdim && (fx_calls(ns, n, "aten.squeeze.dims", wh, NULL, &sq) != 1 ||
+                     !builtin_fx_arg(sq, 1, dims, sizeof dims) || !dims_last(dims, rank)))
+        return 0;
+    if (fx_calls(ns, n, "aten.add.Tensor", lg, keepdim ? wh : sq, &add) != 1) return 0;
+    /* nothing else in the graph */
+    if (n != 10 + !keepdim || fx_count(ns, n, "aten.add.Tensor") != 1 || fx_count(ns, n, "aten.full.default") != 1)
+        return 0;
+    /* the kernel stores the result once per row, to its one output, and reads only the input */
+    const char *src = json_string_value(json_object_get(k, "source"));
+    const char *st = src ? strstr(src, "tl.store(") : NULL;
+    if (!st || strstr(st + 1, "tl.store(") || strstr(src, "tl.load(in_out_ptr")) return 0;
+    *out_first = !strncmp(st, "tl.store(in_out_ptr0 + (x0), ", 29);
+    return *out_first || !strncmp(st, "tl.store(out_ptr0 + (x0), ", 26);
 }

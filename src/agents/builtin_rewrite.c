@@ -9,6 +9,9 @@
  *                                 first kernel, known from the FX graph): one read with per-lane
  *                                 running statistics over chunks (Inductor's looped kernel
  *                                 masks and selects its accumulators at every step)
+ *   row_logsumexp                 a logsumexp over contiguous rows (known from the FX graph):
+ *                                 the same one-read loop, then log(sum) + max with Inductor's
+ *                                 infinities (its looped kernel reads each row twice)
  *   row_cumsum                    an inclusive row scan in chunks with a carried scalar total,
  *                                 one program per row (Inductor selects the last lane of each
  *                                 chunk's scan to carry it, and its heuristics pick small chunks)
@@ -204,6 +207,15 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     static const char *const one[] = {"in_ptr0", "out_ptr", "xnumel", "r0_numel"};
     static const char *const ln[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr", "xnumel", "r0_numel"};
     static const char *const stats[] = {"in_ptr0", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"};
+    /* a logsumexp (known from the FX graph) that Inductor's looped kernel reads twice: fp32, fp16
+     * or bf16 rows, the output of the input's type */
+    static const char *const lse_first[] = {"in_out_ptr0", "in_ptr0", "xnumel", "r0_numel"};
+    static const char *const lse_last[] = {"in_ptr0", "out_ptr0", "xnumel", "r0_numel"};
+    int of = 0;
+    if (!strcmp(kind, "reduction") && builtin_logsumexp_match(k, &of) && builtin_params_are(k, of ? lse_first : lse_last, 4)) {
+        const char *ti = builtin_param_type(k, "in_ptr0"), *to = builtin_param_type(k, of ? "in_out_ptr0" : "out_ptr0");
+        if (!strcmp(ti, to) && (!strcmp(ti, "*fp32") || !strcmp(ti, "*bf16") || !strcmp(ti, "*fp16"))) return KF_ROW_LOGSUMEXP;
+    }
     /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
         (!strcmp(param_type(k, 0), "*fp32") || !strcmp(param_type(k, 0), "*bf16") || !strcmp(param_type(k, 0), "*fp16")) &&
@@ -283,7 +295,7 @@ json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
     if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
-    if (f == KF_ROW_SOFTMAX_STATS) {
+    if (f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP) {   /* the same loop (row_online_stats.part) */
         /* chunk and warps measured on 16384 rows of 32000 (H200): 1024/4 and 2048/8 best, 4096/8 2% behind */
         static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
         return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
@@ -423,6 +435,12 @@ typedef struct inorm_info {
  * instance norm's channels and affine, for row_split_instance_norm. */
 static int row_template(kbuf *s, kfamily f, const char *out, double eps, const inorm_info *in, long long chunk,
                         long long seg, int nw, kerr *e) {
+    if (f == KF_ROW_LOGSUMEXP) {
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
+                       {.name = "OUT_FIRST", .type = TPL_BOOL, .b = !strcmp(out, "in_out_ptr0")},
+                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_logsumexp", a, 4, s, e);
+    }
     if (f == KF_ROW_SPLIT_INSTANCE_NORM) {
         long long ch = in->channels;
         int aff = in->affine;
@@ -496,9 +514,11 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         builtin_instance_norm_match(k, &ie, &in.channels, &in.affine);
     }
     size_t outi = f == KF_ROW_LAYER_NORM || f == KF_ROW_SPLIT_LAYER_NORM || in.affine ? 3 : 1;
-    const char *outp = json_string_value(json_array_get(rt, outi));
+    int lse_first = 0;
+    if (f == KF_ROW_LOGSUMEXP) builtin_logsumexp_match(k, &lse_first);   /* matched above: where the output is */
+    const char *outp = f == KF_ROW_LOGSUMEXP ? (lse_first ? "in_out_ptr0" : "out_ptr0") : json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    int stats = f == KF_ROW_SOFTMAX_STATS;
+    int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);
     split_info si;
     if (split) split_match(k, &si);   /* matched above */
@@ -532,8 +552,8 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
             kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
         } else if (stats) {
-            kbuf_printf(&label, "row_softmax_stats: max and sum of exponentials in one read, chunks of %lld with per-lane "
-                        "running statistics, num_warps=%d", chunk, nw);
+            kbuf_printf(&label, "%s: max and sum of exponentials in one read, chunks of %lld with per-lane "
+                        "running statistics, num_warps=%d", tmpl, chunk, nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
         } else if (rowsplit) {
             kbuf_printf(&label, "%s: one read, rows cut into segments of %lld held in registers, partials exchanged between "

@@ -14,6 +14,8 @@ static const struct {
     [KF_ROW_CUMSUM] = {"row_cumsum",
                        "a row scan: larger chunks, a carried total, more warps than Inductor's heuristics"},
     [KF_ROW_SOFTMAX_STATS] = {"row_softmax_stats", "the kernel re-reads rows that fit on chip: one pass over each row"},
+    [KF_ROW_LOGSUMEXP] = {"row_logsumexp", "a logsumexp that reads each row twice (the max, then the sum): one read "
+                                           "with an online max and rescaled sum"},
     [KF_ROW_SPLIT_SOFTMAX] = {"row_split_softmax", NULL},
     [KF_ROW_SPLIT_LOG_SOFTMAX] = {"row_split_log_softmax", NULL},
     [KF_ROW_SPLIT_L1_NORMALIZE] = {"row_split_l1_normalize", NULL},

@@ -22,6 +22,7 @@ typedef enum kfamily {
     KF_ROW_LAYER_NORM,
     KF_ROW_CUMSUM,
     KF_ROW_SOFTMAX_STATS,
+    KF_ROW_LOGSUMEXP,
     /* rows cut into segments whose programs exchange partials */
     KF_ROW_SPLIT_SOFTMAX,
     KF_ROW_SPLIT_LOG_SOFTMAX,

@@ -661,6 +661,13 @@ FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1
   expect_exit 0 "optimize, row_softmax_stats" -- "$KOPT" optimize bench/suite/level1/40_cross_entropy.py -o "$T/ce" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["triton_red_fused_prepare_softmax_online_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("row_softmax_stats: max and sum"), k' "$T/out" && ok || bad "optimize: row_softmax_stats was not the winner"
 has "row_softmax_stats stitched (the launcher kopt wrote from the plan)" "$T/ce/optimized_module.py" "___row_softmax_stats\[(xnumel, )\](in_ptr0, out_ptr0, out_ptr1, r0_numel, CHUNK="
+# a logsumexp over rows (the suite's problem 47, captured on the H200 at its own 4096 x 131072):
+# the row_logsumexp family from the FX graph, offered, the winner with the fake timing, stitched
+# with the output first, as Inductor's kernel has it
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_47_logsumexp_rows_g0.py FAKE_FAST_PATTERN="_row_logsumexp" \
+  expect_exit 0 "optimize, row_logsumexp" -- "$KOPT" optimize bench/suite/level1/47_logsumexp_rows.py -o "$T/lse" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("row_logsumexp: max and sum"), k' "$T/out" && ok || bad "optimize: row_logsumexp was not the winner"
+has "row_logsumexp stitched (the launcher kopt wrote from the plan)" "$T/lse/optimized_module.py" "___row_logsumexp\[(xnumel, )\](in_ptr0, in_out_ptr0, r0_numel, CHUNK="
 # a softmax over a middle dimension (the suite's problem 05, captured at 64 x 512 x 512): the
 # split-segment template offered beside the register tiles, the winner with the fake timing, stitched
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_05_softmax_middle_dim_small_g0.py FAKE_FAST_PATTERN="_col_split_softmax" \

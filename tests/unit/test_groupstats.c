@@ -39,32 +39,18 @@ static int matches(const json_t *k) {
     return builtin_group_stats_match(k, &gs);
 }
 
-/* Replaces every occurrence of `what` by `with` in string s (a new string). */
-static char *replace_all(const char *s, const char *what, const char *with) {
-    kbuf b = KBUF_INIT;
-    const char *at;
-    while ((at = strstr(s, what))) {
-        kbuf_printf(&b, "%.*s%s", (int)(at - s), s, with);
-        s = at + strlen(what);
-    }
-    kbuf_puts(&b, s);
-    char *r = kstrdup(kbuf_str(&b));
-    kbuf_free(&b);
-    return r;
-}
-
 static void edit_all(json_t *c, const char *field, const char *what, const char *with) {
     if (!strcmp(field, "graph_fragment")) {
         size_t i;
         json_t *v;
         json_array_foreach(json_object_get(c, "graph_fragment"), i, v) {
-            char *n = replace_all(json_string_value(v), what, with);
+            char *n = tu_replace_all(json_string_value(v), what, with);
             json_string_set(v, n);
             free(n);
         }
         return;
     }
-    char *n = replace_all(json_string_value(json_object_get(c, field)), what, with);
+    char *n = tu_replace_all(json_string_value(json_object_get(c, field)), what, with);
     json_object_set_new(c, field, json_string(n));
     free(n);
 }

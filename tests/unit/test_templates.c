@@ -536,17 +536,9 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
         char *cur = kstrdup(text);
         for (int r = 0; r < 2 && shapes[t].from[r]; r++) {   /* every occurrence */
-            kbuf b = KBUF_INIT;
-            const char *from = shapes[t].from[r];
-            for (const char *p = cur, *q; *p; p = q + strlen(from)) {
-                q = strstr(p, from);
-                if (!q) { kbuf_puts(&b, p); break; }
-                kbuf_append(&b, p, (size_t)(q - p));
-                kbuf_puts(&b, shapes[t].to[r]);
-            }
+            char *next = tu_replace_all(cur, shapes[t].from[r], shapes[t].to[r]);
             free(cur);
-            cur = kstrdup(kbuf_str(&b));
-            kbuf_free(&b);
+            cur = next;
         }
         cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
@@ -557,6 +549,101 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
             cr_expect_eq(json_array_size(v), shapes[t].nvariants, "case %zu: %zu variants", t, json_array_size(v));
             json_decref(v);
             cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), (int)shapes[t].nvariants);
+        }
+        json_decref(kc);
+        artifact_free(a);
+        free(cur);
+    }
+    free(text);
+}
+
+/* logsumexp over rows (level1/47's module, captured on the H200 at 4096 x 131072: one looped
+ * kernel that reads each row twice): matched from the FX graph, the output in_out_ptr0 first;
+ * every variant passes gate 1. Other shapes and forms of the same graph match (dim -1, keepdim,
+ * out_ptr0 last, bf16, short rows); one-place edits of the graph, the stores or the layout do
+ * not. */
+Test(templates, logsumexp_family_from_the_fx_graph) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_47_logsumexp_rows_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    cr_assert_eq(a->nkernels, 1);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    int first = -1;
+    double eps = 0;
+    cr_expect_eq(builtin_logsumexp_match(kc, &first), 1);
+    cr_expect_eq(first, 1);
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(kc, &eps)), "row_logsumexp");
+    cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp", "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\""), 4);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"aten.amax.default](args = (%arg0_1, [1], True)", "aten.amax.default](args = (%arg0_1, [0], True)"},
+        {"aten.eq.Scalar](args = (%abs_1, inf)", "aten.eq.Scalar](args = (%abs_1, 0)"},
+        {"aten.full.default](args = ([], 0.0)", "aten.full.default](args = ([], 1.0)"},
+        {"aten.where.self](args = (%eq, %full_default, %amax)", "aten.where.self](args = (%eq, %amax, %full_default)"},
+        {"aten.sub.Tensor](args = (%arg0_1, %where)", "aten.sub.Tensor](args = (%arg0_1, %amax)"},
+        {"aten.exp.default](args = (%sub,)", "aten.exp.default](args = (%arg0_1,)"},
+        {"aten.sum.dim_IntList](args = (%exp, [1])", "aten.sum.dim_IntList](args = (%exp, [0])"},
+        {"aten.add.Tensor](args = (%log, %squeeze)", "aten.add.Tensor](args = (%log, %where)"},
+        {"aten.log.default](args = (%sum_1,)", "aten.log1p.default](args = (%sum_1,)"},
+        {"%arg0_1 : Tensor \"f32[4096, 131072][131072, 1]", "%arg0_1 : Tensor \"f32[4096, 131072][1, 4096]"},
+        {"    tl.store(in_out_ptr0 + (x0), tmp21, None)", "    tl.store(in_out_ptr0 + (x0), tmp21, None)\n    tl.store(in_out_ptr0 + (x0), tmp20, None)"},
+        {"tmp13 = tl.sum(_tmp13, 1)[:, None]", "tmp13 = tl.sum(_tmp13, 1)[:, None] + tl.load(in_out_ptr0 + (x0), None)"},
+        {"#   return %amax,%sum_1,%add",
+         "#   %neg : Tensor \"f32[4096][1]cuda:0\"[num_users=1] = call_function[target=torch.ops.aten.neg.default](args = (%add,), kwargs = {})"},
+    };
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        a = parse_edited(text, edits[t][0], edits[t][1]);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        cr_expect_eq(builtin_logsumexp_match(kc, &first), 0, "still matched with %s", edits[t][1]);
+        cr_expect_neq(builtin_rewrite_match(kc, &eps), KF_ROW_LOGSUMEXP, "still row_logsumexp with %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+    }
+    /* the same graph in other forms: (from, to) pairs applied to every occurrence, whether it
+     * is matched, the output first, and the variants rendered */
+    static const struct {
+        const char *edit[3][2];
+        int match, first;
+        size_t nvariants;
+    } forms[] = {
+        {{{"[1]", "[-1]"}}, 1, 1, 4},   /* torch.logsumexp(x, dim=-1) */
+        {{{"aten.sum.dim_IntList](args = (%exp, [1])", "aten.sum.dim_IntList](args = (%exp, [1], True)"},
+          {"aten.add.Tensor](args = (%log, %squeeze)", "aten.add.Tensor](args = (%log, %where)"},
+          {"%squeeze : Tensor \"f32[4096][1]cuda:0\"[num_users=1] = call_function[target=torch.ops.aten.squeeze.dims]"
+           "(args = (%where, [1]), kwargs = {})",
+           "(no squeeze with keepdim)"}},
+         1, 1, 4},   /* keepdim=True: no squeeze, the max added as is */
+        {{{"in_out_ptr0, in_ptr0, xnumel", "in_ptr0, out_ptr0, xnumel"},
+          {"{'in_out_ptr0': '*fp32', 'in_ptr0': '*fp32'", "{'in_ptr0': '*fp32', 'out_ptr0': '*fp32'"},
+          {"tl.store(in_out_ptr0", "tl.store(out_ptr0"}},
+         1, 0, 4},   /* the output last, as a kernel that does not reuse a buffer has it */
+        {{{"'*fp32'", "'*bf16'"}, {"f32[4096, 131072]", "bf16[4096, 131072]"}}, 1, 1, 4},
+        {{{"131072", "100"}}, 1, 1, 1},   /* short rows: one chunk covers them, one variant */
+        {{{"'in_ptr0': '*fp32'", "'in_ptr0': '*bf16'"}}, 0, 0, 0},   /* the output's type differs */
+        {{{"triton_red_fused_logsumexp_0", "triton_per_fused_logsumexp_0"}, {"@triton_heuristics.reduction(", "@triton_heuristics.persistent_reduction("}},
+         0, 0, 0},   /* a persistent kernel already reads each row once */
+    };
+    for (size_t t = 0; t < sizeof forms / sizeof *forms; t++) {
+        char *cur = kstrdup(text);
+        for (int r = 0; r < 3 && forms[t].edit[r][0]; r++) {
+            char *next = tu_replace_all(cur, forms[t].edit[r][0], forms[t].edit[r][1]);
+            cr_assert_str_neq(next, cur, "form %zu: %s not in the fixture", t, forms[t].edit[r][0]);
+            free(cur);
+            cur = next;
+        }
+        cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "form %zu: %s", t, e.msg);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        kfamily f = builtin_rewrite_match(kc, &eps);
+        cr_expect_eq(f == KF_ROW_LOGSUMEXP, forms[t].match, "form %zu matched %s", t, kfamily_name(f));
+        if (forms[t].match) {
+            cr_expect_eq(builtin_logsumexp_match(kc, &first), 1);
+            cr_expect_eq(first, forms[t].first, "form %zu: output first %d", t, first);
+            cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp",
+                                             forms[t].first ? "\"params\": [\"in_out_ptr0\", \"in_ptr0\"" : "\"params\": [\"in_ptr0\", \"out_ptr0\""),
+                         (int)forms[t].nvariants, "form %zu", t);
         }
         json_decref(kc);
         artifact_free(a);

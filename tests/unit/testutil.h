@@ -95,6 +95,20 @@ static inline char *tu_replace_once(const char *s, const char *from, const char 
     return kasprintf("%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
 }
 
+/* s with every occurrence of `from` replaced by `to` (malloc'd; s unchanged when there is none). */
+static inline char *tu_replace_all(const char *s, const char *from, const char *to) {
+    kbuf b = KBUF_INIT;
+    const char *at;
+    while ((at = strstr(s, from))) {
+        kbuf_printf(&b, "%.*s%s", (int)(at - s), s, to);
+        s = at + strlen(from);
+    }
+    kbuf_puts(&b, s);
+    char *r = kstrdup(kbuf_str(&b));
+    kbuf_free(&b);
+    return r;
+}
+
 /* The message of a refused candidate text (caller frees), asserting the refusal. */
 static inline char *tu_parse_refusal(const char *text) {
     candidate *c = (candidate *)1;
