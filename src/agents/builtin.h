@@ -166,9 +166,11 @@ int builtin_layer_norm_match(const json_t *kernel, double *eps);
 int builtin_softmax_stats_match(const json_t *kernel);
 /* logsumexp (builtin_normalize.c): 1 when the FX graph fragment is exactly ATen's logsumexp
  * decomposition over the last dimension of a graph input with unit last stride -- amax (keepdim),
- * where(|max| == inf, 0, max), log(sum(exp(x - that))) plus it (squeezed, or keepdim) -- and the
- * source stores once, at x0, to in_out_ptr0 (*out_first = 1) or out_ptr0 (0), loading no output. */
-int builtin_logsumexp_match(const json_t *kernel, int *out_first);
+ * where(|max| == inf, 0, max), log(sum(exp(x - that))) plus it (squeezed, or keepdim), with the
+ * input converted to float32 and the result back (fp16/bf16) or no convert at all -- and the
+ * source stores once, at x0, to in_out_ptr0 or an out_ptrN (its name into out[0..cap)), loading
+ * no output. */
+int builtin_logsumexp_match(const json_t *kernel, char *out, size_t cap);
 /* Pooling (builtin_pool.c): average and max pooling, one template (templates/kernels/pool.py.tmpl)
  * for these kinds of launch:
  *   - a vendor region (artifact/region.h) holding ATen's avg_pool2d / avg_pool3d: the region's

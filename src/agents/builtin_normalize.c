@@ -314,17 +314,23 @@ static int dims_last(const char *dims, int rank) {
     return rank >= 1 && (!strcmp(dims, last) || !strcmp(dims, "[-1]"));
 }
 
-int builtin_logsumexp_match(const json_t *k, int *out_first) {
+int builtin_logsumexp_match(const json_t *k, char *out, size_t cap) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
-    if (n < 10 || n > 11) return 0;
-    /* amax(x, [last], True) of a graph input with unit last stride */
+    if (n < 10 || n > 13) return 0;
+    /* amax(x, [last], True) of a graph input with unit last stride, or of x converted to float32
+     * (fp16/bf16 inputs: the result is then converted back) */
     const fx_node *amax = fx_count(ns, n, "aten.amax.default") == 1 ? fx_first(ns, n, "aten.amax.default") : NULL;
     char x[FX_NAME], dims[FX_NAME], keep[FX_NAME], v[FX_NAME];
-    if (!amax || !builtin_fx_arg(amax, 0, x, sizeof x) || x[0] != '%' || fx_find(ns, n, x) ||
-        !builtin_fx_arg(amax, 1, dims, sizeof dims) || !builtin_fx_arg(amax, 2, keep, sizeof keep) ||
-        strcmp(keep, "True"))
+    if (!amax || !builtin_fx_arg(amax, 0, x, sizeof x) || !builtin_fx_arg(amax, 1, dims, sizeof dims) ||
+        !builtin_fx_arg(amax, 2, keep, sizeof keep) || strcmp(keep, "True"))
         return 0;
+    const fx_node *up = fx_find(ns, n, x); /* the convert to float32, or NULL */
+    int conv = fx_count(ns, n, "prims.convert_element_type.default");
+    if (up && (strcmp(up->target, "prims.convert_element_type.default") || !arg_is(up, 1, "torch.float32") ||
+               !builtin_fx_arg(up, 0, x, sizeof x) || fx_find(ns, n, x)))
+        return 0;
+    if (x[0] != '%' || (conv != 0 && conv != 2) || (conv == 2) != (up != NULL)) return 0;
     int unit = 0, rank = placeholder_rank(k, x, &unit);
     if (!unit || !dims_last(dims, rank)) return 0;
     /* m' = where(|m| == inf, 0, m) */
@@ -337,7 +343,7 @@ int builtin_logsumexp_match(const json_t *k, int *out_first) {
         return 0;
     /* log(sum(exp(x - m'), [last])) + m' (squeezed unless keepdim) */
     const fx_node *sub = NULL, *ex = NULL, *sum = NULL, *lg = NULL, *sq = NULL, *add = NULL;
-    if (fx_calls(ns, n, "aten.sub.Tensor", NULL, wh, &sub) != 1 || !arg_is(sub, 0, x) ||
+    if (fx_calls(ns, n, "aten.sub.Tensor", up, wh, &sub) != 1 || (!up && !arg_is(sub, 0, x)) ||
         fx_calls(ns, n, "aten.exp.default", sub, NULL, &ex) != 1 ||
         fx_calls(ns, n, "aten.sum.dim_IntList", ex, NULL, &sum) != 1 || !builtin_fx_arg(sum, 1, dims, sizeof dims) ||
         !dims_last(dims, rank) || fx_calls(ns, n, "aten.log.default", sum, NULL, &lg) != 1)
@@ -347,13 +353,24 @@ int builtin_logsumexp_match(const json_t *k, int *out_first) {
                      !builtin_fx_arg(sq, 1, dims, sizeof dims) || !dims_last(dims, rank)))
         return 0;
     if (fx_calls(ns, n, "aten.add.Tensor", lg, keepdim ? wh : sq, &add) != 1) return 0;
+    /* the result converted back to the input's type when it was converted up */
+    if (up && fx_calls(ns, n, "prims.convert_element_type.default", add, NULL, NULL) != 1) return 0;
     /* nothing else in the graph */
-    if (n != 10 + !keepdim || fx_count(ns, n, "aten.add.Tensor") != 1 || fx_count(ns, n, "aten.full.default") != 1)
+    if (n != 10 + !keepdim + conv || fx_count(ns, n, "aten.add.Tensor") != 1 ||
+        fx_count(ns, n, "aten.full.default") != 1)
         return 0;
-    /* the kernel stores the result once per row, to its one output, and reads only the input */
+    /* the kernel stores the result once per row, to its one output (in_out_ptr0 or an out_ptrN),
+     * and reads no output */
     const char *src = json_string_value(json_object_get(k, "source"));
     const char *st = src ? strstr(src, "tl.store(") : NULL;
-    if (!st || strstr(st + 1, "tl.store(") || strstr(src, "tl.load(in_out_ptr")) return 0;
-    *out_first = !strncmp(st, "tl.store(in_out_ptr0 + (x0), ", 29);
-    return *out_first || !strncmp(st, "tl.store(out_ptr0 + (x0), ", 26);
+    char ptr[16];
+    int len = 0;
+    if (!st || strstr(st + 1, "tl.store(") || strstr(src, "tl.load(in_out_ptr") ||
+        sscanf(st, "tl.store(%15[a-z_0-9] + (x0), %n", ptr, &len) != 1 || !len)
+        return 0;
+    if (strcmp(ptr, "in_out_ptr0") &&
+        (strncmp(ptr, "out_ptr", 7) || !ptr[7] || strspn(ptr + 7, "0123456789") != strlen(ptr + 7)))
+        return 0;
+    snprintf(out, cap, "%s", ptr);
+    return 1;
 }

@@ -209,11 +209,12 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     static const char *const stats[] = {"in_ptr0", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"};
     /* a logsumexp (known from the FX graph) that Inductor's looped kernel reads twice: fp32, fp16
      * or bf16 rows, the output of the input's type */
-    static const char *const lse_first[] = {"in_out_ptr0", "in_ptr0", "xnumel", "r0_numel"};
-    static const char *const lse_last[] = {"in_ptr0", "out_ptr0", "xnumel", "r0_numel"};
-    int of = 0;
-    if (!strcmp(kind, "reduction") && builtin_logsumexp_match(k, &of) && builtin_params_are(k, of ? lse_first : lse_last, 4)) {
-        const char *ti = builtin_param_type(k, "in_ptr0"), *to = builtin_param_type(k, of ? "in_out_ptr0" : "out_ptr0");
+    char lo[16];
+    if (!strcmp(kind, "reduction") && builtin_logsumexp_match(k, lo, sizeof lo)) {
+        int of = !strcmp(lo, "in_out_ptr0");
+        const char *lse[] = {of ? lo : "in_ptr0", of ? "in_ptr0" : lo, "xnumel", "r0_numel"};
+        const char *ti = builtin_param_type(k, "in_ptr0"), *to = builtin_param_type(k, lo);
+        if (!builtin_params_are(k, lse, 4)) ti = "";
         if (!strcmp(ti, to) && (!strcmp(ti, "*fp32") || !strcmp(ti, "*bf16") || !strcmp(ti, "*fp16"))) return KF_ROW_LOGSUMEXP;
     }
     /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
@@ -514,9 +515,9 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         builtin_instance_norm_match(k, &ie, &in.channels, &in.affine);
     }
     size_t outi = f == KF_ROW_LAYER_NORM || f == KF_ROW_SPLIT_LAYER_NORM || in.affine ? 3 : 1;
-    int lse_first = 0;
-    if (f == KF_ROW_LOGSUMEXP) builtin_logsumexp_match(k, &lse_first);   /* matched above: where the output is */
-    const char *outp = f == KF_ROW_LOGSUMEXP ? (lse_first ? "in_out_ptr0" : "out_ptr0") : json_string_value(json_array_get(rt, outi));
+    char lse_out[16] = "";
+    if (f == KF_ROW_LOGSUMEXP) builtin_logsumexp_match(k, lse_out, sizeof lse_out);   /* matched above: its output */
+    const char *outp = f == KF_ROW_LOGSUMEXP ? lse_out : json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);

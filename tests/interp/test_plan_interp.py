@@ -93,24 +93,26 @@ def case_softmax_stats(mod, rows, n):
     return max((mx.double() - rmax).abs().max().item(), ((sm.double() - rsum) / rsum).abs().max().item())
 
 
-def case_logsumexp(mod, rows, n, out_first):
+def case_logsumexp(mod, rows, n, out_first, dtype=torch.float32):
     """Rows of randn x 3 with Inductor's special rows: a -inf element (a zero term), a row all -inf
     (-inf out), a row holding +inf (+inf out), a row holding NaN (NaN out), a row of large values
     (x 1e3: the max shift matters)."""
-    x = torch.randn(rows, n) * 3
+    x = (torch.randn(rows, n) * 3).to(dtype)
     x[0, n // 2] = float("-inf")
     if rows >= 5:
         x[1] = float("-inf")
         x[2, n // 3] = float("inf")
         x[3, n - 1] = float("nan")
         x[4] *= 1e3
-    out = torch.full((rows,), float("nan"))
+    out = torch.full((rows,), float("nan"), dtype=dtype)
     if out_first:
         mod.launch(out, x, rows, n)
     else:
         mod.launch(x, out, rows, n)
     ref = torch.logsumexp(x.double(), 1)
     got = out.double()
+    if dtype != torch.float32:   # rounded once to the output's type, as Inductor's store does
+        ref = ref.to(dtype).double()
     same_special = torch.equal(got.isnan(), ref.isnan()) and torch.equal(got.isinf() & (got > 0), ref.isinf() & (ref > 0)) \
         and torch.equal(got.isinf() & (got < 0), ref.isinf() & (ref < 0))
     fin = ref.isfinite()
@@ -214,11 +216,12 @@ def main():
     for rows, n, chunk in ((3, 100, 32), (2, 1000, 256), (4, 64, 64)):
         cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d" % (rows, n, chunk)))
-    for rows, n, chunk, first in ((6, 100, 32, True), (5, 1000, 256, False), (2, 64, 64, True)):
-        cases.append(("row_logsumexp", dict(OUT="in_out_ptr0" if first else "out_ptr0", OUT_FIRST=first, CHUNK=chunk,
+    for rows, n, chunk, first, dt in ((6, 100, 32, True, torch.float32), (5, 1000, 256, False, torch.float32),
+                                      (2, 64, 64, True, torch.float32), (5, 300, 128, False, torch.float16)):
+        cases.append(("row_logsumexp", dict(OUT="in_out_ptr0" if first else "out_ptr2", OUT_FIRST=first, CHUNK=chunk,
                                             NUM_WARPS=4),
-                      lambda m, r=rows, n=n, f=first: case_logsumexp(m, r, n, f),
-                      "%dx%d chunk %d out_first=%s" % (rows, n, chunk, first)))
+                      lambda m, r=rows, n=n, f=first, d=dt: case_logsumexp(m, r, n, f, d),
+                      "%dx%d chunk %d out_first=%s %s" % (rows, n, chunk, first, str(dt)[6:])))
     # average pooling: a vendor region's launcher, and Inductor's own kernels (the output first, and
     # 1-D pooling through unsqueeze); odd sizes so that tiles and windows are masked
     vendor = dict(IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=False, R0NUMEL=False, IN3=False)
