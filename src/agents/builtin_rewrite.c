@@ -290,17 +290,37 @@ static json_t *chunk_variants(const json_t *k, const int (*chunk_warps)[2], size
     return v;
 }
 
+/* The online-statistics templates' variants (row_softmax_stats, row_logsumexp): one lane per
+ * element of a chunk (two exponentials an element; chunk and warps measured on 16384 rows of
+ * 32000 fp32 on the H200: 1024/4 and 2048/8 best, 4096/8 2% behind), then tiles of 4 or 8 rows
+ * whose lanes span the program once with 16-byte loads (4 fp32 or 8 fp16/bf16 a thread, 32
+ * threads a warp): one exponential an element plus one a lane, for 16-bit rows, which the
+ * exponentials limit (a bf16 logsumexp over 16384 x 65536 on the H200: one lane per element
+ * 0.89 ms, Inductor's tuned kernel 0.69, the memory floor 0.46). Tiles longer than the row's
+ * next power of two are not offered. */
+static json_t *stats_variants(const json_t *k) {
+    static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
+    json_t *v = chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
+    long long np2 = builtin_next_pow2(json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel")));
+    const char *in = builtin_param_type(k, "in_ptr0");
+    long long vec = !strcmp(in, "*fp16") || !strcmp(in, "*bf16") ? 8 : 4;
+    static const int rows_warps[][2] = {{4, 4}, {8, 4}, {4, 8}};
+    for (size_t i = 0; i < sizeof rows_warps / sizeof rows_warps[0]; i++) {
+        long long chunk = rows_warps[i][0] * vec * 32 * rows_warps[i][1];
+        if (chunk > np2 || chunk > 16384) continue;
+        json_array_append_new(v, json_pack("{s:I, s:I, s:i}", "chunk", (json_int_t)chunk, "rows", (json_int_t)rows_warps[i][0],
+                                           "num_warps", rows_warps[i][1]));
+    }
+    return v;
+}
+
 json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
     if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
-    if (f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP) {   /* the same loop (row_online_stats.part) */
-        /* chunk and warps measured on 16384 rows of 32000 (H200): 1024/4 and 2048/8 best, 4096/8 2% behind */
-        static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
-        return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
-    }
+    if (f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP) return stats_variants(k);   /* row_online_stats.part */
     if (f == KF_ROW_CUMSUM) {
         static const int chunk_warps[][2] = {{2048, 4}, {4096, 8}, {8192, 8}, {8192, 16}};
         return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
@@ -435,12 +455,13 @@ typedef struct inorm_info {
 /* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant; `in`: the
  * instance norm's channels and affine, for row_split_instance_norm. */
 static int row_template(kbuf *s, kfamily f, const char *out, double eps, const inorm_info *in, long long chunk,
-                        long long seg, int nw, kerr *e) {
+                        long long rows, long long seg, int nw, kerr *e) {
     if (f == KF_ROW_LOGSUMEXP) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
                        {.name = "OUT_FIRST", .type = TPL_BOOL, .b = !strcmp(out, "in_out_ptr0")},
-                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render("row_logsumexp", a, 4, s, e);
+                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_logsumexp", a, 5, s, e);
     }
     if (f == KF_ROW_SPLIT_INSTANCE_NORM) {
         long long ch = in->channels;
@@ -474,8 +495,9 @@ static int row_template(kbuf *s, kfamily f, const char *out, double eps, const i
     }
     if (f == KF_ROW_SOFTMAX_STATS) {
         tpl_arg a[] = {{.name = "MAX", .type = TPL_IDENT, .ident = "out_ptr0"}, {.name = "SUM", .type = TPL_IDENT, .ident = "out_ptr1"},
-                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render("row_softmax_stats", a, 4, s, e);
+                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        return template_render("row_softmax_stats", a, 5, s, e);
     }
     if (f == KF_ROW_LAYER_NORM) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
@@ -529,6 +551,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     json_array_foreach(variants, i, v) {
         int nw = (int)json_integer_value(json_object_get(v, "num_warps"));
         long long chunk = json_integer_value(json_object_get(v, "chunk"));
+        long long rows = json_object_get(v, "rows") ? json_integer_value(json_object_get(v, "rows")) : 1;
         long long nsub = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
         long long rb = json_integer_value(json_object_get(v, "r0_block"));
         long long seg = json_integer_value(json_object_get(v, "seg"));
@@ -536,6 +559,8 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         /* split rows: a power-of-two segment, at most 132 of them a row */
         if (rowsplit && (seg < 1024 || seg > 65536 || (seg & (seg - 1)) || (rn + seg - 1) / seg > 132)) continue;
         if ((cumsum || stats) && (chunk < 16 || chunk > 16384 || (chunk & (chunk - 1)))) continue;
+        /* a statistics tile: ROWS x (CHUNK / ROWS), a power of two of at most 64 rows, 16 lanes or more */
+        if (stats && (rows < 1 || rows > 64 || (rows & (rows - 1)) || chunk / rows < 16)) continue;
         /* split_more: the sub-ranges must tile r0 exactly (SUB a multiple of R0_BLOCK, NSUB * SUB
          * covering it, none empty), at most 64 partials per output */
         if (split && (rb < 16 || rb > 16384 || (rb & (rb - 1)) || sub <= 0 || sub % rb || nsub < 2 || nsub > 64 ||
@@ -553,9 +578,11 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
             kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
         } else if (stats) {
-            kbuf_printf(&label, "%s: max and sum of exponentials in one read, chunks of %lld with per-lane "
-                        "running statistics, num_warps=%d", tmpl, chunk, nw);
+            kbuf_printf(&label, "%s: max and sum of exponentials in one read, chunks of %lld", tmpl, chunk);
+            if (rows > 1) kbuf_printf(&label, " as %lld x %lld tiles (a lane's max updated once a tile)", rows, chunk / rows);
+            kbuf_printf(&label, " with per-lane running statistics, num_warps=%d", nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
+            json_object_set_new(cfg, "rows", json_integer(rows));
         } else if (rowsplit) {
             kbuf_printf(&label, "%s: one read, rows cut into segments of %lld held in registers, partials exchanged between "
                         "programs, num_warps=%d", tmpl, seg, nw);
@@ -568,7 +595,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else if (row_template(&s, f, outp, eps, &in, chunk, seg, nw, e)) {
+        } else if (row_template(&s, f, outp, eps, &in, chunk, rows, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);
@@ -583,7 +610,8 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     }
     json_decref(variants);
     return builtin_candidates_answer(cands, tmpl,
-                                     cumsum || stats ? "num_warps a power of two <= 32, chunk a power of two in [16, 16384]"
+                                     cumsum || stats ? "num_warps a power of two <= 32, chunk a power of two in [16, 16384], "
+                                                       "rows a power of two <= 64 leaving 16 lanes or more"
                                                      : "num_warps a power of two <= 32",
                                      out, e);
 }

@@ -213,15 +213,16 @@ def main():
     for rows, n, seg in ((3, 100, 128), (2, 256, 256)):
         cases.append(("row_split_layer_norm", dict(OUT="out_ptr2", SEG=seg, EPS="1e-05", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_split_layer_norm(m, r, n), "%dx%d" % (rows, n)))
-    for rows, n, chunk in ((3, 100, 32), (2, 1000, 256), (4, 64, 64)):
-        cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, NUM_WARPS=4),
-                      lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d" % (rows, n, chunk)))
-    for rows, n, chunk, first, dt in ((6, 100, 32, True, torch.float32), (5, 1000, 256, False, torch.float32),
-                                      (2, 64, 64, True, torch.float32), (5, 300, 128, False, torch.float16)):
+    for rows, n, chunk, tr in ((3, 100, 32, 1), (2, 1000, 256, 1), (4, 64, 64, 1), (3, 1000, 256, 4), (2, 100, 128, 8)):
+        cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
+                      lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d rows %d" % (rows, n, chunk, tr)))
+    for rows, n, chunk, tr, first, dt in ((6, 100, 32, 1, True, torch.float32), (5, 1000, 256, 1, False, torch.float32),
+                                          (2, 64, 64, 1, True, torch.float32), (5, 300, 128, 1, False, torch.float16),
+                                          (6, 1000, 256, 4, True, torch.float32), (5, 300, 128, 8, False, torch.float16)):
         cases.append(("row_logsumexp", dict(OUT="in_out_ptr0" if first else "out_ptr2", OUT_FIRST=first, CHUNK=chunk,
-                                            NUM_WARPS=4),
+                                            ROWS=tr, NUM_WARPS=4),
                       lambda m, r=rows, n=n, f=first, d=dt: case_logsumexp(m, r, n, f, d),
-                      "%dx%d chunk %d out_first=%s %s" % (rows, n, chunk, first, str(dt)[6:])))
+                      "%dx%d chunk %d rows %d out_first=%s %s" % (rows, n, chunk, tr, first, str(dt)[6:])))
     # average pooling: a vendor region's launcher, and Inductor's own kernels (the output first, and
     # 1-D pooling through unsqueeze); odd sizes so that tiles and windows are masked
     vendor = dict(IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=False, R0NUMEL=False, IN3=False)
