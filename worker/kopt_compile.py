@@ -13,10 +13,11 @@ stdin, one JSON object:
 "attrs" names the parameters Triton's JIT would specialise as divisible by 16 on the launch
 judged (a 16-byte aligned pointer, an integer multiple of 16: tt.divisibility 16), so that the
 cubin checked is compiled as the one the launch runs (vectorised loads and stores included).
-stdout, one JSON object: {"ok": true, "cubin": "kernel.cubin", "name": ..., "shared": bytes,
-  "num_warps": n, "triton": version} or {"ok": false, "error": "..."} (exit status 1).
-The cubin is in the work directory; kopt reads it there (a regular file, size-capped) and
-disassembles it itself: what this process says about the kernel is not believed.
+stdout, one JSON object: {"ok": true, "cubin": "kernel.cubin", "metadata": "kernel.json", "name": ...,
+  "shared": bytes, "num_warps": n, "triton": version} or {"ok": false, "error": "..."} (exit status 1).
+The cubin and Triton's metadata of the compile are in the work directory; kopt reads them there
+(regular files, size-capped), disassembles the cubin itself and checks the metadata against what
+it asked: what this process says about the kernel is not believed.
 
 `kopt_compile.py --serve` is the same compile as a server (serve() below): one request per stdin
 line, one answer per stdout line with "dir", the directory (under the work directory) that holds
@@ -92,7 +93,15 @@ def main(text=None):
         f.write(k.asm["cubin"])
     md = k.metadata
     get = (lambda n: md.get(n)) if isinstance(md, dict) else (lambda n: getattr(md, n, None))
-    sys.stdout.write(json.dumps({"ok": True, "cubin": "kernel.cubin", "name": get("name"),
+    # Triton's metadata of the compile (what its cache's <name>.json holds): kopt checks it against
+    # what it asked and writes its own copy of the fields a loader needs (src/gates/kmeta.h)
+    meta = dict(md) if isinstance(md, dict) else md._asdict()
+    tgt = meta.get("target")
+    if tgt is not None and not isinstance(tgt, dict):
+        meta["target"] = {"backend": tgt.backend, "arch": tgt.arch, "warp_size": tgt.warp_size}
+    with open("kernel.json", "w") as f:
+        json.dump(meta, f, default=str)
+    sys.stdout.write(json.dumps({"ok": True, "cubin": "kernel.cubin", "metadata": "kernel.json", "name": get("name"),
                                  "shared": get("shared"), "num_warps": get("num_warps"),
                                  "triton": triton.__version__}) + "\n")
 

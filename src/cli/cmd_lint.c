@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/args.h"
 #include "cli/cli.h"
@@ -33,7 +34,7 @@ static const char USAGE[] =
     "usage: kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change] [--dtype DTYPE]\n"
     "                 [--allow-launcher] [--show-launcher]\n"
     "                 [--sass [--value NAME=N]... [--shape PTR=D0xD1...]... [--type PTR=*T]... [--sms N]\n"
-    "                         [--arch CC] [--python P]]\n"
+    "                         [--arch CC] [--python P] [--keep-cubins DIR]]\n"
     "\n"
     "Check a candidate kernel file (docs/CANDIDATES.md) against gate 1's static rules, on the CPU:\n"
     "no worker, no model, no GPU. The rules are an allowlist (docs/SECURITY.md): imports of triton,\n"
@@ -67,6 +68,12 @@ static const char USAGE[] =
     "  --sms N                   the SM count for sm_count() (default 132, an H200)\n"
     "  --arch CC                 compute capability x10 to compile for (default 90)\n"
     "  --python P                python with triton for the sandbox (default $KOPT_PYTHON, python3)\n"
+    "  --keep-cubins DIR         keep what was checked, per launch i of the plan: DIR/launch<i>.cubin (the\n"
+    "                            machine code disassembled), launch<i>.json (kopt's copy of the compile's\n"
+    "                            metadata, checked against what was asked: name, warps, stages, target,\n"
+    "                            one CTA, no scratch, no cooperative grid) and launch<i>.spec.json (the\n"
+    "                            kernel's parameters, types, constexprs and specialisation); DIR must\n"
+    "                            exist\n"
     "  -h, --help                this text\n"
     "\n"
     "exit codes: 0 the candidate passes, 2 bad command line, 3 candidate file missing or not a file,\n"
@@ -74,7 +81,7 @@ static const char USAGE[] =
     "  needs and 9 for no usable python/triton/cuobjdump\n";
 
 typedef struct lint_opts {
-    const char *path, *kernel, *dtype, *python;
+    const char *path, *kernel, *dtype, *python, *keep_dir;
     int json, allow_precision_change, allow_launcher, show_launcher, sass, arch;
     plan_values vals; /* --value, --shape, --type, --sms */
 } lint_opts;
@@ -126,6 +133,12 @@ static int read_value(lint_opts *o, const char *flag, char *v) {
     plan_values *pv = &o->vals;
     if (!strcmp(flag, "--python")) {
         o->python = v;
+        return 0;
+    }
+    if (!strcmp(flag, "--keep-cubins")) {
+        struct stat st;
+        if (stat(v, &st) != 0 || !S_ISDIR(st.st_mode)) return usage_error(flag, "takes an existing directory", o->json);
+        o->keep_dir = v;
         return 0;
     }
     if (!strcmp(flag, "--sms") || !strcmp(flag, "--arch")) {
@@ -199,7 +212,7 @@ static int read_opts(int argc, char **argv, lint_opts *o) {
             continue;
         }
         if (!strcmp(a, "--value") || !strcmp(a, "--shape") || !strcmp(a, "--type") || !strcmp(a, "--sms") ||
-            !strcmp(a, "--arch") || !strcmp(a, "--python")) {
+            !strcmp(a, "--arch") || !strcmp(a, "--python") || !strcmp(a, "--keep-cubins")) {
             if (i + 1 >= argc) return usage_error("missing the value of", a, o->json);
             int rc = read_value(o, a, argv[++i]);
             if (rc) return rc;
@@ -227,6 +240,7 @@ static int read_opts(int argc, char **argv, lint_opts *o) {
         o->path = a;
     }
     if (!o->path) return usage_error("missing the candidate path", NULL, o->json);
+    if (o->keep_dir && !o->sass) return usage_error("--keep-cubins keeps what --sass compiles:", "add --sass", o->json);
     return 0;
 }
 
@@ -298,7 +312,7 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
     char *python = NULL;
     rc = machine_python(o->python, &python, e);
     if (!rc) {
-        machine_opts mo = {.python = python, .arch = o->arch ? o->arch : 90, .timeout_s = 120};
+        machine_opts mo = {.python = python, .arch = o->arch ? o->arch : 90, .timeout_s = 120, .keep_dir = o->keep_dir};
         rc = machine_check(raw, p, &v, allowed, &mo, mr, e);
     }
     if (rc == KOPT_E_CANDIDATE) {

@@ -1,6 +1,8 @@
 /* machine.c — see machine.h. */
 #include "gates/machine.h"
 
+#include "gates/kmeta.h"
+
 #include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -171,10 +173,42 @@ static int take_cubin(const char *dir, const char *out_dir, char **out_path, ker
     return rc;
 }
 
+/* Read dir/kernel.json (Triton's metadata of the compile: a regular file, not a link, at most
+ * KMETA_TEXT_MAX bytes), check it against what was asked (kmeta.h) into *km and write kopt's own
+ * copy to out_dir/kernel.json. */
+static int take_metadata(const char *dir, const plan_spec *s, int arch, const char *out_dir, kmeta *km, kerr *e) {
+    char *path = fs_join(dir, "kernel.json");
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    free(path);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+        (unsigned long long)st.st_size > KMETA_TEXT_MAX) {
+        if (fd >= 0) close(fd);
+        return kerr_set(e, KOPT_E_CANDIDATE, "%s: the sandboxed compile left no usable metadata", s->kernel);
+    }
+    char *text = kmalloc((size_t)st.st_size + 1);
+    size_t got = 0;
+    while (got < (size_t)st.st_size) {
+        ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
+        if (n <= 0) break;
+        got += (size_t)n;
+    }
+    close(fd);
+    kerr me = {0};
+    int rc = got == (size_t)st.st_size ? kmeta_check(text, got, s->kernel, s->num_warps, s->num_stages, arch, km, &me)
+                                       : kerr_set(&me, KOPT_E_CANDIDATE, "it could not be read");
+    free(text);
+    if (rc) return kerr_set(e, KOPT_E_CANDIDATE, "%s: the compile's metadata: %s", s->kernel, me.msg);
+    char *mine = kmeta_json(km), *out = fs_join(out_dir, "kernel.json");
+    rc = fs_write(out, mine, strlen(mine), e);
+    free(mine), free(out);
+    return rc;
+}
+
 /* Maps a compile's answer (kopt_compile.py's JSON) to a verdict: the cubin of `dir` copied into
- * `mine` (*cubin) or the candidate's error. */
-static int compile_answer(const plan_spec *s, const json_t *ans, const char *dir, const char *mine,
-                          const char *stderr_tail, double timeout_s, char **cubin, kerr *e) {
+ * `mine` (*cubin) and its checked metadata written there (*km), or the candidate's error. */
+static int compile_answer(const plan_spec *s, const json_t *ans, const char *dir, const char *mine, int arch,
+                          const char *stderr_tail, double timeout_s, char **cubin, kmeta *km, kerr *e) {
     const char *err = json_string_value(json_object_get(ans, "error"));
     if (json_is_true(json_object_get(ans, "timeout")))
         return kerr_set(e, KOPT_E_CANDIDATE, "compiling %s in the sandbox took more than %.0f s", s->kernel, timeout_s);
@@ -185,12 +219,13 @@ static int compile_answer(const plan_spec *s, const json_t *ans, const char *dir
                         err ? err : "the sandboxed compile failed", err ? "" : ": ",
                         err ? "" : (tl > 300 ? stderr_tail + tl - 300 : stderr_tail));
     }
-    return take_cubin(dir, mine, cubin, e);
+    int rc = take_cubin(dir, mine, cubin, e);
+    return rc ? rc : take_metadata(dir, s, arch, mine, km, e);
 }
 
 /* One compile in a sandbox process of its own: 0 with *cubin (in `mine`), or an error. */
 static int compile_oneshot(const candidate *c, const plan_spec *s, const machine_opts *o, const kbuf *script_text,
-                           const char *mine, char **cubin, machine_report *r, kerr *e) {
+                           const char *mine, char **cubin, kmeta *km, machine_report *r, kerr *e) {
     char *sbx = NULL;
     int rc = fs_mkdtemp("kopt-sbx-", &sbx, e);
     if (rc) return rc;
@@ -223,7 +258,9 @@ static int compile_oneshot(const candidate *c, const plan_spec *s, const machine
         else if (sr.timed_out)
             rc = kerr_set(e, KOPT_E_CANDIDATE, "compiling %s in the sandbox took more than %.0f s", s->kernel,
                           so.timeout_s);
-        else rc = compile_answer(s, ans, sbx, mine, kbuf_str(&sr.err), so.timeout_s, cubin, e);
+        else
+            rc = compile_answer(s, ans, sbx, mine, o->arch ? o->arch : 90, kbuf_str(&sr.err), so.timeout_s, cubin, km,
+                                e);
         json_decref(ans);
         sandbox_result_free(&sr);
     } else {
@@ -247,7 +284,7 @@ static const char *served_dir(const json_t *ans) {
 /* One compile by the server: 0 with *cubin, an error of the candidate's, or -1 when the server
  * could not answer (it is then closed, and the caller compiles in a process of its own). */
 static int compile_served(machine_server *srv, const candidate *c, const plan_spec *s, const machine_opts *o,
-                          const char *mine, char **cubin, machine_report *r, kerr *e) {
+                          const char *mine, char **cubin, kmeta *km, machine_report *r, kerr *e) {
     double timeout = o->timeout_s > 0 ? o->timeout_s : 120;
     char *req = compile_request(c, s, o->arch ? o->arch : 90, timeout);
     kbuf line = KBUF_INIT;
@@ -266,23 +303,83 @@ static int compile_served(machine_server *srv, const candidate *c, const plan_sp
     r->compile_s += clock_now() - t0;
     snprintf(r->protections, sizeof r->protections, "%s", srv->protections);
     char *dir = fs_join(srv->dir, d);
-    rc = compile_answer(s, ans, dir, mine, "", timeout, cubin, e);
+    rc = compile_answer(s, ans, dir, mine, o->arch ? o->arch : 90, "", timeout, cubin, km, e);
     fs_rmtree(dir);
     free(dir);
     json_decref(ans);
     return rc;
 }
 
-/* Compile one specialised launch in the sandbox, disassemble and classify it into L. */
-static int check_launch(const candidate *c, const plan_spec *s, unsigned allowed, const machine_opts *o,
+/* What a loader needs to launch the compiled kernel of launch spec s of candidate c, as JSON text
+ * (caller frees): the kernel's parameters in declared order, each one's Triton type ("constexpr"
+ * for those fixed by value), the constexpr values, the parameters specialised as divisible by 16,
+ * warps and stages. From kopt's own specialisation, not from the sandbox. */
+static char *launch_spec_json(const candidate *c, const plan_spec *s) {
+    cand_param *ps = NULL;
+    size_t np = 0;
+    for (size_t i = 0; i < c->ndefs && !ps; i++)
+        if (c->defs[i].kind == CAND_DEF_FUNC && c->defs[i].jit && !strcmp(c->defs[i].name, s->kernel))
+            candidate_def_params(c, i, &ps, &np);
+    json_t *names = json_array(), *sig = json_array(), *cx = json_object(), *div = json_array();
+    for (size_t i = 0; i < np; i++) {
+        const char *type = "constexpr";
+        for (size_t k = 0; k < s->nsig; k++)
+            if (!strcmp(s->sig_names[k], ps[i].name)) {
+                type = s->sig_types[k];
+                if (s->sig_div16[k]) json_array_append_new(div, json_string(ps[i].name));
+            }
+        json_array_append_new(names, json_string(ps[i].name));
+        json_array_append_new(sig, json_string(type));
+    }
+    for (size_t k = 0; k < s->ncx; k++) {
+        json_t *v = json_loads(s->cx_values[k], JSON_DECODE_ANY, NULL);
+        json_object_set_new(cx, s->cx_names[k], v ? v : json_null());
+    }
+    candidate_params_free(ps, np);
+    json_t *o =
+        json_pack("{s:s, s:o, s:o, s:o, s:o, s:i, s:i}", "kernel", s->kernel, "arg_names", names, "signature", sig,
+                  "constexprs", cx, "divisible_by_16", div, "num_warps", s->num_warps, "num_stages", s->num_stages);
+    char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    json_decref(o);
+    return text;
+}
+
+/* Copies launch `li`'s cubin and kopt's metadata from `mine` into o->keep_dir, with the launch's
+ * spec (launch_spec_json): launch<li>.cubin, launch<li>.json, launch<li>.spec.json. */
+static int keep_launch(const candidate *c, const plan_spec *s, size_t li, const char *mine, const char *keep, kerr *e) {
+    static const char *const WHAT[][2] = {{"kernel.cubin", "cubin"}, {"kernel.json", "json"}};
+    int rc = 0;
+    for (size_t k = 0; k < 2 && !rc; k++) {
+        char *from = fs_join(mine, WHAT[k][0]), *text = NULL, *name = kasprintf("launch%zu.%s", li, WHAT[k][1]);
+        char *to = fs_join(keep, name);
+        size_t len = 0;
+        rc = fs_read(from, &text, &len, e);
+        if (!rc) rc = fs_write(to, text, len, e);
+        free(from), free(text), free(name), free(to);
+    }
+    if (rc) return rc;
+    char *spec = launch_spec_json(c, s), *name = kasprintf("launch%zu.spec.json", li), *to = fs_join(keep, name);
+    rc = fs_write(to, spec, strlen(spec), e);
+    free(spec), free(name), free(to);
+    return rc;
+}
+
+/* Compile one specialised launch (number li) in the sandbox, disassemble and classify it into L. */
+static int check_launch(const candidate *c, const plan_spec *s, size_t li, unsigned allowed, const machine_opts *o,
                         const char *cuobjdump, const kbuf *script_text, machine_launch *L, machine_report *r, kerr *e) {
     char *mine = NULL;
     int rc = fs_mkdtemp("kopt-sass-", &mine, e);
     if (rc) return rc;
     char *cubin = NULL;
+    kmeta km;
     rc = -1;
-    if (o->server && o->server->open) rc = compile_served(o->server, c, s, o, mine, &cubin, r, e);
-    if (rc == -1) rc = compile_oneshot(c, s, o, script_text, mine, &cubin, r, e);
+    if (o->server && o->server->open) rc = compile_served(o->server, c, s, o, mine, &cubin, &km, r, e);
+    if (rc == -1) rc = compile_oneshot(c, s, o, script_text, mine, &cubin, &km, r, e);
+    if (!rc) {
+        L->shared = km.shared;
+        L->num_stages = km.num_stages;
+        if (o->keep_dir) rc = keep_launch(c, s, li, mine, o->keep_dir, e);
+    }
     if (!rc) {
         char *dargv[] = {(char *)cuobjdump, "-sass", cubin, NULL};
         static const char *const DENV[] = {"PATH=/usr/bin:/bin", "LANG=C", NULL};
@@ -409,7 +506,7 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
         machine_launch *L = &r->launches[r->n++];
         L->kernel = kstrdup(specs[i].kernel);
         L->violation = -1;
-        rc = check_launch(c, &specs[i], allowed, o, cuobj, &script, L, r, e);
+        rc = check_launch(c, &specs[i], i, allowed, o, cuobj, &script, L, r, e);
     }
     kbuf_free(&script);
     for (size_t i = 0; i < ns; i++) plan_spec_free(&specs[i]);
@@ -423,9 +520,11 @@ json_t *machine_report_json(const machine_report *r) {
     for (size_t i = 0; i < r->n; i++) {
         char dg[17];
         snprintf(dg, sizeof dg, "%016" PRIx64, r->launches[i].digest);
-        json_array_append_new(ls, json_pack("{s:s, s:I, s:o, s:s}", "kernel", r->launches[i].kernel, "instructions",
-                                            (json_int_t)r->launches[i].ninsn, "classes",
-                                            machine_classes_json(r->launches[i].classes), "sass_digest", dg));
+        json_array_append_new(ls,
+                              json_pack("{s:s, s:I, s:o, s:s, s:I, s:i}", "kernel", r->launches[i].kernel,
+                                        "instructions", (json_int_t)r->launches[i].ninsn, "classes",
+                                        machine_classes_json(r->launches[i].classes), "sass_digest", dg, "shared_bytes",
+                                        (json_int_t)r->launches[i].shared, "num_stages", r->launches[i].num_stages));
     }
     return json_pack("{s:o, s:o, s:s, s:f}", "launches", ls, "allowed", machine_classes_json(r->allowed), "sandbox",
                      r->protections, "compile_s", r->compile_s);

@@ -3,11 +3,15 @@
  * in a disposable sandbox process (sandbox.h, worker/kopt_compile.py: no GPU needed), the cubin
  * is disassembled by `cuobjdump -sass` (also sandboxed: it parses untrusted bytes) and the SASS
  * classified (sass.h); a class the replaced kernel's types do not allow refuses the candidate.
- * What the sandboxed compiler says about its kernel is not believed: only the cubin crosses back.
+ * What the sandboxed compiler says about its kernel is not believed: the cubin and Triton's
+ * metadata of the compile cross back, the metadata checked against what was asked (kmeta.h: a
+ * name, warps, stages, target or launch feature other than asked refuses the candidate) and
+ * rewritten by kopt. With machine_opts.keep_dir, each launch's cubin, kopt's metadata and the
+ * launch's spec are kept for a loader that runs them without the candidate's Python
+ * (worker/kopt/cubin.py; wiring it into the gates is the next step, docs/SECURITY.md).
  *
- * Today `kopt lint --sass` runs it with values given on the command line; the values of a real
- * launch, and loading the sandbox's cubin in the worker instead of compiling there, are the next
- * step (docs/SECURITY.md).
+ * `kopt lint --sass` runs it with values given on the command line, `kopt verify` (sass_gate.h)
+ * with the launch the gates captured.
  *
  * Ownership: machine_report holds malloc'd kernel names (machine_report_free); opts' strings
  * are borrowed. machine_find_cuobjdump keeps the path it asked a python for, for the process.
@@ -47,6 +51,8 @@ typedef struct machine_opts {
     int arch;               /* compute capability x10 (90: H100/H200) */
     double timeout_s;       /* per compile (0: 120 s) */
     machine_server *server; /* open: compile there (NULL or closed: a sandbox process each) */
+    const char *keep_dir;   /* non-NULL: each launch's cubin, kopt's checked metadata and its spec are
+                               copied there (launch<i>.cubin, .json, .spec.json) for a loader */
 } machine_opts;
 
 /* Starts a compile server for o's python and script (o->server is not used). 0 with srv open;
@@ -63,6 +69,8 @@ typedef struct machine_launch {
     char insn[96];    /* that instruction */
     size_t ninsn;     /* instructions read */
     uint64_t digest;  /* sass_digest of its listing (sass.h): which machine code was judged */
+    long long shared; /* shared memory bytes, from the compile's checked metadata (kmeta.h) */
+    int num_stages;   /* the stages it was compiled with (likewise) */
 } machine_launch;
 
 typedef struct machine_report {

@@ -160,8 +160,20 @@ expect_exit 2 "--value not a number" -- "$KOPT" lint --sass --value xnumel=lots 
 expect_exit 2 "--type unknown" -- "$KOPT" lint --sass --type in_ptr0=*float "$SASS_DIR/half_upcast.py"
 expect_exit 12 "--sass on a form-L file" -- "$KOPT" lint --sass --allow-launcher "$GOOD"
 has "--sass on form L: says it needs form P" "$T/out" "reads a form-P plan"
+expect_exit 2 "--keep-cubins without --sass" -- "$KOPT" lint --keep-cubins "$T" "$SASS_DIR/half_upcast.py"
+has "--keep-cubins without --sass: says so" "$T/err" "add --sass"
+expect_exit 2 "--keep-cubins to a directory that does not exist" -- "$KOPT" lint --sass --keep-cubins "$T/none" "$SASS_DIR/half_upcast.py"
 TPY=${KOPT_TRITON_PYTHON:-python3}
 if "$TPY" -c 'import triton' 2>/dev/null; then
+  mkdir -p "$T/keep"
+  expect_exit 0 "--sass --keep-cubins: a float32 control" -- "$KOPT" lint --json --sass --python "$TPY" --value xnumel=64 \
+    --value r0_numel=16384 --keep-cubins "$T/keep" tests/candidates/03_log_softmax/good_plan_online.py
+  json_check "--keep-cubins: the launch's cubin, kopt's metadata and its spec" "$T/keep/launch0.spec.json" \
+    "d['kernel'] == '_log_softmax_online' and d['arg_names'][-1] == 'R0_BLOCK' and d['signature'][-1] == 'constexpr' and d['constexprs'] == {'R0_BLOCK': 2048} and d['num_warps'] == 8"
+  json_check "--keep-cubins: the metadata is kopt's copy" "$T/keep/launch0.json" \
+    "d['name'] == '_log_softmax_online' and d['num_warps'] == 8 and d['global_scratch_size'] == 0 and 'extern_libs' not in d"
+  [ -s "$T/keep/launch0.cubin" ] && ok || bad "--keep-cubins: no cubin kept"
+
   expect_exit 12 "--sass: float16 arithmetic in a float16 model" -- "$KOPT" lint --json --sass --python "$TPY" "${HALF[@]}" "$SASS_DIR/half_arith.py"
   json_check "--sass: half_arith refused for arith_f16" "$T/out" \
     "[f['rule'] for f in d['findings']] == ['precision_sass'] and 'arith_f16' in d['findings'][0]['message'] and d['sass']['launches'][0]['classes'] == ['arith_f16']"

@@ -25,6 +25,9 @@ fi
 if want machine; then
   if msg=$(KOPT="$KOPT" python3 tests/gpu/check_sass_match.py 2>&1); then ok "machine: $msg"
   else bad "machine: $(echo "$msg" | tail -3)"; fi
+  # ... and that machine code, loaded with no candidate Python, computes what the JIT's launch does
+  if msg=$(KOPT="$KOPT" python3 tests/gpu/check_cubin_load.py 2>&1); then ok "machine: $msg"
+  else bad "machine: $(echo "$msg" | tail -3)"; fi
 fi
 # the split templates with several programs a row or column (the interpreter runs one at a time)
 if want templates; then
