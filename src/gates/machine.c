@@ -146,57 +146,58 @@ static char *compile_request(const candidate *c, const plan_spec *s, int arch, d
     return text;
 }
 
-/* Read dir/kernel.cubin (a regular file, not a link, at most MACHINE_CUBIN_MAX bytes) and write
- * it to a fresh file of kopt's own in out_dir. */
-static int take_cubin(const char *dir, const char *out_dir, char **out_path, kerr *e) {
-    char *path = fs_join(dir, "kernel.cubin");
+/* The sandbox's file dir/name: a regular file, not a link, of 1 to max bytes, read whole into
+ * *data (malloc'd, NUL-terminated) and *len; -1 when it is not that. */
+static int read_sandbox_file(const char *dir, const char *name, size_t max, char **data, size_t *len) {
+    char *path = fs_join(dir, name);
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     free(path);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (unsigned long long)st.st_size > MACHINE_CUBIN_MAX) {
+        (unsigned long long)st.st_size > max) {
         if (fd >= 0) close(fd);
-        return kerr_set(e, KOPT_E_CANDIDATE, "the sandboxed compile left no usable cubin");
+        return -1;
     }
-    char *data = kmalloc((size_t)st.st_size);
+    char *buf = kmalloc((size_t)st.st_size + 1);
     size_t got = 0;
     while (got < (size_t)st.st_size) {
-        ssize_t n = read(fd, data + got, (size_t)st.st_size - got);
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
         if (n <= 0) break;
         got += (size_t)n;
     }
     close(fd);
+    if (got != (size_t)st.st_size) {
+        free(buf);
+        return -1;
+    }
+    buf[got] = 0;
+    *data = buf;
+    *len = got;
+    return 0;
+}
+
+/* Read dir/kernel.cubin (at most MACHINE_CUBIN_MAX bytes) and write it to a fresh file of kopt's
+ * own in out_dir. */
+static int take_cubin(const char *dir, const char *out_dir, char **out_path, kerr *e) {
+    char *data = NULL;
+    size_t len = 0;
+    if (read_sandbox_file(dir, "kernel.cubin", MACHINE_CUBIN_MAX, &data, &len))
+        return kerr_set(e, KOPT_E_CANDIDATE, "the sandboxed compile left no usable cubin");
     *out_path = fs_join(out_dir, "kernel.cubin");
-    int rc = got == (size_t)st.st_size ? fs_write(*out_path, data, got, e)
-                                       : kerr_set(e, KOPT_E_CANDIDATE, "the cubin could not be read");
+    int rc = fs_write(*out_path, data, len, e);
     free(data);
     return rc;
 }
 
-/* Read dir/kernel.json (Triton's metadata of the compile: a regular file, not a link, at most
- * KMETA_TEXT_MAX bytes), check it against what was asked (kmeta.h) into *km and write kopt's own
- * copy to out_dir/kernel.json. */
+/* Read dir/kernel.json (Triton's metadata of the compile, at most KMETA_TEXT_MAX bytes), check it
+ * against what was asked (kmeta.h) into *km and write kopt's own copy to out_dir/kernel.json. */
 static int take_metadata(const char *dir, const plan_spec *s, int arch, const char *out_dir, kmeta *km, kerr *e) {
-    char *path = fs_join(dir, "kernel.json");
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    free(path);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (unsigned long long)st.st_size > KMETA_TEXT_MAX) {
-        if (fd >= 0) close(fd);
+    char *text = NULL;
+    size_t len = 0;
+    if (read_sandbox_file(dir, "kernel.json", KMETA_TEXT_MAX, &text, &len))
         return kerr_set(e, KOPT_E_CANDIDATE, "%s: the sandboxed compile left no usable metadata", s->kernel);
-    }
-    char *text = kmalloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (got < (size_t)st.st_size) {
-        ssize_t n = read(fd, text + got, (size_t)st.st_size - got);
-        if (n <= 0) break;
-        got += (size_t)n;
-    }
-    close(fd);
     kerr me = {0};
-    int rc = got == (size_t)st.st_size ? kmeta_check(text, got, s->kernel, s->num_warps, s->num_stages, arch, km, &me)
-                                       : kerr_set(&me, KOPT_E_CANDIDATE, "it could not be read");
+    int rc = kmeta_check(text, len, s->kernel, s->num_warps, s->num_stages, arch, km, &me);
     free(text);
     if (rc) return kerr_set(e, KOPT_E_CANDIDATE, "%s: the compile's metadata: %s", s->kernel, me.msg);
     char *mine = kmeta_json(km), *out = fs_join(out_dir, "kernel.json");

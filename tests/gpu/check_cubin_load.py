@@ -18,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from check_sass_match import CASES, KOPT, ROOT  # noqa: E402
+from check_sass_match import CASES, ROOT, lint_case  # noqa: E402
 
 RUN = r'''
 import importlib.util, json, sys
@@ -63,20 +63,9 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             keep = os.path.join(tmp, "keep")
             os.mkdir(keep)
-            lint = [KOPT, "lint", os.path.join(ROOT, cand), "--sass", "--json", "--show-launcher", "--keep-cubins", keep]
-            for name, v in values.items():
-                lint += ["--value", "%s=%d" % (name, v)]
-            for a in launch:
-                if isinstance(a, tuple):
-                    lint += ["--shape", "%s=%s" % (a[0], "x".join(map(str, a[1])))]
-            r = subprocess.run(lint, capture_output=True, text=True)
-            try:
-                d = json.loads(r.stdout)
-            except ValueError:
-                bad.append("case %d: kopt lint gave no JSON (exit %d): %s" % (k, r.returncode, r.stderr[-300:]))
-                continue
-            if not d.get("ok") or "sass" not in d:
-                bad.append("case %d: kopt lint did not keep the machine code: %s" % (k, r.stdout[-400:]))
+            d, why = lint_case(k, cand, values, launch, ["--keep-cubins", keep])
+            if why:
+                bad.append(why)
                 continue
             src = os.path.join(tmp, "judged.py")
             with open(src, "w") as f:

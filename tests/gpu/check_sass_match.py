@@ -72,26 +72,34 @@ print(json.dumps(sorted(glob.glob(os.path.join(os.environ["TRITON_CACHE_DIR"], "
 '''
 
 
+def lint_case(k, cand, values, launch, extra=()):
+    """`kopt lint --sass --json --show-launcher` of case k (its values and shapes, then `extra`):
+    (its JSON document, None) when it checked the machine code, else (None, why)."""
+    lint = [KOPT, "lint", os.path.join(ROOT, cand), "--sass", "--json", "--show-launcher"] + list(extra)
+    for name, v in values.items():
+        lint += ["--value", "%s=%d" % (name, v)]
+    for a in launch:
+        if isinstance(a, tuple):
+            lint += ["--shape", "%s=%s" % (a[0], "x".join(map(str, a[1])))]
+    r = subprocess.run(lint, capture_output=True, text=True)
+    try:
+        d = json.loads(r.stdout)
+    except ValueError:
+        return None, "case %d: kopt lint gave no JSON (exit %d): %s" % (k, r.returncode, r.stderr[-300:])
+    if not d.get("ok") or "sass" not in d:
+        return None, "case %d: kopt lint did not check the machine code: %s" % (k, r.stdout[-400:])
+    return d, None
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--digest":
         print(digest(open(sys.argv[2]).read()))
         return 0
     bad, n = [], 0
     for k, (cand, values, launch) in enumerate(CASES):
-        lint = [KOPT, "lint", os.path.join(ROOT, cand), "--sass", "--json", "--show-launcher"]
-        for name, v in values.items():
-            lint += ["--value", "%s=%d" % (name, v)]
-        for a in launch:
-            if isinstance(a, tuple):
-                lint += ["--shape", "%s=%s" % (a[0], "x".join(map(str, a[1])))]
-        r = subprocess.run(lint, capture_output=True, text=True)
-        try:
-            d = json.loads(r.stdout)
-        except ValueError:
-            bad.append("case %d: kopt lint gave no JSON (exit %d): %s" % (k, r.returncode, r.stderr[-300:]))
-            continue
-        if not d.get("ok") or "sass" not in d:
-            bad.append("case %d: kopt lint did not check the machine code: %s" % (k, r.stdout[-400:]))
+        d, why = lint_case(k, cand, values, launch)
+        if why:
+            bad.append(why)
             continue
         want = [L["sass_digest"] for L in d["sass"]["launches"]]
         with tempfile.TemporaryDirectory() as tmp:
