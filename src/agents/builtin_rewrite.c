@@ -51,6 +51,9 @@ static const char *param_type(const json_t *k, size_t i) {
     return builtin_param_type(k, builtin_runtime_param(k, i));
 }
 
+/* Whether pointer type t is of the rows the online-statistics templates read: fp32, fp16, bf16. */
+static int float_rows(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*bf16") || !strcmp(t, "*fp16"); }
+
 /* The eps of a layer norm kernel: the small constant added before rsqrt. 0 if not found. */
 static double find_eps(const char *src) {
     const char *rs = src ? strstr(src, "rsqrt(") : NULL;
@@ -213,14 +216,12 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     if (!strcmp(kind, "reduction") && builtin_logsumexp_match(k, lo, sizeof lo)) {
         int of = !strcmp(lo, "in_out_ptr0");
         const char *lse[] = {of ? lo : "in_ptr0", of ? "in_ptr0" : lo, "xnumel", "r0_numel"};
-        const char *ti = builtin_param_type(k, "in_ptr0"), *to = builtin_param_type(k, lo);
-        if (!builtin_params_are(k, lse, 4)) ti = "";
-        if (!strcmp(ti, to) && (!strcmp(ti, "*fp32") || !strcmp(ti, "*bf16") || !strcmp(ti, "*fp16"))) return KF_ROW_LOGSUMEXP;
+        const char *ti = builtin_param_type(k, "in_ptr0");
+        if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, builtin_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
     }
     /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
-        (!strcmp(param_type(k, 0), "*fp32") || !strcmp(param_type(k, 0), "*bf16") || !strcmp(param_type(k, 0), "*fp16")) &&
-        builtin_softmax_stats_match(k))
+        float_rows(param_type(k, 0)) && builtin_softmax_stats_match(k))
         return KF_ROW_SOFTMAX_STATS;
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
@@ -537,9 +538,9 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         builtin_instance_norm_match(k, &ie, &in.channels, &in.affine);
     }
     size_t outi = f == KF_ROW_LAYER_NORM || f == KF_ROW_SPLIT_LAYER_NORM || in.affine ? 3 : 1;
-    char lse_out[16] = "";
-    if (f == KF_ROW_LOGSUMEXP) builtin_logsumexp_match(k, lse_out, sizeof lse_out);   /* matched above: its output */
-    const char *outp = f == KF_ROW_LOGSUMEXP ? lse_out : json_string_value(json_array_get(rt, outi));
+    /* a logsumexp's output (matched above): in_out_ptr0 first, or the parameter after in_ptr0 */
+    if (f == KF_ROW_LOGSUMEXP) outi = strcmp(json_string_value(json_array_get(rt, 0)), "in_ptr0") ? 0 : 1;
+    const char *outp = json_string_value(json_array_get(rt, outi));
     long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);

@@ -311,32 +311,26 @@ static int compile_served(machine_server *srv, const candidate *c, const plan_sp
     return rc;
 }
 
-/* What a loader needs to launch the compiled kernel of launch spec s of candidate c, as JSON text
- * (caller frees): the kernel's parameters in declared order, each one's Triton type ("constexpr"
- * for those fixed by value), the constexpr values, the parameters specialised as divisible by 16,
- * warps and stages. From kopt's own specialisation, not from the sandbox. */
-static char *launch_spec_json(const candidate *c, const plan_spec *s) {
-    cand_param *ps = NULL;
-    size_t np = 0;
-    for (size_t i = 0; i < c->ndefs && !ps; i++)
-        if (c->defs[i].kind == CAND_DEF_FUNC && c->defs[i].jit && !strcmp(c->defs[i].name, s->kernel))
-            candidate_def_params(c, i, &ps, &np);
+/* What a loader needs to launch the compiled kernel of launch spec s, as JSON text (caller
+ * frees): the kernel's parameters in declared order, each one's Triton type ("constexpr" for those
+ * fixed by value), the constexpr values, the parameters specialised as divisible by 16, warps and
+ * stages. From kopt's own specialisation, not from the sandbox. */
+static char *launch_spec_json(const plan_spec *s) {
     json_t *names = json_array(), *sig = json_array(), *cx = json_object(), *div = json_array();
-    for (size_t i = 0; i < np; i++) {
+    for (size_t i = 0; i < s->nargs; i++) {
         const char *type = "constexpr";
         for (size_t k = 0; k < s->nsig; k++)
-            if (!strcmp(s->sig_names[k], ps[i].name)) {
+            if (!strcmp(s->sig_names[k], s->arg_names[i])) {
                 type = s->sig_types[k];
-                if (s->sig_div16[k]) json_array_append_new(div, json_string(ps[i].name));
+                if (s->sig_div16[k]) json_array_append_new(div, json_string(s->arg_names[i]));
             }
-        json_array_append_new(names, json_string(ps[i].name));
+        json_array_append_new(names, json_string(s->arg_names[i]));
         json_array_append_new(sig, json_string(type));
     }
     for (size_t k = 0; k < s->ncx; k++) {
         json_t *v = json_loads(s->cx_values[k], JSON_DECODE_ANY, NULL);
         json_object_set_new(cx, s->cx_names[k], v ? v : json_null());
     }
-    candidate_params_free(ps, np);
     json_t *o =
         json_pack("{s:s, s:o, s:o, s:o, s:o, s:i, s:i}", "kernel", s->kernel, "arg_names", names, "signature", sig,
                   "constexprs", cx, "divisible_by_16", div, "num_warps", s->num_warps, "num_stages", s->num_stages);
@@ -345,23 +339,24 @@ static char *launch_spec_json(const candidate *c, const plan_spec *s) {
     return text;
 }
 
-/* Copies launch `li`'s cubin and kopt's metadata from `mine` into o->keep_dir, with the launch's
- * spec (launch_spec_json): launch<li>.cubin, launch<li>.json, launch<li>.spec.json. */
-static int keep_launch(const candidate *c, const plan_spec *s, size_t li, const char *mine, const char *keep, kerr *e) {
-    static const char *const WHAT[][2] = {{"kernel.cubin", "cubin"}, {"kernel.json", "json"}};
-    int rc = 0;
-    for (size_t k = 0; k < 2 && !rc; k++) {
-        char *from = fs_join(mine, WHAT[k][0]), *text = NULL, *name = kasprintf("launch%zu.%s", li, WHAT[k][1]);
-        char *to = fs_join(keep, name);
-        size_t len = 0;
-        rc = fs_read(from, &text, &len, e);
-        if (!rc) rc = fs_write(to, text, len, e);
-        free(from), free(text), free(name), free(to);
-    }
-    if (rc) return rc;
-    char *spec = launch_spec_json(c, s), *name = kasprintf("launch%zu.spec.json", li), *to = fs_join(keep, name);
-    rc = fs_write(to, spec, strlen(spec), e);
-    free(spec), free(name), free(to);
+/* Writes keep/launch<li>.<ext>. */
+static int keep_file(const char *keep, size_t li, const char *ext, const char *data, size_t len, kerr *e) {
+    char *name = kasprintf("launch%zu.%s", li, ext), *to = fs_join(keep, name);
+    int rc = fs_write(to, data, len, e);
+    free(name), free(to);
+    return rc;
+}
+
+/* Keeps launch li for a loader in `keep`: its cubin (the file disassembled), kopt's metadata of
+ * the compile (km) and its spec (launch_spec_json): launch<li>.cubin, .json, .spec.json. */
+static int keep_launch(const plan_spec *s, size_t li, const char *cubin, const kmeta *km, const char *keep, kerr *e) {
+    char *data = NULL, *meta = kmeta_json(km), *spec = launch_spec_json(s);
+    size_t len = 0;
+    int rc = fs_read(cubin, &data, &len, e);
+    if (!rc) rc = keep_file(keep, li, "cubin", data, len, e);
+    if (!rc) rc = keep_file(keep, li, "json", meta, strlen(meta), e);
+    if (!rc) rc = keep_file(keep, li, "spec.json", spec, strlen(spec), e);
+    free(data), free(meta), free(spec);
     return rc;
 }
 
@@ -379,7 +374,7 @@ static int check_launch(const candidate *c, const plan_spec *s, size_t li, unsig
     if (!rc) {
         L->shared = km.shared;
         L->num_stages = km.num_stages;
-        if (o->keep_dir) rc = keep_launch(c, s, li, mine, o->keep_dir, e);
+        if (o->keep_dir) rc = keep_launch(s, li, cubin, &km, o->keep_dir, e);
     }
     if (!rc) {
         char *dargv[] = {(char *)cuobjdump, "-sass", cubin, NULL};

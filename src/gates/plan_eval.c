@@ -156,6 +156,7 @@ static const char *int_type(long long x) { return (x >= INT_MIN && x <= INT_MAX)
 void plan_spec_free(plan_spec *s) {
     if (!s) return;
     free(s->kernel);
+    for (size_t i = 0; i < s->nargs; i++) free(s->arg_names[i]);
     for (size_t i = 0; i < s->nsig; i++) free(s->sig_names[i]), free(s->sig_types[i]);
     for (size_t i = 0; i < s->ncx; i++) free(s->cx_names[i]), free(s->cx_values[i]);
     memset(s, 0, sizeof *s);
@@ -185,6 +186,8 @@ int plan_specialize(const candidate *c, const launch_plan *p, size_t li, const p
         }
     if (!ps) return kerr_set(e, KOPT_E_CANDIDATE, "launch of %s: not a jit function of the file", L->kernel);
     s->kernel = kstrdup(L->kernel);
+    for (size_t i = 0; i < np && i < sizeof s->arg_names / sizeof *s->arg_names; i++)
+        s->arg_names[s->nargs++] = kstrdup(ps[i].name);
     s->num_warps = L->num_warps;
     s->num_stages = L->num_stages;
     int rc = 0;

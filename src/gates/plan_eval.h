@@ -48,6 +48,8 @@ int plan_eval_lets(const launch_plan *p, plan_values *v, kerr *e);
 /* One launch's specialisation. */
 typedef struct plan_spec {
     char *kernel;
+    size_t nargs;
+    char *arg_names[PLAN_MAX_ARGS + PLAN_MAX_ARGS]; /* every parameter of the kernel, declared order */
     size_t nsig;
     char *sig_names[PLAN_MAX_ARGS];
     char *sig_types[PLAN_MAX_ARGS]; /* Triton types; "constexpr" for an argument fixed by value */
