@@ -51,6 +51,11 @@ static const char USAGE[] =
     "                             Default: on when the python's triton and a cuobjdump are found,\n"
     "                             else off, and the report says why (report.json machine_check)\n"
     "  --no-sass-check            skip the machine-code check (the static rules still apply)\n"
+    "  --jit-judge                gates 2-4 run a form-P candidate's kernels through Triton's JIT in the\n"
+    "                             worker (its file imported there). Default: where the machine-code check\n"
+    "                             ran, they run the very cubins it compiled in the sandbox and checked,\n"
+    "                             and no line of the candidate's file is imported where inputs,\n"
+    "                             references and timings live (report: candidates[].judged_code)\n"
     "  --memcheck                 gate 2 also runs each candidate that passed its numbers once under\n"
     "                             compute-sanitizer's memcheck (PyTorch's caching allocator off) and\n"
     "                             refuses out-of-bounds or misaligned accesses in its kernels; needs\n"
@@ -104,7 +109,7 @@ int cmd_verify(int argc, char **argv) {
         {"timeout", required_argument, 0, 'T'},   {"force-version", no_argument, 0, 'F'},
         {"allow-launcher", no_argument, 0, 'L'},  {"sass-check", no_argument, 0, 'S'},
         {"no-sass-check", no_argument, 0, 'N'},   {"memcheck", no_argument, 0, 'M'},
-        {0, 0, 0, 0}};
+        {"jit-judge", no_argument, 0, 'J'},       {0, 0, 0, 0}};
     verify_opts o = {.seeds = 3, .rho_max = 10, .abs_bound = 5e-3, .min_gain = 0.02, .rounds = 40, .measure_floor = 1};
     kvec kernels = {0}, paths = {0};   /* parallel: kernel name (or NULL), path; both owned */
     const char *python = NULL;
@@ -144,6 +149,7 @@ int cmd_verify(int argc, char **argv) {
         case 'L': o.allow_launcher = 1; break;
         case 'S': sass_check = 1; break;
         case 'N': sass_check = -1; break;
+        case 'J': o.jit_judge = 1; break;
         case 'M': want_memcheck = 1; break;
         case 'T': rc = cli_parse_duration("--timeout", optarg, 0.1, 7 * 86400, &o.timeout_s, &e); break;
         case 'F': force_version = 1; break;

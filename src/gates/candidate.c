@@ -979,7 +979,8 @@ fail:
     if (lower && c->plan_def >= 0) {   /* form P: judge and ship kopt's lowering instead */
         char *low = NULL;
         launch_plan *plan = NULL;
-        rc = plan_lower(c, &low, &plan, e);   /* the plan too: its launches' kernels, below */
+        size_t launcher_off = 0;
+        rc = plan_lower(c, &low, &plan, &launcher_off, e);   /* the plan too: its launches' kernels, below */
         candidate_free(c);
         if (rc) return rc;
         char **kernels = kcalloc(plan->nlaunches, sizeof *kernels);
@@ -1001,6 +1002,7 @@ fail:
         l->from_plan = 1;
         l->plan_kernels = kernels;
         l->nplan_kernels = nkernels;
+        l->plan_launcher_off = launcher_off;
         *out = l;
         return 0;
     }
@@ -1146,6 +1148,35 @@ void candidate_escape_triple(const char *s, size_t n, kbuf *out) {
     }
 }
 
+/* c->text[from..to) with each module-level name (not in an import) prefixed _kopt_<kernel>__. */
+static void prefix_range(const candidate *c, const char *kernel_name, size_t from, size_t to, kbuf *b) {
+    size_t pos = from;
+    for (size_t i = 0; i < c->ntoks; i++) {
+        const pytok *t = &c->toks[i];
+        if ((size_t)t->off < from || (size_t)t->off + t->len > to) continue;
+        if (t->kind != PYT_NAME || c->ref[i] != CREF_MODULE || (c->tflags[i] & CTOK_IN_IMPORT)) continue;
+        kbuf_append(b, c->text + pos, t->off - pos);
+        kbuf_printf(b, "_kopt_%s__", kernel_name);
+        kbuf_append(b, c->text + t->off, t->len);
+        pos = (size_t)t->off + t->len;
+    }
+    kbuf_append(b, c->text + pos, to - pos);
+}
+
+/* Trailing blank space trimmed, then `\nNAME = _KoptLaunch(_kopt_NAME__launch[, (kernels...)])`. */
+static void launch_binding(const candidate *c, const char *kernel_name, kbuf *b) {
+    while (b->len && (b->data[b->len - 1] == '\n' || b->data[b->len - 1] == '\r' || b->data[b->len - 1] == ' ' ||
+                      b->data[b->len - 1] == '\t'))
+        b->data[--b->len] = '\0';
+    kbuf_printf(b, "\n%s = _KoptLaunch(_kopt_%s__launch", kernel_name, kernel_name);
+    if (c->nplan_kernels) { /* the plan's launches' kernels, in order (the shim's run_verified) */
+        kbuf_puts(b, ", (");
+        for (size_t i = 0; i < c->nplan_kernels; i++) kbuf_printf(b, "_kopt_%s__%s, ", kernel_name, c->plan_kernels[i]);
+        kbuf_puts(b, ")");
+    }
+    kbuf_puts(b, ")");
+}
+
 int candidate_stitch_text(const candidate *c, const char *kernel_name, kbuf *out, kerr *e) {
     if (!candidate_is_ident(kernel_name))
         return kerr_set(e, KOPT_E_CANDIDATE, "cannot stitch: '%s' is not a kernel name",
@@ -1163,28 +1194,55 @@ int candidate_stitch_text(const candidate *c, const char *kernel_name, kbuf *out
     kbuf b = KBUF_INIT;
     kbuf_printf(&b, "# kopt: launcher-form candidate for %s; its top-level names carry the "
                     "prefix _kopt_%s__\n", kernel_name, kernel_name);
-    size_t pos = 0;
-    for (size_t i = 0; i < c->ntoks; i++) {
-        const pytok *t = &c->toks[i];
-        if (t->kind != PYT_NAME || c->ref[i] != CREF_MODULE || (c->tflags[i] & CTOK_IN_IMPORT))
-            continue;
-        kbuf_append(&b, c->text + pos, t->off - pos);
-        kbuf_printf(&b, "_kopt_%s__", kernel_name);
-        kbuf_append(&b, c->text + t->off, t->len);
-        pos = (size_t)t->off + t->len;
+    prefix_range(c, kernel_name, 0, c->len, &b);
+    launch_binding(c, kernel_name, &b);
+    kbuf_append(out, b.data, b.len);
+    kbuf_free(&b);
+    return 0;
+}
+
+void candidate_prefixed_text(const candidate *c, const char *kernel_name, kbuf *out) {
+    prefix_range(c, kernel_name, 0, c->len, out);
+}
+
+/* s as a Python bytes literal (b'...': printable ASCII but quote and backslash as is, any other
+ * byte escaped), for a path kopt writes into a module. */
+static void py_bytes_literal(const char *s, kbuf *out) {
+    kbuf_puts(out, "b'");
+    for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
+        if (*q >= 32 && *q < 127 && *q != '\'' && *q != '\\') kbuf_putc(out, (char)*q);
+        else kbuf_printf(out, "\\x%02x", *q);
     }
-    kbuf_append(&b, c->text + pos, c->len - pos);
-    while (b.len && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\r' ||
-                     b.data[b.len - 1] == ' ' || b.data[b.len - 1] == '\t'))
-        b.data[--b.len] = '\0';
-    kbuf_printf(&b, "\n%s = _KoptLaunch(_kopt_%s__launch", kernel_name, kernel_name);
-    if (c->nplan_kernels) { /* the plan's launches' kernels, in order (the shim's run_verified) */
+    kbuf_puts(out, "'");
+}
+
+int candidate_cubin_stitch_text(const candidate *c, const char *kernel_name, const char *cubin_dir, kbuf *out,
+                                kerr *e) {
+    if (!candidate_is_ident(kernel_name))
+        return kerr_set(e, KOPT_E_CANDIDATE, "cannot stitch: '%s' is not a kernel name",
+                        kernel_name ? kernel_name : "(null)");
+    if (!c->from_plan || !c->nplan_kernels || c->plan_launcher_off > c->len)
+        return kerr_set(e, KOPT_E_CANDIDATE, "cannot load %s's kernels from cubins: not a plan-form candidate",
+                        kernel_name);
+    kbuf b = KBUF_INIT;
+    kbuf_printf(&b, "# kopt: the judged form of the plan-form candidate for %s: each kernel its plan launches runs "
+                    "from the\n# machine code gate 1 compiled in the sandbox and checked (kopt.cubin); nothing "
+                    "of the candidate's file is here\n"
+                    "from kopt.cubin import CubinFunction as _kopt_CubinFunction\n", kernel_name);
+    for (size_t i = 0; i < c->nplan_kernels; i++) {
+        size_t first = i;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(c->plan_kernels[j], c->plan_kernels[i])) first = j;
+        if (first != i) continue; /* bound with its first launch */
+        kbuf_printf(&b, "_kopt_%s__%s = _kopt_CubinFunction(", kernel_name, c->plan_kernels[i]);
+        py_bytes_literal(cubin_dir, &b);
         kbuf_puts(&b, ", (");
-        for (size_t i = 0; i < c->nplan_kernels; i++)
-            kbuf_printf(&b, "_kopt_%s__%s, ", kernel_name, c->plan_kernels[i]);
-        kbuf_puts(&b, ")");
+        for (size_t j = i; j < c->nplan_kernels; j++)
+            if (!strcmp(c->plan_kernels[j], c->plan_kernels[i])) kbuf_printf(&b, "%zu, ", j);
+        kbuf_puts(&b, "))\n");
     }
-    kbuf_puts(&b, ")");
+    prefix_range(c, kernel_name, c->plan_launcher_off, c->len, &b);
+    launch_binding(c, kernel_name, &b);
     kbuf_append(out, b.data, b.len);
     kbuf_free(&b);
     return 0;

@@ -145,6 +145,7 @@ typedef struct candidate {
     char **plan_kernels;    /* from_plan: each launch's kernel, in the plan's order (the stitched
                                shim binds launch i to plan_kernels[i]) */
     size_t nplan_kernels;
+    size_t plan_launcher_off; /* from_plan: where kopt's launcher begins in text (plan_lower) */
 } candidate;
 
 int candidate_parse(const char *text, size_t len, candidate **out, kerr *e);
@@ -168,6 +169,21 @@ int candidate_check_interface(const candidate *c, const art_kernel *k, kerr *e);
  * No trailing newline (the replaced statement's line end stays in the module). A kernel_name
  * that is not a Python identifier is KOPT_E_CANDIDATE; on error `out` is left as it was. */
 int candidate_stitch_text(const candidate *c, const char *kernel_name, kbuf *out, kerr *e);
+
+/* The candidate's text with every module-level name it defines prefixed `_kopt_<kernel_name>__`,
+ * as candidate_stitch_text renames them (imports untouched): the source the sandbox compiles for
+ * the gates (machine.h's kernel_prefix), so that the kernels it compiles carry the names the
+ * stitched module gives them. */
+void candidate_prefixed_text(const candidate *c, const char *kernel_name, kbuf *out);
+
+/* The judge's stitch of a lowered form-P candidate (from_plan): what candidate_stitch_text
+ * appends, but with nothing of the candidate's file -- each jit function its plan launches is a
+ * kopt.cubin.CubinFunction over the launches of it that gate 1 kept in `cubin_dir` (launch<i>.*,
+ * machine.h's keep_dir), followed by kopt's launcher and the `_KoptLaunch` binding. The module
+ * the worker imports for gates 2-4 then runs the sandbox's machine code and no candidate Python.
+ * KOPT_E_CANDIDATE for a candidate that is not a lowered plan or a bad kernel_name. */
+int candidate_cubin_stitch_text(const candidate *c, const char *kernel_name, const char *cubin_dir, kbuf *out,
+                                kerr *e);
 
 /* The `_KoptLaunch` class, guarded by `if '_KoptLaunch' not in globals():`, ending in '\n'. */
 const char *candidate_launch_shim(void);

@@ -127,7 +127,7 @@ int machine_find_cuobjdump(const char *python, char **out, kerr *e) {
 }
 
 /* The request kopt_compile.py reads. */
-static char *compile_request(const candidate *c, const plan_spec *s, int arch, double timeout_s) {
+static char *compile_request(const kbuf *src, const plan_spec *s, int arch, double timeout_s) {
     json_t *sig = json_object(), *cx = json_object(), *attrs = json_object();
     for (size_t i = 0; i < s->nsig; i++) {
         json_object_set_new(sig, s->sig_names[i], json_string(s->sig_types[i]));
@@ -137,9 +137,9 @@ static char *compile_request(const candidate *c, const plan_spec *s, int arch, d
         json_t *v = json_loads(s->cx_values[i], JSON_DECODE_ANY, NULL);
         json_object_set_new(cx, s->cx_names[i], v ? v : json_null());
     }
-    json_t *rq = json_pack("{s:s%, s:s, s:o, s:o, s:o, s:i, s:i, s:i}", "source", c->text, c->len, "kernel", s->kernel,
-                           "signature", sig, "constexprs", cx, "attrs", attrs, "num_warps", s->num_warps, "num_stages",
-                           s->num_stages, "arch", arch);
+    json_t *rq = json_pack("{s:s%, s:s, s:o, s:o, s:o, s:i, s:i, s:i}", "source", src->data, src->len, "kernel",
+                           s->kernel, "signature", sig, "constexprs", cx, "attrs", attrs, "num_warps", s->num_warps,
+                           "num_stages", s->num_stages, "arch", arch);
     if (timeout_s > 0) json_object_set_new(rq, "timeout_s", json_real(timeout_s));
     char *text = json_dumps(rq, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(rq);
@@ -225,7 +225,7 @@ static int compile_answer(const plan_spec *s, const json_t *ans, const char *dir
 }
 
 /* One compile in a sandbox process of its own: 0 with *cubin (in `mine`), or an error. */
-static int compile_oneshot(const candidate *c, const plan_spec *s, const machine_opts *o, const kbuf *script_text,
+static int compile_oneshot(const kbuf *src, const plan_spec *s, const machine_opts *o, const kbuf *script_text,
                            const char *mine, char **cubin, kmeta *km, machine_report *r, kerr *e) {
     char *sbx = NULL;
     int rc = fs_mkdtemp("kopt-sbx-", &sbx, e);
@@ -233,7 +233,7 @@ static int compile_oneshot(const candidate *c, const plan_spec *s, const machine
     char *home = kasprintf("HOME=%s", sbx), *cache = kasprintf("TRITON_CACHE_DIR=%s/cache", sbx),
          *th = kasprintf("TRITON_HOME=%s", sbx);
     const char *env[] = {"PATH=/usr/bin:/bin", "LANG=C.UTF-8", "PYTHONDONTWRITEBYTECODE=1", home, cache, th, NULL};
-    char *req = compile_request(c, s, o->arch ? o->arch : 90, 0);
+    char *req = compile_request(src, s, o->arch ? o->arch : 90, 0);
     /* the script is copied in: the sandbox's uid may not reach kopt's tree */
     char *script = fs_join(sbx, "kopt_compile.py");
     rc = fs_write(script, script_text->data, script_text->len, e);
@@ -284,10 +284,10 @@ static const char *served_dir(const json_t *ans) {
 
 /* One compile by the server: 0 with *cubin, an error of the candidate's, or -1 when the server
  * could not answer (it is then closed, and the caller compiles in a process of its own). */
-static int compile_served(machine_server *srv, const candidate *c, const plan_spec *s, const machine_opts *o,
+static int compile_served(machine_server *srv, const kbuf *src, const plan_spec *s, const machine_opts *o,
                           const char *mine, char **cubin, kmeta *km, machine_report *r, kerr *e) {
     double timeout = o->timeout_s > 0 ? o->timeout_s : 120;
-    char *req = compile_request(c, s, o->arch ? o->arch : 90, timeout);
+    char *req = compile_request(src, s, o->arch ? o->arch : 90, timeout);
     kbuf line = KBUF_INIT;
     kerr se = {0};
     double t0 = clock_now();
@@ -361,7 +361,7 @@ static int keep_launch(const plan_spec *s, size_t li, const char *cubin, const k
 }
 
 /* Compile one specialised launch (number li) in the sandbox, disassemble and classify it into L. */
-static int check_launch(const candidate *c, const plan_spec *s, size_t li, unsigned allowed, const machine_opts *o,
+static int check_launch(const kbuf *src, const plan_spec *s, size_t li, unsigned allowed, const machine_opts *o,
                         const char *cuobjdump, const kbuf *script_text, machine_launch *L, machine_report *r, kerr *e) {
     char *mine = NULL;
     int rc = fs_mkdtemp("kopt-sass-", &mine, e);
@@ -369,8 +369,8 @@ static int check_launch(const candidate *c, const plan_spec *s, size_t li, unsig
     char *cubin = NULL;
     kmeta km;
     rc = -1;
-    if (o->server && o->server->open) rc = compile_served(o->server, c, s, o, mine, &cubin, &km, r, e);
-    if (rc == -1) rc = compile_oneshot(c, s, o, script_text, mine, &cubin, &km, r, e);
+    if (o->server && o->server->open) rc = compile_served(o->server, src, s, o, mine, &cubin, &km, r, e);
+    if (rc == -1) rc = compile_oneshot(src, s, o, script_text, mine, &cubin, &km, r, e);
     if (!rc) {
         L->shared = km.shared;
         L->num_stages = km.num_stages;
@@ -498,12 +498,23 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
     /* the compile script, read once: each sandbox gets a copy (its uid may not reach kopt's tree) */
     kbuf script = KBUF_INIT;
     if (!rc) rc = read_script(o, &script, e);
+    /* the source compiled: the file as written, or with its names prefixed as the stitched module
+     * has them (kernel_prefix), each launch's kernel then asked for under that name */
+    kbuf src = KBUF_INIT;
+    if (o->kernel_prefix) candidate_prefixed_text(c, o->kernel_prefix, &src);
+    else kbuf_append(&src, c->text, c->len);
     for (size_t i = 0; i < ns && !rc; i++) {
         machine_launch *L = &r->launches[r->n++];
         L->kernel = kstrdup(specs[i].kernel);
         L->violation = -1;
-        rc = check_launch(c, &specs[i], i, allowed, o, cuobj, &script, L, r, e);
+        if (o->kernel_prefix) {
+            char *named = kasprintf("_kopt_%s__%s", o->kernel_prefix, specs[i].kernel);
+            free(specs[i].kernel);
+            specs[i].kernel = named;
+        }
+        rc = check_launch(&src, &specs[i], i, allowed, o, cuobj, &script, L, r, e);
     }
+    kbuf_free(&src);
     kbuf_free(&script);
     for (size_t i = 0; i < ns; i++) plan_spec_free(&specs[i]);
     free(specs);

@@ -45,14 +45,17 @@ typedef struct machine_server {
 } machine_server;
 
 typedef struct machine_opts {
-    const char *python;     /* absolute path of a python3 with triton */
-    const char *script;     /* the compile script; NULL: worker/kopt_compile.py under kopt's root */
-    const char *cuobjdump;  /* absolute path, or NULL: machine_find_cuobjdump */
-    int arch;               /* compute capability x10 (90: H100/H200) */
-    double timeout_s;       /* per compile (0: 120 s) */
-    machine_server *server; /* open: compile there (NULL or closed: a sandbox process each) */
-    const char *keep_dir;   /* non-NULL: each launch's cubin, kopt's checked metadata and its spec are
+    const char *python;        /* absolute path of a python3 with triton */
+    const char *script;        /* the compile script; NULL: worker/kopt_compile.py under kopt's root */
+    const char *cuobjdump;     /* absolute path, or NULL: machine_find_cuobjdump */
+    int arch;                  /* compute capability x10 (90: H100/H200) */
+    double timeout_s;          /* per compile (0: 120 s) */
+    machine_server *server;    /* open: compile there (NULL or closed: a sandbox process each) */
+    const char *keep_dir;      /* non-NULL: each launch's cubin, kopt's checked metadata and its spec are
                                copied there (launch<i>.cubin, .json, .spec.json) for a loader */
+    const char *kernel_prefix; /* non-NULL: the replaced kernel's name K; the file is compiled with its
+                                  names prefixed _kopt_K__ as the stitched module has them
+                                  (candidate_prefixed_text), so the kernels kept carry those names */
 } machine_opts;
 
 /* Starts a compile server for o's python and script (o->server is not used). 0 with srv open;

@@ -1027,7 +1027,7 @@ int plan_of(const candidate *c, launch_plan **out, kerr *e) {
     return rc;
 }
 
-int plan_lower(const candidate *c, char **out, launch_plan **plan, kerr *e) {
+int plan_lower(const candidate *c, char **out, launch_plan **plan, size_t *launcher_off, kerr *e) {
     *out = NULL;
     if (plan) *plan = NULL;
     launch_plan *p = NULL;
@@ -1041,6 +1041,7 @@ int plan_lower(const candidate *c, char **out, launch_plan **plan, kerr *e) {
         if (c->text[i] == '\n' || c->text[i] == '\r') kbuf_append(&b, &c->text[i], 1);
     kbuf_append(&b, c->text + d->off + d->len, c->len - d->off - d->len);
     kbuf_puts(&b, "\n\n\n");
+    if (launcher_off) *launcher_off = b.len;
     plan_emit(p, &b);
     if (plan) *plan = p;
     else plan_free(p);

@@ -198,7 +198,9 @@ void plan_emit(const launch_plan *p, kbuf *out);
 int plan_of(const candidate *c, launch_plan **out, kerr *e);
 
 /* The text kopt judges in place of form-P candidate c (see above); *plan (may be NULL) its plan. */
-int plan_lower(const candidate *c, char **out, launch_plan **plan, kerr *e);
+/* *launcher_off (when not NULL): the byte offset in *out where kopt's launcher begins (everything
+ * before it is the candidate's file, everything from it kopt's own text). */
+int plan_lower(const candidate *c, char **out, launch_plan **plan, size_t *launcher_off, kerr *e);
 
 /* Parse an expression string (see above) over `names`. */
 int plan_expr_parse(const char *s, const plan_names *names, plan_expr **out, kerr *e);

@@ -57,8 +57,10 @@ int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v,
 }
 
 int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python, machine_server *server,
-                    int allow_precision_change, json_t *g1, char **why, kerr *e) {
+                    int allow_precision_change, const char *kernel, const char *keep_dir, int *kept, json_t *g1,
+                    char **why, kerr *e) {
     *why = NULL;
+    if (kept) *kept = 0;
     char *text = NULL;
     size_t len = 0;
     int rc = fs_read(path, &text, &len, e);
@@ -88,7 +90,12 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
         rc = 0;
         goto done;
     }
-    machine_opts mo = {.python = python, .arch = 90, .timeout_s = 120, .server = server}; /* kopt's own script */
+    machine_opts mo = {.python = python,
+                       .arch = 90,
+                       .timeout_s = 120,
+                       .server = server, /* kopt's own script */
+                       .kernel_prefix = keep_dir ? kernel : NULL,
+                       .keep_dir = keep_dir};
     rc = machine_check(c, p, &v, allowed, &mo, &mr, &ce);
     if (rc == KOPT_E_CANDIDATE || rc == KOPT_E_USAGE) { /* the candidate's fault: it does not compile */
         *why = kasprintf("machine-code check: %s", ce.msg);
@@ -107,6 +114,7 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
                              L->kernel, sass_class_name((sass_class)L->violation), L->insn, L->line);
     }
     json_object_set_new(g1, "sass", machine_report_json(&mr));
+    if (kept && keep_dir && !*why) *kept = 1;
 done:
     machine_report_free(&mr);
     plan_free(p);

@@ -28,8 +28,12 @@ int sass_gate_values(const launch_plan *p, const guard_sig *sig, plan_values *v,
  * (passes, or not form P) or set (refused: the machine code, or a kernel that does not compile
  * in the sandbox); an error code (no python/triton/cuobjdump, the sandbox) when the check cannot
  * run. allow_precision_change records the classes without refusing. server: the caller's compile
- * server (machine.h; NULL or closed: a sandbox process per compile). */
+ * server (machine.h; NULL or closed: a sandbox process per compile). kernel (the replaced
+ * kernel's name) and keep_dir, when not NULL: the file is compiled with its names as the stitched
+ * module has them and each launch's cubin, metadata and spec kept in keep_dir (machine.h), and
+ * *kept is set to 1 when they were (a form-P file that passed). */
 int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, const char *python, machine_server *server,
-                    int allow_precision_change, json_t *g1, char **why, kerr *e);
+                    int allow_precision_change, const char *kernel, const char *keep_dir, int *kept, json_t *g1,
+                    char **why, kerr *e);
 
 #endif

@@ -938,9 +938,9 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     char *why = NULL;
     json_t *srep = NULL;
     int ok1 = gate1_check(c, &v->a->kernels[k], &so, &stitch, &why, &srep);
-    candidate_free(c);
     if (srep) json_object_set_new(g1, "static", srep);
     if (!ok1) {
+        candidate_free(c);
         refuse(v, rec, g1, "%s", why);
         free(why);
         kbuf_free(&stitch);
@@ -949,7 +949,9 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     int rc = 0;
     char *cdir = kasprintf("%s/cand%zu", v->o->workdir, i);
     char *cmod = kasprintf("%s/graph0.py", cdir);
-    kbuf guarded = KBUF_INIT;
+    char *cubins = kasprintf("%s/cubins", cdir);
+    int kept = 0;
+    kbuf judged = KBUF_INIT, guarded = KBUF_INIT;
     guard_sig sig = {0};
     const json_t *largs = NULL;
     json_t *res = NULL;
@@ -973,8 +975,10 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
             else
                 log_info("gate 1's compiles: a compile server (started in %.1f s)", v->srv.start_s);
         }
-        if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, &v->srv, v->o->allow_precision_change, g1,
-                                  &swhy, e)))
+        int keep = !v->o->jit_judge && c->from_plan;   /* the gates then run the cubins it keeps */
+        if (keep && ((rc = fs_mkdirs(cubins, e)))) goto out;
+        if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, &v->srv, v->o->allow_precision_change, kname,
+                                  keep ? cubins : NULL, &kept, g1, &swhy, e)))
             goto out;
         if (swhy) {
             refuse(v, rec, g1, "%s", swhy);
@@ -984,7 +988,22 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     }
     const art_kernel *K = &v->a->kernels[k];
     if ((rc = guard_wrap(kname, v->a->text + K->stmt.off, K->stmt.len, kbuf_str(&stitch), &guarded, e))) goto out;
-    art_replacement rep = {.kernel = kname, .text = kbuf_str(&guarded)};
+    /* what the worker imports for gates 2-4: with gate 1's cubins kept, kopt's launcher over them
+     * and nothing of the candidate's file; else the text that ships */
+    if (kept) {
+        kbuf cs = KBUF_INIT;
+        kbuf_puts(&cs, candidate_launch_shim());
+        rc = candidate_cubin_stitch_text(c, kname, cubins, &cs, e);
+        if (!rc) rc = guard_wrap(kname, v->a->text + K->stmt.off, K->stmt.len, kbuf_str(&cs), &judged, e);
+        kbuf_free(&cs);
+        if (rc) goto out;
+    }
+    json_object_set_new(rec, "judged_code",
+                        json_string(kept ? "cubin: gate 1's sandboxed compile, loaded without the candidate's Python"
+                                    : v->o->jit_judge && c->from_plan ? "triton jit in the worker (--jit-judge)"
+                                    : !c->from_plan ? "triton jit in the worker (not a plan-form candidate)"
+                                                    : "triton jit in the worker (the machine-code check did not run)"));
+    art_replacement rep = {.kernel = kname, .text = kept ? kbuf_str(&judged) : kbuf_str(&guarded)};
     guard_entry ent = {.kernel = kname, .sha256 = sha, .sig = &sig};
     if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, &ent, 1, cmod, e))) goto out;
     json_object_set_new(rec, "module", json_string(cmod));
@@ -1076,9 +1095,12 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
 out:
     guard_sig_free(&sig);
     kbuf_free(&guarded);
+    kbuf_free(&judged);
     kbuf_free(&stitch);
+    candidate_free(c);
     free(cdir);
     free(cmod);
+    free(cubins);
     return rc;
 }
 

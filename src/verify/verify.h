@@ -55,6 +55,9 @@ typedef struct verify_opts {
                                      python (absolute path, with triton) on form-P candidates */
     const char *sass_mode;        /* "required", "auto" or "off" (NULL: not asked, not reported) */
     const char *sass_note;        /* why the check is off (NULL when it runs) */
+    int jit_judge;                /* the gates run a form-P candidate through Triton's JIT in the worker
+                                     (its file imported there) even where gate 1 kept its cubins; by
+                                     default they run the kept cubins (kopt.cubin, no candidate Python) */
     const char *memcheck;         /* non-NULL: gate 2's compute-sanitizer memcheck (memcheck.h) with
                                      this compute-sanitizer, around a worker of memcheck_python */
     const char *memcheck_python;

@@ -348,13 +348,16 @@ static const char *const CANDIDATE_P =
     "             \"launches\": [{\"kernel\": \"_mul_add\", \"grid\": [1], \"args\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
     "                           \"constexprs\": {\"N\": 32}, \"num_warps\": 1}]}\n";
 
-static void golden_module(const char *cand, const char *sigjson, const char *rel) {
+/* cubins: NULL for the module that ships; else the judged module, its kernels loaded from the
+ * cubins kept in that directory (candidate_cubin_stitch_text). */
+static void golden_module(const char *cand, const char *sigjson, const char *rel, const char *cubins) {
     candidate *c = NULL;
     kerr e = {0};
     cr_assert_eq(candidate_parse(cand, strlen(cand), &c, &e), 0, "%s", e.msg);
     kbuf st = KBUF_INIT, w = KBUF_INIT, h = KBUF_INIT, body = KBUF_INIT, mod = KBUF_INIT;
     kbuf_puts(&st, candidate_launch_shim());
-    cr_assert_eq(candidate_stitch_text(c, GK, &st, &e), 0, "%s", e.msg);
+    if (cubins) cr_assert_eq(candidate_cubin_stitch_text(c, GK, cubins, &st, &e), 0, "%s", e.msg);
+    else cr_assert_eq(candidate_stitch_text(c, GK, &st, &e), 0, "%s", e.msg);
     candidate_free(c);
     cr_assert_eq(guard_wrap(GK, ORIG_STMT, strlen(ORIG_STMT), kbuf_str(&st), &w, &e), 0);
     guard_sig s = sig_of(sigjson);
@@ -388,7 +391,7 @@ Test(guard, golden_cpu_module) {
     golden_module(CANDIDATE,
                   "[{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\"},"
                   "{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\"},{\"value\":32}]",
-                  "tests/fixtures/guard/stitched_cpu.py");
+                  "tests/fixtures/guard/stitched_cpu.py", NULL);
 }
 
 Test(guard, golden_cpu_plan_module) {
@@ -396,5 +399,29 @@ Test(guard, golden_cpu_plan_module) {
                   "[{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\",\"aligned16\":true},"
                   "{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\",\"aligned16\":true},"
                   "{\"value\":32}]",
-                  "tests/fixtures/guard/stitched_plan_cpu.py");
+                  "tests/fixtures/guard/stitched_plan_cpu.py", NULL);
+}
+
+/* The module the gates judge for the same candidate: nothing of its file (no jit function, no
+ * candidate text), its kernel a CubinFunction over the kept launch 0; tests/worker/
+ * test_guard_cpu.py runs it with a stand-in for Triton's loader. The directory's quote and
+ * non-ASCII byte come out escaped in a bytes literal. */
+Test(guard, golden_cpu_judged_module) {
+    golden_module(CANDIDATE_P,
+                  "[{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\",\"aligned16\":true},"
+                  "{\"shape\":[4,8],\"stride\":[8,1],\"dtype\":\"float32\",\"device\":\"cpu\",\"aligned16\":true},"
+                  "{\"value\":32}]",
+                  "tests/fixtures/guard/judged_plan_cpu.py", "kept-cubins/it's-\xc3\xa9");
+}
+
+/* Refused: a candidate that is not a lowered plan has no kept launches to bind. */
+Test(guard, cubin_stitch_needs_a_plan) {
+    candidate *c = NULL;
+    kerr e = {0};
+    cr_assert_eq(candidate_parse(CANDIDATE, strlen(CANDIDATE), &c, &e), 0, "%s", e.msg);
+    kbuf st = KBUF_INIT;
+    cr_expect_eq(candidate_cubin_stitch_text(c, GK, "/tmp/x", &st, &e), KOPT_E_CANDIDATE);
+    cr_expect_eq(st.len, 0, "nothing appended on refusal");
+    candidate_free(c);
+    kbuf_free(&st);
 }

@@ -17,6 +17,7 @@
 #include "gates/plan.h"
 #include "testutil.h"
 #include "util/buf.h"
+#include "util/fs.h"
 
 static const char *triton_python(void) {
     const char *p = getenv("KOPT_TRITON_PYTHON");
@@ -145,4 +146,44 @@ Test(machine_server, a_candidates_leftovers_do_not_reach_the_next, .timeout = 30
     machine_server_close(&srv);
     kbuf_free(&bad), kbuf_free(&killer);
     free(good);
+}
+
+/* For the gates (kernel_prefix, keep_dir): the file is compiled with its names as the stitched
+ * module has them, so each kept launch is the kernel _kopt_K__<name> (spec and kopt's metadata
+ * agree), and its machine code is the unprefixed compile's, instruction for instruction. */
+Test(machine_server, kept_for_the_gates_under_the_stitched_names, .timeout = 300) {
+    const char *py = triton_python();
+    if (!py) cr_skip_test("no KOPT_TRITON_PYTHON: the sandboxed compile is not tested here");
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/candidates/03_log_softmax/good_plan_online.py", &len);
+    char *keep = NULL;
+    kerr e = {0};
+    cr_assert_eq(fs_mkdtemp("kopt-keep-", &keep, &e), 0, "%s", e.msg);
+    machine_opts o = {.python = py, .arch = 90, .timeout_s = 120};
+    machine_report plain = {0}, named = {0};
+    cr_assert_eq(check(text, &o, &plain, &e), 0, "%s", e.msg);
+    o.kernel_prefix = "triton_red_fused__log_softmax_0";
+    o.keep_dir = keep;
+    cr_assert_eq(check(text, &o, &named, &e), 0, "%s", e.msg);
+    cr_assert_eq(plain.n, named.n);
+    cr_assert_gt(named.n, 0);
+    for (size_t i = 0; i < named.n; i++) {
+        cr_expect_str_eq(plain.launches[i].kernel, named.launches[i].kernel, "the report names the file's kernel");
+        cr_expect_eq(plain.launches[i].ninsn, named.launches[i].ninsn, "the same machine code");
+        char *want = kasprintf("\"_kopt_triton_red_fused__log_softmax_0__%s\"", named.launches[i].kernel);
+        char *f = kasprintf("launch%zu.spec.json", i), *p = fs_join(keep, f);
+        char *spec = NULL, *meta = NULL;
+        size_t n = 0;
+        cr_assert_eq(fs_read(p, &spec, &n, &e), 0, "%s", e.msg);
+        free(p), free(f);
+        f = kasprintf("launch%zu.json", i), p = fs_join(keep, f);
+        cr_assert_eq(fs_read(p, &meta, &n, &e), 0, "%s", e.msg);
+        cr_expect(strstr(spec, want) != NULL, "spec names %s: %s", want, spec);
+        cr_expect(strstr(meta, want) != NULL, "metadata names %s: %s", want, meta);
+        free(p), free(f), free(want), free(spec), free(meta);
+    }
+    machine_report_free(&plain), machine_report_free(&named);
+    fs_rmtree(keep);
+    free(keep);
+    free(text);
 }

@@ -251,7 +251,7 @@ Test(plan_eval, a_file_changed_since_gate_1_is_refused) {
     char *why = NULL;
     kerr e = {0};
     const char *judged = "0000000000000000000000000000000000000000000000000000000000000000";
-    cr_assert_eq(sass_gate_check(path, judged, &sig, "/nonexistent/python3", NULL, 0, g1, &why, &e), 0, "%s", e.msg);
+    cr_assert_eq(sass_gate_check(path, judged, &sig, "/nonexistent/python3", NULL, 0, NULL, NULL, NULL, g1, &why, &e), 0, "%s", e.msg);
     cr_assert_not_null(why);
     cr_assert(strstr(why, "changed while it was being judged"), "%s", why);
     free(why);

@@ -102,6 +102,7 @@ def main():
     check(jit.warmups == 0 and jit.direct == 0 and not guard._kopt_fast,
           "a signature without the capture's alignment never launches directly")
     plan_module(jit)
+    judged_module(jit)
     print("guard cpu: %d checks passed" % passed())
 
 
@@ -162,6 +163,96 @@ def plan_module(jit):
               "and why is kept: %r" % (launch_shim.unbound,))
     finally:
         type(kern).warmup = saved
+
+
+
+class _StandInCompiled:
+    """Stands in for Triton's CompiledKernel built from a kept launch: its runner computes the
+    candidate's result on the CPU (x * 2 + 1 over N elements) and counts launches."""
+    built, runs = [], []
+
+    def __init__(self, src, group, h):
+        _StandInCompiled.built.append(sorted(group))
+        self.names = src.fn.arg_names
+
+    def __getitem__(self, grid):
+        def runner(*ordered, stream=None):
+            a = dict(zip(self.names, ordered))
+            _StandInCompiled.runs.append((grid, stream))
+            n = a["N"]
+            a["out_ptr0"].view(-1)[:n].copy_(a["in_ptr0"].view(-1)[:n] * 2.0 + 1.0)
+        return runner
+
+
+def judged_module(jit):
+    """tests/fixtures/guard/judged_plan_cpu.py: the module the gates judge for the same form-P
+    candidate: no line of the candidate's file, its kernel a kopt.cubin.CubinFunction over the
+    launch gate 1 kept (here in a temporary directory with a stand-in loader). The verified
+    signature runs the kept launch through the guard's bound path; the launcher alone (gate 2's
+    isolate) through the CubinFunction's checked call; inside dry_run (gate 1's compile step) it
+    loads and launches nothing; a misaligned argument falls back to Inductor's kernel; a call the
+    kept launch was not compiled for raises SpecMismatch."""
+    import json
+    import tempfile
+    sys.path.insert(0, os.path.join(ROOT, "worker"))
+    from kopt import cubin
+    text = open(os.path.join(ROOT, "tests", "fixtures", "guard", "judged_plan_cpu.py")).read()
+    check("def _mul_add" not in text and "N: tl.constexpr" not in text and "kopt-candidate" not in text
+          and "in_ptr0.view(-1)[:N]" not in text,
+          "the judged module holds no line of the candidate's file")
+    launches = jit.launches
+    with tempfile.TemporaryDirectory() as tmp:
+        keep = os.path.join(tmp, "kept-cubins", "it's-\u00e9")
+        os.makedirs(keep)
+        name = "_kopt_%s___mul_add" % K
+        spec = {"kernel": name, "arg_names": ["in_ptr0", "out_ptr0", "xnumel", "N"],
+                "signature": ["*fp32", "*fp32", "i32", "constexpr"], "constexprs": {"N": 32},
+                "divisible_by_16": ["in_ptr0", "out_ptr0", "xnumel"], "num_warps": 1, "num_stages": 0}
+        with open(os.path.join(keep, "launch0.spec.json"), "w") as f:
+            json.dump(spec, f)
+        with open(os.path.join(keep, "launch0.json"), "w") as f:
+            json.dump({"name": name, "num_warps": 1}, f)
+        with open(os.path.join(keep, "launch0.cubin"), "wb") as f:
+            f.write(b"\x7fELF stand-in")
+        cwd = os.getcwd()
+        cubin.COMPILED_KERNEL_CLS = _StandInCompiled
+        os.chdir(tmp)
+        try:
+            m = load("judged_plan_cpu")
+        finally:
+            os.chdir(cwd)
+        guard = getattr(m, K)
+        orig = getattr(m, "_kopt_orig_" + K)
+        kern = getattr(m, name)
+        check(type(kern).__name__ == "CubinFunction" and _StandInCompiled.built == [[name + ".cubin", name + ".json"]],
+              "the kernel is a CubinFunction built from the kept launch's files")
+        x = torch.randn(4, 8)
+        (y,) = m.call([x])
+        check(torch.equal(y, ref(x)) and len(_StandInCompiled.runs) == 1 and _StandInCompiled.runs[0][0] == (1, 1, 1),
+              "the verified signature runs the kept launch (runs %r)" % (_StandInCompiled.runs,))
+        (y2,) = m.call([x.clone()])
+        check(torch.equal(y2, ref(x)) and len(_StandInCompiled.runs) == 2, "and again, through the bound runner")
+        check(jit.launches == launches and orig.calls == 0, "neither Triton's JIT nor Inductor's kernel ran")
+        out = torch.empty(4, 8)
+        guard.run(x, out, 32, stream=0)
+        check(torch.equal(out, ref(x)) and len(_StandInCompiled.runs) == 3,
+              "the launcher alone (gate 2's isolate) runs the kept launch through the checked call")
+        out3 = torch.full((4, 8), 7.0)
+        with cubin.dry_run():
+            guard.launch(x, out3, 32)
+        check(len(_StandInCompiled.runs) == 3 and bool((out3 == 7.0).all()),
+              "inside dry_run (gate 1's compile step) nothing is launched")
+        xm = torch.randn(33)[1:].view(4, 8)
+        (ym,) = m.call([xm])
+        check(orig.calls == 1 and guard._kopt_fallbacks == 1 and torch.equal(ym, ref(xm)) and
+              len(_StandInCompiled.runs) == 3, "a misaligned argument falls back to Inductor's kernel")
+        try:
+            guard.launch(xm, torch.empty(4, 8), 32)
+            check(False, "a misaligned call of the launcher is launched")
+        except cubin.SpecMismatch as e:
+            check(len(_StandInCompiled.runs) == 3 and "aligned" in str(e),
+                  "a call the kept launch was not compiled for raises SpecMismatch: %s" % e)
+        cubin.COMPILED_KERNEL_CLS = None
 
 
 if __name__ == "__main__":

@@ -14,14 +14,24 @@ did (each tensor's dtype and 16-byte alignment, each integer's type, divisibilit
 equality to 1, each constexpr's value): a call that would have compiled differently raises
 SpecMismatch instead of running code compiled for another launch.
 
-Status: the pieces are tested on the CPU with a stand-in for CompiledKernel; the GPU check
-(tests/gpu/check_cubin_load.py) and the wiring into the gates are the next step.
+CubinFunction(DIR, (i, j, ...)) stands in for one @triton.jit function of the candidate in the
+module the gates judge (kopt writes it there instead of the candidate's file: src/gates/
+candidate.h, candidate_cubin_stitch_text): it holds the kept launches of that function and is
+called as the launcher kopt wrote from the plan calls a JIT function, `fn[grid](runtime args...,
+CONST=v, num_warps=w, num_stages=s)`; the arguments are bound to the parameters as Python binds
+them, each launch's spec tried in turn, and the first whose specialisation matches runs (none:
+SpecMismatch). `fn.warmup(..., grid=g)[g]` (the shim's bound path on the signature the guard
+verified) checks once and hands back Triton's runner of that launch. Inside dry_run() (gate 1's
+compile step in the worker) a call checks and loads the cubin onto the GPU, and launches nothing.
 """
+import contextlib
 import json
 import os
 import stat
+import threading
 
 FILE_MAX = 64 << 20   # the largest cubin or JSON file read
+COMPILED_KERNEL_CLS = None   # tests: a stand-in for Triton's CompiledKernel (None: Triton's)
 
 TRITON_OF_DTYPE = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "float64": "fp64", "int64": "i64",
                    "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "i1",
@@ -135,6 +145,8 @@ class CubinKernel:
                 i, meta.get("name"), meta.get("num_warps"), self.spec.get("kernel"), self.spec.get("num_warps")))
         _read(os.path.join(directory, "launch%d.cubin" % i), binary=True)   # a regular, bounded file
         if compiled_kernel_cls is None:
+            compiled_kernel_cls = COMPILED_KERNEL_CLS
+        if compiled_kernel_cls is None:
             from triton.compiler.compiler import CompiledKernel as compiled_kernel_cls
         name = self.spec["kernel"]
         group = {name + ".json": os.path.join(directory, "launch%d.json" % i),
@@ -151,3 +163,106 @@ class CubinKernel:
                 raise SpecMismatch("%s: %s" % (self.spec["kernel"], "; ".join(why)))
             return run(*args, stream=stream)
         return launch
+
+
+_dry = threading.local()
+
+
+@contextlib.contextmanager
+def dry_run():
+    """While active (this thread), CubinFunction calls check the specialisation and load the
+    cubin, and launch nothing: gate 1's compile step runs kopt's launcher this way."""
+    was = getattr(_dry, "on", False)
+    _dry.on = True
+    try:
+        yield
+    finally:
+        _dry.on = was
+
+
+def _bind(spec, args, kwargs):
+    """Every parameter's value in declared order, bound as Python binds a call of the function:
+    positional arguments first, then keywords; a constexpr not given takes the spec's value (the
+    function's default, compiled in); anything else missing, doubled or unknown is a reason."""
+    names = spec["arg_names"]
+    cx = spec.get("constexprs") or {}
+    if len(args) > len(names):
+        return None, "%d positional arguments for %d parameters" % (len(args), len(names))
+    got = dict(zip(names, args))
+    for k, v in kwargs.items():
+        if k not in names:
+            return None, "no parameter %s" % k
+        if k in got:
+            return None, "%s given twice" % k
+        got[k] = v
+    ordered = []
+    for n, t in zip(names, spec["signature"]):
+        if n in got:
+            ordered.append(got[n])
+        elif t == "constexpr" and n in cx:
+            ordered.append(cx[n])
+        elif t == "constexpr":
+            ordered.append(None)   # left to a default the spec does not state: not checked
+        else:
+            return None, "%s not given" % n
+    return ordered, None
+
+
+class _Checked:
+    """A launch whose arguments were checked at warmup: [grid] is Triton's runner of it."""
+    __slots__ = ("kernel",)
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        grid = tuple(grid) + (1,) * (3 - len(grid))
+        return self.kernel.compiled[grid]
+
+
+class CubinFunction:
+    """One jit function of a candidate in the judged module: the kept launches `launches` of DIR
+    that use it. Called like Triton's JITFunction by kopt's launcher."""
+
+    def __init__(self, directory, launches, compiled_kernel_cls=None):
+        directory = os.fsdecode(directory)
+        if not launches:
+            raise ValueError("a CubinFunction needs at least one kept launch")
+        self.kernels = [CubinKernel(directory, int(i), compiled_kernel_cls) for i in launches]
+        names = {k.spec["kernel"] for k in self.kernels}
+        if len(names) != 1:
+            raise ValueError("launches %s of %s are of different kernels: %s" % (list(launches), directory,
+                                                                                sorted(names)))
+
+    def _select(self, args, kwargs):
+        """The kept launch the call specialises as, and its arguments in declared order."""
+        warps, stages = kwargs.pop("num_warps", None), kwargs.pop("num_stages", None)
+        why = []
+        for k in self.kernels:
+            ordered, err = _bind(k.spec, args, dict(kwargs))
+            if err is None:
+                errs = specialisation_errors(k.spec, ordered)
+                if warps is not None and warps != k.spec.get("num_warps"):
+                    errs.append("num_warps %r, compiled for %r" % (warps, k.spec.get("num_warps")))
+                if stages is not None and k.spec.get("num_stages") and stages != k.spec["num_stages"]:
+                    errs.append("num_stages %r, compiled for %r" % (stages, k.spec["num_stages"]))
+                if not errs:
+                    return k, ordered
+                err = "; ".join(errs)
+            why.append(err)
+        raise SpecMismatch("%s: no kept launch specialises as this call (%s)" % (
+            self.kernels[0].spec["kernel"], " | ".join(why)))
+
+    def __getitem__(self, grid):
+        def launch(*args, stream=None, **kwargs):
+            kernel, ordered = self._select(args, kwargs)
+            g = tuple(grid) + (1,) * (3 - len(grid))
+            run = kernel.compiled[g]   # loads the cubin onto the GPU (Triton's _init_handles)
+            if getattr(_dry, "on", False):
+                return None
+            return run(*ordered, stream=stream)
+        return launch
+
+    def warmup(self, *args, grid=None, **kwargs):
+        kernel, _ = self._select(args, kwargs)
+        return _Checked(kernel)

@@ -71,6 +71,7 @@ import time
 
 import torch
 
+from kopt import cubin
 from kopt.compare import CHUNK, checksum, compare_stats
 from kopt.errors import BadRequest, OpError, wrap
 from kopt.kept import content_sum
@@ -328,7 +329,9 @@ def op_capture_launch(ctx, req):
 
 class _WarmupOnly:
     """While active, `jit_fn[grid](...)` compiles the kernel for those arguments and launches
-    nothing (triton's JITFunction.run with warmup=True)."""
+    nothing (triton's JITFunction.run with warmup=True); a kernel the judged module loads from
+    gate 1's cubin (kopt.cubin.CubinFunction) checks the call's specialisation and loads its cubin,
+    and launches nothing either."""
 
     def __enter__(self):
         from triton.runtime.jit import JITFunction
@@ -339,10 +342,13 @@ class _WarmupOnly:
             return lambda *a, **k: fn.run(*a, grid=grid, warmup=True, **k)
 
         JITFunction.__getitem__ = getitem
+        self.dry = cubin.dry_run()
+        self.dry.__enter__()
         return self
 
     def __exit__(self, *exc):
         self.cls.__getitem__ = self.saved
+        self.dry.__exit__(*exc)
         return False
 
 
