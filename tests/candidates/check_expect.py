@@ -19,7 +19,7 @@ def expectation(path):
 
 def main():
     doc = json.load(open(sys.argv[1]))
-    ok = bad = 0
+    ok = bad = cubins = 0
     for c in doc.get("candidates", []):
         exp = expectation(c["candidate"])
         verdict = c.get("verdict")
@@ -44,6 +44,17 @@ def main():
                                                 ("  (" + reason + ")") if reason and not good else ""))
         ok += good
         bad += not good
+        # a form-P candidate whose machine code gate 1 checked is judged from those cubins (no
+        # candidate Python in the worker), unless the run asked for the JIT (--jit-judge)
+        g1 = next((g for g in c.get("gates", []) if g.get("gate") == 1), {})
+        if "launches" in (g1.get("sass") or {}) and at != 1:
+            how = c.get("judged_code") or ""
+            if how.startswith("cubin"):
+                cubins += 1
+            elif "--jit-judge" not in how:
+                print("FAIL %s: gate 1 checked its machine code, but the gates ran: %s" % (c["candidate"], how or "?"))
+                bad += 1
+    print("judged from gate 1's cubins: %d candidate(s)" % cubins)
     print("verify expectations: %d passed, %d failed" % (ok, bad))
     sys.exit(1 if bad else 0)
 
