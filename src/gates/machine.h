@@ -8,7 +8,8 @@
  * name, warps, stages, target or launch feature other than asked refuses the candidate) and
  * rewritten by kopt. With machine_opts.keep_dir, each launch's cubin, kopt's metadata and the
  * launch's spec are kept for a loader that runs them without the candidate's Python
- * (worker/kopt/cubin.py; wiring it into the gates is the next step, docs/SECURITY.md).
+ * (worker/kopt/cubin.py: in `kopt verify` the gates' judged module runs them, docs/SECURITY.md);
+ * with kernel_prefix the file is compiled under the stitched module's names.
  *
  * `kopt lint --sass` runs it with values given on the command line, `kopt verify` (sass_gate.h)
  * with the launch the gates captured.
