@@ -878,6 +878,13 @@ static json_t *gate_open(json_t *gates, int n, double started[5]) {
     return g;
 }
 
+/* The worker GPU's compute capability x10 (its ready event), 0 when unknown. */
+static int worker_arch(const vctx *v) {
+    const json_t *cap = json_object_get(worker_info(v->w), "capability");
+    if (!json_is_array(cap) || json_array_size(cap) != 2) return 0;
+    return (int)(json_integer_value(json_array_get(cap, 0)) * 10 + json_integer_value(json_array_get(cap, 1)));
+}
+
 /* Gates 1-4 for candidate i (verify_one), each opened by gate_open. */
 static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, double started[5],
                         kerr *e) {
@@ -975,7 +982,8 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
             else
                 log_info("gate 1's compiles: a compile server (started in %.1f s)", v->srv.start_s);
         }
-        int keep = !v->o->jit_judge && c->from_plan;   /* the gates then run the cubins it keeps */
+        /* the gates then run the cubins it keeps, where this GPU runs code compiled for sm_90 */
+        int keep = !v->o->jit_judge && c->from_plan && worker_arch(v) == 90;
         if (keep && ((rc = fs_mkdirs(cubins, e)))) goto out;
         if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, &v->srv, v->o->allow_precision_change, kname,
                                   keep ? cubins : NULL, &kept, g1, &swhy, e)))
@@ -1002,7 +1010,10 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
                         json_string(kept ? "cubin: gate 1's sandboxed compile, loaded without the candidate's Python"
                                     : v->o->jit_judge && c->from_plan ? "triton jit in the worker (--jit-judge)"
                                     : !c->from_plan ? "triton jit in the worker (not a plan-form candidate)"
-                                                    : "triton jit in the worker (the machine-code check did not run)"));
+                                    : v->sass_python && worker_arch(v) != 90
+                                        ? "triton jit in the worker (the machine-code check compiles for sm_90, not "
+                                          "this GPU)"
+                                        : "triton jit in the worker (the machine-code check did not run)"));
     art_replacement rep = {.kernel = kname, .text = kept ? kbuf_str(&judged) : kbuf_str(&guarded)};
     guard_entry ent = {.kernel = kname, .sha256 = sha, .sig = &sig};
     if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, &ent, 1, cmod, e))) goto out;
