@@ -32,7 +32,9 @@ enum { T_LOAD = 600, T_COMPILE = 1200, T_RUN = 300, T_TIME = 600 };
 
 typedef struct winner {
     char *kernel;
-    char *text;       /* replacement statement (guarded: guard.h) */
+    char *text;       /* replacement statement (guarded: guard.h): what ships */
+    char *judged;     /* what the gates ran instead, where it differs (gate 1's cubins:
+                       * candidate_cubin_stitch_text, guarded), or NULL */
     char *path;       /* candidate file */
     double speedup;
     char sha[STORE_SHA_HEX];   /* sha256 of the candidate file that was verified */
@@ -42,6 +44,7 @@ typedef struct winner {
 static void winner_free(winner *w) {
     free(w->kernel);
     free(w->text);
+    free(w->judged);
     free(w->path);
     guard_sig_free(&w->sig);
 }
@@ -107,6 +110,8 @@ struct verify_session {
     memcheck *mc;             /* gate 2's memcheck worker, started at the first candidate to check */
     char *mc_off;             /* why memcheck stopped (it could not be started), or NULL */
     size_t mc_runs, mc_refused, mc_other;   /* its tally: candidates run, refused, reports elsewhere */
+    char *judged_out;         /* the output module as the gates judge it (winners from their cubins),
+                               * written by finish where it differs from the one that ships */
 };
 typedef struct verify_session vctx;
 
@@ -797,6 +802,22 @@ static guard_entry *winner_entries(const vctx *v, const art_replacement *reps, s
     return ents;
 }
 
+/* reps[0..n) as the gates judge them: each winner's judged text where it has one (caller frees
+ * the array; the texts stay the winners'). *any set when one differs. */
+static art_replacement *judged_reps(const vctx *v, const art_replacement *reps, size_t n, int *any) {
+    art_replacement *out = kcalloc(n ? n : 1, sizeof *out);
+    *any = 0;
+    for (size_t j = 0; j < n; j++) {
+        out[j] = reps[j];
+        for (size_t i = 0; i < v->nwins; i++)
+            if (v->wins[i].text == reps[j].text && v->wins[i].judged) {
+                out[j].text = v->wins[i].judged;
+                *any = 1;
+            }
+    }
+    return out;
+}
+
 /* The launch signature the gates run kernel k's candidates on: the worker captures the launch
  * (the same capture gates 1, 2 and the screen reuse) and describes each argument. */
 static int capture_signature(vctx *v, const json_t *largs, guard_sig *sig, kerr *e) {
@@ -1098,6 +1119,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     v->cand_kind = VERIFY_ACCEPTED;
     win->kernel = kstrdup(kname);
     win->text = kbuf_steal(&guarded);
+    win->judged = kept ? kbuf_steal(&judged) : NULL;
     win->path = kstrdup(vc->path);
     win->speedup = sp;
     memcpy(win->sha, sha, sizeof win->sha);
@@ -1213,6 +1235,7 @@ static void vctx_free(vctx *v) {
     artifact_free(v->a0);
     free(v->text0);
     free(v->base_mod);
+    free(v->judged_out);
     free(v->prof_path);
     compiled_free(&v->def);
     compiled_free(&v->ma);
@@ -1584,6 +1607,8 @@ static void drop_conflicting_wins(verify_session *v) {
 
 int verify_session_finish(verify_session *v, kerr *e) {
     const verify_opts *o = v->o;
+    free(v->judged_out);
+    v->judged_out = NULL;
     drop_conflicting_wins(v);
     json_t *doc = v->doc;
     winner *wins = v->wins;
@@ -1612,7 +1637,10 @@ int verify_session_finish(verify_session *v, kerr *e) {
         json_object_set_new(comb, "gate4", g4);
         double sp = 0;
         guard_entry *ents = winner_entries(v, reps, nrep);
-        int ok = !(rc = write_module(v, reps, ents, nrep, cmod, e));
+        int any = 0;
+        art_replacement *jr = judged_reps(v, reps, nrep, &any);   /* the gates run gate 1's cubins */
+        int ok = !(rc = write_module(v, jr, ents, nrep, cmod, e));
+        free(jr);
         free(ents);
         int r3 = ok ? gate3(v, cmod, g3, e) : G_ERROR;
         int r4 = r3 == G_PASSED ? gate4(v, cmod, g4, &sp, e) : G_REFUSED;
@@ -1631,6 +1659,14 @@ int verify_session_finish(verify_session *v, kerr *e) {
     if (nrep > 0) {
         guard_entry *ents = winner_entries(v, reps, nrep);
         rc = emit_module(v, reps, ents, nrep, &final, e);
+        int any = 0;
+        art_replacement *jr = judged_reps(v, reps, nrep, &any);
+        if (!rc && any) { /* the same module as the gates judge it, for a later measurement */
+            free(v->judged_out);
+            v->judged_out = fs_join(o->workdir, "judged_output.py");
+            rc = write_module(v, jr, ents, nrep, v->judged_out, e);
+        }
+        free(jr);
         free(ents);
         if (rc) { free(reps); kbuf_free(&final); return rc; }
         for (size_t j = 0; j < nrep; j++)
@@ -1679,6 +1715,7 @@ int verify_session_output_compiled(verify_session *v, int use_ma, const char **m
     return rc;
 }
 const char *verify_session_base_module(const verify_session *v) { return v->base_mod; }
+const char *verify_session_judged_output(const verify_session *v) { return v->judged_out; }
 int verify_session_measure(verify_session *v, const char *module, json_t *g, double *speedup, kerr *e) {
     int r = gate4(v, module, g, speedup, e);
     return r == G_ERROR ? -1 : r == G_PASSED;

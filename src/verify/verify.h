@@ -111,6 +111,11 @@ const char *verify_session_module(const verify_session *v);          /* Inductor
 /* The module candidates are stitched into and isolated against: Inductor's, or after
  * verify_session_regionize the regioned one (semantically the same module). */
 const char *verify_session_base_module(const verify_session *v);
+/* After verify_session_finish: the output module as the gates judge it -- each winner whose
+ * machine code gate 1 kept runs from those cubins, no line of a candidate's file -- where that
+ * differs from the module that ships (out_dir/optimized_module.py); NULL otherwise. A later
+ * measurement of the output in the worker takes this one. Borrowed; valid until close. */
+const char *verify_session_judged_output(const verify_session *v);
 /* Launches first..last of the current artifact become one region kernel (region.h): the
  * session's artifact, base module and instrumented module become the regioned ones (gate 4
  * and the final measurement still compare against Inductor's module). *name (borrowed from
