@@ -180,11 +180,29 @@ def op_compile(req):
 
 
 def module_text(path):
+    """The module's text, with the texts of the candidates a judged module names appended."""
     try:
         with open(path, encoding="utf-8") as f:
-            return f.read()
+            text = f.read()
     except (OSError, TypeError):
         return ""
+    return text + "\n" + judged_text(text) if "# kopt-judged-from: " in text else text
+
+
+def judged_text(text):
+    """The candidate files a judged module (gates run from gate 1's cubins, so the candidate's
+    text is not in it) names in its `# kopt-judged-from: PATH sha256=...` lines: their texts, so
+    that the candidate's markers steer the fake as they do for a stitched module."""
+    out = []
+    for line in text.splitlines():
+        if line.startswith("# kopt-judged-from: "):
+            p = line[len("# kopt-judged-from: "):].rsplit(" sha256=", 1)[0]
+            try:
+                with open(p) as f:
+                    out.append(f.read())
+            except OSError:
+                pass
+    return "\n".join(out)
 
 
 def marked(path, marker):

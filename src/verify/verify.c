@@ -1022,6 +1022,12 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     if (kept) {
         kbuf cs = KBUF_INIT;
         kbuf_puts(&cs, candidate_launch_shim());
+        /* provenance, as a comment: printable ASCII, any other byte written \xNN */
+        kbuf_puts(&cs, "# kopt-judged-from: ");
+        for (const unsigned char *q = (const unsigned char *)vc->path; *q; q++)
+            if (*q >= 32 && *q < 127 && *q != '\\') kbuf_putc(&cs, (char)*q);
+            else kbuf_printf(&cs, "\\x%02x", *q);
+        kbuf_printf(&cs, " sha256=%s\n", sha);
         rc = candidate_cubin_stitch_text(c, kname, cubins, &cs, e);
         if (!rc) rc = guard_wrap(kname, v->a->text + K->stmt.off, K->stmt.len, kbuf_str(&cs), &judged, e);
         kbuf_free(&cs);

@@ -242,6 +242,34 @@ c = json.load(open(sys.argv[1]))["candidates"][0]
 s = c["gates"][0]["sass"]
 assert c["verdict"] == "accepted" and s["launches"][0]["classes"] == [] and s["launches"][0]["instructions"] > 20, c
 assert "environment" in s["sandbox"], s' "$T/out" && ok || bad "--sass-check float32: $(head -c 600 "$T/out")"
+  # ... and gates 2-4 ran it from the cubin it kept (the fake worker reports an sm_90 GPU): the
+  # module the worker imported holds a CubinFunction and no line of the candidate's file; the
+  # kept launch is compiled under the stitched name
+  python3 -c '
+import glob, json, os, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["judged_code"].startswith("cubin"), c["judged_code"]
+d = os.path.join(sys.argv[2], "work", "cand0")
+mod = open(os.path.join(d, "graph0.py")).read()
+src = open(sys.argv[3]).read()
+body = [l for l in src.splitlines() if l.startswith("    ") and "tl." in l]
+assert "_kopt_CubinFunction(" in mod and body, "the judged module"
+assert not any(l in mod for l in body), "a line of the candidate in the judged module"
+spec = json.load(open(os.path.join(d, "cubins", "launch0.spec.json")))
+assert spec["kernel"].startswith("_kopt_triton_poi_fused_add_addmm_relu_0__"), spec["kernel"]
+assert os.path.getsize(os.path.join(d, "cubins", "launch0.cubin")) > 0
+ship = open(os.path.join(sys.argv[2], "optimized_module.py")).read()
+assert all(l in ship for l in body), "the shipped module has the source"
+' "$T/out" "$T/vs1" "$FC/a_fast.py" && ok || bad "--sass-check: judged from the kept cubin: $(head -c 300 "$T/out")"
+  expect_exit 0 "verify --sass-check --jit-judge" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --sass-check --jit-judge --python "$TPY" -o "$T/vs1j" --rounds 4 --json
+  python3 -c '
+import json, os, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["judged_code"] == "triton jit in the worker (--jit-judge)", c["judged_code"]
+body = [l for l in open(sys.argv[3]).read().splitlines() if l.startswith("    ") and "tl." in l]
+mod = open(os.path.join(sys.argv[2], "work", "cand0", "graph0.py")).read()
+assert body and all(l in mod for l in body) and "_kopt_CubinFunction(" not in mod
+assert not os.path.exists(os.path.join(sys.argv[2], "work", "cand0", "cubins"))' "$T/out" "$T/vs1j" "$FC/a_fast.py" && ok || bad "--jit-judge: $(head -c 300 "$T/out")"
   FAKE_CAPTURE_DTYPE=float16 expect_exit 12 "verify --sass-check, the same kernel on a float16 launch" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --sass-check --python "$TPY" -o "$T/vs2" --rounds 4 --json
   python3 -c '
 import json, sys
@@ -265,7 +293,9 @@ if ! python3 -c 'import triton' 2>/dev/null; then
   python3 -c '
 import json, sys
 m = json.load(open(sys.argv[1]))["machine_check"]
-assert m["mode"] == "auto" and m["ran"] is False and m["why"].startswith("not found: ") and "--sass-check" in m["why"], m' "$T/out" && ok || bad "machine-code check unavailable: $(head -c 600 "$T/out")"
+assert m["mode"] == "auto" and m["ran"] is False and m["why"].startswith("not found: ") and "--sass-check" in m["why"], m
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["judged_code"] == "triton jit in the worker (the machine-code check did not run)", c["judged_code"]' "$T/out" && ok || bad "machine-code check unavailable: $(head -c 600 "$T/out")"
   expect_exit 0 "verify, machine-code check unavailable (text)" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vs5" --rounds 4
   has "the text report says the machine code was not checked" "$T/out" "machine code NOT checked at gate 1: not found"
 fi
