@@ -103,4 +103,52 @@ with tempfile.TemporaryDirectory() as d:
             check(False, "a cubin that is a link was loaded")
         except OSError:
             pass
+
+# CubinFunction: one jit function's kept launches (here launch 0 with B=1024 and launch 1 with
+# B=256, 8 warps), called as kopt's launcher calls a JIT function
+with tempfile.TemporaryDirectory() as d4:
+    write(d4)
+    spec1 = dict(SPEC, constexprs={"B": 256}, num_warps=8)
+    with open(os.path.join(d4, "launch1.spec.json"), "w") as f:
+        json.dump(spec1, f)
+    with open(os.path.join(d4, "launch1.json"), "w") as f:
+        json.dump(dict(META, num_warps=8), f)
+    with open(os.path.join(d4, "launch1.cubin"), "wb") as f:
+        f.write(b"\x7fELF stand-in 1")
+    fn = cubin.CubinFunction(d4.encode(), (0, 1), compiled_kernel_cls=StandIn)
+    x, y = torch.randn(64), torch.empty(64)
+    n = len(StandIn.launched)
+    fn[(2,)](x, y, 64, 7, B=256, num_warps=8)
+    fn[(3,)](x, y, 64, 7, B=1024, num_warps=4, stream=9)
+    fn[(5,)](x, y, n=64, m=7, B=1024)
+    got = StandIn.launched[n:]
+    check([g for g, _, _ in got] == [(2, 1, 1), (3, 1, 1), (5, 1, 1)] and got[1][2] == 9,
+          "each call runs the kept launch it specialises as: %r" % (got,))
+    check(got[0][1][-1] == 256 and got[1][1][-1] == 1024 and list(got[2][1][:4]) == [x, y, 64, 7],
+          "arguments handed over in declared order, keywords bound by name")
+    for what, call in (("a constexpr no launch was compiled for", lambda: fn[(1,)](x, y, 64, 7, B=512)),
+                       ("warps no launch was compiled with", lambda: fn[(1,)](x, y, 64, 7, B=256, num_warps=4)),
+                       ("a parameter given twice", lambda: fn[(1,)](x, y, 64, 7, m=7, B=256)),
+                       ("an unknown keyword", lambda: fn[(1,)](x, y, 64, 7, C=1, B=256)),
+                       ("a runtime parameter missing", lambda: fn[(1,)](x, y, 64, B=256)),
+                       ("a misaligned pointer", lambda: fn[(1,)](torch.randn(65)[1:], y, 64, 7, B=256, num_warps=8))):
+        k0 = len(StandIn.launched)
+        try:
+            call()
+            check(False, "%s: launched" % what)
+        except cubin.SpecMismatch:
+            check(len(StandIn.launched) == k0, "%s: something was launched" % what)
+    with cubin.dry_run():
+        k0 = len(StandIn.launched)
+        fn[(2,)](x, y, 64, 7, B=256, num_warps=8)
+        check(len(StandIn.launched) == k0, "dry_run: checked, nothing launched")
+    w = fn.warmup(x, y, 64, 7, grid=(2,), B=256, num_warps=8)
+    w[(2,)](x, y, 64, 7, 256, stream=3)
+    check(StandIn.launched[-1][0] == (2, 1, 1) and StandIn.launched[-1][2] == 3,
+          "warmup hands back the runner of the launch it checked")
+    try:
+        cubin.CubinFunction(d4, (), compiled_kernel_cls=StandIn)
+        check(False, "a CubinFunction over no launch was built")
+    except ValueError:
+        pass
 print("cubin loader: %d checks passed" % passed())
