@@ -656,6 +656,9 @@ def handle(req):
 
 
 def main():
+    if os.environ.get("FAKE_ENV_DUMP"):   # the names of the environment kopt gave the worker
+        with open(os.environ["FAKE_ENV_DUMP"], "w") as f:
+            f.write("\n".join(sorted(os.environ)) + "\n")
     if "exit_at_start" in MODES or ("exit_at_restart" in MODES and not FIRST_START):
         sys.stderr.write("ImportError: fake worker cannot start\n")
         sys.exit(1)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gates/candidate.h"
+#include "util/tknobs.h"
 
 /* ---------------------------------------------------------------- the signature (JSON edge) */
 
@@ -155,13 +156,27 @@ const char *guard_shim(void) {
     return "if '_KoptGuard' not in globals():\n"
            "    import torch as _kopt_torch\n"
            "\n"
+           "    def _kopt_knobs_set():\n"
+           "        \"\"\"Triton's code-generation knobs set away from their defaults in this environment\n"
+           "        (_KOPT_TRITON_KNOBS: src/util/tknobs.h); kopt verified Triton's default compile.\"\"\"\n"
+           "        import os\n"
+           "        bad = []\n"
+           "        for name, default_on in _KOPT_TRITON_KNOBS:\n"
+           "            v = os.environ.get(name)\n"
+           "            if v is not None and (v.lower() not in ('1', 'true', 'on', 'yes') if default_on\n"
+           "                                  else v.lower() not in ('', '0', 'false', 'off', 'no')):\n"
+           "                bad.append(name)\n"
+           "        return bad\n"
+           "\n"
            "    class _KoptGuard:\n"
            "        \"\"\"kopt: stands in for a replaced kernel. A launch whose arguments match the signature the\n"
            "        candidate was verified on (tensors: shape, stride, dtype, device type; scalars: value) runs\n"
            "        the candidate (module global `cand`); any other runs Inductor's kernel (global `orig`) and\n"
-           "        is counted in _kopt_fallbacks. Other attributes are the candidate's.\"\"\"\n"
+           "        is counted in _kopt_fallbacks. Where a Triton knob that changes the generated code is set\n"
+           "        at the first launch (_kopt_knobs_set), every launch runs Inductor's kernel. Other\n"
+           "        attributes are the candidate's.\"\"\"\n"
            "        __slots__ = ('_kopt_name', '_kopt_cand', '_kopt_orig', '_kopt_scope', '_kopt_signature',\n"
-           "                     '_kopt_check', '_kopt_fast', '_kopt_fallbacks')\n"
+           "                     '_kopt_check', '_kopt_fast', '_kopt_fallbacks', '_kopt_knobs')\n"
            "\n"
            "        def __init__(self, name, cand, orig, signature, scope):\n"
            "            self._kopt_name = name\n"
@@ -170,6 +185,7 @@ const char *guard_shim(void) {
            "            self._kopt_scope = scope\n"
            "            self._kopt_signature = signature\n"
            "            self._kopt_fallbacks = 0\n"
+           "            self._kopt_knobs = None   # read at the first launch, when Triton compiles\n"
            "            self._kopt_check = tuple(\n"
            "                ('t', tuple(s[1]), tuple(s[2]), getattr(_kopt_torch, s[3], None), s[4], s[5] if len(s) > 5 else None)\n"
            "                if s[0] == 't' else s for s in signature)\n"
@@ -203,8 +219,14 @@ const char *guard_shim(void) {
            "            return True\n"
            "\n"
            "        def run(self, *args, **kwargs):\n"
+           "            if self._kopt_knobs is None:\n"
+           "                self._kopt_knobs = _kopt_knobs_set()\n"
+           "                if self._kopt_knobs:\n"
+           "                    import warnings\n"
+           "                    warnings.warn('kopt: %s set: Triton compiles differently from what kopt verified, so '\n"
+           "                                  '%s runs Inductor\\'s kernel' % (', '.join(self._kopt_knobs), self._kopt_name))\n"
            "            extra = [v for k, v in kwargs.items() if k != 'stream']\n"
-           "            if self._kopt_matches(args + tuple(extra) if extra else args):\n"
+           "            if not self._kopt_knobs and self._kopt_matches(args + tuple(extra) if extra else args):\n"
            "                cand = self._kopt_scope[self._kopt_cand]\n"
            "                if self._kopt_fast:\n"
            "                    return getattr(cand, 'run_verified', cand.run)(*args, **kwargs)\n"
@@ -226,6 +248,9 @@ int guard_wrap(const char *kernel, const char *orig, size_t orig_len, const char
     kbuf_printf(out, "\n_kopt_orig_%s = %s\n", kernel, kernel);
     kbuf_puts(out, stitch);
     kbuf_printf(out, "\n_kopt_cand_%s = %s\n", kernel, kernel);
+    kbuf_puts(out, "if '_KOPT_TRITON_KNOBS' not in globals():\n    _KOPT_TRITON_KNOBS = ");
+    tknobs_python(out);
+    kbuf_puts(out, "\n");
     kbuf_puts(out, guard_shim());
     kbuf_printf(out, "%s = _KoptGuard('%s', '_kopt_cand_%s', '_kopt_orig_%s', _KOPT_VERIFIED['%s']['signature'], "
                      "globals())",

@@ -20,6 +20,7 @@
 #include "util/clock.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/tknobs.h"
 
 extern char **environ;
 
@@ -628,13 +629,26 @@ int worker_env_allowed(const char *entry, const char *extra_names) {
     return wk_in_list(extra_names, entry, len);
 }
 
-/* Build the child's environment: the allowed part of kopt's (worker_env_allowed), overridden by
- * extra, plus PYTHONUNBUFFERED=1. */
+/* Build the child's environment: the allowed part of kopt's (worker_env_allowed) less Triton's
+ * code-generation knobs set away from their defaults (tknobs.h), overridden by extra, plus
+ * PYTHONUNBUFFERED=1. */
 static int wk_build_env(worker *w, const char *const *extra, kerr *e) {
     kvec v = {0};
     const char *pass = getenv("KOPT_WORKER_ENV");
-    for (char **p = environ; p && *p; p++)
-        if (worker_env_allowed(*p, pass)) kvec_push(&v, kstrdup(*p));
+    static int warned; /* once per kopt process: restarts and a second worker say nothing new */
+    for (char **p = environ; p && *p; p++) {
+        if (!worker_env_allowed(*p, pass)) continue;
+        if (tknob_changed(*p)) { /* kopt judges Triton's default compile, as the sandbox does */
+            if (!warned)
+                log_warn("the worker runs without %.*s: a Triton knob that changes the code Triton generates "
+                         "(kopt verifies Triton's default compile; a module kopt writes runs Inductor's kernels "
+                         "where one is set)",
+                         (int)(strchr(*p, '=') - *p), *p);
+            continue;
+        }
+        kvec_push(&v, kstrdup(*p));
+    }
+    warned = 1;
     for (const char *const *x = extra; x && *x; x++) {
         const char *eq = strchr(*x, '=');
         if (!eq || eq == *x) {

@@ -299,6 +299,13 @@ assert c["judged_code"] == "triton jit in the worker (the machine-code check did
   expect_exit 0 "verify, machine-code check unavailable (text)" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vs5" --rounds 4
   has "the text report says the machine code was not checked" "$T/out" "machine code NOT checked at gate 1: not found"
 fi
+# Triton's code-generation knobs (src/util/tknobs.h) do not reach the worker (kopt judges Triton's
+# default compile); other Triton variables do, and kopt says which knob it dropped
+TRITON_F32_DEFAULT=ieee TRITON_DEFAULT_FP_FUSION=1 TRITON_CACHE_DIR="$T/tc" FAKE_ENV_DUMP="$T/wenv" \
+  expect_exit 0 "verify with a Triton knob set" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vk" --rounds 4
+has "the dropped knob is named" "$T/err" "the worker runs without TRITON_F32_DEFAULT: a Triton knob"
+if ! grep -qx TRITON_F32_DEFAULT "$T/wenv" && grep -qx TRITON_CACHE_DIR "$T/wenv" && grep -qx TRITON_DEFAULT_FP_FUSION "$T/wenv"; then ok
+else bad "worker environment with a Triton knob: $(tr '\n' ' ' < "$T/wenv" | head -c 400)"; fi
 expect_exit 0 "verify --no-sass-check" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vs6" --rounds 4 --json
 python3 -c '
 import json, sys

@@ -103,6 +103,7 @@ def main():
           "a signature without the capture's alignment never launches directly")
     plan_module(jit)
     judged_module(jit)
+    knobs_module(jit)
     print("guard cpu: %d checks passed" % passed())
 
 
@@ -164,6 +165,40 @@ def plan_module(jit):
     finally:
         type(kern).warmup = saved
 
+
+
+def knobs_module(jit):
+    """A Triton knob that changes the generated code, set when the module first launches: every
+    launch runs Inductor's kernel (kopt verified Triton's default compile), with one warning; a
+    knob at its default (FMA fusion on) or an unrelated Triton variable changes nothing."""
+    import warnings
+    for env, falls in (({"TRITON_F32_DEFAULT": "ieee"}, True), ({"TRITON_DEFAULT_FP_FUSION": "0"}, True),
+                       ({"TRITON_DEFAULT_FP_FUSION": "1", "TRITON_CACHE_DIR": "/tmp/x"}, False)):
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            m = load()
+            guard = getattr(m, K)
+            launches = jit.launches
+            x = torch.randn(4, 8)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                (y,) = m.call([x])
+                (y2,) = m.call([x])
+            check(torch.equal(y, ref(x)) and torch.equal(y2, ref(x)), "%s: the result is right" % env)
+            if falls:
+                check(guard._kopt_fallbacks == 2 and jit.launches == launches and len(w) == 1 and
+                      list(env)[0] in str(w[0].message), "%s: Inductor's kernel runs, one warning (%d fallbacks, %d "
+                      "warnings)" % (env, guard._kopt_fallbacks, len(w)))
+            else:
+                check(guard._kopt_fallbacks == 0 and jit.launches == launches + 2 and not w,
+                      "%s: the candidate runs" % env)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
 
 class _StandInCompiled:
