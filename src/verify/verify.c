@@ -1898,6 +1898,8 @@ void verify_report_text(const json_t *doc, kbuf *out) {
         kbuf_printf(out, "%s\n  kernel %s, form %s\n", json_string_value(json_object_get(c, "candidate")),
                     json_string_value(json_object_get(c, "kernel")) ? json_string_value(json_object_get(c, "kernel")) : "?",
                     json_string_value(json_object_get(c, "form")) ? json_string_value(json_object_get(c, "form")) : "?");
+        if (json_string_value(json_object_get(c, "judged_code")))
+            kbuf_printf(out, "  gates 2-4 ran: %s\n", json_string_value(json_object_get(c, "judged_code")));
         size_t gi;
         json_t *g;
         json_array_foreach(json_object_get(c, "gates"), gi, g) {

@@ -298,6 +298,7 @@ c = json.load(open(sys.argv[1]))["candidates"][0]
 assert c["judged_code"] == "triton jit in the worker (the machine-code check did not run)", c["judged_code"]' "$T/out" && ok || bad "machine-code check unavailable: $(head -c 600 "$T/out")"
   expect_exit 0 "verify, machine-code check unavailable (text)" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vs5" --rounds 4
   has "the text report says the machine code was not checked" "$T/out" "machine code NOT checked at gate 1: not found"
+  has "the text report says what gates 2-4 ran" "$T/out" "  gates 2-4 ran: triton jit in the worker (the machine-code check did not run)"
 fi
 # Triton's code-generation knobs (src/util/tknobs.h) do not reach the worker (kopt judges Triton's
 # default compile); other Triton variables do, and kopt says which knob it dropped
