@@ -95,6 +95,14 @@ TARGETS = {
     "src/gates/gate1.c": {
         "stages": [("unit", "@(static_candidate*|templates|region_agents)/*"), ("cli", "tests/cli/run.sh")],
     },
+    "src/gates/kmeta.c": {
+        # gate 1's check of the sandbox's compile metadata against what kopt asked
+        "stages": [("unit", "kmeta/*")],
+    },
+    "src/util/tknobs.c": {
+        # which Triton knobs keep a candidate from running (the worker's environment, the guard)
+        "stages": [("unit", "@(tknobs|guard)/*"), ("cli", "tests/cli/run.sh")],
+    },
     "src/artifact/region_vendor.c": {
         # not verdict code (gate 3 judges against the float64 eager model whatever this writes),
         # so not in the default set (`--files region_vendor.c`): the module a vendor region's

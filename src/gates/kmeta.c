@@ -28,7 +28,7 @@ int kmeta_check(const char *text, size_t len, const char *want_name, int want_wa
     if (len > KMETA_TEXT_MAX)
         return kerr_set(e, KOPT_E_CANDIDATE, "the compile's metadata is larger than %u bytes", KMETA_TEXT_MAX);
     json_error_t je;
-    json_t *m = json_loadb(text, len, 0, &je);
+    json_t *m = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je); /* one value a key: no reading games */
     if (!json_is_object(m)) {
         json_decref(m);
         return kerr_set(e, KOPT_E_CANDIDATE, "the compile's metadata is not a JSON object");

@@ -105,3 +105,70 @@ Test(kmeta, edits_a_sandboxed_candidate_could_make_are_refused) {
     cr_expect(strstr(e.msg, "larger"), "%s", e.msg);
     free(big);
 }
+
+/* kmeta_check's edges: the size limit, one value a key, a non-object, a name that fills kopt's
+ * field, the stages asked or not; its messages name what was found; kopt's own copy. */
+Test(kmeta, edges_messages_and_kopts_copy) {
+    size_t n = 0;
+    char *text = tu_read_fixture(FX, &n);
+    kmeta m;
+    kerr e = {0};
+    /* padded with spaces to exactly the limit: read; one byte more: not */
+    char *big = malloc(KMETA_TEXT_MAX + 2);
+    memcpy(big, text, n);
+    memset(big + n, ' ', KMETA_TEXT_MAX + 1 - n);
+    cr_expect_eq(kmeta_check(big, KMETA_TEXT_MAX, "_k", 4, 0, 90, &m, &e), 0, "%s", e.msg);
+    cr_expect_eq(kmeta_check(big, KMETA_TEXT_MAX + 1, "_k", 4, 0, 90, &m, &e), KOPT_E_CANDIDATE);
+    free(big);
+    /* a key twice (the checked value first, another after it): refused, whichever a reader keeps */
+    char *dup = kasprintf("{\"num_warps\": 4, %s", text + 1);
+    cr_expect_eq(kmeta_check(dup, strlen(dup), "_k", 4, 0, 90, &m, &e), KOPT_E_CANDIDATE);
+    free(dup);
+    cr_expect_eq(kmeta_check("[1]", 3, "_k", 4, 0, 90, &m, &e), KOPT_E_CANDIDATE);
+    cr_expect(strstr(e.msg, "not a JSON object"), "%s", e.msg);
+    /* what a missing field reads as, in the message */
+    static const struct {
+        const char *field, *says;
+    } gone[] = {{"num_warps", "has 0 warps"},
+                {"num_stages", "has 0 stages"},
+                {"num_ctas", "asks for 0 CTAs"},
+                {"shared", "(-1 bytes)"}};
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        char *t = edited(gone[i].field, NULL);
+        cr_expect_eq(kmeta_check(t, strlen(t), "_k", 4, 0, 90, &m, &e), KOPT_E_CANDIDATE);
+        cr_expect(strstr(e.msg, gone[i].says), "%s: %s", gone[i].field, e.msg);
+        free(t);
+    }
+    /* a name of 127 characters fits kopt's field, 128 do not */
+    char name[130];
+    for (size_t len = sizeof m.name - 1; len <= sizeof m.name; len++) {
+        memset(name, 'k', len);
+        name[len] = 0;
+        char *v = kasprintf("\"%s\"", name);
+        char *t = edited("name", v);
+        int rc = kmeta_check(t, strlen(t), name, 4, 0, 90, &m, &e);
+        cr_expect_eq(rc, len < sizeof m.name ? 0 : KOPT_E_CANDIDATE, "a name of %zu characters: %s", len, e.msg);
+        free(v), free(t);
+    }
+    /* one stage, none asked: fine; one asked, two compiled: refused */
+    char *one = edited("num_stages", "1");
+    cr_expect_eq(kmeta_check(one, strlen(one), "_k", 4, 0, 90, &m, &e), 0, "%s", e.msg);
+    cr_expect_eq(m.num_stages, 1);
+    free(one);
+    char *two = edited("num_stages", "2");
+    cr_expect_eq(kmeta_check(two, strlen(two), "_k", 4, 1, 90, &m, &e), KOPT_E_CANDIDATE);
+    free(two);
+    /* kopt's copy states the plain launch's fields with their values */
+    cr_assert_eq(kmeta_check(text, n, "_k", 4, 0, 90, &m, &e), 0, "%s", e.msg);
+    char *mine = kmeta_json(&m);
+    json_t *o = json_loads(mine, 0, NULL);
+    cr_expect_eq(json_integer_value(json_object_get(o, "tmem_size")), 0);
+    cr_expect(json_is_integer(json_object_get(o, "tmem_size")));
+    cr_expect_eq(json_integer_value(json_object_get(o, "global_scratch_align")), 1);
+    cr_expect_eq(json_integer_value(json_object_get(o, "profile_scratch_align")), 1);
+    cr_expect_eq(json_integer_value(json_object_get(o, "warp_size")), 32);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(o, "target"), "warp_size")), 32);
+    json_decref(o);
+    free(mine);
+    free(text);
+}
