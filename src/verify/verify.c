@@ -978,7 +978,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     char *cdir = kasprintf("%s/cand%zu", v->o->workdir, i);
     char *cmod = kasprintf("%s/graph0.py", cdir);
     char *cubins = kasprintf("%s/cubins", cdir);
-    int kept = 0;
+    int kept = 0, sm90 = worker_arch(v) == 90; /* the sandbox compiles for sm_90 */
     kbuf judged = KBUF_INIT, guarded = KBUF_INIT;
     guard_sig sig = {0};
     const json_t *largs = NULL;
@@ -1004,7 +1004,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
                 log_info("gate 1's compiles: a compile server (started in %.1f s)", v->srv.start_s);
         }
         /* the gates then run the cubins it keeps, where this GPU runs code compiled for sm_90 */
-        int keep = !v->o->jit_judge && c->from_plan && worker_arch(v) == 90;
+        int keep = !v->o->jit_judge && c->from_plan && sm90;
         if (keep && ((rc = fs_mkdirs(cubins, e)))) goto out;
         if ((rc = sass_gate_check(vc->path, sha, &sig, v->sass_python, &v->srv, v->o->allow_precision_change, kname,
                                   keep ? cubins : NULL, &kept, g1, &swhy, e)))
@@ -1033,14 +1033,13 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
         kbuf_free(&cs);
         if (rc) goto out;
     }
-    json_object_set_new(rec, "judged_code",
-                        json_string(kept ? "cubin: gate 1's sandboxed compile, loaded without the candidate's Python"
-                                    : v->o->jit_judge && c->from_plan ? "triton jit in the worker (--jit-judge)"
-                                    : !c->from_plan ? "triton jit in the worker (not a plan-form candidate)"
-                                    : v->sass_python && worker_arch(v) != 90
-                                        ? "triton jit in the worker (the machine-code check compiles for sm_90, not "
-                                          "this GPU)"
-                                        : "triton jit in the worker (the machine-code check did not run)"));
+    const char *how = "cubin: gate 1's sandboxed compile, loaded without the candidate's Python";
+    if (!kept) /* why not, in the order the conditions were tried */
+        how = !c->from_plan        ? "triton jit in the worker (not a plan-form candidate)"
+              : v->o->jit_judge    ? "triton jit in the worker (--jit-judge)"
+              : v->sass_python && !sm90 ? "triton jit in the worker (the machine-code check compiles for sm_90, not this GPU)"
+                                        : "triton jit in the worker (the machine-code check did not run)";
+    json_object_set_new(rec, "judged_code", json_string(how));
     art_replacement rep = {.kernel = kname, .text = kept ? kbuf_str(&judged) : kbuf_str(&guarded)};
     guard_entry ent = {.kernel = kname, .sha256 = sha, .sig = &sig};
     if ((rc = fs_mkdirs(cdir, e)) || (rc = write_module(v, &rep, &ent, 1, cmod, e))) goto out;
