@@ -26,6 +26,7 @@ Standard library only. Behaviour is chosen by FAKE_WORKER_MODE, a comma-separate
                       earlier start (i.e. on a replay after a restart)
   no_cuda             ready event with cuda:false
   no_torch            ready event with torch:null and an import_error
+  odd_triton          ready event whose triton version is not a version string (quote, spaces)
   no_graphs           compile returns no graph (a model that runs eagerly)
   no_triton           compile (every mode) captures a module without a Triton kernel: the
                       aten fallback of avg_pool3d that Inductor wrote on an H200
@@ -668,7 +669,8 @@ def main():
     cuda = "no_cuda" not in MODES
     send({"event": "ready", "protocol": 1, "pid": os.getpid(),
           "python": platform.python_version(),
-          "torch": None if "no_torch" in MODES else "2.11.0+fake", "triton": "3.6.0+fake",
+          "torch": None if "no_torch" in MODES else "2.11.0+fake",
+          "triton": "3.6'; import os" if "odd_triton" in MODES else "3.6.0+fake",
           "cuda": cuda, "device": "Fake H200" if cuda else None,
           "capability": [9, 0] if cuda else None, "sm_count": 132 if cuda else None,
           "l2_bytes": 62914560 if cuda else None, "mem_bytes": 150 << 30 if cuda else None,

@@ -101,6 +101,37 @@ int guard_sig_from_json(const json_t *args, guard_sig *out, kerr *e) {
     return 0;
 }
 
+/* Whether s is a version string safe in a Python literal: 1-47 of [0-9A-Za-z.+_-]. */
+static int version_word(const char *s) {
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') ||
+              strchr(".+_-", s[n])))
+            return 0;
+    return n > 0 && n < sizeof ((guard_env *)0)->triton;
+}
+
+int guard_env_from_json(const json_t *ready, guard_env *out, kerr *e) {
+    memset(out, 0, sizeof *out);
+    out->cap_major = out->cap_minor = -1;
+    const json_t *t = json_object_get(ready, "triton"), *cap = json_object_get(ready, "capability");
+    if (t && !json_is_null(t)) {
+        if (!json_is_string(t) || !version_word(json_string_value(t)))
+            return kerr_set(e, KOPT_E_WORKER, "ready: 'triton' is not a version string");
+        strcpy(out->triton, json_string_value(t));
+    }
+    if (cap && !json_is_null(cap)) {
+        const json_t *ma = json_array_get(cap, 0), *mi = json_array_get(cap, 1);
+        if (!json_is_array(cap) || json_array_size(cap) != 2 || !json_is_integer(ma) || !json_is_integer(mi) ||
+            json_integer_value(ma) < 0 || json_integer_value(ma) > 99 || json_integer_value(mi) < 0 ||
+            json_integer_value(mi) > 99)
+            return kerr_set(e, KOPT_E_WORKER, "ready: 'capability' is not [major, minor]");
+        out->cap_major = (int)json_integer_value(ma);
+        out->cap_minor = (int)json_integer_value(mi);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- Python text */
 
 static void int_tuple(const int64_t *v, size_t n, kbuf *out) {
@@ -166,6 +197,29 @@ const char *guard_shim(void) {
            "            if v is not None and (v.lower() not in ('1', 'true', 'on', 'yes') if default_on\n"
            "                                  else v.lower() not in ('', '0', 'false', 'off', 'no')):\n"
            "                bad.append(name)\n"
+           "        return [name + ' set' for name in bad]\n"
+           "\n"
+           "    def _kopt_env_differs(args):\n"
+           "        \"\"\"Where this process differs from what kopt verified in (_KOPT_VERIFIED_ON): Triton's\n"
+           "        version, the compute capability of the first tensor argument's device.\"\"\"\n"
+           "        on = globals().get('_KOPT_VERIFIED_ON') or {}\n"
+           "        bad = []\n"
+           "        want = on.get('triton')\n"
+           "        if want is not None:\n"
+           "            try:\n"
+           "                import triton\n"
+           "                have = getattr(triton, '__version__', None)\n"
+           "            except ImportError:\n"
+           "                have = None\n"
+           "            if have != want:\n"
+           "                bad.append('Triton %s (kopt verified with %s)' % (have, want))\n"
+           "        want = on.get('capability')\n"
+           "        if want is not None:\n"
+           "            dev = next((a.device for a in args if isinstance(a, _kopt_torch.Tensor)), None)\n"
+           "            have = (tuple(_kopt_torch.cuda.get_device_capability(dev))\n"
+           "                    if dev is not None and dev.type == 'cuda' else None)\n"
+           "            if have != tuple(want):\n"
+           "                bad.append('compute capability %s (kopt verified on %s)' % (have, tuple(want)))\n"
            "        return bad\n"
            "\n"
            "    class _KoptGuard:\n"
@@ -173,7 +227,8 @@ const char *guard_shim(void) {
            "        candidate was verified on (tensors: shape, stride, dtype, device type; scalars: value) runs\n"
            "        the candidate (module global `cand`); any other runs Inductor's kernel (global `orig`) and\n"
            "        is counted in _kopt_fallbacks. Where a Triton knob that changes the generated code is set\n"
-           "        at the first launch (_kopt_knobs_set), every launch runs Inductor's kernel. Other\n"
+           "        at the first launch (_kopt_knobs_set), or Triton's version or the GPU's compute capability\n"
+           "        is not the verified one (_kopt_env_differs), every launch runs Inductor's kernel. Other\n"
            "        attributes are the candidate's.\"\"\"\n"
            "        __slots__ = ('_kopt_name', '_kopt_cand', '_kopt_orig', '_kopt_scope', '_kopt_signature',\n"
            "                     '_kopt_check', '_kopt_fast', '_kopt_fallbacks', '_kopt_knobs')\n"
@@ -220,11 +275,11 @@ const char *guard_shim(void) {
            "\n"
            "        def run(self, *args, **kwargs):\n"
            "            if self._kopt_knobs is None:\n"
-           "                self._kopt_knobs = _kopt_knobs_set()\n"
+           "                self._kopt_knobs = _kopt_knobs_set() + _kopt_env_differs(args)\n"
            "                if self._kopt_knobs:\n"
            "                    import warnings\n"
-           "                    warnings.warn('kopt: %s set: Triton compiles differently from what kopt verified, so '\n"
-           "                                  '%s runs Inductor\\'s kernel' % (', '.join(self._kopt_knobs), self._kopt_name))\n"
+           "                    warnings.warn('kopt: %s: Triton would not compile what kopt verified, so '\n"
+           "                                  '%s runs Inductor\\'s kernel' % ('; '.join(self._kopt_knobs), self._kopt_name))\n"
            "            extra = [v for k, v in kwargs.items() if k != 'stream']\n"
            "            if not self._kopt_knobs and self._kopt_matches(args + tuple(extra) if extra else args):\n"
            "                cand = self._kopt_scope[self._kopt_cand]\n"
@@ -258,7 +313,7 @@ int guard_wrap(const char *kernel, const char *orig, size_t orig_len, const char
     return 0;
 }
 
-void guard_header(const guard_entry *ents, size_t n, kbuf *out) {
+void guard_header(const guard_entry *ents, size_t n, const guard_env *env, kbuf *out) {
     if (!n) return;
     kbuf_puts(out, "# kopt: what ships is what was verified (docs/CANDIDATES.md, \"The guard\"). Each replaced\n"
                    "# kernel runs its candidate only on the launch signature the gates verified; any other\n"
@@ -271,6 +326,14 @@ void guard_header(const guard_entry *ents, size_t n, kbuf *out) {
         guard_sig_python(ents[i].sig, out);
         kbuf_puts(out, "},\n");
     }
+    kbuf_puts(out, "}\n");
+    /* the Triton and GPU the gates ran on (None: unknown, not checked) */
+    kbuf_puts(out, "_KOPT_VERIFIED_ON = {'triton': ");
+    if (env && env->triton[0]) kbuf_printf(out, "'%s'", env->triton);
+    else kbuf_puts(out, "None");
+    kbuf_puts(out, ", 'capability': ");
+    if (env && env->cap_major >= 0) kbuf_printf(out, "(%d, %d)", env->cap_major, env->cap_minor);
+    else kbuf_puts(out, "None");
     kbuf_puts(out, "}\n");
 }
 

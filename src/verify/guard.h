@@ -27,7 +27,15 @@
  *                        verbatim and aliased `_kopt_orig_NAME = NAME`, the candidate's stitched
  *                        text, `_kopt_cand_NAME = NAME`, the `_KoptGuard` shim and
  *                        `NAME = _KoptGuard(...)` reading its signature from _KOPT_VERIFIED.
- *   guard_header         the header block (comments + `_KOPT_VERIFIED = {...}`) for entries.
+ *   guard_env_from_json  the worker's ready event -> guard_env: the Triton version and GPU
+ *                        compute capability the gates ran with (a version outside
+ *                        [0-9A-Za-z.+_-], or a malformed capability, is KOPT_E_WORKER).
+ *   guard_header         the header block (comments + `_KOPT_VERIFIED = {...}` +
+ *                        `_KOPT_VERIFIED_ON = {'triton': ..., 'capability': ...}`) for entries.
+ *                        At its first launch the guard compares the Triton it runs under and
+ *                        the compute capability of its first tensor's device with
+ *                        _KOPT_VERIFIED_ON and runs Inductor's kernel on any difference (what
+ *                        the candidate's source compiles to depends on both; kopt verified one).
  *   guard_insert_header  module text with the header inserted at the top (after any
  *                        `from __future__` line, which Python requires first).
  *
@@ -78,6 +86,15 @@ typedef struct guard_entry {
     const guard_sig *sig;
 } guard_entry;
 
+/* The environment the gates verified in. Unknown parts (a fake worker) are not checked. */
+typedef struct guard_env {
+    char triton[48];          /* triton.__version__ in the worker ("3.6.0"); "" unknown */
+    int cap_major, cap_minor; /* its GPU's compute capability; -1 unknown */
+} guard_env;
+
+/* Fill *out from the worker's ready event (worker_info); NULL or absent fields: unknown. */
+int guard_env_from_json(const json_t *ready, guard_env *out, kerr *e);
+
 /* Parse the capture_launch answer's "args" array into *out (zeroed first). */
 int guard_sig_from_json(const json_t *args, guard_sig *out, kerr *e);
 void guard_sig_free(guard_sig *s);
@@ -93,8 +110,8 @@ int guard_wrap(const char *kernel, const char *orig, size_t orig_len, const char
 /* The `_KoptGuard` class, under `if '_KoptGuard' not in globals():`, ending in '\n'. */
 const char *guard_shim(void);
 
-/* Append the header block for n entries (nothing when n == 0). */
-void guard_header(const guard_entry *ents, size_t n, kbuf *out);
+/* Append the header block for n entries (nothing when n == 0); env NULL: nothing recorded. */
+void guard_header(const guard_entry *ents, size_t n, const guard_env *env, kbuf *out);
 
 /* Append text[0..len) to out with header inserted at the top (after a `from __future__` line). */
 void guard_insert_header(const char *text, size_t len, const char *header, kbuf *out);

@@ -112,6 +112,7 @@ struct verify_session {
     size_t mc_runs, mc_refused, mc_other;   /* its tally: candidates run, refused, reports elsewhere */
     char *judged_out;         /* the output module as the gates judge it (winners from their cubins),
                                * written by finish where it differs from the one that ships */
+    guard_env genv;           /* the worker's Triton and GPU: recorded in each guarded module */
 };
 typedef struct verify_session vctx;
 
@@ -773,7 +774,7 @@ static int emit_module(const vctx *v, const art_replacement *reps, const guard_e
     int rc = artifact_emit(v->a, &eo, &b, e);
     if (!rc && ents && n) {
         kbuf h = KBUF_INIT;
-        guard_header(ents, n, &h);
+        guard_header(ents, n, &v->genv, &h);
         guard_insert_header(b.data ? b.data : "", b.len, kbuf_str(&h), out);
         kbuf_free(&h);
     } else if (!rc) {
@@ -899,13 +900,6 @@ static json_t *gate_open(json_t *gates, int n, double started[5]) {
     return g;
 }
 
-/* The worker GPU's compute capability x10 (its ready event), 0 when unknown. */
-static int worker_arch(const vctx *v) {
-    const json_t *cap = json_object_get(worker_info(v->w), "capability");
-    if (!json_is_array(cap) || json_array_size(cap) != 2) return 0;
-    return (int)(json_integer_value(json_array_get(cap, 0)) * 10 + json_integer_value(json_array_get(cap, 1)));
-}
-
 /* Gates 1-4 for candidate i (verify_one), each opened by gate_open. */
 static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, winner *win, double started[5],
                         kerr *e) {
@@ -978,7 +972,7 @@ static int verify_gates(vctx *v, size_t i, const verify_cand *vc, json_t *rec, w
     char *cdir = kasprintf("%s/cand%zu", v->o->workdir, i);
     char *cmod = kasprintf("%s/graph0.py", cdir);
     char *cubins = kasprintf("%s/cubins", cdir);
-    int kept = 0, sm90 = worker_arch(v) == 90; /* the sandbox compiles for sm_90 */
+    int kept = 0, sm90 = v->genv.cap_major == 9 && v->genv.cap_minor == 0; /* the sandbox compiles for sm_90 */
     kbuf judged = KBUF_INIT, guarded = KBUF_INIT;
     guard_sig sig = {0};
     const json_t *largs = NULL;
@@ -1532,7 +1526,8 @@ int verify_session_open(worker *w, const verify_opts *o, json_t *doc, verify_ses
     v->sass_python = o->sass_python;
     if (!json_object_get(doc, "candidates")) json_object_set_new(doc, "candidates", json_array());
     *out = v;
-    return setup(v, doc, e);
+    int rc = guard_env_from_json(worker_info(w), &v->genv, e);
+    return rc ? rc : setup(v, doc, e);
 }
 
 void verify_session_set_machine_check(verify_session *v, const char *python) { v->sass_python = python; }

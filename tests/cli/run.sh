@@ -329,6 +329,10 @@ has "guard: the kernel is guarded" "$T/v/optimized_module.py" "$K0 = _KoptGuard(
 SHA=$(sha256sum "$FC/a_fast.py" | cut -d' ' -f1)
 has "guard: the verified sha256" "$T/v/optimized_module.py" "# kopt-verified: $K0 sha256=$SHA"
 has "guard: the captured signature" "$T/v/optimized_module.py" "'$K0': {'sha256': '$SHA', 'signature': (('t', "
+has "guard: the Triton and GPU it was verified on" "$T/v/optimized_module.py" "_KOPT_VERIFIED_ON = {'triton': '3.6.0+fake', 'capability': (9, 0)}"
+# a worker whose Triton version could not be written into the module as a plain literal
+FAKE_WORKER_MODE=odd_triton expect_exit 7 "a worker's odd Triton version" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check --force-version -o "$T/vodd"
+has "the odd version is named as the worker's" "$T/err" "ready: 'triton' is not a version string"
 python3 -c 'import ast,sys; ast.parse(open(sys.argv[1]).read())' "$T/v/optimized_module.py" && ok || bad "the guarded module does not parse as Python"
 has "report names the winner" "$T/v/report.txt" "triton_poi_fused_add_addmm_relu_0 <- $FC/a_fast.py"
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); assert m["arg_sources"][2]=="input:0", m' "$T/v/kopt_meta.json" && ok || bad "kopt_meta.json arg_sources"

@@ -152,20 +152,55 @@ Test(guard, header_records_sha_and_signature) {
     const char *h2 = "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff";
     guard_entry ents[2] = {{.kernel = "k_a", .sha256 = h1, .sig = &s1}, {.kernel = "k_b", .sha256 = h2, .sig = &s2}};
     kbuf b = KBUF_INIT;
-    guard_header(ents, 0, &b);
+    guard_env env = {.triton = "3.6.0", .cap_major = 9, .cap_minor = 0};
+    guard_header(ents, 0, &env, &b);
     cr_expect_eq(b.len, 0);
-    guard_header(ents, 2, &b);
+    guard_header(ents, 2, &env, &b);
     const char *s = kbuf_str(&b);
     cr_expect(strstr(s, "# kopt-verified: k_a sha256=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\n"));
     cr_expect(strstr(s, "# kopt-verified: k_b sha256=ffff"));
     cr_expect(strstr(s, "_KOPT_VERIFIED = {\n    'k_a': {'sha256': '0123456789abcdef0123456789abcdef0123456789abcdef"
                         "0123456789abcdef', 'signature': (('t', (2,), (1,), 'float32', 'cuda'), ('i', 2))},\n"
                         "    'k_b': {'sha256': 'ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff', "
-                        "'signature': (('i', 7),)},\n}\n"),
+                        "'signature': (('i', 7),)},\n}\n_KOPT_VERIFIED_ON = {'triton': '3.6.0', 'capability': (9, 0)}\n"),
               "%s", s);
+    kbuf_reset(&b);
+    guard_header(ents, 1, NULL, &b);
+    cr_expect(strstr(kbuf_str(&b), "_KOPT_VERIFIED_ON = {'triton': None, 'capability': None}\n"), "unknown: not checked");
     kbuf_free(&b);
     guard_sig_free(&s1);
     guard_sig_free(&s2);
+}
+
+/* The worker's ready event -> the environment recorded; what could break the literal is refused. */
+Test(guard, env_from_ready_event) {
+    guard_env g;
+    kerr e = {0};
+    json_t *r = json_loads("{\"triton\":\"3.6.0+git1a2b_c-d\",\"capability\":[9,0]}", 0, NULL);
+    cr_assert_eq(guard_env_from_json(r, &g, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(g.triton, "3.6.0+git1a2b_c-d");
+    cr_expect(g.cap_major == 9 && g.cap_minor == 0);
+    json_decref(r);
+    r = json_loads("{\"triton\":null,\"capability\":null}", 0, NULL);
+    cr_assert_eq(guard_env_from_json(r, &g, &e), 0);
+    cr_expect(g.triton[0] == 0 && g.cap_major == -1 && g.cap_minor == -1, "null: unknown");
+    json_decref(r);
+    cr_assert_eq(guard_env_from_json(NULL, &g, &e), 0, "no ready event: unknown");
+    cr_expect(g.triton[0] == 0 && g.cap_major == -1);
+    const char *bad[] = {"{\"triton\":\"3.6'+__import__('os')\"}", "{\"triton\":\"\"}", "{\"triton\":3.6}",
+                         "{\"triton\":\"3.6.0 \"}",
+                         "{\"triton\":\"0123456789012345678901234567890123456789012345678\"}",
+                         "{\"capability\":[9]}", "{\"capability\":[9,\"0\"]}", "{\"capability\":[100,0]}",
+                         "{\"capability\":[9,-1]}", "{\"capability\":\"9.0\"}"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = json_loads(bad[i], 0, NULL);
+        cr_assert(r, "%s", bad[i]);
+        cr_expect_eq(guard_env_from_json(r, &g, &e), KOPT_E_WORKER, "refused: %s", bad[i]);
+        json_decref(r);
+    }
+    r = json_loads("{\"triton\":\"01234567890123456789012345678901234567890123456\"}", 0, NULL);
+    cr_expect_eq(guard_env_from_json(r, &g, &e), 0, "47 characters fit");
+    json_decref(r);
 }
 
 Test(guard, header_goes_after_future_imports) {
@@ -201,7 +236,7 @@ Test(guard, emitted_into_an_inductor_module) {
     cr_assert_eq(artifact_emit(a, &eo, &out, &e), 0, "%s", e.msg);
     guard_sig s = sig_of("[{\"value\":1}]");
     guard_entry ent = {.kernel = k->name, .sha256 = "ab", .sig = &s};
-    guard_header(&ent, 1, &h);
+    guard_header(&ent, 1, NULL, &h);
     guard_insert_header(kbuf_str(&out), out.len, kbuf_str(&h), &mod);
     const char *m = kbuf_str(&mod);
     cr_expect(!strncmp(m, "# kopt: what ships is what was verified", 39));
@@ -296,6 +331,7 @@ static const char *const PRELUDE =
     "    _tl.constexpr = int\n"
     "    _triton = types.ModuleType('triton')\n"
     "    _triton.jit = _FakeJit\n"
+    "    _triton.__version__ = '3.6.0+fake'\n"
     "    _triton.language = _tl\n"
     "    sys.modules['triton'] = _triton\n"
     "    sys.modules['triton.language'] = _tl\n"
@@ -363,7 +399,8 @@ static void golden_module(const char *cand, const char *sigjson, const char *rel
     guard_sig s = sig_of(sigjson);
     char sha[] = "5e2a0d3e0c6b3a1f9d6c4b2a1908f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6";
     guard_entry ent = {.kernel = GK, .sha256 = sha, .sig = &s};
-    guard_header(&ent, 1, &h);
+    guard_env env = {.triton = "3.6.0+fake", .cap_major = -1, .cap_minor = -1};   /* a CPU "GPU" */
+    guard_header(&ent, 1, &env, &h);
     kbuf_puts(&body, PRELUDE);
     kbuf_append(&body, w.data, w.len);
     kbuf_puts(&body, TAIL);

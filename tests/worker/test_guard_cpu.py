@@ -104,6 +104,7 @@ def main():
     plan_module(jit)
     judged_module(jit)
     knobs_module(jit)
+    env_module(jit)
     print("guard cpu: %d checks passed" % passed())
 
 
@@ -199,6 +200,44 @@ def knobs_module(jit):
                     os.environ.pop(k, None)
                 else:
                     os.environ[k] = v
+
+
+def env_module(jit):
+    """_KOPT_VERIFIED_ON: a module verified with one Triton version, loaded under another, runs
+    Inductor's kernel on every launch (one warning naming both versions); a recorded compute
+    capability the launch's device does not have (here a CPU tensor) does the same; the recorded
+    version and no capability (unknown): the candidate runs."""
+    import warnings
+    triton = sys.modules["triton"]
+    saved = triton.__version__
+    cases = (("3.7.0", None, True, "Triton 3.7.0 (kopt verified with 3.6.0+fake)"),
+             (saved, (9, 0), True, "compute capability None (kopt verified on (9, 0))"),
+             (saved, None, False, None))
+    try:
+        for version, cap, falls, said in cases:
+            triton.__version__ = version
+            m = load()
+            check(m._KOPT_VERIFIED_ON == {"triton": "3.6.0+fake", "capability": None},
+                  "the module records the Triton it was verified with: %r" % (m._KOPT_VERIFIED_ON,))
+            m._KOPT_VERIFIED_ON["capability"] = cap   # as a module verified on an H200 would say
+            guard = getattr(m, K)
+            launches = jit.launches
+            x = torch.randn(4, 8)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                (y,) = m.call([x])
+                (y2,) = m.call([x])
+            check(torch.equal(y, ref(x)) and torch.equal(y2, ref(x)), "Triton %s, capability %s: the result is right"
+                  % (version, cap))
+            if falls:
+                check(guard._kopt_fallbacks == 2 and jit.launches == launches and len(w) == 1 and
+                      said in str(w[0].message), "Triton %s, capability %s: Inductor's kernel runs, one warning "
+                      "(%d fallbacks, warnings %s)" % (version, cap, guard._kopt_fallbacks, [str(x.message) for x in w]))
+            else:
+                check(guard._kopt_fallbacks == 0 and jit.launches == launches + 2 and not w,
+                      "the verified Triton: the candidate runs")
+    finally:
+        triton.__version__ = saved
 
 
 class _StandInCompiled:
