@@ -139,6 +139,11 @@ int builtin_region_act(const json_t *kernel, const json_t *plan, json_t **out, k
 const char *builtin_scan_match(const json_t *kernel);
 json_t *builtin_scan_variants(const json_t *kernel);
 int builtin_scan_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+/* The aligned_chunks family (builtin_aligned.c): 1 when the kernel is the first of Inductor's
+ * split reductions over a flat range whose chunks start off 16-byte boundaries. */
+int builtin_aligned_match(const json_t *kernel);
+json_t *builtin_aligned_variants(const json_t *kernel);
+int builtin_aligned_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 /* The middle-dimension softmax family (builtin_colsoftmax.c): "col_softmax" when the kernel is
  * a softmax / log-softmax of fp32 over a dimension with something after it (<= 8192 long), else
  * NULL; its variants (new array); its candidates (*out new). builtin_rewrite_* dispatch to them. */

@@ -202,6 +202,7 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
      * cumulative sum over any dimension, a softmax over a middle one), else split_more */
     kfamily split = builtin_scan_match(k)          ? KF_SCAN
                     : builtin_col_softmax_match(k) ? KF_COL_SOFTMAX
+                    : builtin_aligned_match(k)     ? KF_ALIGNED_CHUNKS
                     : split_match(k, &si)          ? KF_SPLIT_MORE
                                                    : KF_NONE;
     char rows[64];
@@ -318,6 +319,7 @@ static json_t *stats_variants(const json_t *k) {
 json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
+    if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_variants(k);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
     if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
@@ -517,6 +519,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     kfamily f = kfamily_parse(tmpl);   /* the plan's spelling, read once */
     if (f == KF_SCAN) return builtin_scan_act(k, plan, out, e);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_act(k, plan, out, e);
+    if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_act(k, plan, out, e);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_act(k, plan, out, e);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_act(k, plan, out, e);
     if (kfamily_is_region(f)) return builtin_region_act(k, plan, out, e);

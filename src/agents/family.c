@@ -37,6 +37,9 @@ static const struct {
     [KF_CL_GROUP_STATS] = {"cl_group_stats",
                            "group-norm statistics read channels-last in pieces of a few channels: every "
                            "pixel row read whole, per-lane shifted sums, partials combined"},
+    [KF_ALIGNED_CHUNKS] = {"aligned_chunks",
+                           "a split reduction whose chunks start off 16-byte boundaries loads one element at a "
+                           "time: the same chunks read as whole aligned vectors"},
     [KF_REGION_SOFTMAX] = {"region_softmax", NULL},
     [KF_REGION_LOG_SOFTMAX] = {"region_log_softmax", NULL},
     [KF_REGION_GROUP_NORM] = {"region_group_norm", NULL},

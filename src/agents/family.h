@@ -37,6 +37,7 @@ typedef enum kfamily {
     KF_AVG_POOL,
     KF_MAX_POOL,
     KF_CL_GROUP_STATS,
+    KF_ALIGNED_CHUNKS,
     /* regions */
     KF_REGION_SOFTMAX,
     KF_REGION_LOG_SOFTMAX,

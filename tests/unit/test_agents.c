@@ -449,3 +449,71 @@ Test(agents, executor_answer_read_into_typed_candidates) {
     opt_cands_free(&c);
     json_decref(none);
 }
+
+/* aligned_chunks: Inductor's partial sums of a smooth L1 loss over chunks of 254201 (not a
+ * multiple of 4) read as aligned vectors; everything but the loop head, the index, the mask and
+ * the loads' addresses is Inductor's text. */
+Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
+    artifact *a = NULL;
+    double eps = 0;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split.py", &a);
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "aligned_chunks");
+    json_t *vars = builtin_rewrite_variants(KF_ALIGNED_CHUNKS, k);
+    cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "aligned_chunks", "variants", vars);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4);
+    const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
+    const char *src = json_string_value(json_object_get(c0, "source"));
+    static const char *const want[] = {
+        "    kopt_start = 254201*x0\n    kopt_base = (kopt_start // 4) * 4\n",
+        "    for kopt_i in tl.range(0, (r0_numel + 3 + R0_BLOCK - 1) // R0_BLOCK):\n        r0_offset = kopt_i * R0_BLOCK\n",
+        "        kopt_g = kopt_base + r0_offset + r0_base\n        r0_index = kopt_g - kopt_start\n",
+        "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel)\n",
+        "tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134217728) & xmask, eviction_policy='evict_first', other=0.0)",
+        "tmp4 = tl.load(in_ptr1 + (kopt_g), (kopt_g < 134217728) & xmask, eviction_policy='evict_first', other=0.0)",
+        "        tmp0 = r0_1 + 254201*x0\n",                            /* Inductor's bound check, unchanged */
+        "        _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n",  /* the accumulation under the chunk's mask */
+        "    tl.store(out_ptr0 + (x0), tmp19, xmask)\n",
+        "\"grid\": [\"xnumel\"], \"args\": [\"in_ptr0\", \"in_ptr1\", \"out_ptr0\", \"xnumel\", \"r0_numel\"]",
+        "\"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": 2048}, \"num_warps\": 8",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(src, want[i]) != NULL, "missing %s in\n%s", want[i], src);
+    cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL, "the original loop is gone");
+    cr_expect(strstr(src, "(r0_1 + 254201*x0), r0_mask") == NULL, "no load keeps the unaligned address");
+    candidate *c = tu_parse_candidate(src);
+    cr_expect_str_eq(candidate_form_label(c), "P");
+    candidate_free(c);
+    json_decref(out);
+    json_decref(plan);
+    /* a variant outside the limits gives no candidate */
+    plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                     "variants", "r0_block", 3000, "num_warps", 8);
+    cr_expect_eq(builtin_rewrite_act(k, plan, &out, &e), KOPT_E_CANDIDATE);
+    json_decref(plan);
+    /* chunks of a multiple of 4 start aligned already: not this family */
+    json_t *k2 = json_deep_copy(k);
+    json_object_set_new(json_object_get(k2, "numels"), "r0_numel", json_integer(254204));
+    cr_expect_eq(builtin_aligned_match(k2), 0);
+    json_decref(k2);
+    /* a load that is not a flat chunk load (a broadcast weight) is refused */
+    k2 = json_deep_copy(k);
+    const char *jit = json_string_value(json_object_get(k2, "jit_source"));
+    char *alt = kstrdup(jit), *at = strstr(alt, "tl.load(in_ptr1 + (r0_1 + 254201*x0)");
+    cr_assert(at);
+    memcpy(at, "tl.load(in_ptr1 + (r0_1 % 254201*x0)", strlen("tl.load(in_ptr1 + (r0_1 % 254201*x0)"));
+    json_object_set_new(k2, "jit_source", json_string(alt));
+    cr_expect_eq(builtin_aligned_match(k2), 0);
+    free(alt);
+    json_decref(k2);
+    /* the other fixtures' split reductions (power-of-two chunks, rows) are not this family */
+    artifact *a3 = NULL;
+    json_t *k3 = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a3);
+    cr_expect_eq(builtin_aligned_match(k3), 0);
+    json_decref(k3);
+    artifact_free(a3);
+    json_decref(k);
+    artifact_free(a);
+}

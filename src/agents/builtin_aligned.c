@@ -1,0 +1,225 @@
+/* builtin_aligned.c — aligned_chunks: a split reduction whose chunks start off 16-byte boundaries.
+ *
+ * Inductor reduces a large flat range (a loss's mean, a whole-tensor sum) in two kernels: the
+ * first sums xnumel chunks of r0_numel consecutive elements, `tl.load(in_ptrK + (r0_1 +
+ * L*x0), ...)` with L = r0_numel, and the second combines the partials. Where L is not a multiple
+ * of the 16-byte vector (4 fp32, 8 fp16/bf16 elements), no chunk but the first starts aligned,
+ * Triton cannot prove alignment and every load is a scalar 4-byte one (a held-out smooth L1 loss
+ * over 2 x 134,217,728 fp32 on the H200: 528 chunks of 254,201, Inductor's kernel at 1.63x its
+ * memory floor, where the suite's losses with power-of-two chunks run at 1.04-1.14x).
+ *
+ * The candidate is Inductor's own kernel with the loop moved onto aligned vectors: each chunk's
+ * loop starts at kopt_base = (L*x0 // VEC) * VEC, the loads read whole aligned vectors bounded
+ * by the flat range Inductor's kernel reads (so every element a load touches lies in it), and the chunk's
+ * own positions are r0_index = g - L*x0, so r0_mask keeps exactly the chunk's elements in the
+ * accumulation (Inductor's `tl.where(r0_mask & xmask, ...)`); everything else, the arithmetic
+ * on each element, the final reduction and the stores, is Inductor's text. Same partial per
+ * chunk up to summation order.
+ *
+ * Recognised from the text Inductor writes for the first kernel: a looped reduction (Grid1D,
+ * constexprs XBLOCK and R0_BLOCK, one loop, x0 = xindex), every load a flat chunk load of an
+ * fp32/fp16/bf16 input, the flat index used only by Inductor's bound check, no store inside the
+ * loop, accumulators updated
+ * under r0_mask, L not a multiple of the vector of the narrowest input. Plans:
+ * {"direction":"rewrite","params":{"template":"aligned_chunks","variants":[{"r0_block":R,
+ * "num_warps":W},..]}}; each variant launches one program per chunk (XBLOCK=1). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "util/buf.h"
+
+enum { AL_MAX_LOADS = 8 };
+
+/* What the transform needs of the kernel. */
+typedef struct al_facts {
+    long long xn, rn, vec;    /* chunks, chunk length, elements per 16-byte vector */
+    char var[32];             /* Inductor's name for r0_index in the loads ("r0_1") */
+    int nload;
+    char ptr[AL_MAX_LOADS][32];   /* each load's pointer parameter */
+    long long bound;              /* elements below it are the flat range's (flat_bound) */
+} al_facts;
+
+static const char LOOP[] = "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n";
+static const char IDX[] = "        r0_index = r0_offset + r0_base\n";
+static const char MASK[] = "        r0_mask = r0_index < r0_numel\n";
+
+static int count(const char *s, const char *needle) {
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+/* The flat range's bound: the constant of Inductor's check `A = VAR + L*x0`, `B = tl.full([1, 1],
+ * NT, tl.int32)`, `A < B` (the chunks overrun the tensor), else xn * rn (they tile it); 0 when
+ * the flat index is used otherwise. Every element below the bound is one Inductor's kernel reads. */
+static long long flat_bound(const char *body, const char *tail, const al_facts *f) {
+    char line[256], a[32] = "", b[32], x[32], y[32], want[96];
+    long long nt = 0, found = 0;
+    snprintf(want, sizeof want, " = %s + %lld*x0", f->var, f->rn);
+    for (const char *p = body; p < tail;) {
+        size_t n = strcspn(p, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+        p += n + (p[n] ? 1 : 0);
+        const char *eq = strstr(line, want);
+        if (eq && !strcmp(eq + strlen(want), "")) {
+            if (a[0] || sscanf(line, " %31[a-z0-9_]", a) != 1) return 0;
+            continue;
+        }
+        long long v = 0;
+        int m = 0;
+        if (sscanf(line, " %31[a-z0-9_] = tl.full([1, 1], %lld, tl.int32)%n", b, &v, &m) == 2 && !line[m]) nt = v;
+        if (a[0] && sscanf(line, " %31[a-z0-9_] = %31[a-z0-9_] < %31[a-z0-9_]%n", y, x, b, &m) == 3 && !line[m] &&
+            !strcmp(x, a) && nt > 0)
+            found = nt;
+    }
+    if (!a[0]) return f->xn * f->rn;
+    return found > 0 && found <= f->xn * f->rn ? found : 0;
+}
+
+static int facts_of(const json_t *k, al_facts *f) {
+    memset(f, 0, sizeof *f);
+    const char *src = json_string_value(json_object_get(k, "jit_source"));
+    const char *kind = json_string_value(json_object_get(k, "kind"));
+    const char *grid = json_string_value(json_object_get(k, "grid_type"));
+    const json_t *ce = json_object_get(k, "constexprs");
+    f->xn = json_integer_value(json_object_get(json_object_get(k, "numels"), "xnumel"));
+    f->rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
+    if (!src || !kind || strcmp(kind, "reduction") || (grid && strcmp(grid, "Grid1D"))) return 0;
+    if (f->xn < 2 || f->rn < 1024 || f->xn * f->rn >= (1LL << 31)) return 0;   /* int32 indexing, as Inductor's */
+    if (json_array_size(ce) != 2 || strcmp(json_string_value(json_array_get(ce, 0)), "XBLOCK") ||
+        strcmp(json_string_value(json_array_get(ce, 1)), "R0_BLOCK"))
+        return 0;
+    const char *loop = strstr(src, LOOP);
+    if (!loop || count(src, "for ") != 1 || count(src, LOOP) != 1 || !strstr(src, "    x0 = xindex\n") ||
+        count(src, IDX) != 1 || count(src, MASK) != 1 || count(src, "r0_index") != 4 || count(src, "r0_offset") != 3 ||
+        !strstr(src, "        rindex = r0_index\n") || count(src, "rindex") != 1 ||
+        !strstr(src, "        roffset = r0_offset\n") || count(src, "roffset") != 1 || count(src, "kopt_") ||
+        count(src, "tl.atomic") || count(src, "tl.where(r0_mask & xmask, ") < 1)
+        return 0;
+    const char *body = loop + strlen(LOOP), *tail = body;   /* the loop body: lines indented by 8 */
+    while (!strncmp(tail, "        ", 8)) tail += strcspn(tail, "\n") + (tail[strcspn(tail, "\n")] ? 1 : 0);
+    if (count(tail, "tl.load(") || count(src, "tl.store(") != count(tail, "tl.store(")) return 0;
+    /* the chunk's index variable: `        r0_N = r0_index` */
+    for (const char *v = strstr(body, " = r0_index\n"); v && v < tail && !f->var[0]; v = strstr(v + 1, " = r0_index\n")) {
+        const char *w = v;
+        while (w > body && w[-1] != ' ') w--;
+        if (sscanf(w, "%31[a-z0-9_] = r0_index", f->var) != 1 || strncmp(f->var, "r0_", 3) || !strcmp(f->var, "r0_index"))
+            f->var[0] = 0;
+    }
+    if (!f->var[0]) return 0;
+    /* every load a flat chunk load `tl.load(in_ptrK + (VAR + L*x0), ` of a float input */
+    char want[96];
+    snprintf(want, sizeof want, " + (%s + %lld*x0), ", f->var, f->rn);
+    int narrow = 0;
+    for (const char *p = strstr(src, "tl.load("); p; p = strstr(p + 8, "tl.load(")) {
+        char ptr[32];
+        int n = 0;
+        if (f->nload == AL_MAX_LOADS || sscanf(p + 8, "%31[a-z0-9_]%n", ptr, &n) != 1 || strncmp(ptr, "in_ptr", 6) ||
+            strncmp(p + 8 + n, want, strlen(want)))
+            return 0;
+        const char *t = builtin_param_type(k, ptr);
+        int two = !strcmp(t, "*fp16") || !strcmp(t, "*bf16");
+        if (!two && strcmp(t, "*fp32")) return 0;
+        narrow |= two;
+        snprintf(f->ptr[f->nload++], sizeof f->ptr[0], "%s", ptr);
+    }
+    if ((f->bound = flat_bound(body, tail, f)) <= 0) return 0;
+    f->vec = narrow ? 8 : 4;
+    return f->nload > 0 && f->rn % f->vec != 0;   /* aligned chunks already: nothing to gain */
+}
+
+int builtin_aligned_match(const json_t *k) {
+    al_facts f;
+    return facts_of(k, &f);
+}
+
+json_t *builtin_aligned_variants(const json_t *k) {
+    json_t *v = json_array();
+    if (!builtin_aligned_match(k)) return v;
+    static const int rw[][2] = {{2048, 8}, {4096, 16}, {1024, 4}, {2048, 16}};
+    for (size_t i = 0; i < sizeof rw / sizeof rw[0]; i++)
+        json_array_append_new(v, json_pack("{s:i, s:i}", "r0_block", rw[i][0], "num_warps", rw[i][1]));
+    return v;
+}
+
+/* Replace the first `from` in *b by `to`; 0, or -1 when absent. */
+static int replace1(kbuf *b, const char *from, const char *to) {
+    char *at = strstr(b->data, from);
+    if (!at) return -1;
+    kbuf nb = KBUF_INIT;
+    kbuf_append(&nb, b->data, (size_t)(at - b->data));
+    kbuf_puts(&nb, to);
+    kbuf_puts(&nb, at + strlen(from));
+    kbuf_free(b);
+    *b = nb;
+    return 0;
+}
+
+/* Inductor's kernel with its loop on aligned vectors (see the top of the file). */
+static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
+    kbuf b = KBUF_INIT, t = KBUF_INIT;
+    kbuf_puts(&b, json_string_value(json_object_get(k, "jit_source")));
+    kbuf_printf(&t,
+                "    kopt_start = %lld*x0\n"
+                "    kopt_base = (kopt_start // %lld) * %lld\n"
+                "    for kopt_i in tl.range(0, (r0_numel + %lld + R0_BLOCK - 1) // R0_BLOCK):\n"
+                "        r0_offset = kopt_i * R0_BLOCK\n",
+                f->rn, f->vec, f->vec, f->vec - 1);
+    int rc = replace1(&b, LOOP, kbuf_str(&t));
+    rc = rc ? rc : replace1(&b, IDX, "        kopt_g = kopt_base + r0_offset + r0_base\n        r0_index = kopt_g - kopt_start\n");
+    rc = rc ? rc : replace1(&b, MASK, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel)\n");
+    for (int i = 0; !rc && i < f->nload; i++) {   /* each load: the aligned index, the tensor's bound */
+        char from[96];
+        snprintf(from, sizeof from, "tl.load(%s + (%s + %lld*x0), ", f->ptr[i], f->var, f->rn);
+        char *at = strstr(b.data, from);
+        size_t mlen = at ? strcspn(at + strlen(from), ",)") : 0;
+        if (!at || !mlen) { rc = -1; break; }
+        kbuf nb = KBUF_INIT;
+        kbuf_append(&nb, b.data, (size_t)(at - b.data));
+        kbuf_printf(&nb, "tl.load(%s + (kopt_g), (kopt_g < %lld) & xmask", f->ptr[i], f->bound);
+        kbuf_puts(&nb, at + strlen(from) + mlen);
+        kbuf_free(&b);
+        b = nb;
+    }
+    if (!rc) builtin_plan_source(kbuf_str(&b), out);
+    kbuf_free(&b);
+    kbuf_free(&t);
+    return rc;
+}
+
+int builtin_aligned_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+    al_facts f;
+    if (!facts_of(k, &f))
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template aligned_chunks does not apply to this kernel");
+    const char *kname = json_string_value(json_object_get(k, "name"));
+    kbuf params = KBUF_INIT;
+    for (size_t i = 0; builtin_runtime_param(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", builtin_runtime_param(k, i));
+    json_t *cands = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
+        long long rb = json_integer_value(json_object_get(v, "r0_block")), nw = json_integer_value(json_object_get(v, "num_warps"));
+        if (!builtin_pow2_in(rb, 64, 16384) || !builtin_pow2_in(nw, 1, 32)) continue;
+        kbuf s = KBUF_INIT, label = KBUF_INIT;
+        kbuf_printf(&label, "aligned_chunks: Inductor's %lld partial reductions of %lld over whole aligned %lld-element vectors "
+                            "(R0_BLOCK=%lld num_warps=%lld)", f.xn, f.rn, f.vec, rb, nw);
+        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", kname ? kname : "?", kbuf_str(&label));
+        if (aligned_source(k, &f, &s) == 0) {
+            kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"launches\": [\n"
+                            "        {\"kernel\": \"%s\", \"grid\": [\"xnumel\"], \"args\": [%s],\n"
+                            "         \"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": %lld}, \"num_warps\": %lld, \"num_stages\": 1},\n"
+                            "    ],\n}\n",
+                        kbuf_str(&params), kname ? kname : "?", kbuf_str(&params), rb, nw);
+            json_t *cfg = json_pack("{s:s, s:I, s:I}", "template", "aligned_chunks", "r0_block", (json_int_t)rb, "num_warps",
+                                    (json_int_t)nw);
+            json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
+        }
+        kbuf_free(&s);
+        kbuf_free(&label);
+    }
+    kbuf_free(&params);
+    return builtin_candidates_answer(cands, "aligned_chunks", "r0_block a power of two in [64, 16384], num_warps a power of two <= 32",
+                                     out, e);
+}
