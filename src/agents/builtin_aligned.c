@@ -10,7 +10,9 @@
  *
  * The candidate is Inductor's own kernel with the loop moved onto aligned vectors: each chunk's
  * loop starts at kopt_base = (L*x0 // VEC) * VEC, the loads read whole aligned vectors bounded
- * by the flat range Inductor's kernel reads (so every element a load touches lies in it), and the chunk's
+ * by the flat range Inductor's kernel reads (so every element a load touches lies in it; where
+ * the range's size is not a multiple of VEC, the loop stops at its last whole vector and a copy
+ * of the loop body after it reads the last elements with a per-element bound), and the chunk's
  * own positions are r0_index = g - L*x0, so r0_mask keeps exactly the chunk's elements in the
  * accumulation (Inductor's `tl.where(r0_mask & xmask, ...)`); everything else, the arithmetic
  * on each element, the final reduction and the stores, is Inductor's text. Same partial per
@@ -157,9 +159,52 @@ static int replace1(kbuf *b, const char *from, const char *to) {
     return 0;
 }
 
+/* The loop of b (from `    for kopt_i` to its last body line) copied once more after it at the
+ * function's level, as the block that reads the flat range's last bound % VEC elements (see the
+ * top of the file): its vector at `down`, loads and chunk mask bounded by the range's end. */
+static int add_tail(kbuf *b, const al_facts *f, long long down) {
+    const char *loop = strstr(b->data, "    for kopt_i in ");
+    if (!loop) return -1;
+    const char *body = loop + strcspn(loop, "\n") + 1, *end = body;
+    while (!strncmp(end, "        ", 8)) end += strcspn(end, "\n") + (end[strcspn(end, "\n")] ? 1 : 0);
+    char main_mask[96], tail_mask[128], main_load[64], tail_load[64], main_g[80], tail_g[80];
+    snprintf(main_mask, sizeof main_mask, "r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < %lld)", down);
+    snprintf(tail_mask, sizeof tail_mask, "r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g >= %lld)", down);
+    snprintf(main_load, sizeof main_load, "(kopt_g < %lld) & xmask", down);
+    snprintf(tail_load, sizeof tail_load, "(kopt_g < %lld) & xmask", f->bound);
+    snprintf(main_g, sizeof main_g, "kopt_g = kopt_base + r0_offset + r0_base");
+    snprintf(tail_g, sizeof tail_g, "kopt_g = %lld + r0_base", down);
+    kbuf tail = KBUF_INIT;
+    for (const char *p = body; p < end;) {   /* each body line, one level out */
+        size_t n = strcspn(p, "\n");
+        char line[512];
+        if (n >= sizeof line || n < 8) { kbuf_free(&tail); return -1; }
+        snprintf(line, sizeof line, "%.*s", (int)(n - 4), p + 4);
+        p += n + (p[n] ? 1 : 0);
+        if (!strcmp(line, "    r0_offset = kopt_i * R0_BLOCK")) continue;
+        const char *subs[][2] = {{main_g, tail_g}, {main_mask, tail_mask}, {main_load, tail_load}};
+        kbuf l = KBUF_INIT;
+        kbuf_puts(&l, line);
+        for (size_t i = 0; i < 3; i++)
+            while (strstr(l.data, subs[i][0])) replace1(&l, subs[i][0], subs[i][1]);
+        kbuf_printf(&tail, "%s\n", kbuf_str(&l));
+        kbuf_free(&l);
+    }
+    kbuf nb = KBUF_INIT;
+    kbuf_append(&nb, b->data, (size_t)(end - b->data));
+    kbuf_puts(&nb, "    # kopt: the flat range's last elements, past its last whole vector\n    r0_offset = 0\n");
+    kbuf_append(&nb, tail.data, tail.len);
+    kbuf_puts(&nb, end);
+    kbuf_free(&tail);
+    kbuf_free(b);
+    *b = nb;
+    return 0;
+}
+
 /* Inductor's kernel with its loop on aligned vectors (see the top of the file). */
 static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
     kbuf b = KBUF_INIT, t = KBUF_INIT;
+    long long down = f->bound - f->bound % f->vec;   /* the range's whole vectors end here */
     kbuf_puts(&b, json_string_value(json_object_get(k, "jit_source")));
     kbuf_printf(&t,
                 "    kopt_start = %lld*x0\n"
@@ -169,8 +214,11 @@ static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
                 f->rn, f->vec, f->vec, f->vec - 1);
     int rc = replace1(&b, LOOP, kbuf_str(&t));
     rc = rc ? rc : replace1(&b, IDX, "        kopt_g = kopt_base + r0_offset + r0_base\n        r0_index = kopt_g - kopt_start\n");
-    rc = rc ? rc : replace1(&b, MASK, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel)\n");
-    for (int i = 0; !rc && i < f->nload; i++) {   /* each load: the aligned index, the tensor's bound */
+    kbuf_reset(&t);
+    if (down == f->bound) kbuf_puts(&t, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel)\n");
+    else kbuf_printf(&t, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < %lld)\n", down);
+    rc = rc ? rc : replace1(&b, MASK, kbuf_str(&t));
+    for (int i = 0; !rc && i < f->nload; i++) {   /* each load: the aligned index, whole vectors of the range */
         char from[96];
         snprintf(from, sizeof from, "tl.load(%s + (%s + %lld*x0), ", f->ptr[i], f->var, f->rn);
         char *at = strstr(b.data, from);
@@ -178,11 +226,12 @@ static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
         if (!at || !mlen) { rc = -1; break; }
         kbuf nb = KBUF_INIT;
         kbuf_append(&nb, b.data, (size_t)(at - b.data));
-        kbuf_printf(&nb, "tl.load(%s + (kopt_g), (kopt_g < %lld) & xmask", f->ptr[i], f->bound);
+        kbuf_printf(&nb, "tl.load(%s + (kopt_g), (kopt_g < %lld) & xmask", f->ptr[i], down);
         kbuf_puts(&nb, at + strlen(from) + mlen);
         kbuf_free(&b);
         b = nb;
     }
+    if (!rc && down != f->bound) rc = add_tail(&b, f, down);
     if (!rc) builtin_plan_source(kbuf_str(&b), out);
     kbuf_free(&b);
     kbuf_free(&t);
