@@ -127,6 +127,7 @@ interp-check:
 	@test -x build/kopt || $(MAKE) --no-print-directory build/kopt
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_aligned_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_plan_interp.py
 
 # Mutation testing of the verdict code (tools/mutate.py; MUTATE_ARGS="--files decide.c --max 20"):

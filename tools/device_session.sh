@@ -22,7 +22,8 @@ OUT=${OUT:?set OUT}
 export PATH=$PWD/build:$PATH
 
 {
-  for t in tests/interp/test_plan_interp.py tests/interp/test_scan_interp.py tests/interp/test_col_softmax_interp.py; do
+  for t in tests/interp/test_plan_interp.py tests/interp/test_scan_interp.py tests/interp/test_col_softmax_interp.py \
+           tests/interp/test_aligned_interp.py; do
     echo "== $t"
     TRITON_INTERPRET=1 timeout "${T_INTERP:-150}" python3 "$t"
     echo "rc=$?"

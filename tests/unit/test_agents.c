@@ -9,6 +9,7 @@
 #include "optimize/optimize_int.h"
 #include "testutil.h"
 #include "util/buf.h"
+#include "util/fs.h"
 
 /* The planner/executor context of a fixture's kernel n, as optimize builds it. */
 static json_t *kernel_n_from_fixture(const char *fixture, int n, artifact **out_a) {
@@ -514,6 +515,45 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     cr_expect_eq(builtin_aligned_match(k3), 0);
     json_decref(k3);
     artifact_free(a3);
+    json_decref(k);
+    artifact_free(a);
+}
+
+/* The reduced fixture (53 chunks of 2541 over 134,573 elements: not a multiple of 4): the loop's
+ * loads stop at the last whole vector, a copy of the body reads the rest. The candidate is a
+ * golden file that tests/interp/test_aligned_interp.py runs in Triton's interpreter against
+ * float64 (KOPT_WRITE_GOLDEN=1 rewrites it). */
+Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split_small.py", &a);
+    cr_assert(builtin_aligned_match(k));
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                             "variants", "r0_block", 256, "num_warps", 4);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < 134572)\n") != NULL, "%s", src);
+    cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134572) & xmask, ") != NULL);
+    cr_expect(strstr(src, "    kopt_g = 134572 + r0_base\n    r0_index = kopt_g - kopt_start\n"
+                          "    r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g >= 134572)\n") != NULL, "%s", src);
+    cr_expect(strstr(src, "    tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134573) & xmask, ") != NULL);
+    cr_expect(strstr(src, "    _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n    tmp19 = tl.sum(_tmp19, 1)[:, None]\n") != NULL,
+              "the copy accumulates into Inductor's accumulator before its final reduction");
+    cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL, "the copy does not use the loop's counter");
+    const char *rel = "tests/fixtures/aligned/candidate_small.py";
+    if (getenv("KOPT_WRITE_GOLDEN")) {
+        char *path = tu_fixture_path(rel);
+        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
+        free(path);
+    } else {
+        size_t n = 0;
+        char *want = tu_read_fixture(rel, &n);
+        cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
+        free(want);
+    }
+    json_decref(out);
+    json_decref(plan);
     json_decref(k);
     artifact_free(a);
 }
