@@ -716,9 +716,9 @@ FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1
   expect_exit 0 "optimize, col_split_softmax" -- "$KOPT" optimize bench/suite/level1/05_softmax_middle_dim.py -o "$T/cs" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("col_split_softmax: softmax over dimension 1"), k' "$T/out" && ok || bad "optimize: col_split_softmax was not the winner"
 has "col_split_softmax stitched (the launcher kopt wrote from the plan)" "$T/cs/optimized_module.py" "___col_split_softmax\[(((outer \* nit) \* nseg), )\](in_ptr0, out_ptr2, part, sync, n, inner, nit, nseg"
-# a loss's split reduction over chunks of 254201 (not a multiple of 4; the first kernel recorded on
-# the H200 from bench/heldout/h10): aligned_chunks offered, the winner with the fake timing, stitched
-FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/handmade_smooth_l1_split.py FAKE_FAST_PATTERN="kopt_base = (kopt_start // 4) * 4" \
+# a loss's split reduction over chunks of 254201 (not a multiple of 4; bench/heldout/h10's module
+# captured on the H200): aligned_chunks offered, the winner with the fake timing, stitched
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/heldout_h10_smooth_l1_loss_g0.py FAKE_FAST_PATTERN="kopt_base = (kopt_start // 4) * 4" \
   expect_exit 0 "optimize, aligned_chunks" -- "$KOPT" optimize bench/heldout/h10_smooth_l1_loss.py -o "$T/al" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["triton_red_fused_smooth_l1_loss_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("aligned_chunks: Inductor"), k' "$T/out" && ok || bad "optimize: aligned_chunks was not the winner"
 has "aligned_chunks stitched (the launcher kopt wrote from the plan)" "$T/al/optimized_module.py" "tl.load(in_ptr1 + (kopt_g), (kopt_g < 134217728) & xmask"
