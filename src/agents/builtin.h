@@ -228,6 +228,10 @@ int builtin_group_stats_match(const json_t *kernel, gs_spec *gs);
 json_t *builtin_group_stats_variants(const json_t *kernel);
 int builtin_group_stats_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(kfamily f, const json_t *kernel);
+/* A second family worth offering for a kernel whose first (builtin_rewrite_match) is `first`:
+ * split_more beside aligned_chunks where both apply (an unaligned split Welford or sum); else
+ * KF_NONE. builtin_rewrite_act takes either. */
+kfamily builtin_rewrite_second(const json_t *kernel, kfamily first);
 int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
 
 #endif

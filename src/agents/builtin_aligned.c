@@ -18,8 +18,14 @@
  * on each element, the final reduction and the stores, is Inductor's text. Same partial per
  * chunk up to summation order.
  *
+ * The same holds per row where Inductor splits each of several rows (a layer norm over trailing
+ * dimensions, a wide softmax's split max: rows of R elements, S chunks each, x0 = xindex % S,
+ * x1 = xindex // S, loads at R*x1 + ((r + L*x0) % R) or r + L*x0 + R*x1 under its check
+ * r + L*x0 < R): the chunk's loop on aligned vectors of
+ * its row, rows of a whole number of vectors only.
+ *
  * Recognised from the text Inductor writes for the first kernel: a looped reduction (Grid1D,
- * constexprs XBLOCK and R0_BLOCK, one loop, x0 = xindex), every load a flat chunk load of an
+ * constexprs XBLOCK and R0_BLOCK, one loop, x0 = xindex or the row form), every load a chunk load of an
  * fp32/fp16/bf16 input, the flat index used only by Inductor's bound check, no store inside the
  * loop, accumulators updated
  * under r0_mask, L not a multiple of the vector of the narrowest input. Plans:
@@ -41,6 +47,9 @@ typedef struct al_facts {
     int nload;
     char ptr[AL_MAX_LOADS][32];   /* each load's pointer parameter */
     long long bound;              /* elements below it are the flat range's (flat_bound) */
+    long long row, split;         /* the row form: rows of `row` elements, each cut in `split`
+                                   * chunks (x0 = xindex % split, x1 = xindex // split); 0: flat */
+    int form;                     /* the row form's loads: 1 VAR + L*x0 + R*x1, 2 R*x1 + ((VAR + L*x0) % R) */
 } al_facts;
 
 static const char LOOP[] = "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n";
@@ -94,7 +103,15 @@ static int facts_of(const json_t *k, al_facts *f) {
         strcmp(json_string_value(json_array_get(ce, 1)), "R0_BLOCK"))
         return 0;
     const char *loop = strstr(src, LOOP);
-    if (!loop || count(src, "for ") != 1 || count(src, LOOP) != 1 || !strstr(src, "    x0 = xindex\n") ||
+    /* x0: the chunk (flat form), or the chunk within its row (row form, x1 the row) */
+    const char *xs = strstr(src, "    x0 = (xindex % ");
+    if (xs) {
+        char want_x1[64];
+        if (sscanf(xs, "    x0 = (xindex %% %lld)\n", &f->split) != 1 || f->split < 2 || f->xn % f->split) return 0;
+        snprintf(want_x1, sizeof want_x1, "    x1 = xindex // %lld\n", f->split);
+        if (!strstr(src, want_x1)) return 0;
+    }
+    if (!loop || count(src, "for ") != 1 || count(src, LOOP) != 1 || (!xs && !strstr(src, "    x0 = xindex\n")) ||
         count(src, IDX) != 1 || count(src, MASK) != 1 || count(src, "r0_index") != 4 || count(src, "r0_offset") != 3 ||
         !strstr(src, "        rindex = r0_index\n") || count(src, "rindex") != 1 ||
         !strstr(src, "        roffset = r0_offset\n") || count(src, "roffset") != 1 || count(src, "kopt_") ||
@@ -111,16 +128,31 @@ static int facts_of(const json_t *k, al_facts *f) {
             f->var[0] = 0;
     }
     if (!f->var[0]) return 0;
-    /* every load a flat chunk load `tl.load(in_ptrK + (VAR + L*x0), ` of a float input */
+    /* every load a chunk load of a float input: `tl.load(in_ptrK + (VAR + L*x0), ` (flat) or
+     * `tl.load(in_ptrK + (R*x1 + (((VAR + L*x0) % R))), ` (row form, one R for all) */
     char want[96];
     snprintf(want, sizeof want, " + (%s + %lld*x0), ", f->var, f->rn);
     int narrow = 0;
     for (const char *p = strstr(src, "tl.load("); p; p = strstr(p + 8, "tl.load(")) {
-        char ptr[32];
-        int n = 0;
-        if (f->nload == AL_MAX_LOADS || sscanf(p + 8, "%31[a-z0-9_]%n", ptr, &n) != 1 || strncmp(ptr, "in_ptr", 6) ||
-            strncmp(p + 8 + n, want, strlen(want)))
+        char ptr[32], v2[32];
+        int n = 0, m = 0;
+        long long r1 = 0, r2 = 0, l2 = 0;
+        if (f->nload == AL_MAX_LOADS || sscanf(p + 8, "%31[a-z0-9_]%n", ptr, &n) != 1 || strncmp(ptr, "in_ptr", 6))
             return 0;
+        if (!f->split && strncmp(p + 8 + n, want, strlen(want))) return 0;
+        if (f->split) {   /* R*x1 + (((VAR + L*x0) % R)), or VAR + L*x0 + R*x1 */
+            int mod = sscanf(p + 8 + n, " + (%lld*x1 + (((%31[a-z0-9_] + %lld*x0) %% %lld))), %n", &r1, v2, &l2, &r2, &m) == 4 && m;
+            if (!mod) {
+                m = 0;
+                if (sscanf(p + 8 + n, " + (%31[a-z0-9_] + %lld*x0 + %lld*x1), %n", v2, &l2, &r1, &m) != 3 || !m) return 0;
+                r2 = r1;
+            }
+            if (r1 != r2 || r1 <= 0 || strcmp(v2, f->var) || l2 != f->rn || (f->row && f->row != r1) ||
+                (f->form && f->form != 1 + mod))
+                return 0;
+            f->form = 1 + mod;
+        }
+        if (f->split) f->row = r1;
         const char *t = builtin_param_type(k, ptr);
         int two = !strcmp(t, "*fp16") || !strcmp(t, "*bf16");
         if (!two && strcmp(t, "*fp32")) return 0;
@@ -129,6 +161,11 @@ static int facts_of(const json_t *k, al_facts *f) {
     }
     if ((f->bound = flat_bound(body, tail, f)) <= 0) return 0;
     f->vec = narrow ? 8 : 4;
+    /* the row form: the range is one row (Inductor's check against R, or chunks tiling it
+     * exactly), and rows start on whole vectors */
+    if (f->split && (f->row % f->vec || (f->bound != f->row && !(f->bound == f->xn * f->rn && f->split * f->rn == f->row))))
+        return 0;
+    if (f->split) f->bound = f->row;
     return f->nload > 0 && f->rn % f->vec != 0;   /* aligned chunks already: nothing to gain */
 }
 
@@ -219,14 +256,23 @@ static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
     else kbuf_printf(&t, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < %lld)\n", down);
     rc = rc ? rc : replace1(&b, MASK, kbuf_str(&t));
     for (int i = 0; !rc && i < f->nload; i++) {   /* each load: the aligned index, whole vectors of the range */
-        char from[96];
-        snprintf(from, sizeof from, "tl.load(%s + (%s + %lld*x0), ", f->ptr[i], f->var, f->rn);
+        char from[128], base[48] = "";
+        if (f->split == 0) {
+            snprintf(from, sizeof from, "tl.load(%s + (%s + %lld*x0), ", f->ptr[i], f->var, f->rn);
+        } else if (f->form == 2) {
+            snprintf(from, sizeof from, "tl.load(%s + (%lld*x1 + (((%s + %lld*x0) %% %lld))), ", f->ptr[i], f->row, f->var, f->rn,
+                     f->row);
+            snprintf(base, sizeof base, "%lld*x1 + ", f->row);
+        } else {
+            snprintf(from, sizeof from, "tl.load(%s + (%s + %lld*x0 + %lld*x1), ", f->ptr[i], f->var, f->rn, f->row);
+            snprintf(base, sizeof base, "%lld*x1 + ", f->row);
+        }
         char *at = strstr(b.data, from);
         size_t mlen = at ? strcspn(at + strlen(from), ",)") : 0;
         if (!at || !mlen) { rc = -1; break; }
         kbuf nb = KBUF_INIT;
         kbuf_append(&nb, b.data, (size_t)(at - b.data));
-        kbuf_printf(&nb, "tl.load(%s + (kopt_g), (kopt_g < %lld) & xmask", f->ptr[i], down);
+        kbuf_printf(&nb, "tl.load(%s + (%skopt_g), (kopt_g < %lld) & xmask", f->ptr[i], base, down);
         kbuf_puts(&nb, at + strlen(from) + mlen);
         kbuf_free(&b);
         b = nb;

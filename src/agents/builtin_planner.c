@@ -266,10 +266,14 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
             const char *outcome = json_string_value(json_object_get(v, "outcome"));
             if (json_object_get(cf, "template") && outcome && !strcmp(outcome, "refused")) refused = 1;
         }
-        if (!refused)
-            json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
-                                                   kfamily_name(tmpl), "variants", builtin_rewrite_variants(tmpl, k),
-                                                   "rationale", kfamily_rationale(tmpl)));
+        kfamily second = builtin_rewrite_second(k, tmpl);
+        for (int j = 0; !refused && j < 2; j++) {
+            kfamily f = j ? second : tmpl;
+            if (f != KF_NONE)
+                json_array_append_new(plans, json_pack("{s:s, s:{s:s, s:o}, s:s}", "direction", "rewrite", "params", "template",
+                                                       kfamily_name(f), "variants", builtin_rewrite_variants(f, k),
+                                                       "rationale", kfamily_rationale(f)));
+        }
     }
     json_t *configs = json_array();
     const char *why;

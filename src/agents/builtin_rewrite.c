@@ -278,6 +278,11 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     return split;
 }
 
+kfamily builtin_rewrite_second(const json_t *k, kfamily first) {
+    split_info si;
+    return first == KF_ALIGNED_CHUNKS && split_match(k, &si) ? KF_SPLIT_MORE : KF_NONE;
+}
+
 /* {"chunk", "num_warps"} variants of a chunked row template from (chunk, warps) pairs in rising
  * chunk order, each chunk capped at the row's next power of two; short rows get fewer (a capped
  * chunk no larger than the one before ends the list). */
@@ -524,7 +529,8 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_act(k, plan, out, e);
     if (kfamily_is_region(f)) return builtin_region_act(k, plan, out, e);
     double eps = 0;
-    if (f == KF_NONE || builtin_rewrite_match(k, &eps) != f)
+    kfamily first = builtin_rewrite_match(k, &eps);
+    if (f == KF_NONE || (first != f && builtin_rewrite_second(k, first) != f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
     json_t *variants = json_incref(json_object_get(params, "variants"));
     if (!json_is_array(variants)) {   /* "num_warps": [..] */

@@ -304,7 +304,11 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
     static const char *const op[] = {"max over 4 sub-ranges", "sum over 4 sub-ranges"};
     for (int t = 0; t < 2; t++) {
         json_t *k = kernel_n_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", idx[t], &a);
-        cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "split_more");
+        /* the split max's chunks of 52429 start off 16-byte boundaries: aligned_chunks first,
+         * split_more offered beside it; the split sum reads the row max too: split_more alone */
+        kfamily first = builtin_rewrite_match(k, &eps);
+        cr_assert_str_eq(kfamily_name(first), t == 0 ? "aligned_chunks" : "split_more");
+        cr_assert_str_eq(kfamily_name(t == 0 ? builtin_rewrite_second(k, first) : first), "split_more");
         json_t *vars = builtin_rewrite_variants(kfamily_parse("split_more"), k);
         cr_assert(json_array_size(vars) >= 2, "%s", json_dumps(vars, 0));
         size_t i;
@@ -354,7 +358,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
     /* group norm's statistics: three Welford accumulators, three outputs, combined with welford */
     {
         json_t *k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
-        cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "split_more");
+        cr_assert_str_eq(kfamily_name(builtin_rewrite_second(k, builtin_rewrite_match(k, &eps))), "split_more");
         json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants",
                                  builtin_rewrite_variants(kfamily_parse("split_more"), k));
         json_t *out = NULL;
@@ -380,7 +384,10 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         char *mod = kasprintf("%s    tl.store(out_ptr0 + (x3), tmp13, xmask)\n", json_string_value(json_object_get(k2, "jit_source")));
         json_object_set_new(k2, "jit_source", json_string(mod));
         free(mod);
-        cr_expect_eq(builtin_rewrite_match(k2, &eps), KF_NONE);
+        /* (aligned_chunks keeps Inductor's stores as they are, so it still applies; split_more does not) */
+        kfamily first2 = builtin_rewrite_match(k2, &eps);
+        cr_expect_eq(first2, KF_ALIGNED_CHUNKS);
+        cr_expect_eq(builtin_rewrite_second(k2, first2), KF_NONE);
         json_decref(k2);
         json_decref(k);
         artifact_free(a);
@@ -515,9 +522,37 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     cr_expect_str_eq(kfamily_name(builtin_rewrite_match(k4, &eps)), "aligned_chunks");
     json_decref(k4);
     artifact_free(a4);
-    /* the other fixtures' split reductions (power-of-two chunks, rows) are not this family */
+    /* rows cut in chunks (group norm's statistics: rows of 524288, 5 chunks of 104858 each, loads
+     * at 524288*x1 + ((r0_2 + 104858*x0) % 524288)): each chunk on aligned vectors of its row */
     artifact *a3 = NULL;
     json_t *k3 = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a3);
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k3, &eps)), "aligned_chunks");
+    plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                     "variants", "r0_block", 2048, "num_warps", 8);
+    cr_assert_eq(builtin_rewrite_act(k3, plan, &out, &e), 0, "%s", e.msg);
+    src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "    kopt_start = 104858*x0\n    kopt_base = (kopt_start // 4) * 4\n") != NULL, "%s", src);
+    cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (524288*x1 + kopt_g), (kopt_g < 524288) & xmask, eviction_policy='evict_last'") != NULL,
+              "%s", src);
+    cr_expect(strstr(src, "tmp13_mean = tl.where(r0_mask & xmask, tmp13_mean_next, tmp13_mean)") != NULL);
+    cr_expect(strstr(src, "kopt: the flat range's last elements") == NULL, "rows of whole vectors: no copy after the loop");
+    json_decref(out);
+    json_decref(plan);
+    json_decref(k3);
+    artifact_free(a3);
+    /* the wide softmax's split max: loads at r0_2 + 52429*x0 + 262144*x1 */
+    k3 = kernel_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", &a3);
+    plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                     "variants", "r0_block", 2048, "num_warps", 8);
+    cr_assert_eq(builtin_rewrite_act(k3, plan, &out, &e), 0, "%s", e.msg);
+    src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (262144*x1 + kopt_g), (kopt_g < 262144) & xmask, ") != NULL, "%s", src);
+    json_decref(out);
+    json_decref(plan);
+    json_decref(k3);
+    artifact_free(a3);
+    /* rows of a multiple of 4 (03's log-softmax, rows of 16384) start aligned: not this family */
+    k3 = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a3);
     cr_expect_eq(builtin_aligned_match(k3), 0);
     json_decref(k3);
     artifact_free(a3);
@@ -548,6 +583,39 @@ Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
               "the copy accumulates into Inductor's accumulator before its final reduction");
     cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL, "the copy does not use the loop's counter");
     const char *rel = "tests/fixtures/aligned/candidate_small.py";
+    if (getenv("KOPT_WRITE_GOLDEN")) {
+        char *path = tu_fixture_path(rel);
+        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
+        free(path);
+    } else {
+        size_t n = 0;
+        char *want = tu_read_fixture(rel, &n);
+        cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
+        free(want);
+    }
+    json_decref(out);
+    json_decref(plan);
+    json_decref(k);
+    artifact_free(a);
+}
+
+/* The row form reduced (group-norm statistics: 6 rows of 4052, 3 chunks of 1351, Welford): a
+ * golden candidate that tests/interp/test_aligned_interp.py runs against float64 per chunk. */
+Test(agents, aligned_chunks_rows_golden) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_group_stats_rows_small.py", &a);
+    double eps = 0;
+    kfamily first = builtin_rewrite_match(k, &eps);
+    cr_assert_eq(first, KF_ALIGNED_CHUNKS);
+    cr_expect_eq(builtin_rewrite_second(k, first), KF_NONE, "1351 is too short for split_more");
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                             "variants", "r0_block", 256, "num_warps", 4);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (4052*x1 + kopt_g), (kopt_g < 4052) & xmask, ") != NULL, "%s", src);
+    const char *rel = "tests/fixtures/aligned/candidate_rows_small.py";
     if (getenv("KOPT_WRITE_GOLDEN")) {
         char *path = tu_fixture_path(rel);
         cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
