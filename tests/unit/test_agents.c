@@ -458,6 +458,21 @@ Test(agents, executor_answer_read_into_typed_candidates) {
     json_decref(none);
 }
 
+/* Compares a generated candidate with its golden file `rel` (KOPT_WRITE_GOLDEN=1 writes it). */
+static void golden_candidate(const char *rel, const char *src) {
+    kerr e = {0};
+    if (getenv("KOPT_WRITE_GOLDEN")) {
+        char *path = tu_fixture_path(rel);
+        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
+        free(path);
+        return;
+    }
+    size_t n = 0;
+    char *want = tu_read_fixture(rel, &n);
+    cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
+    free(want);
+}
+
 /* aligned_chunks: Inductor's partial sums of a smooth L1 loss over chunks of 254201 (not a
  * multiple of 4) read as aligned vectors; everything but the loop head, the index, the mask and
  * the loads' addresses is Inductor's text. */
@@ -582,17 +597,7 @@ Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
     cr_expect(strstr(src, "    _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n    tmp19 = tl.sum(_tmp19, 1)[:, None]\n") != NULL,
               "the copy accumulates into Inductor's accumulator before its final reduction");
     cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL, "the copy does not use the loop's counter");
-    const char *rel = "tests/fixtures/aligned/candidate_small.py";
-    if (getenv("KOPT_WRITE_GOLDEN")) {
-        char *path = tu_fixture_path(rel);
-        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
-        free(path);
-    } else {
-        size_t n = 0;
-        char *want = tu_read_fixture(rel, &n);
-        cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
-        free(want);
-    }
+    golden_candidate("tests/fixtures/aligned/candidate_small.py", src);
     json_decref(out);
     json_decref(plan);
     json_decref(k);
@@ -615,17 +620,7 @@ Test(agents, aligned_chunks_rows_golden) {
     cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
     cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (4052*x1 + kopt_g), (kopt_g < 4052) & xmask, ") != NULL, "%s", src);
-    const char *rel = "tests/fixtures/aligned/candidate_rows_small.py";
-    if (getenv("KOPT_WRITE_GOLDEN")) {
-        char *path = tu_fixture_path(rel);
-        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
-        free(path);
-    } else {
-        size_t n = 0;
-        char *want = tu_read_fixture(rel, &n);
-        cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
-        free(want);
-    }
+    golden_candidate("tests/fixtures/aligned/candidate_rows_small.py", src);
     json_decref(out);
     json_decref(plan);
     json_decref(k);

@@ -168,32 +168,37 @@ def plan_module(jit):
 
 
 
+def two_calls(m, jit, what, falls, said):
+    """Call module m twice on the verified shapes, warnings recorded: the result is right either
+    way; with falls, Inductor's kernel ran both times with one warning that says `said`, else the
+    candidate ran both times with none."""
+    import warnings
+    guard = getattr(m, K)
+    launches = jit.launches
+    x = torch.randn(4, 8)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        (y,) = m.call([x])
+        (y2,) = m.call([x])
+    check(torch.equal(y, ref(x)) and torch.equal(y2, ref(x)), "%s: the result is right" % what)
+    if falls:
+        check(guard._kopt_fallbacks == 2 and jit.launches == launches and len(w) == 1 and said in str(w[0].message),
+              "%s: Inductor's kernel runs, one warning (%d fallbacks, warnings %s)"
+              % (what, guard._kopt_fallbacks, [str(x.message) for x in w]))
+    else:
+        check(guard._kopt_fallbacks == 0 and jit.launches == launches + 2 and not w, "%s: the candidate runs" % what)
+
+
 def knobs_module(jit):
     """A Triton knob that changes the generated code, set when the module first launches: every
     launch runs Inductor's kernel (kopt verified Triton's default compile), with one warning; a
     knob at its default (FMA fusion on) or an unrelated Triton variable changes nothing."""
-    import warnings
     for env, falls in (({"TRITON_F32_DEFAULT": "ieee"}, True), ({"TRITON_DEFAULT_FP_FUSION": "0"}, True),
                        ({"TRITON_DEFAULT_FP_FUSION": "1", "TRITON_CACHE_DIR": "/tmp/x"}, False)):
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         try:
-            m = load()
-            guard = getattr(m, K)
-            launches = jit.launches
-            x = torch.randn(4, 8)
-            with warnings.catch_warnings(record=True) as w:
-                warnings.simplefilter("always")
-                (y,) = m.call([x])
-                (y2,) = m.call([x])
-            check(torch.equal(y, ref(x)) and torch.equal(y2, ref(x)), "%s: the result is right" % env)
-            if falls:
-                check(guard._kopt_fallbacks == 2 and jit.launches == launches and len(w) == 1 and
-                      list(env)[0] in str(w[0].message), "%s: Inductor's kernel runs, one warning (%d fallbacks, %d "
-                      "warnings)" % (env, guard._kopt_fallbacks, len(w)))
-            else:
-                check(guard._kopt_fallbacks == 0 and jit.launches == launches + 2 and not w,
-                      "%s: the candidate runs" % env)
+            two_calls(load(), jit, str(env), falls, list(env)[0])
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -207,7 +212,6 @@ def env_module(jit):
     Inductor's kernel on every launch (one warning naming both versions); a recorded compute
     capability the launch's device does not have (here a CPU tensor) does the same; the recorded
     version and no capability (unknown): the candidate runs."""
-    import warnings
     triton = sys.modules["triton"]
     saved = triton.__version__
     cases = (("3.7.0", None, True, "Triton 3.7.0 (kopt verified with 3.6.0+fake)"),
@@ -220,22 +224,7 @@ def env_module(jit):
             check(m._KOPT_VERIFIED_ON == {"triton": "3.6.0+fake", "capability": None},
                   "the module records the Triton it was verified with: %r" % (m._KOPT_VERIFIED_ON,))
             m._KOPT_VERIFIED_ON["capability"] = cap   # as a module verified on an H200 would say
-            guard = getattr(m, K)
-            launches = jit.launches
-            x = torch.randn(4, 8)
-            with warnings.catch_warnings(record=True) as w:
-                warnings.simplefilter("always")
-                (y,) = m.call([x])
-                (y2,) = m.call([x])
-            check(torch.equal(y, ref(x)) and torch.equal(y2, ref(x)), "Triton %s, capability %s: the result is right"
-                  % (version, cap))
-            if falls:
-                check(guard._kopt_fallbacks == 2 and jit.launches == launches and len(w) == 1 and
-                      said in str(w[0].message), "Triton %s, capability %s: Inductor's kernel runs, one warning "
-                      "(%d fallbacks, warnings %s)" % (version, cap, guard._kopt_fallbacks, [str(x.message) for x in w]))
-            else:
-                check(guard._kopt_fallbacks == 0 and jit.launches == launches + 2 and not w,
-                      "the verified Triton: the candidate runs")
+            two_calls(m, jit, "Triton %s, capability %s" % (version, cap), falls, said)
     finally:
         triton.__version__ = saved
 
