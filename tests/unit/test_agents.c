@@ -626,3 +626,108 @@ Test(agents, aligned_chunks_rows_golden) {
     json_decref(k);
     artifact_free(a);
 }
+
+/* k with `from` replaced by `to` in its jit_source (the first occurrence; all with every). */
+static json_t *with_source(const json_t *k, const char *from, const char *to, int every) {
+    json_t *k2 = json_deep_copy(k);
+    kbuf b = KBUF_INIT;
+    kbuf_puts(&b, json_string_value(json_object_get(k2, "jit_source")));
+    for (char *at = strstr(b.data, from); at; at = every ? strstr(b.data, from) : NULL) {
+        kbuf nb = KBUF_INIT;
+        kbuf_append(&nb, b.data, (size_t)(at - b.data));
+        kbuf_puts(&nb, to);
+        kbuf_puts(&nb, at + strlen(from));
+        kbuf_free(&b);
+        b = nb;
+    }
+    json_object_set_new(k2, "jit_source", json_string(kbuf_str(&b)));
+    kbuf_free(&b);
+    return k2;
+}
+
+/* The first candidate's source for k (aligned_chunks, R0_BLOCK 1024, 4 warps), or NULL. */
+static char *aligned_src(const json_t *k) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                             "variants", "r0_block", 1024, "num_warps", 4);
+    json_t *out = NULL;
+    kerr e = {0};
+    char *src = NULL;
+    if (builtin_rewrite_act(k, plan, &out, &e) == 0)
+        src = kstrdup(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
+    json_decref(out);
+    json_decref(plan);
+    return src;
+}
+
+/* aligned_chunks' edges: the flat range's bound read from Inductor's check (or the chunks'
+ * extent without one), anything else using the flat index refused, 16-bit inputs, the row form's
+ * conditions. */
+Test(agents, aligned_chunks_bounds_and_forms) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split.py", &a);
+    /* no check (the chunks tile the range): the bound is xnumel * r0_numel */
+    json_t *k2 = with_source(k, "        tmp0 = r0_1 + 254201*x0\n", "        tmp0 = r0_1\n", 0);
+    char *src = aligned_src(k2);
+    cr_assert(src, "no candidate without a bound check");
+    cr_expect(strstr(src, "(kopt_g < 134218128) & xmask") != NULL, "%s", src);   /* 528 * 254201 */
+    free(src);
+    json_decref(k2);
+    /* a check against more than the chunks cover, a second flat index, a check of something else */
+    k2 = with_source(k, "tl.full([1, 1], 134217728, tl.int32)", "tl.full([1, 1], 134218129, tl.int32)", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a bound past the chunks");
+    json_decref(k2);
+    k2 = with_source(k, "        tmp1 = tl.full", "        tmp99 = r0_1 + 254201*x0\n        tmp1 = tl.full", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "the flat index twice");
+    json_decref(k2);
+    k2 = with_source(k, "        tmp2 = tmp0 < tmp1\n", "        tmp2 = tmp5 < tmp1\n", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a check that is not of the flat index");
+    json_decref(k2);
+    k2 = with_source(k, "        tmp1 = tl.full([1, 1], 134217728, tl.int32)\n", "        tmp1 = 134217728\n", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a bound not written as Inductor writes it");
+    json_decref(k2);
+    /* a store inside the loop, a load after it, an atomic: refused */
+    k2 = with_source(k, "        _tmp19 = tl.where(", "        tl.store(out_ptr0 + (x0), tmp18, xmask)\n        _tmp19 = tl.where(", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a store in the loop");
+    json_decref(k2);
+    k2 = with_source(k, "    tl.store(out_ptr0", "    tmp99 = tl.load(in_ptr0 + (x0))\n    tl.store(out_ptr0", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a load after the loop");
+    json_decref(k2);
+    /* 16-bit inputs: vectors of 8, and 254201 % 8 != 0 still */
+    k2 = json_deep_copy(k);
+    size_t i;
+    json_t *p;
+    json_array_foreach(json_object_get(k2, "signature"), i, p)
+        if (!strncmp(json_string_value(json_object_get(p, "name")), "in_ptr", 6)) json_object_set_new(p, "type", json_string("*bf16"));
+    src = aligned_src(k2);
+    cr_assert(src);
+    cr_expect(strstr(src, "    kopt_base = (kopt_start // 8) * 8\n") != NULL, "%s", src);
+    cr_expect(strstr(src, "(r0_numel + 7 + R0_BLOCK - 1) // R0_BLOCK") != NULL);
+    free(src);
+    /* an integer input: not this family */
+    json_object_set_new(json_array_get(json_object_get(k2, "signature"), 0), "type", json_string("*i64"));
+    cr_expect_eq(builtin_aligned_match(k2), 0, "an integer input");
+    json_decref(k2);
+    json_decref(k);
+    artifact_free(a);
+
+    /* the row form (06's group-norm statistics) */
+    k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
+    cr_assert(builtin_aligned_match(k));
+    k2 = with_source(k, "    x1 = xindex // 5\n", "    x1 = xindex // 4\n", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "x1 not the row of x0's split");
+    json_decref(k2);
+    k2 = with_source(k, "    x0 = (xindex % 5)\n", "    x0 = (xindex % 7)\n", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "640 rows' chunks not a multiple of the split");
+    json_decref(k2);
+    k2 = with_source(k, "524288", "524290", 1);   /* rows of a length not a multiple of 4 */
+    cr_expect_eq(builtin_aligned_match(k2), 0, "rows that do not start on whole vectors");
+    json_decref(k2);
+    k2 = with_source(k, "(524288*x1 + (((r0_2 + 104858*x0) % 524288)))", "(524288*x1 + (((r0_2 + 104858*x0) % 262144)))", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a modulus other than the row");
+    json_decref(k2);
+    k2 = with_source(k, "tl.full([1, 1], 524288, tl.int32)", "tl.full([1, 1], 262144, tl.int32)", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a check against less than the row");
+    json_decref(k2);
+    json_decref(k);
+    artifact_free(a);
+}
