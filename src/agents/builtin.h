@@ -114,7 +114,8 @@ int builtin_pow2_in(long long v, long long lo, long long hi);
  * builtin_groupstats.c); "row_softmax", "row_log_softmax" (ATen
  * softmax/log_softmax, 1 input, 1 output) or "row_layer_norm" (native_layer_norm with weight
  * and bias; *eps read from the kernel) for contiguous rows of at most 16384 elements;
- * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length); otherwise
+ * "row_cumsum" (a plain fp32 cumsum over contiguous rows of any length); "aligned_chunks"
+ * (builtin_aligned.c) for a split reduction whose chunks start off 16-byte boundaries; otherwise
  * "split_more" for a looped (triton_red) kernel of at most 4096 reductions of at least 16384
  * elements whose outputs are its final reduction stored as is: one sum/max/min accumulator,
  * or Welford's mean, m2 and weight.
