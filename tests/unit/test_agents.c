@@ -731,3 +731,74 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     json_decref(k);
     artifact_free(a);
 }
+
+/* More of aligned_chunks' conditions, each on one edit of a recorded kernel. */
+Test(agents, aligned_chunks_conditions) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split.py", &a);
+    /* sizes: a short chunk, one chunk, more than int32 indexing: not this family */
+    static const struct {
+        const char *key;
+        long long v;
+    } sizes[] = {{"r0_numel", 1023}, {"xnumel", 1}, {"xnumel", 8448}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        json_t *k2 = json_deep_copy(k);
+        json_object_set_new(json_object_get(k2, "numels"), sizes[i].key, json_integer(sizes[i].v));
+        cr_expect_eq(builtin_aligned_match(k2), 0, "%s = %lld", sizes[i].key, sizes[i].v);
+        json_decref(k2);
+    }
+    /* a chunk length that is a multiple of 4 (source and numels agree): aligned already */
+    json_t *k2 = with_source(k, "254201", "254204", 1);
+    json_object_set_new(json_object_get(k2, "numels"), "r0_numel", json_integer(254204));
+    cr_expect_eq(builtin_aligned_match(k2), 0, "chunks of 254204");
+    json_decref(k2);
+    /* a check at exactly the chunks' extent is accepted (528 * 254201) */
+    k2 = with_source(k, "134217728", "134218128", 1);
+    char *src = aligned_src(k2);
+    cr_expect(src && strstr(src, "(kopt_g < 134218128) & xmask"), "%s", src ? src : "no candidate");
+    free(src);
+    json_decref(k2);
+    /* accumulators not kept under r0_mask, or a load of another chunk length: refused */
+    k2 = with_source(k, "tl.where(r0_mask & xmask, ", "tl.where(xmask, ", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "no accumulation under the chunk's mask");
+    json_decref(k2);
+    k2 = with_source(k, "tl.load(in_ptr1 + (r0_1 + 254201*x0)", "tl.load(in_ptr1 + (r0_1 + 254200*x0)", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a load of another chunk length");
+    json_decref(k2);
+    /* no family: no variants */
+    artifact *a3 = NULL;
+    json_t *k3 = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a3);
+    json_t *v = builtin_aligned_variants(k3);
+    cr_expect_eq(json_array_size(v), 0);
+    json_decref(v);
+    json_decref(k3);
+    artifact_free(a3);
+    json_decref(k);
+    artifact_free(a);
+
+    /* the row form: 02's split max (loads r0_2 + 52429*x0 + 262144*x1) */
+    k = kernel_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", &a);
+    cr_assert(builtin_aligned_match(k));
+    k2 = with_source(k, "    x0 = (xindex % 5)\n", "    x0 = (xindex % 1)\n", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a split of 1");
+    json_decref(k2);
+    k2 = with_source(k, "(r0_2 + 52429*x0 + 262144*x1)", "(r0_2 + 52428*x0 + 262144*x1)", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "a load of another chunk length");
+    json_decref(k2);
+    k2 = with_source(k, "(r0_2 + 52429*x0 + 262144*x1)", "(r0_2 + 52429*x0 + 0*x1)", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "rows of no length");
+    json_decref(k2);
+    /* no check, chunks tiling the row exactly (5 x 52429 = 262145 is not 262144: refused; a row
+     * of 262145 is not whole vectors either); the check's removal alone is refused */
+    k2 = with_source(k, "        tmp0 = r0_2 + 52429*x0\n", "        tmp0 = r0_2\n", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "no check, chunks overrunning the row");
+    json_decref(k2);
+    /* two loads in the two row forms: refused */
+    k2 = with_source(k, "tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])",
+                     "tmp99 = tl.load(in_ptr0 + (262144*x1 + (((r0_2 + 52429*x0) % 262144))), r0_mask, other=0.0)\n"
+                     "        tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])", 0);
+    cr_expect_eq(builtin_aligned_match(k2), 0, "loads of both row forms");
+    json_decref(k2);
+    json_decref(k);
+    artifact_free(a);
+}
