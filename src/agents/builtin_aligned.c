@@ -21,16 +21,16 @@
  * The same holds per row where Inductor splits each of several rows (a layer norm over trailing
  * dimensions, a wide softmax's split max: rows of R elements, S chunks each, x0 = xindex % S,
  * x1 = xindex // S, loads at R*x1 + ((r + L*x0) % R) or r + L*x0 + R*x1 under its check
- * r + L*x0 < R): the chunk's loop on aligned vectors of
- * its row, rows of a whole number of vectors only.
+ * r + L*x0 < R): each chunk's loop on aligned vectors of its row, for rows of a whole number of
+ * vectors only.
  *
  * Recognised from the text Inductor writes for the first kernel: a looped reduction (Grid1D,
- * constexprs XBLOCK and R0_BLOCK, one loop, x0 = xindex or the row form), every load a chunk load of an
- * fp32/fp16/bf16 input, the flat index used only by Inductor's bound check, no store inside the
- * loop, accumulators updated
- * under r0_mask, L not a multiple of the vector of the narrowest input. Plans:
- * {"direction":"rewrite","params":{"template":"aligned_chunks","variants":[{"r0_block":R,
- * "num_warps":W},..]}}; each variant launches one program per chunk (XBLOCK=1). */
+ * constexprs XBLOCK and R0_BLOCK, one loop, x0 = xindex or the row form), every load a chunk
+ * load of an fp32/fp16/bf16 input, the flat index used only by Inductor's bound check, no store
+ * inside the loop, accumulators updated under r0_mask, L not a multiple of the vector of the
+ * narrowest input. Plans: {"direction":"rewrite","params":{"template":"aligned_chunks",
+ * "variants":[{"r0_block":R,"num_warps":W},..]}}; each variant launches one program per chunk
+ * (XBLOCK=1). Ownership: the answers are new JSON the caller owns (as agent_act's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
