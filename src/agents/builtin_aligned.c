@@ -183,19 +183,6 @@ json_t *builtin_aligned_variants(const json_t *k) {
     return v;
 }
 
-/* Replace the first `from` in *b by `to`; 0, or -1 when absent. */
-static int replace1(kbuf *b, const char *from, const char *to) {
-    char *at = strstr(b->data, from);
-    if (!at) return -1;
-    kbuf nb = KBUF_INIT;
-    kbuf_append(&nb, b->data, (size_t)(at - b->data));
-    kbuf_puts(&nb, to);
-    kbuf_puts(&nb, at + strlen(from));
-    kbuf_free(b);
-    *b = nb;
-    return 0;
-}
-
 /* The loop of b (from `    for kopt_i` to its last body line) copied once more after it at the
  * function's level, as the block that reads the flat range's last bound % VEC elements (see the
  * top of the file): its vector at `down`, loads and chunk mask bounded by the range's end. */
@@ -223,7 +210,7 @@ static int add_tail(kbuf *b, const al_facts *f, long long down) {
         kbuf l = KBUF_INIT;
         kbuf_puts(&l, line);
         for (size_t i = 0; i < 3; i++)
-            while (strstr(l.data, subs[i][0])) replace1(&l, subs[i][0], subs[i][1]);
+            while (strstr(l.data, subs[i][0])) kbuf_replace_first(&l, subs[i][0], subs[i][1]);
         kbuf_printf(&tail, "%s\n", kbuf_str(&l));
         kbuf_free(&l);
     }
@@ -249,12 +236,12 @@ static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
                 "    for kopt_i in tl.range(0, (r0_numel + %lld + R0_BLOCK - 1) // R0_BLOCK):\n"
                 "        r0_offset = kopt_i * R0_BLOCK\n",
                 f->rn, f->vec, f->vec, f->vec - 1);
-    int rc = replace1(&b, LOOP, kbuf_str(&t));
-    rc = rc ? rc : replace1(&b, IDX, "        kopt_g = kopt_base + r0_offset + r0_base\n        r0_index = kopt_g - kopt_start\n");
+    int rc = kbuf_replace_first(&b, LOOP, kbuf_str(&t));
+    rc = rc ? rc : kbuf_replace_first(&b, IDX, "        kopt_g = kopt_base + r0_offset + r0_base\n        r0_index = kopt_g - kopt_start\n");
     kbuf_reset(&t);
     if (down == f->bound) kbuf_puts(&t, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel)\n");
     else kbuf_printf(&t, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < %lld)\n", down);
-    rc = rc ? rc : replace1(&b, MASK, kbuf_str(&t));
+    rc = rc ? rc : kbuf_replace_first(&b, MASK, kbuf_str(&t));
     for (int i = 0; !rc && i < f->nload; i++) {   /* each load: the aligned index, whole vectors of the range */
         char from[128], base[48] = "";
         if (f->split == 0) {

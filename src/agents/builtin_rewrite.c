@@ -382,14 +382,7 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
             snprintf(from, sizeof from, "tl.store(out_ptr%d + (x3), %s, xmask)", i, si->res[i]);
             snprintf(to, sizeof to, "tl.store(out_ptr%d + ((x3) * NSUB + tl.program_id(1)), %s, xmask)", i, si->res[i]);
         }
-        char *at = strstr(body.data, from);
-        if (!at) { kbuf_free(&body); return -1; }
-        kbuf nb = KBUF_INIT;
-        kbuf_append(&nb, body.data, (size_t)(at - body.data));
-        kbuf_puts(&nb, to);
-        kbuf_puts(&nb, at + strlen(from));
-        kbuf_free(&body);
-        body = nb;
+        if (kbuf_replace_first(&body, from, to)) { kbuf_free(&body); return -1; }
     }
     /* the plan: every runtime parameter, out_ptrI replaced by scratchI for the first kernel;
      * scratch of each output's dtype */

@@ -55,6 +55,18 @@ void kbuf_printf(kbuf *b, const char *fmt, ...) {
     va_end(ap);
 }
 void kbuf_reset(kbuf *b) { b->len = 0; if (b->data) b->data[0] = '\0'; }
+
+int kbuf_replace_first(kbuf *b, const char *from, const char *to) {
+    char *at = b->data && *from ? strstr(b->data, from) : NULL;
+    if (!at) return -1;
+    kbuf nb = KBUF_INIT;
+    kbuf_append(&nb, b->data, (size_t)(at - b->data));
+    kbuf_puts(&nb, to);
+    kbuf_puts(&nb, at + strlen(from));
+    kbuf_free(b);
+    *b = nb;
+    return 0;
+}
 void kbuf_free(kbuf *b) { free(b->data); b->data = NULL; b->len = b->cap = 0; }
 char *kbuf_steal(kbuf *b) {
     char *s = b->data ? b->data : kstrdup("");

@@ -25,6 +25,9 @@ void kbuf_putc(kbuf *b, char c);
 void kbuf_printf(kbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void kbuf_vprintf(kbuf *b, const char *fmt, va_list ap);
 void kbuf_reset(kbuf *b);          /* len = 0, keeps capacity */
+/* Replace the first occurrence of `from` (non-empty) in b by `to`: 0, or -1 (b unchanged) when
+ * there is none. */
+int kbuf_replace_first(kbuf *b, const char *from, const char *to);
 void kbuf_free(kbuf *b);           /* releases storage, back to empty */
 char *kbuf_steal(kbuf *b);         /* caller owns the result (never NULL; "" when empty) */
 const char *kbuf_str(const kbuf *b); /* never NULL */

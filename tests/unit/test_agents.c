@@ -632,14 +632,7 @@ static json_t *with_source(const json_t *k, const char *from, const char *to, in
     json_t *k2 = json_deep_copy(k);
     kbuf b = KBUF_INIT;
     kbuf_puts(&b, json_string_value(json_object_get(k2, "jit_source")));
-    for (char *at = strstr(b.data, from); at; at = every ? strstr(b.data, from) : NULL) {
-        kbuf nb = KBUF_INIT;
-        kbuf_append(&nb, b.data, (size_t)(at - b.data));
-        kbuf_puts(&nb, to);
-        kbuf_puts(&nb, at + strlen(from));
-        kbuf_free(&b);
-        b = nb;
-    }
+    while (kbuf_replace_first(&b, from, to) == 0 && every) {}
     json_object_set_new(k2, "jit_source", json_string(kbuf_str(&b)));
     kbuf_free(&b);
     return k2;
