@@ -105,6 +105,13 @@ const json_t *builtin_shape(const json_t *k, const char *name);
 long long builtin_shape_dim(const json_t *shape, size_t d);
 int builtin_fx_dim(const json_t *fragment, const char *target, int rank);
 void builtin_dims_keep(int *dims, int *ndims, int d);
+/* Kernel-text readers (builtin_common.c): builtin_count, the occurrences of needle in s;
+ * builtin_next_line, the line at p copied into buf (without its newline, cut to cap) and the
+ * next line's start; builtin_block_end, the first line from p not indented by 8 spaces (the end
+ * of a loop body that starts at p). */
+int builtin_count(const char *s, const char *needle);
+const char *builtin_next_line(const char *p, char *buf, size_t cap);
+const char *builtin_block_end(const char *p);
 long long builtin_next_pow2(long long v);
 int builtin_pow2_in(long long v, long long lo, long long hi);
 

@@ -56,12 +56,6 @@ static const char LOOP[] = "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK)
 static const char IDX[] = "        r0_index = r0_offset + r0_base\n";
 static const char MASK[] = "        r0_mask = r0_index < r0_numel\n";
 
-static int count(const char *s, const char *needle) {
-    int n = 0;
-    for (const char *p = s; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
-    return n;
-}
-
 /* The flat range's bound: the constant of Inductor's check `A = VAR + L*x0`, `B = tl.full([1, 1],
  * NT, tl.int32)`, `A < B` (the chunks overrun the tensor), else xn * rn (they tile it); 0 when
  * the flat index is used otherwise. Every element below the bound is one Inductor's kernel reads. */
@@ -70,9 +64,7 @@ static long long flat_bound(const char *body, const char *tail, const al_facts *
     long long nt = 0, found = 0;
     snprintf(want, sizeof want, " = %s + %lld*x0", f->var, f->rn);
     for (const char *p = body; p < tail;) {
-        size_t n = strcspn(p, "\n");
-        snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-        p += n + (p[n] ? 1 : 0);
+        p = builtin_next_line(p, line, sizeof line);
         const char *eq = strstr(line, want);
         if (eq && !strcmp(eq + strlen(want), "")) {
             if (a[0] || sscanf(line, " %31[a-z0-9_]", a) != 1) return 0;
@@ -111,15 +103,18 @@ static int facts_of(const json_t *k, al_facts *f) {
         snprintf(want_x1, sizeof want_x1, "    x1 = xindex // %lld\n", f->split);
         if (!strstr(src, want_x1)) return 0;
     }
-    if (!loop || count(src, "for ") != 1 || count(src, LOOP) != 1 || (!xs && !strstr(src, "    x0 = xindex\n")) ||
-        count(src, IDX) != 1 || count(src, MASK) != 1 || count(src, "r0_index") != 4 || count(src, "r0_offset") != 3 ||
-        !strstr(src, "        rindex = r0_index\n") || count(src, "rindex") != 1 ||
-        !strstr(src, "        roffset = r0_offset\n") || count(src, "roffset") != 1 || count(src, "kopt_") ||
-        count(src, "tl.atomic") || count(src, "tl.where(r0_mask & xmask, ") < 1)
-        return 0;
-    const char *body = loop + strlen(LOOP), *tail = body;   /* the loop body: lines indented by 8 */
-    while (!strncmp(tail, "        ", 8)) tail += strcspn(tail, "\n") + (tail[strcspn(tail, "\n")] ? 1 : 0);
-    if (count(tail, "tl.load(") || count(src, "tl.store(") != count(tail, "tl.store(")) return 0;
+    /* Inductor's loop head as it writes it, each name used where the transform expects it */
+    static const struct {
+        const char *text;
+        int n;
+    } uses[] = {{"for ", 1},     {LOOP, 1},        {IDX, 1},     {MASK, 1},      {"r0_index", 4},
+                {"r0_offset", 3}, {"rindex", 1},    {"roffset", 1}, {"kopt_", 0}, {"tl.atomic", 0},
+                {"        rindex = r0_index\n", 1}, {"        roffset = r0_offset\n", 1}};
+    for (size_t i = 0; i < sizeof uses / sizeof *uses; i++)
+        if (builtin_count(src, uses[i].text) != uses[i].n) return 0;
+    if ((!xs && !strstr(src, "    x0 = xindex\n")) || !builtin_count(src, "tl.where(r0_mask & xmask, ")) return 0;
+    const char *body = loop + strlen(LOOP), *tail = builtin_block_end(body);   /* the loop body */
+    if (builtin_count(tail, "tl.load(") || builtin_count(src, "tl.store(") != builtin_count(tail, "tl.store(")) return 0;
     /* the chunk's index variable: `        r0_N = r0_index` */
     for (const char *v = strstr(body, " = r0_index\n"); v && v < tail && !f->var[0]; v = strstr(v + 1, " = r0_index\n")) {
         const char *w = v;
@@ -189,8 +184,7 @@ json_t *builtin_aligned_variants(const json_t *k) {
 static int add_tail(kbuf *b, const al_facts *f, long long down) {
     const char *loop = strstr(b->data, "    for kopt_i in ");
     if (!loop) return -1;
-    const char *body = loop + strcspn(loop, "\n") + 1, *end = body;
-    while (!strncmp(end, "        ", 8)) end += strcspn(end, "\n") + (end[strcspn(end, "\n")] ? 1 : 0);
+    const char *body = loop + strcspn(loop, "\n") + 1, *end = builtin_block_end(body);
     char main_mask[96], tail_mask[128], main_load[64], tail_load[64], main_g[80], tail_g[80];
     snprintf(main_mask, sizeof main_mask, "r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < %lld)", down);
     snprintf(tail_mask, sizeof tail_mask, "r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g >= %lld)", down);
@@ -210,7 +204,7 @@ static int add_tail(kbuf *b, const al_facts *f, long long down) {
         kbuf l = KBUF_INIT;
         kbuf_puts(&l, line);
         for (size_t i = 0; i < 3; i++)
-            while (strstr(l.data, subs[i][0])) kbuf_replace_first(&l, subs[i][0], subs[i][1]);
+            while (kbuf_replace_first(&l, subs[i][0], subs[i][1]) == 0) {}
         kbuf_printf(&tail, "%s\n", kbuf_str(&l));
         kbuf_free(&l);
     }

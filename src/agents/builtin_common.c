@@ -131,6 +131,23 @@ void builtin_dims_keep(int *dims, int *ndims, int d) {
     *ndims = found;
 }
 
+int builtin_count(const char *s, const char *needle) {
+    int n = 0;
+    for (const char *p = s; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
+    return n;
+}
+
+const char *builtin_next_line(const char *p, char *buf, size_t cap) {
+    size_t n = strcspn(p, "\n");
+    snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
+    return p[n] ? p + n + 1 : p + n;
+}
+
+const char *builtin_block_end(const char *p) {
+    while (!strncmp(p, "        ", 8)) p += strcspn(p, "\n") + (p[strcspn(p, "\n")] ? 1 : 0);
+    return p;
+}
+
 long long builtin_next_pow2(long long v) {
     long long p = 1;
     while (p < v) p <<= 1;

@@ -76,25 +76,12 @@ typedef struct split_info {
     char res[3][32];
 } split_info;
 
-static int count_str(const char *s, const char *needle) {
-    int n = 0;
-    for (const char *p = s; p && (p = strstr(p, needle)) != NULL; p += strlen(needle)) n++;
-    return n;
-}
-
-/* The line starting at p, into buf (without the newline); the next line's start. */
-static const char *next_line(const char *p, char *buf, size_t cap) {
-    size_t n = strcspn(p, "\n");
-    snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), p);
-    return p[n] ? p + n + 1 : p + n;
-}
-
 /* The source after the reduction loop must be exactly the final reduction and the stores of
  * its results at out_ptr0.. + (x3); nothing else. */
 static int split_tail(const char *tail, split_info *si) {
     char line[256], a[32], b[32], c[32], m[32], m2[32], w[32];
     int n = 0;
-    const char *p = next_line(tail, line, sizeof line);
+    const char *p = builtin_next_line(tail, line, sizeof line);
     if (!strncmp(line, "    tmp", 7) && strstr(line, " = triton_helpers.welford(")) {
         if (sscanf(line, "    %31[a-z0-9_], %31[a-z0-9_], %31[a-z0-9_] = triton_helpers.welford(%31[a-z0-9_], %31[a-z0-9_], "
                          "%31[a-z0-9_], 1)%n", a, b, c, m, m2, w, &n) != 6 || line[n])
@@ -106,7 +93,7 @@ static int split_tail(const char *tail, split_info *si) {
         const char *parts[3] = {a, b, c};
         for (int i = 0; i < 3; i++) {   /* tmpX = tmpA[:, None] */
             char lhs[32], rhs[32];
-            p = next_line(p, line, sizeof line);
+            p = builtin_next_line(p, line, sizeof line);
             if (sscanf(line, "    %31[a-z0-9_] = %31[a-z0-9_][:, None]%n", lhs, rhs, &n) != 2 || line[n] || strcmp(rhs, parts[i]))
                 return 0;
             snprintf(si->res[i], sizeof si->res[i], "%s", lhs);
@@ -129,7 +116,7 @@ static int split_tail(const char *tail, split_info *si) {
     }
     for (int i = 0; i < si->nout; i++) {
         char want[96];
-        p = next_line(p, line, sizeof line);
+        p = builtin_next_line(p, line, sizeof line);
         snprintf(want, sizeof want, "    tl.store(out_ptr%d + (x3), %s, xmask)", i, si->res[i]);
         if (strcmp(line, want)) return 0;
     }
@@ -159,13 +146,12 @@ static int split_match(const json_t *k, split_info *si) {
     }
     static const char *const loop = "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n";
     const char *at = strstr(src, loop);
-    if (!at || count_str(src, "for ") != 1 || !strstr(src, "    x3 = xindex\n") || !strstr(src, "R0_BLOCK : tl.constexpr):\n"))
+    if (!at || builtin_count(src, "for ") != 1 || !strstr(src, "    x3 = xindex\n") || !strstr(src, "R0_BLOCK : tl.constexpr):\n"))
         return 0;
     /* the loop body: lines indented by 8; the tail starts at the first line indented by 4 */
-    const char *tail = at + strlen(loop);
-    while (!strncmp(tail, "        ", 8)) tail += strcspn(tail, "\n") + (tail[strcspn(tail, "\n")] ? 1 : 0);
+    const char *tail = builtin_block_end(at + strlen(loop));
     memset(si, 0, sizeof *si);
-    if (!split_tail(tail, si) || si->nout != nout || count_str(src, "tl.store(") != nout) return 0;
+    if (!split_tail(tail, si) || si->nout != nout || builtin_count(src, "tl.store(") != nout) return 0;
     /* the accumulators start at the op's identity */
     char init[160];
     if (!strcmp(si->op, "welford")) {

@@ -458,6 +458,32 @@ Test(agents, executor_answer_read_into_typed_candidates) {
     json_decref(none);
 }
 
+/* k with `from` replaced by `to` in its jit_source (the first occurrence; all with every). */
+static json_t *with_source(const json_t *k, const char *from, const char *to, int every) {
+    json_t *k2 = json_deep_copy(k);
+    kbuf b = KBUF_INIT;
+    kbuf_puts(&b, json_string_value(json_object_get(k2, "jit_source")));
+    while (kbuf_replace_first(&b, from, to) == 0 && every) {}
+    json_object_set_new(k2, "jit_source", json_string(kbuf_str(&b)));
+    kbuf_free(&b);
+    return k2;
+}
+
+/* The first candidate's source for k (aligned_chunks, one variant: R0_BLOCK rb, nw warps), or
+ * NULL when the executor refuses it. Caller frees. */
+static char *aligned_src(const json_t *k, int rb, int nw) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                             "variants", "r0_block", rb, "num_warps", nw);
+    json_t *out = NULL;
+    kerr e = {0};
+    char *src = NULL;
+    if (builtin_rewrite_act(k, plan, &out, &e) == 0)
+        src = kstrdup(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
+    json_decref(out);
+    json_decref(plan);
+    return src;
+}
+
 /* Compares a generated candidate with its golden file `rel` (KOPT_WRITE_GOLDEN=1 writes it). */
 static void golden_candidate(const char *rel, const char *src) {
     kerr e = {0};
@@ -479,7 +505,7 @@ static void golden_candidate(const char *rel, const char *src) {
 Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     artifact *a = NULL;
     double eps = 0;
-    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split.py", &a);
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/heldout_h10_smooth_l1_loss_g0.py", &a);
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "aligned_chunks");
     json_t *vars = builtin_rewrite_variants(KF_ALIGNED_CHUNKS, k);
     cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
@@ -522,48 +548,30 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     cr_expect_eq(builtin_aligned_match(k2), 0);
     json_decref(k2);
     /* a load that is not a flat chunk load (a broadcast weight) is refused */
-    k2 = json_deep_copy(k);
-    const char *jit = json_string_value(json_object_get(k2, "jit_source"));
-    char *alt = kstrdup(jit), *at = strstr(alt, "tl.load(in_ptr1 + (r0_1 + 254201*x0)");
-    cr_assert(at);
-    memcpy(at, "tl.load(in_ptr1 + (r0_1 % 254201*x0)", strlen("tl.load(in_ptr1 + (r0_1 % 254201*x0)"));
-    json_object_set_new(k2, "jit_source", json_string(alt));
+    k2 = with_source(k, "tl.load(in_ptr1 + (r0_1 + 254201*x0)", "tl.load(in_ptr1 + (r0_1 % 254201*x0)", 0);
     cr_expect_eq(builtin_aligned_match(k2), 0);
-    free(alt);
     json_decref(k2);
-    /* the module captured on the H200 from bench/heldout/h10: the same kernel, the same family */
-    artifact *a4 = NULL;
-    json_t *k4 = kernel_from_fixture("tests/fixtures/inductor/heldout_h10_smooth_l1_loss_g0.py", &a4);
-    cr_expect_str_eq(kfamily_name(builtin_rewrite_match(k4, &eps)), "aligned_chunks");
-    json_decref(k4);
-    artifact_free(a4);
     /* rows cut in chunks (group norm's statistics: rows of 524288, 5 chunks of 104858 each, loads
      * at 524288*x1 + ((r0_2 + 104858*x0) % 524288)): each chunk on aligned vectors of its row */
     artifact *a3 = NULL;
     json_t *k3 = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a3);
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k3, &eps)), "aligned_chunks");
-    plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
-                     "variants", "r0_block", 2048, "num_warps", 8);
-    cr_assert_eq(builtin_rewrite_act(k3, plan, &out, &e), 0, "%s", e.msg);
-    src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
-    cr_expect(strstr(src, "    kopt_start = 104858*x0\n    kopt_base = (kopt_start // 4) * 4\n") != NULL, "%s", src);
-    cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (524288*x1 + kopt_g), (kopt_g < 524288) & xmask, eviction_policy='evict_last'") != NULL,
-              "%s", src);
-    cr_expect(strstr(src, "tmp13_mean = tl.where(r0_mask & xmask, tmp13_mean_next, tmp13_mean)") != NULL);
-    cr_expect(strstr(src, "kopt: the flat range's last elements") == NULL, "rows of whole vectors: no copy after the loop");
-    json_decref(out);
-    json_decref(plan);
+    char *rsrc = aligned_src(k3, 2048, 8);
+    cr_assert(rsrc);
+    cr_expect(strstr(rsrc, "    kopt_start = 104858*x0\n    kopt_base = (kopt_start // 4) * 4\n") != NULL, "%s", rsrc);
+    cr_expect(strstr(rsrc, "tmp3 = tl.load(in_ptr0 + (524288*x1 + kopt_g), (kopt_g < 524288) & xmask, eviction_policy='evict_last'") != NULL,
+              "%s", rsrc);
+    cr_expect(strstr(rsrc, "tmp13_mean = tl.where(r0_mask & xmask, tmp13_mean_next, tmp13_mean)") != NULL);
+    cr_expect(strstr(rsrc, "kopt: the flat range's last elements") == NULL, "rows of whole vectors: no copy after the loop");
+    free(rsrc);
     json_decref(k3);
     artifact_free(a3);
     /* the wide softmax's split max: loads at r0_2 + 52429*x0 + 262144*x1 */
     k3 = kernel_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", &a3);
-    plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
-                     "variants", "r0_block", 2048, "num_warps", 8);
-    cr_assert_eq(builtin_rewrite_act(k3, plan, &out, &e), 0, "%s", e.msg);
-    src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
-    cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (262144*x1 + kopt_g), (kopt_g < 262144) & xmask, ") != NULL, "%s", src);
-    json_decref(out);
-    json_decref(plan);
+    rsrc = aligned_src(k3, 2048, 8);
+    cr_assert(rsrc);
+    cr_expect(strstr(rsrc, "tmp3 = tl.load(in_ptr0 + (262144*x1 + kopt_g), (kopt_g < 262144) & xmask, ") != NULL, "%s", rsrc);
+    free(rsrc);
     json_decref(k3);
     artifact_free(a3);
     /* rows of a multiple of 4 (03's log-softmax, rows of 16384) start aligned: not this family */
@@ -583,12 +591,8 @@ Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split_small.py", &a);
     cr_assert(builtin_aligned_match(k));
-    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
-                             "variants", "r0_block", 256, "num_warps", 4);
-    json_t *out = NULL;
-    kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
-    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    char *src = aligned_src(k, 256, 4);
+    cr_assert(src);
     cr_expect(strstr(src, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < 134572)\n") != NULL, "%s", src);
     cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134572) & xmask, ") != NULL);
     cr_expect(strstr(src, "    kopt_g = 134572 + r0_base\n    r0_index = kopt_g - kopt_start\n"
@@ -598,8 +602,7 @@ Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
               "the copy accumulates into Inductor's accumulator before its final reduction");
     cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL, "the copy does not use the loop's counter");
     golden_candidate("tests/fixtures/aligned/candidate_small.py", src);
-    json_decref(out);
-    json_decref(plan);
+    free(src);
     json_decref(k);
     artifact_free(a);
 }
@@ -613,43 +616,13 @@ Test(agents, aligned_chunks_rows_golden) {
     kfamily first = builtin_rewrite_match(k, &eps);
     cr_assert_eq(first, KF_ALIGNED_CHUNKS);
     cr_expect_eq(builtin_rewrite_second(k, first), KF_NONE, "1351 is too short for split_more");
-    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
-                             "variants", "r0_block", 256, "num_warps", 4);
-    json_t *out = NULL;
-    kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
-    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    char *src = aligned_src(k, 256, 4);
+    cr_assert(src);
     cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (4052*x1 + kopt_g), (kopt_g < 4052) & xmask, ") != NULL, "%s", src);
     golden_candidate("tests/fixtures/aligned/candidate_rows_small.py", src);
-    json_decref(out);
-    json_decref(plan);
+    free(src);
     json_decref(k);
     artifact_free(a);
-}
-
-/* k with `from` replaced by `to` in its jit_source (the first occurrence; all with every). */
-static json_t *with_source(const json_t *k, const char *from, const char *to, int every) {
-    json_t *k2 = json_deep_copy(k);
-    kbuf b = KBUF_INIT;
-    kbuf_puts(&b, json_string_value(json_object_get(k2, "jit_source")));
-    while (kbuf_replace_first(&b, from, to) == 0 && every) {}
-    json_object_set_new(k2, "jit_source", json_string(kbuf_str(&b)));
-    kbuf_free(&b);
-    return k2;
-}
-
-/* The first candidate's source for k (aligned_chunks, R0_BLOCK 1024, 4 warps), or NULL. */
-static char *aligned_src(const json_t *k) {
-    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
-                             "variants", "r0_block", 1024, "num_warps", 4);
-    json_t *out = NULL;
-    kerr e = {0};
-    char *src = NULL;
-    if (builtin_rewrite_act(k, plan, &out, &e) == 0)
-        src = kstrdup(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
-    json_decref(out);
-    json_decref(plan);
-    return src;
 }
 
 /* aligned_chunks' edges: the flat range's bound read from Inductor's check (or the chunks'
@@ -657,10 +630,10 @@ static char *aligned_src(const json_t *k) {
  * conditions. */
 Test(agents, aligned_chunks_bounds_and_forms) {
     artifact *a = NULL;
-    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split.py", &a);
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/heldout_h10_smooth_l1_loss_g0.py", &a);
     /* no check (the chunks tile the range): the bound is xnumel * r0_numel */
     json_t *k2 = with_source(k, "        tmp0 = r0_1 + 254201*x0\n", "        tmp0 = r0_1\n", 0);
-    char *src = aligned_src(k2);
+    char *src = aligned_src(k2, 1024, 4);
     cr_assert(src, "no candidate without a bound check");
     cr_expect(strstr(src, "(kopt_g < 134218128) & xmask") != NULL, "%s", src);   /* 528 * 254201 */
     free(src);
@@ -691,7 +664,7 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     json_t *p;
     json_array_foreach(json_object_get(k2, "signature"), i, p)
         if (!strncmp(json_string_value(json_object_get(p, "name")), "in_ptr", 6)) json_object_set_new(p, "type", json_string("*bf16"));
-    src = aligned_src(k2);
+    src = aligned_src(k2, 1024, 4);
     cr_assert(src);
     cr_expect(strstr(src, "    kopt_base = (kopt_start // 8) * 8\n") != NULL, "%s", src);
     cr_expect(strstr(src, "(r0_numel + 7 + R0_BLOCK - 1) // R0_BLOCK") != NULL);
@@ -728,7 +701,7 @@ Test(agents, aligned_chunks_bounds_and_forms) {
 /* More of aligned_chunks' conditions, each on one edit of a recorded kernel. */
 Test(agents, aligned_chunks_conditions) {
     artifact *a = NULL;
-    json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split.py", &a);
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/heldout_h10_smooth_l1_loss_g0.py", &a);
     /* sizes: a short chunk, one chunk, more than int32 indexing: not this family */
     static const struct {
         const char *key;
@@ -747,7 +720,7 @@ Test(agents, aligned_chunks_conditions) {
     json_decref(k2);
     /* a check at exactly the chunks' extent is accepted (528 * 254201) */
     k2 = with_source(k, "134217728", "134218128", 1);
-    char *src = aligned_src(k2);
+    char *src = aligned_src(k2, 1024, 4);
     cr_expect(src && strstr(src, "(kopt_g < 134218128) & xmask"), "%s", src ? src : "no candidate");
     free(src);
     json_decref(k2);
