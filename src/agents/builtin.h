@@ -133,8 +133,10 @@ kfamily builtin_rewrite_match(const json_t *kernel, double *eps);
 /* Region templates (builtin_region.c) for region kernels (artifact/region.h; their context
  * has "kind": "region" and "members": [{name, aten_ops, source}]): "region_softmax",
  * "region_log_softmax" (softmax over contiguous rows of any length, the region reading the
- * input and writing the output, nothing else) and "region_group_norm" (native_group_norm with
- * weight and bias; the group size and eps read from the member kernels), "scan" (a flipped
+ * input and writing the output, nothing else, fp32), "region_group_norm" and
+ * "region_layer_norm" (native_group_norm / native_layer_norm with weight and bias, every member
+ * computing that op alone, fp32/fp16/bf16; the group or row size and eps read from the member
+ * kernels), "scan" (a flipped
  * cumsum) or "region_avg_pool" (a vendor region's average pooling), else KF_NONE. The
  * rewrite entry points above dispatch to them for templates named region_*. */
 kfamily builtin_region_match(const json_t *kernel);

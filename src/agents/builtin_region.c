@@ -4,7 +4,11 @@
  * input two or three times.
  *
  *   region_softmax, region_log_softmax   softmax over the last dimension (contiguous rows)
- *   region_group_norm                    native_group_norm with weight and bias (N, C, *)
+ *   region_group_norm                    native_group_norm with weight and bias (N, C, *),
+ *                                        fp32, fp16 or bf16
+ *   region_layer_norm                    native_layer_norm with an elementwise weight and bias
+ *                                        over trailing dimensions whose rows Inductor splits
+ *                                        (a norm over (C, H, W)), fp32, fp16 or bf16
  *   region_avg_pool                      a vendor region's avg_pool2d/3d (builtin_pool.c)
  *
  * One kernel, one read of the input, one write of the output: each row (group) is cut into
@@ -26,22 +30,36 @@
 #include "agents/template.h"
 #include "util/buf.h"
 
-/* Every parameter of the region is an fp32 tensor. */
-static int all_fp32(const json_t *k) {
+/* Every parameter of the region is a tensor of type t, or (t NULL) of a floating type, with
+ * in_ptr0 and out_ptr0 of the same one. */
+static int params_typed(const json_t *k, const char *t) {
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(k, "signature"), i, p) {
-        const char *t = json_string_value(json_object_get(p, "type"));
-        if (!t || strcmp(t, "*fp32")) return 0;
+        const char *pt = json_string_value(json_object_get(p, "type"));
+        if (!pt || (t ? strcmp(pt, t) : strcmp(pt, "*fp32") && strcmp(pt, "*fp16") && strcmp(pt, "*bf16"))) return 0;
     }
-    return 1;
+    return !strcmp(builtin_param_type(k, "in_ptr0"), builtin_param_type(k, "out_ptr0"));
 }
 
-/* Group norm's constants in its member kernels: the element count of a group and eps, the two
- * `tl.full([1], v, tl.float32)` constants of the normalising kernel (count >= 2, 0 < eps <
- * 1e-2). 1 when both are found, the same in every member that has them. */
-static int group_norm_constants(const json_t *k, long long *gsize, double *eps) {
-    *gsize = 0;
+/* Whether every member kernel computes only `op` (its recorded ATen ops are exactly that one):
+ * a norm region that also fuses other work (an activation, a residual) is not the norm alone. */
+static int members_compute_only(const json_t *k, const char *op) {
+    size_t i, j;
+    json_t *m, *o;
+    json_array_foreach(json_object_get(k, "members"), i, m) {
+        const json_t *ops = json_object_get(m, "aten_ops");
+        if (!json_array_size(ops)) return 0;
+        json_array_foreach(ops, j, o) if (!json_string_value(o) || strcmp(json_string_value(o), op)) return 0;
+    }
+    return i > 0;
+}
+
+/* A norm's constants in its member kernels: the element count it divides by and eps, the
+ * `tl.full([1], v, tl.float32)` constants (count >= 2, 0 < eps < 1e-2). 1 when both are found,
+ * the same in every member that has them. */
+static int norm_constants(const json_t *k, long long *count, double *eps) {
+    *count = 0;
     *eps = 0;
     size_t i;
     json_t *m;
@@ -52,15 +70,15 @@ static int group_norm_constants(const json_t *k, long long *gsize, double *eps) 
             double v = strtod(p + 13, &end);
             if (!end || strncmp(end, ", tl.float32)", 13)) continue;
             if (v >= 2 && v == (double)(long long)v) {
-                if (*gsize && *gsize != (long long)v) return 0;
-                *gsize = (long long)v;
+                if (*count && *count != (long long)v) return 0;
+                *count = (long long)v;
             } else if (v > 0 && v < 1e-2) {
                 if (*eps > 0 && *eps != v) return 0;
                 *eps = v;
             }
         }
     }
-    return *gsize > 0 && *eps > 0;
+    return *count > 0 && *eps > 0;
 }
 
 kfamily builtin_region_match(const json_t *k) {
@@ -70,37 +88,46 @@ kfamily builtin_region_match(const json_t *k) {
         pool_spec ps;
         return builtin_pool_match(k, &ps) ? KF_REGION_AVG_POOL : KF_NONE;
     }
-    if (!all_fp32(k)) return KF_NONE;
-    if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
     const json_t *aten = json_object_get(k, "aten_ops");
     static const char *const one[] = {"in_ptr0", "out_ptr0"};
-    static const char *const gn[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
+    static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
+    long long count;
+    double eps;
+    /* the norms: x, weight, bias and output of one floating type or another, statistics in fp32 */
+    if (builtin_params_are(k, affine, 4) && params_typed(k, NULL) && norm_constants(k, &count, &eps)) {
+        if (members_compute_only(k, "aten.native_group_norm")) return KF_REGION_GROUP_NORM;
+        if (members_compute_only(k, "aten.native_layer_norm")) return KF_REGION_LAYER_NORM;
+    }
+    if (!params_typed(k, "*fp32")) return KF_NONE;
+    if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
     if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._log_softmax")) return KF_REGION_LOG_SOFTMAX;
     if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._softmax")) return KF_REGION_SOFTMAX;
-    long long gsize;
-    double eps;
-    if (builtin_params_are(k, gn, 4) && builtin_has_op(aten, "aten.native_group_norm") && group_norm_constants(k, &gsize, &eps))
-        return KF_REGION_GROUP_NORM;
     return KF_NONE;
 }
 
 json_t *builtin_region_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
-    /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers */
+    /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers;
+     * layer norm's rows also load the weight and bias at each element (32-64 per thread, at
+     * most 16 warps so that a thread may hold 128 registers), its longer rows in bigger segments */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
+    static const int lw[][2] = {{16384, 16}, {32768, 16}, {16384, 8}, {8192, 8}};
+    int ln = f == KF_REGION_LAYER_NORM;
     json_t *v = json_array();
-    for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
-        json_array_append_new(v, json_pack("{s:i, s:i}", "seg", sw[i][0], "num_warps", sw[i][1]));
+    for (size_t i = 0; i < 4; i++)
+        json_array_append_new(v, json_pack("{s:i, s:i}", "seg", ln ? lw[i][0] : sw[i][0], "num_warps", ln ? lw[i][1] : sw[i][1]));
     return v;
 }
 
-/* The region templates (templates/kernels/region_*.py.tmpl) for one variant. */
-static int region_source(kbuf *s, kfamily f, long long gsize, double eps, int seg, int nw, kerr *e) {
-    if (f == KF_REGION_GROUP_NORM) {
-        tpl_arg a[] = {{.name = "GSIZE", .type = TPL_INT, .i = gsize}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+/* The region templates (templates/kernels/region_*.py.tmpl) for one variant; count: a norm's
+ * elements per group (row). */
+static int region_source(kbuf *s, kfamily f, long long count, double eps, int seg, int nw, kerr *e) {
+    if (f == KF_REGION_GROUP_NORM || f == KF_REGION_LAYER_NORM) {
+        int gn = f == KF_REGION_GROUP_NORM;
+        tpl_arg a[] = {{.name = gn ? "GSIZE" : "N", .type = TPL_INT, .i = count}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "SEG", .type = TPL_INT, .i = seg}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render("region_group_norm", a, 4, s, e);
+        return template_render(gn ? "region_group_norm" : "region_layer_norm", a, 4, s, e);
     }
     tpl_arg a[] = {{.name = "SEG", .type = TPL_INT, .i = seg},
                    {.name = "LOG", .type = TPL_BOOL, .b = f == KF_REGION_LOG_SOFTMAX},
@@ -115,10 +142,10 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
     if (f == KF_NONE || f != match)
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
     if (f == KF_REGION_AVG_POOL) return builtin_pool_act(k, plan, out, e);
-    long long gsize = 0;
+    long long count = 0;
     double eps = 0;
-    int gn = f == KF_REGION_GROUP_NORM;
-    if (gn) group_norm_constants(k, &gsize, &eps);
+    int gn = f == KF_REGION_GROUP_NORM, ln = f == KF_REGION_LAYER_NORM;
+    if (gn || ln) norm_constants(k, &count, &eps);
     json_t *cands = json_array();
     size_t i;
     json_t *v;
@@ -127,7 +154,9 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         int nw = (int)json_integer_value(json_object_get(v, "num_warps"));
         if (nw <= 0 || nw > 32 || (nw & (nw - 1)) || seg < 1024 || seg > 65536 || (seg & (seg - 1))) continue;
         /* group norm: whole segments per group, a power of two of them, at most 256 */
-        if (gn && (gsize % seg || (gsize / seg) & (gsize / seg - 1) || gsize / seg > 256)) continue;
+        if (gn && (count % seg || (count / seg) & (count / seg - 1) || count / seg > 256)) continue;
+        /* layer norm: at most 128 segments a row (the plan checks the GPU's SM count) */
+        if (ln && (count + seg - 1) / seg > 128) continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         kbuf_printf(&label, "%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
                     "between programs, num_warps=%d", tmpl, seg, nw);
@@ -137,7 +166,7 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         json_t *m;
         json_array_foreach(mem, j, m) kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
         kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
-        if (region_source(&s, f, gsize, eps, seg, nw, e)) {
+        if (region_source(&s, f, count, eps, seg, nw, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cands);
@@ -149,8 +178,10 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         kbuf_free(&label);
     }
     return builtin_candidates_answer(cands, tmpl,
-                                     gn ? "seg a power of two in [1024, 65536] dividing the group into at most 256, "
-                                          "num_warps a power of two <= 32"
-                                        : "seg a power of two in [1024, 65536], num_warps a power of two <= 32",
+                                     gn   ? "seg a power of two in [1024, 65536] dividing the group into at most 256, "
+                                            "num_warps a power of two <= 32"
+                                     : ln ? "seg a power of two in [1024, 65536] cutting the row into at most 128, "
+                                            "num_warps a power of two <= 32"
+                                          : "seg a power of two in [1024, 65536], num_warps a power of two <= 32",
                                      out, e);
 }

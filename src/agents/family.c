@@ -43,6 +43,7 @@ static const struct {
     [KF_REGION_SOFTMAX] = {"region_softmax", NULL},
     [KF_REGION_LOG_SOFTMAX] = {"region_log_softmax", NULL},
     [KF_REGION_GROUP_NORM] = {"region_group_norm", NULL},
+    [KF_REGION_LAYER_NORM] = {"region_layer_norm", NULL},
     [KF_REGION_AVG_POOL] = {"region_avg_pool", NULL},
 };
 

@@ -42,6 +42,7 @@ typedef enum kfamily {
     KF_REGION_SOFTMAX,
     KF_REGION_LOG_SOFTMAX,
     KF_REGION_GROUP_NORM,
+    KF_REGION_LAYER_NORM,
     KF_REGION_AVG_POOL,
     KF_COUNT
 } kfamily;

@@ -14,23 +14,29 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-/* The regioned artifact of launches [first, last] of a fixture, and its region's context. */
-static json_t *region_ctx(const char *fixture, int first, int last, artifact **out) {
-    size_t len = 0;
-    char *text = tu_read_fixture(fixture, &len);
+/* The regioned artifact of launches [first, last] of a module's text, and its region's context. */
+static json_t *region_ctx_text(const char *text, int first, int last, artifact **out) {
     artifact *a = NULL, *r = NULL;
     kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    cr_assert_eq(artifact_parse(text, strlen(text), &a, &e), 0, "%s", e.msg);
     kbuf b = KBUF_INIT;
     cr_assert_eq(region_build(a, first, last, REGION_PREFIX "0", &b, &e), 0, "%s", e.msg);
     cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &r, &e), 0, "%s", e.msg);
     artifact_free(a);
     kbuf_free(&b);
-    free(text);
     *out = r;
     int k = artifact_find_kernel(r, REGION_PREFIX "0");
     cr_assert_geq(k, 0);
     return opt_kernel_ctx(r, k, NULL);
+}
+
+/* The same for a fixture. */
+static json_t *region_ctx(const char *fixture, int first, int last, artifact **out) {
+    size_t len = 0;
+    char *text = tu_read_fixture(fixture, &len);
+    json_t *k = region_ctx_text(text, first, last, out);
+    free(text);
+    return k;
 }
 
 static json_t *candidates(const json_t *k, const char *tmpl) {
@@ -104,6 +110,94 @@ Test(region_agents, group_norm_reads_its_constants) {
     json_decref(c);
     json_decref(k);
     artifact_free(r);
+}
+
+/* A captured half-precision group norm (held-out h11: 8 groups of 16 channels of 128 x 128,
+ * fp16 input, weight, bias and output; Inductor's statistics and normalising kernels). */
+Test(region_agents, group_norm_in_half_precision) {
+    artifact *r = NULL;
+    json_t *k = region_ctx("tests/fixtures/inductor/heldout_h11_group_norm_8_fp16_g0.py", 0, 1, &r);
+    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_group_norm");
+    json_t *c = candidates(k, "region_group_norm");
+    const json_t *cs = json_object_get(c, "candidates");
+    cr_assert_eq(json_array_size(cs), 4);
+    const char *src = json_string_value(json_object_get(json_array_get(cs, 0), "source"));
+    cr_assert(strstr(src, "\"GSIZE\": 262144") != NULL, "%s", src);
+    cr_assert(strstr(src, "tl.load(x_ptr + base + offs).to(tl.float32)") != NULL, "statistics in fp32");
+    cr_assert(strstr(src, "y.to(y_ptr.dtype.element_ty)") != NULL, "one rounding at the store");
+    gate1_all(r, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+}
+
+/* Captured layer norms over three trailing dimensions (held-out h03: 64 rows of 2,097,152,
+ * Inductor's split Welford, combine and normalising kernels; default and max-autotune): one
+ * region whose candidates read the row length and eps from the kernels and keep at most 128
+ * segments a row. */
+Test(region_agents, layer_norm_over_trailing_dims) {
+    static const char *const fx[] = {"tests/fixtures/inductor/heldout_h03_layer_norm_3dims_g0.py",
+                                     "tests/fixtures/inductor/heldout_h03_layer_norm_3dims__max_autotune_no_cudagraphs_g0.py"};
+    for (size_t f = 0; f < 2; f++) {
+        artifact *r = NULL;
+        json_t *k = region_ctx(fx[f], 0, 2, &r);
+        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_layer_norm", "%s", fx[f]);
+        json_t *c = candidates(k, "region_layer_norm");
+        const json_t *cs = json_object_get(c, "candidates");
+        cr_assert_eq(json_array_size(cs), 3, "segments of 8192 would cut a row into 256: not offered");
+        size_t i;
+        json_t *cd;
+        json_array_foreach(cs, i, cd) {
+            const char *src = json_string_value(json_object_get(cd, "source"));
+            cr_assert(strstr(src, "\"rows\": \"numel(in_ptr0) // 2097152\"") != NULL, "%s", src);
+            cr_assert(strstr(src, "\"numel(in_ptr1) == 2097152\"") != NULL, "%s", src);
+            cr_assert(strstr(src, "\"EPS\": 1e-05") != NULL, "%s", src);
+            cr_assert(strstr(src, "\"SEG\": 8192") == NULL, "%s", src);
+        }
+        gate1_all(r, c);
+        json_decref(c);
+        json_decref(k);
+        artifact_free(r);
+    }
+}
+
+/* Not the norm alone, or not of one type: no norm region. */
+Test(region_agents, norm_regions_refuse_other_work_and_mixed_types) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/heldout_h03_layer_norm_3dims_g0.py", &len);
+    artifact *r = NULL;
+    /* the statistics alone (launches 0..1): x in, mean and m2 out */
+    json_t *k = region_ctx_text(text, 0, 1, &r);
+    cr_assert_eq(builtin_region_match(k), KF_NONE);
+    json_decref(k);
+    artifact_free(r);
+    /* the normalising kernel also computes a relu */
+    kbuf t = KBUF_INIT;
+    kbuf_puts(&t, text);
+    const char *norm = "[aten.native_layer_norm]\n# Source node to ATen node mapping:\n#   layer_norm => add, add_1,";
+    cr_assert_geq(kbuf_replace_first(&t, norm, "[aten.native_layer_norm, aten.relu]\n# Source node to ATen node mapping:\n#   layer_norm => add, add_1,"), 0);
+    k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
+    cr_assert_eq(builtin_region_match(k), KF_NONE, "a norm that fuses other work is not offered");
+    json_decref(k);
+    artifact_free(r);
+    kbuf_free(&t);
+    /* the output of another type than the input */
+    kbuf_puts(&t, text);
+    cr_assert_geq(kbuf_replace_first(&t, "'in_ptr4': '*fp32', 'out_ptr0': '*fp32'", "'in_ptr4': '*fp32', 'out_ptr0': '*bf16'"), 0);
+    k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
+    cr_assert_eq(builtin_region_match(k), KF_NONE, "x and the output of different types");
+    json_decref(k);
+    artifact_free(r);
+    kbuf_free(&t);
+    /* no eps constant to read */
+    kbuf_puts(&t, text);
+    cr_assert_geq(kbuf_replace_first(&t, "tl.full([1], 1e-05, tl.float32)", "tl.full([1], 0.5, tl.float32)"), 0);
+    k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
+    cr_assert_eq(builtin_region_match(k), KF_NONE, "eps not found");
+    json_decref(k);
+    artifact_free(r);
+    kbuf_free(&t);
+    free(text);
 }
 
 Test(region_agents, no_template_for_other_regions_or_kernels) {
