@@ -8,7 +8,8 @@
  *                                        fp32, fp16 or bf16
  *   region_layer_norm                    native_layer_norm with an elementwise weight and bias
  *                                        over trailing dimensions whose rows Inductor splits
- *                                        (a norm over (C, H, W)), fp32, fp16 or bf16
+ *                                        (a norm over (C, H, W)), fp32, fp16 or bf16, rows of
+ *                                        at most 32 segments
  *   region_avg_pool                      a vendor region's avg_pool2d/3d (builtin_pool.c)
  *
  * One kernel, one read of the input, one write of the output: each row (group) is cut into
@@ -29,6 +30,12 @@
 #include "agents/builtin.h"
 #include "agents/template.h"
 #include "util/buf.h"
+
+/* Layer norm's rows in at most this many segments (of at most 32768). With more, the GPU holds
+ * only a row or two at once and their programs load, wait and store in step, without overlap:
+ * on the H200, rows of 2,097,152 fp32 in 64-128 segments took 0.64-0.66 ms against Inductor's
+ * 0.57 ms for its split statistics and normalisation. */
+enum { LN_MAX_SEGS = 32 };
 
 /* Every parameter of the region is a tensor of type t, or (t NULL) of a floating type, with
  * in_ptr0 and out_ptr0 of the same one. */
@@ -96,7 +103,7 @@ kfamily builtin_region_match(const json_t *k) {
     /* the norms: x, weight, bias and output of one floating type or another, statistics in fp32 */
     if (builtin_params_are(k, affine, 4) && params_typed(k, NULL) && norm_constants(k, &count, &eps)) {
         if (members_compute_only(k, "aten.native_group_norm")) return KF_REGION_GROUP_NORM;
-        if (members_compute_only(k, "aten.native_layer_norm")) return KF_REGION_LAYER_NORM;
+        if (members_compute_only(k, "aten.native_layer_norm") && count <= LN_MAX_SEGS * 32768LL) return KF_REGION_LAYER_NORM;
     }
     if (!params_typed(k, "*fp32")) return KF_NONE;
     if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
@@ -109,10 +116,10 @@ json_t *builtin_region_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers;
-     * layer norm's rows also load the weight and bias at each element (32-64 per thread, at
-     * most 16 warps so that a thread may hold 128 registers), its longer rows in bigger segments */
+     * layer norm's rows also load the weight and bias at each element (16-64 per thread), its
+     * longer rows in bigger segments */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
-    static const int lw[][2] = {{16384, 16}, {32768, 16}, {16384, 8}, {8192, 8}};
+    static const int lw[][2] = {{16384, 16}, {32768, 16}, {32768, 32}, {8192, 8}};
     int ln = f == KF_REGION_LAYER_NORM;
     json_t *v = json_array();
     for (size_t i = 0; i < 4; i++)
@@ -155,8 +162,8 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         if (nw <= 0 || nw > 32 || (nw & (nw - 1)) || seg < 1024 || seg > 65536 || (seg & (seg - 1))) continue;
         /* group norm: whole segments per group, a power of two of them, at most 256 */
         if (gn && (count % seg || (count / seg) & (count / seg - 1) || count / seg > 256)) continue;
-        /* layer norm: at most 128 segments a row (the plan checks the GPU's SM count) */
-        if (ln && (count + seg - 1) / seg > 128) continue;
+        /* layer norm: at most LN_MAX_SEGS segments a row */
+        if (ln && (count + seg - 1) / seg > LN_MAX_SEGS) continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         kbuf_printf(&label, "%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
                     "between programs, num_warps=%d", tmpl, seg, nw);
@@ -180,7 +187,7 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
     return builtin_candidates_answer(cands, tmpl,
                                      gn   ? "seg a power of two in [1024, 65536] dividing the group into at most 256, "
                                             "num_warps a power of two <= 32"
-                                     : ln ? "seg a power of two in [1024, 65536] cutting the row into at most 128, "
+                                     : ln ? "seg a power of two in [1024, 65536] cutting the row into at most 32, "
                                             "num_warps a power of two <= 32"
                                           : "seg a power of two in [1024, 65536], num_warps a power of two <= 32",
                                      out, e);
