@@ -131,60 +131,57 @@ Test(region_agents, group_norm_in_half_precision) {
     artifact_free(r);
 }
 
-/* Captured layer norms over three trailing dimensions (held-out h03: 64 rows of 2,097,152,
- * Inductor's split Welford, combine and normalising kernels; default and max-autotune). Rows
- * that long need 64 segments or more: no region (measured slower on the H200). With the row
- * length read as 1,048,576 (the module's constant edited; the plan's check against the
- * weight's size would refuse these shapes at launch), one region whose candidates read the row
+/* Captured layer norms over trailing dimensions, Inductor's split Welford, combine and
+ * normalising kernels. Held-out h03's 64 rows of 2,097,152 (default and max-autotune) need 64
+ * segments a row or more: no region (measured slower on the H200). 64 rows of 1,048,576 fp32
+ * and 128 rows of 524,288 bf16 (written for the check): one region whose candidates read the row
  * length and eps from the kernels and cut a row into at most 32 segments. */
 Test(region_agents, layer_norm_over_trailing_dims) {
-    static const char *const fx[] = {"tests/fixtures/inductor/heldout_h03_layer_norm_3dims_g0.py",
-                                     "tests/fixtures/inductor/heldout_h03_layer_norm_3dims__max_autotune_no_cudagraphs_g0.py"};
+    static const char *const longer[] = {"tests/fixtures/inductor/heldout_h03_layer_norm_3dims_g0.py",
+                                         "tests/fixtures/inductor/heldout_h03_layer_norm_3dims__max_autotune_no_cudagraphs_g0.py"};
+    artifact *r = NULL;
     for (size_t f = 0; f < 2; f++) {
-        size_t len = 0;
-        char *text = tu_read_fixture(fx[f], &len);
-        artifact *r = NULL;
-        json_t *k = region_ctx_text(text, 0, 2, &r);
-        cr_assert_eq(builtin_region_match(k), KF_NONE, "%s: rows of 64 segments or more", fx[f]);
+        json_t *k = region_ctx(longer[f], 0, 2, &r);
+        cr_assert_eq(builtin_region_match(k), KF_NONE, "%s: rows of 64 segments or more", longer[f]);
         json_decref(k);
         artifact_free(r);
-        kbuf t = KBUF_INIT;
-        kbuf_puts(&t, text);
-        cr_assert_geq(kbuf_replace_first(&t, "tl.full([1], 2097152.0, tl.float32)", "tl.full([1], 1048576.0, tl.float32)"), 0);
-        k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
-        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_layer_norm", "%s", fx[f]);
+    }
+    static const struct {
+        const char *fx, *rows, *n;
+        size_t ncands;
+    } ok[] = {{"tests/fixtures/inductor/scratch_ln_1m_rows_g0.py", "\"rows\": \"numel(in_ptr0) // 1048576\"",
+               "\"numel(in_ptr1) == 1048576\"", 2},
+              {"tests/fixtures/inductor/scratch_ln_512k_rows_bf16_g0.py", "\"rows\": \"numel(in_ptr0) // 524288\"",
+               "\"numel(in_ptr1) == 524288\"", 3}};
+    for (size_t f = 0; f < 2; f++) {
+        json_t *k = region_ctx(ok[f].fx, 0, 2, &r);
+        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_layer_norm", "%s", ok[f].fx);
         json_t *c = candidates(k, "region_layer_norm");
         const json_t *cs = json_object_get(c, "candidates");
-        cr_assert_eq(json_array_size(cs), 2, "segments of 32768 only: 16384 would cut a row into 64");
+        cr_assert_eq(json_array_size(cs), ok[f].ncands, "%s: the segment sizes that cut a row into at most 32", ok[f].fx);
         size_t i;
         json_t *cd;
         json_array_foreach(cs, i, cd) {
             const char *src = json_string_value(json_object_get(cd, "source"));
-            cr_assert(strstr(src, "\"rows\": \"numel(in_ptr0) // 1048576\"") != NULL, "%s", src);
-            cr_assert(strstr(src, "\"numel(in_ptr1) == 1048576\"") != NULL, "%s", src);
+            cr_assert(strstr(src, ok[f].rows) != NULL, "%s", src);
+            cr_assert(strstr(src, ok[f].n) != NULL, "%s", src);
             cr_assert(strstr(src, "\"EPS\": 1e-05") != NULL, "%s", src);
-            cr_assert(strstr(src, "\"SEG\": 32768") != NULL, "%s", src);
+            cr_assert(strstr(src, "\"SEG\": 8192") == NULL, "%s", src);
         }
         gate1_all(r, c);
         json_decref(c);
         json_decref(k);
         artifact_free(r);
-        kbuf_free(&t);
-        free(text);
     }
 }
 
 /* Not the norm alone, or not of one type: no norm region. */
 Test(region_agents, norm_regions_refuse_other_work_and_mixed_types) {
     size_t len = 0;
-    char *h03 = tu_read_fixture("tests/fixtures/inductor/heldout_h03_layer_norm_3dims_g0.py", &len);
-    kbuf base = KBUF_INIT;   /* rows read as 1,048,576: a region_layer_norm before each edit */
-    kbuf_puts(&base, h03);
-    cr_assert_geq(kbuf_replace_first(&base, "tl.full([1], 2097152.0, tl.float32)", "tl.full([1], 1048576.0, tl.float32)"), 0);
-    const char *text = kbuf_str(&base);
+    char *text = tu_read_fixture("tests/fixtures/inductor/scratch_ln_1m_rows_g0.py", &len);
     artifact *r = NULL;
     json_t *k0 = region_ctx_text(text, 0, 2, &r);
-    cr_assert_eq(builtin_region_match(k0), KF_REGION_LAYER_NORM);
+    cr_assert_eq(builtin_region_match(k0), KF_REGION_LAYER_NORM, "the module as captured is one");
     json_decref(k0);
     artifact_free(r);
     /* the statistics alone (launches 0..1): x in, mean and m2 out */
@@ -218,8 +215,7 @@ Test(region_agents, norm_regions_refuse_other_work_and_mixed_types) {
     json_decref(k);
     artifact_free(r);
     kbuf_free(&t);
-    kbuf_free(&base);
-    free(h03);
+    free(text);
 }
 
 Test(region_agents, no_template_for_other_regions_or_kernels) {
