@@ -722,6 +722,18 @@ FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/heldout_h10_
   expect_exit 0 "optimize, aligned_chunks" -- "$KOPT" optimize bench/heldout/h10_smooth_l1_loss.py -o "$T/al" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["triton_red_fused_smooth_l1_loss_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("aligned_chunks: Inductor"), k' "$T/out" && ok || bad "optimize: aligned_chunks was not the winner"
 has "aligned_chunks stitched (the launcher kopt wrote from the plan)" "$T/al/optimized_module.py" "tl.load(in_ptr1 + (kopt_g), (kopt_g < 134217728) & xmask"
+# norm regions at other dtypes and dimensions, modules captured on the H200: a group norm in fp16
+# (bench/heldout/h11) and a layer norm over (64, 128, 128) fp32 whose rows Inductor splits
+# (written for the check; its module stands in for h03's, whose longer rows form no region):
+# offered as regions, the winner with the fake timing, stitched in the members' place
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/heldout_h11_group_norm_8_fp16_g0.py FAKE_FAST_PATTERN="_group_norm_split" \
+  expect_exit 0 "optimize, region_group_norm fp16" -- "$KOPT" optimize bench/heldout/h11_group_norm_8_fp16.py -o "$T/gn16" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["_kopt_region_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("region_group_norm: one pass"), k' "$T/out" && ok || bad "optimize: region_group_norm (fp16) was not the winner"
+has "region_group_norm stitched" "$T/gn16/optimized_module.py" "_group_norm_split\[(((nb \* groups) \* nseg), )\](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups, [0-9.e-]*, GSIZE=262144,"
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/scratch_ln_1m_rows_g0.py FAKE_FAST_PATTERN="_rows_split_stats_norm" \
+  expect_exit 0 "optimize, region_layer_norm" -- "$KOPT" optimize bench/heldout/h03_layer_norm_3dims.py -o "$T/ln3" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["_kopt_region_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("region_layer_norm: one pass"), k' "$T/out" && ok || bad "optimize: region_layer_norm was not the winner"
+has "region_layer_norm stitched" "$T/ln3/optimized_module.py" "_rows_split_stats_norm\[((rows \* nseg), )\](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, 1048576, nseg, .*AFFINE=2"
 # kopt verify with a region candidate, and a binding whose kernels are not consecutive
 mkdir -p "$T/rc"
 python3 - "$T/r1/work" "$T/rc" <<'PY' || bad "no region candidate in the optimize run's work directory"
