@@ -67,6 +67,7 @@ bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=
 
 import collections
 import os
+import threading
 import time
 
 import torch
@@ -331,15 +332,30 @@ class _WarmupOnly:
     """While active, `jit_fn[grid](...)` compiles the kernel for those arguments and launches
     nothing (triton's JITFunction.run with warmup=True); a kernel the judged module loads from
     gate 1's cubin (kopt.cubin.CubinFunction) checks the call's specialisation and loads its cubin,
-    and launches nothing either."""
+    and launches nothing either. recording() starts a list, for the calling thread, of the
+    compiled kernels (Triton's CompiledKernel) that its later warm-ups return."""
+
+    def __init__(self):
+        self.tl = threading.local()
+
+    def recording(self):
+        self.tl.compiled = []
+        return self.tl.compiled
 
     def __enter__(self):
         from triton.runtime.jit import JITFunction
         self.cls = JITFunction
         self.saved = JITFunction.__getitem__
+        tl = self.tl
 
         def getitem(fn, grid):
-            return lambda *a, **k: fn.run(*a, grid=grid, warmup=True, **k)
+            def warm(*a, **k):
+                compiled = fn.run(*a, grid=grid, warmup=True, **k)
+                rec = getattr(tl, "compiled", None)
+                if rec is not None and compiled is not None:
+                    rec.append(compiled)
+                return compiled
+            return warm
 
         JITFunction.__getitem__ = getitem
         self.dry = cubin.dry_run()
@@ -350,6 +366,42 @@ class _WarmupOnly:
         self.cls.__getitem__ = self.saved
         self.dry.__exit__(*exc)
         return False
+
+
+# The screen does not launch a candidate whose kernels need more local memory than this a
+# thread: the driver reserves a launched kernel's local memory for every thread the GPU can hold
+# and keeps the reservation until the worker gives it back after the op (kopt.memory), so one
+# heavily spilling configuration sets the op's peak (on the H200, held-out h06's sweep: a
+# configuration with 10,176 bytes a thread, 2.47 GB). Kernels that spill that much are not the
+# fast ones of a memory-bound search.
+SCREEN_LOCAL_BYTES = 2048
+
+
+def local_bytes(compiled):
+    """The largest per-thread local memory, in bytes, of compiled Triton kernels (their modules
+    loaded, nothing launched: Triton keeps the driver's CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES / 4 as
+    n_spills); None when no kernel says."""
+    worst = None
+    for ck in compiled:
+        if not callable(getattr(ck, "_init_handles", None)):
+            continue
+        try:
+            ck._init_handles()
+            n = int(ck.n_spills)
+        except Exception:  # noqa: BLE001 - unknown: the launch will tell
+            continue
+        worst = max(worst or 0, 4 * n)
+    return worst
+
+
+def over_local_limit(compiled, limit=None):
+    """A refusal reason when the kernels need more local memory a thread than `limit`
+    (SCREEN_LOCAL_BYTES), else None."""
+    limit = SCREEN_LOCAL_BYTES if limit is None else limit
+    lb = local_bytes(compiled)
+    if lb is None or lb <= limit:
+        return None
+    return "needs %d bytes of local memory a thread (spills; more than %d): not launched" % (lb, limit)
 
 
 def op_compile_candidate(ctx, req):
@@ -606,30 +658,39 @@ def _precompile(kerns, status, entry, roles):
     """Compiles the launcher-form kernels of kerns[1:] for the launch's arguments, several at
     once on the host's cores, launching nothing (_WarmupOnly); ptxas runs in a process of its
     own, so the compiles overlap at least there (the measured effect: docs/BENCHMARKS.md). A
-    candidate that fails is dropped (kerns[k] = None, status[k] = why). Inductor-style
-    candidates compiled when their module was imported. Returns the threads used."""
+    candidate that fails, or whose kernels need more local memory than the screen launches
+    (over_local_limit), is dropped (kerns[k] = None, status[k] = why). Inductor-style candidates
+    compiled when their module was imported. Returns the threads used."""
     from concurrent.futures import ThreadPoolExecutor
     todo = [k for k in range(1, len(kerns)) if kerns[k] is not None and getattr(kerns[k], "launch", None)]
+    if not todo:
+        return 1
     nthreads = min(compile_threads(), len(todo))
-    if nthreads <= 1:
-        return 1   # the sequential warm-up compiles them
     args = materialize(entry, roles, poison=False)
+    warm = _WarmupOnly()
 
     def one(k):
-        try:
-            with torch.no_grad():
+        got = warm.recording()
+        try:   # dry_run is per thread: a kernel loaded from a cubin launches nothing here either
+            with torch.no_grad(), cubin.dry_run():
                 kerns[k].launch(*args)
-            return k, None
+            return k, None, got
         except Exception as e:  # noqa: BLE001 - a candidate's failure is its verdict
-            return k, _short(e)
+            return k, _short(e), got
 
-    with _WarmupOnly(), ThreadPoolExecutor(max_workers=nthreads) as pool:
-        for k, err in pool.map(one, todo):
-            if err is not None:
-                kerns[k] = None
-                status[k] = err
+    with warm:
+        if nthreads <= 1:
+            done = [one(k) for k in todo]
+        else:
+            with ThreadPoolExecutor(max_workers=nthreads) as pool:
+                done = list(pool.map(one, todo))
+    for k, err, got in done:   # the modules loaded here, in this thread, after the compiles
+        err = err if err is not None else over_local_limit(got)
+        if err is not None:
+            kerns[k] = None
+            status[k] = err
     torch.cuda.synchronize()
-    return nthreads
+    return max(1, nthreads)
 
 
 def op_bench_kernels(ctx, req):
@@ -639,7 +700,8 @@ def op_bench_kernels(ctx, req):
     arguments (materialize: fresh outputs, private in-place arguments, shared inputs), each run
     timed with CUDA events after an L2 flush and a short stall, all variants interleaved per
     round. A candidate that fails to import, compile or run gets {"error": "..."} instead of
-    samples (it is simply dropped by the core). Result:
+    samples (it is simply dropped by the core), as does one whose kernels need more local memory
+    a thread than SCREEN_LOCAL_BYTES (never launched: see there). Result:
     {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float,
      "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}."""
     from kopt.timing import flush_buffer, stall, MIN_STALL_MS
