@@ -819,6 +819,25 @@ static void emit_direct(const plan_launch *L, size_t i, kbuf *out) {
     kbuf_printf(out, "), %d, %d, stream)\n    else:\n", L->num_warps, L->num_stages);
 }
 
+/* Whether x reads sm_count(), itself or through the lets it names (a let names only earlier
+ * lets, so the walk ends). */
+static int reads_sms(const launch_plan *p, const plan_expr *x) {
+    if (!x) return 0;
+    if (x->kind == PX_SM_COUNT) return 1;
+    if (x->kind == PX_NAME)
+        for (size_t i = 0; i < p->nlets; i++)
+            if (!strcmp(p->lets[i].name, x->name)) return reads_sms(p, p->lets[i].value);
+    return reads_sms(p, x->a) || reads_sms(p, x->b);
+}
+
+/* Whether a scratch buffer's size reads sm_count(). */
+static int scratch_reads_sms(const launch_plan *p) {
+    for (size_t i = 0; i < p->nscratch; i++)
+        for (size_t d = 0; d < p->scratch[i].ndim; d++)
+            if (reads_sms(p, p->scratch[i].shape[d])) return 1;
+    return 0;
+}
+
 void plan_emit(const launch_plan *p, kbuf *out) {
     kbuf_puts(out, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
                    "import torch as _kopt_plan_torch\n"
@@ -841,11 +860,12 @@ void plan_emit(const launch_plan *p, kbuf *out) {
     }
     /* On the guard's verified signature (_kopt_plan_go given) every shape, stride and integer the
      * checks read is the one gate 1 ran them on (its compile step runs this launcher plainly), so
-     * they are skipped there -- unless the plan reads sm_count(), which another GPU changes. */
-    const char *skip = p->uses_sms ? "" : "_kopt_plan_go is None and ";
+     * they are skipped there -- except a check that reads sm_count() (directly or through a let),
+     * which another GPU changes. */
     for (size_t i = 0; i < p->nchecks; i++) {
         const plan_check *C = &p->checks[i];
-        kbuf_printf(out, "    if %snot (", skip);
+        int sms = reads_sms(p, C->a) || reads_sms(p, C->b);
+        kbuf_printf(out, "    if %snot (", sms ? "" : "_kopt_plan_go is None and ");
         plan_expr_emit(C->a, out);
         kbuf_printf(out, " %s ", CMP_OPS[C->op]);
         plan_expr_emit(C->b, out);
@@ -854,7 +874,7 @@ void plan_emit(const launch_plan *p, kbuf *out) {
             kbuf_append(out, (*q >= 32 && *q < 127 && *q != '\'' && *q != '\\') ? q : "?", 1);
         kbuf_puts(out, "')\n");
     }
-    if (p->nscratch) emit_scratch_bound(p, !p->uses_sms, out);
+    if (p->nscratch) emit_scratch_bound(p, !scratch_reads_sms(p), out);
     for (size_t i = 0; i < p->nscratch; i++) {
         const plan_scratch *S = &p->scratch[i];
         kbuf_printf(out, "    %s = _kopt_plan_torch.%s((", S->name, S->zero ? "zeros" : "full");

@@ -41,7 +41,8 @@
  * kernel (candidate.h, plan_kernels), binds the compiled kernel once and launches it directly,
  * without Triton's per-call dispatch. On that path the checks and the scratch bound are skipped
  * (they read only shapes, strides and integers the guard pins, and gate 1's compile step ran them
- * on exactly those) unless the plan reads sm_count(), which differs between GPUs.
+ * on exactly those), except a check, or a scratch size, that reads sm_count() (directly or through
+ * a let), which differs between GPUs.
  * That text is an ordinary form-L candidate: gate 1's rules, the interface check, stitching and
  * the guard treat it as one.
  *

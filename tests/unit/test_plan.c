@@ -260,13 +260,14 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
                         "    nseg = _kopt_plan_triton.cdiv(n, 2048)\n"
                         "    if not (nseg <= _kopt_plan_sms):\n"
                         "        raise ValueError('kopt plan: a check does not hold: nseg <= sm_count()')\n"
-                        "    if not ((rows * n) == out_ptr2.numel()):\n"
+                        "    if _kopt_plan_go is None and not ((rows * n) == out_ptr2.numel()):\n"
                         "        raise ValueError('kopt plan: a check does not hold: rows * n == numel(out_ptr2)')\n"
-                        "    _kopt_plan_args = 0 + in_ptr0.numel() * in_ptr0.element_size() + out_ptr2.numel() * "
+                        "    if _kopt_plan_go is None:\n"
+                        "        _kopt_plan_args = 0 + in_ptr0.numel() * in_ptr0.element_size() + out_ptr2.numel() * "
                         "out_ptr2.element_size()\n"
-                        "    _kopt_plan_scratch = 0 + 4 * (((2 * rows) * nseg))\n"
-                        "    if _kopt_plan_scratch > 4 * _kopt_plan_args + 67108864:\n"
-                        "        raise ValueError('kopt plan: the scratch buffers ask for more than 4x the bytes of the "
+                        "        _kopt_plan_scratch = 0 + 4 * (((2 * rows) * nseg))\n"
+                        "        if _kopt_plan_scratch > 4 * _kopt_plan_args + 67108864:\n"
+                        "            raise ValueError('kopt plan: the scratch buffers ask for more than 4x the bytes of the "
                         "launch arguments + 64 MiB')\n"
                         "    part = _kopt_plan_torch.full((((2 * rows) * nseg), ), float('nan'), dtype=_kopt_plan_torch.float32, "
                         "device=in_ptr0.device)\n"
@@ -275,6 +276,25 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
     kerr e = {0};
     cr_expect_eq(static_check(c, NULL, &r, &e), 0, "kopt's launcher passes gate 1: %s", e.msg);
     static_report_free(&r);
+    candidate_free(c);
+    free(t);
+    /* sm_count() read through lets: the check on such a let and the scratch bound of a buffer
+     * sized by one run on every call; a check that reads none is skipped on the verified path */
+    const char *q =
+        "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"out_ptr2\"],\n"
+        " \"let\": {\"n\": \"shape(in_ptr0, -1)\", \"sms\": \"sm_count()\", \"nprog\": \"min(sms, n)\"},\n"
+        " \"checks\": [\"n >= 1\", \"nprog * 2048 >= n\"],\n"
+        " \"scratch\": [{\"name\": \"part\", \"shape\": [\"2 * nprog\"], \"dtype\": \"float32\"}],\n"
+        " \"launches\": [{\"kernel\": \"_lsm\", \"grid\": [\"nprog\"], \"args\": [\"in_ptr0\", \"part\", \"nprog\", \"n\"],\n"
+        "   \"constexprs\": {\"R0_BLOCK\": 2048}, \"num_warps\": 4}]}\n";
+    t = with(KERNEL, q);
+    c = tu_parse_candidate(t);
+    L = strstr(c->text, "def launch(in_ptr0, out_ptr2, stream=None, _kopt_plan_go=None):\n");
+    cr_assert(L, "%s", c->text);
+    cr_expect(strstr(L, "    if _kopt_plan_go is None and not (n >= 1):\n") != NULL, "%s", L);
+    cr_expect(strstr(L, "    if not ((nprog * 2048) >= n):\n") != NULL, "a check on a let of sm_count(): %s", L);
+    cr_expect(strstr(L, "    _kopt_plan_args = 0 + ") != NULL && strstr(L, "    if _kopt_plan_go is None:\n") == NULL,
+              "a buffer sized by sm_count(): its bound on every call: %s", L);
     candidate_free(c);
     free(t);
     /* a let may only use earlier lets; names are not reused; a check needs its comparison */
