@@ -96,39 +96,34 @@ Test(region_agents, wide_softmax) {
     artifact_free(r);
 }
 
+/* Group norms captured on the H200: the example problem's (fp32, groups of 524,288) and
+ * held-out h11's (8 groups of 16 channels of 128 x 128, fp16 input, weight, bias and output;
+ * statistics in fp32, one rounding at the store), both Inductor's statistics and normalising
+ * kernels: the group size and eps read from the kernels. */
 Test(region_agents, group_norm_reads_its_constants) {
-    artifact *r = NULL;
-    json_t *k = region_ctx("tests/fixtures/inductor/06_groupnorm_g0.py", 0, 2, &r);
-    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_group_norm");
-    json_t *c = candidates(k, "region_group_norm");
-    const json_t *cs = json_object_get(c, "candidates");
-    cr_assert_eq(json_array_size(cs), 4);
-    const char *src = json_string_value(json_object_get(json_array_get(cs, 0), "source"));
-    cr_assert(strstr(src, "\"GSIZE\": 524288") != NULL, "%s", src);
-    cr_assert(strstr(src, "\"groups\", 1e-05]") != NULL, "%s", src);
-    gate1_all(r, c);
-    json_decref(c);
-    json_decref(k);
-    artifact_free(r);
-}
-
-/* A captured half-precision group norm (held-out h11: 8 groups of 16 channels of 128 x 128,
- * fp16 input, weight, bias and output; Inductor's statistics and normalising kernels). */
-Test(region_agents, group_norm_in_half_precision) {
-    artifact *r = NULL;
-    json_t *k = region_ctx("tests/fixtures/inductor/heldout_h11_group_norm_8_fp16_g0.py", 0, 1, &r);
-    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_group_norm");
-    json_t *c = candidates(k, "region_group_norm");
-    const json_t *cs = json_object_get(c, "candidates");
-    cr_assert_eq(json_array_size(cs), 4);
-    const char *src = json_string_value(json_object_get(json_array_get(cs, 0), "source"));
-    cr_assert(strstr(src, "\"GSIZE\": 262144") != NULL, "%s", src);
-    cr_assert(strstr(src, "tl.load(x_ptr + base + offs).to(tl.float32)") != NULL, "statistics in fp32");
-    cr_assert(strstr(src, "y.to(y_ptr.dtype.element_ty)") != NULL, "one rounding at the store");
-    gate1_all(r, c);
-    json_decref(c);
-    json_decref(k);
-    artifact_free(r);
+    static const struct {
+        const char *fx;
+        int last;
+        const char *gsize;
+    } cases[] = {{"tests/fixtures/inductor/06_groupnorm_g0.py", 2, "\"GSIZE\": 524288"},
+                 {"tests/fixtures/inductor/heldout_h11_group_norm_8_fp16_g0.py", 1, "\"GSIZE\": 262144"}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        artifact *r = NULL;
+        json_t *k = region_ctx(cases[i].fx, 0, cases[i].last, &r);
+        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_group_norm", "%s", cases[i].fx);
+        json_t *c = candidates(k, "region_group_norm");
+        const json_t *cs = json_object_get(c, "candidates");
+        cr_assert_eq(json_array_size(cs), 4);
+        const char *src = json_string_value(json_object_get(json_array_get(cs, 0), "source"));
+        cr_assert(strstr(src, cases[i].gsize) != NULL, "%s", src);
+        cr_assert(strstr(src, "\"groups\", 1e-05]") != NULL, "%s", src);
+        cr_assert(strstr(src, "tl.load(x_ptr + base + offs).to(tl.float32)") != NULL, "statistics in fp32");
+        cr_assert(strstr(src, "y.to(y_ptr.dtype.element_ty)") != NULL, "one rounding at the store");
+        gate1_all(r, c);
+        json_decref(c);
+        json_decref(k);
+        artifact_free(r);
+    }
 }
 
 /* Captured layer norms over trailing dimensions, Inductor's split Welford, combine and
@@ -189,32 +184,27 @@ Test(region_agents, norm_regions_refuse_other_work_and_mixed_types) {
     cr_assert_eq(builtin_region_match(k), KF_NONE);
     json_decref(k);
     artifact_free(r);
-    /* the normalising kernel also computes a relu */
-    kbuf t = KBUF_INIT;
-    kbuf_puts(&t, text);
-    const char *norm = "[aten.native_layer_norm]\n# Source node to ATen node mapping:\n#   layer_norm => add, add_1,";
-    cr_assert_geq(kbuf_replace_first(&t, norm, "[aten.native_layer_norm, aten.relu]\n# Source node to ATen node mapping:\n#   layer_norm => add, add_1,"), 0);
-    k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
-    cr_assert_eq(builtin_region_match(k), KF_NONE, "a norm that fuses other work is not offered");
-    json_decref(k);
-    artifact_free(r);
-    kbuf_free(&t);
-    /* the output of another type than the input */
-    kbuf_puts(&t, text);
-    cr_assert_geq(kbuf_replace_first(&t, "'in_ptr4': '*fp32', 'out_ptr0': '*fp32'", "'in_ptr4': '*fp32', 'out_ptr0': '*bf16'"), 0);
-    k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
-    cr_assert_eq(builtin_region_match(k), KF_NONE, "x and the output of different types");
-    json_decref(k);
-    artifact_free(r);
-    kbuf_free(&t);
-    /* no eps constant to read */
-    kbuf_puts(&t, text);
-    cr_assert_geq(kbuf_replace_first(&t, "tl.full([1], 1e-05, tl.float32)", "tl.full([1], 0.5, tl.float32)"), 0);
-    k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
-    cr_assert_eq(builtin_region_match(k), KF_NONE, "eps not found");
-    json_decref(k);
-    artifact_free(r);
-    kbuf_free(&t);
+    /* one edit of the captured module each: none of them is a norm region */
+    static const struct {
+        const char *from, *to, *why;
+    } edits[] = {
+        {"[aten.native_layer_norm]\n# Source node to ATen node mapping:\n#   layer_norm => add, add_1,",
+         "[aten.native_layer_norm, aten.relu]\n# Source node to ATen node mapping:\n#   layer_norm => add, add_1,",
+         "the normalising kernel also computes a relu: a norm that fuses other work"},
+        {"'in_ptr4': '*fp32', 'out_ptr0': '*fp32'", "'in_ptr4': '*fp32', 'out_ptr0': '*bf16'",
+         "x and the output of different types"},
+        {"tl.full([1], 1e-05, tl.float32)", "tl.full([1], 0.5, tl.float32)", "no eps constant to read"},
+    };
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+        kbuf t = KBUF_INIT;
+        kbuf_puts(&t, text);
+        cr_assert_geq(kbuf_replace_first(&t, edits[i].from, edits[i].to), 0, "%s", edits[i].why);
+        k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
+        cr_assert_eq(builtin_region_match(k), KF_NONE, "%s", edits[i].why);
+        json_decref(k);
+        artifact_free(r);
+        kbuf_free(&t);
+    }
     free(text);
 }
 
