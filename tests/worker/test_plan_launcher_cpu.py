@@ -5,7 +5,9 @@ the CPU and stand-ins for its Triton kernels. Checked: a launch whose scratch fi
 allocates it poisoned (NaN) and launches both kernels with it; a launch asking for more than
 PLAN_SCRATCH_FACTOR x its arguments' bytes + PLAN_SCRATCH_SLACK_MIB raises ValueError before
 anything is allocated or launched (the candidate's refusal when kopt first runs it, at gate 1,
-not an out-of-memory).
+not an out-of-memory). With tests/fixtures/plan/sm_checks.py: on the guard's verified path a
+check that reads sm_count() (through a let) still runs and one on the arguments' sizes is
+skipped.
 
 Run: python3 tests/worker/test_plan_launcher_cpu.py [KOPT] (a python with torch, no GPU; KOPT
 defaults to build/kopt). Exits non-zero on the first failed check, naming it.
@@ -87,4 +89,38 @@ check(went[0][1] == (64, nseg, 1) and went[0][2][0] is x and went[0][2][2:] == (
       % (went[0][:4],))
 check(went[0][2][1] is went[1][2][0] and bool(torch.isnan(went[0][2][1]).all()),
       "the scratch buffer is fresh, poisoned, and shared by both launches")
+
+# sm_count(): a check that reads it (here through a let) runs on every call, the verified path
+# too, since another GPU of the same architecture may have fewer SMs; a check on the arguments'
+# sizes alone is skipped there like the bound (tests/fixtures/plan/sm_checks.py)
+out = subprocess.run([KOPT, "lint", os.path.join(ROOT, "tests", "fixtures", "plan", "sm_checks.py"), "--show-launcher"],
+                     capture_output=True, text=True)
+check(out.returncode == 0, "kopt lint refused sm_checks.py: %s%s" % (out.stdout, out.stderr))
+ns2 = {"_partials": Kernel("_partials")}
+exec(compile(out.stdout[out.stdout.find("# kopt: the launcher kopt wrote"):], "launcher2", "exec"), ns2)
+launch2 = ns2["launch"]
+torch.cuda.get_device_properties = lambda dev: types.SimpleNamespace(multi_processor_count=4)   # no GPU here
+x2, y2 = torch.randn(256), torch.empty(1)
+
+
+def raises(f, what):
+    try:
+        f()
+    except ValueError as e:
+        return what in str(e)
+    return False
+
+
+went.clear()
+launched.clear()
+check(raises(lambda: launch2(x2, y2, 128), "numel(in_ptr0) == n"), "plain path: a size check that fails raises")
+launch2(x2, y2, 128, _kopt_plan_go=lambda *a: went.append(a))
+check(len(went) == 1 and went[0][1] == (2, 1, 1) and launched == [],
+      "verified path: the size check is skipped (gate 1 ran it on the pinned signature): %r" % (went,))
+went.clear()
+check(raises(lambda: launch2(x2, y2, 512, _kopt_plan_go=lambda *a: went.append(a)), "nseg <= sms") and went == [],
+      "verified path: 8 segments on a GPU of 4 SMs still raise, nothing launched")
+check(raises(lambda: launch2(x2, y2, 512), "nseg <= sms"), "plain path: the same")
+launch2(x2, y2, 256)
+check(len(launched) == 1 and launched[0][1] == (4, ), "plain path: 4 segments on 4 SMs run: %r" % (launched,))
 print("plan launcher (cpu): %d checks passed" % passed())
