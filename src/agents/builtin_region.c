@@ -116,7 +116,7 @@ json_t *builtin_region_variants(kfamily f, const json_t *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers;
-     * layer norm's rows also load the weight and bias at each element (16-64 per thread), its
+     * layer norm's rows also load the weight and bias at each element (32-64 per thread), its
      * longer rows in bigger segments */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
     static const int lw[][2] = {{16384, 16}, {32768, 16}, {32768, 32}, {8192, 8}};
