@@ -31,11 +31,11 @@
 #include "agents/template.h"
 #include "util/buf.h"
 
-/* Layer norm's rows in at most this many segments (of at most 32768). With more, the GPU holds
+/* Layer norm's rows in at most this many segments (of at most LN_MAX_SEG). With more, the GPU holds
  * only a row or two at once and their programs load, wait and store in step, without overlap:
  * on the H200, rows of 2,097,152 fp32 in 64-128 segments took 0.64-0.66 ms against Inductor's
  * 0.57 ms for its split statistics and normalisation. */
-enum { LN_MAX_SEGS = 32 };
+enum { LN_MAX_SEGS = 32, LN_MAX_SEG = 32768 /* the largest segment its variants use */ };
 
 /* Every parameter of the region is a tensor of type t, or (t NULL) of a floating type, with
  * in_ptr0 and out_ptr0 of the same one. */
@@ -103,7 +103,7 @@ kfamily builtin_region_match(const json_t *k) {
     /* the norms: x, weight, bias and output of one floating type or another, statistics in fp32 */
     if (builtin_params_are(k, affine, 4) && params_typed(k, NULL) && norm_constants(k, &count, &eps)) {
         if (members_compute_only(k, "aten.native_group_norm")) return KF_REGION_GROUP_NORM;
-        if (members_compute_only(k, "aten.native_layer_norm") && count <= LN_MAX_SEGS * 32768LL) return KF_REGION_LAYER_NORM;
+        if (members_compute_only(k, "aten.native_layer_norm") && count <= (long long)LN_MAX_SEGS * LN_MAX_SEG) return KF_REGION_LAYER_NORM;
     }
     if (!params_typed(k, "*fp32")) return KF_NONE;
     if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
@@ -119,7 +119,7 @@ json_t *builtin_region_variants(kfamily f, const json_t *k) {
      * layer norm's rows also load the weight and bias at each element (32-64 per thread), its
      * longer rows in bigger segments */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
-    static const int lw[][2] = {{16384, 16}, {32768, 16}, {32768, 32}, {8192, 8}};
+    static const int lw[][2] = {{16384, 16}, {LN_MAX_SEG, 16}, {LN_MAX_SEG, 32}, {8192, 8}};
     int ln = f == KF_REGION_LAYER_NORM;
     json_t *v = json_array();
     for (size_t i = 0; i < 4; i++)
