@@ -1433,7 +1433,7 @@ static int measure_floor(vctx *v, json_t *doc, kerr *e) {
 
 double verify_memory_cap(double ws_bytes) {
     if (!(ws_bytes > 0) || !isfinite(ws_bytes)) return 0;
-    return fmax(VERIFY_MEM_CAP_WS * ws_bytes, ws_bytes + VERIFY_MEM_CAP_EXTRA);
+    return fmin(VERIFY_MEM_CAP_MAX * ws_bytes, fmax(VERIFY_MEM_CAP_WS * ws_bytes, ws_bytes + VERIFY_MEM_CAP_EXTRA));
 }
 
 /* Sends the memory cap for the model's working set to the worker (replayed when it restarts);

@@ -153,14 +153,19 @@ const json_t *verify_session_baselines(verify_session *v, kerr *e);
 const json_t *verify_session_working_set(const verify_session *v);
 
 /* kopt's memory target for its main phase (bytes of device memory, the CUDA context included),
- * from the model's working set: VERIFY_MEM_CAP_WS times it, and never below the working set plus
- * VERIFY_MEM_CAP_EXTRA (small models need no degrading). The session sends it to the worker
- * (`limits`), which degrades to stay within it (captured launches forgotten, kept outputs and
- * gate 2's references staged in host memory, seed inputs redrawn in place, smaller comparison
- * chunks: PROTOCOL.md); it is a target, not a limit: nothing fails at it. Issue 10 asks for a
- * peak of at most 3x the working set; the margin below that is for the allocator's rounding
- * and the comparison's temporaries. 0 when ws_bytes is not positive (no cap). */
+ * from the model's working set: VERIFY_MEM_CAP_WS times it, or the working set plus
+ * VERIFY_MEM_CAP_EXTRA where that is more, but never above VERIFY_MEM_CAP_MAX times it (below
+ * 0.86 GiB the extra would pass issue 10's 3x; there the worker degrades early, which costs
+ * little at that size). The session sends it to the worker (`limits`), which degrades to stay
+ * within it (captured launches forgotten, kept outputs and gate 2's references staged in host
+ * memory, seed inputs redrawn in place, the loaded inputs displaced for a seed's run, smaller
+ * comparison chunks: PROTOCOL.md); it is a target, not a limit: nothing fails at it. Issue 10
+ * asks for a peak of at most 3x the working set; the margin below that is for the allocator's
+ * rounding and the comparison's temporaries. Where the CUDA context alone is near the working
+ * set, no degrading reaches 3x (the bench's memory table shows the peak without the context).
+ * 0 when ws_bytes is not positive (no cap). */
 #define VERIFY_MEM_CAP_WS 2.5
+#define VERIFY_MEM_CAP_MAX 2.75
 #define VERIFY_MEM_CAP_EXTRA (1.5 * 1073741824.0)
 double verify_memory_cap(double ws_bytes);
 double verify_session_setup_s(const verify_session *v);

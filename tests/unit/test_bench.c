@@ -871,6 +871,8 @@ Test(bench_record, where_the_memory_went) {
     const char *t = strstr(kbuf_str(&md), "## Problems whose peak is above 2x their working set");
     cr_assert(t, "%s", kbuf_str(&md));
     cr_assert(strstr(t, "4.42 GiB (compile) | +") && strstr(t, "(compile) |"), "%s", t);
+    /* the peak without the context: 8003584000 - 3261923300 = 4.42 GiB, 1.94x the working set */
+    cr_assert(strstr(t, "| 4.42 GiB (1.94) |"), "%s", t);
     json_t *doc = bench_results_json(&rep);
     json_t *mem = json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "memory");
     cr_assert_str_eq(json_string_value(json_object_get(json_object_get(mem, "outside_allocator_growth"), "step")), "compile");

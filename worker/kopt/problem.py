@@ -16,6 +16,14 @@ run of kopt draws the same way, so seeds are reproducible. A problem whose get_i
 constructor fails under the context (it calls numpy, say) is retried the KernelBench way (on
 the CPU, then moved). Tensors the problem creates on the CPU explicitly are moved as before.
 
+Displacing the loaded inputs (`displace` / `restore`). A run on a seed's fresh inputs does not
+use the loaded ones, yet holding both was the largest step of small problems under the memory
+cap (two copies of the inputs beside the run). Where the cap needs it, `run` displaces them for
+such a run: their storages are emptied in place (resize to 0 bytes), their bytes kept in
+pageable host memory, which no kernel can address; restore() copies them back into the same
+storages, so every holder (captured launches, the module cache) sees the same tensors again.
+The server restores before every request, so no other step ever finds them displaced.
+
 The eager forward at load also tells whether the model writes to its inputs (a checksum of each
 input before and after: `mutates_inputs`); targets that run the eager model clone its inputs
 per run only then. The checksums of the loaded inputs are kept (`input_sums`) so that any later
@@ -40,7 +48,7 @@ from kopt.compare import checksums
 from kopt.errors import OpError, wrap
 from kopt.memory import nbytes
 from kopt.protocol import get_arg
-from kopt.tensors import meta, to_cuda, flatten
+from kopt.tensors import meta, to_cuda, flatten, storage
 
 _counter = itertools.count()
 
@@ -57,6 +65,57 @@ class Problem:
         self.inputs = inputs
         self.input_sums = checksums(inputs)
         self.mutates_inputs = False
+        self._displaced = None   # [(storage, host bytes)] while displaced (module docstring)
+
+    @property
+    def displaced(self):
+        return self._displaced is not None
+
+    def displace(self):
+        """Empties the loaded inputs' storages, their bytes kept in pageable host memory, until
+        restore() (module docstring). Returns the device bytes freed; 0 (nothing done) when a
+        storage cannot be resized (memory PyTorch does not own) or they are displaced already."""
+        if self._displaced is not None:
+            return 0
+        seen, kept = set(), []
+        for t in self.inputs:
+            if not isinstance(t, torch.Tensor):
+                continue
+            st = storage(t)
+            if st.data_ptr() in seen or st.nbytes() == 0:
+                continue
+            seen.add(st.data_ptr())
+            kept.append((st, _as_bytes(st).to("cpu", copy=True)))
+        done = []
+        try:
+            for st, host in kept:
+                st.resize_(0)
+                done.append((st, host))
+        except RuntimeError:   # a storage that is not resizable: put back what was emptied
+            self._displaced = done
+            self.restore()
+            return 0
+        self._displaced = done
+        return sum(h.numel() for _, h in done)
+
+    def restore(self):
+        """Copies displaced inputs back into their own storages (a no-op when not displaced)."""
+        if self._displaced is None:
+            return
+        for st, host in self._displaced:
+            st.resize_(host.numel())
+            _as_bytes(st).copy_(host)
+        self._displaced = None
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+
+    def shares_displaced(self, items):
+        """Whether a tensor among `items` lives in a displaced storage (a get_inputs() that hands
+        out the same tensor on every call: its seed's inputs are the loaded ones)."""
+        if self._displaced is None:
+            return False
+        return any(isinstance(x, torch.Tensor) and x.numel() > 0 and storage(x).nbytes() == 0
+                   for x in items)
 
     def draw_inputs(self, seed):
         """Fresh inputs from get_inputs() under `seed`, on the GPU (validated). The draw runs in
@@ -77,6 +136,13 @@ class Problem:
                 self.inputs[k].copy_(fresh[k])
             torch.cuda.synchronize()
         return changed
+
+
+def _as_bytes(st):
+    """A flat uint8 tensor over the whole untyped storage `st` (no copy)."""
+    t = torch.empty(0, dtype=torch.uint8, device=st.device)
+    t.set_(st, 0, (st.nbytes(),), (1,))
+    return t
 
 
 def require_problem(ctx):

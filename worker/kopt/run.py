@@ -9,6 +9,9 @@ outputs go:
                    `kopt inspect --keep-work`);
   neither          described only (shapes and dtypes).
 low_memory stages kept outputs in host memory at once (the core's retry after an OOM).
+A module run on a seed's inputs, where the cap (kopt.memory) leaves no room for them beside the
+loaded inputs, runs with the loaded inputs displaced to host memory (kopt.problem: `displace`),
+restored once the run's own inputs are freed.
 transform ({"kind": "scale"|"shift"|"const_rows", "value": v}, with a seed): the drawn inputs'
 floating tensors are scaled, shifted or made constant along their last dimension (gate 3's
 adversarial sets; kopt.targets.transformed).
@@ -21,8 +24,8 @@ poison: every target allocates its outputs itself from PyTorch's caching allocat
 back memory freed earlier -- possibly holding a previous run's correct results, which would hide
 a kernel that leaves elements unwritten. With poison (the default) the allocator's cache is
 emptied and a NaN-filled block as large as the run needs (the largest run seen so far, at least
-256 MiB, at most half the free memory) is allocated and freed right before the run, so the
-outputs are carved from NaN-filled memory.
+256 MiB where the memory cap leaves room for that, at most half the free memory) is allocated
+and freed right before the run, so the outputs are carved from NaN-filled memory.
 
 The result describes the outputs and says how much the run allocated (`run_bytes`, the peak
 minus what was allocated before: outputs and intermediates); for module targets in the main
@@ -39,6 +42,7 @@ import torch
 
 from kopt.compare import checksums
 from kopt.kept import keep
+from kopt.memory import alloc_cap, nbytes, over_cap
 from kopt.protocol import get_arg
 from kopt.room import make_room
 from kopt.targets import check_transform, make_target
@@ -52,12 +56,31 @@ def poison_allocator(ctx):
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     free, _ = torch.cuda.mem_get_info()
-    want = max(MIN_POISON, int(ctx.run_need * 1.1))
+    floor = MIN_POISON
+    cap = alloc_cap(ctx) if ctx.memory is not None and ctx.memory.phase == "main" else None
+    if cap is not None:   # the 256 MiB floor only as far as the cap leaves room for it
+        floor = min(MIN_POISON, max(0, cap - int(torch.cuda.memory_allocated())))
+    want = max(floor, int(ctx.run_need * 1.1))
     n = min(want, free // 2) // 4
     if n > 0:
         block = torch.full((n,), float("nan"), dtype=torch.float32, device="cuda")
         del block
     return max(0, n) * 4
+
+
+def _displace_for_seed(ctx, spec, seed):
+    """Displaces the loaded inputs for a module run on a seed's inputs when the draw and the run
+    would not fit beside them under the cap; whether it did."""
+    problem = ctx.problem
+    if spec.get("kind") != "module" or seed is None or problem is None or ctx.memory is None:
+        return False
+    if not over_cap(ctx, nbytes(problem.inputs) + ctx.run_need):
+        return False
+    freed = problem.displace()
+    if freed:
+        ctx.log("memory cap: the loaded inputs (%d MiB) displaced to host memory for a run on seed %d"
+                % (freed >> 20, seed))
+    return freed > 0
 
 
 def op_run(ctx, req):
@@ -72,39 +95,56 @@ def op_run(ctx, req):
     candidate = get_arg(req, "candidate", bool, False)
     transform = check_transform(req.get("transform"))
 
-    target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
-    res = {}
-    with torch.no_grad():
-        prepared = target.prepare()
-        if spec.get("kind") == "module":
-            make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
-        before = checksums(target.arguments(prepared)) if check_inputs else None
-        held = torch.cuda.memory_allocated()
-        poisoned = poison_allocator(ctx) if poison else 0
-        torch.cuda.synchronize()
-        base = torch.cuda.memory_allocated()
-        ctx.memory.fold()
-        torch.cuda.reset_peak_memory_stats()
-        out = target.run(prepared)
-        torch.cuda.synchronize()
-        run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
-        if before is not None:
-            after = checksums(target.arguments(prepared))
-            res["inputs_changed"] = [k for k, (a, b) in enumerate(zip(before, after)) if a != b]
-        del prepared
-    target.release()
-    if spec.get("kind") == "module" and ctx.problem is not None:
-        res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
-    # the poison block is sized for what a *module* needs (outputs and Inductor's fused
-    # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
-    # kept output carved from an oversized block pins all of it
-    if ctx.memory.phase == "main" and spec.get("kind") == "module":
-        if not candidate:
-            ctx.run_need = max(ctx.run_need, run_bytes)
-        # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
-        ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
-                "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
-                                            run_bytes >> 20))
+    displaced = _displace_for_seed(ctx, spec, seed)
+    target = prepared = None
+    try:
+        target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
+        if displaced and ctx.problem.shares_displaced(target.prepare()):
+            # get_inputs() handed out the loaded tensors themselves: run with them in place
+            target = None
+            ctx.problem.restore()
+            displaced = False
+            target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
+        res = {}
+        with torch.no_grad():
+            prepared = target.prepare()
+            if spec.get("kind") == "module":
+                make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
+            before = checksums(target.arguments(prepared)) if check_inputs else None
+            held = torch.cuda.memory_allocated()
+            poisoned = poison_allocator(ctx) if poison else 0
+            torch.cuda.synchronize()
+            base = torch.cuda.memory_allocated()
+            ctx.memory.fold()
+            torch.cuda.reset_peak_memory_stats()
+            out = target.run(prepared)
+            torch.cuda.synchronize()
+            run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
+            if before is not None:
+                after = checksums(target.arguments(prepared))
+                res["inputs_changed"] = [k for k, (a, b) in enumerate(zip(before, after)) if a != b]
+            del prepared
+        target.release()
+        target = None   # the seed's inputs go with it, before the loaded ones come back
+        if displaced:
+            ctx.problem.restore()
+            displaced = False
+        if spec.get("kind") == "module" and ctx.problem is not None:
+            res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
+        # the poison block is sized for what a *module* needs (outputs and Inductor's fused
+        # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
+        # kept output carved from an oversized block pins all of it
+        if ctx.memory.phase == "main" and spec.get("kind") == "module":
+            if not candidate:
+                ctx.run_need = max(ctx.run_need, run_bytes)
+            # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
+            ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
+                    "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
+                                                run_bytes >> 20))
+    finally:
+        if displaced:
+            target = prepared = None
+            ctx.problem.restore()
     items = flatten(out)
     if out_prefix is not None:
         res["outputs"] = dump_outputs(items, out_prefix)

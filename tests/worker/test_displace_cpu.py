@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""CPU test of displacing the loaded inputs for a run on a seed's inputs (worker/kopt/problem.py:
+Problem.displace / restore / shares_displaced; worker/kopt/run.py: _displace_for_seed).
+Checked: displacing empties every distinct storage of the loaded inputs once (views and a
+second tensor on the same storage included) and says how many bytes it freed; the tensor
+objects stay the same and their holders see the restored bytes (checksums as at load, views
+included); a second displace does nothing; shares_displaced tells a tensor of an emptied
+storage from a fresh one; a storage that cannot be resized (numpy's) is left whole and nothing
+is displaced; restore without a displace is a no-op; the run's decision displaces only for a
+module target on a seed, with a memory accounting, when the cap has no room for the draw and
+the run beside the loaded inputs.
+
+Run: python3 tests/worker/test_displace_cpu.py (a python with torch, no GPU).
+"""
+import os
+import sys
+import types
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "worker"))
+from checklib import check, passed  # noqa: E402
+import kopt.run as krun  # noqa: E402
+from kopt.compare import checksums  # noqa: E402
+from kopt.problem import Problem  # noqa: E402
+from kopt.tensors import storage  # noqa: E402
+
+torch.manual_seed(3)
+base = torch.randn(64, 33)
+view = base[5:40, 2:30]                      # a view of the same storage: one storage to empty
+other = torch.randn(1000, dtype=torch.float16)
+idx = torch.arange(17, dtype=torch.int64)
+inputs = [base, view, other, idx, 7]
+p = Problem("/nowhere/p.py", 0, None, None, inputs)
+sums = checksums(inputs)
+want = base.numel() * 4 + other.numel() * 2 + idx.numel() * 8
+
+check(not p.displaced, "a new problem is not displaced")
+p.restore()
+check(checksums(inputs) == sums, "restore without a displace leaves the inputs as they are")
+freed = p.displace()
+check(freed == want, "displace frees each distinct storage once: %d bytes, want %d" % (freed, want))
+check(p.displaced, "displaced after displace")
+check(all(storage(t).nbytes() == 0 for t in (base, view, other, idx)), "every storage is emptied")
+check(p.displace() == 0, "a second displace does nothing")
+check(p.shares_displaced([torch.randn(3), view]), "a view of an emptied storage is found")
+check(p.shares_displaced([3, other]), "a tensor of an emptied storage is found among non-tensors")
+check(not p.shares_displaced([torch.randn(64, 33), 5]), "fresh tensors share nothing")
+p.restore()
+check(not p.displaced, "restored")
+check(inputs[0] is base and inputs[1] is view, "the same tensor objects after restore")
+check(checksums(inputs) == sums, "restore brings back every byte (checksums as at load)")
+check(torch.equal(view, base[5:40, 2:30]) and view.data_ptr() == base[5:40, 2:30].data_ptr(),
+      "the view reads its restored storage")
+check(not p.shares_displaced([view]), "nothing is displaced after restore")
+# a holder's reference (as a captured launch keeps one) sees the same restored tensor
+held = [base]
+p.displace()
+p.restore()
+check(torch.equal(held[0], base) and checksums([held[0]]) == [sums[0]], "a holder's reference is restored too")
+
+# memory PyTorch does not own cannot be resized: nothing is displaced, every storage kept whole
+arr = np.arange(40, dtype=np.float32)
+foreign = torch.from_numpy(arr)
+mine = torch.randn(50)
+q = Problem("/nowhere/q.py", 0, None, None, [mine, foreign])
+qsums = checksums([mine, foreign])
+check(q.displace() == 0, "a non-resizable storage: nothing displaced")
+check(not q.displaced, "not displaced")
+check(storage(mine).nbytes() == 200 and storage(foreign).nbytes() == 160, "both storages whole")
+check(checksums([mine, foreign]) == qsums, "contents unchanged")
+
+
+# the run's decision (kopt.run._displace_for_seed), over_cap replaced by a stand-in
+class Ctx:
+    def __init__(self, problem, memory=True):
+        self.problem, self.memory, self.run_need, self.logs = problem, (object() if memory else None), 100, []
+
+    def log(self, m):
+        self.logs.append(m)
+
+
+asked = []
+
+
+def over_cap_stub(room):
+    def f(ctx, extra):
+        asked.append(extra)
+        return extra > room
+    return f
+
+
+r = Problem("/nowhere/r.py", 0, None, None, [torch.randn(256)])
+krun.over_cap = over_cap_stub(1 << 30)
+check(not krun._displace_for_seed(Ctx(r), {"kind": "module"}, 4), "room under the cap: not displaced")
+check(asked[-1] == 1024 + 100, "asks for the draw's bytes and the run's: %r" % asked[-1:])
+krun.over_cap = over_cap_stub(0)
+check(not krun._displace_for_seed(Ctx(r), {"kind": "module"}, None), "no seed: the loaded inputs are the run's")
+check(not krun._displace_for_seed(Ctx(r), {"kind": "eager"}, 4), "eager runs are not capped")
+check(not krun._displace_for_seed(Ctx(r, memory=False), {"kind": "module"}, 4), "no memory accounting: no cap")
+check(not r.displaced, "none of those displaced")
+c = Ctx(r)
+check(krun._displace_for_seed(c, {"kind": "module"}, 4), "over the cap on a seed: displaced")
+check(r.displaced and c.logs and "displaced" in c.logs[-1], "displaced and logged")
+r.restore()
+check(storage(r.inputs[0]).nbytes() == 1024, "restored")
+check(not krun._displace_for_seed(Ctx(None), {"kind": "module"}, 4), "no problem loaded: nothing")
+
+print("displace: %d checks passed" % passed())
