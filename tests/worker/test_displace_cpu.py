@@ -8,9 +8,7 @@ included); a second displace does nothing; shares_displaced tells a tensor of an
 storage from a fresh one; a storage that cannot be resized (numpy's) is left whole and nothing
 is displaced; restore without a displace is a no-op; the run's decision displaces only for a
 module target on a seed, with a memory accounting, when the cap has no room for the draw and
-the run beside the loaded inputs; gate 2's seed sets displace only where every argument on a
-loaded input's storage is one they redraw, and their redraw from a layout taken before the
-displacement draws the same values as without it.
+the run beside the loaded inputs.
 
 Run: python3 tests/worker/test_displace_cpu.py (a python with torch, no GPU).
 """
@@ -108,34 +106,5 @@ check(r.displaced and c.logs and "displaced" in c.logs[-1], "displaced and logge
 r.restore()
 check(storage(r.inputs[0]).nbytes() == 1024, "restored")
 check(not krun._displace_for_seed(Ctx(None), {"kind": "module"}, 4), "no problem loaded: nothing")
-
-# gate 2's seed sets (kopt.isolate): which launches may displace, and the redraw from a layout
-# taken before the displacement
-import kopt.isolate as kiso  # noqa: E402
-
-x = torch.randn(8, 16)
-lab = torch.arange(8)
-s_ = Problem("/nowhere/s.py", 0, None, None, [x, lab])
-out = torch.empty(8)
-check(kiso._displaceable(s_, [x, out, 16], ["in", "out", "in"]), "a floating input read: displaceable")
-check(not kiso._displaceable(s_, [x, lab, out], ["in", "in", "out"]),
-      "an integer loaded input (labels: never redrawn) is read: not displaceable")
-check(not kiso._displaceable(s_, [x, x, out], ["in", "out", "out"]),
-      "a loaded input written as an output: not displaceable")
-check(kiso._displaceable(s_, [out, torch.arange(3)], ["out", "in"]), "no loaded input read: displaceable")
-check(not kiso._displaceable(None, [x], ["in"]), "no problem loaded: nothing to displace")
-entry = [x, x[2:6], out, 5]
-roles = ["in", "in", "out", "in"]
-layout = kiso._storages(entry)
-want = kiso._redraw(entry, roles, 11)
-check(s_.displace() > 0 and s_.displaced, "displaced")
-got = kiso._redraw(entry, roles, 11, (), layout)
-check(torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]),
-      "the redraw from the layout draws what it draws undisplaced")
-check(got[1].data_ptr() == got[0][2:6].data_ptr(), "a view of a redrawn input shares its redrawn storage")
-check(got[2] is out and got[3] == 5, "outputs and scalars as they are")
-check(storage(x).nbytes() == 0, "the loaded input stays displaced while the set runs")
-s_.restore()
-check(storage(x).nbytes() == 8 * 16 * 4, "restored")
 
 print("displace: %d checks passed" % passed())

@@ -438,36 +438,23 @@ def _short(e):
     return "\n".join(lines)[:4000]
 
 
-def problem_displaced(problem):
-    return problem is not None and problem.displaced
-
-
-def _storages(entry):
-    """[(data_ptr, nbytes) of each tensor argument's storage, or None]: taken before the loaded
-    inputs are displaced (an emptied storage has neither)."""
-    return [(storage(a).data_ptr(), storage(a).nbytes()) if isinstance(a, torch.Tensor) else None
-            for a in entry]
-
-
-def _redraw(entry, roles, seed, in_place=(), layout=None):
+def _redraw(entry, roles, seed, in_place=()):
     """The launch's arguments with every floating "in"/"inout" tensor replaced by a fresh one of
     the same layout whose whole storage is drawn from N(0, 1) under `seed`. Arguments whose
     index is in `in_place` (private clones of the capture, under the memory cap) are redrawn in
     their own storage instead of a new one: the same values, no second copy (the capture is
-    then spent: the caller forgets it). `layout` (_storages(entry), taken earlier) stands in for
-    the storages of displaced loaded inputs."""
+    then spent: the caller forgets it)."""
     g = None
     out, memo = [], {}
-    layout = layout or _storages(entry)
     for k, (a, r) in enumerate(zip(entry, roles)):
         if r in ("in", "inout") and isinstance(a, torch.Tensor) and a.is_floating_point():
-            key, total = layout[k]
+            key = storage(a).data_ptr()
             st = memo.get(key)
             if st is None:
                 if g is None:   # one generator, on the arguments' device (the GPU in the worker)
                     g = torch.Generator(device=a.device)
                     g.manual_seed(seed)
-                n = total // a.element_size()
+                n = storage(a).nbytes() // a.element_size()
                 if k in in_place:
                     flat = torch.empty(0, dtype=a.dtype, device=a.device)
                     flat.set_(storage(a), 0, (n,), (1,))
@@ -481,17 +468,6 @@ def _redraw(entry, roles, seed, in_place=(), layout=None):
         else:
             out.append(a)
     return out
-
-
-def _displaceable(problem, entry, roles):
-    """Whether the seed sets of a launch may run with the loaded inputs displaced
-    (kopt.problem): every argument on a loaded input's storage is a floating "in"/"inout"
-    tensor, which each seed set redraws, so no run of the set reads a displaced storage."""
-    if problem is None:
-        return False
-    loaded = {storage(t).data_ptr() for t in problem.inputs if isinstance(t, torch.Tensor)}
-    return all(not (isinstance(a, torch.Tensor) and storage(a).data_ptr() in loaded)
-               or (r in ("in", "inout") and a.is_floating_point()) for a, r in zip(entry, roles))
 
 
 def _compare_run(ctx, ref, args, checked, tol):
@@ -593,17 +569,8 @@ def op_isolate(ctx, req):
         return args
 
     sets = []
-    layout = _storages(entry)
-    problem = ctx.problem
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
-        if seed is not None and not problem_displaced(problem) and over_cap(ctx, draw_b + 2 * out_b) \
-                and _displaceable(problem, entry, roles):
-            # the seed sets never read the loaded inputs: under the cap they wait in host memory
-            freed = problem.displace()
-            if freed:
-                ctx.log("isolate %s: the loaded inputs (%d MiB) displaced to host memory for the seed sets"
-                        % (kernel, freed >> 20))
-        inputs = entry if seed is None else _redraw(entry, roles, seed, in_place, layout)
+        inputs = entry if seed is None else _redraw(entry, roles, seed, in_place)
         changed = set()
 
         # every run of the candidate comes before the original's: while they run, the reference
@@ -652,8 +619,6 @@ def op_isolate(ctx, req):
             if ctx.problem is not None:
                 ctx.problem.verify_inputs()
             break
-    if problem_displaced(problem):
-        problem.restore()
     if in_place and ctx.launches is cache_:
         cache_.forget(key)   # its clones now hold the last seed's draw
     return {"sets": sets, "checked": checked}
