@@ -1439,7 +1439,8 @@ double verify_memory_cap(double ws_bytes) {
 /* Sends the memory cap for the model's working set to the worker (replayed when it restarts);
  * a worker that does not know `limits` only costs the degrading, so failures are logged. */
 static void send_memory_cap(vctx *v, json_t *doc) {
-    double cap = verify_memory_cap(json_number_value(json_object_get(v->working_set, "total_bytes")));
+    double ws = json_number_value(json_object_get(v->working_set, "total_bytes"));
+    double cap = verify_memory_cap(ws);
     if (cap <= 0) return;
     json_t *res = NULL;
     kerr e = {0};
@@ -1448,8 +1449,8 @@ static void send_memory_cap(vctx *v, json_t *doc) {
         log_warn("memory cap not set: %s", e.msg);
         return;
     }
-    json_object_set_new(doc, "memory_cap", json_pack("{s:I, s:f, s:O?}", "bytes", bytes, "per_working_set",
-                                                     VERIFY_MEM_CAP_WS, "alloc_cap_bytes",
+    json_object_set_new(doc, "memory_cap", json_pack("{s:I, s:f, s:f, s:O?}", "bytes", bytes, "working_set_bytes", ws,
+                                                     "per_working_set", cap / ws, "alloc_cap_bytes",
                                                      json_object_get(res, "alloc_cap_bytes")));
     json_decref(res);
 }
