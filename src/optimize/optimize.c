@@ -126,16 +126,33 @@ static double ci_hi(const json_t *model, const char *key) {
     return json_is_number(s) ? json_number_value(s) : INFINITY;
 }
 
-/* Which compiler module the final measurement found faster than the output beyond noise (the
- * output's speedup over it has its whole 95% interval below 1): 0 default's, 1 max-autotune's,
- * -1 neither. out_is: what the output is, 0 default's module, 1 max-autotune's, 2 re-stitched.
- * Both faster: the one the output is slowest against. */
+/* The final measurement's keys for the output's speedup over compiler module `pick` (0 default's,
+ * 1 max-autotune's): in GPU time, and as the model is called (host dispatch included). */
+static const char *gpu_key(int pick) { return pick ? "speedup_vs_max_autotune" : "speedup_vs_default"; }
+static const char *called_key(int pick) { return pick ? "as_called_vs_max_autotune" : "as_called_vs_default"; }
+
+static double estimate_of(const json_t *model, const char *key) {
+    const json_t *s = json_object_get(json_object_get(model, key), "estimate");
+    return json_is_number(s) ? json_number_value(s) : INFINITY;
+}
+
+/* Whether compiler module `pick` is faster than the output beyond noise: the output's speedup
+ * over it has its whole 95% interval below 1, in GPU time or as the model is called (gate 4
+ * refuses a candidate on either, so the output may not be behind on either). */
+static int compiled_beats_output(const json_t *model, int pick) {
+    return ci_hi(model, gpu_key(pick)) < 1.0 || ci_hi(model, called_key(pick)) < 1.0;
+}
+
+/* Which compiler module the final measurement found faster than the output beyond noise
+ * (compiled_beats_output): 0 default's, 1 max-autotune's, -1 neither. out_is: what the output
+ * is, 0 default's module, 1 max-autotune's, 2 re-stitched. Both faster: the one the output is
+ * slowest against (the smaller of its two speedup estimates over each). */
 static int final_repick(const json_t *model, int out_is) {
-    int def = out_is != 0 && ci_hi(model, "speedup_vs_default") < 1.0;
-    int ma = out_is != 1 && ci_hi(model, "speedup_vs_max_autotune") < 1.0;
+    int def = out_is != 0 && compiled_beats_output(model, 0);
+    int ma = out_is != 1 && compiled_beats_output(model, 1);
     if (def && ma) {
-        double d = json_number_value(json_object_get(json_object_get(model, "speedup_vs_default"), "estimate"));
-        double m = json_number_value(json_object_get(json_object_get(model, "speedup_vs_max_autotune"), "estimate"));
+        double d = fmin(estimate_of(model, gpu_key(0)), estimate_of(model, called_key(0)));
+        double m = fmin(estimate_of(model, gpu_key(1)), estimate_of(model, called_key(1)));
         return m < d ? 1 : 0;
     }
     return def ? 0 : ma ? 1 : -1;
@@ -145,11 +162,13 @@ static int final_repick(const json_t *model, int out_is) {
  * measures it again (a fresh, independent final: the figures reported are not the ones that
  * picked it). *why (owned) says what happened. */
 static int adopt_compiled(octx *c, json_t *model, int pick, int out_is, char **why, kerr *e) {
-    const json_t *sp = json_object_get(model, pick ? "speedup_vs_max_autotune" : "speedup_vs_default");
-    *why = kasprintf("the final measurement found torch.compile's %s module faster than %s (%.3fx, 95%% CI %.3f-%.3f): "
+    int in_gpu_time = ci_hi(model, gpu_key(pick)) < 1.0;
+    const json_t *sp = json_object_get(model, in_gpu_time ? gpu_key(pick) : called_key(pick));
+    *why = kasprintf("the final measurement found torch.compile's %s module faster than %s%s (%.3fx, 95%% CI %.3f-%.3f): "
                      "it is the output",
                      pick ? "max-autotune" : "default",
                      out_is == 2 ? "the re-stitched one" : out_is ? "max-autotune's" : "default's",
+                     in_gpu_time ? "" : " as the model is called (host dispatch included)",
                      json_number_value(json_object_get(sp, "estimate")), json_number_value(json_object_get(sp, "ci95_lo")),
                      json_number_value(json_object_get(sp, "ci95_hi")));
     log_warn("%s", *why);
@@ -420,7 +439,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         if (rc) { free(opt); goto done; }
         finally_measured = 1;
         /* never behind the compiler beyond noise: a compiler module the final measurement
-         * found faster than the output becomes the output */
+         * found faster than the output (in GPU time or as called) becomes the output */
         int out_is = final_mod == opt ? 2 : verify_session_started_from_max_autotune(c.vs) ? 1 : 0;
         int pick = json_object_get(bl, "max_autotune_ms") ? final_repick(model, out_is) : -1;
         if (pick >= 0) {

@@ -500,6 +500,21 @@ PY
 FAKE_FINAL_SLOW=1 FAKE_WORKER_FIXTURE_MA=$MA FAKE_FAST_PATTERN="'max_autotune': True" expect_exit 0 "optimize, final re-pick (kept max-autotune)" -- "$KOPT" optimize "$P" -o "$T/rp2" --budget 30s --rounds 4 --no-store --max-autotune --json
 cmp -s "$T/rp2/optimized_module.py" "$D" && ok || bad "final re-pick: OUT is not default's module (kept max-autotune)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["model"]; assert m["start"]=="max-autotune" and m["final_pick"]["module"]=="default" and "than max-autotune'"'"'s" in m["final_pick"]["why"], m' "$T/out" && ok || bad "final re-pick (kept max-autotune): report"
+# (3) a re-stitched winner faster in GPU time in the final but slower as the model is called
+# (FAKE_FINAL_HOST_SLOW: 2 ms more host time for every module after default's): gate 4's host
+# rule holds for the output too, default's module is the output and the reason says "as called"
+FAKE_FINAL_HOST_SLOW=1 FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final re-pick (as called)" -- "$KOPT" optimize "$P" -o "$T/rp3" --budget 30s --rounds 4 --no-store --max-autotune --json
+cmp -s "$T/rp3/optimized_module.py" "$D" && ok || bad "final re-pick (as called): OUT is not default's module"
+python3 - "$T/out" <<'PY' && ok || bad "final re-pick (as called): report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["model"]
+assert m["start"] == "default" and m["final_pick"]["module"] == "default", m
+w = m["final_pick"]["why"]
+assert "faster than the re-stitched one as the model is called" in w and "(0.3" in w, w   # 1.1 / 2.9 ms
+assert any(a["outcome"] == "accepted" for a in d["attempts"]), d["attempts"]
+assert m["as_called_vs_default"] == {"estimate": 1.0, "ci95_lo": 1.0, "ci95_hi": 1.0}, m   # measured again
+PY
 # without the slowdown nothing is re-picked (the runs above)
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert "final_pick" not in m, m' "$T/ma3/report.json" && ok || bad "a final re-pick without cause"
 # a max-autotune compile that overruns its share of the budget: the worker is restarted and the
