@@ -76,7 +76,7 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->as_called_vs_default = r->as_called_vs_max_autotune = (bench_ci){NAN, NAN, NAN};
     r->setup_s = r->search_s = r->final_s = r->used_wall_s = NAN;
     r->candidates = r->gated = -1;
-    for (int g = 0; g < 4; g++) r->gate_s[g] = NAN;
+    for (int g = 0; g < 4; g++) r->gate_s[g] = NAN, r->refused[g] = -1;
     r->spent_before_search = -1;
     r->floor_ok = -1;
     r->peak_gpu_bytes = r->context_bytes = r->working_set_bytes = r->f64_peak_gpu_bytes = NAN;
@@ -88,7 +88,7 @@ void bench_record_clear(bench_record *r) {
     if (!r) return;
     char **strs[] = {&r->rel, &r->sha, &r->level_name, &r->gpu, &r->owner, &r->started_at, &r->ended_at,
                      &r->device, &r->outcome, &r->floor_gap, &r->ma_error, &r->error_kind, &r->error_message,
-                     &r->peak_step, &r->growth_step};
+                     &r->peak_step, &r->growth_step, &r->replaced, &r->final_pick};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
@@ -176,6 +176,32 @@ static void br_read_gates(bench_record *r, const json_t *verify) {
     }
 }
 
+/* The search's verdicts (bench_record.refused, replaced) from the report's kernels table. */
+static void br_read_kernels(bench_record *r, const json_t *kernels) {
+    if (!json_is_array(kernels)) return;
+    free(r->replaced);
+    r->replaced = NULL;
+    for (int g = 0; g < 4; g++) r->refused[g] = 0;
+    kbuf b = KBUF_INIT;
+    size_t i;
+    const json_t *k;
+    json_array_foreach(kernels, i, k) {
+        const json_t *rg = json_object_get(k, "refused_by_gate");
+        for (int g = 0; g < 4; g++) {
+            char key[2] = {(char)('1' + g), '\0'};
+            json_int_t n = json_integer_value(json_object_get(rg, key));
+            if (n > 0) r->refused[g] += n;
+        }
+        const char *st = json_string_value(json_object_get(k, "status"));
+        const char *name = json_string_value(json_object_get(k, "name"));
+        if (!st || strcmp(st, "optimized") || !name) continue;
+        const char *change = json_string_value(json_object_get(k, "change"));
+        kbuf_printf(&b, "%s%s: %s", b.len ? "; " : "", name, change ? change : "replaced");
+    }
+    if (b.len) r->replaced = kstrdup(kbuf_str(&b));
+    kbuf_free(&b);
+}
+
 void bench_record_read_doc(bench_record *r, const json_t *doc) {
     if (!json_is_object(doc)) return;
     free(r->device);
@@ -187,6 +213,9 @@ void bench_record_read_doc(bench_record *r, const json_t *doc) {
     r->floor_gap = br_str(json_object_get(json_object_get(doc, "model"), "floor_gap"), "reason");
     r->ma_error = br_str(json_object_get(doc, "model"), "max_autotune_error");
     br_read_model(r, json_object_get(doc, "model"));
+    br_read_kernels(r, json_object_get(doc, "kernels"));
+    free(r->final_pick);
+    r->final_pick = br_str(json_object_get(json_object_get(doc, "model"), "final_pick"), "module");
     const json_t *b = json_object_get(doc, "budget");
     r->setup_s = br_num(b, "setup_s");
     r->search_s = br_num(b, "search_s");

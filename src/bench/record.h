@@ -81,6 +81,13 @@ typedef struct bench_record {
      * value above its smallest (NULL / NAN: not recorded) */
     char *peak_step, *growth_step;
     double peak_step_bytes, growth_bytes;
+    /* the search's verdicts, from the report's kernels table: candidates refused at each gate,
+     * summed over the kernels (refused[0] gate 1 ... refused[3] gate 4; -1: no table), the
+     * kernels the output replaced as "name: change" joined by "; " (NULL: none or no table), and
+     * the compiler module the final measurement made the output (model.final_pick.module: NULL
+     * when none was re-picked) */
+    int64_t refused[4];
+    char *replaced, *final_pick;
     /* the failure, when the document is an error object (or the parent made one) */
     char *error_kind, *error_message;
 } bench_record;

@@ -65,6 +65,13 @@ static json_t *rj_problem(const bench_record *r) {
     json_object_set_new(o, "gate_s", json_pack("{s:o, s:o, s:o, s:o}", "1", rj_num(r->gate_s[0]), "2", rj_num(r->gate_s[1]),
                                                "3", rj_num(r->gate_s[2]), "4", rj_num(r->gate_s[3])));
     json_object_set_new(o, "gated", rj_int(r->gated));
+    json_object_set_new(o, "refused_by_gate",
+                        r->refused[0] < 0 ? json_null()
+                                          : json_pack("{s:I, s:I, s:I, s:I}", "1", (json_int_t)r->refused[0], "2",
+                                                      (json_int_t)r->refused[1], "3", (json_int_t)r->refused[2], "4",
+                                                      (json_int_t)r->refused[3]));
+    json_object_set_new(o, "replaced", rj_str(r->replaced));
+    json_object_set_new(o, "final_pick", rj_str(r->final_pick));
     json_object_set_new(o, "memory", json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "peak_gpu_bytes", rj_num(r->peak_gpu_bytes),
                                                "context_bytes", rj_num(r->context_bytes), "working_set_bytes",
                                                rj_num(r->working_set_bytes), "eager_peak_gpu_bytes",

@@ -849,6 +849,51 @@ Test(bench_render, chart_has_a_group_per_problem) {
  * record keeps each step's largest value, so "limits", which first ran before the compile, stays
  * at 0.72); the largest allocator peak of the main phase is the compile's -- the bandwidth
  * ceilings' larger one (6.65 GB) is a phase of its own, not in the peak. */
+/* The search's verdicts from the report's kernels table: refusals per gate summed over the
+ * kernels, the replaced kernels with their change, the final re-pick; into results.json. */
+Test(bench_record, what_the_search_did) {
+    bench_record r = rec_of(
+        "{\"model\": {\"final_pick\": {\"module\": \"default\", \"why\": \"x\"}},"
+        " \"kernels\": ["
+        "  {\"name\": \"k0\", \"status\": \"optimized\", \"change\": \"good_online (1.14x)\","
+        "   \"refused_by_gate\": {\"1\": 2, \"2\": 0, \"3\": 1, \"4\": 5}},"
+        "  {\"name\": \"k1\", \"status\": \"kept\", \"refused_by_gate\": {\"1\": 1, \"2\": 3, \"3\": 0, \"4\": 0}},"
+        "  {\"name\": \"k2\", \"status\": \"optimized\"},"
+        "  {\"name\": \"mm\", \"status\": \"vendor\", \"refused_by_gate\": {\"2\": -4}}]}");
+    cr_assert_eq(r.refused[0], 3);
+    cr_assert_eq(r.refused[1], 3);
+    cr_assert_eq(r.refused[2], 1);
+    cr_assert_eq(r.refused[3], 5, "a negative count is not subtracted");
+    cr_assert_str_eq(r.replaced, "k0: good_online (1.14x); k2: replaced");
+    cr_assert_str_eq(r.final_pick, "default");
+    r.status = BENCH_DONE;
+    bench_summary sum;
+    bench_summary_build(&r, 1, &sum);
+    bench_report rep = {.suite = "/s", .budget_s = 60, .selection = "all", .recs = &r, .n = 1, .sum = &sum, .wall_s = NAN};
+    json_t *doc = bench_results_json(&rep);
+    json_t *p = json_array_get(json_object_get(doc, "problems"), 0);
+    cr_assert_eq(json_integer_value(json_object_get(json_object_get(p, "refused_by_gate"), "4")), 5);
+    cr_assert_str_eq(json_string_value(json_object_get(p, "replaced")), "k0: good_online (1.14x); k2: replaced");
+    cr_assert_str_eq(json_string_value(json_object_get(p, "final_pick")), "default");
+    json_decref(doc);
+    bench_summary_free(&sum);
+    /* read again: replaced, not appended or counted twice (no leak: LeakSanitizer) */
+    json_t *d2 = json_loads("{\"kernels\": [{\"name\": \"k9\", \"status\": \"optimized\", \"change\": \"c\","
+                            " \"refused_by_gate\": {\"1\": 1}}]}", 0, NULL);
+    bench_record_read_doc(&r, d2);
+    json_decref(d2);
+    cr_assert_str_eq(r.replaced, "k9: c");
+    cr_assert_eq(r.refused[0], 1);
+    cr_assert_eq(r.refused[3], 0);
+    bench_record_clear(&r);
+    /* no kernels table: not known (null in results.json) */
+    bench_record f = rec_of("{\"model\": {}}");
+    cr_assert_eq(f.refused[0], -1);
+    cr_assert_null(f.replaced);
+    cr_assert_null(f.final_pick);
+    bench_record_clear(&f);
+}
+
 Test(bench_record, where_the_memory_went) {
     bench_record r = rec_of(
         "{\"resources\": {\"peak_gpu_bytes\": 8003584000, \"working_set_bytes\": 2442000000,"
