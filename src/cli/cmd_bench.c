@@ -54,7 +54,7 @@ static const char USAGE[] =
     "  --only LIST            only problems whose relative path contains one of the comma-separated\n"
     "                         parts of LIST\n"
     "  --dev                  only the problems listed in SUITE/DEV (one relative path per line,\n"
-    "                         '#' comments)\n"
+    "                         '#' comments); with --only, those of them that --only names\n"
     "  --timeout-factor F     a problem running longer than budget x F + 120 s is killed and\n"
     "                         recorded as timeout (default 1.5; the 120 s: $KOPT_BENCH_GRACE_S)\n"
     "  --json                 print results.json on stdout; one line per finished problem on stderr\n"
@@ -150,7 +150,6 @@ static int bc_parse(int argc, char **argv, bench_cli *c, kerr *e) {
     if (argc - optind > 1) return kerr_set(e, KOPT_E_USAGE, "expected one SUITE folder, got %d arguments", argc - optind);
     c->suite = optind < argc ? argv[optind] : NULL;
     if (!c->suite && !c->report_only) return kerr_set(e, KOPT_E_USAGE, "expected a SUITE folder; see 'kopt bench --help'");
-    if (c->dev && c->only) return kerr_set(e, KOPT_E_USAGE, "--dev and --only cannot be combined");
     if (!*c->out) return kerr_set(e, KOPT_E_USAGE, "-o needs a folder");
     const char *g = getenv("KOPT_BENCH_GRACE_S");
     if (g && *g && cli_parse_duration("KOPT_BENCH_GRACE_S", g, 0, 30 * 86400, &c->grace_s, e)) return KOPT_E_USAGE;
@@ -163,7 +162,8 @@ static int bc_select(const bench_cli *c, bench_suite *s, kerr *e) {
     if (!rc && c->dev) rc = bench_suite_dev(s, e);
     if (!rc && c->only) rc = bench_suite_only(s, c->only, e);
     if (!rc && (c->dev || c->only) && s->n == 0)
-        rc = kerr_set(e, KOPT_E_NOFILE, "no problem of %s matches %s", c->suite, c->dev ? "SUITE/DEV" : "--only");
+        rc = kerr_set(e, KOPT_E_NOFILE, "no problem of %s matches %s", c->suite,
+                      c->dev && c->only ? "SUITE/DEV and --only" : c->dev ? "SUITE/DEV" : "--only");
     if (!rc && c->shard_count) {
         size_t before = s->n;
         bench_suite_shard(s, c->shard_index, c->shard_count);
@@ -191,6 +191,7 @@ static void bc_iso_now(char buf[32]) {
 
 /* The selection in words, for the report. */
 static char *bc_selection(const bench_cli *c) {
+    if (c->dev && c->only) return kasprintf("dev (SUITE/DEV), only: %s", c->only);
     return c->dev ? kstrdup("dev (SUITE/DEV)") : c->only ? kasprintf("only: %s", c->only) : kstrdup("all");
 }
 

@@ -76,7 +76,6 @@ bad_cmd "bad gpus" "--gpus takes.*'two'" -- "$S" --gpus two
 bad_cmd "zero gpus" "--gpus takes.*'0'" -- "$S" --gpus 0
 bad_cmd "bad timeout factor" "--timeout-factor takes.*'-1'" -- "$S" --timeout-factor -1
 bad_cmd "trailing junk in a number" "--timeout-factor.*'1.5x'" -- "$S" --timeout-factor 1.5x
-bad_cmd "dev and only" "--dev and --only" -- "$S" --dev --only a
 bad_cmd "unknown option" "unknown option '--frobnicate'" -- "$S" --frobnicate
 bad_cmd "missing value" "needs a value" -- "$S" --budget
 bad_cmd "no suite" "expected a SUITE" --
@@ -272,6 +271,11 @@ CUDA_VISIBLE_DEVICES=0 expect_exit 0 "--dev" -- "$KOPT" bench "$S" -o "$T/o8" $B
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["problem"] for p in d["problems"]]==["level1/03_log_softmax.py","level2/14_gemm_bias_relu.py"], d["problems"]' "$T/out" && ok || bad "--dev selects SUITE/DEV"
 CUDA_VISIBLE_DEVICES=0 expect_exit 0 "--only" -- "$KOPT" bench "$S" -o "$T/o8" $B --store "$T/s1.sqlite" --only gelu,level2/16 --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["problem"] for p in d["problems"]]==["level1/01_gelu_residual.py","level2/16_mlp_block.py"], d["problems"]' "$T/out" && ok || bad "--only selects substrings"
+# both: the dev problems that --only names (none: exit 3, saying which selection)
+CUDA_VISIBLE_DEVICES=0 expect_exit 0 "--dev --only" -- "$KOPT" bench "$S" -o "$T/o8" $B --store "$T/s1.sqlite" --dev --only gemm,gelu --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [p["problem"] for p in d["problems"]]==["level2/14_gemm_bias_relu.py"], d["problems"]; assert d["config"]["selection"]=="dev (SUITE/DEV), only: gemm,gelu", d["config"]' "$T/out" && ok || bad "--dev with --only selects the dev problems --only names"
+expect_exit 3 "--dev --only matching none" -- "$KOPT" bench "$S" -o "$T/o8" $B --store "$T/s1.sqlite" --dev --only gelu
+has "no match of both" "$T/err" "matches SUITE/DEV and --only"
 echo "level9/nope.py" >>"$S/DEV"
 expect_exit 3 "--dev naming an unknown problem" -- "$KOPT" bench "$S" -o "$T/o8" $B --store "$T/s1.sqlite" --dev
 has "unknown dev problem named" "$T/err" "level9/nope.py"
