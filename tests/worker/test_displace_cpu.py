@@ -6,7 +6,8 @@ second tensor on the same storage included) and says how many bytes it freed; th
 objects stay the same and their holders see the restored bytes (checksums as at load, views
 included); a second displace does nothing; shares_displaced tells a tensor of an emptied
 storage from a fresh one; a storage that cannot be resized (numpy's) is left whole and nothing
-is displaced; restore without a displace is a no-op; the run's decision displaces only for a
+is displaced; nor is anything when the problem file's globals hold a loaded input; restore
+without a displace is a no-op; the run's decision displaces only for a
 module target on a seed, with a memory accounting, when the cap has no room for the draw and
 the run beside the loaded inputs.
 
@@ -71,6 +72,21 @@ check(not q.displaced, "not displaced")
 check(storage(mine).nbytes() == 200 and storage(foreign).nbytes() == 160, "both storages whole")
 check(checksums([mine, foreign]) == qsums, "contents unchanged")
 
+
+# a problem file whose globals hold a loaded input (a get_inputs() handing out a cached tensor,
+# or one kept in a list): nothing is displaced, the storage stays whole
+cached = torch.randn(30)
+for held_as in (cached, [3, cached], {"x": cached}):
+    mod = types.ModuleType("cached_problem")
+    mod.CACHE = held_as
+    cp = Problem("/nowhere/c.py", 0, mod, None, [cached, torch.randn(4)])
+    check(cp.displace() == 0 and not cp.displaced and storage(cached).nbytes() == 120,
+          "a loaded input held by the problem's globals (%s): not displaced" % type(held_as).__name__)
+mod = types.ModuleType("other_problem")
+mod.OTHER = torch.randn(5)
+op = Problem("/nowhere/o.py", 0, mod, None, [torch.randn(6)])
+check(op.displace() == 24, "globals holding other tensors do not stop it")
+op.restore()
 
 # the run's decision (kopt.run._displace_for_seed), over_cap replaced by a stand-in
 class Ctx:

@@ -74,7 +74,9 @@ class Problem:
     def displace(self):
         """Empties the loaded inputs' storages, their bytes kept in pageable host memory, until
         restore() (module docstring). Returns the device bytes freed; 0 (nothing done) when a
-        storage cannot be resized (memory PyTorch does not own) or they are displaced already."""
+        storage cannot be resized (memory PyTorch does not own), when the problem file's globals
+        hold one (a get_inputs() that hands out or derives from a cached tensor would read an
+        emptied storage), or when they are displaced already."""
         if self._displaced is not None:
             return 0
         seen, kept = set(), []
@@ -85,7 +87,10 @@ class Problem:
             if st.data_ptr() in seen or st.nbytes() == 0:
                 continue
             seen.add(st.data_ptr())
-            kept.append((st, _as_bytes(st).to("cpu", copy=True)))
+            kept.append(st)
+        if seen & _global_storages(self.module):
+            return 0
+        kept = [(st, _as_bytes(st).to("cpu", copy=True)) for st in kept]
         done = []
         try:
             for st, host in kept:
@@ -136,6 +141,18 @@ class Problem:
                 self.inputs[k].copy_(fresh[k])
             torch.cuda.synchronize()
         return changed
+
+
+def _global_storages(module):
+    """data_ptrs of the tensors a problem module's globals hold (directly, or in a list, tuple or
+    dict among them)."""
+    out = set()
+    for v in list(vars(module).values()) if module is not None else ():
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else (v,)
+        for x in items:
+            if isinstance(x, torch.Tensor):
+                out.add(storage(x).data_ptr())
+    return out
 
 
 def _as_bytes(st):
