@@ -88,6 +88,52 @@ op = Problem("/nowhere/o.py", 0, mod, None, [torch.randn(6)])
 check(op.displace() == 24, "globals holding other tensors do not stop it")
 op.restore()
 
+# restore draws the inputs again under the load seed where every input covers its storage (the
+# draw path; on this CPU-only torch the worker's move to the GPU is replaced by the identity),
+# and copies from the host copy, made once, where the draw does not reproduce the load
+import kopt.problem as kprob  # noqa: E402
+kprob.to_cuda = lambda x: x
+calls = []
+
+
+def seeded_inputs():
+    calls.append(1)
+    return [torch.randn(64, 33), torch.randn(100, dtype=torch.float16), 4]
+
+
+mod = types.ModuleType("seeded_problem")
+mod.get_inputs = seeded_inputs
+d = Problem("/nowhere/d.py", 5, mod, None, kprob.draw_inputs(mod, 5))
+dsums = checksums(d.inputs)
+check(d.displace() == 64 * 33 * 4 + 200, "displaced")
+host0 = d._host
+n0 = len(calls)
+d.restore()
+check(len(calls) == n0 + 1 and checksums(d.inputs) == dsums, "restored by drawing again, exactly")
+check(d.displace() > 0 and d._host is host0, "the host copy is made once")
+d.restore()
+check(checksums(d.inputs) == dsums, "restored again")
+# a get_inputs() that does not reproduce the load: the draw is tried, then the host copy restores
+mod.get_inputs = lambda: (calls.append(1), [torch.randn(64, 33) + len(calls), torch.randn(100, dtype=torch.float16), 4])[1]
+d.displace()
+n1 = len(calls)
+d.restore()
+check(len(calls) == n1 + 1 and checksums(d.inputs) == dsums, "a draw that differs: restored from the host copy")
+# an input that is a view of a larger storage: the draw could not refill the whole storage, so
+# it is not tried
+big = torch.randn(40, 10)
+v = Problem("/nowhere/v.py", 0, mod, None, [big[:, :5]])
+vsums = checksums(v.inputs)
+v.displace()
+n2 = len(calls)
+v.restore()
+check(len(calls) == n2 and checksums(v.inputs) == vsums and torch.equal(v.inputs[0], big[:, :5]),
+      "a view input: restored from the host copy, no draw")
+# inputs changed since load (a kopt fault elsewhere): not displaced, so nothing wrong is kept
+w = Problem("/nowhere/w.py", 0, None, None, [torch.randn(8)])
+w.inputs[0].add_(1)
+check(w.displace() == 0 and not w.displaced, "inputs that differ from the load are not displaced")
+
 # the run's decision (kopt.run._displace_for_seed), over_cap replaced by a stand-in
 class Ctx:
     def __init__(self, problem, memory=True):
