@@ -271,7 +271,11 @@ static void st_problems(const bench_report *r, bench_table *t) {
                     bench_fmt_x(p->as_called_vs_max_autotune.est, d));
         else
             st_put(&row, BENCH_DASH);
-        st_put(&row, bench_start_name(p->start) ? bench_start_name(p->start) : BENCH_DASH);
+        const char *sn = bench_start_name(p->start) ? bench_start_name(p->start) : BENCH_DASH;
+        if (p->final_pick) /* the final measurement made a compiler module the output */
+            st_putf(&row, "%s, output %s (final re-pick)", sn, p->final_pick);
+        else
+            st_put(&row, sn);
         st_putf(&row, "%s%s", bench_fmt_ratio(bench_record_floor_ratio(p), b),
                 st_floor_beaten(p) ? " (!)" : p->floor_ok == 0 ? " (k)" : "");
         st_put(&row, bench_fmt_flag(p->spent_before_search, b));

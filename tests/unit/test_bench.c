@@ -876,6 +876,10 @@ Test(bench_record, what_the_search_did) {
     cr_assert_str_eq(json_string_value(json_object_get(p, "replaced")), "k0: good_online (1.14x); k2: replaced");
     cr_assert_str_eq(json_string_value(json_object_get(p, "final_pick")), "default");
     json_decref(doc);
+    kbuf md = KBUF_INIT;
+    bench_summary_md(&rep, &md);
+    cr_assert(strstr(kbuf_str(&md), ", output default (final re-pick) |"), "%s", kbuf_str(&md));
+    kbuf_free(&md);
     bench_summary_free(&sum);
     /* read again: replaced, not appended or counted twice (no leak: LeakSanitizer) */
     json_t *d2 = json_loads("{\"kernels\": [{\"name\": \"k9\", \"status\": \"optimized\", \"change\": \"c\","
