@@ -12,7 +12,9 @@
 #        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
 #        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] tools/device_session.sh
 # An empty ONLY skips the bench, ONLY=all runs the whole suite (one lane per visible GPU: on
-# nvidia-h200-x2 two), ONLY="--shard I/N" a shard of it; an empty SUITES skips the gpu-test; an
+# nvidia-h200-x2 two), ONLY=dev its DEV list, ONLY="--dev --only a,b" part of that, ONLY="--shard
+# I/N" a shard of it; BENCH_DIR=bench/heldout benches the held-out problems instead, BUDGET the
+# budget (2m); an empty SUITES skips the gpu-test; an
 # empty VERIFY runs every candidate folder (about 560 s: narrow it); STORE resumes a bench store
 # (e.g. the bench-store.sqlite of the last call, copied into the tree): the problems it holds
 # as done are not run again, so a sweep longer than one call goes on where the last one stopped.
@@ -52,10 +54,12 @@ if [ -n "${ONLY:-}" ]; then
   mkdir -p /tmp/kopt-ds
   case "$ONLY" in
     all) ARGS="" ;;
-    --shard*) ARGS="$ONLY" ;;
+    dev) ARGS="--dev" ;;
+    --shard*|--dev*) ARGS="$ONLY" ;;
     *) ARGS="--only $ONLY" ;;
   esac
-  OUT=/tmp/kopt-ds BENCH_ARGS="$ARGS" BENCH_STORE="${STORE:-/tmp/kopt-ds.sqlite}" \
+  OUT=/tmp/kopt-ds BENCH_ARGS="$ARGS" BENCH_STORE="${STORE:-/tmp/kopt-ds.sqlite}" BENCH_SUITE="${BENCH_DIR:-bench/suite}" \
+    BENCH_BUDGET="${BUDGET:-2m}" \
     BENCH_TIMEOUT="${T_BENCH:-300}" bash tools/bench_device.sh
   cp /tmp/kopt-ds/bench.log /tmp/kopt-ds/results.json /tmp/kopt-ds/runs.tgz /tmp/kopt-ds/bench-store.sqlite "$OUT/" 2>/dev/null
   # where each searched kernel started: Inductor's autotuned configuration, or none found
@@ -77,7 +81,7 @@ PY
   # per-call time as called (tools/host_profile.py), into hostprof.txt
   for p in ${HOSTPROF:-}; do
     echo "== $p"
-    timeout 180 python3 tools/host_profile.py "bench/suite/$p.py" "/tmp/kopt-bench-out/runs/$p"
+    timeout 180 python3 tools/host_profile.py "${BENCH_DIR:-bench/suite}/$p.py" "/tmp/kopt-bench-out/runs/$p"
   done >"$OUT/hostprof.txt" 2>&1
   [ -s "$OUT/hostprof.txt" ] || rm -f "$OUT/hostprof.txt"
 fi
