@@ -452,12 +452,14 @@ try:
             check(False, "limits accepted %r" % (bad_cap,))
         except Exception as e:
             check(type(e).__name__ == "BadRequest", "limits refuses %r" % (bad_cap,))
-    # comparison chunks: a power of two whose temporaries fit half of what the cap leaves, at least 2^20
-    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + M.COMPARE_BYTES_PER_ELEM * (6 << 20)})
-    check(M.compare_chunk(ctx, 1 << 23) == 1 << 21, "chunk within half the room: %d" % M.compare_chunk(ctx, 1 << 23))
-    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + M.COMPARE_BYTES_PER_ELEM * (8 << 20)})
-    check(M.compare_chunk(ctx, 1 << 23) == 1 << 22, "half the room takes 2^22 exactly: %d" % M.compare_chunk(ctx, 1 << 23))
-    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + M.COMPARE_BYTES_PER_ELEM * (8 << 20) - 2})
+    # comparison chunks: a power of two whose temporaries fit what the cap leaves, at least 2^20;
+    # the rooms below are in bytes of the old 128-a-element estimate, and the chunks half of what
+    # it took (the estimate is 256 bytes an element)
+    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + 128 * (6 << 20)})
+    check(M.compare_chunk(ctx, 1 << 23) == 1 << 21, "chunk within half the old room: %d" % M.compare_chunk(ctx, 1 << 23))
+    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + 128 * (8 << 20)})
+    check(M.compare_chunk(ctx, 1 << 23) == 1 << 22, "half the old room takes 2^22 exactly: %d" % M.compare_chunk(ctx, 1 << 23))
+    M.op_limits(ctx, {"memory_cap_bytes": 100 + 1000 + 128 * (8 << 20) - 2})
     check(M.compare_chunk(ctx, 1 << 23) == 1 << 21, "a byte short of it: 2^21")
     check(M.compare_chunk(ctx, 1 << 20) == 1 << 20, "never above the default")
     live["base"] = 10 ** 12

@@ -265,22 +265,22 @@ def over_cap(ctx, extra):
     return int(torch.cuda.memory_allocated()) + int(extra) > cap
 
 
-# bytes of temporaries kopt.compare.compare_stats holds per element of a chunk at most (float64
-# copies of both sides, masks, differences and the products reduced: an upper estimate)
-COMPARE_BYTES_PER_ELEM = 128
+# bytes of temporaries kopt.compare.compare_stats holds per element of a chunk at most: float64
+# copies of both sides, masks, differences and the products reduced, plus the host-to-device
+# staging of host-held sides and the allocator's rounding of the chunks (128 counted only the
+# first: held-out h02's isolate step peaked 0.28 GB above the cap at 3.08x its working set,
+# 1.81 GB reserved for 0.41 GB of outputs, with chunks sized by it)
+COMPARE_BYTES_PER_ELEM = 256
 
 
 def compare_chunk(ctx, default):
     """Elements per comparison chunk: `default`, or a power of two (at least 2^20) that keeps
-    the comparison's temporaries within half of what the cap leaves free. Half: held-out h02's
-    isolate step peaked 0.28 GB above the cap with chunks sized to the whole room (1.81 GB
-    reserved for 0.41 GB outputs, the same with and without its seed inputs displaced:
-    the temporaries, their host-to-device staging and the allocator's rounding of the
-    chunks outgrow the estimate)."""
+    the comparison's temporaries (COMPARE_BYTES_PER_ELEM a element) within what the cap leaves
+    free."""
     cap = alloc_cap(ctx)
     if cap is None or ctx.memory.phase != "main":
         return default
-    room = (cap - int(torch.cuda.memory_allocated())) // 2
+    room = cap - int(torch.cuda.memory_allocated())
     n = 1 << 20
     while n * 2 <= default and n * 2 * COMPARE_BYTES_PER_ELEM <= room:
         n *= 2
