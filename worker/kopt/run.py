@@ -10,8 +10,8 @@ outputs go:
   neither          described only (shapes and dtypes).
 low_memory stages kept outputs in host memory at once (the core's retry after an OOM).
 A module run on a seed's inputs, where the cap (kopt.memory) leaves no room for them beside the
-loaded inputs, runs with the loaded inputs displaced to host memory (kopt.problem: `displace`),
-restored once the run's own inputs are freed.
+loaded inputs, runs with the loaded inputs displaced (kopt.problem: `displace`), refilled once
+the run's own inputs are freed.
 transform ({"kind": "scale"|"shift"|"const_rows", "value": v}, with a seed): the drawn inputs'
 floating tensors are scaled, shifted or made constant along their last dimension (gate 3's
 adversarial sets; kopt.targets.transformed).
@@ -78,7 +78,7 @@ def _displace_for_seed(ctx, spec, seed):
         return False
     freed = problem.displace()
     if freed:
-        ctx.log("memory cap: the loaded inputs (%d MiB) displaced to host memory for a run on seed %d"
+        ctx.log("memory cap: the loaded inputs (%d MiB) displaced for a run on seed %d"
                 % (freed >> 20, seed))
     return freed > 0
 
@@ -95,56 +95,54 @@ def op_run(ctx, req):
     candidate = get_arg(req, "candidate", bool, False)
     transform = check_transform(req.get("transform"))
 
+    # an op that fails while the loaded inputs are displaced leaves them to the server, which
+    # restores them before the next request
     displaced = _displace_for_seed(ctx, spec, seed)
-    target = prepared = None
-    try:
+    target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
+    if displaced and ctx.problem.shares_displaced(target.prepare()):
+        # get_inputs() handed out the loaded tensors themselves: run with them in place
+        target = None
+        ctx.problem.restore()
+        displaced = False
         target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
-        if displaced and ctx.problem.shares_displaced(target.prepare()):
-            # get_inputs() handed out the loaded tensors themselves: run with them in place
-            target = None
-            ctx.problem.restore()
-            displaced = False
-            target = make_target(ctx, spec, seed=seed, float64=float64, transform=transform)
-        res = {}
-        with torch.no_grad():
-            prepared = target.prepare()
-            if spec.get("kind") == "module":
-                make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
-            before = checksums(target.arguments(prepared)) if check_inputs else None
-            held = torch.cuda.memory_allocated()
-            poisoned = poison_allocator(ctx) if poison else 0
-            torch.cuda.synchronize()
-            base = torch.cuda.memory_allocated()
-            ctx.memory.fold()
-            torch.cuda.reset_peak_memory_stats()
-            out = target.run(prepared)
-            torch.cuda.synchronize()
-            run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
-            if before is not None:
-                after = checksums(target.arguments(prepared))
-                res["inputs_changed"] = [k for k, (a, b) in enumerate(zip(before, after)) if a != b]
-            del prepared
-        target.release()
-        target = None   # the seed's inputs go with it, before the loaded ones come back
-        if displaced:
-            ctx.problem.restore()
-            displaced = False
-        if spec.get("kind") == "module" and ctx.problem is not None:
-            res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
-        # the poison block is sized for what a *module* needs (outputs and Inductor's fused
-        # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
-        # kept output carved from an oversized block pins all of it
-        if ctx.memory.phase == "main" and spec.get("kind") == "module":
-            if not candidate:
-                ctx.run_need = max(ctx.run_need, run_bytes)
-            # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
-            ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
-                    "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
-                                                run_bytes >> 20))
-    finally:
-        if displaced:
-            target = prepared = None
-            ctx.problem.restore()
+    res = {}
+    with torch.no_grad():
+        prepared = target.prepare()
+        if spec.get("kind") == "module":
+            make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
+        before = checksums(target.arguments(prepared)) if check_inputs else None
+        held = torch.cuda.memory_allocated()
+        poisoned = poison_allocator(ctx) if poison else 0
+        torch.cuda.synchronize()
+        base = torch.cuda.memory_allocated()
+        ctx.memory.fold()
+        torch.cuda.reset_peak_memory_stats()
+        out = target.run(prepared)
+        torch.cuda.synchronize()
+        run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
+        if before is not None:
+            after = checksums(target.arguments(prepared))
+            res["inputs_changed"] = [k for k, (a, b) in enumerate(zip(before, after)) if a != b]
+        del prepared
+    target.release()
+    target = None   # the seed's inputs go with it, before displaced loaded ones come back
+    if displaced:
+        # the run never reached them (their storages were empty); restore() refills them as
+        # loaded (a draw checked against the load's checksums, or the host copy checked when made)
+        ctx.problem.restore()
+        res["loaded_inputs_changed"] = []
+    elif spec.get("kind") == "module" and ctx.problem is not None:
+        res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
+    # the poison block is sized for what a *module* needs (outputs and Inductor's fused
+    # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
+    # kept output carved from an oversized block pins all of it
+    if ctx.memory.phase == "main" and spec.get("kind") == "module":
+        if not candidate:
+            ctx.run_need = max(ctx.run_need, run_bytes)
+        # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
+        ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
+                "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
+                                            run_bytes >> 20))
     items = flatten(out)
     if out_prefix is not None:
         res["outputs"] = dump_outputs(items, out_prefix)

@@ -153,7 +153,7 @@ def dispatch(ctx, line):
             phase = req.get("phase", "main")
             ctx.memory.enter(phase if isinstance(phase, str) else "main")
             ctx.memory.begin_op(op)
-        if getattr(ctx, "problem", None) is not None:
+        if ctx.problem is not None:
             ctx.problem.restore()   # loaded inputs displaced by a step that failed midway (kopt.problem)
         mod_name, fn_name = OPS[op]
         fn = getattr(importlib.import_module(mod_name), fn_name)
