@@ -10,7 +10,8 @@
 #
 # usage: OUT=dir [SUITES="optimize llm verify"] [VERIFY="12_avgpool2d 18_avg_pool3d"]
 #        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
-#        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] tools/device_session.sh
+#        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] [INTERP=0] tools/device_session.sh
+# INTERP=0 skips the plan-interpreter tests (a call that only sweeps the suite).
 # An empty ONLY skips the bench, ONLY=all runs the whole suite (one lane per visible GPU: on
 # nvidia-h200-x2 two), ONLY=dev its DEV list, ONLY="--dev --only a,b" part of that, ONLY="--shard
 # I/N" a shard of it; BENCH_DIR=bench/heldout benches the held-out problems instead, BUDGET the
@@ -23,7 +24,7 @@ cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:?set OUT}
 export PATH=$PWD/build:$PATH
 
-{
+[ "${INTERP:-1}" = 0 ] || {
   for t in tests/interp/test_plan_interp.py tests/interp/test_scan_interp.py tests/interp/test_col_softmax_interp.py \
            tests/interp/test_aligned_interp.py; do
     echo "== $t"
