@@ -9,7 +9,9 @@ storage from a fresh one; a storage that cannot be resized (numpy's) is left who
 is displaced; nor is anything when the problem file's globals hold a loaded input; restore
 without a displace is a no-op; the run's decision displaces only for a
 module target on a seed, with a memory accounting, when the cap has no room for the draw and
-the run beside the loaded inputs.
+the run beside the loaded inputs; gate 2's seed sets displace only where every argument on a
+loaded input's storage is one they redraw, and their redraw from a layout taken before the
+displacement draws the same values as without it.
 
 Run: python3 tests/worker/test_displace_cpu.py (a python with torch, no GPU).
 """
@@ -168,5 +170,68 @@ check(r.displaced and c.logs and "displaced" in c.logs[-1], "displaced and logge
 r.restore()
 check(storage(r.inputs[0]).nbytes() == 1024, "restored")
 check(not krun._displace_for_seed(Ctx(None), {"kind": "module"}, 4), "no problem loaded: nothing")
+# gate 2's seed sets (kopt.isolate): which launches may displace, and the redraw from a layout
+# taken before the displacement
+import kopt.isolate as kiso  # noqa: E402
+
+x = torch.randn(8, 16)
+lab = torch.arange(8)
+s_ = Problem("/nowhere/s.py", 0, None, None, [x, lab])
+out = torch.empty(8)
+check(kiso._displaceable(s_, [x, out, 16], ["in", "out", "in"]), "a floating input read: displaceable")
+check(not kiso._displaceable(s_, [x, lab, out], ["in", "in", "out"]),
+      "an integer loaded input (labels: never redrawn) is read: not displaceable")
+check(not kiso._displaceable(s_, [x, x, out], ["in", "out", "out"]),
+      "a loaded input written as an output: not displaceable")
+check(kiso._displaceable(s_, [out, torch.arange(3)], ["out", "in"]), "no loaded input read: displaceable")
+check(not kiso._displaceable(None, [x], ["in"]), "no problem loaded: nothing to displace")
+entry = [x, x[2:6], out, 5]
+roles = ["in", "in", "out", "in"]
+layout = kiso._storages(entry)
+want = kiso._redraw(entry, roles, 11)
+check(s_.displace() > 0 and s_.displaced, "displaced")
+got = kiso._redraw(entry, roles, 11, (), layout)
+check(torch.equal(got[0], want[0]) and torch.equal(got[1], want[1]),
+      "the redraw from the layout draws what it draws undisplaced")
+check(got[1].data_ptr() == got[0][2:6].data_ptr(), "a view of a redrawn input shares its redrawn storage")
+check(got[2] is out and got[3] == 5, "outputs and scalars as they are")
+check(storage(x).nbytes() == 0, "the loaded input stays displaced while the set runs")
+s_.restore()
+check(storage(x).nbytes() == 8 * 16 * 4, "restored")
+
+# gate 2's later runs (kopt.isolate): a run bit for bit the first one's is not kept
+o1 = torch.randn(1000)
+o1[3] = float("nan")
+o2 = o1.clone()
+k1 = [torch.randn(4), o1, 7]
+k2 = [k1[0], o2, 7]
+check(kiso.same_bits(k1, k2, [1]), "equal bytes, a NaN included: the same bits")
+o2.view(torch.int32)[3] ^= 1   # another NaN payload: equal as numbers would say nothing, bytes differ
+check(not kiso.same_bits(k1, k2, [1]), "a NaN with another payload: not the same bits")
+o2.copy_(o1)
+o2[999] = o2[999] + 1
+check(not kiso.same_bits(k1, k2, [1]), "the last element differs: not the same bits")
+check(kiso.same_bits(k1, k2, [0]), "only the unchanged argument checked: the same bits")
+odd1 = torch.arange(7, dtype=torch.uint8)
+odd2 = odd1.clone()
+check(kiso.same_bits([odd1], [odd2], [0]), "storages of a size not a multiple of 8 compared bytewise")
+odd2[6] = 0
+check(not kiso.same_bits([odd1], [odd2], [0]), "... and a last odd byte that differs is found")
+v1 = torch.zeros(10)
+v2 = torch.zeros(10)
+v2[9] = 1.0
+check(not kiso.same_bits([v1[:5]], [v2[:5]], [0]), "the whole storage compared, not only the view")
+check(not kiso.same_bits([torch.zeros(4)], [torch.zeros(5)], [0]), "storages of different sizes")
+check(not kiso.same_bits([torch.zeros(4)], [3], [0]), "a non-tensor is never the same bits")
+saved = kiso.SAME_BITS_CHUNK
+kiso.SAME_BITS_CHUNK = 16
+o2.copy_(o1)
+check(kiso.same_bits(k1, k2, [1]), "compared in many chunks: the same bits")
+o2[500] = 0.5
+check(not kiso.same_bits(k1, k2, [1]), "compared in many chunks: a difference in a middle chunk")
+kiso.SAME_BITS_CHUNK = saved
+check(kiso._last_kept([k1, None, None]) == 0 and kiso._last_kept([]) is None, "the last run kept whole")
+check(kiso._on_device(k1, []) and not kiso._on_device(k1, [1]) and not kiso._on_device([3], [0]),
+      "host tensors and non-tensors are not on the device")
 
 print("displace: %d checks passed" % passed())

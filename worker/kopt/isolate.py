@@ -48,7 +48,10 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memor
     beside the next run's, or the original's, under the cap, they wait in pageable host memory
     and are compared from there); under the cap the seed sets are also redrawn into the
     capture's private clones (the capture is then forgotten, and captured again when next
-    needed); each run of the candidate is compared with the original's (kopt.compare.
+    needed), and where a set does not fit beside the loaded inputs and reads none of them, they
+    are displaced while the seed sets run (kopt.problem; refilled after); a later run whose
+    checked outputs are bit for bit the first run's is freed at once and takes the first run's
+    statistics; each run of the candidate is compared with the original's (kopt.compare.
     compare_stats with the tolerance `tol` gives for the reference's dtype: {"float32": [atol,
     rtol], ...}; dtypes it does not name are compared exactly) and freed; the reference's device
     memory is poisoned before it goes back to the allocator (a later set's candidate must not be
@@ -438,23 +441,36 @@ def _short(e):
     return "\n".join(lines)[:4000]
 
 
-def _redraw(entry, roles, seed, in_place=()):
+def problem_displaced(problem):
+    return problem is not None and problem.displaced
+
+
+def _storages(entry):
+    """[(data_ptr, nbytes) of each tensor argument's storage, or None]: taken before the loaded
+    inputs are displaced (an emptied storage has neither)."""
+    return [(storage(a).data_ptr(), storage(a).nbytes()) if isinstance(a, torch.Tensor) else None
+            for a in entry]
+
+
+def _redraw(entry, roles, seed, in_place=(), layout=None):
     """The launch's arguments with every floating "in"/"inout" tensor replaced by a fresh one of
     the same layout whose whole storage is drawn from N(0, 1) under `seed`. Arguments whose
     index is in `in_place` (private clones of the capture, under the memory cap) are redrawn in
     their own storage instead of a new one: the same values, no second copy (the capture is
-    then spent: the caller forgets it)."""
+    then spent: the caller forgets it). `layout` (_storages(entry), taken earlier) stands in for
+    the storages of displaced loaded inputs."""
     g = None
     out, memo = [], {}
+    layout = layout or _storages(entry)
     for k, (a, r) in enumerate(zip(entry, roles)):
         if r in ("in", "inout") and isinstance(a, torch.Tensor) and a.is_floating_point():
-            key = storage(a).data_ptr()
+            key, total = layout[k]
             st = memo.get(key)
             if st is None:
                 if g is None:   # one generator, on the arguments' device (the GPU in the worker)
                     g = torch.Generator(device=a.device)
                     g.manual_seed(seed)
-                n = storage(a).nbytes() // a.element_size()
+                n = total // a.element_size()
                 if k in in_place:
                     flat = torch.empty(0, dtype=a.dtype, device=a.device)
                     flat.set_(storage(a), 0, (n,), (1,))
@@ -468,6 +484,17 @@ def _redraw(entry, roles, seed, in_place=()):
         else:
             out.append(a)
     return out
+
+
+def _displaceable(problem, entry, roles):
+    """Whether the seed sets of a launch may run with the loaded inputs displaced
+    (kopt.problem): every argument on a loaded input's storage is a floating "in"/"inout"
+    tensor, which each seed set redraws, so no run of the set reads a displaced storage."""
+    if problem is None:
+        return False
+    loaded = {storage(t).data_ptr() for t in problem.inputs if isinstance(t, torch.Tensor)}
+    return all(not (isinstance(a, torch.Tensor) and storage(a).data_ptr() in loaded)
+               or (r in ("in", "inout") and a.is_floating_point()) for a, r in zip(entry, roles))
 
 
 def _compare_run(ctx, ref, args, checked, tol):
@@ -487,6 +514,47 @@ def _tol(table, dtype):
     if isinstance(pair, list) and len(pair) == 2:
         return float(pair[0]), float(pair[1])
     return 0.0, 0.0
+
+
+def _last_kept(runs):
+    """Index of the last run kept whole (not None), or None."""
+    for i in range(len(runs) - 1, -1, -1):
+        if runs[i] is not None:
+            return i
+    return None
+
+
+def _on_device(args, checked):
+    """Whether every checked argument of a run is a device tensor (not staged to the host)."""
+    return all(isinstance(args[k], torch.Tensor) and args[k].device.type != "cpu" for k in checked)
+
+
+SAME_BITS_CHUNK = 1 << 24   # 8-byte words compared at once (16 MiB of booleans)
+
+
+def same_bits(a, b, checked):
+    """Whether the checked arguments of two runs hold the same bytes in their whole storages
+    (NaN payloads included), compared a chunk at a time on their device."""
+    for k in checked:
+        x, y = a[k], b[k]
+        if not (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)) or x.device != y.device:
+            return False
+        sx, sy = storage(x), storage(y)
+        if sx.nbytes() != sy.nbytes():
+            return False
+        if sx.data_ptr() == sy.data_ptr():
+            continue
+        bx = torch.empty(0, dtype=torch.uint8, device=x.device).set_(sx)
+        by = torch.empty(0, dtype=torch.uint8, device=y.device).set_(sy)
+        n = sx.nbytes()
+        words = n // 8 if n % 8 == 0 else 0
+        if words:
+            bx, by = bx.view(torch.int64), by.view(torch.int64)
+        total = words or n
+        for i in range(0, total, SAME_BITS_CHUNK):
+            if not torch.equal(bx[i:i + SAME_BITS_CHUNK], by[i:i + SAME_BITS_CHUNK]):
+                return False
+    return True
 
 
 def _to_host(ctx, args, which, what):
@@ -569,8 +637,17 @@ def op_isolate(ctx, req):
         return args
 
     sets = []
+    layout = _storages(entry)
+    problem = ctx.problem
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
-        inputs = entry if seed is None else _redraw(entry, roles, seed, in_place)
+        if seed is not None and not problem_displaced(problem) and over_cap(ctx, draw_b + 2 * out_b) \
+                and _displaceable(problem, entry, roles):
+            # the seed sets never read the loaded inputs: under the cap they wait in host memory
+            freed = problem.displace()
+            if freed:
+                ctx.log("isolate %s: the loaded inputs (%d MiB) displaced to host memory for the seed sets"
+                        % (kernel, freed >> 20))
+        inputs = entry if seed is None else _redraw(entry, roles, seed, in_place, layout)
         changed = set()
 
         # every run of the candidate comes before the original's: while they run, the reference
@@ -578,15 +655,27 @@ def op_isolate(ctx, req):
         # arguments stay alive until the reference exists and they are compared). Where a run's
         # outputs would not fit beside the next run's under the cap, the earlier run's checked
         # outputs wait in pageable host memory, out of a kernel's reach
+        # A later run whose checked outputs are bit for bit the first run's (still on the device)
+        # is not kept: its statistics against the reference are the first run's (None stands
+        # for it), so a set needs room for two runs' outputs at most, and the reference's in
+        # the room the second run left
         runs = []
         for r in range(repeat):
-            if runs and (low_memory or over_cap(ctx, out_b)):
-                runs[-1] = _to_host(ctx, runs[-1], checked_set, "isolate %s, set %s: run %d" % (kernel, name, r))
+            last = _last_kept(runs)
+            if last is not None and (low_memory or over_cap(ctx, out_b)) and _on_device(runs[last], checked):
+                runs[last] = _to_host(ctx, runs[last], checked_set, "isolate %s, set %s: run %d" % (kernel, name, r))
                 torch.cuda.empty_cache()
-            runs.append(cand_run(inputs, name, changed))
+            args = cand_run(inputs, name, changed)
+            if runs and _on_device(runs[0], checked) and same_bits(runs[0], args, checked):
+                runs.append(None)
+            else:
+                runs.append(args)
+            del args
         staged = low_memory or over_cap(ctx, out_b)
         if staged:
-            runs[-1] = _to_host(ctx, runs[-1], checked_set, "isolate %s, set %s: run %d" % (kernel, name, repeat))
+            for i, a in enumerate(runs):
+                if a is not None and _on_device(a, checked):
+                    runs[i] = _to_host(ctx, a, checked_set, "isolate %s, set %s: run %d" % (kernel, name, i + 1))
             torch.cuda.empty_cache()
         args = materialize(inputs, roles)
         _launch(orig, args, stream, "the original kernel raised on input set %s" % name)
@@ -601,9 +690,14 @@ def op_isolate(ctx, req):
         # no candidate kernel runs between here and the comparisons; the sums stay as a check that
         # nothing left running (every launch is followed by a device-wide synchronisation) did
         ref_sums = [content_sum(t) for t in ref]
+        first = None
         while runs:
-            for j, st in enumerate(_compare_run(ctx, ref, runs.pop(0), checked, tol)):
-                per_arg[j]["runs"].append(st)
+            run = runs.pop(0)
+            stats = first if run is None else _compare_run(ctx, ref, run, checked, tol)
+            del run
+            first = stats if first is None else first
+            for j, st in enumerate(stats):
+                per_arg[j]["runs"].append(dict(st))
         ref_changed = [content_sum(t) for t in ref] != ref_sums
         # the reference's device memory goes back to the allocator poisoned: a later set's
         # candidate must not find this set's correct results in what it is handed
@@ -619,6 +713,8 @@ def op_isolate(ctx, req):
             if ctx.problem is not None:
                 ctx.problem.verify_inputs()
             break
+    if problem_displaced(problem):
+        problem.restore()
     if in_place and ctx.launches is cache_:
         cache_.forget(key)   # its clones now hold the last seed's draw
     return {"sets": sets, "checked": checked}
