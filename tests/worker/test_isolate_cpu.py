@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""CPU test of gate 2's harness (worker/kopt/isolate.py: op_isolate) with stand-in kernels on
+host tensors, CUDA's synchronisation and stream stubbed out and host tensors counted as device
+ones (so the path that keeps runs on the device is the one taken). Checked: a candidate whose
+two runs give the same bytes reports the first run's statistics for both, and the second run's
+outputs are freed before the original runs (only one run's output storage is alive then); a
+candidate whose second run differs (a stand-in race) is compared run by run and its second run
+disagrees with the reference while the first agrees; a candidate that writes its read-only input
+is reported in inputs_changed; the original's outputs are the reference (a candidate equal to it
+passes with zero error); every set (captured and one per seed) is answered.
+
+Run: python3 tests/worker/test_isolate_cpu.py (a python with torch, no GPU, no Triton).
+"""
+import os
+import sys
+import types
+import weakref
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "worker"))
+from checklib import check, passed  # noqa: E402
+
+import kopt.isolate as kiso  # noqa: E402
+
+torch.cuda.synchronize = lambda *a, **k: None
+torch.cuda.current_stream = lambda *a, **k: types.SimpleNamespace(cuda_stream=0)
+kiso._on_device = lambda args, checked: all(isinstance(args[k], torch.Tensor) for k in checked)
+
+N = 4096
+
+
+class Kern:
+    """A kernel as call() launches it: run(*args, stream=...) writes out = f(x)."""
+
+    def __init__(self, f):
+        self.f, self.calls, self.outs = f, 0, []
+
+    def run(self, x, out, n, stream=None):
+        self.calls += 1
+        out.copy_(self.f(x, self.calls))
+        self.outs.append(weakref.ref(out))
+
+
+def softmax(x, _):
+    return torch.softmax(x.double(), dim=-1).float()
+
+
+def racy(x, call):
+    y = softmax(x, call)
+    if call % 2 == 0:   # every second run is off: what a race looks like from the outside
+        y = y.clone()
+        y[7] += 1.0
+    return y
+
+
+def writes_input(x, call):
+    y = softmax(x, call)
+    x[0] = float("nan")
+    return y
+
+
+class HostLayout(kiso._Layout):
+    """An "out" argument kept by its layout, materialised in host memory."""
+
+    def new(self):
+        return torch.empty_strided(self.size, self.stride, dtype=self.dtype)
+
+
+class Ctx:
+    def __init__(self, orig, cand):
+        self.launches = None
+        self.modules = types.SimpleNamespace(module=lambda p: {"orig": orig, "cand": cand}[p])
+        self.problem = None
+        self.memory = None
+        self.logs = []
+
+    def log(self, m):
+        self.logs.append(m)
+
+
+def isolate(orig, cand, seeds=(1000, 1001)):
+    ctx = Ctx(types.SimpleNamespace(k=orig), types.SimpleNamespace(k=cand))
+    entry = [torch.randn(N), HostLayout(torch.empty(N)), N]
+    cache_ = kiso.LaunchCache()
+    cache_.get_full = lambda c, spec: ("key", entry, None, frozenset())
+    ctx.launches = cache_
+    kiso.cache = lambda c: c.modules
+    req = {"orig": "orig", "cand": "cand", "kernel": "k", "roles": ["in", "out", "in"],
+           "launch_args": {"module": "m", "args": "a", "launch": 0}, "seeds": list(seeds),
+           "tol": {"float32": [1e-5, 1e-5]}}
+    return kiso.op_isolate(ctx, req), ctx
+
+
+def stats(res, s, r):
+    return res["sets"][s]["args"][0]["runs"][r]
+
+
+# the same bytes twice: one comparison, the first run's statistics for both runs
+alive_at_orig = []
+orig = Kern(softmax)
+cand = Kern(softmax)
+f0 = orig.f
+
+
+def orig_f(x, call):
+    alive_at_orig.append(sum(1 for w in cand.outs if w() is not None))
+    return f0(x, call)
+
+
+orig.f = orig_f
+res, ctx = isolate(orig, cand)
+check([s["name"] for s in res["sets"]] == ["captured", "seed1000", "seed1001"], "a set per seed after the captured one")
+check(res["checked"] == [1], "the output is the checked argument")
+check(all(len(s["args"][0]["runs"]) == 2 for s in res["sets"]), "two runs reported per set")
+check(all(stats(res, s, 0) == stats(res, s, 1) for s in range(3)), "identical runs: identical statistics")
+check(stats(res, 1, 0) is not stats(res, 1, 1), "... as separate objects")
+check(all(stats(res, s, 0)["n_mismatch"] == 0 and stats(res, s, 0)["max_abs_err"] == 0.0 for s in range(3)),
+      "a candidate equal to the original: no mismatch, zero error")
+check(cand.calls == 6 and orig.f is orig_f and len(alive_at_orig) == 3, "two candidate runs, one original run per set")
+check(alive_at_orig == [1, 1, 1], "the second run's outputs are freed before the original runs (one run alive)")
+check(all(not s["inputs_changed"] and not s["reference_changed"] for s in res["sets"]), "nothing written that is read")
+
+# a second run that differs: compared on its own, and it disagrees
+res, _ = isolate(Kern(softmax), Kern(racy))
+for s in range(3):
+    a, b = stats(res, s, 0), stats(res, s, 1)
+    check(a["n_mismatch"] == 0 and b["n_mismatch"] == 1 and b["first_mismatch"] == 7,
+          "set %d: the racy second run compared on its own (mismatch at 7), the first passes" % s)
+
+# a candidate that writes its read-only input
+res, _ = isolate(Kern(softmax), Kern(writes_input), seeds=(5,))
+check(res["sets"][0]["inputs_changed"] == [0], "a write to the read-only input is reported")
+
+print("isolate cpu: %d checks passed" % passed())
