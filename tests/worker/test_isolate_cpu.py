@@ -11,6 +11,7 @@ passes with zero error); every set (captured and one per seed) is answered.
 
 Run: python3 tests/worker/test_isolate_cpu.py (a python with torch, no GPU, no Triton).
 """
+import gc
 import os
 import sys
 import types
@@ -96,8 +97,15 @@ def stats(res, s, r):
     return res["sets"][s]["args"][0]["runs"][r]
 
 
+def live_buffers():
+    """Distinct storages of N-element tensors alive now (what the GPU would hold)."""
+    gc.collect()
+    return len({t.storage().data_ptr() for t in gc.get_objects() if isinstance(t, torch.Tensor) and t.numel() == N})
+
+
 # the same bytes twice: one comparison, the first run's statistics for both runs
 alive_at_orig = []
+buffers_at_orig = []
 orig = Kern(softmax)
 cand = Kern(softmax)
 f0 = orig.f
@@ -105,6 +113,7 @@ f0 = orig.f
 
 def orig_f(x, call):
     alive_at_orig.append(sum(1 for w in cand.outs if w() is not None))
+    buffers_at_orig.append(live_buffers())
     return f0(x, call)
 
 
@@ -119,6 +128,9 @@ check(all(stats(res, s, 0)["n_mismatch"] == 0 and stats(res, s, 0)["max_abs_err"
       "a candidate equal to the original: no mismatch, zero error")
 check(cand.calls == 6 and orig.f is orig_f and len(alive_at_orig) == 3, "two candidate runs, one original run per set")
 check(alive_at_orig == [1, 1, 1], "the second run's outputs are freed before the original runs (one run alive)")
+check(buffers_at_orig == [3, 4, 4],
+      "while the original runs: the captured input, the set's draw, one run's and the original's outputs; "
+      "no earlier set's reference (a loop variable once kept it alive): %s" % buffers_at_orig)
 check(all(not s["inputs_changed"] and not s["reference_changed"] for s in res["sets"]), "nothing written that is read")
 
 # a second run that differs: compared on its own, and it disagrees

@@ -235,6 +235,15 @@ def launches(ctx):
     return ctx.launches
 
 
+def _poison_all(items):
+    """Poisons every device tensor of `items` (a function of its own: a loop variable in
+    op_isolate kept the last one, a set's whole reference, alive through every later set --
+    found by tests/worker/test_isolate_cpu.py's count of live buffers)."""
+    for t in items:
+        if isinstance(t, torch.Tensor) and t.is_cuda:
+            _poison(t)
+
+
 def _poison(t):
     if t.is_floating_point():
         t.fill_(float("nan"))
@@ -650,7 +659,7 @@ def op_isolate(ctx, req):
     layout = _storages(entry)
     problem = ctx.problem
     for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
-        if seed is not None and not problem_displaced(problem) and over_cap(ctx, draw_b + 2 * out_b) \
+        if seed is not None and problem is not None and not problem.displaced and over_cap(ctx, draw_b + 2 * out_b) \
                 and not over_cap(ctx, draw_b + 2 * out_b - nbytes(problem.inputs)) \
                 and _displaceable(problem, entry, roles):
             # the seed sets never read the loaded inputs: where a set then fits under the cap
@@ -712,9 +721,7 @@ def op_isolate(ctx, req):
         ref_changed = [content_sum(t) for t in ref] != ref_sums
         # the reference's device memory goes back to the allocator poisoned: a later set's
         # candidate must not find this set's correct results in what it is handed
-        for t in ref:
-            if t.is_cuda:
-                _poison(t)
+        _poison_all(ref)
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
                      "reference_changed": ref_changed})
         if torch.cuda.is_available() and torch.cuda.is_initialized():
