@@ -15,6 +15,8 @@ Kept outputs already on the GPU are moved to the host later when a step needs th
 the memory cap (stage, from kopt.room.make_room).
 """
 
+import time
+
 import torch
 
 from kopt.compare import CHUNK, abs_max, checksum, compare_stats
@@ -119,7 +121,9 @@ def op_compare(ctx, req):
     ref = _get(ctx, get_arg(req, "ref", str))
     got = _get(ctx, get_arg(req, "got", str))
     rel_err = _rel_err(req)
+    t0 = time.perf_counter()
     changed = [k.name for k in (ref, got) if [content_sum(x) for x in k.items] != k.sums]
+    t_sums = time.perf_counter()
     if changed:
         return {"outputs": [], "count_mismatch": False, "reference_changed": True, "changed": changed}
     n = len(ref.items)
@@ -140,6 +144,11 @@ def op_compare(ctx, req):
             out.append({"kind_mismatch": True})
         else:
             out.append({"value_ref": json_value(a), "value_got": json_value(b)})
+    t_end = time.perf_counter()
+    if t_end - t0 > 0.5:   # where a slow gate 3 spends its time (the worker log)
+        ctx.log("compare %s (%s) with %s (%s): %.2f s the content sums, %.2f s the comparison"
+                % (ref.name, "host" if ref.staged else "device", got.name, "host" if got.staged else "device",
+                   t_sums - t0, t_end - t_sums))
     return {"outputs": out, "count_mismatch": False, "reference_changed": False}
 
 

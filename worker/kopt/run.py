@@ -38,6 +38,8 @@ run, kopt.room.make_room frees what the memory cap needs for it (captured launch
 to host).
 """
 
+import time
+
 import torch
 
 from kopt.compare import checksums
@@ -95,6 +97,7 @@ def op_run(ctx, req):
     candidate = get_arg(req, "candidate", bool, False)
     transform = check_transform(req.get("transform"))
 
+    t0 = time.perf_counter()
     # an op that fails while the loaded inputs are displaced leaves them to the server, which
     # restores them before the next request
     displaced = _displace_for_seed(ctx, spec, seed)
@@ -117,8 +120,10 @@ def op_run(ctx, req):
         base = torch.cuda.memory_allocated()
         ctx.memory.fold()
         torch.cuda.reset_peak_memory_stats()
+        t_run = time.perf_counter()
         out = target.run(prepared)
         torch.cuda.synchronize()
+        t_ran = time.perf_counter()
         run_bytes = max(0, int(torch.cuda.max_memory_allocated()) - int(base))
         if before is not None:
             after = checksums(target.arguments(prepared))
@@ -140,9 +145,11 @@ def op_run(ctx, req):
         if not candidate:
             ctx.run_need = max(ctx.run_need, run_bytes)
         # where a main-phase run's memory went (the bench's peak per step names `run`, not why)
+        # and its time: the draw and the checks around the run, the run, the refill after it
         ctx.log("run %s seed %s: %d MiB allocated before the run (inputs, kept, captured), poison block "
-                "%d MiB, the run %d MiB" % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20,
-                                            run_bytes >> 20))
+                "%d MiB, the run %d MiB; %.2f s before the run, %.2f s the run, %.2f s after"
+                % (spec.get("module", "?"), seed, held >> 20, poisoned >> 20, run_bytes >> 20,
+                   t_run - t0, t_ran - t_run, time.perf_counter() - t_ran))
     items = flatten(out)
     if out_prefix is not None:
         res["outputs"] = dump_outputs(items, out_prefix)
