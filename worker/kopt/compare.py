@@ -26,7 +26,8 @@ checksum(t) -> int: a position-sensitive hash of a tensor's whole storage (all i
 "this input did not change" checks. On CUDA a Triton kernel reads the storage once; elsewhere
 (or when Triton is unavailable) the same function is computed with torch ops; a large host
 tensor is copied to the GPU a chunk at a time and hashed there when a GPU is present. Equal contents
-give equal sums; any change of a word changes it except with probability ~2^-64.
+give equal sums; an accidental change of a word changes it except with probability ~2^-64 (a
+write crafted against this public, unkeyed sum can keep it: docs/SECURITY.md).
 """
 
 import torch
