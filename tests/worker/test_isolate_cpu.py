@@ -7,7 +7,11 @@ outputs are freed before the original runs (only one run's output storage is ali
 candidate whose second run differs (a stand-in race) is compared run by run and its second run
 disagrees with the reference while the first agrees; a candidate that writes its read-only input
 is reported in inputs_changed; the original's outputs are the reference (a candidate equal to it
-passes with zero error); every set (captured and one per seed) is answered.
+passes with zero error); every set (captured and one per seed) is answered. Under a memory cap
+(a stand-in allocator counting the output-sized buffers alive, staging marking its copies): where
+displacing the loaded input makes a seed set fit, it is displaced, nothing is staged, no kernel
+runs above the cap and the input is refilled as loaded afterwards; where it would not make a set
+fit, it is not displaced and the runs are staged; the seed sets' answers are the same either way.
 
 Run: python3 tests/worker/test_isolate_cpu.py (a python with torch, no GPU, no Triton).
 """
@@ -80,9 +84,10 @@ class Ctx:
         self.logs.append(m)
 
 
-def isolate(orig, cand, seeds=(1000, 1001)):
+def isolate(orig, cand, seeds=(1000, 1001), problem=None):
     ctx = Ctx(types.SimpleNamespace(k=orig), types.SimpleNamespace(k=cand))
-    entry = [torch.randn(N), HostLayout(torch.empty(N)), N]
+    ctx.problem = problem
+    entry = [problem.inputs[0] if problem is not None else torch.randn(N), HostLayout(torch.empty(N)), N]
     cache_ = kiso.LaunchCache()
     cache_.get_full = lambda c, spec: ("key", entry, None, frozenset())
     ctx.launches = cache_
@@ -143,5 +148,82 @@ for s in range(3):
 # a candidate that writes its read-only input
 res, _ = isolate(Kern(softmax), Kern(writes_input), seeds=(5,))
 check(res["sets"][0]["inputs_changed"] == [0], "a write to the read-only input is reported")
+
+# ---------------------------------------------------------------- under a memory cap
+# A stand-in allocator: "device" memory is the float32 N-element storages alive that were not
+# staged (staging copies and marks them); the cap is counted in such buffers (U bytes each). The
+# loaded input is a real kopt.problem.Problem's, so displacement empties and refills it.
+from kopt.problem import Problem  # noqa: E402
+
+U = N * 4
+CAP = [None]
+PEAK = [0]
+OTHERS = [0]   # buffers of this test's own (earlier checks' leftovers, the copy to compare with)
+
+
+def device_bytes():
+    gc.collect()
+    seen = set()
+    for t in gc.get_objects():
+        if isinstance(t, torch.Tensor) and t.dtype == torch.float32 and t.numel() == N \
+                and not getattr(t, "_staged", False) and t.storage().size() > 0:
+            seen.add(t.storage().data_ptr())
+    return len(seen) * U - OTHERS[0]
+
+
+def to_host(ctx, args, which, what):
+    ctx.log(what + ": staged")
+    out = []
+    for k, t in enumerate(args):
+        if k in which and isinstance(t, torch.Tensor):
+            t = t.clone()
+            t._staged = True
+        out.append(t)
+    return out
+
+
+class CappedKern(Kern):
+    def run(self, x, out, n, stream=None):
+        PEAK[0] = max(PEAK[0], device_bytes())
+        super().run(x, out, n)
+
+
+kiso._to_host = to_host
+kiso._on_device = lambda args, checked: all(isinstance(args[k], torch.Tensor) and not getattr(args[k], "_staged", False)
+                                            for k in checked)
+kiso.over_cap = lambda ctx, extra: CAP[0] is not None and device_bytes() + extra > CAP[0]
+kiso.free_bytes = lambda: 1 << 40
+free_res, _ = isolate(Kern(softmax), Kern(softmax), seeds=(3, 4))
+
+
+def capped(cap_units):
+    CAP[0] = cap_units * U
+    PEAK[0] = 0
+    loaded = torch.randn(N)
+    prob = Problem("/nowhere/p.py", 0, None, None, [loaded])
+    want = loaded.clone()
+    OTHERS[0] = 0
+    OTHERS[0] = device_bytes() - U   # all but the loaded input
+    res, ctx = isolate(CappedKern(softmax), CappedKern(softmax), seeds=(3, 4), problem=prob)
+    CAP[0] = None
+    restored = (not prob.displaced and loaded.storage().size() == N and torch.equal(loaded, want))
+    return res, ctx, restored
+
+
+# room for the loaded input, a draw and two runs' outputs less one: displacing the loaded input
+# makes a seed set fit (draw, run, second run or reference), so nothing is staged
+res, ctx, restored = capped(3.5)
+logs = "\n".join(ctx.logs)
+check("displaced" in logs and "staged" not in logs,
+      "cap 3.5 buffers: the loaded input displaced for the seed sets, nothing staged:\n" + logs)
+check(PEAK[0] <= 3.5 * U, "cap 3.5 buffers: at most %.1f buffers while a kernel runs" % (PEAK[0] / U))
+check(restored, "the loaded input refilled as loaded after the seed sets")
+check(res["sets"][1:] == free_res["sets"][1:], "the seed sets answered as without a cap")
+# too little room even with the loaded input displaced: not displaced, the runs staged instead
+res, ctx, restored = capped(2.5)
+logs = "\n".join(ctx.logs)
+check("displaced" not in logs and "staged" in logs,
+      "cap 2.5 buffers: no displacement that would not make a set fit; runs staged:\n" + logs)
+check(restored and res["sets"][1:] == free_res["sets"][1:], "cap 2.5 buffers: the same answers, the loaded input as loaded")
 
 print("isolate cpu: %d checks passed" % passed())
