@@ -76,7 +76,7 @@ import time
 import torch
 
 from kopt import cubin
-from kopt.compare import CHUNK, checksum, compare_stats
+from kopt.compare import CHUNK, _words, checksum, compare_stats
 from kopt.errors import BadRequest, OpError, wrap
 from kopt.kept import content_sum
 from kopt.memory import compare_chunk, free_bytes, nbytes, over_cap
@@ -450,10 +450,6 @@ def _short(e):
     return "\n".join(lines)[:4000]
 
 
-def problem_displaced(problem):
-    return problem is not None and problem.displaced
-
-
 def _storages(entry):
     """[(data_ptr, nbytes) of each tensor argument's storage, or None]: taken before the loaded
     inputs are displaced (an emptied storage has neither)."""
@@ -538,30 +534,24 @@ def _on_device(args, checked):
     return all(isinstance(args[k], torch.Tensor) and args[k].device.type != "cpu" for k in checked)
 
 
-SAME_BITS_CHUNK = 1 << 24   # 8-byte words compared at once (16 MiB of booleans)
+SAME_BITS_CHUNK = 1 << 24   # words compared at once (16 MiB of booleans)
 
 
 def same_bits(a, b, checked):
     """Whether the checked arguments of two runs hold the same bytes in their whole storages
-    (NaN payloads included), compared a chunk at a time on their device."""
+    (NaN payloads included), compared a chunk at a time on their device (as the storages'
+    words, kopt.compare's view for its checksum)."""
     for k in checked:
         x, y = a[k], b[k]
         if not (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor)) or x.device != y.device:
             return False
-        sx, sy = storage(x), storage(y)
-        if sx.nbytes() != sy.nbytes():
+        if storage(x).nbytes() != storage(y).nbytes():
             return False
-        if sx.data_ptr() == sy.data_ptr():
+        if storage(x).data_ptr() == storage(y).data_ptr():
             continue
-        bx = torch.empty(0, dtype=torch.uint8, device=x.device).set_(sx)
-        by = torch.empty(0, dtype=torch.uint8, device=y.device).set_(sy)
-        n = sx.nbytes()
-        words = n // 8 if n % 8 == 0 else 0
-        if words:
-            bx, by = bx.view(torch.int64), by.view(torch.int64)
-        total = words or n
-        for i in range(0, total, SAME_BITS_CHUNK):
-            if not torch.equal(bx[i:i + SAME_BITS_CHUNK], by[i:i + SAME_BITS_CHUNK]):
+        wx, wy = _words(x), _words(y)
+        for i in range(0, wx.numel(), SAME_BITS_CHUNK):
+            if not torch.equal(wx[i:i + SAME_BITS_CHUNK], wy[i:i + SAME_BITS_CHUNK]):
                 return False
     return True
 
@@ -734,7 +724,7 @@ def op_isolate(ctx, req):
             if ctx.problem is not None:
                 ctx.problem.verify_inputs()
             break
-    if problem_displaced(problem):
+    if problem is not None and problem.displaced:
         problem.restore()
     if in_place and ctx.launches is cache_:
         cache_.forget(key)   # its clones now hold the last seed's draw
