@@ -44,6 +44,17 @@ compare._HASH_KERNEL = saved
 check(compare.checksum(host) != on_host, "a changed word did not change the host sum")
 check(compare.checksum(dev) != on_gpu, "a changed word did not change the GPU sum")
 check(compare.checksum(host) == compare.checksum(dev), "the changed tensors' sums differ")
+# the key's words reach the kernel as scalars of every width Triton gives them (1 is a constant
+# there, below 2^31 an i32, above an i64): the GPU sum is the torch mix's for each key
+small = dev[: 3 * 4096 + 11].clone()
+for key in [(1, 2, 3, 4, 5, 6), (0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0xDEADBEEF, 1, 0), compare.new_key()]:
+    g = compare.checksum(small, key=key)
+    compare._HASH_KERNEL = False
+    c = compare.checksum(small.cpu(), key=key)
+    compare._HASH_KERNEL = saved
+    check(g == c, "key %r: GPU %x, CPU mix %x" % (key, g, c))
+check(compare.checksum(small, key=(1, 2, 3, 4, 5, 6)) != compare.checksum(small, key=(1, 2, 3, 4, 5, 7)),
+      "the sum does not depend on the key")
 # gate 2 stages both sides of a comparison to host memory when the cap is tight (isolate.py):
 # the statistics must be the ones the GPU computes from GPU copies, with the chunks on the GPU
 ref = torch.randn(1 << 22, device="cuda")

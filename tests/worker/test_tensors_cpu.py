@@ -123,6 +123,51 @@ odd = torch.zeros(3, dtype=torch.uint8)
 check(C.checksum(odd) != C.checksum(torch.tensor([0, 0, 1], dtype=torch.uint8)), "odd-sized storages are hashed too")
 check(C.checksums([t, 3, None])[1:] == [None, None], "non-tensors have no checksum")
 
+# keyed: another key, another sum; the process's key is the same for the whole process
+k1, k2 = C.new_key(), C.new_key()
+check(C.checksum(t, key=k1) != C.checksum(t, key=k2), "the sum depends on the key")
+check(C.checksum(t, key=k1) == C.checksum(t.clone(), key=k1), "one key: equal contents, equal sums")
+check(C.checksum(t) == c0, "the process key stays")
+# the positions' high 32 bits take part (storages past 16 GiB of words)
+ww = torch.arange(50, dtype=torch.int32)
+check(C._mix_torch(ww, 5, k1) != C._mix_torch(ww, 5 + (1 << 32), k1), "position p and p + 2^32 hash differently")
+# chunked sums are the one-pass sum (the chunk's offset is its words' position)
+big = torch.randn(1000)
+one_pass = C.checksum(big, key=k1)
+saved, C.HASH_CHUNK = C.HASH_CHUNK, 7
+check(C.checksum(big, key=k1) == one_pass, "chunks of 7 words sum to the one-pass checksum")
+C.HASH_CHUNK = saved
+
+# The unkeyed sum this checksum replaced, sum over words of fmix'(w*M1 + p*M2 + c): moving two
+# words to each other's place, each shifted by (p - q)*M2/M1, keeps the multiset of mix inputs,
+# so a kernel that knows the function could change an input and keep its sum. The keyed sum is
+# not kept by that change (nor, without the key, by any change but with probability 2^-64).
+M1, M2, MASK = 0x9E3779B1, 0x85EBCA77, 0xFFFFFFFF
+
+
+def unkeyed(words):
+    w = words.to(torch.int64) & MASK
+    pos = torch.arange(w.numel(), dtype=torch.int64)
+    h = (w * M1 + pos * M2 + 0x165667B1) & MASK
+    h = h ^ (h >> 15)
+    h = (h * 0x2C1B3C6D) & MASK
+    return int((h ^ (h >> 12)).sum())
+
+
+orig = torch.randn(64)
+ow = orig.view(torch.int32)
+inv_m1 = pow(M1, -1, 1 << 32)
+pp, qq = 3, 41
+a_word, b_word = int(ow[pp]) & MASK, int(ow[qq]) & MASK
+forged_words = (ow.to(torch.int64) & MASK).tolist()
+forged_words[qq] = (a_word + (pp - qq) * M2 * inv_m1) & MASK
+forged_words[pp] = (b_word + (qq - pp) * M2 * inv_m1) & MASK
+forged = torch.tensor([x - (1 << 32) if x >= 1 << 31 else x for x in forged_words], dtype=torch.int32)
+forged = forged.view(torch.float32)
+check(not torch.equal(forged, orig), "the forged input differs from the original")
+check(unkeyed(forged.view(torch.int32)) == unkeyed(ow), "the forgery keeps the former unkeyed sum")
+check(C.checksum(forged) != C.checksum(orig), "the forgery changes the keyed checksum")
+
 # ---------------------------------------------------------------- kept outputs
 ctx = types.SimpleNamespace(kept={}, run_need=0, log=[].append)
 kept.keep(ctx, "ref", (r, 7))

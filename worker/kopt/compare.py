@@ -22,13 +22,23 @@ Everything is computed in float64 chunk by chunk (`chunk` elements at a time), s
 memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged tensors
 (device "cpu" while the other is on the GPU) are moved a chunk at a time.
 
-checksum(t) -> int: a position-sensitive hash of a tensor's whole storage (all its bytes), for
-"this input did not change" checks. On CUDA a Triton kernel reads the storage once; elsewhere
-(or when Triton is unavailable) the same function is computed with torch ops; a large host
-tensor is copied to the GPU a chunk at a time and hashed there when a GPU is present. Equal contents
-give equal sums; an accidental change of a word changes it except with probability ~2^-64 (a
-write crafted against this public, unkeyed sum can keep it: docs/SECURITY.md).
+checksum(t, key=None) -> int: a keyed, position-sensitive hash of a tensor's whole storage (all
+its bytes), for "this input (or this kept reference) did not change" checks. The sum over the
+storage's 32-bit words of a 64-bit keyed mix of (position, word), modulo 2^64. The key (six
+32-bit words) is drawn from os.urandom once per worker process (`key=` overrides it, for tests)
+and lives only in this process's pageable host memory and in the hashing kernel's launch
+parameters: never in a device buffer, so a candidate's kernel, which can read device and pinned
+host memory, cannot learn it, and a change it makes to a hashed storage keeps the sum only with
+probability ~2^-64 however it is crafted. (The unkeyed sum this replaced could be kept by a
+crafted change: two words moved to each other's place, each shifted by a known constant.) The
+kernel's partial sums are read back to the host and their device buffer zeroed before it is
+released. On CUDA a Triton kernel reads the storage once; elsewhere (or when Triton is
+unavailable) the same function is computed with torch ops; a large host tensor is copied to the
+GPU a chunk at a time and hashed there when a GPU is present. Sums are comparable within one
+worker process only.
 """
+
+import os
 
 import torch
 
@@ -37,8 +47,9 @@ from kopt.tensors import storage
 CHUNK = 1 << 23       # elements per comparison chunk (8M: a few 64 MB float64 temporaries)
 HASH_CHUNK = 1 << 24  # int32 words per torch-fallback checksum chunk
 
-_M1 = 0x9E3779B1      # odd multipliers of the word mix (fit in 32 bits)
-_M2 = 0x85EBCA77
+_F1 = 0x85EBCA6B      # the 32-bit finaliser's odd multipliers
+_F2 = 0xC2B2AE35
+_M32 = 0xFFFFFFFF
 
 
 def _flat(t):
@@ -163,8 +174,28 @@ def _num(x):
 
 
 # ---------------------------------------------------------------- checksums
+#
+# The mix, per 32-bit word w at position p (p_lo, p_hi its low and high 32 bits), with fmix the
+# 32-bit finaliser (xor-shift 16, multiply, xor-shift 13, multiply, xor-shift 16) and k0..k5 the
+# key:  u = fmix((p_lo ^ k0) + fmix(p_hi ^ k1)),  v = u ^ w,
+#       h0 = fmix(fmix(v ^ k2) + k3),  h1 = fmix(fmix(v ^ k4) + k5),  word hash = h0 + 2^32 h1.
+# A position's secret u makes a word's hash unpredictable from its value alone; v -> (h0, h1) is
+# one-to-one, so any change of a word changes its hash.
 
+_KEY = None
 _HASH_KERNEL = None
+
+
+def new_key():
+    """Six random 32-bit words: a checksum key."""
+    return tuple(int.from_bytes(os.urandom(4), "little") for _ in range(6))
+
+
+def _process_key():
+    global _KEY
+    if _KEY is None:
+        _KEY = new_key()
+    return _KEY
 
 
 def _hash_kernel():
@@ -173,27 +204,11 @@ def _hash_kernel():
     if _HASH_KERNEL is not None:
         return _HASH_KERNEL or None
     try:
-        import triton
-        import triton.language as tl
+        from kopt.hashkernel import kopt_checksum
     except Exception:
         _HASH_KERNEL = False
         return None
-
-    @triton.jit
-    def _kopt_checksum(x_ptr, part_ptr, n, base, BLOCK: tl.constexpr):
-        pid = tl.program_id(0).to(tl.int64)
-        offs = pid * BLOCK + tl.arange(0, BLOCK).to(tl.int64)
-        mask = offs < n
-        w = tl.load(x_ptr + offs, mask=mask, other=0).to(tl.uint32, bitcast=True).to(tl.uint64)
-        pos = (offs + base).to(tl.uint64)
-        h = (w * 0x9E3779B1 + pos * 0x85EBCA77 + 0x165667B1) & 0xFFFFFFFF
-        h = h ^ (h >> 15)
-        h = (h * 0x2C1B3C6D) & 0xFFFFFFFF
-        h = h ^ (h >> 12)
-        h = tl.where(mask, h, 0)
-        tl.store(part_ptr + pid, tl.sum(h, axis=0).to(tl.int64))
-
-    _HASH_KERNEL = _kopt_checksum
+    _HASH_KERNEL = kopt_checksum
     return _HASH_KERNEL
 
 
@@ -209,55 +224,80 @@ def _words(t):
     return raw
 
 
-def _mix_torch(w, lo):
-    """The kernel's mix on a chunk with torch int64 ops (exact: values stay below 2^63)."""
-    w = w.to(torch.int64) & 0xFFFFFFFF
+def _fmix_torch(h):
+    """The 32-bit finaliser on int64 tensors holding values below 2^32 (products wrap in int64;
+    their low 32 bits, all that is kept, are exact)."""
+    h = h ^ (h >> 16)
+    h = (h * _F1) & _M32
+    h = h ^ (h >> 13)
+    h = (h * _F2) & _M32
+    return h ^ (h >> 16)
+
+
+def _mix_torch(w, lo, key):
+    """The kernel's (sum of h0, sum of h1) over a chunk at positions lo, lo+1, ..., with torch
+    int64 ops."""
+    k0, k1, k2, k3, k4, k5 = key
+    w = w.to(torch.int64) & _M32
     pos = torch.arange(lo, lo + w.numel(), dtype=torch.int64, device=w.device)
-    h = (w * _M1 + (pos & 0xFFFFFFFF) * _M2 + 0x165667B1) & 0xFFFFFFFF
-    h = h ^ (h >> 15)
-    h = (h * 0x2C1B3C6D) & 0xFFFFFFFF
-    h = h ^ (h >> 12)
-    return int(h.sum())
+    q = _fmix_torch((pos >> 32) ^ k1)
+    u = _fmix_torch((((pos & _M32) ^ k0) + q) & _M32)
+    v = u ^ w
+    h0 = _fmix_torch((_fmix_torch(v ^ k2) + k3) & _M32)
+    h1 = _fmix_torch((_fmix_torch(v ^ k4) + k5) & _M32)
+    return int(h0.sum()), int(h1.sum())
 
 
-def _hash_cuda(kern, w, base):
-    """The kernel's sum over the CUDA int32 words w, at positions base, base+1, ... (an int
-    modulo 2^64: partial sums are below 2^44 each; their int64 total wraps on huge storages,
-    which keeps equal contents equal, all this is used for)."""
+def _hash_cuda(kern, w, base, key):
+    """The kernel's (sum of h0, sum of h1) over the CUDA int32 words w, at positions base,
+    base+1, ... (modulo 2^64; partial sums are below 2^44 each). The partial sums come back to
+    the host and their device buffer is zeroed before release: nothing key-dependent stays in
+    device memory."""
     block = 4096
     n = w.numel()
-    part = torch.empty((n + block - 1) // block, dtype=torch.int64, device=w.device)
-    kern[(part.numel(),)](w, part, n, base, BLOCK=block)
-    return int(part.sum()) & 0xFFFFFFFFFFFFFFFF
+    nparts = (n + block - 1) // block
+    part = torch.empty(2 * nparts, dtype=torch.int64, device=w.device)
+    kern[(nparts,)](w, part, n, nparts, base, *key, BLOCK=block)
+    host = part.cpu()
+    part.zero_()
+    return int(host[:nparts].sum()), int(host[nparts:].sum())
 
 
-def checksum(t):
-    """Checksum of t's whole storage (see the module docstring). Non-tensors hash to 0."""
+def _combine(s0, s1):
+    return (s0 + (s1 << 32)) & 0xFFFFFFFFFFFFFFFF
+
+
+def checksum(t, key=None):
+    """Keyed checksum of t's whole storage (see the module docstring); key defaults to this
+    process's. Non-tensors hash to 0."""
     if not isinstance(t, torch.Tensor):
         return 0
+    key = _process_key() if key is None else key
     w = _words(t)
     n = w.numel()
     if n == 0:
         return 0
     kern = _hash_kernel() if w.dtype == torch.int32 else None
     if kern is not None and w.device.type == "cuda":
-        return _hash_cuda(kern, w, 0)
+        return _combine(*_hash_cuda(kern, w, 0, key))
     if kern is not None and w.device.type == "cpu" and n > HASH_CHUNK and torch.cuda.is_available():
         # a host-staged tensor: chunks hashed on the GPU (a copy's transfer is far faster than
         # the torch mix on the CPU); the CPU mix only where even a chunk does not fit
         try:
-            total = 0
+            s0 = s1 = 0
             for lo in range(0, n, HASH_CHUNK):
-                total += _hash_cuda(kern, w[lo:lo + HASH_CHUNK].to("cuda"), lo)
-            return total & 0xFFFFFFFFFFFFFFFF
+                a, b = _hash_cuda(kern, w[lo:lo + HASH_CHUNK].to("cuda"), lo, key)
+                s0, s1 = s0 + a, s1 + b
+            return _combine(s0, s1)
         except torch.cuda.OutOfMemoryError:
             pass
     if w.dtype != torch.int32:
         w = w.to(torch.int32)
-    total = 0
+    s0 = s1 = 0
     for lo in range(0, n, HASH_CHUNK):
-        total += _mix_torch(w[lo:lo + HASH_CHUNK], lo)
-    return total & 0xFFFFFFFFFFFFFFFF
+        a, b = _mix_torch(w[lo:lo + HASH_CHUNK], lo, key)
+        s0, s1 = s0 + a, s1 + b
+    return _combine(s0, s1)
 
 
 def checksums(items):
