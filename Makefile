@@ -27,7 +27,7 @@ VERSION := $(shell sed -n 's/^\#define KOPT_VERSION "\(.*\)"/\1/p' src/cli/cli.h
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist mutate interp-check \
+.PHONY: all deps test check unit cli-tests valgrind bench gpu-test bench-gpu clean fmt lint install uninstall dist mutate interp-check interp-ci \
         demo demo-cpu browser-check
 all: build/kopt
 
@@ -132,6 +132,20 @@ interp-check:
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_aligned_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_plan_interp.py
+	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_checksum_interp.py
+
+# interp-check where no python has triton (CI): a venv over the system python's torch (Debian's
+# python3-torch) with Triton from PyPI at the GPU machine's version; the venv stays in build/.
+# The tests must run here: a venv that cannot be made is an error, not a skip.
+TRITON_VERSION ?= 3.6.0
+INTERP_VENV := build/triton-venv
+$(INTERP_VENV)/bin/python:
+	@bash tools/deps.sh --interp
+	/usr/bin/python3 -m venv --system-site-packages $(INTERP_VENV)
+	$(INTERP_VENV)/bin/pip install -q --disable-pip-version-check "triton==$(TRITON_VERSION)"
+interp-ci: $(INTERP_VENV)/bin/python build/kopt
+	$(INTERP_VENV)/bin/python -c 'import torch, triton; print("interp-ci: torch", torch.__version__, "triton", triton.__version__)'
+	@$(MAKE) --no-print-directory interp-check TRITON_PYTHON=$(CURDIR)/$(INTERP_VENV)/bin/python
 
 # Mutation testing of the verdict code (tools/mutate.py; MUTATE_ARGS="--files decide.c --max 20"):
 # every mutant must make a test fail; exit 1 below 90% killed. Hours on 2 cores for every file.

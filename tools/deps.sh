@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # deps.sh — the Debian/Ubuntu packages kopt needs, checked and, when possible, installed.
 #
-# usage: tools/deps.sh [--build | --test | --demo | --lint | --browser] [--check]
+# usage: tools/deps.sh [--build | --test | --demo | --interp | --lint | --browser] [--check]
 #   --build    what `make` needs: a C compiler, make, pkg-config, the jansson, SQLite and libcurl
 #              development packages
 #   --test     (default) what `make test` and `make valgrind` need: --build plus python3,
 #              valgrind, Criterion and a python with torch for the worker's CPU tensor tests
 #              (python3-torch, unless python3 or /usr/bin/python3 already imports torch)
 #   --demo     what `make demo` needs on a GPU machine: --build plus python3 and python3-venv
+#   --interp   what `make interp-ci` needs: --test plus python3-venv (Triton itself comes from PyPI)
 #   --lint     what `make lint` needs: clang-format and cppcheck
 #   --browser  what `make browser-check` needs: --test plus chromium
 #   --check    only report: exit 1 when something is missing, install nothing
@@ -26,6 +27,7 @@ for a in "$@"; do
     --build) profile=build ;;
     --test) profile=test ;;
     --demo) profile=demo ;;
+    --interp) profile=interp ;;
     --lint) profile=lint ;;
     --browser) profile=browser ;;
     --check) check_only=1 ;;
@@ -37,6 +39,7 @@ case "$profile" in
   build) need=("${build[@]}") ;;
   test) need=("${build[@]}" "${test[@]}") ;;
   demo) need=("${build[@]}" python3 python3-venv) ;;
+  interp) need=("${build[@]}" "${test[@]}" python3-venv) ;;
   lint) need=(clang-format cppcheck) ;;
   browser) need=("${build[@]}" "${test[@]}" chromium) ;;
 esac

@@ -19,7 +19,17 @@ def require_triton():
     except ImportError as e:
         print("interp-check skipped: %s" % e)
         sys.exit(0)
+    _storage_shim()
     _index_shim()
+
+
+def _storage_shim():
+    """Triton 3.6's interpreter copies each argument's storage through Tensor.untyped_storage(),
+    which torch before 2.0 (Debian 12's python3-torch, 1.13) does not have; there a tensor's
+    typed storage serves the same calls (data_ptr, cpu, copy_, set_). Newer torch: nothing done."""
+    import torch
+    if not hasattr(torch.Tensor, "untyped_storage"):
+        torch.Tensor.untyped_storage = lambda self: self.storage()
 
 
 def _index_shim():

@@ -48,8 +48,6 @@ def _welford(mean, m2, weight, dim):
 
 def inductor_stand_ins():
     """Stand-ins for `from torch._inductor.runtime import ...` in a torch without Inductor."""
-    if not hasattr(torch.Tensor, "untyped_storage"):   # the interpreter asks for it (older torch)
-        torch.Tensor.untyped_storage = lambda self: self.storage()
     try:
         importlib.import_module("torch._inductor.runtime.triton_helpers")
         return
