@@ -85,9 +85,9 @@ static plan_expr *parse_atom(xparser *P) {
         }
     } else if (isdigit((unsigned char)*P->p)) {
         long long v = 0;
-        while (isdigit((unsigned char)*P->p)) {
-            if (v > (1LL << 53)) return xfail(P, "integer too large");
+        while (isdigit((unsigned char)*P->p)) { /* at most 2^53 (exact as a double) at each digit: no overflow */
             v = v * 10 + (*P->p++ - '0');
+            if (v > (1LL << 53)) return xfail(P, "integer too large");
         }
         if (isalpha((unsigned char)*P->p) || *P->p == '_' || *P->p == '.') return xfail(P, "not an integer");
         r = xnew(PX_NUM);

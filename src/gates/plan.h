@@ -18,8 +18,8 @@
  * names of "let", with + - * // % unary -, parentheses and cdiv(a, b), min(a, b), max(a, b),
  * next_pow2(a), shape(P, DIM), stride(P, DIM), numel(P) (P a pointer parameter, DIM an integer
  * literal, negative from the end) and sm_count() (the device's SMs: a check that every program
- * of a cooperative kernel is resident); an arg is a parameter or scratch name, an int, a float,
- * a bool, or an expr string. Unknown keys,
+ * of a cooperative kernel is resident), integer literals at most 2^53; an arg is a parameter or
+ * scratch name, an int, a float, a bool, or an expr string. Unknown keys,
  * names, dtypes or functions, a kernel that is not a jit function of the file, arguments that
  * do not fit its signature (runtime parameters positionally, every constexpr without a default
  * given by name, no other name), or limits exceeded (PLAN_MAX_*) are KOPT_E_CANDIDATE with a

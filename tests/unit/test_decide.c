@@ -191,6 +191,8 @@ Test(decide, gate3_bound_follows_the_output_dtype_rounding) {
     cr_expect_float_eq(bf16, 1.0 / 256, 0);
     cr_expect_float_eq(f16, 1.0 / 2048, 0);
     cr_expect_float_eq(tensor_unit_roundoff("float32"), ldexp(1.0, -24), 0);
+    cr_expect_float_eq(tensor_unit_roundoff("float64"), ldexp(1.0, -53), 0);
+    cr_expect_float_eq(tensor_unit_roundoff("fp64"), ldexp(1.0, -53), 0);
     cr_expect_float_eq(tensor_unit_roundoff("int64"), 0, 0);
     cr_expect_float_eq(tensor_unit_roundoff(NULL), 0, 0);
     cr_expect_not(gate3_accept_rho(0.0282, 0.0282, 5.0, 0, &o));

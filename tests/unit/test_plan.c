@@ -321,6 +321,7 @@ Test(plan, expressions) {
     plan_names names = {ints, 2, ptrs, 1};
     struct { const char *src, *py; } ok[] = {
         {"7", "7"},
+        {"9007199254740992", "9007199254740992"}, /* 2^53, the largest literal */
         {" xnumel ", "xnumel"},
         {"xnumel*ks0+1", "((xnumel * ks0) + 1)"},
         {"xnumel - ks0 - 1", "((xnumel - ks0) - 1)"},   /* left-associative */
@@ -355,6 +356,7 @@ Test(plan, expressions) {
         {"(xnumel", "expected ')'"},
         {"xnumel)", "unexpected text"},
         {"99999999999999999999", "integer too large"},
+        {"9007199254740993", "integer too large"},
         {"xnumel.real", "unexpected text"},
         {"in_ptr0", "unknown name 'in_ptr0'"},
         {"shape(xnumel, 0)", "take a pointer parameter"},
@@ -388,6 +390,58 @@ Test(plan, expressions) {
     cr_expect_eq(plan_expr_parse(kbuf_str(&lng), &names, &x, &e), KOPT_E_CANDIDATE);
     cr_expect(strstr(e.msg, "longer than"), "%s", e.msg);
     kbuf_free(&lng);
+}
+
+/* The dtype names both ways, for every plan dtype (the SASS gate and lint type scratch buffers
+ * and outputs with them). */
+Test(plan, dtype_names_map_both_ways) {
+    static const char *const pairs[][2] = {{"*fp32", "float32"}, {"*fp16", "float16"}, {"*bf16", "bfloat16"},
+                                           {"*fp64", "float64"}, {"*i8", "int8"},       {"*i16", "int16"},
+                                           {"*i32", "int32"},    {"*i64", "int64"},     {"*u8", "uint8"},
+                                           {"*i1", "bool"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        cr_expect_str_eq(plan_triton_of_dtype(pairs[i][1]), pairs[i][0]);
+        cr_expect_str_eq(plan_dtype_of_triton(pairs[i][0]), pairs[i][1]);
+    }
+    cr_expect_null(plan_triton_of_dtype("complex64"));
+    cr_expect_null(plan_triton_of_dtype(NULL));
+    cr_expect_null(plan_dtype_of_triton("fp32"), "a pointer type only");
+}
+
+/* "checks" holds at most PLAN_MAX_CHECKS comparisons: that many pass, one more is refused. */
+Test(plan, checks_are_bounded_at_their_limit) {
+    for (int extra = 0; extra < 2; extra++) {
+        kbuf ch = KBUF_INIT;
+        kbuf_puts(&ch, "\"checks\": [");
+        for (int i = 0; i < PLAN_MAX_CHECKS + extra; i++) kbuf_printf(&ch, "%s\"r0_numel >= %d\"", i ? ", " : "", i);
+        kbuf_puts(&ch, "],\n    \"launches\"");
+        char *p = tu_replace_once(PLAN, "\"launches\"", kbuf_str(&ch));
+        char *t = with(KERNEL, p);
+        if (!extra) {
+            candidate *c = tu_parse_candidate(t);
+            cr_expect(strstr(c->text, "not (r0_numel >= 15)"), "the last check is emitted");
+            candidate_free(c);
+        } else {
+            expect_refused(t, "\"checks\" must be a list of at most 16 comparisons");
+        }
+        free(t);
+        free(p);
+        kbuf_free(&ch);
+    }
+}
+
+/* An argument that names neither a parameter nor a scratch buffer, in a plan that has scratch
+ * buffers: refused by name (the scratch names are searched, no further). */
+Test(plan, an_unknown_argument_beside_scratch_buffers_is_refused) {
+    char *p = tu_replace_once(PLAN, "    \"launches\": [",
+                              "    \"scratch\": [{\"name\": \"s\", \"shape\": [4], \"dtype\": \"float32\"}],\n"
+                              "    \"launches\": [");
+    char *q = tu_replace_once(p, "\"args\": [\"in_ptr0\"", "\"args\": [\"os\"");
+    char *t = with(KERNEL, q);
+    expect_refused(t, "unknown name 'os'");
+    free(t);
+    free(q);
+    free(p);
 }
 
 /* Each edit of the plan is refused with its reason. */
