@@ -1,5 +1,6 @@
 """The keyed checksum's Triton kernel (worker/kopt/hashkernel.py) run by Triton's interpreter on
-the CPU against the same mix in torch ops (kopt.compare._mix_torch, what the CPU tests check):
+the CPU, launched as the worker launches it (kopt.compare._hash_cuda), against the same mix in
+torch ops (kopt.compare._mix_torch, what the CPU tests check):
 the two sums of every case must be equal, for keys whose words Triton passes as a constant (1),
 an i32 and an i64, for word positions that cross 2^32 (the base of a host chunk), for a partial
 last block, and for words of every bit pattern (negative int32, NaN floats).
@@ -20,16 +21,14 @@ sys.path.insert(0, os.path.join(ROOT, "worker"))
 from kopt import compare  # noqa: E402
 from kopt.hashkernel import kopt_checksum  # noqa: E402
 
-BLOCK = 4096
 KEYS = [(1, 2, 3, 4, 5, 6), (0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0xDEADBEEF, 1, 0), compare.new_key()]
+BLOCK = 4096   # compare._hash_cuda's block: the cases cut blocks at and past it
 
 
 def kernel_sums(w, base, key):
-    n = w.numel()
-    nparts = (n + BLOCK - 1) // BLOCK
-    part = torch.full((2 * nparts,), -1, dtype=torch.int64)
-    kopt_checksum[(nparts,)](w, part, n, nparts, base, *key, BLOCK=BLOCK)
-    return int(part[:nparts].sum()), int(part[nparts:].sum())
+    """The kernel's two sums through compare._hash_cuda, the launch the worker makes (host
+    tensors here: the interpreter runs it on the CPU)."""
+    return compare._hash_cuda(kopt_checksum, w, base, key)
 
 
 def main():

@@ -259,8 +259,9 @@ def _hash_cuda(kern, w, base, key):
     part = torch.empty(2 * nparts, dtype=torch.int64, device=w.device)
     kern[(nparts,)](w, part, n, nparts, base, *key, BLOCK=block)
     host = part.cpu()
-    part.zero_()
-    return int(host[:nparts].sum()), int(host[nparts:].sum())
+    sums = int(host[:nparts].sum()), int(host[nparts:].sum())
+    part.zero_()   # after the sums: on a host tensor (the interpreter's tests) .cpu() is part itself
+    return sums
 
 
 def _combine(s0, s1):
