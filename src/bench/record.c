@@ -82,6 +82,15 @@ void bench_record_init(bench_record *r, const char *rel, const char *sha, int le
     r->peak_gpu_bytes = r->context_bytes = r->working_set_bytes = r->f64_peak_gpu_bytes = NAN;
     r->peak_step_bytes = r->growth_bytes = NAN;
     r->eager_peak_gpu_bytes = r->inputs_peak_gpu_bytes = NAN;
+    r->setup_outside_s = NAN;
+}
+
+/* Frees the setup steps (the record then has none). */
+static void br_steps_free(bench_record *r) {
+    for (size_t i = 0; i < r->nsetup_steps; i++) free(r->setup_steps[i].op);
+    free(r->setup_steps);
+    r->setup_steps = NULL;
+    r->nsetup_steps = 0;
 }
 
 void bench_record_clear(bench_record *r) {
@@ -92,6 +101,26 @@ void bench_record_clear(bench_record *r) {
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
         free(*strs[i]);
         *strs[i] = NULL;
+    }
+    br_steps_free(r);
+}
+
+/* The setup's seconds per worker op (record.h) from resources.setup_by_step: {op: {"seconds":
+ * s, "calls": n}} (a plain number of seconds is taken too); entries without a finite s >= 0
+ * are skipped. */
+static void br_read_setup(bench_record *r, const json_t *res) {
+    br_steps_free(r);
+    r->setup_outside_s = br_num(res, "setup_outside_requests_s");
+    const json_t *by = json_object_get(res, "setup_by_step");
+    if (!json_is_object(by)) return;
+    r->setup_steps = kcalloc(1 + json_object_size(by), sizeof *r->setup_steps);
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)by, key, val) {
+        const json_t *sv = json_is_object(val) ? json_object_get(val, "seconds") : val;
+        double sec = json_is_number(sv) ? json_number_value(sv) : NAN;
+        if (!isfinite(sec) || sec < 0 || r->nsetup_steps >= BENCH_MAX_STEPS) continue;
+        r->setup_steps[r->nsetup_steps++] = (bench_step_s){kstrdup(key), sec};
     }
 }
 
@@ -234,6 +263,7 @@ void bench_record_read_doc(bench_record *r, const json_t *doc) {
     r->eager_peak_gpu_bytes = br_pos(res, "eager_peak_gpu_bytes");
     r->inputs_peak_gpu_bytes = br_pos(res, "inputs_peak_gpu_bytes");
     br_read_steps(r, res);
+    br_read_setup(r, res);
     if (!isfinite(r->disk_bytes)) r->disk_bytes = br_num(res, "disk_bytes");
     const json_t *err = json_object_get(doc, "error");
     if (json_is_object(err)) {

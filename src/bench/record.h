@@ -14,8 +14,8 @@
  *  - as_called_vs_default / _max_autotune: model.as_called_* (no fallback: NAN when absent);
  *  - disk_bytes: the size the parent measured, else resources.disk_bytes.
  *
- * Ownership: a bench_record owns its strings (bench_record_clear, NULL-safe, idempotent);
- * documents passed in are borrowed.
+ * Ownership: a bench_record owns its strings and setup_steps (bench_record_clear, NULL-safe,
+ * idempotent); documents passed in are borrowed.
  */
 #ifndef KOPT_BENCH_RECORD_H
 #define KOPT_BENCH_RECORD_H
@@ -41,6 +41,14 @@ const char *bench_start_name(bench_start s);      /* NULL, "default", "max-autot
 typedef struct bench_ci {
     double est, lo, hi;         /* NAN when not known; lo/hi NAN when there is no interval */
 } bench_ci;
+
+#define BENCH_MAX_STEPS 64   /* setup steps read from one document; further ones are dropped */
+
+/* One worker op's wall time in the setup (resources.setup_by_step of the report). */
+typedef struct bench_step_s {
+    char *op;                   /* owned */
+    double s;
+} bench_step_s;
 
 typedef struct bench_record {
     /* identity and what the parent measured */
@@ -81,6 +89,14 @@ typedef struct bench_record {
      * value above its smallest (NULL / NAN: not recorded) */
     char *peak_step, *growth_step;
     double peak_step_bytes, growth_bytes;
+    /* where the setup's wall time went (resources.setup_by_step of the report: the worker
+     * requests made before the search, per op, in the report's order; at most BENCH_MAX_STEPS
+     * ops with a finite seconds >= 0), and the setup's time outside them
+     * (resources.setup_outside_requests_s; NAN: not recorded). setup_steps is owned, NULL when
+     * the report has no setup_by_step (nsetup_steps 0) */
+    bench_step_s *setup_steps;
+    size_t nsetup_steps;
+    double setup_outside_s;
     /* the search's verdicts, from the report's kernels table: candidates refused at each gate,
      * summed over the kernels (refused[0] gate 1 ... refused[3] gate 4; -1: no table), the
      * kernels the output replaced as "name: change" joined by "; " (NULL: none or no table), and

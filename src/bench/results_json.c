@@ -86,6 +86,14 @@ static json_t *rj_problem(const bench_record *r) {
     json_object_set_new(mem, "outside_allocator_growth", r->growth_step ? json_pack("{s:s, s:o}", "step", r->growth_step,
                                                                                     "bytes", rj_num(r->growth_bytes))
                                                                         : json_null());
+    json_t *steps = json_null();   /* where the setup's time went: op -> seconds */
+    if (r->setup_steps) {
+        steps = json_object();
+        for (size_t i = 0; i < r->nsetup_steps; i++)
+            json_object_set_new(steps, r->setup_steps[i].op, json_real(r->setup_steps[i].s));
+    }
+    json_object_set_new(o, "setup_by_step", steps);
+    json_object_set_new(o, "setup_outside_requests_s", rj_num(r->setup_outside_s));
     json_t *err = json_null();
     if (r->status == BENCH_FAILED || r->status == BENCH_TIMEOUT || r->error_kind || r->error_message)
         err = json_pack("{s:o, s:o}", "kind", rj_str(r->error_kind), "message", rj_str(r->error_message));

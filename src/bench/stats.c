@@ -122,6 +122,47 @@ void bench_group_compute(const bench_record *const *recs, size_t n, bench_group 
     g->wall_mean = g->wall_n ? wall_sum / (double)g->wall_n : NAN;
 }
 
+/* Largest total first, then by op name (qsort). */
+static int bst_setup_cmp(const void *a, const void *b) {
+    const bench_setup_op *x = a, *y = b;
+    if (x->total_s != y->total_s) return x->total_s < y->total_s ? 1 : -1;
+    return strcmp(x->op, y->op);
+}
+
+void bench_setup_totals_build(const bench_record *recs, size_t n, bench_setup_totals *out) {
+    memset(out, 0, sizeof *out);
+    out->setup_s = out->outside_s = NAN;
+    size_t cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        const bench_record *r = &recs[i];
+        if (r->status != BENCH_DONE || !r->setup_steps) continue;
+        out->problems++;
+        bst_add(&out->setup_s, r->setup_s);
+        bst_add(&out->outside_s, r->setup_outside_s);
+        for (size_t k = 0; k < r->nsetup_steps; k++) {
+            const bench_step_s *st = &r->setup_steps[k];
+            size_t j = 0;
+            while (j < out->nops && strcmp(out->ops[j].op, st->op)) j++;
+            if (j == out->nops) {
+                if (out->nops == cap) {
+                    cap = cap ? 2 * cap : 16;
+                    out->ops = krealloc(out->ops, cap * sizeof *out->ops);
+                }
+                out->ops[out->nops++] = (bench_setup_op){st->op, 0};
+            }
+            out->ops[j].total_s += st->s;
+        }
+    }
+    if (out->nops > 1) qsort(out->ops, out->nops, sizeof *out->ops, bst_setup_cmp);
+}
+
+void bench_setup_totals_free(bench_setup_totals *t) {
+    if (!t) return;
+    free(t->ops);
+    t->ops = NULL;
+    t->nops = 0;
+}
+
 /* Ascending ints (qsort). */
 static int bst_int_cmp(const void *a, const void *b) {
     int x = *(const int *)a, y = *(const int *)b;

@@ -66,6 +66,24 @@ typedef struct bench_summary {
     bench_group all;
 } bench_summary;
 
+/* Where the setup's time went over a suite: per worker op, the seconds of resources.setup_by_step
+ * summed over the finished problems (status done) that report it. */
+typedef struct bench_setup_op {
+    const char *op;             /* borrowed from a record */
+    double total_s;
+} bench_setup_op;
+typedef struct bench_setup_totals {
+    bench_setup_op *ops;        /* owned; largest total first (then by name) */
+    size_t nops;
+    size_t problems;            /* finished problems that report setup_by_step */
+    double setup_s;             /* their budget.setup_s summed (NAN: none reports it) */
+    double outside_s;           /* their setup_outside_requests_s summed (NAN: none) */
+} bench_setup_totals;
+/* The totals over recs[0..n) (the records must outlive *out); bench_setup_totals_free frees
+ * the ops (NULL-safe, idempotent). */
+void bench_setup_totals_build(const bench_record *recs, size_t n, bench_setup_totals *out);
+void bench_setup_totals_free(bench_setup_totals *t);
+
 void bench_summary_build(const bench_record *recs, size_t n, bench_summary *out);
 void bench_summary_free(bench_summary *s);
 

@@ -1,5 +1,6 @@
 /* summary.h — the content shared by summary.md and summary.html: the tables (configuration,
- * speedups per level, fast_p per level, time/memory/disk per level, problems) and the
+ * speedups per level, fast_p per level, time/memory/disk per level, problems, where the setup's
+ * time went) and the
  * definitions, built from a bench_report (render.h). Internal to src/bench.
  *
  * Ownership: bench_tables owns its tables (bench_tables_free); the report is borrowed.
@@ -19,6 +20,7 @@ enum {
     BENCH_T_GAPS,
     BENCH_T_MEMORY,
     BENCH_T_NO_MA,
+    BENCH_T_SETUP,
     BENCH_NTABLES
 };
 

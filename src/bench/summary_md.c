@@ -16,6 +16,7 @@ void bench_summary_md(const bench_report *r, kbuf *out) {
     bench_table_md(&t.t[BENCH_T_PROBLEMS], out);
     if (t.t[BENCH_T_GAPS].nrows) bench_table_md(&t.t[BENCH_T_GAPS], out);
     if (t.t[BENCH_T_MEMORY].nrows) bench_table_md(&t.t[BENCH_T_MEMORY], out);
+    if (t.t[BENCH_T_SETUP].nrows) bench_table_md(&t.t[BENCH_T_SETUP], out);
     if (t.t[BENCH_T_NO_MA].nrows) bench_table_md(&t.t[BENCH_T_NO_MA], out);
     kbuf_puts(out, "\n## Definitions\n\n");
     for (int i = 0; BENCH_DEFINITIONS[i]; i++) kbuf_printf(out, "- %s\n", BENCH_DEFINITIONS[i]);

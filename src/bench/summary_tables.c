@@ -378,6 +378,43 @@ static void st_no_ma(const bench_report *r, bench_table *t) {
     }
 }
 
+#define ST_SETUP_TOP 8   /* ops in the setup table */
+
+/* Where the setup's time went over the finished problems: the ST_SETUP_TOP worker ops with the
+ * largest total in the setup (resources.setup_by_step), then the setup's time outside requests. */
+static void st_setup(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"setup step (worker op)", "total", "mean per problem", "share of setup"};
+    bench_table_init(t, "setup", "Where the setup time goes", head, 4);
+    bench_setup_totals tot;
+    bench_setup_totals_build(r->recs, r->n, &tot);
+    if (!tot.problems) {
+        bench_setup_totals_free(&tot);
+        return;
+    }
+    double np = (double)tot.problems;
+    for (size_t i = 0; i <= tot.nops && i <= ST_SETUP_TOP; i++) {
+        const char *name = i < tot.nops && i < ST_SETUP_TOP ? tot.ops[i].op : "(outside worker requests)";
+        double s = i < tot.nops && i < ST_SETUP_TOP ? tot.ops[i].total_s : tot.outside_s;
+        if (!isfinite(s)) continue;
+        st_row row = {.n = 0};
+        char b[BENCH_FMT];
+        st_put(&row, name);
+        st_put(&row, bench_fmt_s(s, b));
+        st_put(&row, bench_fmt_s(s / np, b));
+        st_put(&row, tot.setup_s > 0 ? bench_fmt_frac(s / tot.setup_s, b) : BENCH_DASH);
+        bench_table_row(t, row.cell);
+    }
+    char note[400];
+    snprintf(note, sizeof note,
+             "Over the %zu finished problem%s whose report has resources.setup_by_step: the wall time of kopt's "
+             "requests to its worker before the search began, per op (the %d largest); the mean counts a problem "
+             "without that op as 0; share: of their summed setup time (budget.setup_s). Outside worker requests: "
+             "starting the worker and kopt's own work in the setup.",
+             tot.problems, tot.problems == 1 ? "" : "s", ST_SETUP_TOP);
+    bench_table_note(t, note);
+    bench_setup_totals_free(&tot);
+}
+
 void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_config(r, &out->t[BENCH_T_CONFIG]);
     st_levels(r, &out->t[BENCH_T_LEVELS]);
@@ -387,6 +424,7 @@ void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_gaps(r, &out->t[BENCH_T_GAPS]);
     st_memory(r, &out->t[BENCH_T_MEMORY]);
     st_no_ma(r, &out->t[BENCH_T_NO_MA]);
+    st_setup(r, &out->t[BENCH_T_SETUP]);
 }
 
 void bench_tables_free(bench_tables *t) {

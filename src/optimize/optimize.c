@@ -184,6 +184,56 @@ static int adopt_compiled(octx *c, json_t *model, int pick, int out_is, char **w
     return rc;
 }
 
+/* Copies the worker's per-op time table into dst (WORKER_OP_TIMES_MAX rows); returns its rows. */
+static size_t ops_snapshot(const worker *w, worker_op_time *dst) {
+    const worker_op_time *v = NULL;
+    size_t n = worker_op_times(w, &v);
+    if (n) memcpy(dst, v, n * sizeof *v);
+    return n;
+}
+
+/* {op: {"seconds", "calls"}}: each row of cur less the row of the same op in base (the requests
+ * made between the two snapshots), ops without a call between them left out; *total_s (may be
+ * NULL) gets the seconds summed. A new reference. */
+static json_t *ops_json(const worker_op_time *cur, size_t ncur, const worker_op_time *base, size_t nbase, double *total_s) {
+    json_t *o = json_object();
+    double sum = 0;
+    for (size_t i = 0; i < ncur; i++) {
+        double s = cur[i].seconds;
+        long long n = cur[i].calls;
+        for (size_t j = 0; j < nbase; j++)
+            if (!strcmp(base[j].name, cur[i].name)) { s -= base[j].seconds; n -= base[j].calls; break; }
+        if (n <= 0) continue;
+        if (s < 0) s = 0;
+        sum += s;
+        json_object_set_new(o, cur[i].name, json_pack("{s:f, s:I}", "seconds", s, "calls", (json_int_t)n));
+    }
+    if (total_s) *total_s = sum;
+    return o;
+}
+
+/* Where the run's wall time went, per worker op (the whole run, and the setup before the
+ * search), into the resources object r. */
+static void add_op_seconds(octx *c, json_t *r) {
+    worker_op_time now[WORKER_OP_TIMES_MAX];
+    size_t n = ops_snapshot(c->w, now);
+    json_object_set_new(r, "seconds_by_step", ops_json(now, n, c->ops_start, c->nops_start, NULL));
+    if (c->t_search > 0) {
+        double in_requests = 0;
+        json_object_set_new(r, "setup_by_step",
+                            ops_json(c->ops_search, c->nops_search, c->ops_start, c->nops_start, &in_requests));
+        double outside = c->t_search - c->t0 - in_requests;
+        json_object_set_new(r, "setup_outside_requests_s", json_real(outside > 0 ? outside : 0));
+    }
+    json_object_set_new(r, "seconds_method",
+                        json_string("wall time of kopt's requests to its worker, per op, as kopt sees it (from sending "
+                                    "the request to the response or the failure, a restart of the worker included; "
+                                    "failed requests count): seconds_by_step over the run up to this report, "
+                                    "setup_by_step over the requests made before the search began (budget.setup_s); "
+                                    "setup_outside_requests_s is the rest of the setup: starting the worker and "
+                                    "kopt's own work between requests"));
+}
+
 /* The worker's memory report and the disk the run used, into doc["resources"]. */
 static void add_resources(octx *c, json_t *doc) {
     json_t *r = json_object(), *res = NULL;
@@ -222,6 +272,7 @@ static void add_resources(octx *c, json_t *doc) {
     } else {
         log_warn("resources: %s", e.msg);
     }
+    add_op_seconds(c, r);   /* after the "resources" request: it is counted too */
     json_object_set_new(r, "disk_bytes", json_real((double)fs_du(c->o->out_dir)));
 }
 
@@ -232,6 +283,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     c.doc = doc;
     c.attempts = json_array();
     c.experiences = json_array();
+    c.nops_start = ops_snapshot(w, c.ops_start);
     json_object_set_new(doc, "attempts", c.attempts);
     json_object_set_new(doc, "experiences", c.experiences);
     for (int r = 0; r < AGENT_NROLES; r++) {
@@ -372,6 +424,7 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
 
     /* the search, if the setup left time for it */
     c.t_search = opt_now();
+    c.nops_search = ops_snapshot(w, c.ops_search);
     double setup_s = c.t_search - c.t0;
     json_t *budget = json_pack("{s:f, s:i, s:f}", "wall_s", opt_budget(&c), "candidates", opt_max_cands(&c), "setup_s", setup_s);
     json_object_set_new(doc, "budget", budget);

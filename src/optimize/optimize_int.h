@@ -36,6 +36,10 @@ typedef struct octx {
     int compile_threads;      /* threads the worker compiled them with (largest seen) */
     int resource_errors;      /* candidates kopt could not judge: it ran out of GPU memory */
     double t_search, t_final; /* when the search and the final measurement began (opt_now) */
+    /* the worker's per-op time table (worker.h) when optimize_run began and when the search
+     * began: the report's resources.seconds_by_step / setup_by_step are differences of these */
+    worker_op_time ops_start[WORKER_OP_TIMES_MAX], ops_search[WORKER_OP_TIMES_MAX];
+    size_t nops_start, nops_search;
     char *sass_python;        /* owned: gate 1's machine-code check for an LLM executor's
                                * candidates (NULL: off) */
     krows rows;               /* owned: the kernel table (krow.h), written to the document at the end */

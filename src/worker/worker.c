@@ -70,6 +70,8 @@ struct worker {
     int restarts;
     kvec setups;                 /* wk_setup *, in order */
     kerr pending;                /* failure of a restart/replay, reported by the next call */
+    worker_op_time op_times[WORKER_OP_TIMES_MAX]; /* wall time per op (worker.h) */
+    size_t nop_times;
 };
 
 /* ------------------------------------------------------------------ small helpers */
@@ -917,8 +919,31 @@ static void wk_remember(worker *w, const char *op, json_t *args, double timeout_
     kvec_push(&w->setups, s);
 }
 
-static int wk_call(worker *w, const char *op, json_t *args, double timeout_s, int setup,
-                   json_t **result, kerr *e) {
+/* Adds one call of `op` taking `secs` to the per-op table: its own row, or "other" when the
+ * name is too long or the table has no row left for a new name (worker.h). */
+static void wk_op_time_add(worker *w, const char *op, double secs) {
+    static const char other[] = "other";
+    const char *name = strlen(op) < WORKER_OP_NAME_MAX ? op : other;
+    worker_op_time *row = NULL;
+    for (size_t i = 0; i < w->nop_times && !row; i++)
+        if (!strcmp(w->op_times[i].name, name)) row = &w->op_times[i];
+    if (!row && w->nop_times >= WORKER_OP_TIMES_MAX - 1 && strcmp(name, other)) {
+        name = other;   /* no row left for a new name: the last free one is "other"'s */
+        for (size_t i = 0; i < w->nop_times && !row; i++)
+            if (!strcmp(w->op_times[i].name, other)) row = &w->op_times[i];
+    }
+    if (!row) {
+        if (w->nop_times >= WORKER_OP_TIMES_MAX) return;   /* unreachable: "other" has a row */
+        row = &w->op_times[w->nop_times++];
+        snprintf(row->name, sizeof row->name, "%s", name);
+    }
+    row->seconds += secs > 0 ? secs : 0;
+    row->calls++;
+}
+
+/* The call itself: send, wait, map failures, restart (worker.h); wk_call times it. */
+static int wk_call_body(worker *w, const char *op, json_t *args, double timeout_s, int setup,
+                        json_t **result, kerr *e) {
     if (result) *result = NULL;
     if (!w || !op || !*op) {
         json_decref(args);
@@ -985,6 +1010,15 @@ static int wk_call(worker *w, const char *op, json_t *args, double timeout_s, in
         json_decref(w->last_error);
         w->last_error = keep;
     }
+    return rc;
+}
+
+/* A call (wk_call_body) with its wall time added to the op's row of the per-op table. */
+static int wk_call(worker *w, const char *op, json_t *args, double timeout_s, int setup,
+                   json_t **result, kerr *e) {
+    double t0 = clock_now();
+    int rc = wk_call_body(w, op, args, timeout_s, setup, result, e);
+    if (w && op && *op) wk_op_time_add(w, op, clock_now() - t0);
     return rc;
 }
 
@@ -1077,6 +1111,10 @@ int worker_start(const worker_opts *o, worker **out, kerr *e) {
 
 const json_t *worker_info(const worker *w) { return w && w->pid > 0 ? w->info : NULL; }
 int worker_restarts(const worker *w) { return w ? w->restarts : 0; }
+size_t worker_op_times(const worker *w, const worker_op_time **out) {
+    *out = w && w->nop_times ? w->op_times : NULL;
+    return w ? w->nop_times : 0;
+}
 int worker_pid(const worker *w) { return w && w->pid > 0 ? (int)w->pid : -1; }
 const json_t *worker_last_error(const worker *w) { return w ? w->last_error : NULL; }
 

@@ -56,10 +56,22 @@
  * call; start and call workers from threads that outlive them (e.g. the main thread, or one
  * long-lived thread per GPU), or the worker is killed when that thread exits.
  *
+ * Time per op: every worker_call / worker_call_setup with a worker and a non-empty op adds its
+ * wall time (the monotonic clock, from entering the call to its return: the request, the wait
+ * for the response, and a kill + restart + replay made inside a failing call) and one call to
+ * the op's row of a table the worker keeps for its lifetime. Failed calls count too (ok:false,
+ * timeout, crash, and calls refused before being sent: a pending restart failure, no worker
+ * process). Rows are in the order their op was first called; the table holds at most
+ * WORKER_OP_TIMES_MAX rows, one of them kept for "other": op names get a row of their own
+ * while fewer than WORKER_OP_TIMES_MAX - 1 rows are taken; a later new name, and a name of
+ * WORKER_OP_NAME_MAX bytes or more, is added to the row "other" (made when first needed).
+ * worker_start's ready wait and worker_stop's shutdown are not an op's calls: not counted.
+ *
  * Ownership: a worker is created by worker_start and freed by worker_stop (NULL-safe). Options
  * strings are copied. `args` passed to the calls is always stolen (also on failure). *result is
- * a new reference the caller must json_decref. worker_info / worker_last_error are borrowed and
- * valid until the next call on the worker (a restart replaces the ready event).
+ * a new reference the caller must json_decref. worker_info / worker_last_error / worker_op_times
+ * are borrowed and valid until the next call on the worker (a restart replaces the ready event;
+ * a call may add a row to the op table).
  * Not thread-safe: one caller per worker.
  */
 #ifndef KOPT_WORKER_H
@@ -72,7 +84,17 @@
 #define WORKER_MAX_LINE_BYTES ((size_t)64 << 20)   /* one protocol line; env KOPT_MAX_LINE_BYTES */
 #define WORKER_MAX_LOG_BYTES ((size_t)64 << 20)    /* the worker log file; env KOPT_MAX_LOG_BYTES */
 
+#define WORKER_OP_TIMES_MAX 64      /* rows of the per-op time table, "other" included */
+#define WORKER_OP_NAME_MAX 48       /* an op name's bytes, its NUL included; longer: "other" */
+
 typedef struct worker worker;
+
+/* One row of the per-op time table (see "Time per op" above). */
+typedef struct worker_op_time {
+    char name[WORKER_OP_NAME_MAX]; /* the op, or "other" for the folded ones */
+    double seconds;                /* wall time of its calls, summed */
+    long long calls;               /* how many calls, failed ones included */
+} worker_op_time;
 
 typedef struct worker_opts {
     const char *python;       /* default: $KOPT_PYTHON or "python3" (searched in PATH) */
@@ -107,6 +129,10 @@ int worker_call(worker *w, const char *op, json_t *args, double timeout_s, json_
 /* Same as worker_call; on success the request is remembered and replayed after restarts. */
 int worker_call_setup(worker *w, const char *op, json_t *args, double timeout_s,
                       json_t **result, kerr *e);
+
+/* The per-op time table (borrowed, valid until the next call on w): *out points at its rows,
+ * the return value is their number (0, *out NULL, for a NULL worker). */
+size_t worker_op_times(const worker *w, const worker_op_time **out);
 
 /* Number of restarts so far (attempted ones included). */
 int worker_restarts(const worker *w);

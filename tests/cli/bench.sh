@@ -103,7 +103,8 @@ expect_exit 11 "report-only on a missing store" -- "$KOPT" bench --report-only -
 
 # --- a full run over two fake GPUs -------------------------------------------------------------
 export BENCH_TEST_LOG=$T/log1
-CUDA_VISIBLE_DEVICES=0,1 expect_exit 0 "full run on 2 GPUs" -- "$KOPT" bench "$S" -o "$T/o1" $B --store "$T/s1.sqlite"
+# (every compile takes 0.2 s: the largest step of each problem's setup, seen in results.json)
+CUDA_VISIBLE_DEVICES=0,1 FAKE_COMPILE_SLEEP=0.2 expect_exit 0 "full run on 2 GPUs" -- "$KOPT" bench "$S" -o "$T/o1" $B --store "$T/s1.sqlite"
 has "text summary" "$T/out" "5 problems, 5 correct"
 has "plain line per finished problem (not a tty)" "$T/err" "\[5/5\]"
 [ "$(ran "$T/log1" | tr '\n' ' ')" = "$ALL " ] && ok || bad "full run: every problem once: $(ran "$T/log1" | tr '\n' ' ')"
@@ -149,7 +150,17 @@ assert d["config"]["lanes"] == ["0", "1"] and d["config"]["max_autotune"] is Tru
 assert all(p["floor_ratio"] > 1.3 and " of the profiled time)" in p["floor_gap_reason"] for p in d["problems"]), [(p["floor_ratio"], p["floor_gap_reason"]) for p in d["problems"]]
 # the gates' time of the candidates each search judged (the verify section's gate seconds)
 assert all(p["gated"] >= 1 and all(p["gate_s"][g] >= 0 for g in "1234") for p in d["problems"]), [(p["gated"], p["gate_s"]) for p in d["problems"]]
+# where each problem's setup went, per worker op: the two compiles (default, max-autotune) of
+# 0.2 s each lead; with the time outside requests they make the setup's GPU time
+for p in d["problems"]:
+    s = p["setup_by_step"]
+    assert {"load", "compile", "profile", "time"} <= set(s) and "bench_kernels" not in s, s
+    assert 0.4 <= s["compile"] < 2.0 and max(s, key=s.get) == "compile", s
+    assert abs(sum(s.values()) + p["setup_outside_requests_s"] - p["gpu_time_s"]["setup"]) < 1e-3, p
 PY
+has "summary.md: where the setup time goes" "$T/o1/summary.md" "## Where the setup time goes"
+grep -A4 "^## Where the setup time goes" "$T/o1/summary.md" | grep -Eq '^\| compile \| [0-9.]+ s \| 0\.[4-9] s \| [0-9.]+% \|$' && ok || bad "summary.md: compile is not the setup table's first row: $(grep -A6 '^## Where the setup' "$T/o1/summary.md")"
+has "summary.html: where the setup time goes" "$T/o1/summary.html" "Where the setup time goes"
 for p in $ALL; do has "summary.md lists $p" "$T/o1/summary.md" "$p"; has "summary.html lists $p" "$T/o1/summary.html" "$p"; done
 has "summary.md per-level geomeans" "$T/o1/summary.md" "| level1 | 3 | 3 | 0 | 0 | 0 | 1.250x (3)"
 has "summary.md fast_p" "$T/o1/summary.md" "fast_1.5"

@@ -453,6 +453,26 @@ fc = m["floor_check"]
 assert isinstance(fc["ok"], bool) and fc["checked"] >= 3 and fc["ok"] == (fc["below"] == []) and fc["why"], fc
 PY
 [ ! -d "$T/o1/work" ] && [ -f "$T/o1/worker.log" ] && ok || bad "optimize: OUT/work left behind or no OUT/worker.log"
+# where the run's wall time went per worker op: the whole run (seconds_by_step) and the requests
+# made before the search (setup_by_step); with the rest of the setup they make budget.setup_s
+python3 - "$T/o1/report.json" <<'PY' && ok || bad "optimize document: seconds per worker op"
+import json, sys
+d = json.load(open(sys.argv[1]))
+b, r = d["budget"], d["resources"]
+run, setup = r["seconds_by_step"], r["setup_by_step"]
+assert {"load", "compile", "profile", "time"} <= set(setup), setup
+# the search's ops are not setup; the report's own resources request comes after everything
+assert {"bench_kernels", "isolate", "compare"} <= set(run) and not {"bench_kernels", "isolate", "compare", "resources"} & set(setup), (run, setup)
+assert run["resources"]["calls"] == 1 and run["load"]["calls"] == 1, run
+for op, v in setup.items():
+    assert 1 <= v["calls"] <= run[op]["calls"] and 0 < v["seconds"] <= run[op]["seconds"] + 1e-6, (op, v, run[op])
+assert run["time"]["calls"] > setup["time"]["calls"], (run["time"], setup["time"])   # the gates' timing
+assert all(v["seconds"] > 0 and isinstance(v["calls"], int) for v in run.values()), run
+in_setup = sum(v["seconds"] for v in setup.values())
+assert 0 < r["setup_outside_requests_s"] and abs(in_setup + r["setup_outside_requests_s"] - b["setup_s"]) < 1e-3, (in_setup, r, b)
+assert sum(v["seconds"] for v in run.values()) < b["used_wall_s"] + 1.0, (run, b)
+assert "per op" in r["seconds_method"] and "setup_by_step" in r["seconds_method"], r["seconds_method"]
+PY
 # --max-autotune: max-autotune's module is faster (the fake times it 20% faster), so the search
 # starts from it; nothing beats it, and OUT holds max-autotune's module, unchanged.
 MA=$PWD/tests/fixtures/inductor/14_gemm_bias_relu__max_autotune_no_cudagraphs_g0.py
@@ -527,6 +547,8 @@ has "budget spent: one clear line" "$T/out" "budget spent before search: the set
 has "budget spent: a suggestion" "$T/out" "try --budget"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); b=d["budget"]; k=d["kernels"][0]; assert b["spent_before_search"] and b["used_candidates"]==0 and k["why"]=="budget spent before search" and d["attempts"]==[], (b, k)' "$T/bs/report.json" && ok || bad "budget spent before search: report"
 cmp -s "$T/bs/optimized_module.py" tests/fixtures/inductor/14_gemm_bias_relu_g0.py && ok || bad "budget spent: the compiler's module is not kept"
+# ... and where the setup went: the 2 s compile, the request kopt waited on
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["resources"]; s=r["setup_by_step"]; c=s["compile"]; assert c["calls"]==1 and 2.0<=c["seconds"]<3.0 and max(s, key=lambda k: s[k]["seconds"])=="compile" and r["seconds_by_step"]["compile"]==c, r' "$T/bs/report.json" && ok || bad "budget spent before search: setup_by_step does not show the compile"
 # GPU out of memory in isolation: retried with host staging (low_memory) and judged as usual
 FAKE_WORKER_MODE=oom_on=isolate expect_exit 0 "optimize, OOM then low memory" -- "$KOPT" optimize "$P" -o "$T/oom1" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["verify"]["candidates"]; assert d["outcome"]=="optimized" and any(g.get("low_memory") for x in c for g in x["gates"] if g["gate"]==2), c[0]' "$T/out" && ok || bad "OOM: the low-memory retry was not used"

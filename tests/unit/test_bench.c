@@ -951,6 +951,93 @@ Test(bench_record, where_the_memory_went) {
     bench_record_clear(&g);
 }
 
+/* Where the setup's time went: resources.setup_by_step read per problem (malformed entries
+ * skipped), carried into results.json, and summed over the finished problems into the summary's
+ * table (largest total first, at most 8 ops, then the time outside requests). */
+Test(bench_record, where_the_setup_went) {
+    bench_record r[4];
+    r[0] = rec_of("{\"budget\": {\"setup_s\": 30},"
+                  " \"resources\": {\"setup_outside_requests_s\": 2.0, \"setup_by_step\": {"
+                  "  \"load\": {\"seconds\": 3.0, \"calls\": 1}, \"compile\": {\"seconds\": 20.0, \"calls\": 2},"
+                  "  \"time\": 4.0, \"bad\": {\"seconds\": \"x\"}, \"neg\": {\"seconds\": -1}, \"none\": {}}}}");
+    cr_assert_eq(r[0].nsetup_steps, 3, "load, compile, time (a plain number taken); the malformed ones skipped");
+    cr_assert_str_eq(r[0].setup_steps[1].op, "compile");
+    cr_assert_float_eq(r[0].setup_steps[1].s, 20.0, 1e-12);
+    cr_assert_float_eq(r[0].setup_outside_s, 2.0, 1e-12);
+    /* eleven ops over both: the table shows the 8 largest totals */
+    r[1] = rec_of("{\"budget\": {\"setup_s\": 20},"
+                  " \"resources\": {\"setup_outside_requests_s\": 1.0, \"setup_by_step\": {"
+                  "  \"compile\": {\"seconds\": 10.0}, \"profile\": {\"seconds\": 5.0}, \"a1\": {\"seconds\": 0.9},"
+                  "  \"a2\": {\"seconds\": 0.8}, \"a3\": {\"seconds\": 0.7}, \"a4\": {\"seconds\": 0.6},"
+                  "  \"a5\": {\"seconds\": 0.5}, \"a6\": {\"seconds\": 0.4}, \"a7\": {\"seconds\": 0.3}}}}");
+    /* a failed problem's setup is not counted; a report without setup_by_step has none */
+    r[2] = rec_of("{\"budget\": {\"setup_s\": 99}, \"resources\": {\"setup_by_step\": {\"compile\": 99}}}");
+    r[3] = rec_of("{\"budget\": {\"setup_s\": 5}, \"resources\": {}}");
+    cr_assert_null(r[3].setup_steps);
+    cr_assert(isnan(r[3].setup_outside_s));
+    r[0].status = r[1].status = r[3].status = BENCH_DONE;
+    r[0].exit_code = r[1].exit_code = r[3].exit_code = 0;
+    r[2].status = BENCH_FAILED;
+    r[2].exit_code = 1;
+    bench_setup_totals tot;
+    bench_setup_totals_build(r, 4, &tot);
+    cr_assert_eq(tot.problems, 2);
+    cr_assert_eq(tot.nops, 11);
+    cr_assert_str_eq(tot.ops[0].op, "compile");
+    cr_assert_float_eq(tot.ops[0].total_s, 30.0, 1e-12);
+    cr_assert_str_eq(tot.ops[1].op, "profile");
+    cr_assert_str_eq(tot.ops[2].op, "time");
+    cr_assert_str_eq(tot.ops[3].op, "load");
+    cr_assert_float_eq(tot.setup_s, 50.0, 1e-12);
+    cr_assert_float_eq(tot.outside_s, 3.0, 1e-12);
+    bench_setup_totals_free(&tot);
+    bench_setup_totals_free(&tot);   /* idempotent */
+    bench_summary sum;
+    bench_summary_build(r, 4, &sum);
+    bench_report rep = {.suite = "/s", .budget_s = 60, .selection = "all", .recs = r, .n = 4, .sum = &sum, .wall_s = NAN};
+    kbuf md = KBUF_INIT, html = KBUF_INIT;
+    bench_summary_md(&rep, &md);
+    const char *t = strstr(kbuf_str(&md), "## Where the setup time goes");
+    cr_assert(t, "%s", kbuf_str(&md));
+    const char *c = strstr(t, "| compile | 30.0 s | 15.0 s | 60.0% |"), *l = strstr(t, "| load | 3.0 s | 1.5 s | 6.0% |");
+    cr_assert(c && l && c < l, "%s", t);
+    cr_assert(strstr(t, "| a4 | 0.6 s | 0.3 s | 1.2% |"), "the 8th op: %s", t);
+    cr_assert_null(strstr(t, "| a5 |"), "only 8 ops: %s", t);
+    cr_assert(strstr(t, "| (outside worker requests) | 3.0 s | 1.5 s | 6.0% |"), "%s", t);
+    cr_assert(strstr(t, "Over the 2 finished problems"), "%s", t);
+    bench_summary_html(&rep, &html);
+    cr_assert(strstr(kbuf_str(&html), "Where the setup time goes") && strstr(kbuf_str(&html), "(outside worker requests)"));
+    json_t *doc = bench_results_json(&rep);
+    json_t *probs = json_object_get(doc, "problems");
+    json_t *s0 = json_object_get(json_array_get(probs, 0), "setup_by_step");
+    cr_assert_eq(json_object_size(s0), 3);
+    cr_assert_float_eq(json_number_value(json_object_get(s0, "compile")), 20.0, 1e-12);
+    cr_assert_float_eq(json_number_value(json_object_get(json_array_get(probs, 0), "setup_outside_requests_s")), 2.0, 1e-12);
+    cr_assert(json_is_null(json_object_get(json_array_get(probs, 3), "setup_by_step")));
+    cr_assert(json_is_null(json_object_get(json_array_get(probs, 3), "setup_outside_requests_s")));
+    json_decref(doc);
+    kbuf_free(&md);
+    kbuf_free(&html);
+    bench_summary_free(&sum);
+    /* a document read again replaces the steps (no leak under LeakSanitizer) */
+    json_t *d2 = json_loads("{\"resources\": {\"setup_by_step\": {\"x\": {\"seconds\": 1}}}}", 0, NULL);
+    bench_record_read_doc(&r[0], d2);
+    json_decref(d2);
+    cr_assert_eq(r[0].nsetup_steps, 1);
+    cr_assert_str_eq(r[0].setup_steps[0].op, "x");
+    for (int i = 0; i < 4; i++) bench_record_clear(&r[i]);
+    /* no finished problem reports it: no table */
+    bench_record none = rec_of("{}");
+    none.status = BENCH_DONE;
+    bench_summary_build(&none, 1, &sum);
+    bench_report rep2 = {.suite = "/s", .budget_s = 60, .selection = "all", .recs = &none, .n = 1, .sum = &sum, .wall_s = NAN};
+    bench_summary_md(&rep2, &md);
+    cr_assert_null(strstr(kbuf_str(&md), "Where the setup time goes"));
+    kbuf_free(&md);
+    bench_summary_free(&sum);
+    bench_record_clear(&none);
+}
+
 /* The gates' seconds summed per gate over the verify session's candidates; malformed records are
  * skipped; reading the same document twice does not count it twice; no verify section: not known. */
 Test(bench_record, gate_seconds_summed_per_gate) {

@@ -835,3 +835,123 @@ Test(worker, environment_reaches_the_worker_filtered) {
     unsetenv("KOPT_WORKER_ENV");
     unsetenv("UNLISTED_SETTING");
 }
+
+/* ------------------------------------------------------------------ time per op */
+
+/* The row of `op` in the worker's per-op time table, or NULL. */
+static const worker_op_time *tw_op_row(const worker *w, const char *op) {
+    const worker_op_time *v = NULL;
+    size_t n = worker_op_times(w, &v);
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(v[i].name, op)) return &v[i];
+    return NULL;
+}
+
+Test(worker, op_times_add_up_per_op) {
+    /* every compile sleeps 0.25 s in the fake: two compiles are at least 0.5 s in two calls */
+    static const char *const env[] = {"FAKE_WORKER_MODE=ok", "FAKE_COMPILE_SLEEP=0.25", NULL};
+    worker_opts o = {.script = g_script, .env = env, .ready_timeout_s = 10};
+    worker *w = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    const worker_op_time *v = (const worker_op_time *)1;
+    cr_assert_eq(worker_op_times(w, &v), 0, "the ready wait is not an op's call");
+    cr_assert_null(v);
+    tw_load(w);
+    char *outdir = fs_join(g_dir, "compiled");
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(worker_call(w, "compile", json_pack("{s:s}", "out_dir", outdir), 5, NULL, &e), 0, "%s", e.msg);
+    free(outdir);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    size_t n = worker_op_times(w, &v);
+    cr_assert_eq(n, 3);
+    cr_assert_str_eq(v[0].name, "load");   /* in the order first called */
+    cr_assert_str_eq(v[1].name, "compile");
+    cr_assert_str_eq(v[2].name, "ping");
+    cr_assert_eq(v[0].calls, 1);
+    cr_assert_eq(v[1].calls, 2);
+    cr_assert_eq(v[2].calls, 1);
+    cr_assert(v[1].seconds >= 0.5 && v[1].seconds < 5, "compile: %.3f s", v[1].seconds);
+    cr_assert(v[0].seconds > 0 && v[0].seconds < 0.25, "load: %.3f s", v[0].seconds);
+    cr_assert(v[2].seconds > 0 && v[2].seconds < 0.25, "ping: %.3f s", v[2].seconds);
+    worker_stop(w);
+    cr_assert_eq(worker_op_times(NULL, &v), 0);
+    cr_assert_null(v);
+}
+
+Test(worker, op_times_count_failed_calls) {
+    worker *w = tw_start("hang_on=time");
+    tw_load(w);
+    kerr e = {0};
+    /* a timeout: the call's time runs to the kill and the restart (the replayed load included) */
+    double t0 = tw_now();
+    cr_assert_eq(worker_call(w, "time", json_pack("{s:[{s:s}]}", "variants", "kind", "eager"), 0.4, NULL, &e),
+                 KOPT_E_WORKER);
+    double dt = tw_now() - t0;
+    const worker_op_time *t = tw_op_row(w, "time");
+    cr_assert_not_null(t);
+    cr_assert_eq(t->calls, 1);
+    cr_assert(t->seconds >= 0.4 && t->seconds <= dt, "time: %.3f s of %.3f s", t->seconds, dt);
+    cr_assert_eq(tw_op_row(w, "load")->calls, 1, "the replay is the failing call's time, not a load");
+    /* an ok:false answer */
+    cr_assert_eq(worker_call(w, "frobnicate", NULL, 5, NULL, &e), KOPT_E_INTERNAL);
+    cr_assert_eq(tw_op_row(w, "frobnicate")->calls, 1);
+    /* arguments that are not an object: refused before being sent, counted */
+    cr_assert_eq(worker_call(w, "ping", json_array(), 5, NULL, &e), KOPT_E_INTERNAL);
+    cr_assert_eq(tw_op_row(w, "ping")->calls, 1);
+    cr_assert_eq(worker_call(w, "", NULL, 5, NULL, &e), KOPT_E_INTERNAL);
+    const worker_op_time *v = NULL;
+    cr_assert_eq(worker_op_times(w, &v), 4, "an empty op has no row");
+    worker_stop(w);
+}
+
+Test(worker, op_times_fold_into_other_past_the_cap) {
+    worker *w = tw_start("ok");
+    kerr e = {0};
+    char op[64];
+    for (int i = 0; i < WORKER_OP_TIMES_MAX + 6; i++) {   /* unknown ops: quick ok:false answers */
+        snprintf(op, sizeof op, "op%02d", i);
+        cr_assert_eq(worker_call(w, op, NULL, 5, NULL, &e), KOPT_E_INTERNAL, "%s", op);
+    }
+    const worker_op_time *v = NULL;
+    size_t n = worker_op_times(w, &v);
+    cr_assert_eq(n, WORKER_OP_TIMES_MAX);
+    for (int i = 0; i < WORKER_OP_TIMES_MAX - 1; i++) {
+        snprintf(op, sizeof op, "op%02d", i);
+        cr_assert_str_eq(v[i].name, op);
+        cr_assert_eq(v[i].calls, 1);
+    }
+    const worker_op_time *other = &v[WORKER_OP_TIMES_MAX - 1];
+    cr_assert_str_eq(other->name, "other");
+    cr_assert_eq(other->calls, 7, "%lld", other->calls);   /* op63 .. op69 */
+    cr_assert(other->seconds > 0);
+    /* a name with a row keeps it; a new one and one too long for a row go to "other" */
+    cr_assert_eq(worker_call(w, "op05", NULL, 5, NULL, &e), KOPT_E_INTERNAL);
+    cr_assert_eq(worker_call(w, "newname", NULL, 5, NULL, &e), KOPT_E_INTERNAL);
+    cr_assert_eq(tw_ping(w, 5, &e), 0, "%s", e.msg);
+    n = worker_op_times(w, &v);
+    cr_assert_eq(n, WORKER_OP_TIMES_MAX);
+    cr_assert_eq(tw_op_row(w, "op05")->calls, 2);
+    cr_assert_null(tw_op_row(w, "newname"));
+    cr_assert_null(tw_op_row(w, "ping"));
+    cr_assert_eq(tw_op_row(w, "other")->calls, 9);
+    worker_stop(w);
+}
+
+Test(worker, op_times_long_name_is_other) {
+    worker *w = tw_start("ok");
+    kerr e = {0};
+    char op[WORKER_OP_NAME_MAX + 1];
+    memset(op, 'x', sizeof op - 1);
+    op[sizeof op - 1] = '\0';   /* WORKER_OP_NAME_MAX bytes: one too many for a row */
+    cr_assert_eq(worker_call(w, op, NULL, 5, NULL, &e), KOPT_E_INTERNAL);
+    op[WORKER_OP_NAME_MAX - 1] = '\0';   /* the longest name that has a row of its own */
+    cr_assert_eq(worker_call(w, op, NULL, 5, NULL, &e), KOPT_E_INTERNAL);
+    const worker_op_time *v = NULL;
+    cr_assert_eq(worker_op_times(w, &v), 2);
+    cr_assert_str_eq(v[0].name, "other");
+    cr_assert_str_eq(v[1].name, op);
+    cr_assert_eq(v[0].calls, 1);
+    cr_assert_eq(v[1].calls, 1);
+    worker_stop(w);
+}
