@@ -483,6 +483,8 @@ Test(plan, plans_that_do_not_fit_are_refused) {
          "needs a \"dtype\""},
         {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [], \"dtype\": \"float32\"}],\n    \"launches\": [",
          "needs a \"shape\""},
+        {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [\"nope\"], \"dtype\": \"float32\"}],\n    \"launches\": [",
+         "a scratch size: unknown name 'nope'"},
         {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [1], \"dtype\": \"float32\", \"zero\": 1}],\n    \"launches\": [",
          "\"zero\" must be True or False"},
         {"    \"launches\": [", "    \"scratch\": [{\"name\": \"s\", \"shape\": [1], \"dtype\": \"float32\", \"device\": \"cpu\"}],\n    \"launches\": [",
@@ -603,6 +605,43 @@ Test(plan, a_launcher_first_in_the_file_is_named_with_its_line) {
     free(m);
     free(full);
     free(t);
+}
+
+/* A second KOPT_PLAN is refused also when the first is the file's first definition. */
+Test(plan, a_second_plan_after_a_first_definition_is_refused) {
+    char *t = kasprintf("# kopt-candidate: replaces=" LSM "\n%s%s%s", PLAN, strstr(KERNEL, "import triton\n"), PLAN);
+    char *m = tu_parse_refusal(t);
+    cr_expect(strstr(m, "a second KOPT_PLAN (the first is at line 2)"), "%s", m);
+    free(m);
+    free(t);
+}
+
+/* A launch of a kernel none of whose runtime parameters is required (only constexprs, or
+ * defaults) may give no arguments: "args" takes 0 to the runtime parameters' count. */
+Test(plan, a_kernel_with_no_required_parameter_takes_no_arguments) {
+    char *k = kasprintf("%s@triton.jit\ndef _nop(N: tl.constexpr):\n    pass\n\n"
+                        "@triton.jit\ndef _dflt(scale=1.0):\n    pass\n\n", KERNEL);
+    char *p = tu_replace_once(PLAN, "\"num_warps\": 8}]",
+                              "\"num_warps\": 8},\n    {\"kernel\": \"_nop\", \"grid\": [1], \"args\": [], "
+                              "\"constexprs\": {\"N\": 1}, \"num_warps\": 1},\n    {\"kernel\": \"_dflt\", \"grid\": [1], \"args\": [], \"num_warps\": 1}]");
+    char *t = with(k, p);
+    candidate *c = tu_parse_candidate(t);
+    cr_expect(strstr(c->text, "_nop[(1, )](N=1") && strstr(c->text, "_dflt[(1, )]("), "%s", c->text);
+    candidate_free(c);
+    free(t);
+    /* too many for either: the range in the message starts at 0 */
+    char *q = tu_replace_once(p, "\"args\": [], \"constexprs\"", "\"args\": [1], \"constexprs\"");
+    t = with(k, q);
+    expect_refused(t, "launch of '_nop' gives 1 arguments; it takes 0 to 0");
+    free(t);
+    free(q);
+    q = tu_replace_once(p, "\"args\": [], \"num_warps\": 1}]", "\"args\": [1, 2], \"num_warps\": 1}]");
+    t = with(k, q);
+    expect_refused(t, "launch of '_dflt' gives 2 arguments; it takes 0 to 1");
+    free(t);
+    free(q);
+    free(p);
+    free(k);
 }
 
 /* The edges that pass: num_stages 8, dimension 63, a forbidden import first in the file refused. */

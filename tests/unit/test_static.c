@@ -1326,6 +1326,9 @@ Test(static_names, tokens) {
     cr_expect(PTX_OK(".reg .b32 %t; mov.b32 $0, %t;"), "a declaration at the very start");
     cr_expect(!PTX_OK("{ .regx .b32 %t; mov.b32 $0, %t; }"), ".regx declares nothing");
     cr_expect(PTX_OK("{ .reg .b32 %f<2>; mov.b32 $0, %f0; }") && PTX_OK("{ .reg .b32 %f<10>; mov.b32 $0, %f9; }"));
+    /* the count of a parameterised declaration is skipped, not read as a declared name */
+    cr_expect(!PTX_OK("{ .reg .b32 %f<4>; mov.b32 $0, %4; }") && !strcmp(bad, "%4"), "%s", bad);
+    cr_expect(PTX_OK("{ .reg .b32 %f<4>, %g; mov.b32 $0, %g; }"), "a name after a parameterised one is declared");
     cr_expect(!PTX_OK("%pm0") && !strcmp(bad, "%pm0"), "a register at the very start: %s", bad);
     cr_expect(!PTX_OK("mov.b32 $0, %aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa;") && strlen(bad) == 41 &&
                   !strcmp(bad + 37, "aaaa"),
@@ -1372,6 +1375,9 @@ Test(static_gaps, attribute_stores_on_arguments_and_locals) {
                      "    if in_ptr0.is_contiguous(): n = 1\n    for s in in_ptr0.shape:\n        n = s\n"
                      "    lst = []\n    lst.append(in_ptr0.shape)\n    dd = {}\n    dd[0] = in_ptr0.device\n"
                      "    y = in_ptr0.shape if ok else lambda m=1: m\n");
+    /* an annotation without a value stores nothing, also when the next statement on its line
+     * (after ';') assigns */
+    expect_clean("", "    in_ptr0.kopt_n: int; n = 1\n");
 }
 
 Test(static_gaps, inplace_tensor_methods) {
