@@ -132,11 +132,12 @@ TARGETS = {
     },
     "src/optimize/search.c": {
         # only the search's gating decisions: the screen (its 0.98 bar), who goes to the gates,
-        # the per-kernel budget; not the constants handed to bookkeeping calls (the attempt
+        # the per-kernel budget, the screen's worker limit (opt_screen_timeout_s: a unit test,
+        # no CLI test waits 480 s); not the constants handed to bookkeeping calls (the attempt
         # record, the planner's history, progress and log lines, the worker request's fields)
-        "functions": ["evaluate", "over_kernel_budget"],
+        "functions": ["evaluate", "over_kernel_budget", "opt_screen_timeout_s"],
         "skip_calls": ["opt_record_attempt", "history_add", "opt_progress", "log_warn", "log_info", "json_pack"],
-        "stages": [("cli", "tests/cli/search_gating.sh"), ("cli", "tests/cli/llm_optimize.sh"),
+        "stages": [("unit", "search/*"), ("cli", "tests/cli/search_gating.sh"), ("cli", "tests/cli/llm_optimize.sh"),
                    ("cli", "tests/cli/run.sh")],
     },
 }

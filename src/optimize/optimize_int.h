@@ -57,6 +57,9 @@ double opt_now(void);
 double opt_budget(const octx *c);
 int opt_max_cands(const octx *c);
 int opt_over_budget(const octx *c);
+/* search.c: the kernel screen's worker limit in seconds, 4 x timeout_s (480 when timeout_s <= 0,
+ * four times the 120 s default step). */
+double opt_screen_timeout_s(const optimize_opts *o);
 void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */

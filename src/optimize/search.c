@@ -260,6 +260,13 @@ typedef struct kstate {
     int seq;                      /* candidate file numbering */
 } kstate;
 
+/* The kernel screen's limit (one bench_kernels request for all of a round's candidates): four
+ * candidate steps, timeout_s or its default of 120 s. */
+double opt_screen_timeout_s(const optimize_opts *o) {
+    if (o->timeout_s > 0) return o->timeout_s * 4;
+    return 480;
+}
+
 /* A kernel's share of what is left of the budget: the remaining time split evenly over the
  * kernels still to search (at least 15 s), so one kernel cannot starve the others. */
 static int over_kernel_budget(const octx *c, const kstate *ks) {
@@ -356,7 +363,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
     if (worker_call(c->w, "bench_kernels",
                     json_pack("{s:s, s:s, s:O, s:O, s:i, s:i}", "orig", verify_session_base_module(c->vs), "kernel", ks->kname,
                               "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
-                    c->o->timeout_s > 0 ? c->o->timeout_s * 4 : 480, &bench, &be)) {
+                    opt_screen_timeout_s(c->o), &bench, &be)) {
         log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);
         for (i = 0; i < n; i++) opt_record_attempt(c, ks->kname, ks->kkind, direction, live[i], OPT_ERROR, 2, be.msg, 0, 0, 0);
         refusal_set(last, 2, "the screened candidates", be.msg, NULL);

@@ -79,6 +79,23 @@ OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/port3")/v1" FAKE_FAST_PATTERN="n
 rc=$?
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["agents"]["planner"].startswith("openai:") and d["agents"]["executor"]=="builtin" and d["outcome"]=="optimized" and "machine_check" not in d, (d["agents"], d["outcome"], d.get("machine_check"))' "$T/out3/report.json" && [ $rc -eq 0 ] && ok || bad "LLM planner + built-in executor: exit $rc $(tail -2 "$T/e4")"
 
+# A verdict reused from the store reaches the LLM planner's history as what it was: the same
+# plan twice over one store; the first run's candidate is refused at gate 4 (the fake times it
+# no faster), the second run's planner reads it back as refused (not as kopt's error).
+for run in 1 2; do
+  python3 tests/llm/scripted_server.py --script "$T/s3.json" --log "$T/rs$run.jsonl" --idle 60 --parent $$ >"$T/ports$run" &
+  for _ in $(seq 50); do [ -s "$T/ports$run" ] && break; sleep 0.1; done
+  OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/ports$run")/v1" \
+    "$KOPT" optimize tests/problems/14_gemm_bias_relu.py -o "$T/outs$run" --llm openai:scripted --roles planner \
+      --store "$T/st.sqlite" --budget 60s --rounds 6 >"$T/os$run" 2>"$T/es$run" || bad "store run $run: $(tail -2 "$T/es$run")"
+done
+python3 - "$T/rs2.jsonl" <<'PY' && ok || bad "a reused refusal in the planner's history"
+import json, sys
+lines = [ln for r in map(json.loads, open(sys.argv[1])) for ln in json.dumps(r["body"]).split("\\n")
+         if "verdict from the store" in ln]
+assert lines and all("refused at gate 4" in ln and "error" not in ln for ln in lines), lines
+PY
+
 # kopt llm check: answers, and a closed port is a clear error with exit 13
 echo '[{"reply": "ok", "tokens": [5, 1]}]' >"$T/s2.json"
 python3 tests/llm/scripted_server.py --script "$T/s2.json" --log "$T/r2.jsonl" --idle 20 --parent $$ >"$T/port2" &
