@@ -380,6 +380,17 @@ static void st_no_ma(const bench_report *r, bench_table *t) {
 
 #define ST_SETUP_TOP 8   /* ops in the setup table */
 
+/* One row of the setup table: `s` seconds summed over tot's problems. */
+static void st_setup_row(bench_table *t, const bench_setup_totals *tot, const char *name, double s) {
+    st_row row = {.n = 0};
+    char b[BENCH_FMT];
+    st_put(&row, name);
+    st_put(&row, bench_fmt_s(s, b));
+    st_put(&row, bench_fmt_s(s / (double)tot->problems, b));
+    st_put(&row, tot->setup_s > 0 ? bench_fmt_frac(s / tot->setup_s, b) : BENCH_DASH);
+    bench_table_row(t, row.cell);
+}
+
 /* Where the setup's time went over the finished problems: the ST_SETUP_TOP worker ops with the
  * largest total in the setup (resources.setup_by_step), then the setup's time outside requests. */
 static void st_setup(const bench_report *r, bench_table *t) {
@@ -391,19 +402,8 @@ static void st_setup(const bench_report *r, bench_table *t) {
         bench_setup_totals_free(&tot);
         return;
     }
-    double np = (double)tot.problems;
-    for (size_t i = 0; i <= tot.nops && i <= ST_SETUP_TOP; i++) {
-        const char *name = i < tot.nops && i < ST_SETUP_TOP ? tot.ops[i].op : "(outside worker requests)";
-        double s = i < tot.nops && i < ST_SETUP_TOP ? tot.ops[i].total_s : tot.outside_s;
-        if (!isfinite(s)) continue;
-        st_row row = {.n = 0};
-        char b[BENCH_FMT];
-        st_put(&row, name);
-        st_put(&row, bench_fmt_s(s, b));
-        st_put(&row, bench_fmt_s(s / np, b));
-        st_put(&row, tot.setup_s > 0 ? bench_fmt_frac(s / tot.setup_s, b) : BENCH_DASH);
-        bench_table_row(t, row.cell);
-    }
+    for (size_t i = 0; i < tot.nops && i < ST_SETUP_TOP; i++) st_setup_row(t, &tot, tot.ops[i].op, tot.ops[i].total_s);
+    if (isfinite(tot.outside_s)) st_setup_row(t, &tot, "(outside worker requests)", tot.outside_s);
     char note[400];
     snprintf(note, sizeof note,
              "Over the %zu finished problem%s whose report has resources.setup_by_step: the wall time of kopt's "
