@@ -858,6 +858,15 @@ Test(static_edges, dunders_and_pointer_names) {
     free(t);
 }
 
+Test(static_edges, double_star_unpacking_is_not_arithmetic) {
+    /* f(**kw) unpacks like f(*args): a pointer name after a '**' that opens an argument is passed
+     * on, not raised to a power */
+    expect_clean("", "    print(**in_ptr0)\n    print(xnumel, **out_ptr0)\n");
+    /* '**' between two operands is a power, on either side of the pointer name */
+    expect_one("", "    y = 2 ** in_ptr0\n", "torch-compute", "in_ptr0");
+    expect_one("", "    y = in_ptr0 ** 2\n", "torch-compute", "in_ptr0 ** 2");
+}
+
 Test(static_edges, star_imports) {
     /* every star import is refused (also triton.language's and math's, allowed before the
      * allowlist); the names it would bring are free names, not defined and not builtins */
@@ -1351,6 +1360,32 @@ Test(static_names, tokens) {
              {"f'{(x y)}'", 0}};
     for (size_t i = 0; i < sizeof f / sizeof *f; i++)
         cr_expect_eq(static_names_fstring_fields(f[i].s, strlen(f[i].s)), f[i].ok, "%s", f[i].s);
+}
+
+/* static_names_ptx_registers on a copy of t in a buffer of exactly strlen(t) bytes, no NUL after
+ * it: ASan reports any read past the n bytes the contract gives. */
+static int ptx_ok_exact(const char *t, char *bad, size_t cap) {
+    size_t n = strlen(t);
+    char *s = malloc(n);
+    cr_assert(s);
+    memcpy(s, t, n);
+    int ok = static_names_ptx_registers(s, n, bad, cap);
+    free(s);
+    return ok;
+}
+
+Test(static_names, ptx_registers_read_only_n_bytes) {
+    /* a parameterised declaration whose count runs to the end of the n bytes: the count is
+     * skipped up to the end, and no further */
+    char bad[48] = "";
+    cr_expect(ptx_ok_exact(".reg .b32 %f<4", bad, sizeof bad));
+    cr_expect(ptx_ok_exact("mov.b32 $0, %f1; .reg .b32 %f<2", bad, sizeof bad));
+    cr_expect(ptx_ok_exact("{ .reg .b32 %f<2>; mov.b32 $0, %f1; .reg .b32 %g<12", bad, sizeof bad));
+    cr_expect(!ptx_ok_exact("mov.b32 $0, %u; .reg .b32 %f<2", bad, sizeof bad) && !strcmp(bad, "%u"), "%s", bad);
+    /* the other ways the n bytes can end: inside a modifier, after a lone '%', on a name */
+    cr_expect(ptx_ok_exact(".reg .b32 %v; mov.b32 $0, %v; .reg .b", bad, sizeof bad));
+    cr_expect(ptx_ok_exact("mov.b32 $0, $1; %", bad, sizeof bad));
+    cr_expect(ptx_ok_exact(".reg .b32 %v; mov.b32 $0, %v", bad, sizeof bad));
 }
 
 /* ---------- gaps found by the red-team candidates (issue 11; tests/candidates/static) ---------- */
