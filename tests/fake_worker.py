@@ -361,8 +361,10 @@ def op_limits(req):
 
 
 def op_env(req):
-    """Test-only: the names in this process's environment (the real worker has no such op)."""
-    return {"names": sorted(os.environ)}
+    """Test-only: the names in this process's environment and where this Python keeps its
+    bytecode (the real worker has no such op)."""
+    return {"names": sorted(os.environ), "pycache_prefix": sys.pycache_prefix,
+            "dont_write_bytecode": bool(sys.flags.dont_write_bytecode)}
 
 
 def check_spec(spec):

@@ -21,6 +21,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/tknobs.h"
+#include "worker/pycache.h"
 
 extern char **environ;
 
@@ -631,9 +632,37 @@ int worker_env_allowed(const char *entry, const char *extra_names) {
     return wk_in_list(extra_names, entry, len);
 }
 
+/* The index of the entry "NAME=..." in v (name_eq is "NAME="), or v->len. */
+static size_t wk_env_find(const kvec *v, const char *name_eq) {
+    size_t i, n = strlen(name_eq);
+    for (i = 0; i < v->len; i++)
+        if (!strncmp(v->items[i], name_eq, n)) break;
+    return i;
+}
+
+/* Bytecode under kopt's own directory (pycache.h) unless the entries already name one: adds
+ * PYTHONPYCACHEPREFIX and drops PYTHONDONTWRITEBYTECODE. */
+static void wk_env_pycache(kvec *v) {
+    if (wk_env_find(v, "PYTHONPYCACHEPREFIX=") < v->len) return;   /* opts.env named one */
+    char why[256];
+    char *dir = pycache_dir(why, sizeof why);
+    if (!dir) {
+        if (why[0]) log_debug("worker: no bytecode directory: %s", why);
+        return;
+    }
+    size_t i = wk_env_find(v, "PYTHONDONTWRITEBYTECODE=");
+    if (i < v->len) {
+        free(v->items[i]);
+        v->items[i] = v->items[v->len - 1];
+        v->len--;
+    }
+    kvec_push(v, kasprintf("PYTHONPYCACHEPREFIX=%s", dir));
+    free(dir);
+}
+
 /* Build the child's environment: the allowed part of kopt's (worker_env_allowed) less Triton's
  * code-generation knobs set away from their defaults (tknobs.h), overridden by extra, plus
- * PYTHONUNBUFFERED=1. */
+ * PYTHONUNBUFFERED=1 and kopt's bytecode directory (wk_env_pycache). */
 static int wk_build_env(worker *w, const char *const *extra, kerr *e) {
     kvec v = {0};
     const char *pass = getenv("KOPT_WORKER_ENV");
@@ -669,6 +698,7 @@ static int wk_build_env(worker *w, const char *const *extra, kerr *e) {
     for (i = 0; i < v.len; i++)
         if (!strncmp(v.items[i], "PYTHONUNBUFFERED=", 17)) break;
     if (i == v.len) kvec_push(&v, kstrdup("PYTHONUNBUFFERED=1"));
+    wk_env_pycache(&v);
     kvec_push(&v, NULL);
     w->envp = (char **)v.items;   /* the array is owned from now on; freed in wk_free */
     return 0;

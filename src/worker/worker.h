@@ -51,7 +51,9 @@
  * environment (worker_env_allowed: what Python, torch, Triton and CUDA read -- PATH, HOME,
  * locale, library and compiler paths, CUDA_*, TORCH*, TRITON_*, PYTHON*, KOPT_* ...), never an
  * LLM API key or a proxy; names listed in $KOPT_WORKER_ENV (comma-separated) pass too, and
- * opts.env entries always do. Caveat: Linux
+ * opts.env entries always do. Its Python keeps bytecode under kopt's own directory
+ * (PYTHONPYCACHEPREFIX, pycache.h; PYTHONDONTWRITEBYTECODE is dropped then) unless
+ * KOPT_PYCACHE=0, the user's own PYTHONPYCACHEPREFIX or opts.env says otherwise. Caveat: Linux
  * ties PDEATHSIG to the *thread* that forked, and restarts fork from the thread that makes the
  * call; start and call workers from threads that outlive them (e.g. the main thread, or one
  * long-lived thread per GPU), or the worker is killed when that thread exits.

@@ -17,6 +17,7 @@
 #include "util/buf.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "worker/pycache.h"
 #include "worker/worker.h"
 
 static char *g_dir;       /* per-test temporary directory */
@@ -32,6 +33,9 @@ static void tw_setup(void) {
     free(root);
     cr_assert(fs_exists(g_script), "%s missing (set KOPT_ROOT)", g_script);
     g_counter = fs_join(g_dir, "counter");
+    char *pyc = fs_join(g_dir, "pycache");   /* workers' bytecode: never the tester's HOME */
+    setenv("KOPT_PYCACHE", pyc, 1);
+    free(pyc);
 }
 static void tw_teardown(void) {
     fs_rmtree(g_dir);
@@ -834,6 +838,84 @@ Test(worker, environment_reaches_the_worker_filtered) {
     unsetenv("MY_SETTING_FOR_THE_MODEL");
     unsetenv("KOPT_WORKER_ENV");
     unsetenv("UNLISTED_SETTING");
+}
+
+/* ------------------------------------------------------------------ bytecode directory */
+
+/* pycache_dir's rules (pycache.h): off, the user's own prefix, an explicit or the default
+ * directory (created), and a directory others can write refused. */
+Test(worker, pycache_dir_rules) {
+    unsetenv("PYTHONPYCACHEPREFIX");
+    char why[256];
+    setenv("KOPT_PYCACHE", "0", 1);
+    cr_assert_null(pycache_dir(why, sizeof why));
+    cr_assert_str_eq(why, "", "turned off is no refusal");
+    setenv("KOPT_PYCACHE", "", 1);
+    cr_assert_null(pycache_dir(why, sizeof why));
+    setenv("KOPT_PYCACHE", "relative/dir", 1);
+    cr_assert_null(pycache_dir(why, sizeof why));
+    cr_assert(strstr(why, "not an absolute path"), "%s", why);
+
+    char *mine = fs_join(g_dir, "a/b/pyc");
+    setenv("KOPT_PYCACHE", mine, 1);
+    setenv("PYTHONPYCACHEPREFIX", "/elsewhere", 1);
+    cr_assert_null(pycache_dir(why, sizeof why), "the user's own prefix stands");
+    unsetenv("PYTHONPYCACHEPREFIX");
+    char *d = pycache_dir(why, sizeof why);
+    cr_assert_not_null(d, "%s", why);
+    cr_assert_str_eq(d, mine);
+    cr_assert(fs_is_dir(mine), "created");
+    free(d);
+    cr_assert_eq(chmod(mine, 0777), 0);
+    cr_assert_null(pycache_dir(why, sizeof why), "others could plant bytecode there");
+    cr_assert(strstr(why, "writable by other users"), "%s", why);
+    char *file = fs_join(g_dir, "a/file");
+    kerr e = {0};
+    cr_assert_eq(fs_write(file, "x", 1, &e), 0);
+    setenv("KOPT_PYCACHE", file, 1);
+    cr_assert_null(pycache_dir(why, sizeof why));
+    cr_assert(why[0], "a file is refused with a reason");
+
+    unsetenv("KOPT_PYCACHE");
+    setenv("HOME", g_dir, 1);
+    d = pycache_dir(why, sizeof why);
+    char *dflt = fs_join(g_dir, ".cache/kopt/pycache");
+    cr_assert_not_null(d, "%s", why);
+    cr_assert_str_eq(d, dflt);
+    free(d);
+    free(dflt);
+    free(file);
+    free(mine);
+}
+
+/* The worker's Python writes bytecode under kopt's directory even where kopt's environment
+ * forbids writing it (beside the sources), and keeps that environment as is when turned off. */
+Test(worker, pycache_reaches_the_worker) {
+    unsetenv("PYTHONPYCACHEPREFIX");
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    char *mine = fs_join(g_dir, "pyc");
+    setenv("KOPT_PYCACHE", mine, 1);
+    for (int off = 0; off < 2; off++) {
+        if (off) setenv("KOPT_PYCACHE", "0", 1);
+        worker *w = tw_start("ok");
+        json_t *res = NULL;
+        kerr e = {0};
+        cr_assert_eq(worker_call(w, "env", json_object(), 5, &res, &e), 0, "%s", e.msg);
+        const char *prefix = json_string_value(json_object_get(res, "pycache_prefix"));
+        int dont = json_is_true(json_object_get(res, "dont_write_bytecode"));
+        if (!off) {
+            cr_assert_not_null(prefix);
+            cr_assert_str_eq(prefix, mine);
+            cr_assert_not(dont, "bytecode is written (under the prefix)");
+        } else {
+            cr_assert_null(prefix, "%s", prefix);
+            cr_assert(dont, "KOPT_PYCACHE=0 keeps PYTHONDONTWRITEBYTECODE");
+        }
+        json_decref(res);
+        worker_stop(w);
+    }
+    unsetenv("PYTHONDONTWRITEBYTECODE");
+    free(mine);
 }
 
 /* ------------------------------------------------------------------ time per op */
