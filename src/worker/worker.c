@@ -640,9 +640,16 @@ static size_t wk_env_find(const kvec *v, const char *name_eq) {
     return i;
 }
 
+/* Whether the NULL-terminated NAME=VALUE list extra sets the variable name_eq ("NAME="). */
+static int wk_extra_sets(const char *const *extra, const char *name_eq) {
+    for (const char *const *x = extra; x && *x; x++)
+        if (!strncmp(*x, name_eq, strlen(name_eq))) return 1;
+    return 0;
+}
+
 /* Bytecode under kopt's own directory (pycache.h) unless the entries already name one: adds
- * PYTHONPYCACHEPREFIX and drops PYTHONDONTWRITEBYTECODE. */
-static void wk_env_pycache(kvec *v) {
+ * PYTHONPYCACHEPREFIX and drops PYTHONDONTWRITEBYTECODE, unless extra (opts.env) set it. */
+static void wk_env_pycache(kvec *v, const char *const *extra) {
     if (wk_env_find(v, "PYTHONPYCACHEPREFIX=") < v->len) return;   /* opts.env named one */
     char why[256];
     char *dir = pycache_dir(why, sizeof why);
@@ -651,7 +658,7 @@ static void wk_env_pycache(kvec *v) {
         return;
     }
     size_t i = wk_env_find(v, "PYTHONDONTWRITEBYTECODE=");
-    if (i < v->len) {
+    if (i < v->len && !wk_extra_sets(extra, "PYTHONDONTWRITEBYTECODE=")) {
         free(v->items[i]);
         v->items[i] = v->items[v->len - 1];
         v->len--;
@@ -694,11 +701,8 @@ static int wk_build_env(worker *w, const char *const *extra, kerr *e) {
         if (i < v.len) { free(v.items[i]); v.items[i] = kstrdup(*x); }
         else kvec_push(&v, kstrdup(*x));
     }
-    size_t i;
-    for (i = 0; i < v.len; i++)
-        if (!strncmp(v.items[i], "PYTHONUNBUFFERED=", 17)) break;
-    if (i == v.len) kvec_push(&v, kstrdup("PYTHONUNBUFFERED=1"));
-    wk_env_pycache(&v);
+    if (wk_env_find(&v, "PYTHONUNBUFFERED=") == v.len) kvec_push(&v, kstrdup("PYTHONUNBUFFERED=1"));
+    wk_env_pycache(&v, extra);
     kvec_push(&v, NULL);
     w->envp = (char **)v.items;   /* the array is owned from now on; freed in wk_free */
     return 0;

@@ -914,6 +914,19 @@ Test(worker, pycache_reaches_the_worker) {
         json_decref(res);
         worker_stop(w);
     }
+    /* the caller's own environment entries (opts.env) win over the bytecode directory */
+    setenv("KOPT_PYCACHE", mine, 1);
+    static const char *const env[] = {"FAKE_WORKER_MODE=ok", "PYTHONDONTWRITEBYTECODE=1", NULL};
+    worker_opts o = {.script = g_script, .env = env, .ready_timeout_s = 10};
+    worker *w = NULL;
+    json_t *res = NULL;
+    kerr e = {0};
+    cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
+    cr_assert_eq(worker_call(w, "env", json_object(), 5, &res, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(json_string_value(json_object_get(res, "pycache_prefix")), mine, "bytecode is read from there");
+    cr_assert(json_is_true(json_object_get(res, "dont_write_bytecode")), "and not written: opts.env said so");
+    json_decref(res);
+    worker_stop(w);
     unsetenv("PYTHONDONTWRITEBYTECODE");
     free(mine);
 }
