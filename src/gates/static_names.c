@@ -300,8 +300,13 @@ int static_names_ptx_registers(const char *s, size_t n, char *bad, size_t cap) {
                                                "total_smem",
                                                "dynamic_smem",
                                                NULL};
+        /* a reserved name, or one it starts (%pm0, %envreg3, %clock64): the scanned name is
+         * compared, never more of s than its len bytes (the rest may lie past n) */
         int reserved = 0;
-        for (int k = 0; RESERVED[k]; k++) reserved |= !strncmp(name, RESERVED[k], strlen(RESERVED[k]));
+        for (int k = 0; RESERVED[k]; k++) {
+            size_t rl = strlen(RESERVED[k]);
+            reserved |= rl <= len && !memcmp(name, RESERVED[k], rl);
+        }
         int ok = !reserved && ptx_declared(s, n, name, len);
         for (int k = 0; !ok && SPECIAL[k]; k++) ok = strlen(SPECIAL[k]) == len && !strncmp(name, SPECIAL[k], len);
         if (!ok) {

@@ -1388,6 +1388,36 @@ Test(static_names, ptx_registers_read_only_n_bytes) {
     cr_expect(ptx_ok_exact(".reg .b32 %v; mov.b32 $0, %v", bad, sizeof bad));
 }
 
+Test(static_names, ptx_registers_reserved_prefix_at_end_of_n) {
+    /* a declared name that is a proper prefix of a reserved one (%t of total_smem, %c of
+     * clock, %p of pm) ending the n bytes: the reserved-name check compares the scanned name,
+     * not the reserved name's full length (ASan: a read past the exactly-sized buffer) */
+    char bad[48] = "";
+    cr_expect(ptx_ok_exact(".reg .b32 %t; mov.b32 $0, %t", bad, sizeof bad), "%s", bad);
+    cr_expect(ptx_ok_exact(".reg .b32 %c; mov.b32 $0, %c", bad, sizeof bad), "%s", bad);
+    cr_expect(ptx_ok_exact(".reg .b32 %total_sme; mov.b32 $0, %total_sme", bad, sizeof bad), "%s", bad);
+    cr_expect(ptx_ok_exact(".reg .pred %p; mov.b32 $0, %p", bad, sizeof bad), "%s", bad);
+    /* a reserved name ending the n bytes exactly, or extended, is still refused */
+    cr_expect(!ptx_ok_exact(".reg .b32 %pm<8>; mov.b32 $0, %pm", bad, sizeof bad) && !strcmp(bad, "%pm"), "%s", bad);
+    cr_expect(!ptx_ok_exact("mov.u32 $0, %total_smem", bad, sizeof bad) && !strcmp(bad, "%total_smem"), "%s", bad);
+    cr_expect(!ptx_ok_exact("mov.u64 $0, %clock64", bad, sizeof bad) && !strcmp(bad, "%clock64"), "%s", bad);
+}
+
+Test(static_names, ptx_registers_reserved_not_read_beyond_n) {
+    /* the text after the n bytes continues a declared name into a reserved one (%c + "lock"):
+     * only the n bytes count, so %c is the declared register, not %clock */
+    char bad[48] = "";
+    const char *t = ".reg .b32 %c; mov.b32 $0, %clock;";
+    size_t n = strlen(".reg .b32 %c; mov.b32 $0, %c");
+    cr_expect_eq(static_names_ptx_registers(t, n, bad, sizeof bad), 1, "%s", bad);
+    const char *u = ".reg .b32 %gri; mov.b32 $0, %gridid;";
+    size_t m = strlen(".reg .b32 %gri; mov.b32 $0, %gri");
+    cr_expect_eq(static_names_ptx_registers(u, m, bad, sizeof bad), 1, "%s", bad);
+    /* and within n, the same text is refused */
+    cr_expect_eq(static_names_ptx_registers(t, strlen(t), bad, sizeof bad), 0);
+    cr_expect_str_eq(bad, "%clock");
+}
+
 /* ---------- gaps found by the red-team candidates (issue 11; tests/candidates/static) ---------- */
 
 Test(static_gaps, attribute_stores_on_arguments_and_locals) {
