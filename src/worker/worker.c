@@ -632,18 +632,22 @@ int worker_env_allowed(const char *entry, const char *extra_names) {
     return wk_in_list(extra_names, entry, len);
 }
 
-/* The index of the entry "NAME=..." in v (name_eq is "NAME="), or v->len. */
-static size_t wk_env_find(const kvec *v, const char *name_eq) {
-    size_t i, n = strlen(name_eq);
+/* The bytes of entry's "NAME=" (entry is "NAME=..." with a non-empty NAME, checked by callers). */
+static size_t wk_name_len(const char *entry) { return (size_t)(strchr(entry, '=') - entry) + 1; }
+
+/* The index of the entry of v with the same NAME as `entry` ("NAME=" or "NAME=VALUE"), or
+ * v->len. */
+static size_t wk_env_find(const kvec *v, const char *entry) {
+    size_t i, n = wk_name_len(entry);
     for (i = 0; i < v->len; i++)
-        if (!strncmp(v->items[i], name_eq, n)) break;
+        if (!strncmp(v->items[i], entry, n)) break;
     return i;
 }
 
-/* Whether the NULL-terminated NAME=VALUE list extra sets the variable name_eq ("NAME="). */
-static int wk_extra_sets(const char *const *extra, const char *name_eq) {
+/* Whether the NULL-terminated NAME=VALUE list extra sets the NAME of `entry` ("NAME="). */
+static int wk_extra_sets(const char *const *extra, const char *entry) {
     for (const char *const *x = extra; x && *x; x++)
-        if (!strncmp(*x, name_eq, strlen(name_eq))) return 1;
+        if (!strncmp(*x, entry, wk_name_len(entry))) return 1;
     return 0;
 }
 
@@ -694,10 +698,7 @@ static int wk_build_env(worker *w, const char *const *extra, kerr *e) {
             return kerr_set(e, KOPT_E_INTERNAL, "worker environment entry '%s' is not NAME=VALUE",
                             *x);
         }
-        size_t nl = (size_t)(eq - *x) + 1;   /* "NAME=" */
-        size_t i;
-        for (i = 0; i < v.len; i++)
-            if (!strncmp(v.items[i], *x, nl)) break;
+        size_t i = wk_env_find(&v, *x);
         if (i < v.len) { free(v.items[i]); v.items[i] = kstrdup(*x); }
         else kvec_push(&v, kstrdup(*x));
     }

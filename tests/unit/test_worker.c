@@ -890,43 +890,48 @@ Test(worker, pycache_dir_rules) {
 
 /* The worker's Python writes bytecode under kopt's directory even where kopt's environment
  * forbids writing it (beside the sources), and keeps that environment as is when turned off. */
-Test(worker, pycache_reaches_the_worker) {
-    unsetenv("PYTHONPYCACHEPREFIX");
-    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
-    char *mine = fs_join(g_dir, "pyc");
-    setenv("KOPT_PYCACHE", mine, 1);
-    for (int off = 0; off < 2; off++) {
-        if (off) setenv("KOPT_PYCACHE", "0", 1);
-        worker *w = tw_start("ok");
-        json_t *res = NULL;
-        kerr e = {0};
-        cr_assert_eq(worker_call(w, "env", json_object(), 5, &res, &e), 0, "%s", e.msg);
-        const char *prefix = json_string_value(json_object_get(res, "pycache_prefix"));
-        int dont = json_is_true(json_object_get(res, "dont_write_bytecode"));
-        if (!off) {
-            cr_assert_not_null(prefix);
-            cr_assert_str_eq(prefix, mine);
-            cr_assert_not(dont, "bytecode is written (under the prefix)");
-        } else {
-            cr_assert_null(prefix, "%s", prefix);
-            cr_assert(dont, "KOPT_PYCACHE=0 keeps PYTHONDONTWRITEBYTECODE");
-        }
-        json_decref(res);
-        worker_stop(w);
-    }
-    /* the caller's own environment entries (opts.env) win over the bytecode directory */
-    setenv("KOPT_PYCACHE", mine, 1);
-    static const char *const env[] = {"FAKE_WORKER_MODE=ok", "PYTHONDONTWRITEBYTECODE=1", NULL};
+/* Starts a fake worker with env (the whole opts.env) and reads its Python's bytecode setting:
+ * *prefix (malloc'd, NULL when none) and whether it may not write bytecode. */
+static void tw_bytecode(const char *const *env, char **prefix, int *dont_write) {
     worker_opts o = {.script = g_script, .env = env, .ready_timeout_s = 10};
     worker *w = NULL;
     json_t *res = NULL;
     kerr e = {0};
     cr_assert_eq(worker_start(&o, &w, &e), 0, "%s", e.msg);
     cr_assert_eq(worker_call(w, "env", json_object(), 5, &res, &e), 0, "%s", e.msg);
-    cr_assert_str_eq(json_string_value(json_object_get(res, "pycache_prefix")), mine, "bytecode is read from there");
-    cr_assert(json_is_true(json_object_get(res, "dont_write_bytecode")), "and not written: opts.env said so");
+    const char *p = json_string_value(json_object_get(res, "pycache_prefix"));
+    *prefix = p ? kstrdup(p) : NULL;
+    *dont_write = json_is_true(json_object_get(res, "dont_write_bytecode"));
     json_decref(res);
     worker_stop(w);
+}
+
+Test(worker, pycache_reaches_the_worker) {
+    static const char *const plain[] = {"FAKE_WORKER_MODE=ok", NULL};
+    static const char *const caller_says[] = {"FAKE_WORKER_MODE=ok", "PYTHONDONTWRITEBYTECODE=1", NULL};
+    unsetenv("PYTHONPYCACHEPREFIX");
+    setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+    char *mine = fs_join(g_dir, "pyc"), *prefix = NULL;
+    int dont = -1;
+    setenv("KOPT_PYCACHE", mine, 1);
+    tw_bytecode(plain, &prefix, &dont);
+    cr_assert_not_null(prefix);
+    cr_assert_str_eq(prefix, mine);
+    cr_assert_not(dont, "bytecode is written (under the prefix)");
+    free(prefix);
+
+    setenv("KOPT_PYCACHE", "0", 1);
+    tw_bytecode(plain, &prefix, &dont);
+    cr_assert_null(prefix, "%s", prefix);
+    cr_assert(dont, "KOPT_PYCACHE=0 keeps PYTHONDONTWRITEBYTECODE");
+
+    /* the caller's own environment entries (opts.env) win over the bytecode directory */
+    setenv("KOPT_PYCACHE", mine, 1);
+    tw_bytecode(caller_says, &prefix, &dont);
+    cr_assert_not_null(prefix);
+    cr_assert_str_eq(prefix, mine, "bytecode is read from there");
+    cr_assert(dont, "and not written: opts.env said so");
+    free(prefix);
     unsetenv("PYTHONDONTWRITEBYTECODE");
     free(mine);
 }
