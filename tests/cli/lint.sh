@@ -80,6 +80,17 @@ has "precision: the rule" "$T/out" ": precision: \`tl.float16\`"
 expect_exit 0 "reduced precision with consent" -- "$KOPT" lint --allow-launcher "$PREC" --allow-precision-change
 expect_exit 0 "reduced precision in a float16 model" -- "$KOPT" lint --allow-launcher "$PREC" --dtype float16
 expect_exit 12 "--dtype float32 is the default" -- "$KOPT" lint --allow-launcher "$PREC" --dtype float32
+# inline PTX: a declared register under a special register's name (%pm<4>, then %pm0) is still a
+# counter read (rule timer once precision is consented to); a declared %c, which only starts
+# %clock's name, is the kernel's own register and passes
+SHADOW=tests/candidates/static/ptx_declared_special.py
+expect_exit 12 "PTX: a declared special name refused with consent to precision" -- \
+  "$KOPT" lint --allow-launcher --allow-precision-change --json "$SHADOW"
+json_check "PTX: declared %pm0 is rule timer" "$T/out" "[f['rule'] for f in d['findings']] == ['timer']"
+sed 's/{ .reg .u32 %pm<4>; mov.u32 $0, %pm0; }/{ .reg .u32 %c; mov.u32 %c, $1; mov.u32 $0, %c; }/' "$SHADOW" >"$T/ptx_own_c.py"
+grep -q '%c; mov.u32 %c, \$1' "$T/ptx_own_c.py" && ok || bad "PTX control: the sed did not apply"
+expect_exit 0 "PTX: a declared %c (a prefix of %clock) passes with consent" -- \
+  "$KOPT" lint --allow-launcher --allow-precision-change "$T/ptx_own_c.py"
 K=triton_red_fused__log_softmax_prepare_softmax_online_sub_0
 expect_exit 0 "--kernel matching the binding" -- "$KOPT" lint --allow-launcher "$GOOD" --kernel "$K"
 expect_exit 12 "--kernel not matching the binding" -- "$KOPT" lint --allow-launcher "$GOOD" --kernel other_kernel --json
