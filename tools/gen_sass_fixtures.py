@@ -8,7 +8,11 @@ Each kernel is one precision situation the check must tell apart: fp32 throughou
 report), a float16 or bfloat16 round trip, half-precision arithmetic, an fp8 conversion, a
 tl.dot on float32 inputs with Triton's default (TF32 tensor cores) and with ieee precision,
 an Inductor-style bfloat16 kernel (converts at load and store, float32 arithmetic) and a row
-softmax (MUFU, shuffles). The file header names the Triton version and the expected classes.
+softmax (MUFU, shuffles). For the hardware-state classes: reads of the clock and the global timer
+(timer), of the SM id and the warp slot (hw_reg), and controls that read only registers the
+launch geometry fixes: the lane id, and a kernel with 3-D program ids, atomics, a spin wait, a
+barrier and a histogram (SR_CTAID.Y/Z, SR_LANEID, SR_LTMASK, SR_CgaCtaId). The file header names
+the Triton version and the expected classes.
 """
 import os
 import subprocess
@@ -105,6 +109,39 @@ def fp32_row_softmax(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
     tl.store(out_ptr + row * n_cols + c, e / tl.sum(e, 0), mask=m)
 
 
+@triton.jit
+def special_read(out_ptr, n, BLOCK: tl.constexpr, WHICH: tl.constexpr):
+    """Stores what an inline-PTX read of one special register gives (WHICH picks it)."""
+    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if WHICH == 0:
+        v = tl.inline_asm_elementwise("mov.u64 $0, %clock64;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+    elif WHICH == 1:
+        v = tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False, pack=1)
+    elif WHICH == 2:
+        v = tl.inline_asm_elementwise("mov.u32 $0, %smid;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+    elif WHICH == 3:
+        v = tl.inline_asm_elementwise("mov.u32 $0, %warpid;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+    else:
+        v = tl.inline_asm_elementwise("mov.u32 $0, %laneid;", "=r", [], dtype=tl.int32, is_pure=False, pack=1)
+    tl.store(out_ptr + o, v.to(tl.float32), mask=o < n)
+
+
+@triton.jit
+def geometry_atomics(x_ptr, sync_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    p = tl.program_id(0) + tl.program_id(1) * tl.num_programs(0) + tl.program_id(2) * tl.num_programs(1)
+    t = tl.atomic_add(sync_ptr, 1)
+    o = (p + t) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + o, mask=o < n)
+    tl.debug_barrier()
+    while tl.atomic_cas(sync_ptr + 1, 0, 0, sem="acquire") < 1:
+        pass
+    tl.atomic_max(out_ptr, tl.max(x, 0))
+    h = tl.histogram(o.to(tl.int32) % 16, 16)
+    tl.store(out_ptr + 1 + tl.arange(0, 16), h.to(tl.float32))
+
+
+_OUT = {"out_ptr": "*fp32", "n": "i32"}
+
 # name -> (kernel, signature, constexprs, expected classes for the header)
 CASES = {
     "fp32_axpy": (fp32_axpy, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}, {"BLOCK": 1024}, "none"),
@@ -117,6 +154,13 @@ CASES = {
     "bf16_io_fp32_math": (bf16_io_fp32_math, {"x_ptr": "*bf16", "out_ptr": "*bf16", "n": "i32"}, {"BLOCK": 1024}, "cvt_bf16"),
     "f16_io_fp32_math": (f16_io_fp32_math, {"x_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32"}, {"BLOCK": 1024}, "cvt_f16"),
     "fp32_row_softmax": (fp32_row_softmax, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32"}, {"BLOCK": 512}, "none"),
+    "clock64_read": (special_read, _OUT, {"BLOCK": 256, "WHICH": 0}, "timer"),
+    "globaltimer_read": (special_read, _OUT, {"BLOCK": 256, "WHICH": 1}, "timer"),
+    "smid_read": (special_read, _OUT, {"BLOCK": 256, "WHICH": 2}, "hw_reg"),
+    "warpid_read": (special_read, _OUT, {"BLOCK": 256, "WHICH": 3}, "hw_reg"),
+    "laneid_read": (special_read, _OUT, {"BLOCK": 256, "WHICH": 4}, "none"),
+    "geometry_atomics": (geometry_atomics, {"x_ptr": "*fp32", "sync_ptr": "*i32", "out_ptr": "*fp32", "n": "i32"},
+                         {"BLOCK": 256}, "none"),
 }
 
 

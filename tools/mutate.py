@@ -99,6 +99,10 @@ TARGETS = {
         # gate 1's check of the sandbox's compile metadata against what kopt asked
         "stages": [("unit", "kmeta/*")],
     },
+    "src/gates/sass.c": {
+        # gate 1's machine-code classes: reduced precision, clock and hardware-state reads
+        "stages": [("unit", "sass/*")],
+    },
     "src/util/tknobs.c": {
         # which Triton knobs keep a candidate from running (the worker's environment, the guard)
         "stages": [("unit", "@(tknobs|guard)/*"), ("cli", "tests/cli/run.sh")],
@@ -132,8 +136,9 @@ TARGETS = {
     },
     "src/optimize/search.c": {
         # only the search's gating decisions: the screen (its 0.98 bar), who goes to the gates,
-        # the per-kernel budget, the screen's worker limit (opt_screen_timeout_s: a unit test,
-        # no CLI test waits 480 s); not the constants handed to bookkeeping calls (the attempt
+        # the per-kernel budget, the screen's worker limit (opt_screen_timeout_s: a unit test at
+        # its edges; search_gating.sh's hung screen checks the budget left evaluate() hands it);
+        # not the constants handed to bookkeeping calls (the attempt
         # record, the planner's history, progress and log lines, the worker request's fields)
         "functions": ["evaluate", "over_kernel_budget", "opt_screen_timeout_s"],
         "skip_calls": ["opt_record_attempt", "history_add", "opt_progress", "log_warn", "log_info", "json_pack"],

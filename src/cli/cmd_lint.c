@@ -60,8 +60,11 @@ static const char USAGE[] =
     "                            launch of the plan with Triton in a sandbox process (no GPU needed),\n"
     "                            disassemble it (cuobjdump -sass) and refuse float16/bfloat16/fp8\n"
     "                            arithmetic or conversions and tensor-core MMA that the replaced\n"
-    "                            kernel's pointer types do not allow (rule precision_sass; a kernel that\n"
-    "                            does not compile: rule compile). The plan is evaluated for one launch:\n"
+    "                            kernel's pointer types do not allow (rule precision_sass), reads of\n"
+    "                            the clock or global timer (timer_sass) and of special registers\n"
+    "                            outside those the launch geometry fixes, e.g. the SM id (hw_reg_sass;\n"
+    "                            no option accepts these two); a kernel that does not compile: rule\n"
+    "                            compile. The plan is evaluated for one launch:\n"
     "  --value NAME=N            an integer parameter's value (repeatable)\n"
     "  --shape PTR=D0xD1...      a pointer parameter's shape, contiguous (for shape/stride/numel)\n"
     "  --type PTR=*T             a pointer parameter's Triton type (default from --dtype: *fp32)\n"
@@ -313,7 +316,7 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
     rc = machine_python(o->python, &python, e);
     if (!rc) {
         machine_opts mo = {.python = python, .arch = o->arch ? o->arch : 90, .timeout_s = 120, .keep_dir = o->keep_dir};
-        rc = machine_check(raw, p, &v, allowed, &mo, mr, e);
+        rc = machine_check(raw, p, &v, sass_allowed(allowed, o->allow_precision_change), &mo, mr, e);
     }
     if (rc == KOPT_E_CANDIDATE) {
         lint_add(l, "compile", message_line(e->msg), 1, "", e->msg);
@@ -321,12 +324,20 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
     }
     for (size_t i = 0; !rc && i < mr->n; i++) {
         const machine_launch *L = &mr->launches[i];
-        if (L->violation < 0 || o->allow_precision_change) continue;
-        char *m = kasprintf("kernel %s's machine code uses %s (its SASS line %d) where the replaced kernel's types "
-                            "allow %s; --allow-precision-change accepts it",
-                            L->kernel, sass_class_name((sass_class)L->violation), L->line,
-                            allowed ? "only their own conversions" : "none");
-        lint_add(l, "precision_sass", i < p->nlaunches ? p->launches[i].line : 0, 1, L->insn, m);
+        if (L->violation < 0) continue;
+        int never = (SASS_BIT(L->violation) & SASS_NEVER_ALLOWED) != 0;
+        char *m = never ? kasprintf("kernel %s's machine code %s (%s, its SASS line %d); no option accepts it",
+                                    L->kernel, sass_class_why((sass_class)L->violation),
+                                    sass_class_name((sass_class)L->violation), L->line)
+                        : kasprintf("kernel %s's machine code uses %s (its SASS line %d) where the replaced kernel's "
+                                    "types allow %s; --allow-precision-change accepts it",
+                                    L->kernel, sass_class_name((sass_class)L->violation), L->line,
+                                    allowed ? "only their own conversions" : "none");
+        lint_add(l,
+                 !never                       ? "precision_sass"
+                 : L->violation == SASS_TIMER ? "timer_sass"
+                                              : "hw_reg_sass",
+                 i < p->nlaunches ? p->launches[i].line : 0, 1, L->insn, m);
         free(m);
     }
     free(python);

@@ -10,10 +10,19 @@
 
 #include "util/fnv.h"
 
-static const char *const SASS_NAMES[SASS_NCLASSES] = {"cvt_f16",    "cvt_bf16", "arith_f16",
-                                                      "arith_bf16", "fp8",      "mma_low"};
+static const char *const SASS_NAMES[SASS_NCLASSES] = {"cvt_f16", "cvt_bf16", "arith_f16", "arith_bf16",
+                                                      "fp8",     "mma_low",  "timer",     "hw_reg"};
 
 const char *sass_class_name(sass_class c) { return (unsigned)c < SASS_NCLASSES ? SASS_NAMES[c] : "?"; }
+
+const char *sass_class_why(sass_class c) {
+    if (c == SASS_TIMER)
+        return "reads the clock or the global timer: a kernel that knows the time can tell when it is timed";
+    if (c == SASS_HW_REG)
+        return "reads a special register whose value depends on where the hardware ran it (SM, warp slot, counters) "
+               "or that kopt does not know";
+    return "computes or converts in reduced precision";
+}
 
 /* Whether the opcode's dot-separated parts include `mod` exactly. */
 static int has_mod(const char *op, const char *mod) {
@@ -34,6 +43,35 @@ static int has_mod_prefix(const char *op, const char *prefix) {
 static int base_is(const char *op, const char *base) {
     size_t n = strlen(base);
     return !strncmp(op, base, n) && (op[n] == '.' || op[n] == 0);
+}
+
+/* The class of a special register operand (its text from "SR_", n characters): 0 for
+ * one the launch geometry fixes, timer for a clock (SR_CLOCKLO/HI, SR_GLOBALTIMERLO/HI and any
+ * other name so begun), hw_reg for every other. */
+static unsigned special_register(const char *sr, size_t n) {
+    static const char *const FIXED[] = {
+        "SR_TID",           "SR_CTAID",           "SR_LANEID",           "SR_LTMASK",
+        "SR_LEMASK",        "SR_GTMASK",          "SR_GEMASK",           "SR_EQMASK",
+        "SR_CgaCtaId",      "SR_SWINHI",          "SR_SWINLO",           "SR_CLUSTERID",
+        "SR_CLUSTER_CTAID", "SR_CLUSTER_CTARANK", "SR_CLUSTER_NCTARANK", "SR_CLUSTER_NCTAID"};
+    if (!strncmp(sr, "SR_CLOCK", 8) || !strncmp(sr, "SR_GLOBALTIMER", 14)) return SASS_BIT(SASS_TIMER);
+    const char *dot = memchr(sr, '.', n);
+    size_t base = dot ? (size_t)(dot - sr) : n; /* the name without a .X / .Y / .Z component */
+    for (size_t i = 0; i < sizeof FIXED / sizeof *FIXED; i++)
+        if (strlen(FIXED[i]) == base && !strncmp(sr, FIXED[i], base)) return 0;
+    return SASS_BIT(SASS_HW_REG);
+}
+
+/* The classes of every special register named among the operands. */
+static unsigned special_registers(const char *operands) {
+    unsigned c = 0;
+    for (const char *p = operands; (p = strstr(p, "SR_")) != NULL; p++) {
+        if (p > operands && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue; /* inside a name */
+        const char *q = p;
+        while (isalnum((unsigned char)*q) || *q == '_' || *q == '.') q++;
+        c |= special_register(p, (size_t)(q - p));
+    }
+    return c;
 }
 
 /* Source operands (all but the first) that carry data: a register other than RZ / URZ, a
@@ -69,7 +107,7 @@ unsigned sass_classify(const char *op, const char *operands) {
     static const char *const MMA[] = {"HMMA",    "HGMMA",   "IMMA",    "QMMA",    "OMMA",
                                       "UTCHMMA", "UTCQMMA", "UTCIMMA", "UTCOMMA", "UTCMMA"};
     static const char *const HALF[] = {"HADD2", "HMUL2", "HFMA2", "HMNMX2", "HSETP2", "HSET2", "HMNMX"};
-    unsigned c = 0;
+    unsigned c = operands ? special_registers(operands) : 0;
     for (size_t i = 0; i < sizeof FP8 / sizeof *FP8; i++)
         if (has_mod_prefix(op, FP8[i])) c |= SASS_BIT(SASS_FP8);
     for (size_t i = 0; i < sizeof MMA / sizeof *MMA; i++)
@@ -101,8 +139,7 @@ unsigned sass_classify(const char *op, const char *operands) {
 /* Folds instruction text [s, end) into the digest h, blanks collapsed (sass.h). */
 static uint64_t digest_insn(uint64_t h, const char *s, const char *end) {
     while (s < end && isspace((unsigned char)*s)) s++;
-    while (end > s && isspace((unsigned char)end[-1])) end--;
-    for (int blank = 0; s < end; s++) {
+    for (int blank = 0; s < end; s++) { /* a blank run is written only before what follows it */
         if (isspace((unsigned char)*s)) {
             blank = 1;
             continue;
@@ -179,8 +216,14 @@ unsigned sass_allowed_for_types(const char *const *types, size_t n) {
 }
 
 int sass_violation(unsigned classes, unsigned allowed) {
+    if (classes & SASS_BIT(SASS_TIMER)) return SASS_TIMER;
+    if (classes & SASS_BIT(SASS_HW_REG)) return SASS_HW_REG;
     unsigned bad = classes & ~allowed;
     for (int k = 0; k < SASS_NCLASSES; k++)
         if (bad & SASS_BIT(k)) return k;
     return -1;
+}
+
+unsigned sass_allowed(unsigned for_types, int allow_precision_change) {
+    return (for_types | (allow_precision_change ? SASS_PRECISION : 0u)) & SASS_PRECISION;
 }

@@ -96,7 +96,7 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
                        .server = server, /* kopt's own script */
                        .kernel_prefix = keep_dir ? kernel : NULL,
                        .keep_dir = keep_dir};
-    rc = machine_check(c, p, &v, allowed, &mo, &mr, &ce);
+    rc = machine_check(c, p, &v, sass_allowed(allowed, allow_precision_change), &mo, &mr, &ce);
     if (rc == KOPT_E_CANDIDATE || rc == KOPT_E_USAGE) { /* the candidate's fault: it does not compile */
         *why = kasprintf("machine-code check: %s", ce.msg);
         rc = 0;
@@ -108,7 +108,12 @@ int sass_gate_check(const char *path, const char *sha, const guard_sig *sig, con
     }
     for (size_t i = 0; i < mr.n; i++) {
         const machine_launch *L = &mr.launches[i];
-        if (L->violation >= 0 && !allow_precision_change && !*why)
+        if (L->violation < 0 || *why) continue;
+        if (SASS_BIT(L->violation) & SASS_NEVER_ALLOWED)
+            *why = kasprintf("machine code: kernel %s %s (%s: `%s`, SASS line %d); no option accepts it", L->kernel,
+                             sass_class_why((sass_class)L->violation), sass_class_name((sass_class)L->violation),
+                             L->insn, L->line);
+        else
             *why = kasprintf("machine code: kernel %s uses %s (`%s`, SASS line %d), which the replaced kernel's "
                              "types do not allow (--allow-precision-change accepts it)",
                              L->kernel, sass_class_name((sass_class)L->violation), L->insn, L->line);

@@ -1,6 +1,7 @@
 /* test_machine_server.c — gate 1's compile server (src/gates/machine.h): the same machine code
  * as a compile in a sandbox process of its own, a candidate's background process killed before
- * the next compile, a server that dies replaced by one-shot compiles. Needs a python with
+ * the next compile, a server that dies replaced by one-shot compiles, a clock read that got past
+ * the static rules refused in the machine code. Needs a python with
  * Triton (KOPT_TRITON_PYTHON; its cuobjdump through KOPT_CUOBJDUMP or beside it): skipped
  * without one, as CI has none. The compile times of both ways are logged, not asserted (the
  * figures are docs/BENCHMARKS.md's). */
@@ -186,4 +187,42 @@ Test(machine_server, kept_for_the_gates_under_the_stitched_names, .timeout = 300
     fs_rmtree(keep);
     free(keep);
     free(text);
+}
+
+/* The machine code is the second line of defence for the timer rule too: a kernel reading the
+ * global timer through inline PTX, sent to the compile as a hole in the static rules would let it
+ * through, is refused as `timer` in its SASS (with every precision class allowed it still is),
+ * and the same file without the read passes. */
+Test(machine_server, a_clock_read_past_the_static_rules_is_refused_in_the_machine_code, .timeout = 300) {
+    const char *py = triton_python();
+    if (!py) cr_skip_test("no KOPT_TRITON_PYTHON: the sandboxed compile is not tested here");
+    size_t len = 0;
+    char *good = tu_read_fixture("tests/candidates/03_log_softmax/good_plan_online.py", &len);
+    const char *at = "    log_sum = tl.log(row_sum)\n";
+    kbuf copy = KBUF_INIT; /* cut in a copy: GCC -O2 takes a pointer into the fixture's text for a dangling one */
+    kbuf_puts(&copy, good);
+    const char *whole = kbuf_str(&copy), *cut = strstr(whole, at);
+    cr_assert_not_null(cut, "the fixture's line to change");
+    kbuf bad = KBUF_INIT;
+    kbuf_append(&bad, whole, (size_t)(cut - whole));
+    kbuf_printf(&bad, "    t0 = tl.inline_asm_elementwise(\"mov.u64 $0, %%globaltimer;\", \"=l\", [], dtype=tl.int64, "
+                      "is_pure=False, pack=1)\n"
+                      "    log_sum = tl.log(row_sum) + (t0 < 0).to(tl.float32)\n%s",
+                cut + strlen(at));
+    machine_opts o = {.python = py, .arch = 90, .timeout_s = 120};
+    kerr e = {0};
+    machine_report r = {0};
+    cr_assert_eq(check_as(good, kbuf_str(&bad), &o, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.n, 1);
+    cr_assert_eq(r.launches[0].violation, SASS_TIMER, "violation %d, classes %#x", r.launches[0].violation,
+                 r.launches[0].classes);
+    cr_assert(strstr(r.launches[0].insn, "SR_GLOBALTIMER"), "%s", r.launches[0].insn);
+    machine_report_free(&r);
+    memset(&r, 0, sizeof r);
+    cr_assert_eq(check(good, &o, &r, &e), 0, "%s", e.msg);
+    cr_assert_eq(r.launches[0].violation, -1, "the control passes: classes %#x", r.launches[0].classes);
+    cr_assert_eq(r.launches[0].classes & SASS_NEVER_ALLOWED, 0);
+    machine_report_free(&r);
+    kbuf_free(&bad), kbuf_free(&copy);
+    free(good);
 }

@@ -1,7 +1,8 @@
 /* test_sass.c — precision classes read from SASS (src/gates/sass.h), on listings recorded from
  * real Triton kernels compiled for sm_90 (tests/fixtures/sass/, tools/gen_sass_fixtures.py:
  * each file's first line names the classes the kernel must show) and on single instructions at
- * the edges: the move idiom, the float16 -> float32 idiom, predicates, fp8 formats. */
+ * the edges: the move idiom, the float16 -> float32 idiom, predicates, fp8 formats, special
+ * registers (clocks, SM id, the allowlisted geometry ones). */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -42,7 +43,8 @@ static unsigned scan_fixture(const char *name, sass_report *r) {
 Test(sass, every_recorded_kernel_shows_exactly_its_classes) {
     const char *names[] = {"fp32_axpy",      "f16_round_trip", "f16_arith",         "bf16_arith",
                            "fp8_round_trip", "dot_default",    "dot_ieee",          "bf16_io_fp32_math",
-                           "f16_io_fp32_math", "fp32_row_softmax"};
+                           "f16_io_fp32_math", "fp32_row_softmax", "clock64_read",      "globaltimer_read",
+                           "smid_read",      "warpid_read",    "laneid_read",       "geometry_atomics"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         sass_report r;
         unsigned want = scan_fixture(names[i], &r);
@@ -109,6 +111,139 @@ Test(sass, single_instructions_at_the_edges) {
     cr_assert_eq(sass_classify("MUFU.EX2", " R1, R2"), 0);
     cr_assert_eq(sass_classify("FFMA", " R1, R2, R3, R4"), 0);
     cr_assert_eq(sass_classify("HFMA2X", " R1, R2, R3, R4"), 0, "opcode names match whole");
+}
+
+/* Clock and hardware-state reads are refused whatever the types allow and with every precision
+ * class accepted; the geometry registers Triton's own code reads are not. */
+Test(sass, clock_and_hardware_state_reads_are_never_allowed) {
+    const unsigned all = sass_allowed(~0u, 1);
+    cr_assert_eq(all & SASS_NEVER_ALLOWED, 0, "no option allows a clock read");
+    cr_assert_eq(all, SASS_PRECISION, "--allow-precision-change: every precision class");
+    cr_assert_eq(sass_allowed(SASS_BIT(SASS_CVT_F16), 0), SASS_BIT(SASS_CVT_F16));
+    const struct {
+        const char *name;
+        int want;
+        const char *insn;
+    } cases[] = {{"clock64_read", SASS_TIMER, "CS2R R4, SR_CLOCKLO"},
+                 {"globaltimer_read", SASS_TIMER, "CS2R R4, SR_GLOBALTIMERLO"},
+                 {"smid_read", SASS_HW_REG, "S2UR UR4, SR_VIRTUALSMID"},
+                 {"warpid_read", SASS_HW_REG, "S2R R5, SR_VIRTID"},
+                 {"laneid_read", -1, NULL},
+                 {"geometry_atomics", -1, NULL}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sass_report r;
+        scan_fixture(cases[i].name, &r);
+        cr_assert_eq(sass_violation(r.classes, all), cases[i].want, "%s", cases[i].name);
+        cr_assert_eq(sass_violation(r.classes, 0), cases[i].want, "%s", cases[i].name);
+        if (cases[i].insn) {
+            cr_assert_str_eq(r.first_insn[cases[i].want], cases[i].insn);
+            cr_assert_gt(r.first_line[cases[i].want], 1);
+        }
+    }
+    /* the graver finding first, even where a precision class comes before it in the listing */
+    cr_assert_eq(sass_violation(SASS_BIT(SASS_CVT_F16) | SASS_BIT(SASS_TIMER), 0), SASS_TIMER);
+    cr_assert_eq(sass_violation(SASS_BIT(SASS_MMA_LOW) | SASS_BIT(SASS_HW_REG), 0), SASS_HW_REG);
+    cr_assert_eq(sass_violation(SASS_BIT(SASS_HW_REG), ~0u), SASS_HW_REG, "not even an `allowed` that claims it");
+    cr_assert_eq(sass_violation(SASS_BIT(SASS_TIMER), ~0u), SASS_TIMER);
+    cr_assert_str_eq(sass_class_name(SASS_TIMER), "timer");
+    cr_assert_str_eq(sass_class_name(SASS_HW_REG), "hw_reg");
+    cr_assert_str_eq(sass_class_name(SASS_NCLASSES), "?", "past the last class");
+    cr_assert(strstr(sass_class_why(SASS_TIMER), "clock"));
+    cr_assert(strstr(sass_class_why(SASS_HW_REG), "special register"));
+    cr_assert(strstr(sass_class_why(SASS_ARITH_F16), "reduced precision"));
+}
+
+Test(sass, special_registers_one_instruction_at_a_time) {
+    const unsigned T = SASS_BIT(SASS_TIMER), H = SASS_BIT(SASS_HW_REG);
+    cr_assert_eq(sass_classify("S2UR", " UR6, SR_CLOCKLO"), T, "%clock");
+    cr_assert_eq(sass_classify("S2R", " R7, SR_CLOCKHI"), T);
+    cr_assert_eq(sass_classify("CS2R", " R4, SR_GLOBALTIMERLO"), T, "%globaltimer, 64 bits");
+    cr_assert_eq(sass_classify("S2R", " R4, SR_GLOBALTIMERHI"), T);
+    cr_assert_eq(sass_classify("CS2R.32", " R4, SR_CLOCKLO"), T, "a modifier changes nothing");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_SMID"), H);
+    cr_assert_eq(sass_classify("S2R", " R1, SR_PM0"), H, "a performance counter");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_NEWREGISTER"), H, "one kopt does not know");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_TIDX"), H, "names match whole: SR_TIDX is not SR_TID");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_TID.Y"), 0);
+    cr_assert_eq(sass_classify("S2R", " R1, SR_CTAID.Z"), 0);
+    cr_assert_eq(sass_classify("S2R", " R1, SR_LANEID"), 0);
+    cr_assert_eq(sass_classify("S2R", " R1, SR_GEMASK"), 0);
+    cr_assert_eq(sass_classify("S2UR", " UR5, SR_CgaCtaId"), 0);
+    cr_assert_eq(sass_classify("S2R", " R1, SR_CLUSTER_CTARANK"), 0);
+    cr_assert_eq(sass_classify("CS2R", " R2, SRZ"), 0, "CS2R R, SRZ zeroes a register pair");
+    cr_assert_eq(sass_classify("MOV", " R1, R2"), 0);
+    cr_assert_eq(sass_classify("IADD3", " R1, MYSR_CLOCKLO, R2, RZ"), 0, "inside another name: not a register");
+    cr_assert_eq(sass_classify("S2R", NULL), 0);
+    cr_assert_eq(sass_classify("S2R", " R1, SR_CLOCK"), T, "any name begun SR_CLOCK is a clock");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_GLOBALTIMER"), T);
+    cr_assert_eq(sass_classify("S2R", "SR_CLOCKLO"), T, "at the operands' first character");
+    cr_assert_eq(sass_classify("IADD3", " R1, MY_SR_CLOCKLO, R2, RZ"), 0, "after '_': inside another name");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_SMID.X"), H, "a component does not make it a geometry register");
+    cr_assert_eq(sass_classify("S2R", " R1, SR_TID.X, SR_SMID"), H, "every register of the instruction counts");
+}
+
+/* The data sources of half-precision instructions: uniform registers and constant-bank reads carry
+ * data, URZ is a zero like RZ, an immediate is no register but adding it is arithmetic. */
+Test(sass, half_precision_data_sources) {
+    const unsigned A = SASS_BIT(SASS_ARITH_F16), C = SASS_BIT(SASS_CVT_F16);
+    cr_assert_eq(sass_classify("HMUL2", " R1, UR4, UR5"), A, "uniform registers are data");
+    cr_assert_eq(sass_classify("HMUL2", " R1, c[0x0][0x210], c[0x0][0x214]"), A, "constant banks are data");
+    cr_assert_eq(sass_classify("HADD2.F32", " R1, -URZ, R2.H0_H0"), C, "URZ is a zero: the upconvert idiom");
+    cr_assert_eq(sass_classify("HADD2.F32", " R1, -RZ, c[0x0][0x210]"), C);
+    cr_assert_eq(sass_classify("HADD2.F32", " R1, R2.H0_H0, 0.5"), A, "adding an immediate is arithmetic");
+    cr_assert_eq(sass_classify("HMNMX2", " R1, UR4, 1, PT"), A);
+    cr_assert_eq(sass_classify("HFMA2.MMA", " R3, -RZ, RZ, 10, 20"), 0, "immediates of two digits are no registers");
+    cr_assert_eq(sass_classify("F2FP.F16.E4M3.UNPACK_B", " R1, R2"), SASS_BIT(SASS_FP8),
+                 "an fp8 conversion through float16 is fp8, not a float16 conversion too");
+    cr_assert_eq(sass_allowed(0, 0), 0, "nothing allowed without types or the option");
+    cr_assert_eq(sass_allowed(SASS_BIT(SASS_FP8), 0), SASS_BIT(SASS_FP8));
+}
+
+/* The listing's edges: an address comment with no digits is not an instruction, an instruction
+ * right after its address comment is read whole, a line without ';' is not an instruction even
+ * after a longer one, a line longer than the parser's buffer and a very long opcode are read
+ * without overrunning anything (ASan), blanks before ';' do not change the digest. */
+Test(sass, listing_edges) {
+    sass_report r;
+    cr_assert_eq(sass_scan("  /**/ HFMA2 R1, R2, R3, R4 ;\n", &r), 0, "no address digits: not an instruction");
+    cr_assert_eq(sass_scan("  /*0000*/HFMA2 R1, R2, R3, R4 ;\n", &r), 1);
+    cr_assert_eq(r.classes, SASS_BIT(SASS_ARITH_F16), "the opcode read from the comment's end");
+    cr_assert_eq(sass_scan("  /*0000*/ FFMA R1, R2, R3, R4 ;\n  /*0010*/ FFMA\n", &r), 1,
+                 "a line without ';' after a longer one");
+    char line[700];
+    memset(line, ' ', sizeof line);
+    memcpy(line, "/*0000*/ FFMA R1, R2, R3, R4", 28);
+    line[sizeof line - 3] = ';';
+    line[sizeof line - 2] = '\n';
+    line[sizeof line - 1] = 0;
+    cr_assert_eq(sass_scan(line, &r), 0, "cut at the buffer: the ';' is past it");
+    for (size_t len = 508; len <= 514; len++) { /* the buffer's edge, byte by byte */
+        char *t = calloc(len + 2, 1);
+        memset(t, ' ', len);
+        memcpy(t, "/*0000*/ FFMA R1, R2, R3, R4 ;", 30);
+        t[len] = '\n';
+        cr_assert_eq(sass_scan(t, &r), 1, "a line of %zu bytes", len);
+        free(t);
+    }
+    char op[300] = "/*0000*/ HFMA2";
+    size_t k = strlen(op);
+    while (k < 200) op[k++] = 'X';
+    snprintf(op + k, sizeof op - k, " R1, R2, R3, R4 ;\n");
+    cr_assert_eq(sass_scan(op, &r), 1, "a 190-character opcode is read, cut, without overrun");
+    for (size_t olen = 92; olen <= 100; olen++) { /* the opcode buffer's edge */
+        char t[160];
+        memset(t, 'X', sizeof t);
+        memcpy(t, "/*0000*/ H", 10);
+        snprintf(t + 9 + olen, sizeof t - 9 - olen, " R1, R2 ;\n");
+        cr_assert_eq(sass_scan(t, &r), 1, "an opcode of %zu characters", olen);
+        cr_assert_eq(r.classes, 0);
+    }
+    sass_report a, b;
+    sass_scan("/*0000*/ EXIT;\n", &a);
+    sass_scan("/*0000*/ EXIT   ;\n", &b);
+    cr_assert_eq(a.digest, b.digest, "blanks before ';' do not count");
+    sass_scan("/*0000*/    EXIT ;\n", &b);
+    cr_assert_eq(a.digest, b.digest, "nor blanks before the opcode");
 }
 
 /* sass_digest: the instructions' text only (addresses, encodings, blanks and non-instruction
