@@ -19,3 +19,15 @@ int agent_role_from_name(const char *s) {
         if (!strcmp(s, NAMES[i])) return i;
     return -1;
 }
+
+static const char *const OUTCOMES[] = {"accepted", "refused", "screened-out", "reused", "error", "unknown"};
+
+const char *agent_outcome_name(agent_outcome o) {
+    return (unsigned)o <= AGENT_OUT_UNKNOWN ? OUTCOMES[o] : OUTCOMES[AGENT_OUT_UNKNOWN];
+}
+
+agent_outcome agent_outcome_parse(const char *s) {
+    for (int i = 0; s && i < AGENT_OUT_UNKNOWN; i++)
+        if (!strcmp(s, OUTCOMES[i])) return (agent_outcome)i;
+    return AGENT_OUT_UNKNOWN;
+}

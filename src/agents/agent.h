@@ -59,6 +59,23 @@ typedef enum {
     AGENT_NROLES
 } agent_role;
 
+/* What became of one candidate in the search (optimize/search.c), as the planner's history, the
+ * summarizer's attempt and an LLM's feedback carry it ("outcome"), spelled by agent_outcome_name
+ * and read back by agent_outcome_parse: agents compare this enum, never the strings. */
+typedef enum agent_outcome {
+    AGENT_OUT_ACCEPTED = 0,  /* through gates 1-4 */
+    AGENT_OUT_REFUSED,       /* at a gate */
+    AGENT_OUT_SCREENED_OUT,  /* correct so far, not faster at kernel level (or not sent to the gates) */
+    AGENT_OUT_REUSED,        /* the store already held its verdict */
+    AGENT_OUT_ERROR,         /* kopt's own resources: no verdict */
+    AGENT_OUT_UNKNOWN        /* absent or not one of the above (an LLM's or an old store's spelling) */
+} agent_outcome;
+
+/* "accepted", "refused", "screened-out", "reused", "error"; "unknown" for AGENT_OUT_UNKNOWN. */
+const char *agent_outcome_name(agent_outcome o);
+/* The outcome a name spells; AGENT_OUT_UNKNOWN for NULL or any other text. */
+agent_outcome agent_outcome_parse(const char *s);
+
 typedef struct agent agent;
 
 typedef struct agent_vtable {

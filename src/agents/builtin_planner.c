@@ -263,8 +263,8 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         int refused = 0;
         json_array_foreach(history, i, v) {
             const json_t *cf = json_object_get(v, "config");
-            const char *outcome = json_string_value(json_object_get(v, "outcome"));
-            if (json_object_get(cf, "template") && outcome && !strcmp(outcome, "refused")) refused = 1;
+            agent_outcome o = agent_outcome_parse(json_string_value(json_object_get(v, "outcome")));
+            if (json_object_get(cf, "template") && o == AGENT_OUT_REFUSED) refused = 1;
         }
         kfamily second = builtin_rewrite_second(k, tmpl);
         for (int j = 0; !refused && j < 2; j++) {

@@ -18,9 +18,10 @@ static int summarizer_act(agent *self, const json_t *ctx, json_t **out, kerr *e)
     const char *reason = json_string_value(json_object_get(a, "reason"));
     kbuf b = KBUF_INIT;
     kbuf_printf(&b, "%s on a %s kernel (%s): ", dir ? dir : "?", kind ? kind : "?", label ? label : "?");
-    if (outcome && !strcmp(outcome, "accepted"))
+    agent_outcome o = agent_outcome_parse(outcome);
+    if (o == AGENT_OUT_ACCEPTED)
         kbuf_printf(&b, "accepted, %.3fx at model level", json_number_value(json_object_get(a, "speedup")));
-    else if (outcome && !strcmp(outcome, "screened-out"))
+    else if (o == AGENT_OUT_SCREENED_OUT)
         kbuf_printf(&b, "slower than the original in the kernel-level screen (%.4f ms vs %.4f ms)",
                     json_number_value(json_object_get(a, "kernel_ms")), json_number_value(json_object_get(a, "orig_ms")));
     else

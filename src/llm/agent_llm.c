@@ -186,7 +186,7 @@ static char *al_history_text(const json_t *hist) {
                     outcome ? outcome : "unknown outcome");
         free(params);
         const json_t *gate = json_object_get(h, "gate");
-        if (json_is_integer(gate) && outcome && strcmp(outcome, "accepted"))
+        if (json_is_integer(gate) && outcome && agent_outcome_parse(outcome) != AGENT_OUT_ACCEPTED)
             kbuf_printf(&b, " at gate %lld", (long long)json_integer_value(gate));
         const json_t *kms = json_object_get(h, "kernel_ms");
         if (json_is_number(kms)) kbuf_printf(&b, ", kernel %.4g ms", json_number_value(kms));
@@ -417,8 +417,7 @@ static const char *al_hint(const char *dir) {
 static int al_feedback(agent *a, const json_t *fb, kerr *e) {
     al_impl *m = a->impl;
     if (a->role != AGENT_EXECUTOR || !m->nturns || !m->task_key) return 0;   /* nothing to retry */
-    const char *outcome = al_str(fb, "outcome");
-    if ((outcome && !strcmp(outcome, "accepted")) || json_is_true(json_object_get(fb, "accepted"))) {
+    if (agent_outcome_parse(al_str(fb, "outcome")) == AGENT_OUT_ACCEPTED || json_is_true(json_object_get(fb, "accepted"))) {
         al_reset(m);
         return 0;
     }

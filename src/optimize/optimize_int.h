@@ -58,8 +58,9 @@ double opt_budget(const octx *c);
 int opt_max_cands(const octx *c);
 int opt_over_budget(const octx *c);
 /* search.c: the kernel screen's worker limit in seconds, 4 x timeout_s (480 when timeout_s <= 0,
- * four times the 120 s default step). */
-double opt_screen_timeout_s(const optimize_opts *o);
+ * four times the 120 s default step), capped at left_s (what is left of the budget) + 30 s and
+ * never below 30 s. */
+double opt_screen_timeout_s(const optimize_opts *o, double left_s);
 void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */
@@ -108,23 +109,12 @@ int mem_kernel(octx *c, int k, const json_t *args, char **stored, char **label, 
 void mem_run_begin(octx *c, const char *problem, const json_t *device);
 void mem_run_end(octx *c, const json_t *summary);
 
-/* search.c */
-/* What became of one candidate in the search; spelled in the attempts' JSON, the planner's
- * history and the store by opt_outcome_name. */
-typedef enum opt_outcome {
-    OPT_ACCEPTED,       /* through gates 1-4 */
-    OPT_REFUSED,        /* at a gate */
-    OPT_SCREENED_OUT,   /* correct so far, not faster at kernel level (or not sent to the gates) */
-    OPT_REUSED,         /* the store already held its verdict */
-    OPT_ERROR,          /* kopt's own resources: no verdict */
-} opt_outcome;
-const char *opt_outcome_name(opt_outcome o);   /* "accepted", "refused", "screened-out", "reused", "error" */
-
+/* search.c (a candidate's outcome is agent_outcome, agents/agent.h) */
 /* The planner's kernel context (search.c), with `tuned` (NULL: none) as where Inductor's
  * autotuner ended. */
 json_t *opt_kernel_ctx(const artifact *a, int k, const tuned_config *tuned);
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const opt_cand *cand,
-                        opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
+                        agent_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms,
                         double speedup);
 int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left, kerr *e);
 

@@ -143,17 +143,6 @@ static int prepare_candidate(octx *c, int k, const char *text, const char *cand_
     return rc ? -1 : !ok;
 }
 
-const char *opt_outcome_name(opt_outcome o) {
-    switch (o) {
-    case OPT_ACCEPTED: return "accepted";
-    case OPT_REFUSED: return "refused";
-    case OPT_SCREENED_OUT: return "screened-out";
-    case OPT_REUSED: return "reused";
-    case OPT_ERROR: return "error";
-    }
-    return "?";
-}
-
 void opt_cands_read(const json_t *answer, opt_cands *out) {
     const json_t *arr = json_object_get(answer, "candidates");
     out->n = 0;
@@ -213,10 +202,10 @@ void opt_plans_free(opt_plans *p) {
 }
 
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const opt_cand *cand,
-                        opt_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
+                        agent_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
     json_t *a = json_pack("{s:s, s:s?, s:s, s:s?, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
                           direction ? direction : "?", "label", cand->label, "config", cand->config, "outcome",
-                          opt_outcome_name(outcome), "gate", gate);
+                          agent_outcome_name(outcome), "gate", gate);
     if (reason) json_object_set_new(a, "reason", json_string(reason));
     if (kernel_ms > 0) json_object_set_new(a, "kernel_ms", json_real(kernel_ms));
     if (orig_ms > 0) json_object_set_new(a, "orig_ms", json_real(orig_ms));
@@ -230,10 +219,10 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
     }
     /* the store keeps verdicts only: accepted, refused at a gate (a kernel-level screen that
      * found it slower counts as a performance refusal, gate 4), or error */
-    if (outcome != OPT_REUSED) {
-        int screened = outcome == OPT_SCREENED_OUT;
+    if (outcome != AGENT_OUT_REUSED) {
+        int screened = outcome == AGENT_OUT_SCREENED_OUT;
         char *tags = json_dumps(json_object_get(sum, "tags"), JSON_COMPACT);
-        store_verdict v = outcome == OPT_ACCEPTED ? STORE_ACCEPTED : outcome == OPT_ERROR ? STORE_ERROR : STORE_REFUSED;
+        store_verdict v = outcome == AGENT_OUT_ACCEPTED ? STORE_ACCEPTED : outcome == AGENT_OUT_ERROR ? STORE_ERROR : STORE_REFUSED;
         mem_attempt(c, direction, cand, v, screened ? 4 : gate,
                     screened ? "kernel-level screen: not 2% faster than the original" : reason,
                     kernel_ms, orig_ms, speedup, json_string_value(json_object_get(sum, "experience")), tags);
@@ -261,10 +250,12 @@ typedef struct kstate {
 } kstate;
 
 /* The kernel screen's limit (one bench_kernels request for all of a round's candidates): four
- * candidate steps, timeout_s or its default of 120 s. */
-double opt_screen_timeout_s(const optimize_opts *o) {
-    if (o->timeout_s > 0) return o->timeout_s * 4;
-    return 480;
+ * candidate steps (timeout_s or its default of 120 s), but no more than what is left of the
+ * budget plus 30 s (at least 30 s): a screen that hangs (a candidate whose programs wait for
+ * each other and are not all resident) must not hold the run 480 s past a 1-minute budget. */
+double opt_screen_timeout_s(const optimize_opts *o, double left_s) {
+    double steps = o->timeout_s > 0 ? o->timeout_s * 4 : 480;
+    return fmin(steps, fmax(left_s, 0) + 30);
 }
 
 /* A kernel's share of what is left of the budget: the remaining time split evenly over the
@@ -273,11 +264,11 @@ static int over_kernel_budget(const octx *c, const kstate *ks) {
     return opt_over_budget(c) || opt_now() - ks->kstart > ks->kbudget;
 }
 
-static void history_add(kstate *ks, const opt_cand *cand, double kernel_ms, opt_outcome outcome, int gate, int round,
+static void history_add(kstate *ks, const opt_cand *cand, double kernel_ms, agent_outcome outcome, int gate, int round,
                         const char *direction, const char *reason) {
     json_t *h = json_pack("{s:O?, s:o, s:s, s:i, s:i, s:s?}", "config", cand->config, "kernel_ms",
                           kernel_ms > 0 && isfinite(kernel_ms) ? json_real(kernel_ms) : json_null(), "outcome",
-                          opt_outcome_name(outcome),
+                          agent_outcome_name(outcome),
                           "gate", gate, "round", round, "direction", direction);
     if (reason) json_object_set_new(h, "reason", json_string(reason));
     json_array_append_new(ks->history, h);
@@ -322,12 +313,12 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         if (mem_seen(c, text, &seen)) {
             /* already judged: in this run before an interruption, or in an earlier run */
             c->reused++;
-            opt_outcome was = seen.outcome == STORE_ACCEPTED ? OPT_ACCEPTED
-                              : seen.outcome == STORE_ERROR  ? OPT_ERROR
-                                                             : OPT_REFUSED;
+            agent_outcome was = seen.outcome == STORE_ACCEPTED ? AGENT_OUT_ACCEPTED
+                              : seen.outcome == STORE_ERROR  ? AGENT_OUT_ERROR
+                                                             : AGENT_OUT_REFUSED;
             history_add(ks, cd, 0, was, seen.refused_gate, round, direction, "verdict from the store");
-            if (was != OPT_ACCEPTED) {
-                opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_REUSED, seen.refused_gate,
+            if (was != AGENT_OUT_ACCEPTED) {
+                opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, AGENT_OUT_REUSED, seen.refused_gate,
                                    "verdict from the store", 0, 0, 0);
                 continue;
             }
@@ -342,8 +333,8 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         if (pr < 0) { free(cp); free(mp); rc = e->code; break; }
         if (pr > 0) {
             ks->refused[1]++;
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, OPT_REFUSED, 1, why, 0, 0, 0);
-            history_add(ks, cd, 0, OPT_REFUSED, 1, round, direction, why);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, AGENT_OUT_REFUSED, 1, why, 0, 0, 0);
+            history_add(ks, cd, 0, AGENT_OUT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, cd->label, why, NULL);
         } else {
             json_array_append_new(mods, json_string(mp));
@@ -363,9 +354,9 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
     if (worker_call(c->w, "bench_kernels",
                     json_pack("{s:s, s:s, s:O, s:O, s:i, s:i}", "orig", verify_session_base_module(c->vs), "kernel", ks->kname,
                               "cands", mods, "launch_args", ks->largs, "rounds", 10, "warmup", 2),
-                    opt_screen_timeout_s(c->o), &bench, &be)) {
+                    opt_screen_timeout_s(c->o, opt_budget(c) - (opt_now() - c->t0)), &bench, &be)) {
         log_warn("kernel screen failed for %s: %s", ks->kname, be.msg);
-        for (i = 0; i < n; i++) opt_record_attempt(c, ks->kname, ks->kkind, direction, live[i], OPT_ERROR, 2, be.msg, 0, 0, 0);
+        for (i = 0; i < n; i++) opt_record_attempt(c, ks->kname, ks->kkind, direction, live[i], AGENT_OUT_ERROR, 2, be.msg, 0, 0, 0);
         refusal_set(last, 2, "the screened candidates", be.msg, NULL);
         goto out;
     }
@@ -398,14 +389,14 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
             const char *why = json_string_value(json_object_get(s, "error"));
             ks->refused[1]++;
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, OPT_REFUSED, 1, why, 0, orig_ms, 0);
-            history_add(ks, cdj, 0, OPT_REFUSED, 1, round, direction, why);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_REFUSED, 1, why, 0, orig_ms, 0);
+            history_add(ks, cdj, 0, AGENT_OUT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, label, why, NULL);
         } else if ((int)nsend < top + 2 && med[idx] < 0.98 * orig_ms) {
             send[nsend++] = idx;
         } else {
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, OPT_SCREENED_OUT, 0, NULL, med[idx], orig_ms, 0);
-            history_add(ks, cdj, med[idx], OPT_SCREENED_OUT, 4, round, direction, NULL);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0, NULL, med[idx], orig_ms, 0);
+            history_add(ks, cdj, med[idx], AGENT_OUT_SCREENED_OUT, 4, round, direction, NULL);
             if (!(med[idx] < 0.98 * orig_ms)) {
                 char *why = kasprintf("correct so far but not faster at kernel level: %.4f ms against the original's %.4f ms",
                                       med[idx], orig_ms);
@@ -425,11 +416,11 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         /* its own gates and the final measurement must fit: twice the longest check */
         int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
         if (enough || no_time) {
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, OPT_SCREENED_OUT, 0,
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,
                                enough ? "faster candidates of this round already went through the gates"
                                       : "budget: no time left for its gates and the final measurement",
                                med[idx], orig_ms, 0);
-            history_add(ks, cdj, med[idx], OPT_SCREENED_OUT, 4, round, direction, NULL);
+            history_add(ks, cdj, med[idx], AGENT_OUT_SCREENED_OUT, 4, round, direction, NULL);
             continue;
         }
         gated++;
@@ -463,7 +454,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
             if (gate >= 1 && gate <= 4) ks->refused[gate]++;
             refusal_set(last, gate, label, reason, json_object_get(rec, "gates"));
         }
-        opt_outcome outcome = acc ? OPT_ACCEPTED : kopt_error ? OPT_ERROR : OPT_REFUSED;
+        agent_outcome outcome = acc ? AGENT_OUT_ACCEPTED : kopt_error ? AGENT_OUT_ERROR : AGENT_OUT_REFUSED;
         opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, outcome, acc || kopt_error ? 0 : gate, reason, med[idx],
                            orig_ms, sp);
         history_add(ks, cdj, med[idx], outcome, acc || kopt_error ? 0 : gate, round, direction, reason);

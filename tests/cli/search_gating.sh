@@ -17,6 +17,7 @@
 #   SG_BENCH_SLEEP / SG_ISOLATE_SLEEP=S: the screen / each isolation takes S seconds more
 # Others time 1.0 + 0.01 k (k: their place in the request), above the bar. Gate 4 uses the
 # fake's `time`: FAKE_FAST_PATTERN marks the candidates 20% faster at model level.
+# The screen's worker limit (the budget left + 30 s) is checked last (11) with a screen that hangs.
 # usage: KOPT=build/kopt-asan bash tests/cli/search_gating.sh   (prints 'N passed, N failed')
 set -u
 cd "$(dirname "$0")/../.."
@@ -336,6 +337,21 @@ OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/port10")/v1" OPENAI_API_KEY=sk-t
 rc=$?
 [ $rc -eq 7 ] && grep -q "non-negative" "$T/o10.err" && ok || bad "kopt's error in the gates: exit $rc (expected 7): $(tail -2 "$T/o10.err")"
 kill $SPID 2>/dev/null; SPID=
+
+# 11. A screen that never answers is cut at what is left of the budget + 30 s, not at four
+#     candidate steps (480 s): with a 6 s compile in a 30 s budget the limit is ~54 s (a limit
+#     counting the time spent as left, or none left, would be ~66 s or 30 s); the candidates are
+#     kopt's errors, the worker restarts and the run ends with the compiler's module.
+BUDGET=30s run o11 SG_BENCH_SLEEP=3600 FAKE_COMPILE_SLEEP=6
+python3 - "$T/o11/report.json" <<'PY' && ok || bad "a hung screen: cut at the budget: $(head -3 "$T/o11.rows")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+a = d["attempts"]
+assert a and all(x["outcome"] == "error" for x in a), [x["outcome"] for x in a]
+lim = float(re.search(r"within ([0-9.]+) s", a[0]["reason"]).group(1))
+assert 42 < lim < 60, lim
+assert d["budget"]["used_wall_s"] < 90, d["budget"]
+PY
 
 echo "search gating cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

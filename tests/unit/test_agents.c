@@ -768,3 +768,41 @@ Test(agents, aligned_chunks_conditions) {
     json_decref(k);
     artifact_free(a);
 }
+
+/* The outcome an attempt carries in the agents' JSON: every name reads back to its enum, and
+ * anything else (absent, an LLM's or an old store's spelling, a case change) is unknown, never
+ * taken for a refusal or an acceptance. */
+Test(agents, outcome_names_read_back) {
+    for (int o = AGENT_OUT_ACCEPTED; o < AGENT_OUT_UNKNOWN; o++)
+        cr_assert_eq(agent_outcome_parse(agent_outcome_name((agent_outcome)o)), o, "%s",
+                     agent_outcome_name((agent_outcome)o));
+    cr_assert_str_eq(agent_outcome_name(AGENT_OUT_SCREENED_OUT), "screened-out");
+    cr_assert_str_eq(agent_outcome_name(AGENT_OUT_REFUSED), "refused");
+    cr_assert_eq(agent_outcome_parse(NULL), AGENT_OUT_UNKNOWN);
+    cr_assert_eq(agent_outcome_parse("Accepted"), AGENT_OUT_UNKNOWN);
+    cr_assert_eq(agent_outcome_parse("refused "), AGENT_OUT_UNKNOWN);
+    cr_assert_eq(agent_outcome_parse(""), AGENT_OUT_UNKNOWN);
+    cr_assert_str_eq(agent_outcome_name(AGENT_OUT_UNKNOWN), "unknown");
+    cr_assert_str_eq(agent_outcome_name((agent_outcome)99), "unknown");
+}
+
+/* The summarizer's sentence follows the outcome's enum: accepted, screened out, else a refusal. */
+Test(agents, summarizer_sentence_by_outcome) {
+    kerr e = {0};
+    agent *s = builtin_summarizer_new();
+    cr_assert_not_null(s);
+    const char *want[][2] = {{"accepted", "accepted, 1.250x"}, {"screened-out", "kernel-level screen"},
+                             {"refused", "refused at gate 3"}, {"bogus", "refused at gate 3"}};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        json_t *ctx = json_pack("{s:{s:s, s:s, s:s, s:s, s:i, s:s, s:f}}", "attempt", "kernel_kind", "reduction",
+                                "direction", "rewrite", "label", "x", "outcome", want[i][0], "gate", 3, "reason", "why",
+                                "speedup", 1.25);
+        json_t *out = NULL;
+        cr_assert_eq(agent_act(s, ctx, &out, &e), 0, "%s", e.msg);
+        const char *exp = json_string_value(json_object_get(out, "experience"));
+        cr_assert(exp && strstr(exp, want[i][1]), "%s: %s", want[i][0], exp ? exp : "(none)");
+        json_decref(out);
+        json_decref(ctx);
+    }
+    agent_free(s);
+}

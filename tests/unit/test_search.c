@@ -5,14 +5,31 @@
 #include "optimize/optimize_int.h"
 
 /* Four candidate steps: 4 x timeout_s when set, else 4 x the 120 s default (kopt optimize leaves
- * timeout_s at 0); never 0, which the worker would take as no limit at all. */
+ * timeout_s at 0); never 0, which the worker would take as no limit at all. With plenty of
+ * budget left the steps decide. */
 Test(search, screen_timeout_is_four_candidate_steps) {
     optimize_opts o = {0};
-    cr_expect_float_eq(opt_screen_timeout_s(&o), 480, 1e-9, "unset: 4 x 120 s");
+    const double plenty = 3600;
+    cr_expect_float_eq(opt_screen_timeout_s(&o, plenty), 480, 1e-9, "unset: 4 x 120 s");
     o.timeout_s = -1;
-    cr_expect_float_eq(opt_screen_timeout_s(&o), 480, 1e-9);
+    cr_expect_float_eq(opt_screen_timeout_s(&o, plenty), 480, 1e-9);
     o.timeout_s = 0.5;
-    cr_expect_float_eq(opt_screen_timeout_s(&o), 2, 1e-9, "a step below 1 s is still its own");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, plenty), 2, 1e-9, "a step below 1 s is still its own");
     o.timeout_s = 10;
-    cr_expect_float_eq(opt_screen_timeout_s(&o), 40, 1e-9);
+    cr_expect_float_eq(opt_screen_timeout_s(&o, plenty), 40, 1e-9);
+}
+
+/* The budget bounds it: what is left + 30 s, at least 30 s (a screen started past the end of the
+ * budget still gets its 30 s), never above the four steps. */
+Test(search, screen_timeout_is_bounded_by_the_budget_left) {
+    optimize_opts o = {0};
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 60), 90, 1e-9, "a minute left: 90 s, not 480");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 449), 479, 1e-9);
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 450), 480, 1e-9, "the cap meets the steps");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 0), 30, 1e-9);
+    cr_expect_float_eq(opt_screen_timeout_s(&o, -200), 30, 1e-9, "past the budget: still 30 s");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, -0.5), 30, 1e-9, "just past it: 30 s, not 29.5");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 0.5), 30.5, 1e-9, "just before it: 30.5 s");
+    o.timeout_s = 5;
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 60), 20, 1e-9, "four short steps are below the cap");
 }
