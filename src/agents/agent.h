@@ -21,6 +21,8 @@
  *                                screened-out|...","gate":N,"round":k,"direction","reason"}],
  *                    "round":k,
  *                    "budget":{"candidates_left":N}}
+ *               (the built-in planner and executor read "kernel" once into typed kernel facts,
+ *               agents/kfacts.h, and work on those; an LLM agent reads the object as it is)
  *               (library calls are never targets, except the allowlisted ATen calls a vendor
  *               region holds: those are region kernels like any other)
  *               -> {"plans":[{"direction":"launch_config|rewrite|one_pass|split|...","params":{...},

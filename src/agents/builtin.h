@@ -19,6 +19,7 @@
 
 #include "agents/agent.h"
 #include "agents/family.h"
+#include "agents/kfacts.h"
 #include "util/buf.h"
 #include "worker/worker.h"
 
@@ -56,18 +57,16 @@ void builtin_plan_source(const char *src, kbuf *out);
  * @triton_heuristics decorator removed (malloc'd), or NULL when there is none. */
 char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_len);
 
-/* Whether a string of JSON array `arr` (ATen op names) contains s. */
-int builtin_has_op(const json_t *arr, const char *s);
 /* Whether the kernel's runtime parameters are n, each starting with want[i] ("out_ptr" matches
  * out_ptr0, out_ptr2...). */
-int builtin_params_are(const json_t *k, const char *const *want, size_t n);
+int builtin_params_are(const kfacts *k, const char *const *want, size_t n);
 
 /* Inductor's FX graph fragment (the "Graph fragment" comment lines above a kernel, in the
- * context as "graph_fragment"): builtin_fx_line, the line of the node calling `target`
+ * kernel facts as `fragment`): builtin_fx_line, the line of the node calling `target`
  * ("aten.cumsum.default") or NULL; builtin_fx_rank, the rank of that node's `Tensor "f32[..]"`
  * type (0 when absent); builtin_fx_int_arg, the integer after the node's first argument
  * (`args = (%x, D` -> D; 1 when read). */
-const char *builtin_fx_line(const json_t *fragment, const char *target);
+const char *builtin_fx_line(const kf_strs *fragment, const char *target);
 /* One FX node line ("%name : ... = call_function[target=torch.ops.T](args = (...), kwargs = {...})")
  * parsed by builtin_fx_parse (1 when it is one, its parts within the sizes below);
  * builtin_fx_arg copies argument i (top-level commas) of it into out (1 when there is one). */
@@ -84,26 +83,18 @@ int builtin_fx_arg(const fx_node *n, int i, char *out, size_t cap);
 int builtin_fx_rank(const char *line);
 int builtin_fx_int_arg(const char *line, long long *out);
 
-/* Kernel-context readers shared by the families (builtin_common.c; results borrowed):
- * builtin_param_type, the declared Triton type of parameter `name` ("*fp32"; "" when unknown);
- * builtin_runtime_param, the name of runtime parameter i (NULL past the end);
- * builtin_ops_within, 1 when every ATen op of `ops` is one of allowed[0..n) (bit j of *has set
- * for each allowed[j] seen, n <= 32); builtin_shape, the shape call() gives parameter `name`
- * (1..BUILTIN_MAX_DIMS integers) or NULL; builtin_shape_dim, its dimension d;
- * builtin_fx_dim, the dimension argument of the FX node calling `target` (`args = (%x, D`),
- * made non-negative with the node's own rank or else `rank`; -1 when the graph does not say;
- * builtin_dims_keep, the graph's word over a guess from sizes: with d >= 0 only d remains of
- * dims[0..*ndims), none when the sizes did not allow it; powers of two. */
-enum { BUILTIN_MAX_DIMS = 8 };
+/* Kernel-fact readers shared by the families (builtin_common.c; a kernel's own facts are read
+ * with kfacts.h's queries): builtin_ops_within, 1 when every ATen op of `ops` is one of
+ * allowed[0..n) (bit j of *has set for each allowed[j] seen, n <= 32); builtin_fx_dim, the
+ * dimension argument of the FX node calling `target` (`args = (%x, D`), made non-negative with
+ * the node's own rank or else `rank`; -1 when the graph does not say; builtin_dims_keep, the
+ * graph's word over a guess from sizes: with d >= 0 only d remains of dims[0..*ndims), none when
+ * the sizes did not allow it; powers of two. */
 /* The executor's answer for a family's candidates (cands stolen): {"candidates": cands} in *out
  * and 0; none: KOPT_E_CANDIDATE, "rewrite <tmpl>: no usable variant in the plan (<limits>)". */
 int builtin_candidates_answer(json_t *cands, const char *tmpl, const char *limits, json_t **out, kerr *e);
-const char *builtin_param_type(const json_t *k, const char *name);
-const char *builtin_runtime_param(const json_t *k, size_t i);
-int builtin_ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has);
-const json_t *builtin_shape(const json_t *k, const char *name);
-long long builtin_shape_dim(const json_t *shape, size_t d);
-int builtin_fx_dim(const json_t *fragment, const char *target, int rank);
+int builtin_ops_within(const kf_strs *ops, const char *const *allowed, size_t n, unsigned *has);
+int builtin_fx_dim(const kf_strs *fragment, const char *target, int rank);
 void builtin_dims_keep(int *dims, int *ndims, int d);
 /* Kernel-text readers (builtin_common.c): builtin_count, the occurrences of needle in s;
  * builtin_next_line, the line at p copied into buf (without its newline, cut to cap) and the
@@ -129,7 +120,7 @@ int builtin_pow2_in(long long v, long long lo, long long hi);
  * builtin_rewrite_variants: the variants the planner proposes for a family (new array).
  * builtin_rewrite_act: the executor's candidates for a "rewrite" plan (*out new, as
  * agent_act), its "template" read with kfamily_parse. */
-kfamily builtin_rewrite_match(const json_t *kernel, double *eps);
+kfamily builtin_rewrite_match(const kfacts *k, double *eps);
 /* Region templates (builtin_region.c) for region kernels (artifact/region.h; their context
  * has "kind": "region" and "members": [{name, aten_ops, source}]): "region_softmax",
  * "region_log_softmax" (softmax over contiguous rows of any length, the region reading the
@@ -139,53 +130,53 @@ kfamily builtin_rewrite_match(const json_t *kernel, double *eps);
  * kernels), "scan" (a flipped
  * cumsum) or "region_avg_pool" (a vendor region's average pooling), else KF_NONE. The
  * rewrite entry points above dispatch to them for templates named region_*. */
-kfamily builtin_region_match(const json_t *kernel);
-json_t *builtin_region_variants(kfamily f, const json_t *kernel);
-int builtin_region_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+kfamily builtin_region_match(const kfacts *k);
+json_t *builtin_region_variants(kfamily f, const kfacts *k);
+int builtin_region_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
 /* The scan family (builtin_scan.c): "scan" when the kernel (or region) is a cumulative sum the
  * scan template computes (inclusive, shifted, masked, reversed; over any dimension), else NULL;
  * its variants (new array); its candidates for a "rewrite" plan (*out new, as
  * builtin_rewrite_act). builtin_rewrite_* and builtin_region_* dispatch to them. */
-const char *builtin_scan_match(const json_t *kernel);
-json_t *builtin_scan_variants(const json_t *kernel);
-int builtin_scan_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+const char *builtin_scan_match(const kfacts *k);
+json_t *builtin_scan_variants(const kfacts *k);
+int builtin_scan_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
 /* The aligned_chunks family (builtin_aligned.c): 1 when the kernel is the first of Inductor's
  * split reductions over a flat range whose chunks start off 16-byte boundaries. */
-int builtin_aligned_match(const json_t *kernel);
-json_t *builtin_aligned_variants(const json_t *kernel);
-int builtin_aligned_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+int builtin_aligned_match(const kfacts *k);
+json_t *builtin_aligned_variants(const kfacts *k);
+int builtin_aligned_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
 /* The middle-dimension softmax family (builtin_colsoftmax.c): "col_softmax" when the kernel is
  * a softmax / log-softmax of fp32 over a dimension with something after it (<= 8192 long), else
  * NULL; its variants (new array); its candidates (*out new). builtin_rewrite_* dispatch to them. */
-const char *builtin_col_softmax_match(const json_t *kernel);
-json_t *builtin_col_softmax_variants(const json_t *kernel);
-int builtin_col_softmax_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+const char *builtin_col_softmax_match(const kfacts *k);
+json_t *builtin_col_softmax_variants(const kfacts *k);
+int builtin_col_softmax_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
 /* The row-normalize family (builtin_normalize.c): 1 when the kernel's FX graph fragment is
  * exactly y = x / (norm(x, last dim, keepdim) [+ eps]) with norm the L1 norm (*p = 1: sum of
  * |x|) or the L2 norm (*p = 2: sqrt of the sum of squares), *eps the constant added (0 when
  * none); else 0. */
-int builtin_normalize_match(const json_t *kernel, int *p, double *eps);
+int builtin_normalize_match(const kfacts *k, int *p, double *eps);
 /* Instance norm (builtin_normalize.c): 1 when the kernel's FX graph fragment is exactly
  * var_mean (correction 0) over a [1, rows, ...] view's non-row dimensions, (x - mean) *
  * rsqrt(var + *eps), and, when *affine, times a weight and plus a bias of *channels values each
  * repeated over the batch (read from the kernel's `x0 % C` loads of in_ptr1 / in_ptr2); else 0. */
-int builtin_instance_norm_match(const json_t *kernel, double *eps, long long *channels, int *affine);
+int builtin_instance_norm_match(const kfacts *k, double *eps, long long *channels, int *affine);
 /* Layer norm over the trailing dimensions (builtin_normalize.c): 1 when the FX graph fragment is
  * exactly var_mean (correction 0) over every dimension but the first, (x - mean) * rsqrt(var +
  * *eps) * W + B with W and B graph inputs (converts to float32 and back around it, or none), and
  * the kernel loads in_ptr1 / in_ptr2 at the row's own positions; else 0. */
-int builtin_layer_norm_match(const json_t *kernel, double *eps);
+int builtin_layer_norm_match(const kfacts *k, double *eps);
 /* Softmax statistics (builtin_normalize.c): 1 when the FX graph fragment is one
  * prims.prepare_softmax_online over the last dimension of a graph input with unit last stride,
  * and the source stores the row max to out_ptr0 and the sum to out_ptr1 (at x0), nothing else. */
-int builtin_softmax_stats_match(const json_t *kernel);
+int builtin_softmax_stats_match(const kfacts *k);
 /* logsumexp (builtin_normalize.c): 1 when the FX graph fragment is exactly ATen's logsumexp
  * decomposition over the last dimension of a graph input with unit last stride -- amax (keepdim),
  * where(|max| == inf, 0, max), log(sum(exp(x - that))) plus it (squeezed, or keepdim), with the
  * input converted to float32 and the result back (fp16/bf16) or no convert at all -- and the
  * source stores once, at x0, to in_out_ptr0 or an out_ptrN (its name into out[0..cap)), loading
  * no output. */
-int builtin_logsumexp_match(const json_t *kernel, char *out, size_t cap);
+int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap);
 /* Pooling (builtin_pool.c): average and max pooling, one template (templates/kernels/pool.py.tmpl)
  * for these kinds of launch:
  *   - a vendor region (artifact/region.h) holding ATen's avg_pool2d / avg_pool3d: the region's
@@ -217,11 +208,11 @@ typedef struct pool_spec {
     int r0numel;                /* ... and r0_numel after xnumel */
     int in3;                    /* 1-D pooling: input (N, C, L), output (N, C, 1, OL) */
 } pool_spec;
-int builtin_pool_match(const json_t *kernel, pool_spec *ps);
+int builtin_pool_match(const kfacts *k, pool_spec *ps);
 /* The family of a matched launch: max_pool, avg_pool (Inductor kernels) or region_avg_pool. */
 kfamily builtin_pool_family(const pool_spec *ps);
-json_t *builtin_pool_variants(const json_t *kernel);
-int builtin_pool_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+json_t *builtin_pool_variants(const kfacts *k);
+int builtin_pool_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
 /* Group-norm statistics over channels-last data (builtin_groupstats.c): Inductor's looped
  * reduction (in_ptr0[, in_ptr1 a bias], out_ptr0, out_ptr1, xnumel, r0_numel) whose FX graph
  * fragment is exactly var_mean (correction 0, keepdim) over dims [2, 3] of a reshape to
@@ -234,14 +225,14 @@ typedef struct gs_spec {
     long long n, g, cg, hw; /* samples, groups, channels per group, pixels per sample */
     int bias;               /* a per-channel bias (in_ptr1) is added first */
 } gs_spec;
-int builtin_group_stats_match(const json_t *kernel, gs_spec *gs);
-json_t *builtin_group_stats_variants(const json_t *kernel);
-int builtin_group_stats_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
-json_t *builtin_rewrite_variants(kfamily f, const json_t *kernel);
+int builtin_group_stats_match(const kfacts *k, gs_spec *gs);
+json_t *builtin_group_stats_variants(const kfacts *k);
+int builtin_group_stats_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+json_t *builtin_rewrite_variants(kfamily f, const kfacts *k);
 /* A second family worth offering for a kernel whose first (builtin_rewrite_match) is `first`:
  * split_more beside aligned_chunks where both apply (an unaligned split Welford or sum); else
  * KF_NONE. builtin_rewrite_act takes either. */
-kfamily builtin_rewrite_second(const json_t *kernel, kfamily first);
-int builtin_rewrite_act(const json_t *kernel, const json_t *plan, json_t **out, kerr *e);
+kfamily builtin_rewrite_second(const kfacts *k, kfamily first);
+int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
 
 #endif

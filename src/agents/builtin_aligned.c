@@ -81,19 +81,16 @@ static long long flat_bound(const char *body, const char *tail, const al_facts *
     return found > 0 && found <= f->xn * f->rn ? found : 0;
 }
 
-static int facts_of(const json_t *k, al_facts *f) {
+static int facts_of(const kfacts *k, al_facts *f) {
     memset(f, 0, sizeof *f);
-    const char *src = json_string_value(json_object_get(k, "jit_source"));
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    const char *grid = json_string_value(json_object_get(k, "grid_type"));
-    const json_t *ce = json_object_get(k, "constexprs");
-    f->xn = json_integer_value(json_object_get(json_object_get(k, "numels"), "xnumel"));
-    f->rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    if (!src || !kind || strcmp(kind, "reduction") || (grid && strcmp(grid, "Grid1D"))) return 0;
+    const char *src = k->jit_source;
+    const char *grid = k->grid_type;
+    const kf_strs *ce = &k->constexprs;
+    f->xn = kfacts_numel(k, "xnumel");
+    f->rn = kfacts_numel(k, "r0_numel");
+    if (!src || k->kind != ART_K_REDUCTION || (grid && strcmp(grid, "Grid1D"))) return 0;
     if (f->xn < 2 || f->rn < 1024 || f->xn * f->rn >= (1LL << 31)) return 0;   /* int32 indexing, as Inductor's */
-    if (json_array_size(ce) != 2 || strcmp(json_string_value(json_array_get(ce, 0)), "XBLOCK") ||
-        strcmp(json_string_value(json_array_get(ce, 1)), "R0_BLOCK"))
-        return 0;
+    if (ce->n != 2 || strcmp(ce->v[0], "XBLOCK") || strcmp(ce->v[1], "R0_BLOCK")) return 0;
     const char *loop = strstr(src, LOOP);
     /* x0: the chunk (flat form), or the chunk within its row (row form, x1 the row) */
     const char *xs = strstr(src, "    x0 = (xindex % ");
@@ -148,7 +145,7 @@ static int facts_of(const json_t *k, al_facts *f) {
             f->form = 1 + mod;
         }
         if (f->split) f->row = r1;
-        const char *t = builtin_param_type(k, ptr);
+        const char *t = kfacts_param_type(k, ptr);
         int two = !strcmp(t, "*fp16") || !strcmp(t, "*bf16");
         if (!two && strcmp(t, "*fp32")) return 0;
         narrow |= two;
@@ -164,12 +161,12 @@ static int facts_of(const json_t *k, al_facts *f) {
     return f->nload > 0 && f->rn % f->vec != 0;   /* aligned chunks already: nothing to gain */
 }
 
-int builtin_aligned_match(const json_t *k) {
+int builtin_aligned_match(const kfacts *k) {
     al_facts f;
     return facts_of(k, &f);
 }
 
-json_t *builtin_aligned_variants(const json_t *k) {
+json_t *builtin_aligned_variants(const kfacts *k) {
     json_t *v = json_array();
     if (!builtin_aligned_match(k)) return v;
     static const int rw[][2] = {{2048, 8}, {4096, 16}, {1024, 4}, {2048, 16}};
@@ -220,10 +217,10 @@ static int add_tail(kbuf *b, const al_facts *f, long long down) {
 }
 
 /* Inductor's kernel with its loop on aligned vectors (see the top of the file). */
-static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
+static int aligned_source(const kfacts *k, const al_facts *f, kbuf *out) {
     kbuf b = KBUF_INIT, t = KBUF_INIT;
     long long down = f->bound - f->bound % f->vec;   /* the range's whole vectors end here */
-    kbuf_puts(&b, json_string_value(json_object_get(k, "jit_source")));
+    kbuf_puts(&b, k->jit_source);
     kbuf_printf(&t,
                 "    kopt_start = %lld*x0\n"
                 "    kopt_base = (kopt_start // %lld) * %lld\n"
@@ -265,13 +262,13 @@ static int aligned_source(const json_t *k, const al_facts *f, kbuf *out) {
     return rc;
 }
 
-int builtin_aligned_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_aligned_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     al_facts f;
     if (!facts_of(k, &f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template aligned_chunks does not apply to this kernel");
-    const char *kname = json_string_value(json_object_get(k, "name"));
+    const char *kname = k->name;
     kbuf params = KBUF_INIT;
-    for (size_t i = 0; builtin_runtime_param(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", builtin_runtime_param(k, i));
+    for (size_t i = 0; kfacts_runtime(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", kfacts_runtime(k, i));
     json_t *cands = json_array();
     size_t i;
     json_t *v;

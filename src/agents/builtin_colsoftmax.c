@@ -30,15 +30,14 @@ enum { CS_MAX_C = 65536, CS_MAX_TILE = 32768, CS_MAX_SEGS = 132 };
 /* What a middle-dimension softmax kernel computes. */
 typedef struct cs_facts {
     int log;                           /* log-softmax */
-    int dims[BUILTIN_MAX_DIMS], ndims; /* the dimensions that fit, the last first */
+    int dims[KF_MAX_DIMS], ndims; /* the dimensions that fit, the last first */
     long long c, inner;                /* the reduced length and the inner size (of dims[0]) */
     const char *in, *out;
 } cs_facts;
 
-static int cs_facts_of(const json_t *k, cs_facts *f) {
+static int cs_facts_of(const kfacts *k, cs_facts *f) {
     memset(f, 0, sizeof *f);
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction"))) return 0;
+    if (k->kind != ART_K_REDUCTION && k->kind != ART_K_PERSISTENT) return 0;
     static const char *const allowed[] = {"prims.prepare_softmax_online",
                                           "aten.sub",
                                           "aten.exp",
@@ -49,37 +48,34 @@ static int cs_facts_of(const json_t *k, cs_facts *f) {
                                           "aten.amax",
                                           "aten.sum"};
     unsigned has = 0;
-    if (!builtin_ops_within(json_object_get(k, "aten_ops"), allowed, 9, &has)) return 0;
+    if (!builtin_ops_within(&k->aten_ops, allowed, 9, &has)) return 0;
     int softmax = (has & (1u << 5)) || (has & (1u << 3));
     f->log = (has & (1u << 6)) || (has & (1u << 4));
     if (softmax == f->log) return 0; /* neither, or both: not one of the two */
-    const json_t *rt = json_object_get(k, "runtime_params");
-    if (json_array_size(rt) != 4) return 0;
-    f->in = json_string_value(json_array_get(rt, 0));
-    f->out = json_string_value(json_array_get(rt, 1));
-    const char *xn_name = json_string_value(json_array_get(rt, 2)), *rn_name = json_string_value(json_array_get(rt, 3));
+    if (k->runtime.n != 4) return 0;
+    f->in = kfacts_runtime(k, 0);
+    f->out = kfacts_runtime(k, 1);
+    const char *xn_name = kfacts_runtime(k, 2), *rn_name = kfacts_runtime(k, 3);
     if (!f->in || !f->out || strcmp(f->in, "in_ptr0") || strncmp(f->out, "out_ptr", 7) || !xn_name || !rn_name ||
         strcmp(xn_name, "xnumel") || strcmp(rn_name, "r0_numel"))
         return 0;
-    if (strcmp(builtin_param_type(k, f->in), "*fp32") || strcmp(builtin_param_type(k, f->out), "*fp32")) return 0;
-    const json_t *numels = json_object_get(k, "numels");
-    long long xn = json_integer_value(json_object_get(numels, "xnumel")),
-              rn = json_integer_value(json_object_get(numels, "r0_numel"));
-    const json_t *sh = builtin_shape(k, f->in);
-    size_t rank = json_array_size(sh);
+    if (strcmp(kfacts_param_type(k, f->in), "*fp32") || strcmp(kfacts_param_type(k, f->out), "*fp32")) return 0;
+    long long xn = kfacts_numel(k, "xnumel"), rn = kfacts_numel(k, "r0_numel");
+    const kf_shape *sh = kfacts_shape(k, f->in);
+    size_t rank = sh ? (size_t)sh->ndims : 0;
     if (!sh || rn < 2 || rn > CS_MAX_C || xn <= 0) return 0;
     long long total = 1;
-    for (size_t d = 0; d < rank; d++) total *= builtin_shape_dim(sh, d);
+    for (size_t d = 0; d < rank; d++) total *= sh->d[d];
     for (size_t d = rank; d-- > 0;) {
         long long inner = 1;
-        for (size_t e = d + 1; e < rank; e++) inner *= builtin_shape_dim(sh, e);
-        if (builtin_shape_dim(sh, d) == rn && total / rn == xn && inner > 1) f->dims[f->ndims++] = (int)d;
+        for (size_t e = d + 1; e < rank; e++) inner *= sh->d[e];
+        if (sh->d[d] == rn && total / rn == xn && inner > 1) f->dims[f->ndims++] = (int)d;
     }
     /* the graph's word: softmax(x, d) / prepare_softmax_online(x, d) */
     static const char *const nodes[] = {"aten._softmax.default", "aten._log_softmax.default",
                                         "prims.prepare_softmax_online.default"};
     for (size_t i = 0; i < 3; i++) {
-        int d = builtin_fx_dim(json_object_get(k, "graph_fragment"), nodes[i], (int)rank);
+        int d = builtin_fx_dim(&k->fragment, nodes[i], (int)rank);
         if (d < 0) continue;
         builtin_dims_keep(f->dims, &f->ndims, d);
         break;
@@ -87,16 +83,16 @@ static int cs_facts_of(const json_t *k, cs_facts *f) {
     if (!f->ndims) return 0;
     f->c = rn;
     f->inner = 1;
-    for (size_t e = (size_t)f->dims[0] + 1; e < rank; e++) f->inner *= builtin_shape_dim(sh, e);
+    for (size_t e = (size_t)f->dims[0] + 1; e < rank; e++) f->inner *= sh->d[e];
     return 1;
 }
 
-const char *builtin_col_softmax_match(const json_t *k) {
+const char *builtin_col_softmax_match(const kfacts *k) {
     cs_facts f;
     return cs_facts_of(k, &f) ? "col_softmax" : NULL;
 }
 
-json_t *builtin_col_softmax_variants(const json_t *k) {
+json_t *builtin_col_softmax_variants(const kfacts *k) {
     cs_facts f;
     json_t *v = json_array();
     if (!cs_facts_of(k, &f)) return v;
@@ -122,12 +118,12 @@ json_t *builtin_col_softmax_variants(const json_t *k) {
     return v;
 }
 
-int builtin_col_softmax_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_col_softmax_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     cs_facts f;
     if (!cs_facts_of(k, &f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template col_softmax does not apply to this kernel");
     long long bc = builtin_next_pow2(f.c);
-    const char *kname = json_string_value(json_object_get(k, "name"));
+    const char *kname = k->name;
     json_t *cands = json_array();
     size_t i;
     json_t *v;

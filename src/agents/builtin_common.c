@@ -1,4 +1,4 @@
-/* builtin_common.c — constructor plumbing and kernel-context predicates shared by the built-in agents. */
+/* builtin_common.c — constructor plumbing and kernel-fact predicates shared by the built-in agents. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,18 +25,10 @@ agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl) {
     return a;
 }
 
-int builtin_has_op(const json_t *arr, const char *s) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) if (json_string_value(v) && strstr(json_string_value(v), s)) return 1;
-    return 0;
-}
-
-int builtin_params_are(const json_t *k, const char *const *want, size_t n) {
-    const json_t *rt = json_object_get(k, "runtime_params");
-    if (json_array_size(rt) != n) return 0;
+int builtin_params_are(const kfacts *k, const char *const *want, size_t n) {
+    if (k->runtime.n != n) return 0;
     for (size_t i = 0; i < n; i++) {
-        const char *p = json_string_value(json_array_get(rt, i));
+        const char *p = k->runtime.v[i];
         size_t m = strlen(want[i]);
         if (!p || strncmp(p, want[i], m)) return 0;   /* prefix: out_ptr0 / out_ptr2 ... */
     }
@@ -45,16 +37,10 @@ int builtin_params_are(const json_t *k, const char *const *want, size_t n) {
 
 /* The FX node line of `fragment` (Inductor's "Graph fragment" comment lines) that calls
  * `target` ("aten.cumsum.default"), or NULL. */
-const char *builtin_fx_line(const json_t *fragment, const char *target) {
+const char *builtin_fx_line(const kf_strs *fragment, const char *target) {
     char want[96];
     snprintf(want, sizeof want, "target=torch.ops.%s](args = (%%", target);
-    size_t i;
-    json_t *v;
-    json_array_foreach(fragment, i, v) {
-        const char *l = json_string_value(v);
-        if (l && strstr(l, want)) return l;
-    }
-    return NULL;
+    return kf_strs_find(fragment, want);
 }
 
 /* The rank of the node's tensor type `Tensor "f32[a, b, c][...]"`; 0 when not found. */
@@ -77,44 +63,18 @@ int builtin_fx_int_arg(const char *line, long long *out) {
     return end != c + 1;
 }
 
-const char *builtin_param_type(const json_t *k, const char *name) {
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "signature"), i, p) {
-        const char *n = json_string_value(json_object_get(p, "name"));
-        const char *t = json_string_value(json_object_get(p, "type"));
-        if (n && name && !strcmp(n, name)) return t ? t : "";
-    }
-    return "";
-}
-
-const char *builtin_runtime_param(const json_t *k, size_t i) {
-    return json_string_value(json_array_get(json_object_get(k, "runtime_params"), i));
-}
-
-int builtin_ops_within(const json_t *ops, const char *const *allowed, size_t n, unsigned *has) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(ops, i, v) {
-        const char *op = json_string_value(v);
+int builtin_ops_within(const kf_strs *ops, const char *const *allowed, size_t n, unsigned *has) {
+    for (size_t i = 0; i < ops->n; i++) {
+        const char *op = ops->v[i];
         size_t j = 0;
-        while (j < n && (!op || strcmp(op, allowed[j]))) j++;
+        while (j < n && strcmp(op, allowed[j])) j++;
         if (j == n) return 0;
         *has |= 1u << j;
     }
     return 1;
 }
 
-const json_t *builtin_shape(const json_t *k, const char *name) {
-    const json_t *s = json_object_get(json_object_get(k, "shapes"), name ? name : "");
-    return json_is_array(s) && json_array_size(s) > 0 && json_array_size(s) <= BUILTIN_MAX_DIMS ? s : NULL;
-}
-
-long long builtin_shape_dim(const json_t *shape, size_t d) {
-    return json_integer_value(json_array_get(shape, d));
-}
-
-int builtin_fx_dim(const json_t *fragment, const char *target, int rank) {
+int builtin_fx_dim(const kf_strs *fragment, const char *target, int rank) {
     const char *l = builtin_fx_line(fragment, target);
     long long d;
     if (!l || !builtin_fx_int_arg(l, &d)) return -1;

@@ -45,12 +45,9 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
     return kbuf_steal(&b);
 }
 
-static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
-    (void)self;
-    const json_t *k = json_object_get(ctx, "kernel"), *plan = json_object_get(ctx, "plan");
-    const char *name = json_string_value(json_object_get(k, "name"));
-    const char *src = json_string_value(json_object_get(k, "jit_source"));
-    const char *grid = json_string_value(json_object_get(k, "grid_type"));
+/* The candidates for `plan` over kernel k into *out (as agent_act). */
+static int execute_plan(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+    const char *name = k->name, *src = k->jit_source, *grid = k->grid_type;
     const char *dir = json_string_value(json_object_get(plan, "direction"));
     if (!name) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name missing");
     if (dir && !strcmp(dir, "rewrite")) return builtin_rewrite_act(k, plan, out, e);   /* written anew */
@@ -77,10 +74,7 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
             !json_object_get(params0, "YBLOCK") && !json_object_get(params0, "num_warps"))
             return kerr_set(e, KOPT_E_CANDIDATE, "the built-in executor cannot carry out direction '%s' without block sizes",
                             dir ? dir : "?");
-        int has_r = 0;
-        size_t ci;
-        json_t *cv;
-        json_array_foreach(json_object_get(k, "constexprs"), ci, cv) has_r |= !strcmp(json_string_value(cv), "R0_BLOCK");
+        int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK");
         json_t *cfg = json_pack("{s:I, s:I, s:I}", "XBLOCK",
                                 json_object_get(params0, "XBLOCK") ? json_integer_value(json_object_get(params0, "XBLOCK"))
                                                                    : (json_int_t)(has_r ? 1 : 1024),
@@ -99,13 +93,9 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         return kerr_set(e, KOPT_E_CANDIDATE, "grid type %s is not supported by the built-in executor", grid);
     }
     kbuf qparams = KBUF_INIT;   /* the runtime parameters as the plan's quoted list */
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
-        if (i) kbuf_puts(&qparams, ", ");
-        kbuf_printf(&qparams, "\"%s\"", json_string_value(p));
-    }
+    for (size_t r = 0; r < k->runtime.n; r++) kbuf_printf(&qparams, "%s\"%s\"", r ? ", " : "", k->runtime.v[r]);
     json_t *cands = json_array();
+    size_t i;
     json_t *c;
     json_array_foreach(json_object_get(json_object_get(plan, "params"), "configs"), i, c) {
         int xb = (int)json_integer_value(json_object_get(c, "XBLOCK"));
@@ -138,6 +128,16 @@ static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     json_decref(normalized);
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;
+}
+
+/* The agent edge: the context's kernel read once into kfacts. */
+static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
+    (void)self;
+    kfacts k;
+    kfacts_read(json_object_get(ctx, "kernel"), &k);
+    int rc = execute_plan(&k, json_object_get(ctx, "plan"), out, e);
+    kfacts_free(&k);
+    return rc;
 }
 
 static const agent_vtable EXECUTOR_VT = {executor_act, NULL, NULL};

@@ -24,13 +24,11 @@
 
 /* The FX graph: [convolution ->] [convert_element_type ->] reshape [N, G, CG, HW] -> var_mean
  * over [2, 3], nothing else; fills gs->n, g, cg, hw and whether a convolution is there. */
-static int gs_graph(const json_t *k, gs_spec *gs, int *conv) {
+static int gs_graph(const kfacts *k, gs_spec *gs, int *conv) {
     const char *vm = NULL, *rs = NULL;
     int nconv = 0, ncvt = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
-        const char *l = json_string_value(v);
+    for (size_t i = 0; i < k->fragment.n; i++) {
+        const char *l = k->fragment.v[i];
         if (!l || !strstr(l, "= call_function[")) continue;
         if (strstr(l, "call_function[target=torch.ops.aten.var_mean.correction]") && !vm) vm = l;
         else if (strstr(l, "call_function[target=torch.ops.aten.reshape.default]") && !rs) rs = l;
@@ -62,8 +60,8 @@ static int gs_graph(const json_t *k, gs_spec *gs, int *conv) {
 }
 
 /* The source reads channels-last and stores Welford's mean and m2 (see the file's comment). */
-static int gs_source(const json_t *k, const gs_spec *gs) {
-    const char *src = json_string_value(json_object_get(k, "source"));
+static int gs_source(const kfacts *k, const gs_spec *gs) {
+    const char *src = k->source;
     if (!src || !strstr(src, "triton_helpers.welford_reduce(")) return 0;
     char want[256];
     const long long c = gs->g * gs->cg;
@@ -123,21 +121,20 @@ static int gs_source(const json_t *k, const gs_spec *gs) {
     return strstr(src, line) != NULL;
 }
 
-int builtin_group_stats_match(const json_t *k, gs_spec *gs) {
+int builtin_group_stats_match(const kfacts *k, gs_spec *gs) {
     memset(gs, 0, sizeof *gs);
-    const char *kind = json_string_value(json_object_get(k, "kind"));
     static const char *const with_bias[] = {"in_ptr0", "in_ptr1", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"};
     static const char *const no_bias[] = {"in_ptr0", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"};
-    if (!kind || strcmp(kind, "reduction")) return 0;
+    if (k->kind != ART_K_REDUCTION) return 0;
     if (builtin_params_are(k, with_bias, 6)) gs->bias = 1;
     else if (!builtin_params_are(k, no_bias, 5)) return 0;
     int conv = 0;
     if (!gs_graph(k, gs, &conv) || (gs->bias && !conv)) goto no;
     /* an input of fp32/fp16/bf16 (the bias of the same type), fp32 statistics */
-    const char *t = builtin_param_type(k, "in_ptr0");
+    const char *t = kfacts_param_type(k, "in_ptr0");
     if ((strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")) ||
-        (gs->bias && strcmp(builtin_param_type(k, "in_ptr1"), t)) ||
-        strcmp(builtin_param_type(k, "out_ptr0"), "*fp32") || strcmp(builtin_param_type(k, "out_ptr1"), "*fp32"))
+        (gs->bias && strcmp(kfacts_param_type(k, "in_ptr1"), t)) || strcmp(kfacts_param_type(k, "out_ptr0"), "*fp32") ||
+        strcmp(kfacts_param_type(k, "out_ptr1"), "*fp32"))
         goto no;
     /* sizes the template takes: C a power of two up to 1024 in groups of 2..64 channels, a
      * sample's pixels addressable in int32 */
@@ -145,10 +142,7 @@ int builtin_group_stats_match(const json_t *k, gs_spec *gs) {
     if (gs->n < 1 || gs->g < 1 || !builtin_pow2_in(gs->cg, 2, 64) || !builtin_pow2_in(c, 16, 1024) || gs->hw < 64 ||
         gs->hw * c > 2147483647LL)
         goto no;
-    const json_t *nm = json_object_get(k, "numels");
-    if (json_integer_value(json_object_get(nm, "xnumel")) != gs->n * gs->g ||
-        json_integer_value(json_object_get(nm, "r0_numel")) != gs->cg * gs->hw)
-        goto no;
+    if (kfacts_numel(k, "xnumel") != gs->n * gs->g || kfacts_numel(k, "r0_numel") != gs->cg * gs->hw) goto no;
     if (!gs_source(k, gs)) goto no;
     return 1;
 no:
@@ -156,7 +150,7 @@ no:
     return 0;
 }
 
-json_t *builtin_group_stats_variants(const json_t *k) {
+json_t *builtin_group_stats_variants(const kfacts *k) {
     gs_spec gs;
     json_t *v = json_array();
     if (!builtin_group_stats_match(k, &gs)) return v;
@@ -183,11 +177,11 @@ json_t *builtin_group_stats_variants(const json_t *k) {
     return v;
 }
 
-int builtin_group_stats_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_group_stats_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     gs_spec gs;
     if (!builtin_group_stats_match(k, &gs))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite cl_group_stats does not apply to this kernel");
-    const char *name = json_string_value(json_object_get(k, "name"));
+    const char *name = k->name;
     long long c = gs.g * gs.cg;
     json_t *cands = json_array();
     size_t i;

@@ -98,12 +98,10 @@ static void dims_except(int rank, int skip, char *out, size_t cap) {
 
 /* The call_function nodes of kernel k's graph fragment into ns; their count, or -1 when one does
  * not parse or there are more than FX_MAX_NODES. */
-static int fx_nodes(const json_t *k, fx_node *ns) {
+static int fx_nodes(const kfacts *k, fx_node *ns) {
     int n = 0;
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
-        const char *l = json_string_value(v);
+    for (size_t i = 0; i < k->fragment.n; i++) {
+        const char *l = k->fragment.v[i];
         if (!l || !strstr(l, "= call_function[")) continue;
         if (n == FX_MAX_NODES || !builtin_fx_parse(l, &ns[n])) return -1;
         n++;
@@ -111,7 +109,7 @@ static int fx_nodes(const json_t *k, fx_node *ns) {
     return n;
 }
 
-int builtin_normalize_match(const json_t *k, int *p, double *eps) {
+int builtin_normalize_match(const kfacts *k, int *p, double *eps) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
     if (n < 0) return 0;
@@ -177,7 +175,7 @@ static long long channel_mod(const char *src, const char *ptr) {
     return end && !strncmp(end, "))", 2) && c > 0 ? c : 0;
 }
 
-int builtin_instance_norm_match(const json_t *k, double *eps, long long *channels, int *affine) {
+int builtin_instance_norm_match(const kfacts *k, double *eps, long long *channels, int *affine) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
     if (n < 0) return 0;
@@ -208,7 +206,7 @@ int builtin_instance_norm_match(const json_t *k, double *eps, long long *channel
         return 0;
     *channels = 1;
     if (*affine) {
-        const char *src = json_string_value(json_object_get(k, "source"));
+        const char *src = k->source;
         long long cw = channel_mod(src, "in_ptr1"), cb = channel_mod(src, "in_ptr2");
         if (!cw || cw != cb) return 0;
         *channels = cw;
@@ -216,7 +214,7 @@ int builtin_instance_norm_match(const json_t *k, double *eps, long long *channel
     return 1;
 }
 
-int builtin_layer_norm_match(const json_t *k, double *eps) {
+int builtin_layer_norm_match(const kfacts *k, double *eps) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
     if (n < 0) return 0;
@@ -255,19 +253,17 @@ int builtin_layer_norm_match(const json_t *k, double *eps) {
     /* the other convert rounds the result */
     if (conv == 2 && fx_calls(ns, n, "prims.convert_element_type.default", shifted, NULL, NULL) != 1) return 0;
     /* the kernel reads the weight and the bias at the row's own positions */
-    const char *src = json_string_value(json_object_get(k, "source"));
+    const char *src = k->source;
     return src && strstr(src, "tl.load(in_ptr1 + (r0_1)") && strstr(src, "tl.load(in_ptr2 + (r0_1)");
 }
 
 /* The rank of graph input `ref` ("%arg0_1") from its PlaceHolder line, and whether its last
  * stride is 1; 0 when the fragment has no such line. */
-static int placeholder_rank(const json_t *k, const char *ref, int *last_unit) {
+static int placeholder_rank(const kfacts *k, const char *ref, int *last_unit) {
     char want[FX_NAME + 16];
     snprintf(want, sizeof want, "%s : Tensor \"", ref);
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
-        const char *l = json_string_value(v);
+    for (size_t i = 0; i < k->fragment.n; i++) {
+        const char *l = k->fragment.v[i];
         if (!l || strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
         const char *sb = strchr(l + strlen(want), ']'); /* the shape's end, the strides follow */
         const char *se = sb && sb[1] == '[' ? strchr(sb + 1, ']') : NULL;
@@ -281,7 +277,7 @@ static int placeholder_rank(const json_t *k, const char *ref, int *last_unit) {
     return 0;
 }
 
-int builtin_softmax_stats_match(const json_t *k) {
+int builtin_softmax_stats_match(const kfacts *k) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
     static const char target[] = "prims.prepare_softmax_online.default";
@@ -290,9 +286,9 @@ int builtin_softmax_stats_match(const json_t *k) {
         builtin_fx_arg(&ns[0], 2, extra, sizeof extra))
         return 0;
     int unit = 0, rank = placeholder_rank(k, x, &unit);
-    if (rank < 1 || !unit || builtin_fx_dim(json_object_get(k, "graph_fragment"), target, rank) != rank - 1) return 0;
+    if (rank < 1 || !unit || builtin_fx_dim(&k->fragment, target, rank) != rank - 1) return 0;
     /* which pointer holds which statistic: the reduce's (max, sum) pair, stored per row */
-    const char *src = json_string_value(json_object_get(k, "source"));
+    const char *src = k->source;
     static const char reduce[] = " = triton_helpers.online_softmax_reduce(";
     const char *red = src ? strstr(src, reduce) : NULL;
     if (!red || strstr(red + sizeof reduce - 1, "online_softmax_reduce(")) return 0;
@@ -314,7 +310,7 @@ static int dims_last(const char *dims, int rank) {
     return rank >= 1 && (!strcmp(dims, last) || !strcmp(dims, "[-1]"));
 }
 
-int builtin_logsumexp_match(const json_t *k, char *out, size_t cap) {
+int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
     if (n < 10 || n > 13) return 0;
@@ -361,7 +357,7 @@ int builtin_logsumexp_match(const json_t *k, char *out, size_t cap) {
         return 0;
     /* the kernel stores the result once per row, to its one output (in_out_ptr0 or an out_ptrN),
      * and reads no output */
-    const char *src = json_string_value(json_object_get(k, "source"));
+    const char *src = k->source;
     const char *st = src ? strstr(src, "tl.store(") : NULL;
     char ptr[16];
     int len = 0;

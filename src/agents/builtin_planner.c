@@ -27,19 +27,6 @@
 
 typedef struct { int xb, rb, yb, nw, ns; } cfg;
 
-static int has(const json_t *arr, const char *s) {
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) if (json_string_value(v) && !strcmp(json_string_value(v), s)) return 1;
-    return 0;
-}
-
-static long long numel(const json_t *k, const char *n) {
-    return json_integer_value(json_object_get(json_object_get(k, "numels"), n));
-}
-static int masked(const json_t *k, const char *d) {
-    return json_is_true(json_object_get(json_object_get(k, "masked"), d));
-}
 
 /* block b is allowed for a dimension of n elements (masked or not) */
 static int fits(long long b, long long n, int is_masked) {
@@ -78,16 +65,17 @@ static int plausible(const cfg *c) {
     return tile >= threads && tile <= 64 * threads && tile <= 65536;
 }
 
-static int valid(const json_t *k, const cfg *c) {
-    const json_t *ce = json_object_get(k, "constexprs");
-    if (!fits(c->xb, numel(k, "xnumel"), masked(k, "x"))) return 0;
-    if (has(ce, "R0_BLOCK") && !fits(c->rb, numel(k, "r0_numel"), masked(k, "r0"))) return 0;
-    if (has(ce, "YBLOCK") && !fits(c->yb, numel(k, "ynumel"), masked(k, "y"))) return 0;
-    if (has(ce, "YBLOCK") && numel(k, "ynumel") / (c->yb ? c->yb : 1) > 65535) return 0;
+static int valid(const kfacts *k, const cfg *c) {
+    const kf_strs *ce = &k->constexprs;
+    long long yn = kfacts_numel(k, "ynumel");
+    if (!fits(c->xb, kfacts_numel(k, "xnumel"), k->masked_x)) return 0;
+    if (kf_strs_has(ce, "R0_BLOCK") && !fits(c->rb, kfacts_numel(k, "r0_numel"), k->masked_r0)) return 0;
+    if (kf_strs_has(ce, "YBLOCK") && !fits(c->yb, yn, k->masked_y)) return 0;
+    if (kf_strs_has(ce, "YBLOCK") && yn / (c->yb ? c->yb : 1) > 65535) return 0;
     return plausible(c);
 }
 
-static void push(json_t *list, const json_t *k, const json_t *history, const cfg *c, size_t max) {
+static void push(json_t *list, const kfacts *k, const json_t *history, const cfg *c, size_t max) {
     if (json_array_size(list) >= max || !valid(k, c) || tried(history, c)) return;
     size_t i;
     json_t *o;
@@ -97,10 +85,9 @@ static void push(json_t *list, const json_t *k, const json_t *history, const cfg
 
 static const int WARPS[] = {2, 4, 8, 16, 32};
 
-static void coarse(json_t *list, const json_t *k, const json_t *history, size_t max) {
-    const json_t *ce = json_object_get(k, "constexprs");
-    int has_r = has(ce, "R0_BLOCK"), has_y = has(ce, "YBLOCK");
-    long long rn = numel(k, "r0_numel");
+static void coarse(json_t *list, const kfacts *k, const json_t *history, size_t max) {
+    int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK"), has_y = kf_strs_has(&k->constexprs, "YBLOCK");
+    long long rn = kfacts_numel(k, "r0_numel");
     if (has_r) {
         /* Rows that fit on chip first (one pass, the re-read served by L2), then narrower tiles. */
         int rfull = 1;
@@ -125,7 +112,7 @@ static void coarse(json_t *list, const json_t *k, const json_t *history, size_t 
                     if ((long long)xbs[a] * ybs[b] / (32 * WARPS[w]) != 8) continue;
                     push(list, k, history, &c, max);
                 }
-    } else if (json_is_true(json_object_get(k, "persistent"))) {
+    } else if (k->persistent) {
         for (int xb = 1; xb <= 256; xb *= 2)
             for (size_t w = 0; w < 5; w++) {
                 cfg c = {xb, 0, 0, WARPS[w], 1};
@@ -156,7 +143,7 @@ static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
 }
 
 /* Neighbours of the best measured configurations: one knob one step away. */
-static void beam(json_t *list, const json_t *k, const json_t *history, size_t width, size_t max) {
+static void beam(json_t *list, const kfacts *k, const json_t *history, size_t width, size_t max) {
     json_t *best = json_array();
     size_t i;
     json_t *h;
@@ -185,17 +172,14 @@ static void beam(json_t *list, const json_t *k, const json_t *history, size_t wi
  * knob one step away, the configuration itself left out (it is what the module runs). Nothing
  * when Inductor's coordinate descent found it (its neighbours were measured already). Returns
  * how many were added. */
-static size_t seed_from_tuned(json_t *list, const json_t *k, const json_t *history, size_t max) {
-    const json_t *t = json_object_get(k, "tuned_config");
-    if (!json_is_object(t) || json_is_true(json_object_get(t, "found_by_coordesc"))) return 0;
-    cfg b = {(int)json_integer_value(json_object_get(t, "XBLOCK")), (int)json_integer_value(json_object_get(t, "R0_BLOCK")),
-             (int)json_integer_value(json_object_get(t, "YBLOCK")), (int)json_integer_value(json_object_get(t, "num_warps")),
-             (int)json_integer_value(json_object_get(t, "num_stages"))};
+static size_t seed_from_tuned(json_t *list, const kfacts *k, const json_t *history, size_t max) {
+    const kf_tuned *t = &k->tuned;
+    if (!t->present || t->found_by_coordesc) return 0;
+    cfg b = {t->xblock, t->r0_block, t->yblock, t->num_warps, t->num_stages};
     if (b.xb < 1 || b.nw < 1 || b.ns < 1) return 0;
     /* its block sizes must be the kernel's: a reduction block for a kernel without one is not
      * this kernel's configuration */
-    const json_t *ce = json_object_get(k, "constexprs");
-    if (has(ce, "R0_BLOCK") != (b.rb > 0) || has(ce, "YBLOCK") != (b.yb > 0)) return 0;
+    if (kf_strs_has(&k->constexprs, "R0_BLOCK") != (b.rb > 0) || kf_strs_has(&k->constexprs, "YBLOCK") != (b.yb > 0)) return 0;
     size_t before = json_array_size(list);
     cfg n[NEIGHBOURS];
     neighbours(&b, n);
@@ -216,10 +200,9 @@ static double best_ms(const json_t *history, int before_round) {
     return best;
 }
 
-static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
-    (void)self;
-    (void)e;
-    const json_t *k = json_object_get(ctx, "kernel");
+/* The plans for kernel k in the planner's context ctx into *out (a new {"plans": [...]}, with
+ * "why" when there are none). */
+static void plan_kernel(const kfacts *k, const json_t *ctx, json_t **out) {
     const json_t *history = json_object_get(ctx, "history");
     int round = (int)json_integer_value(json_object_get(ctx, "round"));
     json_int_t left = json_integer_value(json_object_get(json_object_get(ctx, "budget"), "candidates_left"));
@@ -228,8 +211,7 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     *out = json_pack("{s:o}", "plans", plans);
     /* a region (several launches as one): only its rewrite, once; there is no launch
      * configuration of its own to search */
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (kind && !strcmp(kind, "region")) {
+    if (k->kind == ART_K_REGION) {
         kfamily rt = builtin_region_match(k);
         if (rt == KF_NONE) json_object_set_new(*out, "why", json_string("no rewrite template for this region"));
         else if (round > 0) json_object_set_new(*out, "why", json_string("the region's rewrite variants were all tried"));
@@ -240,27 +222,26 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
                                                        ? "Inductor copies the input and the output around its scan (flip, "
                                                          "cumsum, flip): one suffix scan reads and writes each element once"
                                                        : kfamily_rationale(rt)));
-        return 0;
+        return;
     }
-    const json_t *ce = json_object_get(k, "constexprs");
-    size_t i;
-    json_t *v;
-    json_array_foreach(ce, i, v) {
-        const char *n = json_string_value(v);
+    for (size_t c = 0; c < k->constexprs.n; c++) {
+        const char *n = k->constexprs.v[c];
         if (strcmp(n, "XBLOCK") && strcmp(n, "R0_BLOCK") && strcmp(n, "YBLOCK")) {
             json_object_set_new(*out, "why", json_sprintf("constexpr parameter %s is not a block size the built-in executor knows", n));
-            return 0;
+            return;
         }
     }
-    if (!has(ce, "XBLOCK")) {
+    if (!kf_strs_has(&k->constexprs, "XBLOCK")) {
         json_object_set_new(*out, "why", json_string("no XBLOCK parameter"));
-        return 0;
+        return;
     }
     /* A rewrite first, when a template applies and it has not been refused before. */
     double eps = 0;
     kfamily tmpl = builtin_rewrite_match(k, &eps);
     if (tmpl != KF_NONE && round == 0) {
         int refused = 0;
+        size_t i;
+        json_t *v;
         json_array_foreach(history, i, v) {
             const json_t *cf = json_object_get(v, "config");
             agent_outcome o = agent_outcome_parse(json_string_value(json_object_get(v, "outcome")));
@@ -291,7 +272,7 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
         if (round >= 2 && !(best_ms(history, round) < best_ms(history, round - 1))) {
             json_decref(configs);
             json_object_set_new(*out, "why", json_string("the last round did not improve: search converged"));
-            return 0;
+            return;
         }
         beam(configs, k, history, 3, max);
         why = "beam around the three fastest measured configurations (one knob one step away)";
@@ -299,10 +280,20 @@ static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     if (json_array_size(configs) == 0) {
         json_decref(configs);
         if (!json_array_size(plans)) json_object_set_new(*out, "why", json_string("no untried configuration left"));
-        return 0;
+        return;
     }
     json_array_append_new(plans, json_pack("{s:s, s:{s:o}, s:s}", "direction", "launch_config", "params", "configs",
                                            configs, "rationale", why));
+}
+
+/* The agent edge: the context's kernel read once into kfacts, the plans made over it. */
+static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
+    (void)self;
+    (void)e;
+    kfacts k;
+    kfacts_read(json_object_get(ctx, "kernel"), &k);
+    plan_kernel(&k, ctx, out);
+    kfacts_free(&k);
     return 0;
 }
 

@@ -104,28 +104,28 @@ static long long pool_extent(const pool_spec *ps, int i) { return ps->dl[i] * (p
 /* The input and output tensors call() gives the launch against the pooling: (N, C, spatial...)
  * both with the output's size the pooling's, or with ps->in3 an (N, C, L) input and an (N, C, 1,
  * OL) output; both of one type among fp32/fp16/bf16. Sets ps->out_w. */
-static int pool_tensors_ok(const json_t *k, pool_spec *ps) {
-    const char *t = builtin_param_type(k, ps->in);
-    if (strcmp(t, builtin_param_type(k, ps->out)) || (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")))
+static int pool_tensors_ok(const kfacts *k, pool_spec *ps) {
+    const char *t = kfacts_param_type(k, ps->in);
+    if (strcmp(t, kfacts_param_type(k, ps->out)) || (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")))
         return 0;
-    const json_t *in = builtin_shape(k, ps->in), *out = builtin_shape(k, ps->out);
-    size_t in_rank = ps->in3 ? 3 : (size_t)ps->nd + 2;
-    if (!in || !out || json_array_size(in) != in_rank || json_array_size(out) != (size_t)ps->nd + 2) return 0;
+    const kf_shape *in = kfacts_shape(k, ps->in), *out = kfacts_shape(k, ps->out);
+    int in_rank = ps->in3 ? 3 : ps->nd + 2;
+    if (!in || !out || in->ndims != in_rank || out->ndims != ps->nd + 2) return 0;
     for (int d = 0; d < 2; d++)
-        if (builtin_shape_dim(in, (size_t)d) != builtin_shape_dim(out, (size_t)d)) return 0;
+        if (in->d[d] != out->d[d]) return 0;
     for (int i = 0; i < ps->nd; i++) {
         /* 1-D: the unsqueezed input's height is 1 */
-        long long n = ps->in3 ? (i == 0 ? 1 : builtin_shape_dim(in, 2)) : builtin_shape_dim(in, (size_t)(2 + i));
-        long long o = builtin_shape_dim(out, (size_t)(2 + i));
+        long long n = ps->in3 ? (i == 0 ? 1 : in->d[2]) : in->d[2 + i];
+        long long o = out->d[2 + i];
         long long span = n + 2 * ps->p[i] - pool_extent(ps, i);
         if (n < 1 || span < 0 || o != span / ps->s[i] + 1) return 0;
     }
-    ps->out_w = builtin_shape_dim(out, (size_t)ps->nd + 1);
+    ps->out_w = out->d[ps->nd + 1];
     return 1;
 }
 
-static int pool_match_vendor(const json_t *k, pool_spec *ps) {
-    const char *call = json_string_value(json_object_get(k, "vendor_call"));
+static int pool_match_vendor(const kfacts *k, pool_spec *ps) {
+    const char *call = k->vendor_call;
     static const char *const io[] = {"in_ptr0", "out_ptr0"};
     if (!call || !builtin_params_are(k, io, 2)) return 0;
     ps->in = "in_ptr0";
@@ -134,11 +134,10 @@ static int pool_match_vendor(const json_t *k, pool_spec *ps) {
 }
 
 /* Inductor's Triton kernel of one pooling node (builtin.h). */
-static int pool_match_kernel(const json_t *k, pool_spec *ps) {
-    const json_t *rt = json_object_get(k, "runtime_params");
-    size_t n = json_array_size(rt);
-    const char *p0 = builtin_runtime_param(k, 0), *p1 = builtin_runtime_param(k, 1);
-    const char *p2 = builtin_runtime_param(k, 2), *p3 = builtin_runtime_param(k, 3);
+static int pool_match_kernel(const kfacts *k, pool_spec *ps) {
+    size_t n = k->runtime.n;
+    const char *p0 = kfacts_runtime(k, 0), *p1 = kfacts_runtime(k, 1);
+    const char *p2 = kfacts_runtime(k, 2), *p3 = kfacts_runtime(k, 3);
     if ((n != 3 && n != 4) || !p0 || !p1 || !p2 || strcmp(p2, "xnumel") || (n == 4 && strcmp(p3, "r0_numel"))) return 0;
     if (!strcmp(p0, "in_ptr0") && !strcmp(p1, "out_ptr0")) {
         ps->in = "in_ptr0";
@@ -155,10 +154,8 @@ static int pool_match_kernel(const json_t *k, pool_spec *ps) {
     /* the graph: one pooling node, for 1-D pooling the unsqueeze feeding it, for max pooling the
      * getitem of its values (its offsets unused), nothing else */
     const char *pool = NULL, *unsq = NULL, *item = NULL;
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(k, "graph_fragment"), i, v) {
-        const char *l = json_string_value(v);
+    for (size_t i = 0; i < k->fragment.n; i++) {
+        const char *l = k->fragment.v[i];
         if (!l || !strstr(l, "= call_function[")) continue;
         if (!pool && (strstr(l, "call_function[target=torch.ops.aten.avg_pool2d.default]") ||
                       strstr(l, "call_function[target=torch.ops.aten.avg_pool3d.default]") ||
@@ -201,10 +198,9 @@ static int pool_match_kernel(const json_t *k, pool_spec *ps) {
     return pool_tensors_ok(k, ps);
 }
 
-int builtin_pool_match(const json_t *k, pool_spec *ps) {
+int builtin_pool_match(const kfacts *k, pool_spec *ps) {
     memset(ps, 0, sizeof *ps);
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    int ok = kind && !strcmp(kind, "region") ? pool_match_vendor(k, ps) : pool_match_kernel(k, ps);
+    int ok = k->kind == ART_K_REGION ? pool_match_vendor(k, ps) : pool_match_kernel(k, ps);
     if (!ok) memset(ps, 0, sizeof *ps);
     return ok;
 }
@@ -240,7 +236,7 @@ static void add_variant(json_t *v, long long bh, long long bw, long long nw, lon
     json_array_append_new(v, o);
 }
 
-json_t *builtin_pool_variants(const json_t *k) {
+json_t *builtin_pool_variants(const kfacts *k) {
     pool_spec ps;
     json_t *v = json_array();
     if (!builtin_pool_match(k, &ps)) return v;
@@ -268,14 +264,13 @@ json_t *builtin_pool_variants(const json_t *k) {
     return v;
 }
 
-int builtin_pool_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_pool_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     pool_spec ps;
     const char *tmpl = json_string_value(json_object_get(json_object_get(plan, "params"), "template"));
     if (!builtin_pool_match(k, &ps) || kfamily_parse(tmpl) != builtin_pool_family(&ps))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s does not apply to this kernel", tmpl ? tmpl : "?");
     /* a vendor region is bound by its ATen call, a Triton kernel by its name */
-    const json_t *mem = json_array_get(json_object_get(k, "members"), 0);
-    const char *binding = json_string_value(json_object_get(ps.kernel ? k : mem, "name"));
+    const char *binding = ps.kernel ? k->name : k->nmembers ? k->members[0].name : NULL;
     if (!binding) return kerr_set(e, KOPT_E_CANDIDATE, "%s: the launch has no name to bind to", tmpl);
     int d3 = ps.nd == 3, o = d3 ? 0 : -1; /* index of depth in k/s/p; 2-D: none */
     json_t *cands = json_array();

@@ -39,39 +39,34 @@ enum { LN_MAX_SEGS = 32, LN_MAX_SEG = 32768 /* the largest segment its variants 
 
 /* Every parameter of the region is a tensor of type t, or (t NULL) of a floating type, with
  * in_ptr0 and out_ptr0 of the same one. */
-static int params_typed(const json_t *k, const char *t) {
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "signature"), i, p) {
-        const char *pt = json_string_value(json_object_get(p, "type"));
-        if (!pt || (t ? strcmp(pt, t) : strcmp(pt, "*fp32") && strcmp(pt, "*fp16") && strcmp(pt, "*bf16"))) return 0;
+static int params_typed(const kfacts *k, const char *t) {
+    for (size_t i = 0; i < k->nparams; i++) {
+        const char *pt = k->params[i].type;
+        if (!*pt || (t ? strcmp(pt, t) : strcmp(pt, "*fp32") && strcmp(pt, "*fp16") && strcmp(pt, "*bf16"))) return 0;
     }
-    return !strcmp(builtin_param_type(k, "in_ptr0"), builtin_param_type(k, "out_ptr0"));
+    return !strcmp(kfacts_param_type(k, "in_ptr0"), kfacts_param_type(k, "out_ptr0"));
 }
 
 /* Whether every member kernel computes only `op` (its recorded ATen ops are exactly that one):
  * a norm region that also fuses other work (an activation, a residual) is not the norm alone. */
-static int members_compute_only(const json_t *k, const char *op) {
-    size_t i, j;
-    json_t *m, *o;
-    json_array_foreach(json_object_get(k, "members"), i, m) {
-        const json_t *ops = json_object_get(m, "aten_ops");
-        if (!json_array_size(ops)) return 0;
-        json_array_foreach(ops, j, o) if (!json_string_value(o) || strcmp(json_string_value(o), op)) return 0;
+static int members_compute_only(const kfacts *k, const char *op) {
+    for (size_t i = 0; i < k->nmembers; i++) {
+        const kf_strs *ops = &k->members[i].aten_ops;
+        if (!ops->n) return 0;
+        for (size_t j = 0; j < ops->n; j++)
+            if (strcmp(ops->v[j], op)) return 0;
     }
-    return i > 0;
+    return k->nmembers > 0;
 }
 
 /* A norm's constants in its member kernels: the element count it divides by and eps, the
  * `tl.full([1], v, tl.float32)` constants (count >= 2, 0 < eps < 1e-2). 1 when both are found,
  * the same in every member that has them. */
-static int norm_constants(const json_t *k, long long *count, double *eps) {
+static int norm_constants(const kfacts *k, long long *count, double *eps) {
     *count = 0;
     *eps = 0;
-    size_t i;
-    json_t *m;
-    json_array_foreach(json_object_get(k, "members"), i, m) {
-        const char *src = json_string_value(json_object_get(m, "source"));
+    for (size_t i = 0; i < k->nmembers; i++) {
+        const char *src = k->members[i].source;
         for (const char *p = src; p && (p = strstr(p, "tl.full([1], ")) != NULL; p += 13) {
             char *end = NULL;
             double v = strtod(p + 13, &end);
@@ -88,14 +83,13 @@ static int norm_constants(const json_t *k, long long *count, double *eps) {
     return *count > 0 && *eps > 0;
 }
 
-kfamily builtin_region_match(const json_t *k) {
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!kind || strcmp(kind, "region")) return KF_NONE;
-    if (json_object_get(k, "vendor_call")) {   /* one ATen call (a vendor region) */
+kfamily builtin_region_match(const kfacts *k) {
+    if (k->kind != ART_K_REGION) return KF_NONE;
+    if (k->vendor_call) {   /* one ATen call (a vendor region) */
         pool_spec ps;
         return builtin_pool_match(k, &ps) ? KF_REGION_AVG_POOL : KF_NONE;
     }
-    const json_t *aten = json_object_get(k, "aten_ops");
+    const kf_strs *aten = &k->aten_ops;
     static const char *const one[] = {"in_ptr0", "out_ptr0"};
     static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
     long long count;
@@ -107,12 +101,12 @@ kfamily builtin_region_match(const json_t *k) {
     }
     if (!params_typed(k, "*fp32")) return KF_NONE;
     if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
-    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._log_softmax")) return KF_REGION_LOG_SOFTMAX;
-    if (builtin_params_are(k, one, 2) && builtin_has_op(aten, "aten._softmax")) return KF_REGION_SOFTMAX;
+    if (builtin_params_are(k, one, 2) && kf_strs_find(aten, "aten._log_softmax")) return KF_REGION_LOG_SOFTMAX;
+    if (builtin_params_are(k, one, 2) && kf_strs_find(aten, "aten._softmax")) return KF_REGION_SOFTMAX;
     return KF_NONE;
 }
 
-json_t *builtin_region_variants(kfamily f, const json_t *k) {
+json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
     /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers;
@@ -142,7 +136,7 @@ static int region_source(kbuf *s, kfamily f, long long count, double eps, int se
     return template_render("region_softmax", a, 3, s, e);
 }
 
-int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_region_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     const json_t *params = json_object_get(plan, "params");
     const char *tmpl = json_string_value(json_object_get(params, "template"));
     kfamily f = kfamily_parse(tmpl), match = builtin_region_match(k);
@@ -167,11 +161,8 @@ int builtin_region_act(const json_t *k, const json_t *plan, json_t **out, kerr *
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         kbuf_printf(&label, "%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
                     "between programs, num_warps=%d", tmpl, seg, nw);
-        const json_t *mem = json_object_get(k, "members");
         kbuf_puts(&s, "# kopt-candidate: replaces=");
-        size_t j;
-        json_t *m;
-        json_array_foreach(mem, j, m) kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
+        for (size_t j = 0; j < k->nmembers; j++) kbuf_printf(&s, "%s%s", j ? "+" : "", k->members[j].name);
         kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
         if (region_source(&s, f, count, eps, seg, nw, e)) {
             kbuf_free(&s);

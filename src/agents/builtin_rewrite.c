@@ -47,8 +47,8 @@
 #include "util/log.h"
 
 /* The declared Triton type of runtime parameter i ("*fp32", "i32"), or "". */
-static const char *param_type(const json_t *k, size_t i) {
-    return builtin_param_type(k, builtin_runtime_param(k, i));
+static const char *param_type(const kfacts *k, size_t i) {
+    return kfacts_param_type(k, kfacts_runtime(k, i));
 }
 
 /* Whether pointer type t is of the rows the online-statistics templates read: fp32, fp16, bf16. */
@@ -124,23 +124,18 @@ static int split_tail(const char *tail, split_info *si) {
     return *p == '\0';
 }
 
-static int split_match(const json_t *k, split_info *si) {
-    const char *src = json_string_value(json_object_get(k, "jit_source"));
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    const char *grid = json_string_value(json_object_get(k, "grid_type"));
-    long long xn = json_integer_value(json_object_get(json_object_get(k, "numels"), "xnumel"));
-    long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    const json_t *ce = json_object_get(k, "constexprs");
-    if (!src || !kind || strcmp(kind, "reduction") || (grid && strcmp(grid, "Grid1D"))) return 0;
+static int split_match(const kfacts *k, split_info *si) {
+    const char *src = k->jit_source;
+    const char *grid = k->grid_type;
+    long long xn = kfacts_numel(k, "xnumel");
+    long long rn = kfacts_numel(k, "r0_numel");
+    const kf_strs *ce = &k->constexprs;
+    if (!src || k->kind != ART_K_REDUCTION || (grid && strcmp(grid, "Grid1D"))) return 0;
     if (xn <= 0 || xn > 4096 || rn < 16384) return 0;   /* few, long reductions only */
-    if (json_array_size(ce) != 2 || strcmp(json_string_value(json_array_get(ce, 0)), "XBLOCK") ||
-        strcmp(json_string_value(json_array_get(ce, 1)), "R0_BLOCK"))
-        return 0;
-    size_t i;
-    json_t *p;
+    if (ce->n != 2 || strcmp(ce->v[0], "XBLOCK") || strcmp(ce->v[1], "R0_BLOCK")) return 0;
     int nout = 0;
-    json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
-        const char *n = json_string_value(p);
+    for (size_t i = 0; i < k->runtime.n; i++) {
+        const char *n = k->runtime.v[i];
         if (!strncmp(n, "in_out_ptr", 10)) return 0;
         nout += !strncmp(n, "out_ptr", 7);
     }
@@ -171,18 +166,17 @@ static int split_match(const json_t *k, split_info *si) {
     return 1;
 }
 
-kfamily builtin_rewrite_match(const json_t *k, double *eps) {
+kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     kfamily region = builtin_region_match(k);
     if (region != KF_NONE) return region;
     pool_spec ps;   /* Inductor's own pooling kernel, known from its FX graph (any kernel kind) */
     if (builtin_pool_match(k, &ps) && ps.kernel) return builtin_pool_family(&ps);
     gs_spec gs;   /* group-norm statistics over channels-last data (FX graph and loads) */
     if (builtin_group_stats_match(k, &gs)) return KF_CL_GROUP_STATS;
-    const json_t *aten = json_object_get(k, "aten_ops");
-    const char *src = json_string_value(json_object_get(k, "source"));
-    long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!src || rn <= 0 || !kind || (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction"))) return KF_NONE;
+    const kf_strs *aten = &k->aten_ops;
+    const char *src = k->source;
+    long long rn = kfacts_numel(k, "r0_numel");
+    if (!src || rn <= 0 || (k->kind != ART_K_REDUCTION && k->kind != ART_K_PERSISTENT)) return KF_NONE;
     split_info si;
     /* what applies when no row template does: a family chosen by what the kernel computes (a
      * cumulative sum over any dimension, a softmax over a middle one), else split_more */
@@ -200,11 +194,11 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     /* a logsumexp (known from the FX graph) that Inductor's looped kernel reads twice: fp32, fp16
      * or bf16 rows, the output of the input's type */
     char lo[16];
-    if (!strcmp(kind, "reduction") && builtin_logsumexp_match(k, lo, sizeof lo)) {
+    if (k->kind == ART_K_REDUCTION && builtin_logsumexp_match(k, lo, sizeof lo)) {
         int of = !strcmp(lo, "in_out_ptr0");
         const char *lse[] = {of ? lo : "in_ptr0", of ? "in_ptr0" : lo, "xnumel", "r0_numel"};
-        const char *ti = builtin_param_type(k, "in_ptr0");
-        if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, builtin_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
+        const char *ti = kfacts_param_type(k, "in_ptr0");
+        if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, kfacts_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
     }
     /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
@@ -212,7 +206,7 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
         return KF_ROW_SOFTMAX_STATS;
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
-    if (builtin_params_are(k, one, 4) && json_array_size(aten) == 1 && builtin_has_op(aten, "aten.cumsum") &&
+    if (builtin_params_are(k, one, 4) && aten->n == 1 && kf_strs_find(aten, "aten.cumsum") &&
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
         strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
         return KF_ROW_CUMSUM;
@@ -245,8 +239,8 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
     /* a softmax, or a row over its own L1 / L2 norm */
     if (long_rows && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
         !strcmp(param_type(k, 1), "*fp32")) {
-        if (builtin_has_op(aten, "aten._log_softmax")) return KF_ROW_SPLIT_LOG_SOFTMAX;
-        if (builtin_has_op(aten, "aten._softmax")) return KF_ROW_SPLIT_SOFTMAX;
+        if (kf_strs_find(aten, "aten._log_softmax")) return KF_ROW_SPLIT_LOG_SOFTMAX;
+        if (kf_strs_find(aten, "aten._softmax")) return KF_ROW_SPLIT_SOFTMAX;
         int np = 0;
         double ne = 0;
         if (builtin_normalize_match(k, &np, &ne)) {
@@ -255,16 +249,16 @@ kfamily builtin_rewrite_match(const json_t *k, double *eps) {
         }
     }
     if (rn > 16384) return split;   /* the one-pass templates hold the whole row in registers */
-    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._log_softmax")) return KF_ROW_LOG_SOFTMAX;
-    if (builtin_params_are(k, one, 4) && builtin_has_op(aten, "aten._softmax")) return KF_ROW_SOFTMAX;
-    if (builtin_params_are(k, ln, 6) && builtin_has_op(aten, "aten.native_layer_norm")) {
+    if (builtin_params_are(k, one, 4) && kf_strs_find(aten, "aten._log_softmax")) return KF_ROW_LOG_SOFTMAX;
+    if (builtin_params_are(k, one, 4) && kf_strs_find(aten, "aten._softmax")) return KF_ROW_SOFTMAX;
+    if (builtin_params_are(k, ln, 6) && kf_strs_find(aten, "aten.native_layer_norm")) {
         *eps = find_eps(src);
         if (*eps > 0) return KF_ROW_LAYER_NORM;
     }
     return split;
 }
 
-kfamily builtin_rewrite_second(const json_t *k, kfamily first) {
+kfamily builtin_rewrite_second(const kfacts *k, kfamily first) {
     split_info si;
     return first == KF_ALIGNED_CHUNKS && split_match(k, &si) ? KF_SPLIT_MORE : KF_NONE;
 }
@@ -272,8 +266,8 @@ kfamily builtin_rewrite_second(const json_t *k, kfamily first) {
 /* {"chunk", "num_warps"} variants of a chunked row template from (chunk, warps) pairs in rising
  * chunk order, each chunk capped at the row's next power of two; short rows get fewer (a capped
  * chunk no larger than the one before ends the list). */
-static json_t *chunk_variants(const json_t *k, const int (*chunk_warps)[2], size_t n) {
-    long long np2 = builtin_next_pow2(json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel")));
+static json_t *chunk_variants(const kfacts *k, const int (*chunk_warps)[2], size_t n) {
+    long long np2 = builtin_next_pow2(kfacts_numel(k, "r0_numel"));
     json_t *v = json_array();
     for (size_t i = 0; i < n; i++) {
         long long c = chunk_warps[i][0] < np2 ? chunk_warps[i][0] : np2;
@@ -291,11 +285,11 @@ static json_t *chunk_variants(const json_t *k, const int (*chunk_warps)[2], size
  * exponentials limit (a bf16 logsumexp over 16384 x 65536 on the H200: one lane per element
  * 0.89 ms, Inductor's tuned kernel 0.69, the memory floor 0.46). Tiles longer than the row's
  * next power of two are not offered. */
-static json_t *stats_variants(const json_t *k) {
+static json_t *stats_variants(const kfacts *k) {
     static const int chunk_warps[][2] = {{1024, 4}, {2048, 8}, {2048, 4}, {4096, 8}};
     json_t *v = chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
-    long long np2 = builtin_next_pow2(json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel")));
-    const char *in = builtin_param_type(k, "in_ptr0");
+    long long np2 = builtin_next_pow2(kfacts_numel(k, "r0_numel"));
+    const char *in = kfacts_param_type(k, "in_ptr0");
     long long vec = !strcmp(in, "*fp16") || !strcmp(in, "*bf16") ? 8 : 4;
     static const int rows_warps[][2] = {{4, 4}, {8, 4}, {4, 8}};
     for (size_t i = 0; i < sizeof rows_warps / sizeof rows_warps[0]; i++) {
@@ -307,7 +301,7 @@ static json_t *stats_variants(const json_t *k) {
     return v;
 }
 
-json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
+json_t *builtin_rewrite_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_variants(k);
@@ -322,8 +316,8 @@ json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
     json_t *v = json_array();
     if (f == KF_SPLIT_MORE) {
         /* programs in all: about 2048 or 4096 (many waves on ~132 SMs); tiles of 2048 or 4096 */
-        long long xn = json_integer_value(json_object_get(json_object_get(k, "numels"), "xnumel"));
-        long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
+        long long xn = kfacts_numel(k, "xnumel");
+        long long rn = kfacts_numel(k, "r0_numel");
         static const int pw[][3] = {{2048, 2048, 8}, {2048, 4096, 16}, {4096, 2048, 8}, {4096, 4096, 16}};
         for (size_t i = 0; xn > 0 && i < sizeof pw / sizeof pw[0]; i++) {
             long long want = (pw[i][0] + xn - 1) / xn;
@@ -349,11 +343,11 @@ json_t *builtin_rewrite_variants(kfamily f, const json_t *k) {
 
 /* The split_more candidate: Inductor's body over sub-ranges of r0 into scratch (grid axis 1),
  * then a combine kernel. 0, or -1 when the source does not have the expected lines. */
-static int split_more_source(kbuf *s, const json_t *k, const split_info *si, long long nsub, long long sub, long long rb,
+static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, long long nsub, long long sub, long long rb,
                              int nw) {
     long long np2 = builtin_next_pow2(nsub);
-    const char *src = json_string_value(json_object_get(k, "jit_source"));
-    const char *name = json_string_value(json_object_get(k, "name"));
+    const char *src = k->jit_source;
+    const char *name = k->name;
     kbuf body = KBUF_INIT;
     kbuf_puts(&body, src);
     for (int i = -2; i < si->nout; i++) {
@@ -373,10 +367,8 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
     /* the plan: every runtime parameter, out_ptrI replaced by scratchI for the first kernel;
      * scratch of each output's dtype */
     kbuf params = KBUF_INIT, first = KBUF_INIT, scratch = KBUF_INIT;
-    size_t i;
-    json_t *p;
-    json_array_foreach(json_object_get(k, "runtime_params"), i, p) {
-        const char *n = json_string_value(p);
+    for (size_t i = 0; i < k->runtime.n; i++) {
+        const char *n = k->runtime.v[i];
         kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", n);
         if (!strncmp(n, "out_ptr", 7)) kbuf_printf(&first, "%s\"scratch%s\"", i ? ", " : "", n + 7);
         else kbuf_printf(&first, "%s\"%s\"", i ? ", " : "", n);
@@ -384,7 +376,7 @@ static int split_more_source(kbuf *s, const json_t *k, const split_info *si, lon
     for (int j = 0; j < si->nout; j++) {
         char out[32];
         snprintf(out, sizeof out, "out_ptr%d", j);
-        const char *dt = plan_dtype_of_triton(builtin_param_type(k, out));
+        const char *dt = plan_dtype_of_triton(kfacts_param_type(k, out));
         if (!dt) {
             kbuf_free(&params);
             kbuf_free(&first);
@@ -497,7 +489,7 @@ static int row_template(kbuf *s, kfamily f, const char *out, double eps, const i
     return template_render("row_softmax", a, 3, s, e);
 }
 
-int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     const json_t *params = json_object_get(plan, "params");
     const char *tmpl = json_string_value(json_object_get(params, "template"));
     kfamily f = kfamily_parse(tmpl);   /* the plan's spelling, read once */
@@ -519,7 +511,6 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
         json_t *w;
         json_array_foreach(json_object_get(params, "num_warps"), i, w) json_array_append_new(variants, json_pack("{s:O}", "num_warps", w));
     }
-    const json_t *rt = json_object_get(k, "runtime_params");
     inorm_info in = {1, 0};
     if (f == KF_ROW_SPLIT_INSTANCE_NORM) {   /* matched above: its channels, once */
         double ie = 0;
@@ -527,9 +518,9 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
     }
     size_t outi = f == KF_ROW_LAYER_NORM || f == KF_ROW_SPLIT_LAYER_NORM || in.affine ? 3 : 1;
     /* a logsumexp's output (matched above): in_out_ptr0 first, or the parameter after in_ptr0 */
-    if (f == KF_ROW_LOGSUMEXP) outi = strcmp(json_string_value(json_array_get(rt, 0)), "in_ptr0") ? 0 : 1;
-    const char *outp = json_string_value(json_array_get(rt, outi));
-    long long rn = json_integer_value(json_object_get(json_object_get(k, "numels"), "r0_numel"));
+    if (f == KF_ROW_LOGSUMEXP) outi = strcmp(kfacts_runtime(k, 0), "in_ptr0") ? 0 : 1;
+    const char *outp = kfacts_runtime(k, outi);
+    long long rn = kfacts_numel(k, "r0_numel");
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);
     split_info si;
@@ -580,7 +571,7 @@ int builtin_rewrite_act(const json_t *k, const json_t *plan, json_t **out, kerr 
             kbuf_printf(&label, "one-pass %s, whole row in registers, num_warps=%d", tmpl, nw);
         }
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
-                    json_string_value(json_object_get(k, "name")), kbuf_str(&label));
+                    k->name, kbuf_str(&label));
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;

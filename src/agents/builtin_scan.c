@@ -27,13 +27,13 @@ typedef struct scan_facts {
     int masked;                 /* where(mask, x, 0) under the scan */
     int reverse;                /* suffix sums */
     int shifts[2], nshift;      /* the input shifts to try: {0} or {1, -1} */
-    int dims[BUILTIN_MAX_DIMS], ndims;   /* the dimensions that fit, the last first */
+    int dims[KF_MAX_DIMS], ndims;   /* the dimensions that fit, the last first */
     const char *in0, *in1, *out, *xarg, *marg;   /* parameter names */
 } scan_facts;
 
 /* The shift a pad of the last dimension states: constant_pad_nd(x, [1, 0]) then a slice keeps
  * the first n (+1: out[j] sums x[< j]); [0, 1] the last n (-1). 0 when the graph does not say. */
-static int fx_pad_shift(const json_t *fragment) {
+static int fx_pad_shift(const kf_strs *fragment) {
     const char *l = builtin_fx_line(fragment, "aten.constant_pad_nd.default");
     const char *b = l ? strstr(l, ", [") : NULL;
     if (!b) return 0;
@@ -43,25 +43,22 @@ static int fx_pad_shift(const json_t *fragment) {
 }
 
 /* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only. */
-static int match_region(const json_t *k, scan_facts *f) {
+static int match_region(const kfacts *k, scan_facts *f) {
     static const char *const allowed[] = {"aten.cumsum", "aten.flip"};
     unsigned has = 0;
-    size_t i;
-    json_t *m;
-    json_array_foreach(json_object_get(k, "members"), i, m)
-        if (!builtin_ops_within(json_object_get(m, "aten_ops"), allowed, 2, &has)) return 0;
-    if (has != 3u || json_array_size(json_object_get(k, "runtime_params")) != 2) return 0;
-    f->in0 = builtin_runtime_param(k, 0);
-    f->out = builtin_runtime_param(k, 1);
+    for (size_t i = 0; i < k->nmembers; i++)
+        if (!builtin_ops_within(&k->members[i].aten_ops, allowed, 2, &has)) return 0;
+    if (has != 3u || k->runtime.n != 2) return 0;
+    f->in0 = kfacts_runtime(k, 0);
+    f->out = kfacts_runtime(k, 1);
     if (!f->in0 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->out, "out_ptr", 7)) return 0;
-    if (strcmp(builtin_param_type(k, f->in0), "*fp32") || strcmp(builtin_param_type(k, f->out), "*fp32")) return 0;
-    const json_t *sh = builtin_shape(k, f->in0);
+    if (strcmp(kfacts_param_type(k, f->in0), "*fp32") || strcmp(kfacts_param_type(k, f->out), "*fp32")) return 0;
+    const kf_shape *sh = kfacts_shape(k, f->in0);
     if (!sh) return 0;
-    for (size_t d = json_array_size(sh); d-- > 0;)
-        if (builtin_shape_dim(sh, d) > 1) f->dims[f->ndims++] = (int)d;
-    json_array_foreach(json_object_get(k, "members"), i, m) {
-        builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(json_object_get(m, "graph_fragment"), "aten.cumsum.default", 0));
-    }
+    for (int d = sh->ndims; d-- > 0;)
+        if (sh->d[d] > 1) f->dims[f->ndims++] = d;
+    for (size_t i = 0; i < k->nmembers; i++)
+        builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(&k->members[i].fragment, "aten.cumsum.default", 0));
     f->region = f->reverse = 1;
     f->in1 = f->xarg = f->marg = f->in0;
     f->shifts[f->nshift++] = 0;
@@ -69,30 +66,30 @@ static int match_region(const json_t *k, scan_facts *f) {
 }
 
 /* Single-kernel reading: (in_ptr0[, in_ptr1], out_ptr0, xnumel, r0_numel). */
-static int match_kernel(const json_t *k, scan_facts *f) {
+static int match_kernel(const kfacts *k, scan_facts *f) {
     static const char *const allowed[] = {"aten.cumsum", "aten.constant_pad_nd", "aten.slice", "aten.where", "aten.zeros_like"};
     unsigned has = 0;
-    if (!builtin_ops_within(json_object_get(k, "aten_ops"), allowed, 5, &has) || !(has & 1u)) return 0;
+    if (!builtin_ops_within(&k->aten_ops, allowed, 5, &has) || !(has & 1u)) return 0;
     f->masked = (has & 8u) != 0;
     if ((has & 16u) && !f->masked) return 0;   /* zeros_like feeding something else than a select */
-    size_t np = json_array_size(json_object_get(k, "runtime_params"));
+    size_t np = k->runtime.n;
     if (np != (f->masked ? 5u : 4u)) return 0;
-    f->in0 = builtin_runtime_param(k, 0);
-    f->in1 = f->masked ? builtin_runtime_param(k, 1) : f->in0;
-    f->out = builtin_runtime_param(k, f->masked ? 2 : 1);
+    f->in0 = kfacts_runtime(k, 0);
+    f->in1 = f->masked ? kfacts_runtime(k, 1) : f->in0;
+    f->out = kfacts_runtime(k, f->masked ? 2 : 1);
     if (!f->in0 || !f->in1 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->in1, "in_ptr", 6) ||
-        strncmp(f->out, "out_ptr", 7) || strcmp(builtin_runtime_param(k, np - 2), "xnumel") || strcmp(builtin_runtime_param(k, np - 1), "r0_numel"))
+        strncmp(f->out, "out_ptr", 7) || strcmp(kfacts_runtime(k, np - 2), "xnumel") || strcmp(kfacts_runtime(k, np - 1), "r0_numel"))
         return 0;
-    if (strcmp(builtin_param_type(k, f->out), "*fp32")) return 0;
+    if (strcmp(kfacts_param_type(k, f->out), "*fp32")) return 0;
     f->xarg = f->marg = f->in0;
     if (f->masked) {   /* one fp32 value input and one boolean mask, either order */
-        int b0 = !strcmp(builtin_param_type(k, f->in0), "*i1"), b1 = !strcmp(builtin_param_type(k, f->in1), "*i1");
+        int b0 = !strcmp(kfacts_param_type(k, f->in0), "*i1"), b1 = !strcmp(kfacts_param_type(k, f->in1), "*i1");
         if (b0 == b1) return 0;
         f->xarg = b0 ? f->in1 : f->in0;
         f->marg = b0 ? f->in0 : f->in1;
     }
-    if (strcmp(builtin_param_type(k, f->xarg), "*fp32")) return 0;
-    const json_t *frag = json_object_get(k, "graph_fragment");
+    if (strcmp(kfacts_param_type(k, f->xarg), "*fp32")) return 0;
+    const kf_strs *frag = &k->fragment;
     if (has & 6u) {
         int said = fx_pad_shift(frag);
         if (said >= 0) f->shifts[f->nshift++] = 1;
@@ -100,33 +97,30 @@ static int match_kernel(const json_t *k, scan_facts *f) {
     } else {
         f->shifts[f->nshift++] = 0;
     }
-    const json_t *numels = json_object_get(k, "numels");
-    long long xn = json_integer_value(json_object_get(numels, "xnumel")), rn = json_integer_value(json_object_get(numels, "r0_numel"));
-    const json_t *sh = builtin_shape(k, f->xarg);
+    long long xn = kfacts_numel(k, "xnumel"), rn = kfacts_numel(k, "r0_numel");
+    const kf_shape *sh = kfacts_shape(k, f->xarg);
     if (!sh || rn <= 1 || xn <= 0) return 0;
     long long total = 1;
-    for (size_t d = 0; d < json_array_size(sh); d++) total *= builtin_shape_dim(sh, d);
-    for (size_t d = json_array_size(sh); d-- > 0;)
-        if (builtin_shape_dim(sh, d) == rn && total / rn == xn) f->dims[f->ndims++] = (int)d;
-    builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(frag, "aten.cumsum.default", (int)json_array_size(sh)));
+    for (int d = 0; d < sh->ndims; d++) total *= sh->d[d];
+    for (int d = sh->ndims; d-- > 0;)
+        if (sh->d[d] == rn && total / rn == xn) f->dims[f->ndims++] = d;
+    builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(frag, "aten.cumsum.default", sh->ndims));
     return f->ndims > 0;
 }
 
-static int scan_facts_of(const json_t *k, scan_facts *f) {
+static int scan_facts_of(const kfacts *k, scan_facts *f) {
     memset(f, 0, sizeof *f);
-    const char *kind = json_string_value(json_object_get(k, "kind"));
-    if (!kind) return 0;
-    if (!strcmp(kind, "region")) return match_region(k, f);
-    if (strcmp(kind, "reduction") && strcmp(kind, "persistent_reduction")) return 0;
+    if (k->kind == ART_K_REGION) return match_region(k, f);
+    if (k->kind != ART_K_REDUCTION && k->kind != ART_K_PERSISTENT) return 0;
     return match_kernel(k, f);
 }
 
-const char *builtin_scan_match(const json_t *k) {
+const char *builtin_scan_match(const kfacts *k) {
     scan_facts f;
     return scan_facts_of(k, &f) ? "scan" : NULL;
 }
 
-json_t *builtin_scan_variants(const json_t *k) {
+json_t *builtin_scan_variants(const kfacts *k) {
     (void)k;
     /* rows: chunk, warps; columns: rows per step, columns per program, warps */
     static const int v[][4] = {{4096, 32, 64, 8}, {8192, 16, 128, 8}, {2048, 64, 32, 4}, {8192, 32, 128, 16}};
@@ -139,18 +133,18 @@ json_t *builtin_scan_variants(const json_t *k) {
 
 /* The product of the dimensions of `arg` after `dim` (1: the scan runs along rows); -1 when
  * its shape is not known. */
-static long long inner_of(const json_t *k, const char *arg, int dim) {
-    const json_t *sh = builtin_shape(k, arg);
+static long long inner_of(const kfacts *k, const char *arg, int dim) {
+    const kf_shape *sh = kfacts_shape(k, arg);
     if (!sh) return -1;
     long long inner = 1;
-    for (size_t d = (size_t)dim + 1; d < json_array_size(sh); d++) inner *= builtin_shape_dim(sh, d);
+    for (int d = dim + 1; d < sh->ndims; d++) inner *= sh->d[d];
     return inner;
 }
 
-int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_scan_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
     scan_facts f;
     if (!scan_facts_of(k, &f)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template scan does not apply to this kernel");
-    const char *kname = json_string_value(json_object_get(k, "name"));
+    const char *kname = k->name;
     json_t *cands = json_array();
     size_t i;
     json_t *v;
@@ -170,10 +164,7 @@ int builtin_scan_act(const json_t *k, const json_t *plan, json_t **out, kerr *e)
                             f.region ? ", one pass for the region" : "", chunk, bs, bi, nw);
                 kbuf_puts(&s, "# kopt-candidate: replaces=");
                 if (f.region) {
-                    size_t j;
-                    json_t *m;
-                    json_array_foreach(json_object_get(k, "members"), j, m)
-                        kbuf_printf(&s, "%s%s", j ? "+" : "", json_string_value(json_object_get(m, "name")));
+                    for (size_t j = 0; j < k->nmembers; j++) kbuf_printf(&s, "%s%s", j ? "+" : "", k->members[j].name);
                 } else {
                     kbuf_puts(&s, kname ? kname : "?");
                 }

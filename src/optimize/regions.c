@@ -33,7 +33,10 @@ static kfamily region_template(const artifact *a, int f, int l) {
         int k = artifact_find_kernel(r, REGION_PREFIX "probe");
         if (k >= 0) {
             json_t *kc = opt_kernel_ctx(r, k, NULL);
-            t = builtin_region_match(kc);
+            kfacts kf;
+            kfacts_read(kc, &kf);
+            t = builtin_region_match(&kf);
+            kfacts_free(&kf);
             json_decref(kc);
         }
     }

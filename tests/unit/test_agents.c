@@ -154,17 +154,17 @@ Test(agents, rewrite_matches_only_its_patterns) {
     artifact *a = NULL;
     double eps = 0;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
-    cr_expect_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "row_log_softmax");
+    cr_expect_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "row_log_softmax");
     json_decref(k);
     artifact_free(a);
     k = kernel_from_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &a);
-    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
+    cr_expect_eq(builtin_rewrite_match(tu_kf(k), &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
     /* a row length too large for one block */
     k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
     json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(65536));
-    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
+    cr_expect_eq(builtin_rewrite_match(tu_kf(k), &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
 }
@@ -173,9 +173,9 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     artifact *a = NULL;
     double eps = 0;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/11_cumsum_g0.py", &a);
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "row_cumsum");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "row_cumsum");
     /* rows of 32768: all four variants, chunks powers of two, the largest 8192 */
-    json_t *vars = builtin_rewrite_variants(kfamily_parse("row_cumsum"), k);
+    json_t *vars = builtin_rewrite_variants(kfamily_parse("row_cumsum"), tu_kf(k));
     cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
     agent *x = builtin_executor_new();
@@ -200,19 +200,19 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     json_decref(ctx);
     /* short rows give fewer, smaller chunks */
     json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(3000));
-    vars = builtin_rewrite_variants(kfamily_parse("row_cumsum"), k);
+    vars = builtin_rewrite_variants(kfamily_parse("row_cumsum"), tu_kf(k));
     cr_expect_eq(json_array_size(vars), 2, "%s", json_dumps(vars, 0));
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
     json_decref(vars);
     /* a scan of an expression (another ATen op fused) is not a plain cumsum */
     json_object_set_new(json_object_get(k, "numels"), "r0_numel", json_integer(32768));
     json_array_append_new(json_object_get(k, "aten_ops"), json_string("aten.mul"));
-    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
+    cr_expect_eq(builtin_rewrite_match(tu_kf(k), &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
     /* an argmax row reduction: no template (measured slower than Inductor's) */
     k = kernel_from_fixture("tests/fixtures/inductor/10_argmax_inner_g0.py", &a);
-    cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
+    cr_expect_eq(builtin_rewrite_match(tu_kf(k), &eps), KF_NONE);
     json_decref(k);
     artifact_free(a);
     agent_free(x);
@@ -306,10 +306,10 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_t *k = kernel_n_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", idx[t], &a);
         /* the split max's chunks of 52429 start off 16-byte boundaries: aligned_chunks first,
          * split_more offered beside it; the split sum reads the row max too: split_more alone */
-        kfamily first = builtin_rewrite_match(k, &eps);
+        kfamily first = builtin_rewrite_match(tu_kf(k), &eps);
         cr_assert_str_eq(kfamily_name(first), t == 0 ? "aligned_chunks" : "split_more");
-        cr_assert_str_eq(kfamily_name(t == 0 ? builtin_rewrite_second(k, first) : first), "split_more");
-        json_t *vars = builtin_rewrite_variants(kfamily_parse("split_more"), k);
+        cr_assert_str_eq(kfamily_name(t == 0 ? builtin_rewrite_second(tu_kf(k), first) : first), "split_more");
+        json_t *vars = builtin_rewrite_variants(kfamily_parse("split_more"), tu_kf(k));
         cr_assert(json_array_size(vars) >= 2, "%s", json_dumps(vars, 0));
         size_t i;
         json_t *v;
@@ -321,7 +321,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants", vars);
         json_t *out = NULL;
         kerr e = {0};
-        cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+        cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
         const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
         const char *src = json_string_value(json_object_get(c0, "source"));
         cr_expect(strstr(json_string_value(json_object_get(c0, "label")), op[t]) != NULL, "%s",
@@ -347,23 +347,23 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_decref(plan);
         plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "split_more",
                          "variants", "nsub", 2, "sub", 4096, "r0_block", 4096, "num_warps", 8);
-        cr_expect_neq(builtin_rewrite_act(k, plan, &out, &e), 0);
+        cr_expect_neq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0);
         json_decref(plan);
         /* many outputs (a grid already wide) or a short reduction: no split */
         json_object_set_new(json_object_get(k, "numels"), "xnumel", json_integer(65536));
-        cr_expect_eq(builtin_rewrite_match(k, &eps), KF_NONE);
+        cr_expect_eq(builtin_rewrite_match(tu_kf(k), &eps), KF_NONE);
         json_decref(k);
         artifact_free(a);
     }
     /* group norm's statistics: three Welford accumulators, three outputs, combined with welford */
     {
         json_t *k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
-        cr_assert_str_eq(kfamily_name(builtin_rewrite_second(k, builtin_rewrite_match(k, &eps))), "split_more");
+        cr_assert_str_eq(kfamily_name(builtin_rewrite_second(tu_kf(k), builtin_rewrite_match(tu_kf(k), &eps))), "split_more");
         json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants",
-                                 builtin_rewrite_variants(kfamily_parse("split_more"), k));
+                                 builtin_rewrite_variants(kfamily_parse("split_more"), tu_kf(k)));
         json_t *out = NULL;
         kerr e = {0};
-        cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+        cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
         const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
         for (int j = 0; j < 3; j++) {
             char want[128];
@@ -385,9 +385,9 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_object_set_new(k2, "jit_source", json_string(mod));
         free(mod);
         /* (aligned_chunks keeps Inductor's stores as they are, so it still applies; split_more does not) */
-        kfamily first2 = builtin_rewrite_match(k2, &eps);
+        kfamily first2 = builtin_rewrite_match(tu_kf(k2), &eps);
         cr_expect_eq(first2, KF_ALIGNED_CHUNKS);
-        cr_expect_eq(builtin_rewrite_second(k2, first2), KF_NONE);
+        cr_expect_eq(builtin_rewrite_second(tu_kf(k2), first2), KF_NONE);
         json_decref(k2);
         json_decref(k);
         artifact_free(a);
@@ -398,7 +398,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
                                      "tests/fixtures/inductor/01_gelu_residual_g0.py", "tests/fixtures/inductor/07_sum_inner_g0.py"};
     for (size_t f = 0; f < 4; f++) {
         json_t *k = kernel_from_fixture(no[f], &a);
-        const char *m = tu_family(builtin_rewrite_match(k, &eps));
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(k), &eps));
         cr_expect(m == NULL || strcmp(m, "split_more"), "%s matched split_more", no[f]);
         json_decref(k);
         artifact_free(a);
@@ -477,7 +477,7 @@ static char *aligned_src(const json_t *k, int rb, int nw) {
     json_t *out = NULL;
     kerr e = {0};
     char *src = NULL;
-    if (builtin_rewrite_act(k, plan, &out, &e) == 0)
+    if (builtin_rewrite_act(tu_kf(k), plan, &out, &e) == 0)
         src = kstrdup(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
     json_decref(out);
     json_decref(plan);
@@ -506,13 +506,13 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     artifact *a = NULL;
     double eps = 0;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/heldout_h10_smooth_l1_loss_g0.py", &a);
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "aligned_chunks");
-    json_t *vars = builtin_rewrite_variants(KF_ALIGNED_CHUNKS, k);
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "aligned_chunks");
+    json_t *vars = builtin_rewrite_variants(KF_ALIGNED_CHUNKS, tu_kf(k));
     cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "aligned_chunks", "variants", vars);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4);
     const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
     const char *src = json_string_value(json_object_get(c0, "source"));
@@ -540,22 +540,22 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     /* a variant outside the limits gives no candidate */
     plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
                      "variants", "r0_block", 3000, "num_warps", 8);
-    cr_expect_eq(builtin_rewrite_act(k, plan, &out, &e), KOPT_E_CANDIDATE);
+    cr_expect_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), KOPT_E_CANDIDATE);
     json_decref(plan);
     /* chunks of a multiple of 4 start aligned already: not this family */
     json_t *k2 = json_deep_copy(k);
     json_object_set_new(json_object_get(k2, "numels"), "r0_numel", json_integer(254204));
-    cr_expect_eq(builtin_aligned_match(k2), 0);
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0);
     json_decref(k2);
     /* a load that is not a flat chunk load (a broadcast weight) is refused */
     k2 = with_source(k, "tl.load(in_ptr1 + (r0_1 + 254201*x0)", "tl.load(in_ptr1 + (r0_1 % 254201*x0)", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0);
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0);
     json_decref(k2);
     /* rows cut in chunks (group norm's statistics: rows of 524288, 5 chunks of 104858 each, loads
      * at 524288*x1 + ((r0_2 + 104858*x0) % 524288)): each chunk on aligned vectors of its row */
     artifact *a3 = NULL;
     json_t *k3 = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a3);
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k3, &eps)), "aligned_chunks");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k3), &eps)), "aligned_chunks");
     char *rsrc = aligned_src(k3, 2048, 8);
     cr_assert(rsrc);
     cr_expect(strstr(rsrc, "    kopt_start = 104858*x0\n    kopt_base = (kopt_start // 4) * 4\n") != NULL, "%s", rsrc);
@@ -576,7 +576,7 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     artifact_free(a3);
     /* rows of a multiple of 4 (03's log-softmax, rows of 16384) start aligned: not this family */
     k3 = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a3);
-    cr_expect_eq(builtin_aligned_match(k3), 0);
+    cr_expect_eq(builtin_aligned_match(tu_kf(k3)), 0);
     json_decref(k3);
     artifact_free(a3);
     json_decref(k);
@@ -590,7 +590,7 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
 Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_smooth_l1_split_small.py", &a);
-    cr_assert(builtin_aligned_match(k));
+    cr_assert(builtin_aligned_match(tu_kf(k)));
     char *src = aligned_src(k, 256, 4);
     cr_assert(src);
     cr_expect(strstr(src, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < 134572)\n") != NULL, "%s", src);
@@ -613,9 +613,9 @@ Test(agents, aligned_chunks_rows_golden) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/handmade_group_stats_rows_small.py", &a);
     double eps = 0;
-    kfamily first = builtin_rewrite_match(k, &eps);
+    kfamily first = builtin_rewrite_match(tu_kf(k), &eps);
     cr_assert_eq(first, KF_ALIGNED_CHUNKS);
-    cr_expect_eq(builtin_rewrite_second(k, first), KF_NONE, "1351 is too short for split_more");
+    cr_expect_eq(builtin_rewrite_second(tu_kf(k), first), KF_NONE, "1351 is too short for split_more");
     char *src = aligned_src(k, 256, 4);
     cr_assert(src);
     cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (4052*x1 + kopt_g), (kopt_g < 4052) & xmask, ") != NULL, "%s", src);
@@ -640,23 +640,23 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     json_decref(k2);
     /* a check against more than the chunks cover, a second flat index, a check of something else */
     k2 = with_source(k, "tl.full([1, 1], 134217728, tl.int32)", "tl.full([1, 1], 134218129, tl.int32)", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a bound past the chunks");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a bound past the chunks");
     json_decref(k2);
     k2 = with_source(k, "        tmp1 = tl.full", "        tmp99 = r0_1 + 254201*x0\n        tmp1 = tl.full", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "the flat index twice");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "the flat index twice");
     json_decref(k2);
     k2 = with_source(k, "        tmp2 = tmp0 < tmp1\n", "        tmp2 = tmp5 < tmp1\n", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a check that is not of the flat index");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a check that is not of the flat index");
     json_decref(k2);
     k2 = with_source(k, "        tmp1 = tl.full([1, 1], 134217728, tl.int32)\n", "        tmp1 = 134217728\n", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a bound not written as Inductor writes it");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a bound not written as Inductor writes it");
     json_decref(k2);
     /* a store inside the loop, a load after it, an atomic: refused */
     k2 = with_source(k, "        _tmp19 = tl.where(", "        tl.store(out_ptr0 + (x0), tmp18, xmask)\n        _tmp19 = tl.where(", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a store in the loop");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a store in the loop");
     json_decref(k2);
     k2 = with_source(k, "    tl.store(out_ptr0", "    tmp99 = tl.load(in_ptr0 + (x0))\n    tl.store(out_ptr0", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a load after the loop");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a load after the loop");
     json_decref(k2);
     /* 16-bit inputs: vectors of 8, and 254201 % 8 != 0 still */
     k2 = json_deep_copy(k);
@@ -671,28 +671,28 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     free(src);
     /* an integer input: not this family */
     json_object_set_new(json_array_get(json_object_get(k2, "signature"), 0), "type", json_string("*i64"));
-    cr_expect_eq(builtin_aligned_match(k2), 0, "an integer input");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "an integer input");
     json_decref(k2);
     json_decref(k);
     artifact_free(a);
 
     /* the row form (06's group-norm statistics) */
     k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
-    cr_assert(builtin_aligned_match(k));
+    cr_assert(builtin_aligned_match(tu_kf(k)));
     k2 = with_source(k, "    x1 = xindex // 5\n", "    x1 = xindex // 4\n", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "x1 not the row of x0's split");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "x1 not the row of x0's split");
     json_decref(k2);
     k2 = with_source(k, "    x0 = (xindex % 5)\n", "    x0 = (xindex % 7)\n", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "640 rows' chunks not a multiple of the split");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "640 rows' chunks not a multiple of the split");
     json_decref(k2);
     k2 = with_source(k, "524288", "524290", 1);   /* rows of a length not a multiple of 4 */
-    cr_expect_eq(builtin_aligned_match(k2), 0, "rows that do not start on whole vectors");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "rows that do not start on whole vectors");
     json_decref(k2);
     k2 = with_source(k, "(524288*x1 + (((r0_2 + 104858*x0) % 524288)))", "(524288*x1 + (((r0_2 + 104858*x0) % 262144)))", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a modulus other than the row");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a modulus other than the row");
     json_decref(k2);
     k2 = with_source(k, "tl.full([1, 1], 524288, tl.int32)", "tl.full([1, 1], 262144, tl.int32)", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a check against less than the row");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a check against less than the row");
     json_decref(k2);
     json_decref(k);
     artifact_free(a);
@@ -710,13 +710,13 @@ Test(agents, aligned_chunks_conditions) {
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
         json_t *k2 = json_deep_copy(k);
         json_object_set_new(json_object_get(k2, "numels"), sizes[i].key, json_integer(sizes[i].v));
-        cr_expect_eq(builtin_aligned_match(k2), 0, "%s = %lld", sizes[i].key, sizes[i].v);
+        cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "%s = %lld", sizes[i].key, sizes[i].v);
         json_decref(k2);
     }
     /* a chunk length that is a multiple of 4 (source and numels agree): aligned already */
     json_t *k2 = with_source(k, "254201", "254204", 1);
     json_object_set_new(json_object_get(k2, "numels"), "r0_numel", json_integer(254204));
-    cr_expect_eq(builtin_aligned_match(k2), 0, "chunks of 254204");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "chunks of 254204");
     json_decref(k2);
     /* a check at exactly the chunks' extent is accepted (528 * 254201) */
     k2 = with_source(k, "134217728", "134218128", 1);
@@ -726,15 +726,15 @@ Test(agents, aligned_chunks_conditions) {
     json_decref(k2);
     /* accumulators not kept under r0_mask, or a load of another chunk length: refused */
     k2 = with_source(k, "tl.where(r0_mask & xmask, ", "tl.where(xmask, ", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "no accumulation under the chunk's mask");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "no accumulation under the chunk's mask");
     json_decref(k2);
     k2 = with_source(k, "tl.load(in_ptr1 + (r0_1 + 254201*x0)", "tl.load(in_ptr1 + (r0_1 + 254200*x0)", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a load of another chunk length");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a load of another chunk length");
     json_decref(k2);
     /* no family: no variants */
     artifact *a3 = NULL;
     json_t *k3 = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a3);
-    json_t *v = builtin_aligned_variants(k3);
+    json_t *v = builtin_aligned_variants(tu_kf(k3));
     cr_expect_eq(json_array_size(v), 0);
     json_decref(v);
     json_decref(k3);
@@ -744,26 +744,26 @@ Test(agents, aligned_chunks_conditions) {
 
     /* the row form: 02's split max (loads r0_2 + 52429*x0 + 262144*x1) */
     k = kernel_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", &a);
-    cr_assert(builtin_aligned_match(k));
+    cr_assert(builtin_aligned_match(tu_kf(k)));
     k2 = with_source(k, "    x0 = (xindex % 5)\n", "    x0 = (xindex % 1)\n", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a split of 1");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a split of 1");
     json_decref(k2);
     k2 = with_source(k, "(r0_2 + 52429*x0 + 262144*x1)", "(r0_2 + 52428*x0 + 262144*x1)", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "a load of another chunk length");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a load of another chunk length");
     json_decref(k2);
     k2 = with_source(k, "(r0_2 + 52429*x0 + 262144*x1)", "(r0_2 + 52429*x0 + 0*x1)", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "rows of no length");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "rows of no length");
     json_decref(k2);
     /* no check, chunks tiling the row exactly (5 x 52429 = 262145 is not 262144: refused; a row
      * of 262145 is not whole vectors either); the check's removal alone is refused */
     k2 = with_source(k, "        tmp0 = r0_2 + 52429*x0\n", "        tmp0 = r0_2\n", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "no check, chunks overrunning the row");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "no check, chunks overrunning the row");
     json_decref(k2);
     /* two loads in the two row forms: refused */
     k2 = with_source(k, "tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])",
                      "tmp99 = tl.load(in_ptr0 + (262144*x1 + (((r0_2 + 52429*x0) % 262144))), r0_mask, other=0.0)\n"
                      "        tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])", 0);
-    cr_expect_eq(builtin_aligned_match(k2), 0, "loads of both row forms");
+    cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "loads of both row forms");
     json_decref(k2);
     json_decref(k);
     artifact_free(a);

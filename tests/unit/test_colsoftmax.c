@@ -20,8 +20,8 @@ Test(col_softmax, middle_dimension_softmax) {
     cr_assert_eq(a->nkernels, 1);
     json_t *k = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "col_softmax");
-    json_t *vars = builtin_rewrite_variants(kfamily_parse("col_softmax"), k);
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "col_softmax");
+    json_t *vars = builtin_rewrite_variants(kfamily_parse("col_softmax"), tu_kf(k));
     cr_assert_geq(json_array_size(vars), 2);
     /* the widest tile first, about 32 elements a thread: 512 x 16 with 8 warps */
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "block_i")), 16);
@@ -29,7 +29,7 @@ Test(col_softmax, middle_dimension_softmax) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "col_softmax", "variants", vars);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     size_t i, splits = 0;
     json_t *c;
     json_array_foreach(json_object_get(out, "candidates"), i, c) {
@@ -54,10 +54,10 @@ Test(col_softmax, middle_dimension_softmax) {
     json_object_set_new(k, "graph_fragment",
                         json_pack("[s]", "#   %p : [num_users=2] = call_function[target=torch.ops.prims.prepare_softmax_online."
                                          "default](args = (%arg0_1, -1), kwargs = {})"));
-    cr_expect_null(builtin_col_softmax_match(k));
+    cr_expect_null(builtin_col_softmax_match(tu_kf(k)));
     /* without a graph fragment, both readings the sizes allow */
     json_object_set_new(k, "graph_fragment", json_array());
-    cr_expect_str_eq(builtin_col_softmax_match(k), "col_softmax");
+    cr_expect_str_eq(builtin_col_softmax_match(tu_kf(k)), "col_softmax");
     json_decref(k);
     artifact_free(a);
 }
@@ -69,7 +69,7 @@ Test(col_softmax, not_for_rows_or_other_families) {
         artifact *a = tu_load_inductor(fx[f]);
         for (size_t i = 0; i < a->nkernels; i++) {
             json_t *k = opt_kernel_ctx(a, (int)i, NULL);
-            cr_expect_null(builtin_col_softmax_match(k), "%s: %s", fx[f], a->kernels[i].name);
+            cr_expect_null(builtin_col_softmax_match(tu_kf(k)), "%s: %s", fx[f], a->kernels[i].name);
             json_decref(k);
         }
         artifact_free(a);

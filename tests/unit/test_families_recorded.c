@@ -47,7 +47,7 @@ Test(families_recorded, every_recorded_kernel_gets_its_family) {
         cr_expect_str_eq(a->kernels[idx].name, kname, "%s kernel %d", fx, idx);
         json_t *kc = opt_kernel_ctx(a, idx, NULL);
         double eps = 0;
-        const char *got = kfamily_name(builtin_rewrite_match(kc, &eps));
+        const char *got = kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps));
         cr_expect_str_eq(*got ? got : "-", fam, "%s kernel %d (%s): family %s, listed %s", fx, idx, kname,
                          *got ? got : "-", fam);
         json_decref(kc);

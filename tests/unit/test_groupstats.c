@@ -36,7 +36,7 @@ static json_t *stats_ctx(artifact **out) { return stats_ctx_of(FX, out); }
 
 static int matches(const json_t *k) {
     gs_spec gs;
-    return builtin_group_stats_match(k, &gs);
+    return builtin_group_stats_match(tu_kf(k), &gs);
 }
 
 static void edit_all(json_t *c, const char *field, const char *what, const char *with) {
@@ -68,11 +68,11 @@ Test(groupstats, conv_bias_group_norm_statistics_channels_last) {
     artifact *a = NULL;
     json_t *k = stats_ctx(&a);
     gs_spec gs;
-    cr_assert_eq(builtin_group_stats_match(k, &gs), 1);
+    cr_assert_eq(builtin_group_stats_match(tu_kf(k), &gs), 1);
     cr_assert(gs.n == 128 && gs.g == 16 && gs.cg == 8 && gs.hw == 4096 && gs.bias == 1, "%lld %lld %lld %lld %d", gs.n,
               gs.g, gs.cg, gs.hw, gs.bias);
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "cl_group_stats",
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "cl_group_stats",
                      "the planner's entry point finds the family");
     /* the other kernels of the model are not this */
     for (size_t i = 0; i < a->nkernels; i++) {
@@ -82,7 +82,7 @@ Test(groupstats, conv_bias_group_norm_statistics_channels_last) {
         json_decref(o);
     }
     /* variants: 1024 programs (128 samples x 8 chunks) first, all tiling 4096 pixels */
-    json_t *v = builtin_group_stats_variants(k);
+    json_t *v = builtin_group_stats_variants(tu_kf(k));
     cr_assert_geq(json_array_size(v), 4);
     const json_t *v0 = json_array_get(v, 0);
     cr_assert(json_integer_value(json_object_get(v0, "nsplit")) == 8 &&
@@ -92,7 +92,7 @@ Test(groupstats, conv_bias_group_norm_statistics_channels_last) {
         json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "cl_group_stats", "variants", v);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     int kk = artifact_find_kernel(a, "triton_red_fused_convolution_native_group_norm_2");
     tu_expect_gate1(out, &a->kernels[kk]);
     const char *src =
@@ -110,7 +110,7 @@ Test(groupstats, conv_bias_group_norm_statistics_channels_last) {
         json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]}}", "direction", "rewrite",
                   "params", "template", "cl_group_stats", "variants", "nsplit", 64, "sb", 128, "num_warps", 8, "nsplit",
                   8, "sb", 256, "num_warps", 8, "nsplit", 6, "sb", 16, "num_warps", 8);
-    cr_assert_eq(builtin_rewrite_act(k, bad, &out, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), bad, &out, &e), KOPT_E_CANDIDATE);
     json_decref(bad);
     json_decref(plan);
     json_decref(k);
@@ -121,16 +121,16 @@ Test(groupstats, the_suite_size_under_max_autotune) {
     artifact *a = NULL;
     json_t *k = stats_ctx_of(FX_MA, &a);
     gs_spec gs;
-    cr_assert_eq(builtin_group_stats_match(k, &gs), 1);
+    cr_assert_eq(builtin_group_stats_match(tu_kf(k), &gs), 1);
     cr_assert(gs.n == 128 && gs.g == 16 && gs.cg == 8 && gs.hw == 65536 && gs.bias == 1);
-    json_t *v = builtin_group_stats_variants(k);
+    json_t *v = builtin_group_stats_variants(tu_kf(k));
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "nsplit")), 8,
                  "128 samples x 8 = 1024 programs");
     json_t *plan =
         json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "cl_group_stats", "variants", v);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     tu_expect_gate1(out, &a->kernels[artifact_find_kernel(a, "triton_red_fused_convolution_native_group_norm_2")]);
     json_decref(out);
     json_decref(plan);
@@ -277,7 +277,7 @@ Test(groupstats, sizes_at_their_edges) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         json_t *c = sized(k, cases[i].n, cases[i].g, cases[i].cg, cases[i].hw);
         gs_spec gs;
-        int got = builtin_group_stats_match(c, &gs);
+        int got = builtin_group_stats_match(tu_kf(c), &gs);
         cr_expect_eq(got, cases[i].ok, "%s: %d", cases[i].why, got);
         if (got)
             cr_expect(gs.n == cases[i].n && gs.g == cases[i].g && gs.cg == cases[i].cg && gs.hw == cases[i].hw, "%s",
@@ -313,13 +313,13 @@ Test(groupstats, without_a_bias) {
     json_t *k = ma_ctx(&a);
     json_t *c = no_bias(k);
     gs_spec gs;
-    cr_assert_eq(builtin_group_stats_match(c, &gs), 1);
+    cr_assert_eq(builtin_group_stats_match(tu_kf(c), &gs), 1);
     cr_assert(gs.bias == 0 && gs.g == 16 && gs.cg == 8);
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "cl_group_stats",
-                             "variants", builtin_group_stats_variants(c));
+                             "variants", builtin_group_stats_variants(tu_kf(c)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(c, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(c), plan, &out, &e), 0, "%s", e.msg);
     const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
     const char *src = json_string_value(json_object_get(c0, "source"));
     cr_assert(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr0\", \"out_ptr1\", \"xnumel\", \"r0_numel\"],"), "%s",
@@ -418,7 +418,7 @@ Test(groupstats, variants_for_other_sizes_and_limits) {
                  {1024, 4096, 1, 4}, {200, 4096, 8, 5},  {4096, 72, 1, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         json_t *c = sized(k, cases[i].n, 16, 8, cases[i].hw);
-        json_t *v = builtin_group_stats_variants(c);
+        json_t *v = builtin_group_stats_variants(tu_kf(c));
         cr_expect_eq(json_array_size(v), cases[i].count, "n=%lld hw=%lld: %zu variants", cases[i].n, cases[i].hw,
                      json_array_size(v));
         size_t j;
@@ -435,7 +435,7 @@ Test(groupstats, variants_for_other_sizes_and_limits) {
     }
     json_t *none = json_deep_copy(k);
     json_object_set_new(none, "kind", json_string("pointwise"));
-    json_t *v = builtin_group_stats_variants(none);
+    json_t *v = builtin_group_stats_variants(tu_kf(none));
     cr_expect(json_is_array(v) && json_array_size(v) == 0, "no variants for a kernel it does not match");
     json_decref(v);
     /* the executor's limits: each variant alone, rendered or not */
@@ -450,7 +450,7 @@ Test(groupstats, variants_for_other_sizes_and_limits) {
                                  (json_int_t)lim[i].sb, "num_warps", (json_int_t)lim[i].nw);
         json_t *out = NULL;
         kerr e = {0};
-        int rc = builtin_rewrite_act(k, plan, &out, &e);
+        int rc = builtin_rewrite_act(tu_kf(k), plan, &out, &e);
         cr_expect_eq(rc == 0, lim[i].ok, "nsplit %lld sb %lld warps %lld: rc %d %s", lim[i].ns, lim[i].sb, lim[i].nw,
                      rc, e.msg);
         if (!rc) json_decref(out);
@@ -462,7 +462,7 @@ Test(groupstats, variants_for_other_sizes_and_limits) {
                              "cl_group_stats", "variants", "nsplit", 8, "sb", 16, "num_warps", 16);
     json_t *out = NULL;
     kerr e = {0};
-    cr_expect_eq(builtin_group_stats_act(none, plan, &out, &e), KOPT_E_CANDIDATE);
+    cr_expect_eq(builtin_group_stats_act(tu_kf(none), plan, &out, &e), KOPT_E_CANDIDATE);
     cr_expect(strstr(e.msg, "does not apply") != NULL, "%s", e.msg);
     json_decref(plan);
     json_decref(none);

@@ -32,10 +32,10 @@ static json_t *kernel_ctx(const char *fixture, artifact **out) {
 
 static json_t *candidates(const json_t *k, const char *tmpl) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants",
-                             builtin_rewrite_variants(kfamily_parse(tmpl), k));
+                             builtin_rewrite_variants(kfamily_parse(tmpl), tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     json_decref(plan);
     return out;
 }
@@ -63,7 +63,7 @@ Test(pool, inductor_pointwise_pooling_kernel) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_POI, &a);
     pool_spec ps;
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert(ps.kernel && !ps.out_first && ps.kernel && !ps.r0numel && !ps.in3);
     cr_assert_str_eq(ps.in, "in_ptr0");
     cr_assert_str_eq(ps.out, "out_ptr0");
@@ -72,7 +72,7 @@ Test(pool, inductor_pointwise_pooling_kernel) {
     cr_assert_eq(ps.count_pad, 1, "avg_pool2d's default counts the padding");
     cr_assert_eq(ps.out_w, 128);
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "avg_pool",
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "avg_pool",
                      "the planner's entry point finds the family");
     json_t *c = candidates(k, "avg_pool");
     const char *src = first_source(c);
@@ -82,10 +82,10 @@ Test(pool, inductor_pointwise_pooling_kernel) {
     gate1_all_bound(a, c);
     /* the vendor template's name does not apply to a Triton kernel, nor this one to a region */
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "region_avg_pool",
-                             "variants", builtin_pool_variants(k));
+                             "variants", builtin_pool_variants(tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_neq(builtin_pool_act(k, plan, &out, &e), 0);
+    cr_assert_neq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0);
     cr_assert_null(out);
     json_decref(plan);
     json_decref(c);
@@ -97,7 +97,7 @@ Test(pool, inductor_persistent_reduction_writing_in_out_ptr0) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_PER, &a);
     pool_spec ps;
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert(ps.out_first && ps.r0numel && ps.kernel);
     cr_assert_str_eq(ps.out, "in_out_ptr0");
     cr_assert(ps.k[0] == 5 && ps.s[1] == 3 && ps.p[0] == 2);
@@ -154,7 +154,7 @@ Test(pool, what_the_graph_must_say) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         json_t *k = kernel_ctx(FX_POI, &a);
         set_pool_line(k, cases[i].line);
-        cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
         json_decref(k);
         artifact_free(a);
     }
@@ -164,15 +164,15 @@ Test(pool, what_the_graph_must_say) {
                           json_string("%relu : Tensor \"f32[16, 64, 128, 128][1048576, 16384, 128, 1]cuda:0\" = "
                                       "call_function[target=torch.ops.aten.relu.default](args = (%avg_pool2d,), "
                                       "kwargs = {})"));
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "a relu fused after the pooling");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "a relu fused after the pooling");
     double eps = 0;
-    cr_assert_neq(builtin_rewrite_match(k, &eps), KF_AVG_POOL);
+    cr_assert_neq(builtin_rewrite_match(tu_kf(k), &eps), KF_AVG_POOL);
     json_decref(k);
     artifact_free(a);
     /* another signature: an extra input */
     k = kernel_ctx(FX_POI, &a);
     json_array_insert_new(json_object_get(k, "runtime_params"), 1, json_string("in_ptr1"));
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "in_ptr0, in_ptr1, out_ptr0, xnumel");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "in_ptr0, in_ptr1, out_ptr0, xnumel");
     json_decref(k);
     artifact_free(a);
     /* the output's type not the input's */
@@ -183,7 +183,7 @@ Test(pool, what_the_graph_must_say) {
         if (!strcmp(json_string_value(json_object_get(sig, "name")), "out_ptr0"))
             json_object_set_new(sig, "type", json_string("*fp16"));
     }
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "fp32 in, fp16 out");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "fp32 in, fp16 out");
     json_decref(k);
     artifact_free(a);
 }
@@ -216,7 +216,7 @@ Test(pool, one_d_pooling_through_unsqueeze) {
     pool_spec ps;
     /* window 8, stride 4, padding 2: (1000 + 4 - 8) / 4 + 1 = 250 */
     json_t *k = one_d_ctx(&a, "-2", "[1, 8], [1, 4], [0, 2]", 250);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert(ps.in3 && ps.nd == 2 && ps.k[1] == 8 && ps.s[1] == 4 && ps.p[1] == 2 && ps.out_w == 250);
     json_t *c = candidates(k, "avg_pool");
     const char *src = first_source(c);
@@ -227,7 +227,7 @@ Test(pool, one_d_pooling_through_unsqueeze) {
     json_decref(k);
     artifact_free(a);
     k = one_d_ctx(&a, "2", "[1, 8], [1, 4], [0, 2]", 250);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1, "unsqueeze(x, 2) of a 3-D tensor is the same");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "unsqueeze(x, 2) of a 3-D tensor is the same");
     json_decref(k);
     artifact_free(a);
     static const struct {
@@ -240,7 +240,7 @@ Test(pool, one_d_pooling_through_unsqueeze) {
               {"-2", "[1, 8], [1, 4], [0, 2]", 251, "the output length is not the pooling's"}};
     for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
         k = one_d_ctx(&a, no[i].dim, no[i].window, no[i].out);
-        cr_assert_eq(builtin_pool_match(k, &ps), 0, "%s", no[i].why);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "%s", no[i].why);
         json_decref(k);
         artifact_free(a);
     }
@@ -273,7 +273,7 @@ Test(pool, argument_forms_and_limits) {
         json_t *k = kernel_ctx(FX_POI, &a);
         char *line = kasprintf("%s%s), kwargs = {})", POOL_HEAD, cases[i].args);
         set_pool_line(k, line);
-        cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, line);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), cases[i].ok, "%s: %s", cases[i].why, line);
         if (i == 0) cr_assert(ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == 0 && ps.p[1] == 0 && ps.count_pad == 1);
         if (i == 1) cr_assert(ps.p[0] == 0 && ps.p[1] == 0);
         if (i == 2)
@@ -298,7 +298,7 @@ Test(pool, signature_and_shapes) {
         json_t *rt = json_array();
         for (size_t j = 0; j < 4 && sigs[i][j]; j++) json_array_append_new(rt, json_string(sigs[i][j]));
         json_object_set_new(k, "runtime_params", rt);
-        cr_assert_eq(builtin_pool_match(k, &ps), 0, "signature %zu accepted", i);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "signature %zu accepted", i);
         json_decref(k);
         artifact_free(a);
     }
@@ -314,7 +314,7 @@ Test(pool, signature_and_shapes) {
         for (int d = 0; d < 4; d++) json_array_append_new(out, json_integer(shapes[i][1][d]));
         json_object_set_new(json_object_get(k, "shapes"), "in_ptr0", in);
         json_object_set_new(json_object_get(k, "shapes"), "out_ptr0", out);
-        cr_assert_eq(builtin_pool_match(k, &ps), 0, "shapes %zu accepted", i);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "shapes %zu accepted", i);
         json_decref(k);
         artifact_free(a);
     }
@@ -331,7 +331,7 @@ Test(pool, one_d_unsqueeze_must_feed_the_pooling) {
         json_string("%avg_pool2d : Tensor \"f32[8, 16, 1, 250][4000, 250, 250, 1]cuda:0\"[num_users=1] = "
                     "call_function[target=torch.ops.aten.avg_pool2d.default](args = (%arg0_1, [1, 8], "
                     "[1, 4], [0, 2]), kwargs = {})"));
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "the pooling reads the input, not its unsqueeze");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "the pooling reads the input, not its unsqueeze");
     json_decref(k);
     artifact_free(a);
 }
@@ -340,7 +340,7 @@ Test(pool, one_d_unsqueeze_must_feed_the_pooling) {
 Test(pool, variants_and_plan_limits) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_POI, &a); /* 128 outputs a row */
-    json_t *v = builtin_pool_variants(k);
+    json_t *v = builtin_pool_variants(tu_kf(k));
     static const long long want[][3] = {{1, 128, 2}, {2, 128, 2}, {1, 64, 1}, {4, 128, 2}};
     cr_assert_eq(json_array_size(v), 4);
     for (size_t i = 0; i < 4; i++) {
@@ -358,7 +358,7 @@ Test(pool, variants_and_plan_limits) {
                              "bh", 3, "bw", 64, "num_warps", 4);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_pool_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     cr_assert_eq(json_array_size(json_object_get(out, "candidates")), 1,
                  "only 64 x 64 (4096 outputs) is within the limits");
     json_decref(out);
@@ -366,7 +366,7 @@ Test(pool, variants_and_plan_limits) {
     plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "avg_pool",
                      "variants", "bh", 1, "bw", 64, "num_warps", 3);
     out = NULL;
-    cr_assert_neq(builtin_pool_act(k, plan, &out, &e), 0, "no usable variant is an error");
+    cr_assert_neq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0, "no usable variant is an error");
     cr_assert_null(out);
     cr_assert(strstr(e.msg, "no usable variant") != NULL, "%s", e.msg);
     json_decref(plan);
@@ -375,14 +375,14 @@ Test(pool, variants_and_plan_limits) {
     /* no variants for a kernel the family does not apply to */
     k = kernel_ctx(FX_POI, &a);
     json_array_append_new(json_object_get(k, "runtime_params"), json_string("ks0"));
-    v = builtin_pool_variants(k);
+    v = builtin_pool_variants(tu_kf(k));
     cr_assert_eq(json_array_size(v), 0);
     json_decref(v);
     json_decref(k);
     artifact_free(a);
     /* a narrow output: tiles of 16 */
     k = kernel_ctx(FX_PER, &a); /* 14 outputs a row */
-    v = builtin_pool_variants(k);
+    v = builtin_pool_variants(tu_kf(k));
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 16);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 2), "bw")), 16);
     json_decref(v);
@@ -403,7 +403,7 @@ Test(pool, inductor_max_pooling_kernel) {
         artifact *a = NULL;
         json_t *k = kernel_ctx(fx[f], &a);
         pool_spec ps;
-        cr_assert_eq(builtin_pool_match(k, &ps), 1, "%s", fx[f]);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "%s", fx[f]);
         cr_assert(ps.kernel && ps.max && !ps.out_first && !ps.r0numel && !ps.in3);
         cr_assert_eq(ps.nd, 2);
         cr_assert(ps.k[0] == win[f] && ps.k[1] == win[f] && ps.s[0] == 2 && ps.s[1] == 2 && ps.p[0] == pad[f] &&
@@ -412,7 +412,7 @@ Test(pool, inductor_max_pooling_kernel) {
         cr_assert_eq(ps.out_w, out_w[f]);
         cr_assert_eq(builtin_pool_family(&ps), KF_MAX_POOL);
         double eps = 0;
-        cr_assert_eq(builtin_rewrite_match(k, &eps), KF_MAX_POOL, "the planner's entry point finds the family");
+        cr_assert_eq(builtin_rewrite_match(tu_kf(k), &eps), KF_MAX_POOL, "the planner's entry point finds the family");
         json_t *c = candidates(k, "max_pool");
         const char *src = first_source(c);
         cr_assert(strstr(src, "def _max_pool(") && !strstr(src, "def _avg_pool("), "%s", src);
@@ -426,10 +426,10 @@ Test(pool, inductor_max_pooling_kernel) {
         gate1_all_bound(a, c);
         /* the average-pooling name does not apply */
         json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "avg_pool",
-                                 "variants", builtin_pool_variants(k));
+                                 "variants", builtin_pool_variants(tu_kf(k)));
         json_t *out = NULL;
         kerr e = {0};
-        cr_assert_neq(builtin_pool_act(k, plan, &out, &e), 0);
+        cr_assert_neq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0);
         json_decref(plan);
         json_decref(c);
         json_decref(k);
@@ -503,7 +503,7 @@ Test(pool, what_a_max_pooling_graph_must_say) {
             for (size_t j = json_array_size(fr); j-- > 0;)
                 if (strstr(json_string_value(json_array_get(fr, j)), "operator.getitem")) json_array_remove(fr, j);
         }
-        cr_assert_eq(builtin_pool_match(k, &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), cases[i].ok, "%s: %s", cases[i].why, cases[i].line);
         json_decref(k);
         artifact_free(a);
     }
@@ -515,7 +515,7 @@ Test(pool, what_a_max_pooling_graph_must_say) {
     json_t *fr = json_object_get(k, "graph_fragment");
     for (size_t i = json_array_size(fr); i-- > 0;)
         if (strstr(json_string_value(json_array_get(fr, i)), "operator.getitem")) json_array_remove(fr, i);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1, "a max pooling without its getitem listed");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "a max pooling without its getitem listed");
     const char *other[] = {"*i8", "*i64"};
     for (size_t t = 0; t < 2; t++) {
         json_t *sig;
@@ -524,7 +524,7 @@ Test(pool, what_a_max_pooling_graph_must_say) {
             if (!strcmp(json_string_value(json_object_get(sig, "name")), "out_ptr0"))
                 json_object_set_new(sig, "type", json_string(other[t]));
         }
-        cr_assert_eq(builtin_pool_match(k, &ps), 0, "an output of %s is not the values", other[t]);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "an output of %s is not the values", other[t]);
     }
     json_decref(k);
     artifact_free(a);
@@ -533,14 +533,14 @@ Test(pool, what_a_max_pooling_graph_must_say) {
     set_max_line(k, "max_pool",
                  "%avg_pool2d : [num_users=1] = call_function[target=torch.ops.aten.avg_pool2d.default](args = "
                  "(%arg0_1, [2, 2], [2, 2]), kwargs = {})");
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "getitem of an average pooling");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "getitem of an average pooling");
     json_decref(k);
     artifact_free(a);
     /* a second getitem (the offsets stored too) */
     k = kernel_ctx(FX_MAX, &a);
     json_array_append_new(json_object_get(k, "graph_fragment"),
                           json_string(ITEM_HEAD "%_low_memory_max_pool_with_offsets, 1), kwargs = {})"));
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "the offsets used as well");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "the offsets used as well");
     json_decref(k);
     artifact_free(a);
 }
@@ -553,11 +553,11 @@ Test(pool, full_size_max_pooling_captures) {
     pool_spec ps;
     json_t *k =
         kernel_ctx("tests/fixtures/inductor/suite_level1_33_max_pool1d_dilated__max_autotune_no_cudagraphs_g0.py", &a);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert(ps.max && ps.in3 && ps.nd == 2 && !ps.r0numel);
     cr_assert(ps.k[1] == 4 && ps.s[1] == 2 && ps.p[1] == 2 && ps.dl[1] == 3 && ps.k[0] == 1);
     cr_assert_eq(ps.out_w, 8190);
-    json_t *v = builtin_pool_variants(k); /* one output row per plane: tiles one row high */
+    json_t *v = builtin_pool_variants(tu_kf(k)); /* one output row per plane: tiles one row high */
     static const long long want1d[][2] = {{256, 2}, {128, 1}, {256, 4}, {128, 2}};
     cr_assert_eq(json_array_size(v), 4);
     for (size_t i = 0; i < json_array_size(v); i++) {
@@ -578,8 +578,8 @@ Test(pool, full_size_max_pooling_captures) {
     /* 2-D pooling has no depth to slide down: no sliding variant, and a plan asking for one is
      * refused (no usable variant) */
     k = kernel_ctx(FX_MAX34, &a);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
-    v = builtin_pool_variants(k);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
+    v = builtin_pool_variants(tu_kf(k));
     cr_assert_gt(json_array_size(v), 0);
     for (size_t i = 0; i < json_array_size(v); i++)
         cr_assert_null(json_object_get(json_array_get(v, i), "odc"), "2-D variant %zu slides", i);
@@ -588,7 +588,7 @@ Test(pool, full_size_max_pooling_captures) {
                            "max_pool", "variants", "bh", 1, "bw", 16, "num_warps", 1, "odc", 8);
     json_t *so = NULL;
     kerr se = {0};
-    cr_assert_neq(builtin_pool_act(k, sp, &so, &se), 0, "sliding a 2-D pooling");
+    cr_assert_neq(builtin_pool_act(tu_kf(k), sp, &so, &se), 0, "sliding a 2-D pooling");
     cr_assert_null(so);
     json_decref(sp);
     json_decref(k);
@@ -597,7 +597,7 @@ Test(pool, full_size_max_pooling_captures) {
                         "tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16_small_g0.py"};
     for (size_t f = 0; f < 2; f++) {
         k = kernel_ctx(d3[f], &a);
-        cr_assert_eq(builtin_pool_match(k, &ps), 1, "%s", d3[f]);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "%s", d3[f]);
         cr_assert(ps.max && ps.nd == 3 && ps.r0numel && !ps.out_first && !ps.in3);
         for (int i = 0; i < 3; i++) cr_assert(ps.k[i] == 3 && ps.s[i] == 2 && ps.p[i] == 1 && ps.dl[i] == 1);
         c = candidates(k, "max_pool");
@@ -620,8 +620,8 @@ Test(pool, full_size_max_pooling_captures) {
                 "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."
                 "max_pool3d_with_indices.default](args = (%arg0_1, [3, 3, 3], [2, 2, 2], [2, 1, 1], [2, 1, 1]), "
                 "kwargs = {})");
-            cr_assert_eq(builtin_pool_match(k, &ps), 1, "a depth-dilated window of the same output size");
-            json_t *dv = builtin_pool_variants(k);
+            cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "a depth-dilated window of the same output size");
+            json_t *dv = builtin_pool_variants(tu_kf(k));
             for (size_t i = 0; i < json_array_size(dv); i++)
                 cr_assert_null(json_object_get(json_array_get(dv, i), "odc"), "a dilated depth slides (variant %zu)",
                                i);
@@ -631,17 +631,17 @@ Test(pool, full_size_max_pooling_captures) {
         set_max_line(k, "max_pool3d_with_indices",
                      "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."
                      "max_pool3d_with_indices.default](args = (%arg0_1, [2, 2, 2]), kwargs = {})");
-        cr_assert_eq(builtin_pool_match(k, &ps), 1, "2x2x2 of stride 2 gives the same output size");
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "2x2x2 of stride 2 gives the same output size");
         cr_assert(ps.s[2] == 2 && ps.p[2] == 0 && ps.dl[2] == 1);
         set_max_line(k, "max_pool3d_with_indices",
                      "%max_pool3d_with_indices : [num_users=1] = call_function[target=torch.ops.aten."
                      "max_pool3d_with_indices.default](args = (%arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], "
                      "True), kwargs = {})");
-        cr_assert_eq(builtin_pool_match(k, &ps), 0, "ceil_mode");
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "ceil_mode");
         /* the prims form of a 3-D pooling: three-element lists */
         set_max_line(k, "max_pool3d_with_indices",
                      MAX_HEAD "%arg0_1, [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False), kwargs = {})");
-        cr_assert_eq(builtin_pool_match(k, &ps), 1, "prims pooling over three dimensions");
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "prims pooling over three dimensions");
         cr_assert(ps.nd == 3 && ps.max);
         json_decref(k);
         artifact_free(a);

@@ -41,10 +41,10 @@ static json_t *region_ctx(const char *fixture, int first, int last, artifact **o
 
 static json_t *candidates(const json_t *k, const char *tmpl) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants",
-                             builtin_region_variants(kfamily_parse(tmpl), k));
+                             builtin_region_variants(kfamily_parse(tmpl), tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     json_decref(plan);
     return out;
 }
@@ -80,9 +80,9 @@ Test(region_agents, wide_softmax) {
     json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 4, &r);
     cr_assert_str_eq(json_string_value(json_object_get(k, "kind")), "region");
     cr_assert_eq(json_array_size(json_object_get(k, "members")), 5);
-    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_softmax");
+    cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_softmax");
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "region_softmax", "the rewrite entry point dispatches to regions");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "region_softmax", "the rewrite entry point dispatches to regions");
     json_t *c = candidates(k, "region_softmax");
     cr_assert_eq(json_array_size(json_object_get(c, "candidates")), 4);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
@@ -110,7 +110,7 @@ Test(region_agents, group_norm_reads_its_constants) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         artifact *r = NULL;
         json_t *k = region_ctx(cases[i].fx, 0, cases[i].last, &r);
-        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_group_norm", "%s", cases[i].fx);
+        cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_group_norm", "%s", cases[i].fx);
         json_t *c = candidates(k, "region_group_norm");
         const json_t *cs = json_object_get(c, "candidates");
         cr_assert_eq(json_array_size(cs), 4);
@@ -137,7 +137,7 @@ Test(region_agents, layer_norm_over_trailing_dims) {
     artifact *r = NULL;
     for (size_t f = 0; f < 2; f++) {
         json_t *k = region_ctx(longer[f], 0, 2, &r);
-        cr_assert_eq(builtin_region_match(k), KF_NONE, "%s: rows of 64 segments or more", longer[f]);
+        cr_assert_eq(builtin_region_match(tu_kf(k)), KF_NONE, "%s: rows of 64 segments or more", longer[f]);
         json_decref(k);
         artifact_free(r);
     }
@@ -150,7 +150,7 @@ Test(region_agents, layer_norm_over_trailing_dims) {
                "\"numel(in_ptr1) == 524288\"", 3}};
     for (size_t f = 0; f < 2; f++) {
         json_t *k = region_ctx(ok[f].fx, 0, 2, &r);
-        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_layer_norm", "%s", ok[f].fx);
+        cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_layer_norm", "%s", ok[f].fx);
         json_t *c = candidates(k, "region_layer_norm");
         const json_t *cs = json_object_get(c, "candidates");
         cr_assert_eq(json_array_size(cs), ok[f].ncands, "%s: the segment sizes that cut a row into at most 32", ok[f].fx);
@@ -176,12 +176,12 @@ Test(region_agents, norm_regions_refuse_other_work_and_mixed_types) {
     char *text = tu_read_fixture("tests/fixtures/inductor/scratch_ln_1m_rows_g0.py", &len);
     artifact *r = NULL;
     json_t *k0 = region_ctx_text(text, 0, 2, &r);
-    cr_assert_eq(builtin_region_match(k0), KF_REGION_LAYER_NORM, "the module as captured is one");
+    cr_assert_eq(builtin_region_match(tu_kf(k0)), KF_REGION_LAYER_NORM, "the module as captured is one");
     json_decref(k0);
     artifact_free(r);
     /* the statistics alone (launches 0..1): x in, mean and m2 out */
     json_t *k = region_ctx_text(text, 0, 1, &r);
-    cr_assert_eq(builtin_region_match(k), KF_NONE);
+    cr_assert_eq(builtin_region_match(tu_kf(k)), KF_NONE);
     json_decref(k);
     artifact_free(r);
     /* one edit of the captured module each: none of them is a norm region */
@@ -200,7 +200,7 @@ Test(region_agents, norm_regions_refuse_other_work_and_mixed_types) {
         kbuf_puts(&t, text);
         cr_assert_geq(kbuf_replace_first(&t, edits[i].from, edits[i].to), 0, "%s", edits[i].why);
         k = region_ctx_text(kbuf_str(&t), 0, 2, &r);
-        cr_assert_eq(builtin_region_match(k), KF_NONE, "%s", edits[i].why);
+        cr_assert_eq(builtin_region_match(tu_kf(k)), KF_NONE, "%s", edits[i].why);
         json_decref(k);
         artifact_free(r);
         kbuf_free(&t);
@@ -212,18 +212,18 @@ Test(region_agents, no_template_for_other_regions_or_kernels) {
     artifact *r = NULL;
     /* the softmax's statistics alone: three external tensors, no template */
     json_t *k = region_ctx("tests/fixtures/inductor/02_softmax_wide_g0.py", 0, 3, &r);
-    cr_assert_eq(builtin_region_match(k), KF_NONE);
+    cr_assert_eq(builtin_region_match(tu_kf(k)), KF_NONE);
     json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
                              "region_softmax", "variants", "seg", 8192, "num_warps", 8);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), KOPT_E_CANDIDATE);
     json_decref(plan);
     json_decref(k);
     /* an ordinary kernel is not a region */
     int n = artifact_find_kernel(r, "triton_poi_fused__softmax_exp_sub_4");
     k = opt_kernel_ctx(r, n, NULL);
-    cr_assert_eq(builtin_region_match(k), KF_NONE);
+    cr_assert_eq(builtin_region_match(tu_kf(k)), KF_NONE);
     json_decref(k);
     artifact_free(r);
 }
@@ -270,9 +270,9 @@ Test(region_agents, avg_pool3d_reads_its_arguments) {
     json_t *k = pool_ctx_with(NULL, &r);
     cr_assert_str_eq(json_string_value(json_object_get(k, "vendor_call")),
                      "torch.ops.aten.avg_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, None)");
-    cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "region_avg_pool");
+    cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_avg_pool");
     pool_spec ps;
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert_eq(ps.nd, 3);
     for (int i = 0; i < 3; i++) cr_assert(ps.k[i] == 3 && ps.s[i] == 2 && ps.p[i] == 1);
     cr_assert_eq(ps.ceil, 0);
@@ -308,28 +308,28 @@ Test(region_agents, avg_pool_argument_forms) {
     pool_spec ps;
     /* one value for all dimensions, stride defaulting to the window, padding counted */
     json_t *k = pool_ctx_with("[2], [], [0], False, True, None", &r);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1, "2x2x2 windows of stride 2 give the fixture's 32x64x64 too");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "2x2x2 windows of stride 2 give the fixture's 32x64x64 too");
     cr_assert(ps.k[0] == 2 && ps.s[0] == 2 && ps.s[2] == 2 && ps.p[1] == 0 && ps.count_pad == 1);
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with("[3], [1], [1], False, True, None", &r);
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "stride 1 gives 64x128x128, not the output call() allocates");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "stride 1 gives 64x128x128, not the output call() allocates");
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with("[3], [2], [1]", &r);   /* count_include_pad defaults to True */
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert_eq(ps.count_pad, 1);
     cr_assert(ps.k[2] == 3 && ps.s[1] == 2 && ps.p[0] == 1);
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with("[3, 3, 3], [2, 2, 2], [1, 1, 1], False, False, 7", &r);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert_eq(ps.divisor, 7);
     json_decref(k);
     artifact_free(r);
     /* a window of another shape in each dimension: each reaches its own constexpr */
     k = pool_ctx_with("[2, 3, 2], [2, 2, 2], [0, 1, 0], False, True, None", &r);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     json_t *c = candidates(k, "region_avg_pool");
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
     cr_assert(strstr(src, "\"KD\": 2, \"KH\": 3, \"KW\": 2") && strstr(src, "\"PD\": 0, \"PH\": 1, \"PW\": 0"), "%s", src);
@@ -347,18 +347,18 @@ Test(region_agents, avg_pool_argument_forms) {
                                      "[3, 3], [2, 2, 2], [1, 1, 1], False, False, None"};
     for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
         k = pool_ctx_with(no[i], &r);
-        cr_assert_eq(builtin_pool_match(k, &ps), 0, "accepted: %s", no[i]);
-        cr_assert_eq(builtin_region_match(k), KF_NONE);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "accepted: %s", no[i]);
+        cr_assert_eq(builtin_region_match(tu_kf(k)), KF_NONE);
         json_decref(k);
         artifact_free(r);
     }
     k = pool_ctx_with("[9, 9, 9], [2, 2, 2], [4, 4, 4], False, False, None", &r);
-    cr_assert_eq(builtin_pool_match(k, &ps), 0, "a 729-element window is past the unrolled limit");
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0, "a 729-element window is past the unrolled limit");
     json_decref(k);
     artifact_free(r);
     k = pool_ctx_with(NULL, &r);
     json_object_set_new(k, "vendor_call", json_string("torch.ops.aten.max_pool3d.default(in_ptr0, [3, 3, 3], [2, 2, 2])"));
-    cr_assert_eq(builtin_pool_match(k, &ps), 0);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 0);
     json_decref(k);
     artifact_free(r);
 }
@@ -370,8 +370,8 @@ Test(region_agents, avg_pool3d_slides_only_down_a_shared_depth) {
     pool_spec ps;
     /* depth 2 of stride 2 (no shared plane), height and width 3 of stride 2: the same output */
     json_t *k = pool_ctx_with("[2, 3, 3], [2, 2, 2], [0, 1, 1], False, False, None", &r);
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
-    json_t *v = builtin_pool_variants(k);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
+    json_t *v = builtin_pool_variants(tu_kf(k));
     cr_assert_gt(json_array_size(v), 0);
     for (size_t i = 0; i < json_array_size(v); i++)
         cr_assert_null(json_object_get(json_array_get(v, i), "odc"), "variant %zu slides down an unshared depth", i);
@@ -383,7 +383,7 @@ Test(region_agents, avg_pool3d_slides_only_down_a_shared_depth) {
                              "region_avg_pool", "variants", "bh", 1, "bw", 64, "num_warps", 1, "odc", 1);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_pool_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
     cr_assert(src && strstr(src, "\"kernel\": \"_pool_slide\"") && strstr(src, "\"ODC\": 1}"), "%s", src ? src : "?");
     json_decref(out);
@@ -397,10 +397,10 @@ Test(region_agents, avg_pool3d_example_problem_shape) {
     artifact *r = NULL;
     json_t *k = region_ctx("tests/fixtures/inductor/18_avg_pool3d_g0.py", 0, 0, &r);
     pool_spec ps;
-    cr_assert_eq(builtin_pool_match(k, &ps), 1);
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     cr_assert_eq(ps.nd, 3);
     cr_assert_eq(ps.out_w, 32);
-    json_t *v = builtin_pool_variants(k);
+    json_t *v = builtin_pool_variants(tu_kf(k));
     /* the tile's width follows the output's: sliding tiles of half of it first, then plain ones */
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "bw")), 16);
     cr_assert_eq(json_integer_value(json_object_get(json_array_get(v, 0), "odc")), 8);

@@ -25,10 +25,10 @@ static json_t *only_kernel(const artifact *a) {
 /* The candidates of the planner's scan variants; each through gate 1 against kernel K. */
 static json_t *scan_candidates(const json_t *k, const art_kernel *K) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "scan", "variants",
-                             builtin_rewrite_variants(kfamily_parse("scan"), k));
+                             builtin_rewrite_variants(kfamily_parse("scan"), tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
     json_decref(plan);
     tu_expect_gate1(out, K);
     return out;
@@ -49,7 +49,7 @@ Test(scan, middle_dimension_at_two_sizes) {
         json_t *k = only_kernel(a);
         cr_assert_eq(json_array_size(json_object_get(json_object_get(k, "shapes"), "in_ptr0")), 3, "%s: the input's shape", fx[f]);
         double eps = 0;
-        cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "scan", "%s", fx[f]);
+        cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "scan", "%s", fx[f]);
         json_t *out = scan_candidates(k, &a->kernels[0]);
         size_t n = json_array_size(json_object_get(out, "candidates"));
         /* the small module is (256, 256, 256): every dimension fits the sizes, and the FX graph's
@@ -68,7 +68,7 @@ Test(scan, exclusive_rows_shift_from_the_graph) {
     artifact *a = tu_load_inductor("suite_level1_30_exclusive_cumsum_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "scan");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "scan");
     json_t *out = scan_candidates(k, &a->kernels[0]);
     /* constant_pad_nd(x, [1, 0]) in the graph: the input shifted by +1 only */
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4u);
@@ -89,7 +89,7 @@ Test(scan, masked_rows_find_the_boolean_argument) {
     artifact *a = tu_load_inductor("suite_level1_31_masked_cumsum_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(k, &eps)), "scan");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "scan");
     json_t *out = scan_candidates(k, &a->kernels[0]);
     cr_expect_eq(count_with(out, "\"MASKED\": True"), json_array_size(json_object_get(out, "candidates")));
     /* the mask is whichever input is declared *i1: here in_ptr0, the values in_ptr1 */
@@ -105,7 +105,7 @@ Test(scan, plain_last_dimension_keeps_row_cumsum) {
     artifact *a = tu_load_inductor("suite_level1_27_cumsum_rows_small_g0.py");
     json_t *k = only_kernel(a);
     double eps = 0;
-    const char *m = tu_family(builtin_rewrite_match(k, &eps));
+    const char *m = tu_family(builtin_rewrite_match(tu_kf(k), &eps));
     cr_assert(m && (!strcmp(m, "row_cumsum") || !strcmp(m, "scan")), "%s", m ? m : "(none)");
     json_decref(k);
     artifact_free(a);
@@ -123,7 +123,7 @@ Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
         int ki = artifact_find_kernel(r, REGION_PREFIX "0");
         cr_assert_geq(ki, 0);
         json_t *k = opt_kernel_ctx(r, ki, NULL);
-        cr_assert_str_eq(kfamily_name(builtin_region_match(k)), "scan", "%s", fx[f]);
+        cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "scan", "%s", fx[f]);
         json_t *out = scan_candidates(k, &r->kernels[ki]);
         /* cumsum(rev(x), -1): the last dimension only (the sizes alone allow both) */
         cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4u, "%s", fx[f]);
@@ -134,7 +134,7 @@ Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
         /* the member kernels alone are not scans the template computes */
         for (size_t i = 0; i < a->nkernels; i++) {
             json_t *mk = opt_kernel_ctx(a, (int)i, NULL);
-            cr_expect_null(builtin_scan_match(mk), "%s alone", a->kernels[i].name);
+            cr_expect_null(builtin_scan_match(tu_kf(mk)), "%s alone", a->kernels[i].name);
             json_decref(mk);
         }
         json_decref(out);
@@ -152,7 +152,7 @@ Test(scan, not_a_scan) {
         artifact *a = tu_load_inductor(fx[f]);
         for (size_t i = 0; i < a->nkernels; i++) {
             json_t *k = opt_kernel_ctx(a, (int)i, NULL);
-            cr_expect_null(builtin_scan_match(k), "%s: %s", fx[f], a->kernels[i].name);
+            cr_expect_null(builtin_scan_match(tu_kf(k)), "%s: %s", fx[f], a->kernels[i].name);
             json_decref(k);
         }
         artifact_free(a);

@@ -51,7 +51,7 @@ static json_t *render(const json_t *k, const char *tmpl, json_t *variants) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants", variants);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(k, plan, &out, &e), 0, "%s: %s", tmpl, e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s: %s", tmpl, e.msg);
     json_decref(plan);
     return out;
 }
@@ -89,11 +89,11 @@ Test(templates, rewrite_templates_match_their_goldens) {
         for (size_t k = 0; k < a->nkernels; k++) {
             json_t *kc = opt_kernel_ctx(a, (int)k, NULL);
             double eps = 0;
-            kfamily first = builtin_rewrite_match(kc, &eps);
+            kfamily first = builtin_rewrite_match(tu_kf(kc), &eps);
             for (int j = 0; j < 2; j++) {   /* the family, and a second one offered beside it */
-                const char *t = tu_family(j ? builtin_rewrite_second(kc, first) : first);
+                const char *t = tu_family(j ? builtin_rewrite_second(tu_kf(kc), first) : first);
                 if (!t) continue;
-                json_t *out = render(kc, t, builtin_rewrite_variants(kfamily_parse(t), kc));
+                json_t *out = render(kc, t, builtin_rewrite_variants(kfamily_parse(t), tu_kf(kc)));
                 kbuf b = KBUF_INIT;
                 all_sources(out, &b);
                 char *name = kasprintf("%.*s_k%zu_%s.txt", (int)(strlen(fixtures[f]) - 3), fixtures[f], k, t);
@@ -135,8 +135,8 @@ Test(templates, region_templates_match_their_goldens) {
         cr_assert_eq(region_build(a, cases[c].first, cases[c].last, REGION_PREFIX "0", &rb, &e), 0, "%s", e.msg);
         cr_assert_eq(artifact_parse(kbuf_str(&rb), rb.len, &r, &e), 0, "%s", e.msg);
         json_t *kc = opt_kernel_ctx(r, artifact_find_kernel(r, REGION_PREFIX "0"), NULL);
-        cr_assert_str_eq(kfamily_name(builtin_region_match(kc)), cases[c].tmpl);
-        json_t *out = render(kc, cases[c].tmpl, builtin_region_variants(kfamily_parse(cases[c].tmpl), kc));
+        cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(kc))), cases[c].tmpl);
+        json_t *out = render(kc, cases[c].tmpl, builtin_region_variants(kfamily_parse(cases[c].tmpl), tu_kf(kc)));
         kbuf b = KBUF_INIT;
         all_sources(out, &b);
         char *name = kasprintf("%.*s_%s.txt", (int)(strlen(cases[c].fixture) - 3), cases[c].fixture, cases[c].tmpl);
@@ -245,7 +245,7 @@ Test(templates, refuses_what_it_cannot_render_exactly) {
  * and expects each to pass gate 1's C checks and to contain `needle` (NULL: anything); returns
  * how many there were. */
 static int variants_pass_gate1(const artifact *a, const json_t *kc, const char *tmpl, const char *needle) {
-    json_t *out = render(kc, tmpl, builtin_rewrite_variants(kfamily_parse(tmpl), kc));
+    json_t *out = render(kc, tmpl, builtin_rewrite_variants(kfamily_parse(tmpl), tu_kf(kc)));
     size_t i;
     json_t *c;
     int n = 0;
@@ -294,7 +294,7 @@ Test(templates, row_split_candidates_pass_gate1) {
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(kc, &eps)), "row_split_softmax");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_split_softmax");
     cr_expect_eq(variants_pass_gate1(a, kc, "row_split_softmax", NULL), 4);
     json_decref(kc);
     artifact_free(a);
@@ -311,7 +311,7 @@ Test(templates, row_split_candidates_pass_gate1) {
         }
         cr_assert_eq(artifact_parse(kbuf_str(&big), big.len, &a, &e), 0, "%s", e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
-        const char *m = tu_family(builtin_rewrite_match(kc, &eps));
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
         if (t == 0) cr_expect(!m || strcmp(m, "row_split_softmax"), "matched at 8M columns");
         else cr_expect(m && !strcmp(m, "row_split_softmax"), "no match at 4M columns");
         json_decref(kc);
@@ -366,7 +366,7 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
         json_t *kc = opt_kernel_ctx(a, 0, NULL);
         double eps = -1;
-        const char *m = tu_family(builtin_rewrite_match(kc, &eps));
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
         cr_assert(m && !strcmp(m, cases[c].tmpl), "%s: matched %s", cases[c].fixture, m ? m : "nothing");
         cr_expect_eq(eps, cases[c].eps);
         cr_expect_eq(variants_pass_gate1(a, kc, m, cases[c].tmpl[11] == '1' ? "\"P\": 1" : "\"P\": 2"), 4);
@@ -391,7 +391,7 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
             kc = opt_kernel_ctx(a, 0, NULL);
             int p = 0;
             double ep = 0;
-            cr_expect_eq(builtin_normalize_match(kc, &p, &ep), 0, "%s: still matched with %s", cases[c].fixture, edits[t][1]);
+            cr_expect_eq(builtin_normalize_match(tu_kf(kc), &p, &ep), 0, "%s: still matched with %s", cases[c].fixture, edits[t][1]);
             json_decref(kc);
             artifact_free(a);
             edited++;
@@ -416,11 +416,11 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
     double eps = 0;
     long long ch = 0;
     int aff = 0;
-    cr_assert_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 1);
+    cr_assert_eq(builtin_instance_norm_match(tu_kf(kc), &eps, &ch, &aff), 1);
     cr_expect_eq(eps, 1e-05);
     cr_expect_eq(ch, 128);
     cr_expect_eq(aff, 1);
-    const char *m = tu_family(builtin_rewrite_match(kc, &eps));
+    const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
     cr_assert(m && !strcmp(m, "row_split_instance_norm"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "\"numel(in_ptr1) == 128\""), 4);
     cr_expect_eq(variants_pass_gate1(a, kc, m, "\"out_ptr2\", \"part\""), 4);
@@ -438,7 +438,7 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0, NULL);
-        cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "still matched with %s", edits[t][1]);
+        cr_expect_eq(builtin_instance_norm_match(tu_kf(kc), &eps, &ch, &aff), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
@@ -457,12 +457,12 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
-    cr_assert_eq(builtin_layer_norm_match(kc, &eps), 1);
+    cr_assert_eq(builtin_layer_norm_match(tu_kf(kc), &eps), 1);
     cr_expect_eq(eps, 1e-05);
     long long ch = 0;
     int aff = 0;
-    cr_expect_eq(builtin_instance_norm_match(kc, &eps, &ch, &aff), 0, "a layer norm taken for an instance norm");
-    const char *m = tu_family(builtin_rewrite_match(kc, &eps));
+    cr_expect_eq(builtin_instance_norm_match(tu_kf(kc), &eps, &ch, &aff), 0, "a layer norm taken for an instance norm");
+    const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
     cr_assert(m && !strcmp(m, "row_split_layer_norm"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "\"AFFINE\": 2"), 4);
     json_decref(kc);
@@ -481,7 +481,7 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0, NULL);
-        cr_expect_eq(builtin_layer_norm_match(kc, &eps), 0, "still matched with %s", edits[t][1]);
+        cr_expect_eq(builtin_layer_norm_match(tu_kf(kc), &eps), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
@@ -500,13 +500,13 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     cr_assert_eq(a->nkernels, 2);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
-    cr_expect_eq(builtin_softmax_stats_match(kc), 1);
-    const char *m = tu_family(builtin_rewrite_match(kc, &eps));
+    cr_expect_eq(builtin_softmax_stats_match(tu_kf(kc)), 1);
+    const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
     cr_assert(m && !strcmp(m, "row_softmax_stats"), "matched %s", m ? m : "nothing");
     cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), 7);
     json_decref(kc);
     kc = opt_kernel_ctx(a, 1, NULL);
-    cr_expect_eq(builtin_softmax_stats_match(kc), 0, "the nll/mean kernel taken for softmax statistics");
+    cr_expect_eq(builtin_softmax_stats_match(tu_kf(kc)), 0, "the nll/mean kernel taken for softmax statistics");
     json_decref(kc);
     artifact_free(a);
     static const char *const edits[][2] = {
@@ -522,7 +522,7 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0, NULL);
-        cr_expect_eq(builtin_softmax_stats_match(kc), 0, "still matched with %s", edits[t][1]);
+        cr_expect_eq(builtin_softmax_stats_match(tu_kf(kc)), 0, "still matched with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
@@ -549,10 +549,10 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
         }
         cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
-        m = tu_family(builtin_rewrite_match(kc, &eps));
+        m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
         cr_expect_eq(m && !strcmp(m, "row_softmax_stats"), shapes[t].match, "case %zu matched %s", t, m ? m : "nothing");
         if (shapes[t].match) {
-            json_t *v = builtin_rewrite_variants(kfamily_parse(m), kc);
+            json_t *v = builtin_rewrite_variants(kfamily_parse(m), tu_kf(kc));
             cr_expect_eq(json_array_size(v), shapes[t].nvariants, "case %zu: %zu variants", t, json_array_size(v));
             json_decref(v);
             cr_expect_eq(variants_pass_gate1(a, kc, m, "_row_softmax_stats"), (int)shapes[t].nvariants);
@@ -579,9 +579,9 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     char out[16] = "";
     double eps = 0;
-    cr_expect_eq(builtin_logsumexp_match(kc, out, sizeof out), 1);
+    cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
     cr_expect_str_eq(out, "in_out_ptr0");
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(kc, &eps)), "row_logsumexp");
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_logsumexp");
     cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp", "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\""), 7);
     json_decref(kc);
     artifact_free(a);
@@ -604,8 +604,8 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0, NULL);
-        cr_expect_eq(builtin_logsumexp_match(kc, out, sizeof out), 0, "still matched with %s", edits[t][1]);
-        cr_expect_neq(builtin_rewrite_match(kc, &eps), KF_ROW_LOGSUMEXP, "still row_logsumexp with %s", edits[t][1]);
+        cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 0, "still matched with %s", edits[t][1]);
+        cr_expect_neq(builtin_rewrite_match(tu_kf(kc), &eps), KF_ROW_LOGSUMEXP, "still row_logsumexp with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
@@ -643,10 +643,10 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
         }
         cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "form %zu: %s", t, e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
-        kfamily f = builtin_rewrite_match(kc, &eps);
+        kfamily f = builtin_rewrite_match(tu_kf(kc), &eps);
         cr_expect_eq(f == KF_ROW_LOGSUMEXP, forms[t].match, "form %zu matched %s", t, kfamily_name(f));
         if (forms[t].match) {
-            cr_expect_eq(builtin_logsumexp_match(kc, out, sizeof out), 1);
+            cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
             cr_expect_eq(!strcmp(out, "in_out_ptr0"), forms[t].first, "form %zu: output %s", t, out);
             cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp",
                                              forms[t].first ? "\"params\": [\"in_out_ptr0\", \"in_ptr0\"" : "\"params\": [\"in_ptr0\", \"out_ptr0\""),
@@ -668,10 +668,10 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
     for (size_t t = 0; t < sizeof real / sizeof *real; t++) {
         a = tu_load_inductor(real[t].fixture);
         kc = opt_kernel_ctx(a, 0, NULL);
-        kfamily f = builtin_rewrite_match(kc, &eps);
+        kfamily f = builtin_rewrite_match(tu_kf(kc), &eps);
         cr_expect_eq(f == KF_ROW_LOGSUMEXP, real[t].out != NULL, "%s matched %s", real[t].fixture, kfamily_name(f));
         if (real[t].out) {
-            cr_expect_eq(builtin_logsumexp_match(kc, out, sizeof out), 1);
+            cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
             cr_expect_str_eq(out, real[t].out);
             char want[64];
             snprintf(want, sizeof want, "\"args\": [\"in_ptr0\", \"%s\", \"r0_numel\"]", real[t].out);

@@ -11,6 +11,10 @@
  * text, failing the test when it is refused (the caller frees it with candidate_free);
  * tu_parse_refusal asserts a text's refusal and returns its message (the caller frees it).
  * tu_family: a family's name (agents/family.h), NULL for KF_NONE (tests compare names).
+ * tu_kf: a planner-context kernel object read into kernel facts (agents/kfacts.h), as the
+ * built-in agents read it at their edge; the facts borrow `k`'s strings and live in a ring of
+ * TU_KF_RING slots (the oldest freed on reuse, all at the test process's exit), so a test passes
+ * tu_kf(k) where a family function takes a kfacts and keeps `k` alive while it uses the result.
  * tu_alive_with: whether a live process (not a zombie, not a `sh -c` that names it) has `marker`
  * in its command line (the sandbox tests' escape checks).
  */
@@ -27,6 +31,7 @@
 #include <string.h>
 
 #include "agents/family.h"
+#include "agents/kfacts.h"
 #include "artifact/artifact.h"
 #include "gates/candidate.h"
 #include "gates/gate1.h"
@@ -58,6 +63,21 @@ static inline int tu_alive_with(const char *marker) {
 }
 
 static inline const char *tu_family(kfamily f) { return f == KF_NONE ? NULL : kfamily_name(f); }
+
+enum { TU_KF_RING = 16 };
+static kfacts tu_kf_ring[TU_KF_RING];
+static size_t tu_kf_next;
+
+__attribute__((destructor)) static void tu_kf_release(void) {
+    for (size_t i = 0; i < TU_KF_RING; i++) kfacts_free(&tu_kf_ring[i]);
+}
+
+static inline const kfacts *tu_kf(const json_t *k) {
+    kfacts *f = &tu_kf_ring[tu_kf_next++ % TU_KF_RING];
+    kfacts_free(f);
+    kfacts_read(k, f);
+    return f;
+}
 
 static inline char *tu_fixture_path(const char *rel) {
     char *root = fs_kopt_root();
