@@ -128,6 +128,12 @@ TARGETS = {
         "extra": True,
         "stages": [("unit", "@(groupstats|templates)/*")],
     },
+    "src/agents/kfacts.c": {
+        # not verdict code (`--files kfacts.c`): the planner context's kernel object read into the
+        # typed facts every family matcher decides from
+        "extra": True,
+        "stages": [("unit", "@(kfacts|agents|tuned|pool|scan|region_agents|families_recorded)/*")],
+    },
     "src/agents/builtin_aligned.c": {
         # not verdict code (`--files builtin_aligned.c`): which split reductions aligned_chunks
         # recognises and the text it writes (the goldens pin it; the interpreter test runs them)

@@ -27,6 +27,47 @@
 
 typedef struct { int xb, rb, yb, nw, ns; } cfg;
 
+/* One entry of the search's history (agent.h's planner context), read once at the planner's
+ * edge by hist_read. */
+typedef struct hentry {
+    cfg c;                 /* its configuration's block sizes, warps and stages (0: absent) */
+    int is_template;       /* a rewrite's candidate: "template" in its configuration */
+    double ms;             /* kernel_ms; NAN when it was not measured */
+    agent_outcome outcome;
+    int round;
+} hentry;
+typedef struct hist {
+    hentry *v;
+    size_t n;
+} hist;
+
+/* The configurations proposed so far (in order; push keeps it within its cap). */
+enum { PLAN_MAX_CFGS = 64 };
+typedef struct clist {
+    cfg v[PLAN_MAX_CFGS];
+    size_t n;
+} clist;
+
+static cfg cfg_of(const json_t *o) {
+    return (cfg){(int)json_integer_value(json_object_get(o, "XBLOCK")), (int)json_integer_value(json_object_get(o, "R0_BLOCK")),
+                 (int)json_integer_value(json_object_get(o, "YBLOCK")), (int)json_integer_value(json_object_get(o, "num_warps")),
+                 (int)json_integer_value(json_object_get(o, "num_stages"))};
+}
+
+static void hist_read(const json_t *history, hist *h) {
+    h->n = 0;
+    h->v = json_array_size(history) ? kcalloc(json_array_size(history), sizeof *h->v) : NULL;
+    size_t i;
+    json_t *e;
+    json_array_foreach(history, i, e) {
+        const json_t *c = json_object_get(e, "config"), *ms = json_object_get(e, "kernel_ms");
+        h->v[h->n++] = (hentry){cfg_of(c), json_object_get(c, "template") != NULL,
+                                json_is_number(ms) ? json_number_value(ms) : NAN,
+                                agent_outcome_parse(json_string_value(json_object_get(e, "outcome"))),
+                                (int)json_integer_value(json_object_get(e, "round"))};
+    }
+}
+
 
 /* block b is allowed for a dimension of n elements (masked or not) */
 static int fits(long long b, long long n, int is_masked) {
@@ -43,18 +84,13 @@ static json_t *cfg_json(const cfg *c) {
     return o;
 }
 
-static int cfg_eq(const cfg *a, const json_t *o) {
-    return a->xb == json_integer_value(json_object_get(o, "XBLOCK")) &&
-           a->rb == json_integer_value(json_object_get(o, "R0_BLOCK")) &&
-           a->yb == json_integer_value(json_object_get(o, "YBLOCK")) &&
-           a->nw == json_integer_value(json_object_get(o, "num_warps")) &&
-           a->ns == json_integer_value(json_object_get(o, "num_stages"));
+static int cfg_eq(const cfg *a, const cfg *b) {
+    return a->xb == b->xb && a->rb == b->rb && a->yb == b->yb && a->nw == b->nw && a->ns == b->ns;
 }
 
-static int tried(const json_t *history, const cfg *c) {
-    size_t i;
-    json_t *h;
-    json_array_foreach(history, i, h) if (cfg_eq(c, json_object_get(h, "config"))) return 1;
+static int tried(const hist *history, const cfg *c) {
+    for (size_t i = 0; i < history->n; i++)
+        if (cfg_eq(c, &history->v[i].c)) return 1;
     return 0;
 }
 
@@ -75,17 +111,16 @@ static int valid(const kfacts *k, const cfg *c) {
     return plausible(c);
 }
 
-static void push(json_t *list, const kfacts *k, const json_t *history, const cfg *c, size_t max) {
-    if (json_array_size(list) >= max || !valid(k, c) || tried(history, c)) return;
-    size_t i;
-    json_t *o;
-    json_array_foreach(list, i, o) if (cfg_eq(c, o)) return;
-    json_array_append_new(list, cfg_json(c));
+static void push(clist *list, const kfacts *k, const hist *history, const cfg *c, size_t max) {
+    if (list->n >= max || list->n >= PLAN_MAX_CFGS || !valid(k, c) || tried(history, c)) return;
+    for (size_t i = 0; i < list->n; i++)
+        if (cfg_eq(c, &list->v[i])) return;
+    list->v[list->n++] = *c;
 }
 
 static const int WARPS[] = {2, 4, 8, 16, 32};
 
-static void coarse(json_t *list, const kfacts *k, const json_t *history, size_t max) {
+static void coarse(clist *list, const kfacts *k, const hist *history, size_t max) {
     int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK"), has_y = kf_strs_has(&k->constexprs, "YBLOCK");
     long long rn = kfacts_numel(k, "r0_numel");
     if (has_r) {
@@ -143,28 +178,26 @@ static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
 }
 
 /* Neighbours of the best measured configurations: one knob one step away. */
-static void beam(json_t *list, const kfacts *k, const json_t *history, size_t width, size_t max) {
-    json_t *best = json_array();
-    size_t i;
-    json_t *h;
-    json_array_foreach(history, i, h) {
-        if (!json_is_number(json_object_get(h, "kernel_ms"))) continue;
-        double t = json_number_value(json_object_get(h, "kernel_ms"));
+static void beam(clist *list, const kfacts *k, const hist *history, size_t width, size_t max) {
+    /* the measured entries, fastest first (a stable insertion: ties keep the history's order) */
+    const hentry **best = history->n ? kcalloc(history->n, sizeof *best) : NULL;
+    size_t nbest = 0;
+    for (size_t i = 0; i < history->n; i++) {
+        const hentry *h = &history->v[i];
+        if (isnan(h->ms)) continue;
         size_t pos = 0;
-        while (pos < json_array_size(best) && json_number_value(json_object_get(json_array_get(best, pos), "kernel_ms")) <= t) pos++;
-        json_array_insert(best, pos, h);
+        while (pos < nbest && best[pos]->ms <= h->ms) pos++;
+        memmove(best + pos + 1, best + pos, (nbest - pos) * sizeof *best);
+        best[pos] = h;
+        nbest++;
     }
-    for (i = 0; i < json_array_size(best) && i < width; i++) {
-        const json_t *c0 = json_object_get(json_array_get(best, i), "config");
-        cfg b = {(int)json_integer_value(json_object_get(c0, "XBLOCK")), (int)json_integer_value(json_object_get(c0, "R0_BLOCK")),
-                 (int)json_integer_value(json_object_get(c0, "YBLOCK")), (int)json_integer_value(json_object_get(c0, "num_warps")),
-                 (int)json_integer_value(json_object_get(c0, "num_stages"))};
+    for (size_t i = 0; i < nbest && i < width; i++) {
         cfg n[NEIGHBOURS];
-        neighbours(&b, n);
+        neighbours(&best[i]->c, n);
         for (int j = 0; j < NEIGHBOURS; j++)
             if (n[j].nw <= 32) push(list, k, history, &n[j], max);
     }
-    json_decref(best);
+    free(best);
 }
 
 /* Coordinate descent's first step from Inductor's own autotuned configuration (the kernel
@@ -172,7 +205,7 @@ static void beam(json_t *list, const kfacts *k, const json_t *history, size_t wi
  * knob one step away, the configuration itself left out (it is what the module runs). Nothing
  * when Inductor's coordinate descent found it (its neighbours were measured already). Returns
  * how many were added. */
-static size_t seed_from_tuned(json_t *list, const kfacts *k, const json_t *history, size_t max) {
+static size_t seed_from_tuned(clist *list, const kfacts *k, const hist *history, size_t max) {
     const kf_tuned *t = &k->tuned;
     if (!t->present || t->found_by_coordesc) return 0;
     cfg b = {t->xblock, t->r0_block, t->yblock, t->num_warps, t->num_stages};
@@ -180,30 +213,27 @@ static size_t seed_from_tuned(json_t *list, const kfacts *k, const json_t *histo
     /* its block sizes must be the kernel's: a reduction block for a kernel without one is not
      * this kernel's configuration */
     if (kf_strs_has(&k->constexprs, "R0_BLOCK") != (b.rb > 0) || kf_strs_has(&k->constexprs, "YBLOCK") != (b.yb > 0)) return 0;
-    size_t before = json_array_size(list);
+    size_t before = list->n;
     cfg n[NEIGHBOURS];
     neighbours(&b, n);
     for (int j = 0; j < NEIGHBOURS; j++)
         if (n[j].nw <= 32 && memcmp(&n[j], &b, sizeof b)) push(list, k, history, &n[j], max);
-    return json_array_size(list) - before;
+    return list->n - before;
 }
 
-static double best_ms(const json_t *history, int before_round) {
+static double best_ms(const hist *history, int before_round) {
     double best = INFINITY;
-    size_t i;
-    json_t *h;
-    json_array_foreach(history, i, h) {
-        if (before_round >= 0 && json_integer_value(json_object_get(h, "round")) >= before_round) continue;
-        if (json_is_number(json_object_get(h, "kernel_ms")) && json_number_value(json_object_get(h, "kernel_ms")) < best)
-            best = json_number_value(json_object_get(h, "kernel_ms"));
+    for (size_t i = 0; i < history->n; i++) {
+        const hentry *h = &history->v[i];
+        if (before_round >= 0 && h->round >= before_round) continue;
+        if (!isnan(h->ms) && h->ms < best) best = h->ms;
     }
     return best;
 }
 
 /* The plans for kernel k in the planner's context ctx into *out (a new {"plans": [...]}, with
  * "why" when there are none). */
-static void plan_kernel(const kfacts *k, const json_t *ctx, json_t **out) {
-    const json_t *history = json_object_get(ctx, "history");
+static void plan_kernel(const kfacts *k, const hist *history, const json_t *ctx, json_t **out) {
     int round = (int)json_integer_value(json_object_get(ctx, "round"));
     json_int_t left = json_integer_value(json_object_get(json_object_get(ctx, "budget"), "candidates_left"));
     size_t max = left > 0 && left < 16 ? (size_t)left : 16;
@@ -240,13 +270,7 @@ static void plan_kernel(const kfacts *k, const json_t *ctx, json_t **out) {
     kfamily tmpl = builtin_rewrite_match(k, &eps);
     if (tmpl != KF_NONE && round == 0) {
         int refused = 0;
-        size_t i;
-        json_t *v;
-        json_array_foreach(history, i, v) {
-            const json_t *cf = json_object_get(v, "config");
-            agent_outcome o = agent_outcome_parse(json_string_value(json_object_get(v, "outcome")));
-            if (json_object_get(cf, "template") && o == AGENT_OUT_REFUSED) refused = 1;
-        }
+        for (size_t i = 0; i < history->n; i++) refused |= history->v[i].is_template && history->v[i].outcome == AGENT_OUT_REFUSED;
         kfamily second = builtin_rewrite_second(k, tmpl);
         for (int j = 0; !refused && j < 2; j++) {
             kfamily f = j ? second : tmpl;
@@ -256,43 +280,47 @@ static void plan_kernel(const kfacts *k, const json_t *ctx, json_t **out) {
                                                        "rationale", kfamily_rationale(f)));
         }
     }
-    json_t *configs = json_array();
+    clist configs = {.n = 0};
     const char *why;
     if (round == 0) {
         /* the autotuned configuration's neighbours first, on top of the usual grid's share */
-        size_t seeded = seed_from_tuned(configs, k, history, max);
+        size_t seeded = seed_from_tuned(&configs, k, history, max);
         size_t cap = max + seeded;
         if (left > 0 && cap > (size_t)left) cap = (size_t)left;
-        coarse(configs, k, history, cap);
+        coarse(&configs, k, history, cap);
         why = seeded ? "coordinate descent's first step from the configuration Inductor's autotuner chose (one "
                        "knob one step away), then a coarse grid over the block sizes the kernel's masks allow"
                      : "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
     } else {
         /* diversity: stop when the previous round did not improve on the rounds before it */
         if (round >= 2 && !(best_ms(history, round) < best_ms(history, round - 1))) {
-            json_decref(configs);
             json_object_set_new(*out, "why", json_string("the last round did not improve: search converged"));
             return;
         }
-        beam(configs, k, history, 3, max);
+        beam(&configs, k, history, 3, max);
         why = "beam around the three fastest measured configurations (one knob one step away)";
     }
-    if (json_array_size(configs) == 0) {
-        json_decref(configs);
+    if (configs.n == 0) {
         if (!json_array_size(plans)) json_object_set_new(*out, "why", json_string("no untried configuration left"));
         return;
     }
-    json_array_append_new(plans, json_pack("{s:s, s:{s:o}, s:s}", "direction", "launch_config", "params", "configs",
-                                           configs, "rationale", why));
+    json_t *arr = json_array();
+    for (size_t i = 0; i < configs.n; i++) json_array_append_new(arr, cfg_json(&configs.v[i]));
+    json_array_append_new(plans, json_pack("{s:s, s:{s:o}, s:s}", "direction", "launch_config", "params", "configs", arr,
+                                           "rationale", why));
 }
 
-/* The agent edge: the context's kernel read once into kfacts, the plans made over it. */
+/* The agent edge: the context's kernel and history read once into kfacts and a hist, the plans
+ * made over them. */
 static int planner_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     (void)self;
     (void)e;
     kfacts k;
+    hist h;
     kfacts_read(json_object_get(ctx, "kernel"), &k);
-    plan_kernel(&k, ctx, out);
+    hist_read(json_object_get(ctx, "history"), &h);
+    plan_kernel(&k, &h, ctx, out);
+    free(h.v);
     kfacts_free(&k);
     return 0;
 }

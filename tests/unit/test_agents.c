@@ -769,6 +769,80 @@ Test(agents, aligned_chunks_conditions) {
     artifact_free(a);
 }
 
+/* The configuration object c one knob one step from (xb, rb, nw, ns) (neighbours' steps: blocks
+ * and warps doubled or halved, stages 1 <-> 2 or 3). */
+static int one_step_from(const json_t *c, long long xb, long long rb, long long nw, long long ns) {
+    long long v[4] = {json_integer_value(json_object_get(c, "XBLOCK")), json_integer_value(json_object_get(c, "R0_BLOCK")),
+                      json_integer_value(json_object_get(c, "num_warps")), json_integer_value(json_object_get(c, "num_stages"))};
+    long long b[4] = {xb, rb, nw, ns};
+    int diff = 0;
+    for (int i = 0; i < 4; i++) diff += v[i] != b[i];
+    return diff == 1;
+}
+
+/* The planner reads its history once (typed at its edge): round 1 is a beam around the three
+ * fastest measured configurations -- unmeasured entries (kernel_ms null) are no centre, the
+ * fastest's neighbours come first -- and a rewrite refused before is not proposed again at
+ * round 0, while one that was only screened out is. */
+Test(agents, planner_history_beam_centres_and_refused_rewrite) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    agent *p = builtin_planner_new();
+    /* centres: (1, 2048, 8, 1) fastest, then (2, 2048, 8, 1), then (1, 4096, 8, 1); a faster entry
+     * that was never measured and a slow fourth one are not centres */
+    json_t *hist = json_pack("[{s:{s:i, s:i, s:i, s:i}, s:n, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i}]",
+                             "config", "XBLOCK", 4, "R0_BLOCK", 1024, "num_warps", 4, "num_stages", 1, "kernel_ms", "outcome",
+                             "refused", "round", 0, "config", "XBLOCK", 2, "R0_BLOCK", 2048, "num_warps", 8, "num_stages", 1,
+                             "kernel_ms", 1.5, "outcome", "screened-out", "round", 0, "config", "XBLOCK", 1, "R0_BLOCK", 2048,
+                             "num_warps", 8, "num_stages", 1, "kernel_ms", 1.0, "outcome", "screened-out", "round", 0, "config",
+                             "XBLOCK", 8, "R0_BLOCK", 4096, "num_warps", 32, "num_stages", 2, "kernel_ms", 9.0, "outcome",
+                             "screened-out", "round", 0, "config", "XBLOCK", 1, "R0_BLOCK", 4096, "num_warps", 8, "num_stages",
+                             1, "kernel_ms", 2.0, "outcome", "screened-out", "round", 0);
+    cr_assert_not_null(hist);
+    json_t *ctx = json_pack("{s:O, s:O, s:i, s:{s:i}}", "kernel", k, "history", hist, "round", 1, "budget", "candidates_left", 64);
+    json_t *out = act(p, ctx);
+    const json_t *plans = json_object_get(out, "plans");
+    cr_assert_eq(json_array_size(plans), 1, "%s", json_dumps(out, 0));
+    const json_t *cfgs = json_object_get(json_object_get(json_array_get(plans, 0), "params"), "configs");
+    cr_assert_gt(json_array_size(cfgs), 3);
+    cr_expect(one_step_from(json_array_get(cfgs, 0), 1, 2048, 8, 1), "the fastest's neighbours first: %s",
+              json_dumps(json_array_get(cfgs, 0), 0));
+    size_t i;
+    json_t *c;
+    json_array_foreach(cfgs, i, c) {
+        int near = one_step_from(c, 1, 2048, 8, 1) || one_step_from(c, 2, 2048, 8, 1) || one_step_from(c, 1, 4096, 8, 1);
+        cr_expect(near, "not a neighbour of the three fastest measured: %s", json_dumps(c, 0));
+        cr_expect_not(one_step_from(c, 4, 1024, 4, 1) && !near, "a neighbour of the unmeasured entry");
+        cr_expect_not(one_step_from(c, 8, 4096, 32, 2) && !near, "a neighbour of the fourth");
+    }
+    json_decref(out);
+
+    /* round 0: the row template is proposed, unless a rewrite of it was refused */
+    json_t *h0 = json_pack("[{s:{s:s, s:i}, s:f, s:s, s:i}]", "config", "template", "row_log_softmax", "num_warps", 8,
+                           "kernel_ms", 3.0, "outcome", "screened-out", "round", 0);
+    json_object_set_new(ctx, "history", h0);
+    json_object_set_new(ctx, "round", json_integer(0));
+    out = act(p, ctx);
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "direction")), "rewrite",
+                     "a screened-out rewrite may be tried again");
+    json_decref(out);
+    json_object_set_new(json_array_get(h0, 0), "outcome", json_string("refused"));
+    out = act(p, ctx);
+    json_array_foreach(json_object_get(out, "plans"), i, c)
+        cr_expect_str_neq(json_string_value(json_object_get(c, "direction")), "rewrite", "a refused rewrite proposed again");
+    cr_expect_gt(json_array_size(json_object_get(out, "plans")), 0, "the launch configurations remain");
+    json_decref(out);
+    json_decref(hist);
+    json_decref(ctx);
+    agent_free(p);
+    json_decref(k);
+    artifact_free(a);
+}
+
 /* The outcome an attempt carries in the agents' JSON: every name reads back to its enum, and
  * anything else (absent, an LLM's or an old store's spelling, a case change) is unknown, never
  * taken for a refusal or an acceptance. */
