@@ -31,3 +31,16 @@ agent_outcome agent_outcome_parse(const char *s) {
         if (!strcmp(s, OUTCOMES[i])) return (agent_outcome)i;
     return AGENT_OUT_UNKNOWN;
 }
+
+static const char *const CLASSES[] = {"memory-bound",  "near-ceiling", "compute-bound",
+                                      "latency-bound", "vendor",       "unknown"};
+
+const char *agent_class_name(agent_class c) {
+    return (unsigned)c <= AGENT_CLASS_UNKNOWN ? CLASSES[c] : CLASSES[AGENT_CLASS_UNKNOWN];
+}
+
+agent_class agent_class_parse(const char *s) {
+    for (int i = 0; s && i < AGENT_CLASS_UNKNOWN; i++)
+        if (!strcmp(s, CLASSES[i])) return (agent_class)i;
+    return AGENT_CLASS_UNKNOWN;
+}

@@ -78,6 +78,22 @@ const char *agent_outcome_name(agent_outcome o);
 /* The outcome a name spells; AGENT_OUT_UNKNOWN for NULL or any other text. */
 agent_outcome agent_outcome_parse(const char *s);
 
+/* The analyst's class of a launch (its answer's "class"), spelled by agent_class_name and read
+ * back by agent_class_parse. */
+typedef enum agent_class {
+    AGENT_CLASS_MEMORY = 0,    /* "memory-bound": above its memory-traffic floor, a target */
+    AGENT_CLASS_NEAR_CEILING,  /* "near-ceiling": at >= 80% of the floor's speed */
+    AGENT_CLASS_COMPUTE,       /* "compute-bound" */
+    AGENT_CLASS_LATENCY,       /* "latency-bound": under 5 us, launch overhead dominates */
+    AGENT_CLASS_VENDOR,        /* "vendor": a cuBLAS/cuDNN call, never a target */
+    AGENT_CLASS_UNKNOWN        /* absent or another spelling (an LLM analyst's) */
+} agent_class;
+
+/* The class's name ("unknown" for AGENT_CLASS_UNKNOWN and out-of-range values). */
+const char *agent_class_name(agent_class c);
+/* The class a name spells; AGENT_CLASS_UNKNOWN for NULL or any other text. */
+agent_class agent_class_parse(const char *s);
+
 typedef struct agent agent;
 
 typedef struct agent_vtable {

@@ -42,12 +42,7 @@ agent *builtin_new(agent_role role);   /* profiler excluded (needs its env): NUL
 /* The common part of the constructors: a "builtin" agent of `role` with vtable vt and impl. */
 agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
 
-/* Classes of the analyst. */
-#define CLASS_NEAR_CEILING "near-ceiling"
-#define CLASS_MEMORY "memory-bound"
-#define CLASS_COMPUTE "compute-bound"
-#define CLASS_LATENCY "latency-bound"
-#define CLASS_VENDOR "vendor"
+/* The analyst's classes are agent.h's agent_class. */
 
 /* Append Inductor's kernel source `src` as a form-P file's kernel part: every line but the
  * module-level `triton_helpers.set_driver_to_gpu()` call (a statement form P refuses; Triton's

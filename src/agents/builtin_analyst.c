@@ -10,77 +10,101 @@
  * the floor (the measured copy bandwidth is a practical ceiling, and a kernel at 82% of it
  * can still give 15%); kernels at >= 95% are not searched: that is what "near its ceiling"
  * stops. Every target's gain must be at least 1% of the model's time.
- * A kernel launched several times is ranked once, with its times summed. */
+ * A kernel launched several times is ranked once, with its times summed.
+ * The rows are read once into typed entries (an_row, the class an agent_class); JSON is written
+ * only for the answer. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "agents/builtin.h"
 #include "util/buf.h"
 
-static const char *classify(const json_t *r, double *gain) {
-    double t = json_number_value(json_object_get(r, "time_ms"));
-    double f = json_number_value(json_object_get(r, "frac_of_ceiling"));
+/* One kernel as the analyst ranks it: its first launch's row, the times of all its launches. */
+typedef struct an_row {
+    const char *name;          /* borrowed from the context */
+    const json_t *kernel_kind; /* borrowed; copied into the answer as it is */
+    agent_class cls;
+    double time_ms, share, frac, gain_ms;
+    json_int_t index;          /* the first launch's row in the profile */
+} an_row;
+
+static agent_class classify(int vendor, double t, double f, double *gain) {
     *gain = t * (1 - (f < 1 ? f : 1));
-    const char *kind = json_string_value(json_object_get(r, "kind"));
-    if (kind && !strcmp(kind, "vendor")) { *gain = 0; return CLASS_VENDOR; }
-    if (t < 0.005) return CLASS_LATENCY;
-    if (f >= 0.8) return CLASS_NEAR_CEILING;
-    return CLASS_MEMORY;
+    if (vendor) { *gain = 0; return AGENT_CLASS_VENDOR; }
+    if (t < 0.005) return AGENT_CLASS_LATENCY;
+    if (f >= 0.8) return AGENT_CLASS_NEAR_CEILING;
+    return AGENT_CLASS_MEMORY;
+}
+
+/* The rows of `launches` into v (n entries; a kernel's repeated launches added up). */
+static size_t rows_read(const json_t *launches, an_row *v) {
+    size_t n = 0, i;
+    json_t *r;
+    json_array_foreach(launches, i, r) {
+        const char *name = json_string_value(json_object_get(r, "name"));
+        const char *kind = json_string_value(json_object_get(r, "kind"));
+        double t = json_number_value(json_object_get(r, "time_ms")), gain;
+        double f = json_number_value(json_object_get(r, "frac_of_ceiling"));
+        agent_class cls = classify(kind && !strcmp(kind, "vendor"), t, f, &gain);
+        an_row *prev = NULL;
+        for (size_t j = 0; j < n; j++)
+            if (name && v[j].name && !strcmp(v[j].name, name)) prev = &v[j];
+        if (prev) {   /* repeated launches of one kernel: add up */
+            prev->time_ms += t;
+            prev->gain_ms += gain;
+            continue;
+        }
+        v[n++] = (an_row){name, json_object_get(r, "kernel_kind"), cls, t, json_number_value(json_object_get(r, "share")), f, gain,
+                          json_integer_value(json_object_get(r, "index"))};
+    }
+    return n;
+}
+
+static json_t *row_json(const an_row *r) {
+    char why[256];
+    switch (r->cls) {
+    case AGENT_CLASS_VENDOR: snprintf(why, sizeof why, "vendor-library call: kept as it is"); break;
+    case AGENT_CLASS_LATENCY: snprintf(why, sizeof why, "%.1f us: launch-latency bound", 1e3 * r->time_ms); break;
+    case AGENT_CLASS_NEAR_CEILING:
+        snprintf(why, sizeof why, "near its ceiling (%.0f%% of the memory-traffic floor)", 100 * r->frac);
+        break;
+    default: snprintf(why, sizeof why, "%.0f%% of the memory-traffic floor: %.4f ms above it", 100 * r->frac, r->gain_ms);
+    }
+    return json_pack("{s:s?, s:s, s:O?, s:f, s:f, s:f, s:f, s:s, s:I}", "kernel", r->name, "class", agent_class_name(r->cls),
+                     "kernel_kind", r->kernel_kind, "time_ms", r->time_ms, "share", r->share, "frac_of_ceiling", r->frac,
+                     "gain_ms", r->gain_ms, "why", why, "index", r->index);
 }
 
 static int analyst_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     (void)self;
     (void)e;
-    const json_t *rows = json_object_get(ctx, "launches");
+    const json_t *launches = json_object_get(ctx, "launches");
     double model = json_number_value(json_object_get(ctx, "model_ms"));
-    json_t *all = json_array(), *ranked = json_array();
-    size_t i;
-    json_t *r;
-    json_array_foreach(rows, i, r) {
-        double gain;
-        const char *cls = classify(r, &gain);
-        const char *name = json_string_value(json_object_get(r, "name"));
-        json_t *prev = NULL;
-        size_t j;
-        json_t *q;
-        json_array_foreach(all, j, q)
-            if (!strcmp(json_string_value(json_object_get(q, "kernel")), name)) prev = q;
-        if (prev) {   /* repeated launches of one kernel: add up */
-            json_object_set_new(prev, "time_ms", json_real(json_number_value(json_object_get(prev, "time_ms")) +
-                                                           json_number_value(json_object_get(r, "time_ms"))));
-            json_object_set_new(prev, "gain_ms", json_real(json_number_value(json_object_get(prev, "gain_ms")) + gain));
-            continue;
-        }
-        char why[256];
-        double f = json_number_value(json_object_get(r, "frac_of_ceiling"));
-        if (!strcmp(cls, CLASS_VENDOR)) snprintf(why, sizeof why, "vendor-library call: kept as it is");
-        else if (!strcmp(cls, CLASS_LATENCY)) snprintf(why, sizeof why, "%.1f us: launch-latency bound", 1e3 * json_number_value(json_object_get(r, "time_ms")));
-        else if (!strcmp(cls, CLASS_NEAR_CEILING)) snprintf(why, sizeof why, "near its ceiling (%.0f%% of the memory-traffic floor)", 100 * f);
-        else snprintf(why, sizeof why, "%.0f%% of the memory-traffic floor: %.4f ms above it", 100 * f, gain);
-        json_array_append_new(all, json_pack("{s:s, s:s, s:O?, s:f, s:f, s:f, s:f, s:s, s:I}", "kernel", name, "class", cls,
-                                             "kernel_kind", json_object_get(r, "kernel_kind"), "time_ms",
-                                             json_number_value(json_object_get(r, "time_ms")), "share",
-                                             json_number_value(json_object_get(r, "share")), "frac_of_ceiling", f,
-                                             "gain_ms", gain, "why", why, "index",
-                                             json_integer_value(json_object_get(r, "index"))));
-    }
+    size_t cap = json_array_size(launches);
+    an_row *rows = cap ? kcalloc(cap, sizeof *rows) : NULL;
+    const an_row **ranked = cap ? kcalloc(cap, sizeof *ranked) : NULL;
+    size_t n = rows_read(launches, rows), nr = 0;
     /* targets: memory-bound kernels by gain, then near-ceiling ones under 95%, by gain */
     for (int pass = 0; pass < 2; pass++) {
-        size_t first = json_array_size(ranked);
-        json_array_foreach(all, i, r) {
-            const char *cls = json_string_value(json_object_get(r, "class"));
-            if (strcmp(cls, pass == 0 ? CLASS_MEMORY : CLASS_NEAR_CEILING)) continue;
-            if (pass == 1 && json_number_value(json_object_get(r, "frac_of_ceiling")) >= 0.95) continue;
-            double g = json_number_value(json_object_get(r, "gain_ms"));
-            if (model > 0 && g < 0.01 * model) continue;
+        size_t first = nr;
+        for (size_t i = 0; i < n; i++) {
+            const an_row *r = &rows[i];
+            if (r->cls != (pass == 0 ? AGENT_CLASS_MEMORY : AGENT_CLASS_NEAR_CEILING)) continue;
+            if (pass == 1 && r->frac >= 0.95) continue;
+            if (model > 0 && r->gain_ms < 0.01 * model) continue;
             size_t pos = first;
-            while (pos < json_array_size(ranked) &&
-                   json_number_value(json_object_get(json_array_get(ranked, pos), "gain_ms")) >= g)
-                pos++;
-            json_array_insert(ranked, pos, r);
+            while (pos < nr && ranked[pos]->gain_ms >= r->gain_ms) pos++;
+            memmove(ranked + pos + 1, ranked + pos, (nr - pos) * sizeof *ranked);
+            ranked[pos] = r;
+            nr++;
         }
     }
-    *out = json_pack("{s:o, s:o}", "ranked", ranked, "all", all);
+    json_t *all = json_array(), *rk = json_array();
+    for (size_t i = 0; i < n; i++) json_array_append_new(all, row_json(&rows[i]));
+    for (size_t i = 0; i < nr; i++) json_array_append(rk, json_array_get(all, (size_t)(ranked[i] - rows)));
+    *out = json_pack("{s:o, s:o}", "ranked", rk, "all", all);
+    free(ranked);
+    free(rows);
     return 0;
 }
 

@@ -406,9 +406,9 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_decref(actx);
     if (rc) goto done;
     json_array_foreach(json_object_get(an, "all"), i, r) {
-        const char *cls = json_string_value(json_object_get(r, "class"));
+        agent_class cls = agent_class_parse(json_string_value(json_object_get(r, "class")));
         const json_t *row = json_array_get(json_object_get(profile, "launches"), (size_t)json_integer_value(json_object_get(r, "index")));
-        if (!strcmp(cls, CLASS_VENDOR)) {
+        if (cls == AGENT_CLASS_VENDOR) {
             krows_add_vendor(&c.rows, json_string_value(json_object_get(r, "kernel")),
                              json_number_value(json_object_get(r, "time_ms")), json_number_value(json_object_get(r, "share")));
             continue;

@@ -243,11 +243,44 @@ Test(agents, analyst_classifies_and_ranks_by_gain) {
     json_t *r;
     json_array_foreach(json_object_get(out, "all"), i, r) {
         const char *n = json_string_value(json_object_get(r, "kernel")), *cls = json_string_value(json_object_get(r, "class"));
-        if (!strcmp(n, "extern_kernels.mm")) cr_expect_str_eq(cls, CLASS_VENDOR);
-        if (!strcmp(n, "k_tiny")) cr_expect_str_eq(cls, CLASS_LATENCY);
-        if (!strcmp(n, "k_near")) cr_expect_str_eq(cls, CLASS_NEAR_CEILING);
+        if (!strcmp(n, "extern_kernels.mm")) cr_expect_eq(agent_class_parse(cls), AGENT_CLASS_VENDOR, "%s: %s", n, cls);
+        if (!strcmp(n, "k_tiny")) cr_expect_eq(agent_class_parse(cls), AGENT_CLASS_LATENCY, "%s: %s", n, cls);
+        if (!strcmp(n, "k_near")) cr_expect_eq(agent_class_parse(cls), AGENT_CLASS_NEAR_CEILING, "%s: %s", n, cls);
     }
     cr_expect_float_eq(json_number_value(json_object_get(json_array_get(ranked, 0), "gain_ms")), 0.05, 1e-9);
+    /* the class names read back to their enum; anything else is unknown */
+    for (int c = AGENT_CLASS_MEMORY; c < AGENT_CLASS_UNKNOWN; c++)
+        cr_expect_eq(agent_class_parse(agent_class_name((agent_class)c)), c, "%s", agent_class_name((agent_class)c));
+    cr_expect_str_eq(agent_class_name(AGENT_CLASS_MEMORY), "memory-bound");
+    cr_expect_eq(agent_class_parse("Vendor"), AGENT_CLASS_UNKNOWN);
+    cr_expect_eq(agent_class_parse(NULL), AGENT_CLASS_UNKNOWN);
+    cr_expect_str_eq(agent_class_name((agent_class)42), "unknown");
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(an);
+}
+
+/* A kernel launched several times is one entry: its times and gains added, ranked by the sum
+ * (here past a kernel that beats each of its launches alone), its first launch's row index. */
+Test(agents, analyst_adds_up_repeated_launches) {
+    json_t *rows = json_pack("[{s:s, s:s, s:f, s:f, s:f, s:i}, {s:s, s:s, s:f, s:f, s:f, s:i}, {s:s, s:s, s:f, s:f, s:f, s:i}]",
+                             "name", "k_rep", "kind", "triton", "time_ms", 0.1, "share", 0.1, "frac_of_ceiling", 0.5, "index", 0,
+                             "name", "k_one", "kind", "triton", "time_ms", 0.15, "share", 0.15, "frac_of_ceiling", 0.5, "index",
+                             1, "name", "k_rep", "kind", "triton", "time_ms", 0.1, "share", 0.1, "frac_of_ceiling", 0.5, "index",
+                             2);
+    agent *an = builtin_analyst_new();
+    json_t *ctx = json_pack("{s:o, s:f}", "launches", rows, "model_ms", 1.0);
+    json_t *out = act(an, ctx);
+    const json_t *ranked = json_object_get(out, "ranked");
+    cr_assert_eq(json_array_size(json_object_get(out, "all")), 2, "%s", json_dumps(out, 0));
+    cr_assert_eq(json_array_size(ranked), 2);
+    const json_t *first = json_array_get(ranked, 0);
+    cr_expect_str_eq(json_string_value(json_object_get(first, "kernel")), "k_rep");
+    cr_expect_float_eq(json_number_value(json_object_get(first, "time_ms")), 0.2, 1e-12);
+    cr_expect_float_eq(json_number_value(json_object_get(first, "gain_ms")), 0.1, 1e-12);
+    cr_expect_eq(json_integer_value(json_object_get(first, "index")), 0);
+    cr_expect_str_eq(json_string_value(json_object_get(first, "class")), "memory-bound");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(ranked, 1), "kernel")), "k_one");
     json_decref(out);
     json_decref(ctx);
     agent_free(an);
