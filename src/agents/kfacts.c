@@ -8,11 +8,10 @@
 
 static const char *str_of(const json_t *o, const char *key) { return json_string_value(json_object_get(o, key)); }
 
-/* The strings of JSON array `arr` (non-strings skipped) into *l. */
+/* The strings of JSON array `arr` (non-strings skipped) into *l (the array allocated even when
+ * empty: kcalloc takes 0). */
 static void strs_read(const json_t *arr, kf_strs *l) {
-    l->v = NULL;
     l->n = 0;
-    if (!json_array_size(arr)) return;
     l->v = kcalloc(json_array_size(arr), sizeof *l->v);
     size_t i;
     json_t *v;
@@ -32,7 +31,6 @@ static art_role role_parse(const char *s) {
 }
 
 static void params_read(const json_t *sig, kfacts *k) {
-    if (!json_array_size(sig)) return;
     k->params = kcalloc(json_array_size(sig), sizeof *k->params);
     size_t i;
     json_t *p;
@@ -45,7 +43,6 @@ static void params_read(const json_t *sig, kfacts *k) {
 }
 
 static void numels_read(const json_t *o, kfacts *k) {
-    if (!json_object_size(o)) return;
     k->numels = kcalloc(json_object_size(o), sizeof *k->numels);
     const char *key;
     json_t *v;
@@ -55,7 +52,6 @@ static void numels_read(const json_t *o, kfacts *k) {
 
 /* Shapes of 1..KF_MAX_DIMS integers; any other value leaves the parameter without a shape. */
 static void shapes_read(const json_t *o, kfacts *k) {
-    if (!json_object_size(o)) return;
     k->shapes = kcalloc(json_object_size(o), sizeof *k->shapes);
     const char *key;
     json_t *v;
@@ -75,7 +71,6 @@ static void shapes_read(const json_t *o, kfacts *k) {
 }
 
 static void members_read(const json_t *arr, kfacts *k) {
-    if (!json_array_size(arr)) return;
     k->members = kcalloc(json_array_size(arr), sizeof *k->members);
     size_t i;
     json_t *m;

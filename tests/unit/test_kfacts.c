@@ -159,7 +159,7 @@ Test(kfacts, malformed_and_partial_objects) {
         " \"runtime_params\": [\"in_ptr0\", 5, \"xnumel\"], \"constexprs\": \"XBLOCK\","
         " \"numels\": {\"xnumel\": 4096, \"r0_numel\": \"8\", \"ynumel\": 2.5},"
         " \"shapes\": {\"in_ptr0\": [2, 3], \"out_ptr0\": [2, \"s0\"], \"in_ptr1\": [],"
-        "              \"in_ptr2\": [1, 1, 1, 1, 1, 1, 1, 1, 1], \"in_ptr3\": 4},"
+        "              \"in_ptr2\": [1, 1, 1, 1, 1, 1, 1, 1, 1], \"in_ptr3\": 4, \"in_ptr4\": [1, 2, 1, 2, 1, 2, 1, 2]},"
         " \"masked\": {\"x\": true, \"r0\": 1},"
         " \"members\": [{\"name\": \"k1\", \"aten_ops\": [\"aten.exp\", null]}, \"k2\"],"
         " \"tuned_config\": [1, 2], \"source\": \"src\"}",
@@ -180,7 +180,9 @@ Test(kfacts, malformed_and_partial_objects) {
     cr_expect_eq(kfacts_numel(&kf, "xnumel"), 4096);
     cr_expect_eq(kfacts_numel(&kf, "r0_numel"), 0, "a string is not a numel");
     cr_expect_eq(kfacts_numel(&kf, "ynumel"), 0, "a real is not a numel");
-    cr_assert_eq(kf.nshapes, 1, "only [2, 3] is a shape");
+    cr_assert_eq(kf.nshapes, 2, "only [2, 3] and the eight dimensions are shapes");
+    cr_expect_eq(kfacts_shape(&kf, "in_ptr4")->ndims, KF_MAX_DIMS, "KF_MAX_DIMS dimensions are a shape");
+    cr_expect_eq(kfacts_shape(&kf, "in_ptr4")->d[7], 2);
     cr_expect_eq(kfacts_shape(&kf, "in_ptr0")->ndims, 2);
     cr_expect_eq(kfacts_shape(&kf, "in_ptr0")->d[1], 3);
     cr_expect_null(kfacts_shape(&kf, "out_ptr0"), "a symbolic dimension leaves no shape");
@@ -197,5 +199,6 @@ Test(kfacts, malformed_and_partial_objects) {
     cr_expect_str_eq(kf_strs_find(&kf.members[0].aten_ops, "exp"), "aten.exp");
     cr_expect_null(kf_strs_find(&kf.members[0].aten_ops, "log"));
     kfacts_free(&kf);
+    kfacts_free(NULL);
     json_decref(k);
 }
