@@ -6,8 +6,10 @@
 
 #include "gates/static_names.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------- name lists ---------- */
 
@@ -84,6 +86,15 @@ static const char *const MUTATING_METHODS[] = {"append", "extend", "insert", "up
                                                "setdefault", "pop", "popitem", "clear", "add",
                                                "discard", "remove", NULL};
 static const char *const CACHE_NAMES[] = {"cache", "lru_cache", "cached_property", NULL};
+/* Triton 3.6's compile options (CUDAOptions' fields) and JITFunction.run's own keywords: a
+ * launch's keyword of one of these names is not a kernel argument. */
+static const char *const TRITON_OPTIONS[] = {
+    "num_warps", "num_ctas", "num_stages", "warp_size", "maxnreg", "ptx_version", "ptx_options",
+    "ir_override", "enable_fp_fusion", "enable_reflect_ftz", "launch_cooperative_grid",
+    "launch_pdl", "supported_fp8_dtypes", "deprecated_fp8_dot_operand_dtypes",
+    "default_dot_input_precision", "allowed_dot_input_precisions",
+    "max_num_imprecise_acc_default", "extern_libs", "debug", "backend_name", "sanitize_overflow",
+    "arch", "instrumentation_mode", "grid", "warmup", "stream", "device", "device_type", NULL};
 
 static int in_list(const char *const *l, const char *s) {
     for (int i = 0; l[i]; i++)
@@ -316,6 +327,9 @@ static verdict classify(const sctx *x, const char *q, int call) {
             return V(STATIC_ENV, "changes Triton's global configuration");
         if (seg_prefix(q, "triton.testing"))
             return V(STATIC_STREAM_SYNC, "benchmarking helpers synchronise and re-run kernels");
+        if (x->enforce_prec && !strcmp(last, "dot_scaled"))
+            return V(STATIC_PRECISION, "tl.dot_scaled multiplies fp8 / fp4 / bf16 operands (needs "
+                                       "--allow-precision-change)");
         if (x->enforce_prec && (lowp_name(last) || !strcmp(last, "inline_asm_elementwise")))
             return V(STATIC_PRECISION,
                      !strcmp(last, "inline_asm_elementwise")
@@ -402,28 +416,6 @@ static size_t match_close(const sctx *x, size_t i) {
     return x->c->ntoks - 1;
 }
 
-/* Whether some line assigns True to the name of token i (`NAME = True`,
- * `NAME: tl.constexpr = True`). */
-static int assigned_true(const sctx *x, size_t i) {
-    const pytok *t = tk(x, i);
-    for (size_t k = 0; k + 2 < x->c->ntoks; k++) {
-        const pytok *u = tk(x, k);
-        if (u->kind != PYT_NAME || u->len != t->len ||
-            memcmp(x->c->text + u->off, x->c->text + t->off, t->len) || x->c->ref[k] == CREF_ATTR)
-            continue;
-        /* a keyword argument NAME=True (a launch passing a constexpr) sets it too */
-        if (x->c->ref[k] == CREF_KWNAME && is_op(x, k + 1, "=") && is_nm(x, k + 2, "True") &&
-            (is_op(x, k + 3, ",") || is_op(x, k + 3, ")")))
-            return 1;
-        for (size_t j = k + 1; !line_end_tok(x, j); j++)
-            if (depth_at(x, j) == depth_at(x, k) && is_op(x, j, "=")) {
-                if (is_nm(x, j + 1, "True") && line_end_tok(x, j + 2)) return 1;
-                break;
-            }
-    }
-    return 0;
-}
-
 static void method_check(sctx *x, size_t m) {
     if (!is_op(x, m + 1, "(")) return;
     const pytok *t = tk(x, m);
@@ -448,12 +440,25 @@ static void method_check(sctx *x, size_t m) {
 /* Attribute k: a dunder (rule io); with `private`, also a name starting with '_' (rule name):
  * an object's internals (in_ptr0._cdata, x._typed_storage()). Attributes of allowed modules are
  * classify's (their lists). */
+/* The attribute prefixes of Python's frames, code objects, tracebacks, generators and
+ * coroutines (gi_frame.f_builtins reaches exec and f_back the caller's frame, with no dunder). */
+static int interp_attr(const char *s, size_t n) {
+    static const char *const pre[] = {"gi_", "cr_", "ag_", "f_", "tb_", "co_", NULL};
+    for (int i = 0; pre[i]; i++)
+        if (n > strlen(pre[i]) && !strncmp(s, pre[i], strlen(pre[i]))) return 1;
+    return 0;
+}
+
 static void dunder_check(sctx *x, size_t k, int private) {
     const pytok *t = tk(x, k);
     const char *s = x->c->text + t->off;
     if (is_dunder(s, t->len))
         add(x, STATIC_IO, k, kstrndup(s - 1, t->len + 1),
             "dunder attributes reach interpreter internals");
+    else if (interp_attr(s, t->len))
+        add(x, STATIC_IO, k, kstrndup(s - 1, t->len + 1),
+            "frame, code, traceback and generator attributes (gi_frame, f_builtins, f_back ...) "
+            "reach the interpreter and the caller's frames");
     else if (private && t->len > 0 && s[0] == '_')
         add(x, STATIC_NAME, k, kstrndup(s - 1, t->len + 1),
             "a private attribute (a leading underscore) reaches an object's internals");
@@ -547,6 +552,10 @@ static verdict allowlist_use(const sctx *x, const chain *ch, int ref) {
             return V(STATIC_TIMER, "inline PTX names a register it does not declare and that is not a thread, block "
                                    "or lane position: special registers give counters, clocks and launch identities");
     }
+    if (!ch->call && !strcmp(ch->canon, "triton.language.inline_asm_elementwise"))
+        return V(STATIC_TIMER, "inline PTX used as a value (an alias, a default, a tuple) is called where its "
+                               "assembly cannot be read: call tl.inline_asm_elementwise directly with one string "
+                               "literal");
     static_name_verdict sv = static_names_lookup(ch->canon);
     if (sv == SN_MODULE || !strcmp(ch->canon, "torch"))
         return V(STATIC_NAME, "a module used as a value escapes the allowlist under another name: "
@@ -817,21 +826,24 @@ static void kwarg_check(sctx *x, size_t i) {
     if (!x->enforce_prec) return;
     if (is_nm(x, i, "allow_tf32")) {
         size_t v = i + 2;
-        /* False, None, or a name never set to True (by an assignment or a keyword argument);
-         * an expression is not False (`not False`, `1 == 1`) */
+        /* the literal False only: None falls back to Triton's default (TF32), and a name may
+         * hold any truthy value (1, "yes"), not only True */
         int single = kind_of(x, v) == PYT_NAME && (is_op(x, v + 1, ",") || is_op(x, v + 1, ")"));
-        int bad = !single || is_nm(x, v, "True") ||
-                  (!is_nm(x, v, "False") && !is_nm(x, v, "None") && assigned_true(x, v));
-        if (bad)
+        if (!single || !is_nm(x, v, "False"))
             add(x, STATIC_PRECISION, i, tok_text(x, i, v),
-                "TF32 matmul in a float32 model (needs --allow-precision-change)");
+                "TF32 matmul in a float32 model: only allow_tf32=False (or input_precision=\"ieee\") "
+                "keeps float32 (needs --allow-precision-change)");
     } else if (is_nm(x, i, "input_precision")) {
         size_t v = i + 2;
-        /* a string literal (a TF32 one is the string rule's); a name or pieces may be "tf32" */
-        if (!(kind_of(x, v) == PYT_STRING && (is_op(x, v + 1, ",") || is_op(x, v + 1, ")"))))
+        /* the string "ieee" (Triton reads it case-blind): any other mode (tf32, tf32x3,
+         * bf16x3 ...) is reduced precision; a name or pieces may be any of them */
+        char *val = kind_of(x, v) == PYT_STRING && (is_op(x, v + 1, ",") || is_op(x, v + 1, ")")) ? string_value(x, v) : NULL;
+        /* "tf32" / "tf32x3" exactly are the string rule's (one report) */
+        if (!val || (strcasecmp(val, "ieee") && strcmp(val, "tf32") && strcmp(val, "tf32x3")))
             add(x, STATIC_PRECISION, i, tok_text(x, i, v),
-                "input_precision given by an expression may be TF32: write the string (\"ieee\") "
-                "(or --allow-precision-change)");
+                "input_precision other than the string \"ieee\" is a reduced-precision matmul "
+                "(needs --allow-precision-change)");
+        free(val);
     } else if (is_nm(x, i, "fp_downcast_rounding")) {
         add(x, STATIC_PRECISION, i, tok_text(x, i, i + 2),
             "a rounding-mode downcast (needs --allow-precision-change)");
@@ -971,6 +983,85 @@ static void defaults_check(sctx *x) {
     }
 }
 
+/* Annotations run when Python defines the function -- in the sandbox's compile and in the
+ * module kopt ships -- and no other rule looks inside them: a parameter's annotation must be
+ * tl.constexpr (triton.language's constexpr through an import) and nothing else, and a return
+ * annotation is refused. */
+static void annotations_check(sctx *x) {
+    for (size_t i = 0; i + 2 < x->c->ntoks; i++) {
+        if (!is_nm(x, i, "def") || kind_of(x, i + 1) != PYT_NAME || !is_op(x, i + 2, "(")) continue;
+        size_t open = i + 2, close = match_close(x, open);
+        int d = depth_at(x, open) + 1;
+        for (size_t k = open + 1; k < close; k++) {
+            if (depth_at(x, k) != d || !is_op(x, k, ":") || (flags(x, k) & CTOK_DEFAULT)) continue;
+            size_t end = k + 1;
+            while (end < close && !(depth_at(x, end) == d && (is_op(x, end, ",") || is_op(x, end, "=")))) end++;
+            int ok = 0;
+            if (kind_of(x, k + 1) == PYT_NAME) {
+                chain ch;
+                chain_read(x, k + 1, &ch);
+                ok = ch.last + 1 == end && ch.module && !strcmp(ch.canon, "triton.language.constexpr");
+                free(ch.canon);
+            }
+            if (!ok)
+                add(x, STATIC_SYNTAX, k + 1, tok_text(x, k + 1, end > k + 1 ? end - 1 : k + 1),
+                    "a parameter annotation runs when Python defines the function: only tl.constexpr");
+        }
+        if (is_op(x, close + 1, "->"))
+            add(x, STATIC_SYNTAX, close + 1, tok_text(x, close + 1, close + 2),
+                "a return annotation runs when Python defines the function");
+    }
+}
+
+/* A source-encoding declaration (PEP 263: a comment matching coding[:=] on line 1 or 2) makes
+ * Python decode another program than the one the rules read as UTF-8 (utf-7 hides lines in
+ * "+AAo-"): only a UTF-8 one is accepted. */
+static void encoding_check(sctx *x) {
+    const char *p = x->c->text;
+    for (int line = 1; line <= 2 && *p; line++) {
+        size_t n = strcspn(p, "\n");
+        const char *q = p;
+        while (q < p + n && (*q == ' ' || *q == '\t' || *q == '\f')) q++;
+        if (q < p + n && *q == '#') {
+            for (const char *c = q; c + 7 <= p + n; c++) {
+                if (strncmp(c, "coding", 6) || (c[6] != ':' && c[6] != '=')) continue;
+                const char *v = c + 7;
+                while (v < p + n && (*v == ' ' || *v == '\t')) v++;
+                size_t vl = 0;
+                while (v + vl < p + n && (isalnum((unsigned char)v[vl]) || strchr("-_.", v[vl]))) vl++;
+                if (!((vl == 5 && !strncasecmp(v, "utf-8", 5)) || (vl == 5 && !strncasecmp(v, "utf_8", 5)) ||
+                      (vl == 4 && !strncasecmp(v, "utf8", 4))))
+                    add(x, STATIC_SYNTAX, 0, kstrndup(q, (size_t)(p + n - q)),
+                        "a source-encoding declaration other than UTF-8: Python would decode "
+                        "another program than the one judged");
+                break;
+            }
+        }
+        p += n + (p[n] == '\n');
+    }
+}
+
+/* A module-level name bound by an import and by another statement (`tl = 0` then `import
+ * triton.language as tl`), or by two imports of different modules, is no longer the import the
+ * rules resolve it to. */
+static void shadow_check(sctx *x) {
+    const candidate *c = x->c;
+    for (size_t i = 0; i < c->nimports; i++) {
+        const cand_import *im = &c->imports[i];
+        if (!im->bound || !im->toplevel) continue;
+        int bad = 0;
+        for (size_t d = 0; d < c->ndefs && !bad; d++) bad = !strcmp(c->defs[d].name, im->bound);
+        for (size_t j = 0; j < i && !bad; j++) {
+            const cand_import *o = &c->imports[j];
+            bad = o->bound && !strcmp(o->bound, im->bound) && strcmp(o->target, im->target);
+        }
+        if (bad)
+            add(x, STATIC_NAME, im->tok, kstrdup(im->bound),
+                "a name bound by an import and again by another statement or import: the rules "
+                "could no longer tell which module it is");
+    }
+}
+
 /* Form L: an f-string naming a top-level definition would break when stitching renames it. */
 static void fstring_check(sctx *x, size_t i) {
     const pytok *t = tk(x, i);
@@ -1099,6 +1190,11 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
                 if (!(f & CTOK_IN_JIT))
                     add(&x, STATIC_TORCH_COMPUTE, i, kstrndup(s, t->len),
                         "the matrix-multiply operator runs a PyTorch op");
+                else if (x.enforce_prec)
+                    add(&x, STATIC_PRECISION, i, kstrndup(s, t->len),
+                        "the matrix-multiply operator is tl.dot at Triton's default precision "
+                        "(TF32 for float32): call tl.dot with input_precision=\"ieee\" (or "
+                        "--allow-precision-change)");
             }
             continue;
         }
@@ -1120,7 +1216,13 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
         if (i < consumed) continue;
         switch (c->ref[i]) {
         case CREF_KWNAME: kwarg_check(&x, i); break;
-        case CREF_PARAM: break;
+        case CREF_PARAM:
+            if ((f & CTOK_IN_JIT) && in_list_n(TRITON_OPTIONS, s, t->len))
+                add(&x, STATIC_NAME, i, kstrndup(s, t->len),
+                    "a kernel parameter named like a Triton compile option: Triton reads a keyword "
+                    "of that name as the option, so the kernel would compile differently where "
+                    "it is launched than where it was judged");
+            break;
         case CREF_ATTR:
             dunder_check(&x, i, 1);
             method_check(&x, i);
@@ -1130,6 +1232,9 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
         }
     }
     defaults_check(&x);
+    annotations_check(&x);
+    encoding_check(&x);
+    shadow_check(&x);
     free(x.config_names);
     if (r->n) qsort(r->v, r->n, sizeof *r->v, cmp_violation);
     if (!r->n) return 0;

@@ -1,4 +1,4 @@
-# expect: gate1 env
+# expect: gate1 env+io
 # kopt-candidate: replaces=triton_red_fused_argmax_0
 # Walks up the interpreter's frames (sys._getframe) to the caller that holds the timing events
 # and re-records its start event after the launch, so the measured interval is empty.

@@ -1,0 +1,22 @@
+# expect: gate1 syntax (this line declares the encoding -- coding: utf-7 -- which Python honours on line 1 or 2)
+# kopt-candidate: replaces=triton_poi_fused_add_gelu_mul_0
+# A source-encoding declaration on line 1 or 2: Python decodes UTF-7, where +AAo- is a newline, so
+# the comment below hides a line of code the rules (reading UTF-8) never see: +AAo-x = x.to(tl.float16)
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _gelu_residual(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    mask = offs < xnumel
+    x = tl.load(in_ptr0 + offs, mask=mask, other=0.0)
+    gelu = 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476))
+    tl.store(out_ptr0 + offs, gelu * 0.5 + x, mask=mask)
+
+
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel"],
+    "launches": [{"kernel": "_gelu_residual", "grid": ["cdiv(xnumel, 1024)"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel"], "constexprs": {"XBLOCK": 1024}, "num_warps": 4}],
+}

@@ -1,0 +1,24 @@
+# expect: gate1 precision
+# kopt-candidate: replaces=triton_poi_fused_add_gelu_mul_0
+# a @ a inside a kernel is tl.dot at Triton's default precision: TF32 for float32 operands.
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _gelu_residual(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):
+    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)
+    mask = offs < xnumel
+    x = tl.load(in_ptr0 + offs, mask=mask, other=0.0)
+    r = tl.arange(0, 16)
+    a = tl.load(in_ptr0 + r[:, None] * 16 + r[None, :])
+    d = a @ a
+    gelu = 0.5 * x * (1.0 + tl.erf(x * 0.7071067811865476))
+    tl.store(out_ptr0 + offs, gelu * 0.5 + x + tl.sum(tl.sum(d, 1), 0) * 0.0, mask=mask)
+
+
+KOPT_PLAN = {
+    "params": ["in_ptr0", "out_ptr0", "xnumel"],
+    "launches": [{"kernel": "_gelu_residual", "grid": ["cdiv(xnumel, 1024)"],
+                  "args": ["in_ptr0", "out_ptr0", "xnumel"], "constexprs": {"XBLOCK": 1024}, "num_warps": 4}],
+}
