@@ -210,10 +210,9 @@ static char *one_line(char *text) {
     return text;
 }
 
-static void add(sctx *x, static_rule rule, size_t tok, char *text, const char *why) {
+/* A finding at (line, col), once per rule and place. */
+static void add_at(sctx *x, static_rule rule, int line, int col, char *text, const char *why) {
     text = one_line(text);
-    const pytok *t = tk(x, tok);
-    int line = (int)t->line, col = candidate_col(x->c, t->off, line);
     static_report *r = x->r;
     for (size_t i = 0; i < r->n; i++)
         if (r->v[i].rule == rule && r->v[i].line == line && r->v[i].col == col) {
@@ -225,6 +224,11 @@ static void add(sctx *x, static_rule rule, size_t tok, char *text, const char *w
         r->v = krealloc(r->v, r->cap * sizeof *r->v);
     }
     r->v[r->n++] = (static_violation){rule, line, col, text, kstrdup(why)};
+}
+
+static void add(sctx *x, static_rule rule, size_t tok, char *text, const char *why) {
+    const pytok *t = tk(x, tok);
+    add_at(x, rule, (int)t->line, candidate_col(x->c, t->off, (int)t->line), text, why);
 }
 
 static int cmp_violation(const void *pa, const void *pb) {
@@ -1031,7 +1035,7 @@ static void encoding_check(sctx *x) {
                 while (v + vl < p + n && (isalnum((unsigned char)v[vl]) || strchr("-_.", v[vl]))) vl++;
                 if (!((vl == 5 && !strncasecmp(v, "utf-8", 5)) || (vl == 5 && !strncasecmp(v, "utf_8", 5)) ||
                       (vl == 4 && !strncasecmp(v, "utf8", 4))))
-                    add(x, STATIC_SYNTAX, 0, kstrndup(q, (size_t)(p + n - q)),
+                    add_at(x, STATIC_SYNTAX, line, (int)(q - p) + 1, kstrndup(q, (size_t)(p + n - q)),
                         "a source-encoding declaration other than UTF-8: Python would decode "
                         "another program than the one judged");
                 break;

@@ -1557,3 +1557,84 @@ Test(static_gaps, tf32_by_expression_or_keyword) {
     expect_one(MM_PRE("tl.dot(a, b, input_precision='bf16x3')"), "", "precision", "input_precision='bf16x3'");
     expect_clean(MM_PRE("tl.dot(a, b, input_precision='IEEE')"), "");
 }
+
+/* What Python runs while defining the kernels (session 34's red-team pass): the boundaries of
+ * the annotation, encoding-declaration and rebinding rules, each with the honest spelling next
+ * to the refused one. */
+static char *with_kernel_header(const char *head, const char *params, const char *ret) {
+    return kasprintf("%simport triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _k(%s)%s:\n"
+                     "    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)\n"
+                     "    tl.store(out_ptr0 + offs, tl.load(in_ptr0 + offs, mask=offs < xnumel), mask=offs < xnumel)\n\n\n"
+                     "def launch(in_ptr0, out_ptr0, xnumel, stream=None):\n"
+                     "    _k[(triton.cdiv(xnumel, 1024),)](in_ptr0, out_ptr0, xnumel, XBLOCK=1024)\n",
+                     head, params, ret);
+}
+
+Test(static_definition_time, annotations) {
+    const char *P = "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr";
+    char *t = with_kernel_header("", P, "");
+    expect_passes(t, NULL);
+    free(t);
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: triton.language.constexpr", "");
+    expect_passes(t, NULL);
+    free(t);
+    /* keyword-only, with a default: still only tl.constexpr */
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, *, XBLOCK: tl.constexpr = 1024", "");
+    expect_passes(t, NULL);
+    free(t);
+    t = with_kernel_header("", "in_ptr0: int, out_ptr0, xnumel, XBLOCK: tl.constexpr", "");
+    expect_refused(t, "syntax", "int, out", NULL);
+    free(t);
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr", " -> None");
+    expect_refused(t, "syntax", "-> None", NULL);
+    free(t);
+    /* an annotation that is a call, even of an allowed function */
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel: triton.cdiv(1, 1), XBLOCK: tl.constexpr", "");
+    expect_refused(t, "syntax", "triton.cdiv(1, 1), X", NULL);
+    free(t);
+    /* a lambda default's ':' is not an annotation */
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, F=lambda v: v", "");
+    candidate *c = parse_ok(t);
+    static_report r = {0};
+    kerr e = {0};
+    static_check(c, &L_OK, &r, &e);
+    cr_expect_eq(static_report_count(&r, STATIC_SYNTAX), 0, "a lambda default read as an annotation");
+    static_report_free(&r);
+    candidate_free(c);
+    free(t);
+    (void)P;
+}
+
+Test(static_definition_time, encoding_declaration) {
+    const char *P = "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr";
+    static const char *const ok[] = {"# -*- coding: utf-8 -*-\n", "#!/usr/bin/env python3\n# coding=UTF8\n",
+                                     "# vim: set fileencoding=utf_8 :\n",
+                                     "# one\n# two\n# coding: latin-1 (line 3: Python ignores it)\n"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        char *t = with_kernel_header(ok[i], P, "");
+        expect_passes(t, NULL);
+        free(t);
+    }
+    static const char *const bad[] = {"# -*- coding: latin-1 -*-\n", "#!/usr/bin/env python3\n# coding: utf-7\n",
+                                      "\f# vim: set fileencoding=utf-16 :\n", "# coding=utf-8-sig\n"};
+    static const char *const at[] = {"# -*- coding: latin", "# coding: utf-7", "# vim", "# coding=utf-8-sig"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *t = with_kernel_header(bad[i], P, "");
+        expect_refused(t, "syntax", at[i], NULL);
+        free(t);
+    }
+}
+
+Test(static_definition_time, rebound_imports) {
+    const char *P = "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr";
+    /* the same module twice under one name is fine; another module or a value is not */
+    char *t = with_kernel_header("import triton.language as tl\n", P, "");
+    expect_passes(t, NULL);
+    free(t);
+    t = with_kernel_header("import math as tl\n", P, "");
+    expect_refused(t, "name", "import triton.language as tl", NULL);
+    free(t);
+    t = with_kernel_header("X = 1\n", P, "");
+    expect_passes(t, NULL);
+    free(t);
+}
