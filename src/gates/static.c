@@ -86,6 +86,32 @@ static const char *const MUTATING_METHODS[] = {"append", "extend", "insert", "up
                                                "setdefault", "pop", "popitem", "clear", "add",
                                                "discard", "remove", NULL};
 static const char *const CACHE_NAMES[] = {"cache", "lru_cache", "cached_property", NULL};
+/* Inside a kernel, Triton's code generator looks an attribute up on the Python object a name
+ * holds (getattr) and calls what it gets at compile time; the attributes a kernel may use on a
+ * value (a tensor, a dtype, a constexpr, a block pointer or descriptor) are Triton 3.6's public
+ * tl.tensor / tl.dtype / tl.constexpr / pointer, block and descriptor members and their
+ * instance fields, less those that reach the IR builder (to_ir, handle, codegen_name, mangle,
+ * cache_key_part). A jit function or module member that reached a name has none of these. */
+static const char *const TENSOR_ATTRS[] = {
+    "FP_TYPES", "KIND", "OTHER_TYPES", "SIGNEDNESS", "SINT_TYPES", "STANDARD_FP_TYPES", "T",
+    "UINT_TYPES", "abs", "advance", "argmax", "argmin", "associative_scan", "atomic_add",
+    "atomic_and", "atomic_cas", "atomic_max", "atomic_min", "atomic_or", "atomic_xchg",
+    "atomic_xor", "block_shape", "block_type", "broadcast_to", "cast", "cdiv", "ceil", "cos",
+    "cumprod", "cumsum", "dtype", "erf", "exp", "exp2", "expand_dims", "flip", "floor", "gather",
+    "get_block_shapes", "get_int_max_value", "get_int_min_value", "histogram", "is_bf16",
+    "is_block", "is_bool", "is_const", "is_dtype", "is_floating", "is_fp16", "is_fp32", "is_fp64",
+    "is_fp8", "is_fp8e4b15", "is_fp8e4b8", "is_fp8e4nv", "is_fp8e5", "is_fp8e5b16", "is_int",
+    "is_int1", "is_int16", "is_int32", "is_int64", "is_int8", "is_int_signed", "is_int_unsigned",
+    "is_ptr", "is_standard_floating", "is_uint16", "is_uint32", "is_uint64", "is_uint8", "is_void",
+    "item", "kind", "load", "log", "log2", "logical_and", "logical_or", "max", "min", "nbytes",
+    "permute", "ravel", "reduce", "reduce_or", "reshape", "rsqrt", "scalar", "scatter", "sigmoid",
+    "sin", "softmax", "sort", "split", "sqrt", "sqrt_rn", "store", "sum", "to", "trans", "view",
+    "with_element_ty", "xor_sum",
+    /* instance fields */
+    "shape", "type", "numel", "value", "element_ty", "primitive_bitwidth", "int_bitwidth",
+    "int_signedness", "fp_mantissa_width", "exponent_bias", "name", "address_space",
+    "itemsize", NULL};
+
 /* Triton 3.6's compile options (CUDAOptions' fields) and JITFunction.run's own keywords: a
  * launch's keyword of one of these names is not a kernel argument. */
 static const char *const TRITON_OPTIONS[] = {
@@ -146,6 +172,16 @@ static int is_nm(const sctx *x, size_t i, const char *s) {
 static int kind_of(const sctx *x, size_t i) { return (int)tk(x, i)->kind; }
 static int depth_at(const sctx *x, size_t i) {
     return x->c->depth[i < x->c->ntoks ? i : x->c->ntoks - 1];
+}
+static int interp_attr(const char *s, size_t n);
+
+/* Attribute k of a chain inside a kernel whose head is not a module: one of TENSOR_ATTRS. */
+static int kernel_attr_ok(const sctx *x, size_t k) {
+    const pytok *t = tk(x, k);
+    const char *s = x->c->text + t->off;
+    /* a dunder, frame or private attribute is dunder_check's finding already (one report) */
+    if (is_dunder(s, t->len) || interp_attr(s, t->len) || (t->len > 0 && s[0] == '_')) return 1;
+    return in_list_n(TENSOR_ATTRS, s, t->len);
 }
 static uint8_t flags(const sctx *x, size_t i) {
     return x->c->tflags[i < x->c->ntoks ? i : x->c->ntoks - 1];
@@ -776,6 +812,11 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
             add(x, (static_rule)v.rule, i, tok_text(x, i, ch.last), v.why);
         } else if (ch.call && x->enforce_prec && !strcmp(ch.canon, "triton.language.dot")) {
             dot_check(x, &ch);
+        } else if (!ch.call && x->enforce_prec && !strcmp(ch.canon, "triton.language.dot")) {
+            add(x, STATIC_PRECISION, i, tok_text(x, i, ch.last),
+                "tl.dot used as a value (a default, an argument, an alias) is called where its precision "
+                "cannot be read: TF32 by default; call tl.dot directly with input_precision=\"ieee\" (or "
+                "--allow-precision-change)");
         } else if (assigned || through) {
             add(x, STATIC_STATE, i, stmt_text(x, i), "sets an attribute on a module");
         }
@@ -783,6 +824,15 @@ static void chain_check(sctx *x, size_t i, size_t *consumed) {
         return;
     }
     /* a variable: a module-level object, a local, a parameter */
+    if (f & CTOK_IN_JIT)
+        for (size_t k = i + 2; k <= ch.last; k += 2)
+            if (!kernel_attr_ok(x, k) && !(ref == CREF_MODULE && jit_name(x, i))) {
+                add(x, STATIC_NAME, k, tok_text(x, i, k),
+                    "an attribute of a value inside a kernel: Triton looks it up on the Python object "
+                    "at compile time (a jit function or a module member passed in reaches its "
+                    "globals); only tensor, dtype and constexpr attributes are allowed");
+                break;
+            }
     if (ch.nseg == 1 && !(f & CTOK_IN_JIT)) pointer_check(x, i, after);
     int binding = (f & CTOK_MODULE_LEVEL) && (f & CTOK_STMT_START) && (is_op(x, after, "=") || is_op(x, after, ":"));
     if (ref == CREF_MODULE && !binding && !(f & CTOK_DECORATOR) && config_name(x, i)) {
@@ -1017,6 +1067,40 @@ static void annotations_check(sctx *x) {
     }
 }
 
+/* A kernel parameter's default is a constexpr whose attributes Triton looks up, and which it
+ * calls, at compile time (`D: tl.constexpr = tl.dot` then `D(a, b)` is tl.dot at its TF32
+ * default; a jit function there reaches its globals): inside a @triton.jit header a default
+ * must be a literal (a number, optionally negated, a string, True, False, None) or a
+ * triton.language dtype. */
+static void jit_defaults_check(sctx *x) {
+    static const char *const DTYPES[] = {"float32", "float64", "float16", "bfloat16", "int1", "int8", "int16", "int32",
+                                         "int64", "uint8", "uint16", "uint32", "uint64", NULL};
+    for (size_t a = 0; a < x->c->ntoks; a++) {
+        uint8_t f = flags(x, a);
+        if (!(f & CTOK_DEFAULT) || !(f & CTOK_IN_JIT) || (a > 0 && (flags(x, a - 1) & CTOK_DEFAULT))) continue;
+        size_t b = a;
+        while (b < x->c->ntoks && (flags(x, b) & CTOK_DEFAULT)) b++;
+        size_t v = is_op(x, a, "-") ? a + 1 : a;
+        int ok = 0;
+        if (b == v + 1)
+            ok = kind_of(x, v) == PYT_NUMBER ||
+                 (v == a && (kind_of(x, v) == PYT_STRING || is_nm(x, v, "True") || is_nm(x, v, "False") ||
+                             is_nm(x, v, "None")));
+        if (!ok && v == a && kind_of(x, a) == PYT_NAME) {
+            chain ch;
+            chain_read(x, a, &ch);
+            ok = ch.last + 1 == b && ch.module && !ch.call && !strncmp(ch.canon, "triton.language.", 16) &&
+                 in_list(DTYPES, ch.canon + 16);
+            free(ch.canon);
+        }
+        if (!ok)
+            add(x, STATIC_NAME, a, tok_text(x, a, b - 1),
+                "a kernel parameter's default is a constexpr Triton looks attributes up on and calls "
+                "at compile time: only a literal or a tl dtype");
+        a = b - 1;
+    }
+}
+
 /* A source-encoding declaration (PEP 263: a comment matching coding[:=] on line 1 or 2) makes
  * Python decode another program than the one the rules read as UTF-8 (utf-7 hides lines in
  * "+AAo-"): only a UTF-8 one is accepted. */
@@ -1230,6 +1314,10 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
         case CREF_ATTR:
             dunder_check(&x, i, 1);
             method_check(&x, i);
+            if ((f & CTOK_IN_JIT) && !kernel_attr_ok(&x, i))
+                add(&x, STATIC_NAME, i, kstrndup(s - 1, t->len + 1),
+                    "an attribute of a value inside a kernel: Triton looks it up on the Python object "
+                    "at compile time; only tensor, dtype and constexpr attributes are allowed");
             break;
         default:
             chain_check(&x, i, &consumed);
@@ -1237,6 +1325,7 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
     }
     defaults_check(&x);
     annotations_check(&x);
+    jit_defaults_check(&x);
     encoding_check(&x);
     shadow_check(&x);
     free(x.config_names);

@@ -1,4 +1,4 @@
-# expect: gate1 precision
+# expect: gate1 precision+name
 # kopt-candidate: replaces=triton_poi_fused_add_gelu_mul_0
 # tl.inline_asm_elementwise bound to a parameter's default and called under that name, with the
 # assembly in pieces: the one-literal check looked at direct calls only. Refused by default as
