@@ -1638,3 +1638,112 @@ Test(static_definition_time, rebound_imports) {
     expect_passes(t, NULL);
     free(t);
 }
+
+/* The kernel-time rules' boundaries (each case kills a mutant the corpus files could not: they
+ * are refused by a second rule too). */
+static void expect_text(const char *text, const char *rule, const char *marker, const char *want_text) {
+    candidate *c = parse_ok(text);
+    static_report r = {0};
+    kerr e = {0};
+    static_check(c, &L_OK, &r, &e);
+    char *rt = report_text(&r);
+    int line, col, found = 0;
+    locate(text, marker, &line, &col);
+    for (size_t i = 0; i < r.n; i++)
+        if (!strcmp(static_rule_name(r.v[i].rule), rule) && r.v[i].line == line && r.v[i].col == col) {
+            found = 1;
+            if (want_text) cr_expect_str_eq(r.v[i].text, want_text, "%s", rt);
+        }
+    cr_assert(found, "no %s finding at <<%s>>; report:\n%s\ntext:\n%s", rule, marker, rt, text);
+    free(rt);
+    static_report_free(&r);
+    candidate_free(c);
+}
+
+Test(static_kernel_time, jit_defaults) {
+    const char *P = "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr";
+    static const char *const ok[] = {", N: tl.constexpr = 4", ", N: tl.constexpr = -4", ", F: tl.constexpr = 1.5",
+                                     ", S: tl.constexpr = \"ab\"", ", B: tl.constexpr = True", ", Z: tl.constexpr = None",
+                                     ", D: tl.constexpr = tl.float32", ", A: tl.constexpr = 1, C: tl.constexpr = 2"};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        char *params = kasprintf("%s%s", P, ok[i]);
+        char *t = with_kernel_header("", params, "");
+        expect_passes(t, NULL);
+        free(t);
+        free(params);
+    }
+    /* a jit function, a module constant, a negated name, a call, a module member that is no
+     * dtype: each refused at the default itself, with its whole text */
+    char *t = with_kernel_header("@triton.jit\ndef _noop(v):\n    return v\n\n\n", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, K: tl.constexpr = _noop", "");
+    expect_text(t, "name", "_noop)", "_noop");
+    free(t);
+    t = with_kernel_header("M = 3\n", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = -M", "");
+    expect_text(t, "name", "-M)", "-M");
+    free(t);
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = triton.cdiv(4, 2)", "");
+    expect_text(t, "name", "triton.cdiv(4, 2)", "triton.cdiv(4, 2)");
+    free(t);
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = tl.arange", "");
+    expect_text(t, "name", "tl.arange)", "tl.arange");
+    free(t);
+    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = tl.float32.to", "");
+    expect_text(t, "name", "tl.float32.to)", "tl.float32.to");
+    free(t);
+    /* the annotation's own text */
+    t = with_kernel_header("", "in_ptr0: triton.cdiv(1, 1), out_ptr0, xnumel, XBLOCK: tl.constexpr", "");
+    expect_text(t, "syntax", "triton.cdiv(1, 1), out", "triton.cdiv(1, 1)");
+    free(t);
+}
+
+Test(static_kernel_time, value_attributes) {
+    const char *P = "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr";
+    /* one attribute on a parameter, on a local and on a module constant; after a call */
+    static const char *const body[][2] = {{"    v = in_ptr0.fn\n", "fn\n"},
+                                          {"    y = offs\n    v = y.cache\n", "cache\n"},
+                                          {"    v = M.bit_length\n", "bit_length\n"},
+                                          {"    v = tl.load(in_ptr0).handle\n", "handle\n"}};
+    for (size_t i = 0; i < sizeof body / sizeof *body; i++) {
+        char *t = kasprintf("import triton\nimport triton.language as tl\n\nM = 3\n\n\n@triton.jit\ndef _k(%s):\n"
+                            "    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)\n%s"
+                            "    tl.store(out_ptr0 + offs, tl.load(in_ptr0 + offs, mask=offs < xnumel), mask=offs < xnumel)\n\n\n"
+                            "def launch(in_ptr0, out_ptr0, xnumel, stream=None):\n"
+                            "    _k[(triton.cdiv(xnumel, 1024),)](in_ptr0, out_ptr0, xnumel, XBLOCK=1024)\n",
+                            P, body[i][0]);
+        expect_refused(t, "name", body[i][1], NULL);
+        free(t);
+    }
+    /* tensor attributes pass */
+    char *t = kasprintf("import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef _k(%s):\n"
+                        "    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)\n"
+                        "    x = tl.load(in_ptr0 + offs, mask=offs < xnumel).to(tl.float32)\n"
+                        "    w = x.dtype.primitive_bitwidth + in_ptr0.dtype.element_ty.primitive_bitwidth\n"
+                        "    tl.store(out_ptr0 + offs, x.reshape(XBLOCK) + w, mask=offs < xnumel)\n\n\n"
+                        "def launch(in_ptr0, out_ptr0, xnumel, stream=None):\n"
+                        "    _k[(triton.cdiv(xnumel, 1024),)](in_ptr0, out_ptr0, xnumel, XBLOCK=1024)\n",
+                        P);
+    expect_passes(t, NULL);
+    free(t);
+}
+
+Test(static_kernel_time, precision_keywords_whole_value) {
+    /* only the value alone counts: "ieee" + P and False or True are expressions */
+    expect_one("P = ''\n" MM_PRE("tl.dot(a, b, input_precision=\"ieee\" + P)"), "", "precision", NULL);
+    expect_one(MM_PRE("tl.dot(a, b, allow_tf32=False or True)"), "", "precision", NULL);
+}
+
+Test(static_definition_time, rebinding_first_import_or_def) {
+    const char *P = "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr";
+    /* the rebinding statement first among the definitions, and the import first among imports */
+    char *t = kasprintf("tl = 0\nimport triton.language as tl\nimport triton\n\n\n@triton.jit\ndef _k(%s):\n"
+                        "    offs = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)\n"
+                        "    tl.store(out_ptr0 + offs, tl.load(in_ptr0 + offs, mask=offs < xnumel), mask=offs < xnumel)\n\n\n"
+                        "def launch(in_ptr0, out_ptr0, xnumel, stream=None):\n"
+                        "    _k[(triton.cdiv(xnumel, 1024),)](in_ptr0, out_ptr0, xnumel, XBLOCK=1024)\n",
+                        P);
+    expect_text(t, "name", "import triton.language as tl", "tl");
+    free(t);
+    /* a 4-letter encoding other than utf8 */
+    t = with_kernel_header("# coding: utf7\n", P, "");
+    expect_refused(t, "syntax", "# coding", NULL);
+    free(t);
+}
