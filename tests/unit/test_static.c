@@ -1673,26 +1673,22 @@ Test(static_kernel_time, jit_defaults) {
         free(params);
     }
     /* a jit function, a module constant, a negated name, a call, a module member that is no
-     * dtype: each refused at the default itself, with its whole text */
-    char *t = with_kernel_header("@triton.jit\ndef _noop(v):\n    return v\n\n\n", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, K: tl.constexpr = _noop", "");
-    expect_text(t, "name", "_noop)", "_noop");
-    free(t);
-    t = with_kernel_header("M = 3\n", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = -M", "");
-    expect_text(t, "name", "-M)", "-M");
-    free(t);
-    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = triton.cdiv(4, 2)", "");
-    expect_text(t, "name", "triton.cdiv(4, 2)", "triton.cdiv(4, 2)");
-    free(t);
-    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = tl.arange", "");
-    expect_text(t, "name", "tl.arange)", "tl.arange");
-    free(t);
-    t = with_kernel_header("", "in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr, N: tl.constexpr = tl.float32.to", "");
-    expect_text(t, "name", "tl.float32.to)", "tl.float32.to");
-    free(t);
-    /* the annotation's own text */
-    t = with_kernel_header("", "in_ptr0: triton.cdiv(1, 1), out_ptr0, xnumel, XBLOCK: tl.constexpr", "");
-    expect_text(t, "syntax", "triton.cdiv(1, 1), out", "triton.cdiv(1, 1)");
-    free(t);
+     * dtype: each refused at the default itself, with its whole text; then an annotation's text:
+     * {head, the parameters after P, rule, marker, the finding's text} */
+    static const char *const bad[][5] = {
+        {"@triton.jit\ndef _noop(v):\n    return v\n\n\n", ", K: tl.constexpr = _noop", "name", "_noop)", "_noop"},
+        {"M = 3\n", ", N: tl.constexpr = -M", "name", "-M)", "-M"},
+        {"", ", N: tl.constexpr = triton.cdiv(4, 2)", "name", "triton.cdiv(4, 2)", "triton.cdiv(4, 2)"},
+        {"", ", N: tl.constexpr = tl.arange", "name", "tl.arange)", "tl.arange"},
+        {"", ", N: tl.constexpr = tl.float32.to", "name", "tl.float32.to)", "tl.float32.to"},
+        {"", ", W: triton.cdiv(1, 1)", "syntax", "triton.cdiv(1, 1)", "triton.cdiv(1, 1)"}};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *params = kasprintf("%s%s", P, bad[i][1]);
+        char *t = with_kernel_header(bad[i][0], params, "");
+        expect_text(t, bad[i][2], bad[i][3], bad[i][4]);
+        free(t);
+        free(params);
+    }
 }
 
 Test(static_kernel_time, value_attributes) {
