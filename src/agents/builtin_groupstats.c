@@ -29,7 +29,7 @@ static int gs_graph(const kfacts *k, gs_spec *gs, int *conv) {
     int nconv = 0, ncvt = 0;
     for (size_t i = 0; i < k->fragment.n; i++) {
         const char *l = k->fragment.v[i];
-        if (!l || !strstr(l, "= call_function[")) continue;
+        if (!strstr(l, "= call_function[")) continue;
         if (strstr(l, "call_function[target=torch.ops.aten.var_mean.correction]") && !vm) vm = l;
         else if (strstr(l, "call_function[target=torch.ops.aten.reshape.default]") && !rs) rs = l;
         else if (strstr(l, "call_function[target=torch.ops.aten.convolution.default]")) nconv++;

@@ -102,7 +102,7 @@ static int fx_nodes(const kfacts *k, fx_node *ns) {
     int n = 0;
     for (size_t i = 0; i < k->fragment.n; i++) {
         const char *l = k->fragment.v[i];
-        if (!l || !strstr(l, "= call_function[")) continue;
+        if (!strstr(l, "= call_function[")) continue;
         if (n == FX_MAX_NODES || !builtin_fx_parse(l, &ns[n])) return -1;
         n++;
     }
@@ -264,7 +264,7 @@ static int placeholder_rank(const kfacts *k, const char *ref, int *last_unit) {
     snprintf(want, sizeof want, "%s : Tensor \"", ref);
     for (size_t i = 0; i < k->fragment.n; i++) {
         const char *l = k->fragment.v[i];
-        if (!l || strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
+        if (strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
         const char *sb = strchr(l + strlen(want), ']'); /* the shape's end, the strides follow */
         const char *se = sb && sb[1] == '[' ? strchr(sb + 1, ']') : NULL;
         if (!se) return 0;

@@ -156,7 +156,7 @@ static int pool_match_kernel(const kfacts *k, pool_spec *ps) {
     const char *pool = NULL, *unsq = NULL, *item = NULL;
     for (size_t i = 0; i < k->fragment.n; i++) {
         const char *l = k->fragment.v[i];
-        if (!l || !strstr(l, "= call_function[")) continue;
+        if (!strstr(l, "= call_function[")) continue;
         if (!pool && (strstr(l, "call_function[target=torch.ops.aten.avg_pool2d.default]") ||
                       strstr(l, "call_function[target=torch.ops.aten.avg_pool3d.default]") ||
                       strstr(l, "call_function[target=torch.ops.aten.max_pool2d_with_indices.default]") ||

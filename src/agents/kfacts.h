@@ -24,7 +24,7 @@
 
 enum { KF_MAX_DIMS = 8 };
 
-/* A list of borrowed strings (the array owned). */
+/* A list of borrowed strings, none NULL (the array owned). */
 typedef struct kf_strs {
     const char **v;
     size_t n;

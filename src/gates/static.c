@@ -145,6 +145,23 @@ static int prefix_in_list(const char *const *l, const char *q) {
 static int is_dunder(const char *s, size_t n) {
     return n > 4 && s[0] == '_' && s[1] == '_' && s[n - 1] == '_' && s[n - 2] == '_';
 }
+
+/* What an attribute name reaches: an interpreter's or object's internals, or neither. */
+typedef enum attr_internals {
+    ATTR_PLAIN,   /* none of the below */
+    ATTR_DUNDER,  /* __x__ */
+    ATTR_INTERP,  /* frames, code objects, tracebacks, generators, coroutines: gi_frame.f_builtins
+                   * reaches exec and f_back the caller's frame, with no dunder */
+    ATTR_PRIVATE, /* a leading underscore */
+} attr_internals;
+
+static attr_internals internals_attr(const char *s, size_t n) {
+    static const char *const pre[] = {"gi_", "cr_", "ag_", "f_", "tb_", "co_", NULL};
+    if (is_dunder(s, n)) return ATTR_DUNDER;
+    for (int i = 0; pre[i]; i++)
+        if (n > strlen(pre[i]) && !strncmp(s, pre[i], strlen(pre[i]))) return ATTR_INTERP;
+    return n > 0 && s[0] == '_' ? ATTR_PRIVATE : ATTR_PLAIN;
+}
 static int lowp_name(const char *s) {
     return in_list(LOWP_TORCH, s) || !strncmp(s, "float8", 6);
 }
@@ -173,14 +190,13 @@ static int kind_of(const sctx *x, size_t i) { return (int)tk(x, i)->kind; }
 static int depth_at(const sctx *x, size_t i) {
     return x->c->depth[i < x->c->ntoks ? i : x->c->ntoks - 1];
 }
-static int interp_attr(const char *s, size_t n);
 
 /* Attribute k of a chain inside a kernel whose head is not a module: one of TENSOR_ATTRS. */
 static int kernel_attr_ok(const sctx *x, size_t k) {
     const pytok *t = tk(x, k);
     const char *s = x->c->text + t->off;
     /* a dunder, frame or private attribute is dunder_check's finding already (one report) */
-    if (is_dunder(s, t->len) || interp_attr(s, t->len) || (t->len > 0 && s[0] == '_')) return 1;
+    if (internals_attr(s, t->len) != ATTR_PLAIN) return 1;
     return in_list_n(TENSOR_ATTRS, s, t->len);
 }
 static uint8_t flags(const sctx *x, size_t i) {
@@ -477,31 +493,29 @@ static void method_check(sctx *x, size_t m) {
     }
 }
 
-/* Attribute k: a dunder (rule io); with `private`, also a name starting with '_' (rule name):
- * an object's internals (in_ptr0._cdata, x._typed_storage()). Attributes of allowed modules are
- * classify's (their lists). */
-/* The attribute prefixes of Python's frames, code objects, tracebacks, generators and
- * coroutines (gi_frame.f_builtins reaches exec and f_back the caller's frame, with no dunder). */
-static int interp_attr(const char *s, size_t n) {
-    static const char *const pre[] = {"gi_", "cr_", "ag_", "f_", "tb_", "co_", NULL};
-    for (int i = 0; pre[i]; i++)
-        if (n > strlen(pre[i]) && !strncmp(s, pre[i], strlen(pre[i]))) return 1;
-    return 0;
-}
-
+/* Attribute k: a dunder or a frame attribute (rule io); with `private`, also a name starting
+ * with '_' (rule name): an object's internals (in_ptr0._cdata, x._typed_storage()). Attributes
+ * of allowed modules are classify's (their lists). */
 static void dunder_check(sctx *x, size_t k, int private) {
     const pytok *t = tk(x, k);
     const char *s = x->c->text + t->off;
-    if (is_dunder(s, t->len))
+    switch (internals_attr(s, t->len)) {
+    case ATTR_DUNDER:
         add(x, STATIC_IO, k, kstrndup(s - 1, t->len + 1),
             "dunder attributes reach interpreter internals");
-    else if (interp_attr(s, t->len))
+        break;
+    case ATTR_INTERP:
         add(x, STATIC_IO, k, kstrndup(s - 1, t->len + 1),
             "frame, code, traceback and generator attributes (gi_frame, f_builtins, f_back ...) "
             "reach the interpreter and the caller's frames");
-    else if (private && t->len > 0 && s[0] == '_')
-        add(x, STATIC_NAME, k, kstrndup(s - 1, t->len + 1),
-            "a private attribute (a leading underscore) reaches an object's internals");
+        break;
+    case ATTR_PRIVATE:
+        if (private)
+            add(x, STATIC_NAME, k, kstrndup(s - 1, t->len + 1),
+                "a private attribute (a leading underscore) reaches an object's internals");
+        break;
+    case ATTR_PLAIN: break;
+    }
 }
 
 /* Argument i (0-based, positional or not) of the call whose '(' is at p: [*a, *b). */
