@@ -112,6 +112,11 @@ int gate4_decide(const double *base, const double *cand, size_t n, double min_ga
 int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l2_bytes);
 
 #define GATE4_HOST_ROUNDS 12   /* rounds timed as the model is called (host dispatch included) */
+/* Rounds added when the first GATE4_HOST_ROUNDS say "slower as called" while the GPU time passed:
+ * the host check is then decided once more on all the rounds together (one pooled sample, so a
+ * transient burst of host noise on a shared machine does not refuse an honest candidate, and a
+ * candidate that is slower as called is refused on a three-times larger sample). */
+#define GATE4_HOST_RECHECK_ROUNDS 36
 
 /* The host check of gate 4: the speedup over samples timed as the model is called (the wall
  * time of a call to the end of its GPU work, host dispatch included, no stall) with its 95%
