@@ -1743,3 +1743,45 @@ Test(static_definition_time, rebinding_first_import_or_def) {
     expect_refused(t, "syntax", "# coding", NULL);
     free(t);
 }
+
+/* Finding texts and boundaries the mutation run of static.c left untested (each case kills at
+ * least one mutant that survived it: the text spans of the frame, private and kernel-attribute
+ * findings, the annotation spans, a `def` at the file's first token, the keyword value followed
+ * by another keyword, a coding comment after code). */
+Test(static_mutants, finding_texts_and_boundaries) {
+    /* a frame attribute with its dot; a bare prefix ("f_", "gi_") is no frame attribute */
+    expect_one("", "    k = in_ptr0.gi_frame\n", "io", ".gi_frame");
+    expect_clean("", "    k = in_ptr0.f_\n    j = in_ptr0.gi_\n");
+    /* a one-character private attribute */
+    expect_one("", "    k = in_ptr0._\n", "name", "._");
+    /* a jit function's attribute inside a kernel: one finding, not a second as a value's */
+    expect_one("@triton.jit\ndef _j(x_ptr, XB: tl.constexpr):\n    f = _k.fn\n\n\n", "", "name", "_k.fn");
+    /* attributes of a call's result inside a kernel: each with its dot */
+    static const char *const two_rules[] = {"name", "name"}, *const two_texts[] = {".foo", ".bar"};
+    char *t = make_l("@triton.jit\ndef _j(x_ptr, XB: tl.constexpr):\n    y = tl.load(x_ptr).foo.bar\n\n\n", "");
+    expect_report(t, 2, two_rules, two_texts);
+    free(t);
+    /* annotations: the annotation's own tokens, up to ',' / '=' / ')' */
+    expect_one("def _g(a: int, b):\n    return a\n\n\n", "", "syntax", "int");
+    expect_one("def _g(a: tl.tensor = 1, b=2):\n    return a\n\n\n", "", "syntax", "tl.tensor");
+    expect_one("def _g(a: \"x\", b):\n    return a\n\n\n", "", "syntax", "\"x\"");
+    expect_one("def _g(a) -> int:\n    return a\n\n\n", "", "syntax", "-> int");
+    /* a def as the file's very first token */
+    char *l = make_l("", "");
+    t = kasprintf("def _g(a: int):\n    return a\n\n\n%s", l);
+    free(l);
+    static const char *const one_syntax[] = {"syntax"}, *const int_text[] = {"int"};
+    expect_report(t, 1, one_syntax, int_text);
+    free(t);
+    /* allow_tf32=False and input_precision="ieee" followed by another keyword */
+    expect_clean(MM_PRE("tl.dot(a, b, allow_tf32=False, out_dtype=tl.float32)"), "");
+    expect_clean(MM_PRE("tl.dot(a, b, input_precision=\"ieee\", out_dtype=tl.float32)"), "");
+    /* "coding:" in a comment after code on line 1 is no encoding declaration (PEP 263: the
+     * comment is the whole line) */
+    l = make_l("", "");
+    t = kasprintf("import torch  # coding: latin-1\n%s", l);
+    free(l);
+    static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
+    expect_passes(t, &o);
+    free(t);
+}
