@@ -32,6 +32,9 @@
  *               once into typed plans, optimize_int.h's opt_plans_read, an empty list's
  *               "why" ending the kernel's search)
  *   executor    ctx {"kernel":{... as above}, "plan":{...}}
+ *               (the built-in executor reads "plan" once into a typed plan, agents/kplan.h:
+ *               the direction an enum, the template a kfamily, variants and launch
+ *               configurations as integers; the families take it, never the JSON object)
  *               -> {"candidates":[{"label":"...","source":"<candidate file text, docs/CANDIDATES.md>",
  *                                  "config":{...}}]}
  *               (the search reads the answer once into typed candidates, optimize_int.h's

@@ -20,6 +20,7 @@
 #include "agents/agent.h"
 #include "agents/family.h"
 #include "agents/kfacts.h"
+#include "agents/kplan.h"
 #include "util/buf.h"
 #include "worker/worker.h"
 
@@ -127,25 +128,25 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps);
  * rewrite entry points above dispatch to them for templates named region_*. */
 kfamily builtin_region_match(const kfacts *k);
 json_t *builtin_region_variants(kfamily f, const kfacts *k);
-int builtin_region_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The scan family (builtin_scan.c): "scan" when the kernel (or region) is a cumulative sum the
  * scan template computes (inclusive, shifted, masked, reversed; over any dimension), else NULL;
  * its variants (new array); its candidates for a "rewrite" plan (*out new, as
  * builtin_rewrite_act). builtin_rewrite_* and builtin_region_* dispatch to them. */
 const char *builtin_scan_match(const kfacts *k);
 json_t *builtin_scan_variants(const kfacts *k);
-int builtin_scan_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The aligned_chunks family (builtin_aligned.c): 1 when the kernel is the first of Inductor's
  * split reductions over a flat range whose chunks start off 16-byte boundaries. */
 int builtin_aligned_match(const kfacts *k);
 json_t *builtin_aligned_variants(const kfacts *k);
-int builtin_aligned_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_aligned_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The middle-dimension softmax family (builtin_colsoftmax.c): "col_softmax" when the kernel is
  * a softmax / log-softmax of fp32 over a dimension with something after it (<= 8192 long), else
  * NULL; its variants (new array); its candidates (*out new). builtin_rewrite_* dispatch to them. */
 const char *builtin_col_softmax_match(const kfacts *k);
 json_t *builtin_col_softmax_variants(const kfacts *k);
-int builtin_col_softmax_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The row-normalize family (builtin_normalize.c): 1 when the kernel's FX graph fragment is
  * exactly y = x / (norm(x, last dim, keepdim) [+ eps]) with norm the L1 norm (*p = 1: sum of
  * |x|) or the L2 norm (*p = 2: sqrt of the sum of squares), *eps the constant added (0 when
@@ -207,7 +208,7 @@ int builtin_pool_match(const kfacts *k, pool_spec *ps);
 /* The family of a matched launch: max_pool, avg_pool (Inductor kernels) or region_avg_pool. */
 kfamily builtin_pool_family(const pool_spec *ps);
 json_t *builtin_pool_variants(const kfacts *k);
-int builtin_pool_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* Group-norm statistics over channels-last data (builtin_groupstats.c): Inductor's looped
  * reduction (in_ptr0[, in_ptr1 a bias], out_ptr0, out_ptr1, xnumel, r0_numel) whose FX graph
  * fragment is exactly var_mean (correction 0, keepdim) over dims [2, 3] of a reshape to
@@ -222,12 +223,12 @@ typedef struct gs_spec {
 } gs_spec;
 int builtin_group_stats_match(const kfacts *k, gs_spec *gs);
 json_t *builtin_group_stats_variants(const kfacts *k);
-int builtin_group_stats_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_group_stats_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 json_t *builtin_rewrite_variants(kfamily f, const kfacts *k);
 /* A second family worth offering for a kernel whose first (builtin_rewrite_match) is `first`:
  * split_more beside aligned_chunks where both apply (an unaligned split Welford or sum); else
  * KF_NONE. builtin_rewrite_act takes either. */
 kfamily builtin_rewrite_second(const kfacts *k, kfamily first);
-int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e);
+int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 
 #endif

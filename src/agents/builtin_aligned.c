@@ -262,7 +262,7 @@ static int aligned_source(const kfacts *k, const al_facts *f, kbuf *out) {
     return rc;
 }
 
-int builtin_aligned_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_aligned_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
     al_facts f;
     if (!facts_of(k, &f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template aligned_chunks does not apply to this kernel");
@@ -270,10 +270,8 @@ int builtin_aligned_act(const kfacts *k, const json_t *plan, json_t **out, kerr 
     kbuf params = KBUF_INIT;
     for (size_t i = 0; kfacts_runtime(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", kfacts_runtime(k, i));
     json_t *cands = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
-        long long rb = json_integer_value(json_object_get(v, "r0_block")), nw = json_integer_value(json_object_get(v, "num_warps"));
+    for (size_t i = 0; i < plan->nvar; i++) {
+        long long rb = plan->var[i].r0_block, nw = plan->var[i].num_warps;
         if (!builtin_pow2_in(rb, 64, 16384) || !builtin_pow2_in(nw, 1, 32)) continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         kbuf_printf(&label, "aligned_chunks: Inductor's %lld partial reductions of %lld over whole aligned %lld-element vectors "

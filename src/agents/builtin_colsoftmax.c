@@ -118,19 +118,16 @@ json_t *builtin_col_softmax_variants(const kfacts *k) {
     return v;
 }
 
-int builtin_col_softmax_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
     cs_facts f;
     if (!cs_facts_of(k, &f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template col_softmax does not apply to this kernel");
     long long bc = builtin_next_pow2(f.c);
     const char *kname = k->name;
     json_t *cands = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
-        long long bi = json_integer_value(json_object_get(v, "block_i")),
-                  nw = json_integer_value(json_object_get(v, "num_warps"));
-        long long cb = json_integer_value(json_object_get(v, "cb")), ib = json_integer_value(json_object_get(v, "ib"));
+    for (size_t i = 0; i < plan->nvar; i++) {
+        const kp_variant *v = &plan->var[i];
+        long long bi = v->block_i, nw = v->num_warps, cb = v->cb, ib = v->ib;
         int split = cb > 0;
         if (!builtin_pow2_in(nw, 1, 32)) continue;
         if (split && (!builtin_pow2_in(cb, 1, 4096) || !builtin_pow2_in(ib, 1, 1024) || cb * ib > CS_MAX_TILE ||

@@ -8,7 +8,8 @@
  *      @triton_heuristics decorator), "runtime_params":["in_ptr0",...], "grid_type":"Grid1D|Grid2D",
  *      "constexprs":[..]}, "plan": {"direction":"launch_config","params":{"configs":[..]}}}
  * -> {"candidates":[{"label":"XBLOCK=1 R0_BLOCK=16384 num_warps=16 num_stages=1",
- *                    "config":{...}, "source":"..."}]} */
+ *                    "config":{...}, "source":"..."}]}
+ * The kernel and the plan are read once at the edge (executor_act) into kfacts and a kplan. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,97 +46,111 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
     return kbuf_steal(&b);
 }
 
-/* The candidates for `plan` over kernel k into *out (as agent_act). */
-static int execute_plan(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+/* One form-P candidate relaunching kernel k (its jit source `src`, 1-D or 2-D grid) with
+ * configuration c, appended to cands; `qparams` the runtime parameters as a quoted list. */
+static void config_candidate(const kfacts *k, const kp_config *c, int grid2d, const char *qparams, json_t *cands) {
+    const char *name = k->name;
+    long long xb = c->xblock, rb = c->r0_block, yb = c->yblock, nw = c->num_warps, ns = c->num_stages;
+    kbuf label = KBUF_INIT, s = KBUF_INIT;
+    kbuf_printf(&label, "XBLOCK=%lld", xb);
+    if (rb) kbuf_printf(&label, " R0_BLOCK=%lld", rb);
+    if (yb) kbuf_printf(&label, " YBLOCK=%lld", yb);
+    kbuf_printf(&label, " num_warps=%lld num_stages=%lld", nw, ns);
+    kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, launch_config: %s\n", name, kbuf_str(&label));
+    builtin_plan_source(k->jit_source, &s);
+    kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n", qparams);
+    if (grid2d)
+        kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %lld)\", \"cdiv(ynumel, %lld)\"],\n",
+                    name, xb, yb);
+    else
+        kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %lld)\"],\n", name, xb);
+    kbuf_printf(&s, "                  \"args\": [%s],\n                  \"constexprs\": {\"XBLOCK\": %lld", qparams, xb);
+    if (rb) kbuf_printf(&s, ", \"R0_BLOCK\": %lld", rb);
+    if (yb) kbuf_printf(&s, ", \"YBLOCK\": %lld", yb);
+    kbuf_printf(&s, "}, \"num_warps\": %lld, \"num_stages\": %lld}],\n}\n", nw, ns);
+    json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", c->raw, "source", kbuf_str(&s)));
+    kbuf_free(&label);
+    kbuf_free(&s);
+}
+
+/* A plan's bare block sizes (no "configs": an LLM planner's {"XBLOCK": .., "num_warps": ..})
+ * as one configuration, Inductor-like defaults for what it leaves out; its JSON in *raw (caller
+ * owns). */
+static kp_config bare_config(const kfacts *k, const kp_config *b, json_t **raw) {
+    int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK");
+    kp_config c = {.xblock = b->has_xblock ? b->xblock : has_r ? 1 : 1024,
+                   .num_warps = b->has_num_warps ? b->num_warps : 8,
+                   .num_stages = b->has_num_stages ? b->num_stages : 1};
+    *raw = json_pack("{s:I, s:I, s:I}", "XBLOCK", (json_int_t)c.xblock, "num_warps", (json_int_t)c.num_warps, "num_stages",
+                     (json_int_t)c.num_stages);
+    if (has_r) {
+        c.r0_block = b->has_r0_block ? b->r0_block : 2048;
+        json_object_set_new(*raw, "R0_BLOCK", json_integer(c.r0_block));
+    }
+    if (b->has_yblock) {
+        c.yblock = b->yblock;
+        json_object_set_new(*raw, "YBLOCK", json_integer(c.yblock));
+    }
+    c.raw = *raw;
+    return c;
+}
+
+/* The candidates for plan p over kernel k into *out (as agent_act). */
+static int execute_plan(const kfacts *k, const kplan *p, json_t **out, kerr *e) {
     const char *name = k->name, *src = k->jit_source, *grid = k->grid_type;
-    const char *dir = json_string_value(json_object_get(plan, "direction"));
     if (!name) return kerr_set(e, KOPT_E_INTERNAL, "executor: kernel name missing");
-    if (dir && !strcmp(dir, "rewrite")) return builtin_rewrite_act(k, plan, out, e);   /* written anew */
+    if (p->dir == KP_REWRITE) return builtin_rewrite_act(k, p, out, e);   /* written anew */
     if (!src) return kerr_set(e, KOPT_E_CANDIDATE, "executor: %s has no Triton source of its own to re-launch", name);
-    if (!dir) return kerr_set(e, KOPT_E_CANDIDATE, "the plan names no direction");
+    if (p->dir == KP_NONE) return kerr_set(e, KOPT_E_CANDIDATE, "the plan names no direction");
     /* Plans from another planner (an LLM's) are taken in what the built-in executor can do:
      * "one_pass" becomes a rewrite when a template applies; a plan whose params are block
      * sizes / warps (any direction) becomes a launch configuration. */
-    const json_t *params0 = json_object_get(plan, "params");
-    json_t *normalized = NULL;
-    if (dir && !strcmp(dir, "one_pass")) {
+    if (p->dir == KP_ONE_PASS) {
         double eps = 0;
         kfamily tmpl = builtin_rewrite_match(k, &eps);
         if (tmpl != KF_NONE) {
             json_t *rw = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", kfamily_name(tmpl),
                                    "variants", builtin_rewrite_variants(tmpl, k));
-            int rc = builtin_rewrite_act(k, rw, out, e);
+            kplan rp;
+            kplan_read(rw, &rp);
+            int rc = builtin_rewrite_act(k, &rp, out, e);
+            kplan_free(&rp);
             json_decref(rw);
             return rc;
         }
     }
-    if (!json_is_array(json_object_get(params0, "configs"))) {
-        if (!json_object_get(params0, "XBLOCK") && !json_object_get(params0, "R0_BLOCK") &&
-            !json_object_get(params0, "YBLOCK") && !json_object_get(params0, "num_warps"))
-            return kerr_set(e, KOPT_E_CANDIDATE, "the built-in executor cannot carry out direction '%s' without block sizes",
-                            dir ? dir : "?");
-        int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK");
-        json_t *cfg = json_pack("{s:I, s:I, s:I}", "XBLOCK",
-                                json_object_get(params0, "XBLOCK") ? json_integer_value(json_object_get(params0, "XBLOCK"))
-                                                                   : (json_int_t)(has_r ? 1 : 1024),
-                                "num_warps", json_object_get(params0, "num_warps") ? json_integer_value(json_object_get(params0, "num_warps")) : 8,
-                                "num_stages", json_object_get(params0, "num_stages") ? json_integer_value(json_object_get(params0, "num_stages")) : 1);
-        if (has_r)
-            json_object_set_new(cfg, "R0_BLOCK", json_integer(json_object_get(params0, "R0_BLOCK")
-                                                                  ? json_integer_value(json_object_get(params0, "R0_BLOCK")) : 2048));
-        if (json_object_get(params0, "YBLOCK")) json_object_set(cfg, "YBLOCK", json_object_get(params0, "YBLOCK"));
-        normalized = json_pack("{s:s, s:{s:[o]}}", "direction", "launch_config", "params", "configs", cfg);
-        plan = normalized;
-    }
+    const kp_config *b = &p->bare;
+    if (!p->has_configs && !b->has_xblock && !b->has_r0_block && !b->has_yblock && !b->has_num_warps)
+        return kerr_set(e, KOPT_E_CANDIDATE, "the built-in executor cannot carry out direction '%s' without block sizes",
+                        p->direction ? p->direction : "?");
     int grid2d = grid && !strcmp(grid, "Grid2D");
-    if (grid && strcmp(grid, "Grid1D") && !grid2d) {
-        json_decref(normalized);
+    if (grid && strcmp(grid, "Grid1D") && !grid2d)
         return kerr_set(e, KOPT_E_CANDIDATE, "grid type %s is not supported by the built-in executor", grid);
-    }
     kbuf qparams = KBUF_INIT;   /* the runtime parameters as the plan's quoted list */
     for (size_t r = 0; r < k->runtime.n; r++) kbuf_printf(&qparams, "%s\"%s\"", r ? ", " : "", k->runtime.v[r]);
     json_t *cands = json_array();
-    size_t i;
-    json_t *c;
-    json_array_foreach(json_object_get(json_object_get(plan, "params"), "configs"), i, c) {
-        int xb = (int)json_integer_value(json_object_get(c, "XBLOCK"));
-        int rb = (int)json_integer_value(json_object_get(c, "R0_BLOCK"));
-        int yb = (int)json_integer_value(json_object_get(c, "YBLOCK"));
-        int nw = (int)json_integer_value(json_object_get(c, "num_warps"));
-        int ns = (int)json_integer_value(json_object_get(c, "num_stages"));
-        kbuf label = KBUF_INIT, s = KBUF_INIT;
-        kbuf_printf(&label, "XBLOCK=%d", xb);
-        if (rb) kbuf_printf(&label, " R0_BLOCK=%d", rb);
-        if (yb) kbuf_printf(&label, " YBLOCK=%d", yb);
-        kbuf_printf(&label, " num_warps=%d num_stages=%d", nw, ns);
-        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, launch_config: %s\n", name, kbuf_str(&label));
-        builtin_plan_source(src, &s);
-        kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n", kbuf_str(&qparams));
-        if (grid2d)
-            kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %d)\", \"cdiv(ynumel, %d)\"],\n",
-                        name, xb, yb);
-        else
-            kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %d)\"],\n", name, xb);
-        kbuf_printf(&s, "                  \"args\": [%s],\n                  \"constexprs\": {\"XBLOCK\": %d", kbuf_str(&qparams), xb);
-        if (rb) kbuf_printf(&s, ", \"R0_BLOCK\": %d", rb);
-        if (yb) kbuf_printf(&s, ", \"YBLOCK\": %d", yb);
-        kbuf_printf(&s, "}, \"num_warps\": %d, \"num_stages\": %d}],\n}\n", nw, ns);
-        json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", c, "source", kbuf_str(&s)));
-        kbuf_free(&label);
-        kbuf_free(&s);
+    if (p->has_configs) {
+        for (size_t i = 0; i < p->ncfg; i++) config_candidate(k, &p->cfg[i], grid2d, kbuf_str(&qparams), cands);
+    } else {
+        json_t *raw = NULL;
+        kp_config c = bare_config(k, b, &raw);
+        config_candidate(k, &c, grid2d, kbuf_str(&qparams), cands);
+        json_decref(raw);
     }
     kbuf_free(&qparams);
-    json_decref(normalized);
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;
 }
 
-/* The agent edge: the context's kernel read once into kfacts. */
+/* The agent edge: the context's kernel and plan read once, into kfacts and a kplan. */
 static int executor_act(agent *self, const json_t *ctx, json_t **out, kerr *e) {
     (void)self;
     kfacts k;
+    kplan p;
     kfacts_read(json_object_get(ctx, "kernel"), &k);
-    int rc = execute_plan(&k, json_object_get(ctx, "plan"), out, e);
+    kplan_read(json_object_get(ctx, "plan"), &p);
+    int rc = execute_plan(&k, &p, out, e);
+    kplan_free(&p);
     kfacts_free(&k);
     return rc;
 }

@@ -177,19 +177,15 @@ json_t *builtin_group_stats_variants(const kfacts *k) {
     return v;
 }
 
-int builtin_group_stats_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_group_stats_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
     gs_spec gs;
     if (!builtin_group_stats_match(k, &gs))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite cl_group_stats does not apply to this kernel");
     const char *name = k->name;
     long long c = gs.g * gs.cg;
     json_t *cands = json_array();
-    size_t i;
-    json_t *var;
-    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, var) {
-        long long ns = json_integer_value(json_object_get(var, "nsplit")),
-                  sb = json_integer_value(json_object_get(var, "sb"));
-        long long nw = json_integer_value(json_object_get(var, "num_warps"));
+    for (size_t i = 0; i < plan->nvar; i++) {
+        long long ns = plan->var[i].nsplit, sb = plan->var[i].sb, nw = plan->var[i].num_warps;
         if (!builtin_pow2_in(ns, 1, 64) || !builtin_pow2_in(sb, 1, 256) || !builtin_pow2_in(nw, 1, 32) ||
             sb * c > 16384 || gs.hw % (ns * sb))
             continue;

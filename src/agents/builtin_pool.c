@@ -264,24 +264,21 @@ json_t *builtin_pool_variants(const kfacts *k) {
     return v;
 }
 
-int builtin_pool_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
     pool_spec ps;
-    const char *tmpl = json_string_value(json_object_get(json_object_get(plan, "params"), "template"));
-    if (!builtin_pool_match(k, &ps) || kfamily_parse(tmpl) != builtin_pool_family(&ps))
+    const char *tmpl = plan->tmpl_name;
+    if (!builtin_pool_match(k, &ps) || plan->tmpl != builtin_pool_family(&ps))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s does not apply to this kernel", tmpl ? tmpl : "?");
     /* a vendor region is bound by its ATen call, a Triton kernel by its name */
     const char *binding = ps.kernel ? k->name : k->nmembers ? k->members[0].name : NULL;
     if (!binding) return kerr_set(e, KOPT_E_CANDIDATE, "%s: the launch has no name to bind to", tmpl);
     int d3 = ps.nd == 3, o = d3 ? 0 : -1; /* index of depth in k/s/p; 2-D: none */
     json_t *cands = json_array();
-    size_t i;
-    json_t *var;
-    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, var) {
-        long long bh = json_integer_value(json_object_get(var, "bh")),
-                  bw = json_integer_value(json_object_get(var, "bw"));
-        long long nw = json_integer_value(json_object_get(var, "num_warps"));
+    for (size_t i = 0; i < plan->nvar; i++) {
+        const kp_variant *var = &plan->var[i];
+        long long bh = var->bh, bw = var->bw, nw = var->num_warps;
         /* odc: output depths per program, the sliding strategy (absent: the plain one) */
-        long long odc = json_integer_value(json_object_get(var, "odc"));
+        long long odc = var->odc;
         int slide = odc > 0;
         if (!builtin_pow2_in(bh, 1, 64) || !builtin_pow2_in(bw, 1, 256) || !builtin_pow2_in(nw, 1, 16) ||
             bh * bw > 4096 || (slide && (!pool_can_slide(&ps) || !builtin_pow2_in(odc, 1, 64))))

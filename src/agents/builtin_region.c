@@ -136,10 +136,9 @@ static int region_source(kbuf *s, kfamily f, long long count, double eps, int se
     return template_render("region_softmax", a, 3, s, e);
 }
 
-int builtin_region_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
-    const json_t *params = json_object_get(plan, "params");
-    const char *tmpl = json_string_value(json_object_get(params, "template"));
-    kfamily f = kfamily_parse(tmpl), match = builtin_region_match(k);
+int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
+    const char *tmpl = plan->tmpl_name;
+    kfamily f = plan->tmpl, match = builtin_region_match(k);
     if (f == KF_NONE || f != match)
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
     if (f == KF_REGION_AVG_POOL) return builtin_pool_act(k, plan, out, e);
@@ -148,11 +147,9 @@ int builtin_region_act(const kfacts *k, const json_t *plan, json_t **out, kerr *
     int gn = f == KF_REGION_GROUP_NORM, ln = f == KF_REGION_LAYER_NORM;
     if (gn || ln) norm_constants(k, &count, &eps);
     json_t *cands = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(params, "variants"), i, v) {
-        int seg = (int)json_integer_value(json_object_get(v, "seg"));
-        int nw = (int)json_integer_value(json_object_get(v, "num_warps"));
+    for (size_t i = 0; i < plan->nvar; i++) {
+        int seg = (int)plan->var[i].seg;
+        int nw = (int)plan->var[i].num_warps;
         if (nw <= 0 || nw > 32 || (nw & (nw - 1)) || seg < 1024 || seg > 65536 || (seg & (seg - 1))) continue;
         /* group norm: whole segments per group, a power of two of them, at most 256 */
         if (gn && (count % seg || (count / seg) & (count / seg - 1) || count / seg > 256)) continue;

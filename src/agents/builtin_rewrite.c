@@ -489,10 +489,9 @@ static int row_template(kbuf *s, kfamily f, const char *out, double eps, const i
     return template_render("row_softmax", a, 3, s, e);
 }
 
-int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
-    const json_t *params = json_object_get(plan, "params");
-    const char *tmpl = json_string_value(json_object_get(params, "template"));
-    kfamily f = kfamily_parse(tmpl);   /* the plan's spelling, read once */
+int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
+    const char *tmpl = plan->tmpl_name;
+    kfamily f = plan->tmpl;
     if (f == KF_SCAN) return builtin_scan_act(k, plan, out, e);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_act(k, plan, out, e);
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_act(k, plan, out, e);
@@ -503,14 +502,6 @@ int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr 
     kfamily first = builtin_rewrite_match(k, &eps);
     if (f == KF_NONE || (first != f && builtin_rewrite_second(k, first) != f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
-    json_t *variants = json_incref(json_object_get(params, "variants"));
-    if (!json_is_array(variants)) {   /* "num_warps": [..] */
-        json_decref(variants);
-        variants = json_array();
-        size_t i;
-        json_t *w;
-        json_array_foreach(json_object_get(params, "num_warps"), i, w) json_array_append_new(variants, json_pack("{s:O}", "num_warps", w));
-    }
     inorm_info in = {1, 0};
     if (f == KF_ROW_SPLIT_INSTANCE_NORM) {   /* matched above: its channels, once */
         double ie = 0;
@@ -526,15 +517,10 @@ int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr 
     split_info si;
     if (split) split_match(k, &si);   /* matched above */
     json_t *cands = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(variants, i, v) {
-        int nw = (int)json_integer_value(json_object_get(v, "num_warps"));
-        long long chunk = json_integer_value(json_object_get(v, "chunk"));
-        long long rows = json_object_get(v, "rows") ? json_integer_value(json_object_get(v, "rows")) : 1;
-        long long nsub = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
-        long long rb = json_integer_value(json_object_get(v, "r0_block"));
-        long long seg = json_integer_value(json_object_get(v, "seg"));
+    for (size_t i = 0; i < plan->nvar; i++) {   /* the variants, or an older plan's "num_warps": [..] */
+        const kp_variant *v = &plan->var[i];
+        int nw = (int)v->num_warps;
+        long long chunk = v->chunk, rows = v->rows, nsub = v->nsub, sub = v->sub, rb = v->r0_block, seg = v->seg;
         if (nw <= 0 || nw > 32 || (nw & (nw - 1))) continue;   /* warps: a power of two */
         /* split rows: a power-of-two segment, at most 132 of them a row */
         if (rowsplit && (seg < 1024 || seg > 65536 || (seg & (seg - 1)) || (rn + seg - 1) / seg > 132)) continue;
@@ -579,7 +565,6 @@ int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr 
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);
-            json_decref(variants);
             json_decref(cands);
             return e->code;
         }
@@ -588,7 +573,6 @@ int builtin_rewrite_act(const kfacts *k, const json_t *plan, json_t **out, kerr 
         kbuf_free(&s);
         kbuf_free(&label);
     }
-    json_decref(variants);
     return builtin_candidates_answer(cands, tmpl,
                                      cumsum || stats ? "num_warps a power of two <= 32, chunk a power of two in [16, 16384], "
                                                        "rows a power of two <= 64 leaving 16 lanes or more"

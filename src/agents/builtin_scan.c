@@ -141,16 +141,14 @@ static long long inner_of(const kfacts *k, const char *arg, int dim) {
     return inner;
 }
 
-int builtin_scan_act(const kfacts *k, const json_t *plan, json_t **out, kerr *e) {
+int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
     scan_facts f;
     if (!scan_facts_of(k, &f)) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template scan does not apply to this kernel");
     const char *kname = k->name;
     json_t *cands = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(json_object_get(json_object_get(plan, "params"), "variants"), i, v) {
-        long long chunk = json_integer_value(json_object_get(v, "chunk")), bs = json_integer_value(json_object_get(v, "block_s"));
-        long long bi = json_integer_value(json_object_get(v, "block_i")), nw = json_integer_value(json_object_get(v, "num_warps"));
+    for (size_t i = 0; i < plan->nvar; i++) {
+        const kp_variant *v = &plan->var[i];
+        long long chunk = v->chunk, bs = v->block_s, bi = v->block_i, nw = v->num_warps;
         if (!builtin_pow2_in(chunk, 16, 16384) || !builtin_pow2_in(bs, 1, 1024) || !builtin_pow2_in(bi, 1, 1024) || bs * bi > 16384 || !builtin_pow2_in(nw, 1, 32))
             continue;
         for (int di = 0; di < f.ndims; di++)

@@ -354,7 +354,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants", vars);
         json_t *out = NULL;
         kerr e = {0};
-        cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+        cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
         const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
         const char *src = json_string_value(json_object_get(c0, "source"));
         cr_expect(strstr(json_string_value(json_object_get(c0, "label")), op[t]) != NULL, "%s",
@@ -380,7 +380,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         json_decref(plan);
         plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "split_more",
                          "variants", "nsub", 2, "sub", 4096, "r0_block", 4096, "num_warps", 8);
-        cr_expect_neq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0);
+        cr_expect_neq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0);
         json_decref(plan);
         /* many outputs (a grid already wide) or a short reduction: no split */
         json_object_set_new(json_object_get(k, "numels"), "xnumel", json_integer(65536));
@@ -396,7 +396,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
                                  builtin_rewrite_variants(kfamily_parse("split_more"), tu_kf(k)));
         json_t *out = NULL;
         kerr e = {0};
-        cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+        cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
         const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
         for (int j = 0; j < 3; j++) {
             char want[128];
@@ -510,7 +510,7 @@ static char *aligned_src(const json_t *k, int rb, int nw) {
     json_t *out = NULL;
     kerr e = {0};
     char *src = NULL;
-    if (builtin_rewrite_act(tu_kf(k), plan, &out, &e) == 0)
+    if (builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e) == 0)
         src = kstrdup(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
     json_decref(out);
     json_decref(plan);
@@ -545,7 +545,7 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "aligned_chunks", "variants", vars);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), 4);
     const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
     const char *src = json_string_value(json_object_get(c0, "source"));
@@ -573,7 +573,7 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     /* a variant outside the limits gives no candidate */
     plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
                      "variants", "r0_block", 3000, "num_warps", 8);
-    cr_expect_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), KOPT_E_CANDIDATE);
+    cr_expect_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), KOPT_E_CANDIDATE);
     json_decref(plan);
     /* chunks of a multiple of 4 start aligned already: not this family */
     json_t *k2 = json_deep_copy(k);

@@ -29,7 +29,7 @@ Test(col_softmax, middle_dimension_softmax) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "col_softmax", "variants", vars);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     size_t i, splits = 0;
     json_t *c;
     json_array_foreach(json_object_get(out, "candidates"), i, c) {

@@ -92,7 +92,7 @@ Test(groupstats, conv_bias_group_norm_statistics_channels_last) {
         json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "cl_group_stats", "variants", v);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     int kk = artifact_find_kernel(a, "triton_red_fused_convolution_native_group_norm_2");
     tu_expect_gate1(out, &a->kernels[kk]);
     const char *src =
@@ -110,7 +110,7 @@ Test(groupstats, conv_bias_group_norm_statistics_channels_last) {
         json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]}}", "direction", "rewrite",
                   "params", "template", "cl_group_stats", "variants", "nsplit", 64, "sb", 128, "num_warps", 8, "nsplit",
                   8, "sb", 256, "num_warps", 8, "nsplit", 6, "sb", 16, "num_warps", 8);
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), bad, &out, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(bad), &out, &e), KOPT_E_CANDIDATE);
     json_decref(bad);
     json_decref(plan);
     json_decref(k);
@@ -130,7 +130,7 @@ Test(groupstats, the_suite_size_under_max_autotune) {
         json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "cl_group_stats", "variants", v);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     tu_expect_gate1(out, &a->kernels[artifact_find_kernel(a, "triton_red_fused_convolution_native_group_norm_2")]);
     json_decref(out);
     json_decref(plan);
@@ -319,7 +319,7 @@ Test(groupstats, without_a_bias) {
                              "variants", builtin_group_stats_variants(tu_kf(c)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(c), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(c), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     const json_t *c0 = json_array_get(json_object_get(out, "candidates"), 0);
     const char *src = json_string_value(json_object_get(c0, "source"));
     cr_assert(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr0\", \"out_ptr1\", \"xnumel\", \"r0_numel\"],"), "%s",
@@ -450,7 +450,7 @@ Test(groupstats, variants_for_other_sizes_and_limits) {
                                  (json_int_t)lim[i].sb, "num_warps", (json_int_t)lim[i].nw);
         json_t *out = NULL;
         kerr e = {0};
-        int rc = builtin_rewrite_act(tu_kf(k), plan, &out, &e);
+        int rc = builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e);
         cr_expect_eq(rc == 0, lim[i].ok, "nsplit %lld sb %lld warps %lld: rc %d %s", lim[i].ns, lim[i].sb, lim[i].nw,
                      rc, e.msg);
         if (!rc) json_decref(out);
@@ -462,7 +462,7 @@ Test(groupstats, variants_for_other_sizes_and_limits) {
                              "cl_group_stats", "variants", "nsplit", 8, "sb", 16, "num_warps", 16);
     json_t *out = NULL;
     kerr e = {0};
-    cr_expect_eq(builtin_group_stats_act(tu_kf(none), plan, &out, &e), KOPT_E_CANDIDATE);
+    cr_expect_eq(builtin_group_stats_act(tu_kf(none), tu_kp(plan), &out, &e), KOPT_E_CANDIDATE);
     cr_expect(strstr(e.msg, "does not apply") != NULL, "%s", e.msg);
     json_decref(plan);
     json_decref(none);

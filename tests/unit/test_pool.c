@@ -35,7 +35,7 @@ static json_t *candidates(const json_t *k, const char *tmpl) {
                              builtin_rewrite_variants(kfamily_parse(tmpl), tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     json_decref(plan);
     return out;
 }
@@ -85,7 +85,7 @@ Test(pool, inductor_pointwise_pooling_kernel) {
                              "variants", builtin_pool_variants(tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_neq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0);
+    cr_assert_neq(builtin_pool_act(tu_kf(k), tu_kp(plan), &out, &e), 0);
     cr_assert_null(out);
     json_decref(plan);
     json_decref(c);
@@ -358,7 +358,7 @@ Test(pool, variants_and_plan_limits) {
                              "bh", 3, "bw", 64, "num_warps", 4);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_pool_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     cr_assert_eq(json_array_size(json_object_get(out, "candidates")), 1,
                  "only 64 x 64 (4096 outputs) is within the limits");
     json_decref(out);
@@ -366,7 +366,7 @@ Test(pool, variants_and_plan_limits) {
     plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "avg_pool",
                      "variants", "bh", 1, "bw", 64, "num_warps", 3);
     out = NULL;
-    cr_assert_neq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0, "no usable variant is an error");
+    cr_assert_neq(builtin_pool_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "no usable variant is an error");
     cr_assert_null(out);
     cr_assert(strstr(e.msg, "no usable variant") != NULL, "%s", e.msg);
     json_decref(plan);
@@ -429,7 +429,7 @@ Test(pool, inductor_max_pooling_kernel) {
                                  "variants", builtin_pool_variants(tu_kf(k)));
         json_t *out = NULL;
         kerr e = {0};
-        cr_assert_neq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0);
+        cr_assert_neq(builtin_pool_act(tu_kf(k), tu_kp(plan), &out, &e), 0);
         json_decref(plan);
         json_decref(c);
         json_decref(k);
@@ -588,7 +588,7 @@ Test(pool, full_size_max_pooling_captures) {
                            "max_pool", "variants", "bh", 1, "bw", 16, "num_warps", 1, "odc", 8);
     json_t *so = NULL;
     kerr se = {0};
-    cr_assert_neq(builtin_pool_act(tu_kf(k), sp, &so, &se), 0, "sliding a 2-D pooling");
+    cr_assert_neq(builtin_pool_act(tu_kf(k), tu_kp(sp), &so, &se), 0, "sliding a 2-D pooling");
     cr_assert_null(so);
     json_decref(sp);
     json_decref(k);

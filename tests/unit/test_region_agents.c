@@ -44,7 +44,7 @@ static json_t *candidates(const json_t *k, const char *tmpl) {
                              builtin_region_variants(kfamily_parse(tmpl), tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     json_decref(plan);
     return out;
 }
@@ -217,7 +217,7 @@ Test(region_agents, no_template_for_other_regions_or_kernels) {
                              "region_softmax", "variants", "seg", 8192, "num_warps", 8);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), KOPT_E_CANDIDATE);
     json_decref(plan);
     json_decref(k);
     /* an ordinary kernel is not a region */
@@ -383,7 +383,7 @@ Test(region_agents, avg_pool3d_slides_only_down_a_shared_depth) {
                              "region_avg_pool", "variants", "bh", 1, "bw", 64, "num_warps", 1, "odc", 1);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_pool_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_pool_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
     cr_assert(src && strstr(src, "\"kernel\": \"_pool_slide\"") && strstr(src, "\"ODC\": 1}"), "%s", src ? src : "?");
     json_decref(out);

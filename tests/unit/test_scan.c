@@ -28,7 +28,7 @@ static json_t *scan_candidates(const json_t *k, const art_kernel *K) {
                              builtin_rewrite_variants(kfamily_parse("scan"), tu_kf(k)));
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s", e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     json_decref(plan);
     tu_expect_gate1(out, K);
     return out;

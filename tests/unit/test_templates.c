@@ -51,7 +51,7 @@ static json_t *render(const json_t *k, const char *tmpl, json_t *variants) {
     json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants", variants);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(k), plan, &out, &e), 0, "%s: %s", tmpl, e.msg);
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s: %s", tmpl, e.msg);
     json_decref(plan);
     return out;
 }

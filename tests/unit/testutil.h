@@ -14,7 +14,8 @@
  * tu_kf: a planner-context kernel object read into kernel facts (agents/kfacts.h), as the
  * built-in agents read it at their edge; the facts borrow `k`'s strings and live in a ring of
  * TU_KF_RING slots (the oldest freed on reuse, all at the test process's exit), so a test passes
- * tu_kf(k) where a family function takes a kfacts and keeps `k` alive while it uses the result.
+ * tu_kf(k) where a family function takes a kfacts and keeps `k` alive while it uses the result;
+ * tu_kp the same for a plan object read into a kplan (agents/kplan.h).
  * tu_alive_with: whether a live process (not a zombie, not a `sh -c` that names it) has `marker`
  * in its command line (the sandbox tests' escape checks).
  */
@@ -32,6 +33,7 @@
 
 #include "agents/family.h"
 #include "agents/kfacts.h"
+#include "agents/kplan.h"
 #include "artifact/artifact.h"
 #include "gates/candidate.h"
 #include "gates/gate1.h"
@@ -76,6 +78,22 @@ static inline const kfacts *tu_kf(const json_t *k) {
     kfacts *f = &tu_kf_ring[tu_kf_next++ % TU_KF_RING];
     kfacts_free(f);
     kfacts_read(k, f);
+    return f;
+}
+
+static kplan tu_kp_ring[TU_KF_RING];
+static size_t tu_kp_next;
+
+__attribute__((destructor)) static void tu_kp_release(void) {
+    for (size_t i = 0; i < TU_KF_RING; i++) kplan_free(&tu_kp_ring[i]);
+}
+
+/* A plan object read into a kplan, as the executor reads it at its edge (the same ring as
+ * tu_kf's: `p` must stay alive while the result is used). */
+static inline const kplan *tu_kp(const json_t *p) {
+    kplan *f = &tu_kp_ring[tu_kp_next++ % TU_KF_RING];
+    kplan_free(f);
+    kplan_read(p, f);
     return f;
 }
 
