@@ -761,6 +761,36 @@ static void decorator_check(sctx *x, size_t at) {
             "other replaces the function with what it returns, which can keep state across calls");
 }
 
+/* Form I is Inductor's kernel text, and the plan-form rule holds for it too: no host callable
+ * of the candidate may run where kopt judges. A function that is not @triton.jit, a class, a
+ * lambda, and triton.autotune / triton.heuristics (whose heuristics, pre/post hooks, config
+ * pruning and do_bench are host callables run at every launch) are refused, also with
+ * --allow-launcher: Inductor's text never has them, and trusted host code belongs in form L. */
+static void formi_host_check(sctx *x) {
+    static const char why[] = "form I is Inductor's kernel text: a host callable of the candidate (a function that is not "
+                              "@triton.jit, a class, a lambda, triton.autotune / triton.heuristics and their hooks) would "
+                              "run where kopt judges (write host code, when trusted, as form L with --allow-launcher)";
+    const candidate *c = x->c;
+    for (size_t d = 0; d < c->ndefs; d++) {
+        const cand_def *def = &c->defs[d];
+        if ((def->kind == CAND_DEF_FUNC && !def->jit) || def->kind == CAND_DEF_CLASS)
+            add(x, STATIC_LAUNCHER, def->tok0, kasprintf("%s %s", def->kind == CAND_DEF_CLASS ? "class" : "def", def->name),
+                why);
+    }
+    for (size_t i = 0; i < c->ntoks; i++) {
+        uint8_t f = c->tflags[i];
+        if (is_nm(x, i, "lambda") && kind_of(x, i) == PYT_NAME) {
+            add(x, STATIC_LAUNCHER, i, kstrdup("lambda"), why);
+        } else if ((f & CTOK_DECORATOR) && (f & CTOK_STMT_START) && is_op(x, i, "@") && kind_of(x, i + 1) == PYT_NAME) {
+            chain ch;
+            chain_read(x, i + 1, &ch);
+            if (ch.module && (!strcmp(ch.canon, "triton.autotune") || !strcmp(ch.canon, "triton.heuristics")))
+                add(x, STATIC_LAUNCHER, i, tok_text(x, i, ch.last), why);
+            free(ch.canon);
+        }
+    }
+}
+
 /* The module-level names whose value holds a triton.Config (x->config_names). */
 static void collect_config_names(sctx *x) {
     const candidate *c = x->c;
@@ -1273,6 +1303,7 @@ int static_check(const candidate *c, const static_opts *o, static_report *r, ker
             "host Python written by the candidate would run where kopt judges; write the kernel and a "
             "KOPT_PLAN instead (form P, docs/CANDIDATES.md), from which kopt writes the launcher "
             "(--allow-launcher accepts it, for trusted code only)");
+    if (c->form == CAND_FORM_I) formi_host_check(&x);
     size_t consumed = 0;
     for (size_t i = 0; i < c->ntoks; i++) {
         const pytok *t = &c->toks[i];
