@@ -1161,6 +1161,7 @@ static void encoding_check(sctx *x) {
                 while (v < p + n && (*v == ' ' || *v == '\t')) v++;
                 size_t vl = 0;
                 while (v + vl < p + n && (isalnum((unsigned char)v[vl]) || strchr("-_.", v[vl]))) vl++;
+                if (!vl) continue; /* no name: Python's declaration needs one (it reads on) */
                 if (!((vl == 5 && !strncasecmp(v, "utf-8", 5)) || (vl == 5 && !strncasecmp(v, "utf_8", 5)) ||
                       (vl == 4 && !strncasecmp(v, "utf8", 4))))
                     add_at(x, STATIC_SYNTAX, line, (int)(q - p) + 1, kstrndup(q, (size_t)(p + n - q)),

@@ -1786,4 +1786,30 @@ Test(static_mutants, finding_texts_and_boundaries) {
     static_opts o = {.allow_precision_change = 0, .allow_launcher = 1, .model_dtype = "float32"};
     expect_passes(t, &o);
     free(t);
+    /* an encoding declaration needs a name (PEP 263): "coding:" alone is none; one after an
+     * empty one on the same line still counts */
+    l = make_l("", "");
+    t = kasprintf("# coding:\n%s", l);
+    expect_passes(t, &o);
+    free(t);
+    t = kasprintf("# coding: # coding: latin-1\n%s", l);
+    static const char *const syn[] = {"syntax"};
+    expect_report(t, 1, syn, NULL);
+    free(t);
+    free(l);
+    /* inline PTX not given as one string literal (precision allowed: the timer rule's own) */
+    static const char *const timer[] = {"timer"};
+    static const static_opts po = {.allow_precision_change = 1, .allow_launcher = 1, .model_dtype = "float32"};
+    static const char *const asm_pre[] = {
+        "@triton.jit\ndef _j(x_ptr, XB: tl.constexpr):\n    x = tl.load(x_ptr)\n"
+        "    y = tl.inline_asm_elementwise(\"mov.b32 $0, \" + \"$1;\", \"=r,r\", [x], dtype=tl.int32, is_pure=True, pack=1)\n"
+        "    tl.store(x_ptr, y)\n\n\n",
+        "P = \"mov.b32 $0, $1;\"\n\n\n@triton.jit\ndef _j(x_ptr, XB: tl.constexpr):\n    x = tl.load(x_ptr)\n"
+        "    y = tl.inline_asm_elementwise(P, \"=r,r\", [x], dtype=tl.int32, is_pure=True, pack=1)\n"
+        "    tl.store(x_ptr, y)\n\n\n"};
+    for (size_t i = 0; i < sizeof asm_pre / sizeof *asm_pre; i++) {
+        t = make_l(asm_pre[i], "");
+        expect_report_o(t, &po, 1, timer, NULL);
+        free(t);
+    }
 }
