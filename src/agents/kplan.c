@@ -1,6 +1,7 @@
 /* kplan.c — a plan object read once into a kplan (kplan.h). */
 #include "agents/kplan.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,25 +17,34 @@ static kplan_dir dir_parse(const char *s) {
     return KP_OTHER;
 }
 
+/* The integer fields of a variant and their keys (rows apart: it defaults to 1). */
+static const struct {
+    const char *key;
+    size_t off;
+} VARIANT_KEYS[] = {
+    {"num_warps", offsetof(kp_variant, num_warps)},
+    {"block_i", offsetof(kp_variant, block_i)},
+    {"block_s", offsetof(kp_variant, block_s)},
+    {"chunk", offsetof(kp_variant, chunk)},
+    {"cb", offsetof(kp_variant, cb)},
+    {"ib", offsetof(kp_variant, ib)},
+    {"r0_block", offsetof(kp_variant, r0_block)},
+    {"sub", offsetof(kp_variant, sub)},
+    {"nsub", offsetof(kp_variant, nsub)},
+    {"seg", offsetof(kp_variant, seg)},
+    {"bh", offsetof(kp_variant, bh)},
+    {"bw", offsetof(kp_variant, bw)},
+    {"odc", offsetof(kp_variant, odc)},
+    {"nsplit", offsetof(kp_variant, nsplit)},
+    {"sb", offsetof(kp_variant, sb)},
+};
+
 static void variant_read(const json_t *v, kp_variant *x) {
     memset(x, 0, sizeof *x);
-    x->num_warps = int_of(v, "num_warps");
-    x->block_i = int_of(v, "block_i");
-    x->block_s = int_of(v, "block_s");
-    x->chunk = int_of(v, "chunk");
-    x->cb = int_of(v, "cb");
-    x->ib = int_of(v, "ib");
-    x->r0_block = int_of(v, "r0_block");
-    x->sub = int_of(v, "sub");
-    x->nsub = int_of(v, "nsub");
+    for (size_t i = 0; i < sizeof VARIANT_KEYS / sizeof *VARIANT_KEYS; i++)
+        *(long long *)((char *)x + VARIANT_KEYS[i].off) = int_of(v, VARIANT_KEYS[i].key);
     x->has_rows = json_object_get(v, "rows") != NULL;
     x->rows = x->has_rows ? int_of(v, "rows") : 1;
-    x->seg = int_of(v, "seg");
-    x->bh = int_of(v, "bh");
-    x->bw = int_of(v, "bw");
-    x->odc = int_of(v, "odc");
-    x->nsplit = int_of(v, "nsplit");
-    x->sb = int_of(v, "sb");
 }
 
 /* A configuration's keys are Inductor's spelling (XBLOCK, R0_BLOCK, YBLOCK, num_warps, ...). */

@@ -1792,6 +1792,9 @@ Test(static_mutants, finding_texts_and_boundaries) {
     t = kasprintf("# coding:\n%s", l);
     expect_passes(t, &o);
     free(t);
+    t = kasprintf("# coding: ,latin-1\n%s", l); /* no name right after it: none */
+    expect_passes(t, &o);
+    free(t);
     t = kasprintf("# coding: # coding: latin-1\n%s", l);
     static const char *const syn[] = {"syntax"};
     expect_report(t, 1, syn, NULL);
