@@ -1400,6 +1400,9 @@ Test(static_names, ptx_registers_read_only_n_bytes) {
     cr_expect(ptx_ok_exact(".reg .b32 %v; mov.b32 $0, %v; .reg .b", bad, sizeof bad));
     cr_expect(ptx_ok_exact("mov.b32 $0, $1; %", bad, sizeof bad));
     cr_expect(ptx_ok_exact(".reg .b32 %v; mov.b32 $0, %v", bad, sizeof bad));
+    /* ".reg" followed by an identifier character as the last byte is no declaration: "%r" stays
+     * undeclared */
+    cr_expect(!ptx_ok_exact("mov.b32 $0, %r; .regr", bad, sizeof bad) && !strcmp(bad, "%r"), "%s", bad);
 }
 
 Test(static_names, ptx_registers_reserved_prefix_at_end_of_n) {
