@@ -419,6 +419,60 @@ Test(region, vendor_edges) {
     kbuf_free(&t4);
 }
 
+/* A def-form module without Triton kernels (call() at top level, column 0): the launcher goes
+ * right before the `def call` line, after everything above it, and nothing else moves. */
+Test(region, vendor_launcher_before_a_top_level_call) {
+    char *text = NULL;
+    artifact *a = parse_fixture("tests/fixtures/inductor/handmade_vendor_def.py", &text);
+    cr_assert_eq(a->entry.form, ART_ENTRY_DEF);
+    cr_assert_eq(a->nkernels, 0);
+    kbuf out = KBUF_INIT;
+    kerr e = {0};
+    cr_assert_eq(region_build_vendor(a, 0, "_kopt_region_0", &out, &e), 0, "%s", e.msg);
+    const char *o = kbuf_str(&out), *def = strstr(text, "\ndef call(args):\n");
+    cr_assert(def != NULL);
+    size_t head = (size_t)(def - text) + 1;
+    cr_assert_eq(strncmp(o, text, head), 0, "the text above call() changed:\n%s", o);
+    cr_assert_eq(strncmp(o + head, "\n\nif '_KoptLaunch' not in globals():\n", 35), 0, "%s", o + head);
+    cr_assert(strstr(o, "_kopt_region_0 = _KoptLaunch(_kopt_region_0__launch)\n\ndef call(args):\n    arg0_1, = args\n") !=
+                  NULL,
+              "%s", o);
+    cr_assert(strstr(o, "        buf0 = empty_strided_cuda((16, 32, 32, 64, 64), (4194304, 131072, 4096, 64, 1), "
+                        "torch.float32)\n        _kopt_region_0.run(arg0_1, buf0)\n        del arg0_1\n") != NULL,
+              "%s", o);
+    artifact_free(a);
+    kbuf_free(&out);
+    free(text);
+}
+
+/* The result's layout is read through at most 15 plain aliases (16 names): an assert_size_stride
+ * on the 15th alias is found, one on the 16th is not (the search stops; nothing overflows). */
+static void vendor_alias_chain(int aliases, int found) {
+    kbuf chain = KBUF_INIT, t = KBUF_INIT, out = KBUF_INIT;
+    kbuf_puts(&chain, "buf1 = buf0\n");
+    for (int i = 0; i < aliases - 1; i++) kbuf_printf(&chain, "            buf%d = buf%d\n", 100 + i, i ? 99 + i : 1);
+    kbuf_printf(&chain, "            assert_size_stride(buf%d, (16, 32, 32, 64, 64)", aliases > 1 ? 98 + aliases : 1);
+    artifact *a = edited(NULL, "buf1 = buf0\n            assert_size_stride(buf1, (16, 32, 32, 64, 64)", kbuf_str(&chain), &t);
+    kerr e = {0};
+    int rc = region_build_vendor(a, 0, "_kopt_region_0", &out, &e);
+    if (found) cr_assert_eq(rc, 0, "%d aliases: %s", aliases, e.msg);
+    else {
+        cr_assert_eq(rc, KOPT_E_CANDIDATE, "%d aliases", aliases);
+        cr_assert(strstr(e.msg, "no assert_size_stride states the shape") != NULL, "%s", e.msg);
+    }
+    artifact_free(a);
+    kbuf_free(&out);
+    kbuf_free(&t);
+    kbuf_free(&chain);
+}
+
+Test(region, vendor_alias_chain_is_bounded) {
+    vendor_alias_chain(1, 1);
+    vendor_alias_chain(15, 1);
+    vendor_alias_chain(16, 0);
+    vendor_alias_chain(24, 0);
+}
+
 /* A def-form module with Triton kernels (the hand-made edge fixture, its cumsum call made an
  * allowlisted pooling call): the launcher goes right after the last kernel definition. */
 Test(region, vendor_launcher_after_the_kernels) {
