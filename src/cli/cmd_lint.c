@@ -33,8 +33,8 @@
 static const char USAGE[] =
     "usage: kopt lint <candidate.py> [--json] [--kernel NAME] [--allow-precision-change] [--dtype DTYPE]\n"
     "                 [--allow-launcher] [--show-launcher]\n"
-    "                 [--sass [--value NAME=N]... [--shape PTR=D0xD1...]... [--type PTR=*T]... [--sms N]\n"
-    "                         [--arch CC] [--python P] [--keep-cubins DIR]]\n"
+    "                 [--value NAME=N]... [--shape PTR=D0xD1...]... [--type PTR=*T]... [--sms N]\n"
+    "                 [--sass [--arch CC] [--python P] [--keep-cubins DIR]]\n"
     "\n"
     "Check a candidate kernel file (docs/CANDIDATES.md) against gate 1's static rules, on the CPU:\n"
     "no worker, no model, no GPU. The rules are an allowlist (docs/SECURITY.md): imports of triton,\n"
@@ -64,7 +64,10 @@ static const char USAGE[] =
     "                            the clock or global timer (timer_sass) and of special registers\n"
     "                            outside those the launch geometry fixes, e.g. the SM id (hw_reg_sass;\n"
     "                            no option accepts these two); a kernel that does not compile: rule\n"
-    "                            compile. The plan is evaluated for one launch:\n"
+    "                            compile.\n"
+    "A form-P plan is evaluated for one launch when values are given (or --sass): its lets and checks,\n"
+    "scratch sizes, grid sizes against CUDA's limits (x up to 2^31-1, y and z up to 65535) and\n"
+    "expression arguments; a launch that would fail when it runs is refused (rule plan_eval):\n"
     "  --value NAME=N            an integer parameter's value (repeatable)\n"
     "  --shape PTR=D0xD1...      a pointer parameter's shape, contiguous (for shape/stride/numel)\n"
     "  --type PTR=*T             a pointer parameter's Triton type (default from --dtype: *fp32)\n"
@@ -275,6 +278,34 @@ static int cmp_finding(const void *pa, const void *pb) {
     return (a->col > b->col) - (a->col < b->col);
 }
 
+/* The plan of a form-P file evaluated for the values given (--value/--shape/--sms): its lets and
+ * checks, scratch sizes, grid sizes against CUDA's limits and expression arguments; a fault is a
+ * finding (rule plan_eval). Returns 0, or KOPT_E_USAGE for a value it needs. */
+static int lint_eval(const lint_opts *o, const char *text, size_t len, const candidate *lowered, lint_list *l,
+                     kerr *e) {
+    if (!lowered->from_plan) return 0;
+    candidate *raw = NULL;
+    launch_plan *p = NULL;
+    int rc = candidate_parse_raw(text, len, &raw, e);
+    if (!rc) rc = plan_of(raw, &p, e);
+    plan_values v = o->vals;
+    if (!v.sms) v.sms = 132;
+    kerr pe = {0};
+    if (!rc) {
+        int bad = plan_eval_lets(p, &v, &pe);
+        if (!bad) bad = plan_eval_launches(p, &v, &pe);
+        if (bad == KOPT_E_CANDIDATE) {
+            lint_add(l, "plan_eval", message_line(pe.msg) ? message_line(pe.msg) : p->line, 1, "", pe.msg);
+        } else if (bad) {
+            rc = bad;
+            *e = pe;
+        }
+    }
+    plan_free(p);
+    candidate_free(raw);
+    return rc;
+}
+
 /* --sass: the machine-code check of a form-P file (gates/machine.h); findings into l. Returns 0,
  * or an error for cli_fail (a missing value, no python/triton/cuobjdump, the sandbox). */
 static int lint_sass(const lint_opts *o, const char *text, size_t len, const candidate *lowered, lint_list *l,
@@ -417,6 +448,13 @@ int cmd_lint(int argc, char **argv) {
             lint_add(&l, static_rule_name(r.v[i].rule), r.v[i].line, r.v[i].col, r.v[i].text, r.v[i].why);
         static_report_free(&r);
         if (o.kernel) lint_binding(c, o.kernel, &l);
+        int valued = o.sass || o.vals.nints || o.vals.nptrs || o.vals.sms;
+        if (valued && !l.n && (rc = lint_eval(&o, text, len, c, &l, &e))) {
+            free(text);
+            lint_list_free(&l);
+            candidate_free(c);
+            return cli_fail("lint", &e, o.json);
+        }
         if (o.sass && !l.n && (rc = lint_sass(&o, text, len, c, &l, &mr, &e))) {
             free(text);
             lint_list_free(&l);

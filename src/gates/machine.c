@@ -484,6 +484,7 @@ int machine_check(const candidate *c, const launch_plan *p, plan_values *v, unsi
     if (!o->python || o->python[0] != '/')
         return kerr_set(e, KOPT_E_INTERNAL, "machine_check: python must be an absolute path");
     int rc = plan_eval_lets(p, v, e);
+    if (!rc) rc = plan_eval_launches(p, v, e);
     if (rc) return rc;
     /* every launch specialised first: a missing value is said before anything runs */
     plan_spec *specs = kcalloc(p->nlaunches ? p->nlaunches : 1, sizeof *specs);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gates/plan_eval.h"
 #include "gates/tensor.h"
 
 /* ---------- expressions ---------- */
@@ -453,6 +454,11 @@ static int read_expr(pctx *X, const pyval *v, const char *what, plan_expr **out)
     kerr xe = {0};
     plan_names n = {X->ints, X->nints, X->ptrs, X->nptrs};
     if (parse_top(&n, v->s, NULL, out, NULL, &X->p->uses_sms, &xe)) return perr(X, v, "%s: %s", what, xe.msg);
+    if (plan_expr_const_fault(*out, &xe)) { /* a fault no values avoid */
+        plan_expr_free(*out);
+        *out = NULL;
+        return perr(X, v, "%s: %s", what, xe.msg);
+    }
     return 0;
 }
 
@@ -684,6 +690,17 @@ static int read_launch(pctx *X, const pyval *lv, plan_launch *L) {
     for (size_t i = 0; i < g->n; i++) {
         if (read_expr(X, g->items[i], "a grid size", &L->grid[i])) return KOPT_E_CANDIDATE;
         L->ngrid++;
+        static const plan_values none; /* a size without names: within CUDA's limit for its dimension */
+        long long n, max = i ? PLAN_GRID_MAX_YZ : PLAN_GRID_MAX_X;
+        kerr ie = {0};
+        if (!plan_expr_eval(L->grid[i], &none, &n, &ie) && (n < 0 || n > max)) {
+            char lim[32];
+            snprintf(lim, sizeof lim, "%lld", max);
+            return perr(X, g->items[i], "a grid size is outside 0..%s, CUDA's limit for dimension %s", lim,
+                        i == 0   ? "x"
+                        : i == 1 ? "y"
+                                 : "z");
+        }
     }
     if (!is_seq(a) || a->n > PLAN_MAX_ARGS) return perr(X, lv, "launch of '%s' needs \"args\": a list", k->s, NULL);
     L->args = kcalloc(a->n ? a->n : 1, sizeof *L->args);

@@ -151,6 +151,52 @@ int plan_eval_lets(const launch_plan *p, plan_values *v, kerr *e) {
     return 0;
 }
 
+int plan_expr_const_fault(const plan_expr *x, kerr *e) {
+    static const plan_values none; /* no names: any part that reads one is not constant */
+    if (!x) return 0;
+    int rc = plan_expr_const_fault(x->a, e);
+    if (!rc) rc = plan_expr_const_fault(x->b, e);
+    if (rc) return rc;
+    long long r;
+    kerr ie = {0};
+    if ((x->kind == PX_FLOORDIV || x->kind == PX_MOD || x->kind == PX_CDIV) && !plan_expr_eval(x->b, &none, &r, &ie) &&
+        r == 0)
+        return kerr_set(e, KOPT_E_CANDIDATE, "a division by zero");
+    if (plan_expr_eval(x, &none, &r, &ie) == KOPT_E_CANDIDATE) return kerr_set(e, KOPT_E_CANDIDATE, "%s", ie.msg);
+    return 0;
+}
+
+int plan_eval_launches(const launch_plan *p, const plan_values *v, kerr *e) {
+    long long x;
+    int rc = 0;
+    for (size_t i = 0; i < p->nscratch; i++)
+        for (size_t d = 0; d < p->scratch[i].ndim; d++) {
+            if ((rc = plan_expr_eval(p->scratch[i].shape[d], v, &x, e)))
+                return kerr_wrap(e, "scratch %s, size %zu", p->scratch[i].name, d), rc;
+            if (x < 0)
+                return kerr_set(e, KOPT_E_CANDIDATE, "scratch %s: size %zu is %lld for these values",
+                                p->scratch[i].name, d, x);
+        }
+    for (size_t i = 0; i < p->nlaunches; i++) {
+        const plan_launch *L = &p->launches[i];
+        for (size_t g = 0; g < L->ngrid && !rc; g++) {
+            long long max = g ? PLAN_GRID_MAX_YZ : PLAN_GRID_MAX_X;
+            if ((rc = plan_expr_eval(L->grid[g], v, &x, e))) break;
+            if (x < 0 || x > max)
+                rc = kerr_set(e, KOPT_E_CANDIDATE,
+                              "grid size %zu is %lld for these values, outside 0..%lld (CUDA's limit for that "
+                              "dimension): the launch would fail when it runs",
+                              g, x, max);
+        }
+        for (size_t a = 0; a < L->nargs + L->ncx && !rc; a++) {
+            const plan_arg *A = a < L->nargs ? &L->args[a] : &L->cx[a - L->nargs];
+            if (A->kind == PARG_EXPR) rc = plan_expr_eval(A->expr, v, &x, e);
+        }
+        if (rc) return kerr_wrap(e, "line %d: launch %zu (%s)", L->line, i, L->kernel), rc;
+    }
+    return 0;
+}
+
 static const char *int_type(long long x) { return (x >= INT_MIN && x <= INT_MAX) ? "i32" : "i64"; }
 
 void plan_spec_free(plan_spec *s) {

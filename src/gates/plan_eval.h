@@ -45,6 +45,20 @@ int plan_expr_eval(const plan_expr *x, const plan_values *v, long long *out, ker
  * is an error naming it). */
 int plan_eval_lets(const launch_plan *p, plan_values *v, kerr *e);
 
+/* CUDA's limits on a grid: up to 2^31 - 1 programs along x, 65535 along y and z. */
+#define PLAN_GRID_MAX_X 2147483647LL
+#define PLAN_GRID_MAX_YZ 65535LL
+
+/* A fault of x that no values avoid: a division, modulo or cdiv by a part without names that is
+ * zero, or literals that overflow (KOPT_E_CANDIDATE, e); 0 when there is none. */
+int plan_expr_const_fault(const plan_expr *x, kerr *e);
+
+/* p's launch for the values v, after plan_eval_lets filled them: every scratch size >= 0, every
+ * grid size within 0 and CUDA's limit for its dimension, every expression argument and constexpr
+ * evaluated. The first fault is KOPT_E_CANDIDATE naming the launch, its kernel and its line (a
+ * launch that Triton or the driver would refuse only when it runs); a missing value KOPT_E_USAGE. */
+int plan_eval_launches(const launch_plan *p, const plan_values *v, kerr *e);
+
 /* One launch's specialisation. */
 typedef struct plan_spec {
     char *kernel;

@@ -174,6 +174,22 @@ has "--sass on form L: says it needs form P" "$T/out" "reads a form-P plan"
 expect_exit 2 "--keep-cubins without --sass" -- "$KOPT" lint --keep-cubins "$T" "$SASS_DIR/half_upcast.py"
 has "--keep-cubins without --sass: says so" "$T/err" "add --sass"
 expect_exit 2 "--keep-cubins to a directory that does not exist" -- "$KOPT" lint --sass --keep-cubins "$T/none" "$SASS_DIR/half_upcast.py"
+
+# ---- a form-P plan evaluated for the values given (no --sass, no python): launches that would
+# fail only when they run are refused (rule plan_eval); faults no value avoids, when it is read
+PLANF=tests/candidates/03_log_softmax/good_plan_online.py
+expect_exit 0 "values: a plan launchable for them" -- "$KOPT" lint --value xnumel=4096 --value r0_numel=16384 "$PLANF"
+expect_exit 12 "values: a grid past CUDA's 2^31-1 programs" -- "$KOPT" lint --json --value xnumel=2147483648 --value r0_numel=16384 "$PLANF"
+json_check "values: plan_eval at the launch's line" "$T/out" \
+  "[(f['rule'], f['line']) for f in d['findings']] == [('plan_eval', 47)] and 'grid size 0 is 2147483648' in d['findings'][0]['message']"
+expect_exit 2 "values: one the grid needs is missing" -- "$KOPT" lint --value r0_numel=16384 "$PLANF"
+has "values: names xnumel" "$T/err" "--value xnumel=N"
+sed 's/"grid": \["xnumel"\]/"grid": ["xnumel", 65536]/' "$PLANF" > "$T/grid_y.py"
+expect_exit 12 "a constant grid y past 65535, without values" -- "$KOPT" lint "$T/grid_y.py"
+has "grid y: said at its line" "$T/out" "grid_y.py:47: parse: .*CUDA's limit for dimension y"
+sed 's/"grid": \["xnumel"\]/"grid": ["xnumel \/\/ (4 - 4)"]/' "$PLANF" > "$T/grid_div0.py"
+expect_exit 12 "a division by a constant zero, without values" -- "$KOPT" lint "$T/grid_div0.py"
+has "division by zero: said" "$T/out" "grid_div0.py:47: parse: .*a grid size: a division by zero"
 TPY=${KOPT_TRITON_PYTHON:-python3}
 if "$TPY" -c 'import triton' 2>/dev/null; then
   mkdir -p "$T/keep"

@@ -258,3 +258,119 @@ Test(plan_eval, a_file_changed_since_gate_1_is_refused) {
     json_decref(g1);
     unlink(path);
 }
+
+/* Faults that no values avoid, found when the plan is read. */
+static int fault(const char *s) {
+    plan_expr *x = NULL;
+    kerr e = {0};
+    cr_assert_eq(plan_expr_parse(s, &NAMES, &x, &e), 0, "%s: %s", s, e.msg);
+    int rc = plan_expr_const_fault(x, &e);
+    if (rc) cr_assert_eq(rc, KOPT_E_CANDIDATE, "%s: %s", s, e.msg);
+    plan_expr_free(x);
+    return rc;
+}
+
+Test(plan_eval, faults_without_values) {
+    cr_assert(fault("a // 0"));
+    cr_assert(fault("a % (2 - 2)"), "a divisor that folds to zero");
+    cr_assert(fault("cdiv(n, 0) + 1"), "deep in the expression");
+    cr_assert(fault("a + 9007199254740992 * 9007199254740992"), "literals that overflow");
+    cr_assert(fault("a // (1 // 2)"), "1 // 2 is 0");
+    cr_assert_not(fault("a // 1"));
+    cr_assert_not(fault("a // (b - b)"), "names: it depends on the values");
+    cr_assert_not(fault("a // min(b, 0)"));
+    cr_assert_not(fault("(a * 0) // 3"));
+    cr_assert_not(fault("-7 // 2 + 7 % -2"));
+    cr_assert_not(fault("a // (0 - 1)"), "a negative divisor is no fault");
+}
+
+/* A KOPT_PLAN with `grid` and `extra` spliced in, read (rc from plan_of). */
+static int plan_with(const char *grid, const char *scratch, const char *arg, launch_plan **p, candidate **c, kerr *e) {
+    char *t = kasprintf("import triton\n"
+                        "import triton.language as tl\n"
+                        "\n"
+                        "@triton.jit\n"
+                        "def _k(in_ptr0, out_ptr0, part, n, BLOCK: tl.constexpr):\n"
+                        "    pass\n"
+                        "\n"
+                        "KOPT_PLAN = {\n"
+                        "    \"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\"],\n"
+                        "    \"scratch\": [{\"name\": \"part\", \"shape\": [%s], \"dtype\": \"float32\", \"zero\": True}],\n"
+                        "    \"launches\": [{\"kernel\": \"_k\", \"grid\": [%s],\n"
+                        "                  \"args\": [\"in_ptr0\", \"out_ptr0\", \"part\", %s],\n"
+                        "                  \"constexprs\": {\"BLOCK\": 1024}, \"num_warps\": 4}],\n"
+                        "}\n",
+                        scratch, grid, arg);
+    *p = NULL;
+    int rc = candidate_parse_raw(t, strlen(t), c, e);
+    if (!rc) rc = plan_of(*c, p, e);
+    free(t);
+    return rc;
+}
+
+/* The values' faults: plan_eval_launches for xnumel = n. */
+static int launches_at(const char *grid, const char *scratch, const char *arg, long long n, kerr *e) {
+    launch_plan *p = NULL;
+    candidate *c = NULL;
+    int rc = plan_with(grid, scratch, arg, &p, &c, e);
+    cr_assert_eq(rc, 0, "%s", e->msg);
+    plan_values v = {0};
+    v.nints = 1;
+    v.int_names[0] = "xnumel";
+    v.ints[0] = n;
+    rc = plan_eval_lets(p, &v, e);
+    if (!rc) rc = plan_eval_launches(p, &v, e);
+    plan_free(p);
+    candidate_free(c);
+    return rc;
+}
+
+Test(plan_eval, launches_that_would_fail_when_run) {
+    kerr e = {0};
+    /* faults that hold for every value are refused when the plan is read, with its line */
+    launch_plan *p = NULL;
+    candidate *c = NULL;
+    cr_assert_eq(plan_with("\"cdiv(xnumel, 0)\"", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "line 11: KOPT_PLAN: a grid size: a division by zero"), "%s", e.msg);
+    candidate_free(c);
+    cr_assert_eq(plan_with("\"xnumel\", 65536", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "outside 0..65535, CUDA's limit for dimension y"), "%s", e.msg);
+    candidate_free(c);
+    cr_assert_eq(plan_with("\"xnumel\", 1, \"0 - 1\"", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "dimension z"), "%s", e.msg);
+    candidate_free(c);
+    cr_assert_eq(plan_with("2147483648", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "outside 0..2147483647, CUDA's limit for dimension x"), "%s", e.msg);
+    candidate_free(c);
+    cr_assert_eq(plan_with("1", "\"xnumel % 0\"", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "a scratch size: a division by zero"), "%s", e.msg);
+    candidate_free(c);
+    cr_assert_eq(plan_with("1", "1", "\"xnumel // (3 - 3)\"", &p, &c, &e), KOPT_E_CANDIDATE);
+    candidate_free(c);
+    /* the limits themselves are launchable */
+    cr_assert_eq(plan_with("2147483647, 65535, 65535", "0", "\"xnumel\"", &p, &c, &e), 0, "%s", e.msg);
+    plan_free(p);
+    candidate_free(c);
+
+    /* faults for some values only: found when the plan is evaluated for them */
+    cr_assert_eq(launches_at("\"cdiv(xnumel, 128)\"", "\"xnumel\"", "\"xnumel\"", 1 << 20, &e), 0, "%s", e.msg);
+    cr_assert_eq(launches_at("\"cdiv(xnumel, 128)\"", "\"xnumel\"", "\"xnumel\"", 0, &e), 0, "a grid of 0 launches nothing");
+    cr_assert_eq(launches_at("\"128 - xnumel\"", "1", "\"xnumel\"", 129, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "line 11: launch 0 (_k): grid size 0 is -1 for these values, outside 0..2147483647"),
+              "%s", e.msg);
+    cr_assert_eq(launches_at("\"xnumel\"", "1", "\"xnumel\"", 2147483648LL, &e), KOPT_E_CANDIDATE);
+    cr_assert_eq(launches_at("\"xnumel\"", "1", "\"xnumel\"", 2147483647LL, &e), 0, "%s", e.msg);
+    cr_assert_eq(launches_at("1, \"xnumel\"", "1", "\"xnumel\"", 65535, &e), 0, "%s", e.msg);
+    cr_assert_eq(launches_at("1, \"xnumel\"", "1", "\"xnumel\"", 65536, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "grid size 1 is 65536"), "%s", e.msg);
+    cr_assert_eq(launches_at("1, 1, \"xnumel\"", "1", "\"xnumel\"", 65536, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "grid size 2 is 65536"), "%s", e.msg);
+    cr_assert_eq(launches_at("1", "\"xnumel - 8\"", "\"xnumel\"", 7, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "scratch part: size 0 is -1 for these values"), "%s", e.msg);
+    cr_assert_eq(launches_at("1", "\"xnumel - 8\"", "\"xnumel\"", 8, &e), 0, "an empty scratch is fine");
+    cr_assert_eq(launches_at("1", "1", "\"1024 // (xnumel - 5)\"", 5, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "line 11: launch 0 (_k): a division by zero"), "%s", e.msg);
+    cr_assert_eq(launches_at("1", "\"64 // (xnumel - 5)\"", "\"xnumel\"", 5, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "scratch part, size 0: a division by zero"), "%s", e.msg);
+    cr_assert_eq(launches_at("1", "1", "\"xnumel\"", 5, &e), 0, "%s", e.msg);
+}
