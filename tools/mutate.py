@@ -87,6 +87,11 @@ TARGETS = {
         # form P: the plan's checks and the launcher kopt writes from it
         "stages": [("unit", "@(plan|static*|templates|agents|region_agents|scan|colsoftmax)/*"), ("cli", "tests/cli/lint.sh")],
     },
+    "src/gates/plan_eval.c": {
+        # a form-P plan evaluated for one launch's values: the faults gate 1 refuses (lint rule
+        # plan_eval, the machine-code check's values) and the specialisation it compiles
+        "stages": [("unit", "@(plan*|sass_gate*)/*"), ("cli", "tests/cli/lint.sh")],
+    },
     "src/gates/candidate.c": {
         # the candidate parser: form, bindings, scopes and name resolution that gate 1's rules
         # and the interface check judge by

@@ -325,28 +325,28 @@ static int launches_at(const char *grid, const char *scratch, const char *arg, l
     return rc;
 }
 
+/* A plan refused when it is read, with `why` in the message. */
+static void refused_when_read(const char *grid, const char *scratch, const char *arg, const char *why) {
+    launch_plan *p = NULL;
+    candidate *c = NULL;
+    kerr e = {0};
+    cr_assert_eq(plan_with(grid, scratch, arg, &p, &c, &e), KOPT_E_CANDIDATE, "grid %s", grid);
+    cr_assert(strstr(e.msg, why), "%s", e.msg);
+    cr_assert_null(p);
+    candidate_free(c);
+}
+
 Test(plan_eval, launches_that_would_fail_when_run) {
     kerr e = {0};
     /* faults that hold for every value are refused when the plan is read, with its line */
+    refused_when_read("\"cdiv(xnumel, 0)\"", "1", "\"xnumel\"", "line 11: KOPT_PLAN: a grid size: a division by zero");
+    refused_when_read("\"xnumel\", 65536", "1", "\"xnumel\"", "outside 0..65535, CUDA's limit for dimension y");
+    refused_when_read("\"xnumel\", 1, \"0 - 1\"", "1", "\"xnumel\"", "dimension z");
+    refused_when_read("2147483648", "1", "\"xnumel\"", "outside 0..2147483647, CUDA's limit for dimension x");
+    refused_when_read("1", "\"xnumel % 0\"", "\"xnumel\"", "a scratch size: a division by zero");
+    refused_when_read("1", "1", "\"xnumel // (3 - 3)\"", "an argument");
     launch_plan *p = NULL;
     candidate *c = NULL;
-    cr_assert_eq(plan_with("\"cdiv(xnumel, 0)\"", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
-    cr_assert(strstr(e.msg, "line 11: KOPT_PLAN: a grid size: a division by zero"), "%s", e.msg);
-    candidate_free(c);
-    cr_assert_eq(plan_with("\"xnumel\", 65536", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
-    cr_assert(strstr(e.msg, "outside 0..65535, CUDA's limit for dimension y"), "%s", e.msg);
-    candidate_free(c);
-    cr_assert_eq(plan_with("\"xnumel\", 1, \"0 - 1\"", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
-    cr_assert(strstr(e.msg, "dimension z"), "%s", e.msg);
-    candidate_free(c);
-    cr_assert_eq(plan_with("2147483648", "1", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
-    cr_assert(strstr(e.msg, "outside 0..2147483647, CUDA's limit for dimension x"), "%s", e.msg);
-    candidate_free(c);
-    cr_assert_eq(plan_with("1", "\"xnumel % 0\"", "\"xnumel\"", &p, &c, &e), KOPT_E_CANDIDATE);
-    cr_assert(strstr(e.msg, "a scratch size: a division by zero"), "%s", e.msg);
-    candidate_free(c);
-    cr_assert_eq(plan_with("1", "1", "\"xnumel // (3 - 3)\"", &p, &c, &e), KOPT_E_CANDIDATE);
-    candidate_free(c);
     /* the limits themselves are launchable */
     cr_assert_eq(plan_with("2147483647, 65535, 65535", "0", "\"xnumel\"", &p, &c, &e), 0, "%s", e.msg);
     plan_free(p);
