@@ -79,6 +79,7 @@ check:
 	$(TORCH_PYTHON) tests/worker/test_screen_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_displace_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_isolate_cpu.py
+	$(TORCH_PYTHON) tests/worker/test_fresh_cpu.py
 
 unit: build/unit-tests
 	KOPT_ROOT=$(CURDIR) ASAN_OPTIONS=detect_leaks=1 ./build/unit-tests --jobs 2

@@ -519,6 +519,18 @@ def op_time(req):
     if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_MUTATE_TIMED")
            for v in variants):
         res["loaded_inputs_changed"] = [0]
+    if req.get("fresh_inputs"):   # rounds after the first on rotated inputs; the first re-checked
+        # rounds compared with variant 0's: rounding only (3 exact differences), or, for a module
+        # marked FAKE_STALE_TIMED (results kept from contents seen before), 1000 of 1024 elements off
+        res["fresh_inputs"] = {"rotated": [0], "skipped": []}
+        res["rechecks"] = []
+        for r in range(1, min(rounds, 1 + int(req.get("recheck_rounds", 0)))):
+            for k in range(1, len(variants)):
+                v = variants[k] if isinstance(variants[k], dict) else {}
+                off = 1000 if marked(v.get("module"), "FAKE_STALE_TIMED") else 0
+                res["rechecks"].append({"round": r, "variant": k, "outputs": [
+                    {"numel": 1024, "n_mismatch": 3 + off, "n_rel_err": off, "n_nonfinite_mismatch": 0,
+                     "dtype": "float32"}]})
     return res
 
 
@@ -616,7 +628,9 @@ def handle(req):
                                     "candidate": req.get("candidate")}) + "\n")
             else:
                 f.write(json.dumps({"op": op, "variants": [v.get("module", v.get("kind"))
-                                                           for v in req.get("variants") or []]}) + "\n")
+                                                           for v in req.get("variants") or []],
+                                    "fresh_inputs": req.get("fresh_inputs"), "recheck_rounds": req.get("recheck_rounds"),
+                                    "recheck_rel": req.get("recheck_rel")}) + "\n")
     if op == "load":
         count("load %s" % req.get("path"))
     if "noisy" in MODES:

@@ -180,3 +180,9 @@ int gate4_host_decide(const double *base, const double *cand, size_t n, uint64_t
     *slower = ci->hi < 1.0;
     return 0;
 }
+
+int gate4_recheck_agrees(const gate4_recheck_out *o) {
+    if (o->mismatch || o->numel < 0) return 0;
+    long long off = o->integer ? o->n_mismatch : o->n_rel_err + o->n_nonfinite;
+    return (double)off <= GATE4_RECHECK_FRACTION * (double)o->numel;
+}

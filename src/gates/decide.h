@@ -126,4 +126,26 @@ int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l
 int gate4_host_decide(const double *base, const double *cand, size_t n, uint64_t seed, stats_ci *ci, int *slower,
                       kerr *e);
 
+/* Gate 4's re-check of timed outputs (worker `time` with fresh_inputs: every round after the
+ * first reads the loaded inputs rotated in place, so a kernel that returns results it stashed
+ * for pointers or contents it saw before is stale there). In GATE4_RECHECK_ROUNDS rounds drawn
+ * at random, each output of the candidate (whole, or one window of it) is compared with the
+ * baseline's of the same round: one output's counts, as the worker reports them. */
+#define GATE4_RECHECK_ROUNDS 3
+#define GATE4_RECHECK_REL 0.01       /* a float element is off past 1% of |ref| and of max |ref| */
+#define GATE4_RECHECK_FRACTION 1e-3  /* at most this fraction of an output's elements may be off */
+typedef struct gate4_recheck_out {
+    int mismatch;      /* another number of outputs, a tensor against a non-tensor, another shape */
+    int integer;       /* an integer or bool output: judged exactly (n_mismatch) */
+    long long numel;   /* elements compared */
+    long long n_mismatch, n_rel_err, n_nonfinite; /* exact differences; off past the tolerance;
+                                                    non-finite where the other is not (or another) */
+} gate4_recheck_out;
+
+/* Whether one re-checked output agrees with the baseline's: no mismatch of form, and at most
+ * GATE4_RECHECK_FRACTION of its elements off (an integer output: different at all; a float
+ * one: off past GATE4_RECHECK_REL, or non-finite unlike the baseline's). A stale output is off
+ * almost everywhere; two honest ones differ by rounding, far inside the tolerance. */
+int gate4_recheck_agrees(const gate4_recheck_out *o);
+
 #endif

@@ -612,17 +612,72 @@ static int gate3(vctx *v, const char *module, json_t *g, kerr *e) {
     return G_PASSED;
 }
 
-/* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. A G_* code:
- * a timing failure of a candidate is a refusal, an OOM kopt's resource error. */
-static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, json_t *g, json_t **res,
-                        kerr *e) {
+/* One output's counts of a re-checked round (the worker's `rechecks`), read into *o. */
+static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
+    memset(o, 0, sizeof *o);
+    const char *dt = json_string_value(json_object_get(j, "dtype"));
+    static const char *const INTS[] = {"int8", "int16", "int32", "int64", "uint8", "bool", "int", NULL};
+    for (size_t i = 0; dt && INTS[i]; i++) o->integer |= !strcmp(dt, INTS[i]);
+    o->mismatch = json_object_get(j, "mismatch") != NULL || json_is_true(json_object_get(j, "shape_mismatch")) ||
+                  !json_is_integer(json_object_get(j, "numel"));
+    o->numel = json_integer_value(json_object_get(j, "numel"));
+    o->n_mismatch = json_integer_value(json_object_get(j, "n_mismatch"));
+    o->n_rel_err = json_integer_value(json_object_get(j, "n_rel_err"));
+    o->n_nonfinite = json_integer_value(json_object_get(j, "n_nonfinite_mismatch"));
+}
+
+/* Gate 4's re-check of timed outputs on fresh contents (decide.h): G_REFUSED with g's reason
+ * when a re-checked output of a candidate (variant >= 1) does not agree with the baseline's;
+ * what was rotated and re-checked goes into g either way. */
+static int recheck_verdict(const json_t *res, json_t *g) {
+    const json_t *rc = json_object_get(res, "rechecks"), *fi = json_object_get(res, "fresh_inputs");
+    if (fi) json_object_set(g, "fresh_inputs", (json_t *)fi);
+    json_t *rounds = json_array();
+    json_object_set_new(g, "rechecked_rounds", rounds);
+    size_t i;
+    const json_t *x;
+    json_array_foreach(rc, i, x) {
+        json_int_t round = json_integer_value(json_object_get(x, "round"));
+        json_array_append_new(rounds, json_integer(round));
+        const json_t *outs = json_object_get(x, "outputs");
+        size_t k;
+        const json_t *o;
+        json_array_foreach(outs, k, o) {
+            gate4_recheck_out r;
+            recheck_out_of(o, &r);
+            if (gate4_recheck_agrees(&r)) continue;
+            const char *why = json_string_value(json_object_get(o, "mismatch"));
+            if (why || r.mismatch)
+                gate_fail(g, "in timed round %lld, on the inputs rotated for it, output %zu does not match the "
+                             "baseline's: %s", (long long)round, k, why ? why : "another shape or no counts");
+            else
+                gate_fail(g, "in timed round %lld, on the inputs rotated for it, output %zu differs from the baseline's "
+                             "in %lld of %lld elements: results that do not follow the inputs (kept from contents "
+                             "seen before?)",
+                          (long long)round, k, r.integer ? r.n_mismatch : r.n_rel_err + r.n_nonfinite, r.numel);
+            return G_REFUSED;
+        }
+    }
+    return G_PASSED;
+}
+
+/* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. `fresh`:
+ * every round after the first on the loaded inputs rotated, GATE4_RECHECK_ROUNDS of them
+ * re-checked against variant 0 (recheck_verdict). A G_* code: a timing failure of a candidate is
+ * a refusal, an OOM kopt's resource error. */
+static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, int fresh, json_t *g,
+                        json_t **res, kerr *e) {
     json_t *vars = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(vars, module_target(v, mods[i]));
     kerr ce = {0};
-    if (worker_call(v->w, "time",
-                    json_pack("{s:o, s:i, s:i, s:b, s:i}", "variants", vars, "rounds", rounds, "warmup", 5, "flush_l2", 1,
-                              "host_rounds", host_rounds),
-                    T_TIME, res, &ce)) {
+    json_t *req = json_pack("{s:o, s:i, s:i, s:b, s:i}", "variants", vars, "rounds", rounds, "warmup", 5, "flush_l2", 1,
+                            "host_rounds", host_rounds);
+    if (fresh) {
+        json_object_set_new(req, "fresh_inputs", json_true());
+        json_object_set_new(req, "recheck_rounds", json_integer(GATE4_RECHECK_ROUNDS));
+        json_object_set_new(req, "recheck_rel", json_pack("[f, f, f]", GATE4_RECHECK_REL, 0.0, GATE4_RECHECK_REL));
+    }
+    if (worker_call(v->w, "time", req, T_TIME, res, &ce)) {
         if (last_was_oom(v)) return G_RESOURCE;
         gate_fail(g, "timing failed: %s", ce.msg);
         return G_REFUSED;
@@ -632,7 +687,7 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
         return G_REFUSED;
     }
     (void)e;
-    return G_PASSED;
+    return fresh ? recheck_verdict(*res, g) : G_PASSED;
 }
 
 /* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */
@@ -707,7 +762,7 @@ static int host_check(const json_t *hs, json_t *g) {
  * a G_* code (G_REFUSED with g's reason when the timing failed). */
 static int host_rounds_more(vctx *v, const char *const *mods, const json_t *hs, json_t *g, json_t **pooled, kerr *e) {
     json_t *res = NULL;
-    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, g, &res, e);
+    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, 0, g, &res, e);
     if (rc == G_PASSED) {
         const json_t *hs2 = json_object_get(res, "host_samples");
         *pooled = json_array();
@@ -727,7 +782,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
     const char *mods[2] = {v->orig->mod, module};
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, g, &res, e);
+    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, 1, g, &res, e);
     if (rc != G_PASSED) { json_decref(res); return rc; }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result r;
@@ -1810,7 +1865,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "the final measurement needs a module other than default's to time");
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, g, &res, e);
+    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, 0, g, &res, e);
     if (rc != G_PASSED) {
         json_decref(res);
         return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")

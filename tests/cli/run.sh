@@ -118,6 +118,23 @@ assert 0 < ws < 2**30 * 0.8, m   # a small model: 2.75x rules (verify_memory_cap
 assert m["bytes"] == int(2.75 * ws) and abs(m["per_working_set"] - 2.75) < 1e-6, m
 assert m["alloc_cap_bytes"] == max(0, int(m["bytes"]) - (500 << 20)), m' "$T/verify.json" && ok || bad "memory cap not sent to the worker"
 python3 tests/candidates/check_expect.py "$T/verify.json" >"$T/expect.txt" && ok || bad "verify expectations: $(grep FAIL "$T/expect.txt")"
+# gate 4 on fresh contents: the worker was asked to rotate the inputs and re-check 3 rounds; the
+# candidate whose timed outputs do not follow the inputs is refused with the round and the count,
+# an accepted one's record says what was rotated and which rounds were re-checked
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+by = {c["candidate"].rsplit("/", 1)[-1]: c for c in d["candidates"]}
+st = by["p_stale_when_timed.py"]
+assert st["verdict"] == "refused" and st["refused_at"] == 4, st.get("reason")
+assert "in timed round 1, on the inputs rotated for it, output 0 differs from the baseline" in st["reason"], st["reason"]
+assert "in 1000 of 1024 elements" in st["reason"], st["reason"]
+g4 = by["a_fast.py"]["gates"][3]
+assert by["a_fast.py"]["verdict"] == "accepted" and g4["rechecked_rounds"] == [1, 2, 3], g4
+assert g4["fresh_inputs"] == {"rotated": [0], "skipped": []}, g4
+reqs = [r for r in map(json.loads, open(sys.argv[2])) if r["op"] == "time" and r.get("fresh_inputs")]
+assert reqs and all(r["recheck_rounds"] == 3 and r["recheck_rel"] == [0.01, 0.0, 0.01] for r in reqs), reqs[:2]' \
+  "$T/verify.json" "$T/runs.jsonl" && ok || bad "gate 4 on fresh contents: $(head -c 300 "$T/verify.json")"
 # every gate a candidate reached says how long it took: gates numbered from 1 without a gap, each
 # with its seconds (>= 0), an accepted candidate's four adding up to at most the whole run's
 python3 -c '

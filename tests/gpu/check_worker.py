@@ -2,7 +2,8 @@
 suite "worker"): the content checksum of a CUDA tensor (Triton kernel), of its host copy (chunks
 hashed on the GPU at their positions) and of the torch mix on the CPU must agree; a changed word
 must change all three; a comparison of two host tensors (both sides staged) must give the GPU's
-statistics. Prints one line; exit 1 on a failed check."""
+statistics; gate 4's input rotations (kopt.fresh) are torch.roll's and are undone exactly.
+Prints one line; exit 1 on a failed check."""
 import os
 import sys
 import time
@@ -73,8 +74,36 @@ check(both_gpu == both_host, "host/host comparison differs from GPU/GPU: %r vs %
       % ({k: v for k, v in both_host.items() if both_gpu.get(k) != v}, both_gpu))
 check(both_gpu["n_mismatch"] > 0 and both_gpu["first_nonfinite_mismatch"] is not None,
       "the comparison saw no mismatch: %r" % (both_gpu,))
+# gate 4's fresh contents (kopt.fresh) on the GPU: a rotation is torch.roll's, in blocks that
+# split both dimensions; a 1 GB input rotated 10 times and restored holds its bytes again (the
+# keyed checksum); the time a round's rotation takes at that size
+from kopt import fresh  # noqa: E402
+a = torch.randn(301, 1000, device="cuda")
+for dim in (0, 1):
+    for k in (1, 150, 299, 999):
+        x = a.clone()
+        fresh.rotate(x, dim, k, budget=777)
+        check(torch.equal(x, torch.roll(a, -k, dim)), "rotate dim %d by %d is not roll's" % (dim, k))
+big = torch.randn(4096, 65536, device="cuda")             # 1 GiB
+few = torch.randn(8, 3, 100000, device="cuda")            # few slices: rows rotated too
+before = [compare.checksum(big), compare.checksum(few)]
+rot = fresh.Rotator([big, few], fresh.new_rng())
+check(rot.rotated == [0, 1], "not both rotated: %s" % rot.skipped)
+torch.cuda.synchronize()
+rot_s = []
+for _ in range(10):
+    t0 = time.perf_counter()
+    rot.step()
+    torch.cuda.synchronize()
+    rot_s.append(time.perf_counter() - t0)
+check(compare.checksum(big) != before[0] and compare.checksum(few) != before[1], "a step changed nothing")
+rot.restore()
+check([compare.checksum(big), compare.checksum(few)] == before, "restore did not bring back every byte")
+rot_s = sorted(rot_s)[len(rot_s) // 2]
+del big, few
 if fails:
     print("; ".join(fails))
     sys.exit(1)
+print("a round's rotation of 1.0 GiB + 9.2 MiB: %.1f ms (median of 10), restored exactly; " % (rot_s * 1e3), end="")
 print("checksums agree on %d MB (GPU %.2f ms = %.0f GB/s, median of 5; host via GPU %.3f s, CPU mix %.3f s); "
       "a changed word changes them" % (n * 4 >> 20, gpu_s * 1e3, n * 4 / gpu_s / 1e9, t2 - t1, t3 - t2))

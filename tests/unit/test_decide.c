@@ -613,3 +613,37 @@ Test(decide, gate3_count_rule_limits_elements_far_off_their_value) {
     cr_expect_eq(gate3_count_limit(SIZE_MAX / 2, SIZE_MAX, &o), SIZE_MAX);
     cr_expect_eq(gate3_count_limit((size_t)1 << 62, 0, &o), SIZE_MAX);
 }
+
+/* Gate 4's re-check of timed outputs on fresh contents: at most GATE4_RECHECK_FRACTION of an
+ * output's elements off, counted exactly for integer outputs and past the tolerance (plus
+ * non-finite mismatches) for float ones; a mismatch of form disagrees whatever the counts. */
+Test(decide, gate4_recheck_at_its_edges) {
+    gate4_recheck_out o = {.numel = 4000, .n_mismatch = 3000};
+    cr_expect(gate4_recheck_agrees(&o), "a float output: exact differences are rounding");
+    o.n_rel_err = 4;
+    cr_expect(gate4_recheck_agrees(&o), "4 of 4000 off: at the fraction, agrees");
+    o.n_rel_err = 5;
+    cr_expect_not(gate4_recheck_agrees(&o), "5 of 4000: past it");
+    o.n_rel_err = 3;
+    o.n_nonfinite = 1;
+    cr_expect(gate4_recheck_agrees(&o), "3 off + 1 non-finite: 4, at the fraction");
+    o.n_nonfinite = 2;
+    cr_expect_not(gate4_recheck_agrees(&o), "non-finite mismatches count as off");
+    gate4_recheck_out i = {.integer = 1, .numel = 2000, .n_mismatch = 2, .n_rel_err = 0};
+    cr_expect(gate4_recheck_agrees(&i), "an integer output: 2 of 2000 different (ties), at the fraction");
+    i.n_mismatch = 3;
+    cr_expect_not(gate4_recheck_agrees(&i), "3 of 2000 different");
+    i.n_mismatch = 0;
+    i.n_rel_err = 2000;
+    cr_expect(gate4_recheck_agrees(&i), "an integer output is judged by its exact count only");
+    gate4_recheck_out s = {.numel = 1, .n_rel_err = 1};
+    cr_expect_not(gate4_recheck_agrees(&s), "a scalar off: disagrees");
+    s.n_rel_err = 0;
+    cr_expect(gate4_recheck_agrees(&s));
+    s.mismatch = 1;
+    cr_expect_not(gate4_recheck_agrees(&s), "another shape or number of outputs");
+    gate4_recheck_out neg = {.numel = -1};
+    cr_expect_not(gate4_recheck_agrees(&neg), "no element count: nothing was compared");
+    gate4_recheck_out empty = {.numel = 0};
+    cr_expect(gate4_recheck_agrees(&empty), "an empty output agrees");
+}

@@ -26,6 +26,13 @@ capped at 50 ms (a variant that needs more is CPU-bound: its samples then includ
 With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
 that stall. Results are raw samples; statistics are the core's.
 
+fresh_inputs (default false) rotates the loaded inputs in place before each round after the
+first (kopt.fresh: fresh contents, so that no kernel finds results it stashed for contents it
+has seen) and undoes the rotations after the rounds; recheck_rounds (default 0; needs
+fresh_inputs) copies each variant's outputs in that many rounds, drawn at random, to pageable
+host memory and compares them with variant 0's (rechecks: the core decides); recheck_rel
+(default [0.01, 0, 0.01]) is compare_stats' rel_err for it.
+
 host_rounds (default 0) adds that many rounds timed as the model is called (host_samples): the
 wall time from a call to the end of its GPU work, the device idle before it and no stall, so
 host-side work (launchers, allocations, dispatch) is in the sample.
@@ -37,6 +44,7 @@ import time
 import torch
 
 from kopt.errors import BadRequest
+from kopt.fresh import CHUNK_ELEMS, HostWindow, Rotator, new_rng, pick_rounds, recheck_stats
 from kopt.protocol import get_arg
 from kopt.targets import make_target
 from kopt.tensors import flatten
@@ -45,6 +53,7 @@ MIN_STALL_MS = 0.2
 MAX_STALL_MS = 50.0
 STALL_FACTOR = 1.5
 DEFAULT_L2 = 64 << 20
+ROTATION_BYTES = 2 * CHUNK_ELEMS * 8   # kopt.fresh's two reversal blocks at 8 bytes an element
 
 
 def flush_buffer(ctx):
@@ -149,33 +158,46 @@ def host_samples(variants, rounds, buf, poison):
     return out
 
 
-def op_time(ctx, req):
-    specs = get_arg(req, "variants", list)
-    rounds = get_arg(req, "rounds", int, 30)
-    warmup = get_arg(req, "warmup", int, 5)
-    flush = get_arg(req, "flush_l2", bool, True)
-    poison = get_arg(req, "poison_outputs", bool, True)
-    host_rounds = get_arg(req, "host_rounds", int, 0)
-    if host_rounds < 0:
-        raise BadRequest("host_rounds must be >= 0")
-    if not specs:
-        raise BadRequest("variants must be a non-empty array of targets")
-    if rounds < 1 or warmup < 0:
-        raise BadRequest("rounds must be >= 1 and warmup >= 0")
+def _undo_rotations(ctx, rot, done):
+    """Put the loaded inputs back after fresh-content rounds. When the rounds ended in an error
+    and undoing fails as well (a broken CUDA context, say), the round's error is the one
+    reported: the inputs are then restored from a new draw where the checksums say so, and the
+    worker is restarted anyway after a CUDA error."""
+    try:
+        rot.restore()
+        torch.cuda.synchronize()
+    except Exception:  # noqa: BLE001 - see the docstring
+        if done:
+            raise
+        try:
+            ctx.problem.verify_inputs()
+        except Exception:  # noqa: BLE001
+            pass
 
-    variants = [make_target(ctx, s) for s in specs]
+
+class _BaselineRefusesRotation(Exception):
+    """Variant 0 (the problem's own compiled model) raised on rotated inputs: the problem's
+    inputs have an order its model relies on (sorted values, offsets), so fresh contents by
+    rotation do not apply to it; the rounds are timed again on the loaded inputs."""
+
+
+def _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, fresh, recheck_rounds, recheck_rel):
+    """op_time's interleaved rounds: (samples, rechecks, fresh_inputs record or None). With
+    `fresh`, the loaded inputs rotated before every round after the first and undone at the
+    end, `recheck_rounds` of them re-checked against variant 0 (module docstring)."""
     n = len(variants)
-    from kopt.room import make_room
-    make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0))
-    with torch.no_grad():
-        enqueue = warm_up(variants, warmup, poison)
-        sleep = stall_ms(enqueue) if warmup else MIN_STALL_MS
-        buf = flush_buffer(ctx) if flush else None
-        cycles_per_ms(ctx)
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                  for _ in range(n)]
-        samples = [[] for _ in range(n)]
+    samples = [[] for _ in range(n)]
+    rng = new_rng()
+    rot = Rotator(ctx.problem.inputs, rng) if fresh else None
+    checked = set(pick_rounds(rounds, recheck_rounds, rng)) if rot is not None and n > 1 else set()
+    rechecks = []
+    done = False
+    try:
         for r in range(rounds):
+            if rot is not None and r > 0:
+                rot.step()
+            window = HostWindow(rng) if r in checked else None
+            kept = [None] * n
             for k in range(n):
                 i = (r + k) % n
                 v = variants[i]
@@ -185,8 +207,15 @@ def op_time(ctx, req):
                 stall(ctx, sleep)
                 start, end = events[i]
                 start.record()
-                out = v.run(p)
+                try:
+                    out = v.run(p)
+                except Exception as e:  # noqa: BLE001 - re-raised unless it is the baseline's
+                    if i == 0 and rot is not None and r > 0:
+                        raise _BaselineRefusesRotation("the baseline raised on rotated inputs: %s" % e) from e
+                    raise
                 end.record()
+                if window is not None:   # to pageable host memory before anything else runs
+                    kept[i] = window.copy(out)
                 if poison:
                     poison_outputs(out)
                 del out, p
@@ -194,8 +223,66 @@ def op_time(ctx, req):
             for i in range(n):
                 start, end = events[i]
                 samples[i].append(start.elapsed_time(end))
+            if window is not None:
+                for i in range(1, n):
+                    rechecks.append({"round": r, "variant": i,
+                                     "outputs": recheck_stats(kept[0], kept[i], recheck_rel)})
+            del kept
+        done = True
+    finally:
+        if rot is not None:
+            _undo_rotations(ctx, rot, done)
+    info = {"rotated": rot.rotated, "skipped": rot.skipped} if rot is not None else None
+    return samples, rechecks, info
+
+
+def op_time(ctx, req):
+    specs = get_arg(req, "variants", list)
+    rounds = get_arg(req, "rounds", int, 30)
+    warmup = get_arg(req, "warmup", int, 5)
+    flush = get_arg(req, "flush_l2", bool, True)
+    poison = get_arg(req, "poison_outputs", bool, True)
+    host_rounds = get_arg(req, "host_rounds", int, 0)
+    fresh = get_arg(req, "fresh_inputs", bool, False)
+    recheck_rounds = get_arg(req, "recheck_rounds", int, 0)
+    recheck_rel = get_arg(req, "recheck_rel", list, [0.01, 0.0, 0.01])
+    if host_rounds < 0 or recheck_rounds < 0:
+        raise BadRequest("host_rounds and recheck_rounds must be >= 0")
+    if recheck_rounds and not fresh:
+        raise BadRequest("recheck_rounds needs fresh_inputs")
+    if len(recheck_rel) != 3 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0
+                                        for x in recheck_rel):
+        raise BadRequest("recheck_rel must be [thr, floor_abs, floor_rel], numbers >= 0")
+    if not specs:
+        raise BadRequest("variants must be a non-empty array of targets")
+    if rounds < 1 or warmup < 0:
+        raise BadRequest("rounds must be >= 1 and warmup >= 0")
+
+    variants = [make_target(ctx, s) for s in specs]
+    n = len(variants)
+    from kopt.room import make_room
+    make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + (ROTATION_BYTES if fresh else 0))
+    with torch.no_grad():
+        enqueue = warm_up(variants, warmup, poison)
+        sleep = stall_ms(enqueue) if warmup else MIN_STALL_MS
+        buf = flush_buffer(ctx) if flush else None
+        cycles_per_ms(ctx)
+        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+                  for _ in range(n)]
+        fresh_info = None
+        if fresh and ctx.problem is not None:
+            try:
+                samples, rechecks, fresh_info = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison,
+                                                              True, recheck_rounds, recheck_rel)
+            except _BaselineRefusesRotation as why:   # the problem's own model: not the candidate's
+                fresh_info = {"unusable": str(why)}
+        if fresh_info is None or "unusable" in fresh_info:
+            samples, rechecks, _ = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, False, 0, None)
         host = host_samples(variants, host_rounds, buf, poison) if host_rounds else None
     res = {"samples": samples, "sleep_ms": sleep}
+    if fresh_info is not None:
+        res["fresh_inputs"] = fresh_info
+        res["rechecks"] = rechecks
     if warmup:   # each variant's host time to enqueue its call (median of the warm-up runs), ms
         res["enqueue_ms"] = [sorted(e)[len(e) // 2] * 1000.0 for e in enqueue]
     if host is not None:

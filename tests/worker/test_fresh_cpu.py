@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""CPU test of gate 4's fresh contents and re-check (worker/kopt/fresh.py). Checked: rotate()
+equals torch.roll along either dimension for every offset, with blocks small enough to split
+both dimensions; the Rotator leaves views, shared storages, one-element and non-tensor inputs
+alone and says why, changes where values sit on every step while keeping them (same sorted
+values), also rotates rows of an input with few slices (not of one with many), and restore()
+brings back every byte (checksums as before) after many steps; pick_rounds draws distinct
+rounds after the first; HostWindow copies small outputs whole and large ones as one window at
+the same offset for every variant; recheck_stats counts nothing for equal outputs and for
+honest rounding, nearly every element for a stale (rotated) output, exact differences of
+integer outputs, and a different number of outputs.
+
+Run: python3 tests/worker/test_fresh_cpu.py (a python with torch, no GPU).
+"""
+import os
+import random
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "worker"))
+from checklib import check, passed  # noqa: E402
+from kopt.compare import checksums  # noqa: E402
+from kopt.fresh import HostWindow, Rotator, pick_rounds, recheck_stats, rotate  # noqa: E402
+
+torch.manual_seed(5)
+rng = random.Random(11)
+
+# ---- rotate() against torch.roll: j holds what (j + k) mod n held
+for shape in [(7, 5), (1, 9), (8, 1), (13, 13), (64, 3)]:
+    a = torch.randn(*shape)
+    for dim in (0, 1):
+        n = shape[dim]
+        for k in range(-1, n + 2):
+            for budget in (1, 3, 10, 1 << 20):
+                x = a.clone()
+                rotate(x, dim, k, budget)
+                check(torch.equal(x, torch.roll(a, -k, dim)),
+                      "rotate %s dim %d by %d (blocks of %d) is roll by -k" % (shape, dim, k, budget))
+
+# ---- the Rotator's choices
+base = torch.randn(40, 6)
+view = base[3:9]                      # a view of base: base and view share a storage
+alone = torch.randn(100, 32)          # many slices: rows not rotated
+few = torch.randn(4, 3, 50)           # few slices: rows rotated too
+idx = torch.randint(0, 1000, (3000,))
+one = torch.randn(1)
+inputs = [base, view, alone, few, idx, one, 7]
+before = checksums(inputs)
+sorted_before = [torch.sort(t.reshape(-1))[0].clone() for t in (alone, few, idx)]
+rot = Rotator(inputs, random.Random(3), budget=37)
+check(rot.rotated == [2, 3, 4], "rotated: the inputs that own their storage alone (%s)" % rot.rotated)
+why = {s["input"]: s["why"] for s in rot.skipped}
+check(set(why) == {0, 1, 5}, "skipped: base, its view and the one-element input (%s)" % why)
+check("shares its storage" in why[0] and "view" in why[1] and "fewer than two" in why[5], "with reasons: %s" % why)
+rows = {it[0]: it[2] is not None for it in rot.items}
+check(rows == {2: False, 3: True, 4: False}, "rows rotated only where dim 0 has few slices: %s" % rows)
+prev = [alone.clone(), few.clone(), idx.clone()]
+for step in range(12):
+    rot.step()
+    now = [alone, few, idx]
+    check(all(not torch.equal(p, q) for p, q in zip(prev, now)), "step %d moves every rotated input" % step)
+    check(all(torch.equal(torch.sort(t.reshape(-1))[0], s) for t, s in zip(now, sorted_before)),
+          "step %d keeps the values" % step)
+    prev = [t.clone() for t in now]
+rot.restore()
+check(checksums(inputs) == before, "restore brings back every byte after 12 steps")
+rot.restore()
+check(checksums(inputs) == before, "a second restore changes nothing")
+# rows of a few-slice input move within their row: each row keeps its values
+few2 = torch.arange(2 * 10, dtype=torch.float32).reshape(2, 10)
+r2 = Rotator([few2], random.Random(8))
+r2.step()
+check(not torch.equal(few2[:, 0], torch.tensor([0.0, 10.0])) or not torch.equal(few2[0], torch.arange(10.0)),
+      "a 2-slice input: rows rotated as well")
+check(sorted(few2[0].tolist()) in (list(range(10)), list(range(10, 20))), "a row keeps its own values")
+r2.restore()
+check(torch.equal(few2, torch.arange(20, dtype=torch.float32).reshape(2, 10)), "and is restored exactly")
+
+# ---- the rounds re-checked
+for rounds, n in [(40, 2), (3, 5), (1, 2), (10, 0)]:
+    got = pick_rounds(rounds, n, random.Random(rounds))
+    check(len(got) == min(n, max(0, rounds - 1)) and len(set(got)) == len(got) and all(1 <= r < rounds for r in got),
+          "pick_rounds(%d, %d) = %s" % (rounds, n, got))
+
+# ---- the window copied to the host
+w = HostWindow(random.Random(1), limit=100)
+small, large = torch.randn(50), torch.randn(1000)
+check(w.span(0, 50) == (0, 50), "a small output is copied whole")
+lo, hi = w.span(1, 1000)
+check(hi - lo == 100 and 0 <= lo <= 900 and w.span(1, 1000) == (lo, hi), "a large one as one window, the same each time")
+c = w.copy((small, large, 3))
+check(torch.equal(c[0], small) and torch.equal(c[1], large[lo:hi]) and c[2] == 3 and c[1].device.type == "cpu",
+      "copy: the windows on the host, non-tensors as they are")
+
+# ---- recheck_stats
+REL = (0.01, 0.0, 0.01)
+ref = torch.randn(64, 128)
+st = recheck_stats([ref], [ref.clone()], REL)
+check(st[0]["n_rel_err"] == 0 and st[0]["n_mismatch"] == 0 and st[0]["numel"] == ref.numel(), "equal outputs: no error")
+honest = ref * (1 + 1e-4 * torch.randn_like(ref))
+st = recheck_stats([ref], [honest], REL)
+check(st[0]["n_rel_err"] == 0 and st[0]["n_mismatch"] > 0, "rounding: exact differences, none past 1%%: %s" % st[0])
+stale = torch.roll(ref, 5, 0)
+st = recheck_stats([ref], [stale], REL)
+check(st[0]["n_rel_err"] > 0.9 * ref.numel(), "a stale (rotated) output: nearly every element off: %d" % st[0]["n_rel_err"])
+iref = torch.randint(0, 128, (64,))
+iget = iref.clone()
+iget[3] += 1
+st = recheck_stats([iref], [iget], REL)
+check(st[0]["n_mismatch"] == 1, "integer outputs: one index off is one exact mismatch")
+nanref = ref.clone()
+nanref[0, 0] = float("nan")
+st = recheck_stats([nanref], [ref.clone()], REL)
+check(st[0]["n_nonfinite_mismatch"] == 1, "a NaN where the baseline has none is counted")
+st = recheck_stats([ref, ref], [ref], REL)
+check("mismatch" in st[0], "a different number of outputs: %s" % st)
+st = recheck_stats([ref], [3], REL)
+check("mismatch" in st[0], "a tensor against a non-tensor")
+st = recheck_stats([2], [3], REL)
+check(st[0]["n_mismatch"] == 1 and st[0]["numel"] == 1, "non-tensor outputs compared by value")
+st = recheck_stats([ref], [ref[:, :5]], REL)
+check(st[0].get("shape_mismatch") is True, "a shape mismatch says so")
+
+# ---- through op_time (worker/kopt/timing.py) with CUDA stood in for: a candidate that returns
+# what it returned for the same pointers is seen in every re-checked round; an honest one is not;
+# the loaded inputs are as loaded afterwards
+import time as _time  # noqa: E402
+import types  # noqa: E402
+
+import kopt.timing as timing  # noqa: E402
+from kopt.errors import BadRequest  # noqa: E402
+from kopt.problem import Problem  # noqa: E402
+
+
+class Event:
+    def __init__(self, enable_timing=True):
+        self.t = 0.0
+
+    def record(self):
+        self.t = _time.perf_counter()
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1000.0
+
+
+torch.cuda.Event = Event
+torch.cuda.synchronize = lambda *a, **k: None
+torch.cuda._sleep = lambda *a, **k: None
+
+x0 = torch.randn(96, 200)
+problem = Problem("/nowhere/p.py", 0, None, None, [x0])
+loaded = checksums([x0])
+STASH = {}
+
+
+def variant(kind):
+    def run(p):
+        x = problem.inputs[0]
+        if kind == "stale":   # keyed on the pointer: right for the contents it first saw
+            key = x.data_ptr()
+            if key not in STASH:
+                STASH[key] = x.sum(1)
+            return (STASH[key].clone(),)
+        if kind == "honest":
+            return (x.double().sum(1).float(),)
+        return (x.sum(1),)
+    return types.SimpleNamespace(prepare=lambda: [], run=run)
+
+
+timing.make_target = lambda ctx, spec: variant(spec["module"])
+ctx = types.SimpleNamespace(problem=problem, run_need=0, flush_buf=None, cycles_per_ms=1.0, log=print)
+
+
+def timed(cand, **extra):
+    req = {"variants": [{"kind": "module", "module": "base"}, {"kind": "module", "module": cand}],
+           "rounds": 12, "warmup": 2, "flush_l2": False}
+    req.update(extra)
+    return timing.op_time(ctx, req)
+
+
+res = timed("stale", fresh_inputs=True, recheck_rounds=3)
+check(res["fresh_inputs"] == {"rotated": [0], "skipped": []}, "op_time: the input rotated: %s" % res["fresh_inputs"])
+rc = res["rechecks"]
+check(len(rc) == 3 and all(e["variant"] == 1 and 1 <= e["round"] < 12 for e in rc), "three rounds re-checked: %s" % rc)
+check(all(e["outputs"][0]["n_rel_err"] > 80 for e in rc), "the stale candidate is off in each: %s"
+      % [e["outputs"][0]["n_rel_err"] for e in rc])
+check(checksums([x0]) == loaded and "loaded_inputs_changed" not in res, "the loaded input is as loaded afterwards")
+check(len(res["samples"][0]) == 12 and len(res["samples"][1]) == 12, "every round timed")
+res = timed("honest", fresh_inputs=True, recheck_rounds=3)
+check(all(e["outputs"][0]["n_rel_err"] == 0 for e in res["rechecks"]), "an honest candidate is not: %s" % res["rechecks"])
+check(checksums([x0]) == loaded, "the input as loaded again")
+res = timed("stale")
+check("rechecks" not in res and "fresh_inputs" not in res, "without fresh_inputs nothing is rotated or re-checked")
+try:
+    timed("stale", recheck_rounds=2)
+    check(False, "recheck_rounds without fresh_inputs is a bad request")
+except BadRequest:
+    check(True, "-")
+
+
+CALLS = []
+
+
+def boom(p):   # right in the warm-up and the first rounds, then raises mid-way
+    CALLS.append(1)
+    if len(CALLS) > 6:
+        raise RuntimeError("the candidate raised")
+    return variant("honest").run(p)
+
+
+timing.make_target = lambda ctx, spec: variant("base") if spec["module"] == "base" else \
+    types.SimpleNamespace(prepare=lambda: [], run=boom)
+try:
+    timed("boom", fresh_inputs=True, recheck_rounds=1)
+    check(False, "a run that raises ends the request")
+except RuntimeError:
+    check(checksums([x0]) == loaded, "and the rotations are undone on the way out")
+
+
+
+# a problem whose own model relies on its inputs' order (it raises on rotated ones): fresh
+# contents do not apply; the rounds are timed again on the loaded inputs and the record says why
+def picky(p):
+    x = problem.inputs[0]
+    if not torch.equal(x, x0_copy):
+        raise ValueError("inputs must be sorted")
+    return (x.sum(1),)
+
+
+x0_copy = x0.clone()
+timing.make_target = lambda ctx, spec: types.SimpleNamespace(prepare=lambda: [], run=picky) \
+    if spec["module"] == "base" else variant("honest")
+res = timed("honest", fresh_inputs=True, recheck_rounds=3)
+check(res["fresh_inputs"].get("unusable", "").startswith("the baseline raised on rotated inputs: inputs must be sorted"),
+      "the baseline's refusal is recorded: %s" % res["fresh_inputs"])
+check(res["rechecks"] == [] and len(res["samples"][1]) == 12, "and the rounds timed on the loaded inputs")
+check(checksums([x0]) == loaded, "the input as loaded")
+
+print("fresh: %d checks passed" % passed())

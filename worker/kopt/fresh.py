@@ -1,0 +1,210 @@
+"""Fresh input contents for gate 4's timed rounds, and the re-check of what timed runs returned
+(`time` with fresh_inputs / recheck_rounds: PROTOCOL.md).
+
+Why. Every timed run reads the same loaded inputs. A candidate kernel can stash results in
+device memory that no checksum covers (the slack the caching allocator leaves past a storage,
+say) and, on a later launch with the same pointers, or the same values at a few sampled
+positions, write the stashed results instead of computing them: correct for those contents,
+and fast only while the contents repeat -- which they do only while kopt is timing it. Fresh
+contents each round make such a cache miss (keyed on values) or return stale results (keyed on
+pointers), and re-checking some rounds' outputs catches the stale ones.
+
+Rotations (Rotator). Before each timed round after the first, every loaded input that owns its
+storage alone (contiguous, offset 0, covering the storage whole, no other input on it, at least
+two elements) is rotated in place by offsets drawn from os.urandom: its slices along the first
+dimension, and, where that dimension has fewer than ROWS_FOR_ONE_AXIS slices, the elements of
+each row along the last dimension. Values are kept, only their places change: indices stay in
+range, probabilities stay probabilities, a positive input stays positive. Offsets accumulate;
+restore() undoes them exactly (rotations along the two axes commute), so the loaded inputs'
+checksums hold again afterwards. A rotation is three in-place reversals done in blocks of at
+most CHUNK_ELEMS elements, so the extra memory is two blocks whatever the inputs' sizes.
+Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
+rotations cannot change: a result that depends only on the multiset of one input's values (a
+sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
+reading such an input.
+
+Re-check (HostWindow, recheck_stats). In `recheck_rounds` rounds drawn at random from the rounds
+after the first (the candidate cannot tell them from the others: same order, same rotations),
+each variant's outputs are copied, right after its end event, to ordinary pageable host memory
+(which no kernel can address) -- each output whole up to WINDOW_ELEMS elements, else one window
+of that many at a random offset, the same for every variant of the round -- and then poisoned
+on the device as in every round, so no variant finds another's results. After the round each
+variant's window is compared with variant 0's (the baseline's) by compare_stats: exactly
+(atol = rtol = 0: n_mismatch, for integer outputs) and loosely (n_rel_err over
+rel_err = (thr, 0, floor_rel): off by more than thr x |ref| and floor_rel x max |ref|). The
+core decides from those counts (src/gates/decide.h).
+"""
+
+import os
+import random
+
+import torch
+
+from kopt.compare import compare_stats
+from kopt.tensors import flatten, storage
+
+CHUNK_ELEMS = 1 << 24        # elements per reversal block (64 MB of float32)
+ROWS_FOR_ONE_AXIS = 64       # from this many slices along dim 0 on, rows are not also rotated
+WINDOW_ELEMS = 1 << 25       # elements of an output copied to the host for a re-check (32M)
+
+
+def new_rng():
+    """A generator seeded from os.urandom: offsets and rounds a kernel cannot predict."""
+    return random.Random(os.urandom(16))
+
+
+def _reverse(a, dim, lo, hi, budget=CHUNK_ELEMS):
+    """Reverse a[lo:hi] along `dim` (0 or 1) of the 2-D tensor a, in place, in blocks of at most
+    `budget` elements (the other dimension is split too when one slice is larger)."""
+    n = hi - lo
+    other = a.shape[1 - dim]
+    if n < 2 or other == 0:
+        return
+    half = n // 2
+    b = max(1, min(half, budget // max(1, other)))
+    w = other if b * other <= budget else max(1, budget // b)
+    i = 0
+    while i < half:
+        bb = min(b, half - i)
+        for c0 in range(0, other, w):
+            c1 = min(other, c0 + w)
+            if dim == 0:
+                top, bot = a[lo + i:lo + i + bb, c0:c1], a[hi - i - bb:hi - i, c0:c1]
+            else:
+                top, bot = a[c0:c1, lo + i:lo + i + bb], a[c0:c1, hi - i - bb:hi - i]
+            t = top.flip(dim)            # flip copies: t no longer aliases top
+            top.copy_(bot.flip(dim))
+            bot.copy_(t)
+            del t
+        i += bb
+
+
+def rotate(a, dim, k, budget=CHUNK_ELEMS):
+    """Rotate the 2-D tensor a in place along `dim` so that index j holds what index (j + k) mod n
+    held (three reversals)."""
+    n = a.shape[dim]
+    k %= n if n else 1
+    if n < 2 or k == 0:
+        return
+    _reverse(a, dim, 0, k, budget)
+    _reverse(a, dim, k, n, budget)
+    _reverse(a, dim, 0, n, budget)
+
+
+class Rotator:
+    """The loaded inputs' rotations for fresh contents (module docstring)."""
+
+    def __init__(self, inputs, rng, budget=CHUNK_ELEMS):
+        self.rng, self.budget = rng, budget
+        self.items = []       # [input index, 2-D view for dim 0, 2-D view for rows or None, [k0, k1]]
+        self.skipped = []     # [{"input": i, "why": ...}]
+        counts = {}
+        for x in inputs:
+            if isinstance(x, torch.Tensor) and x.numel() > 0:
+                p = storage(x).data_ptr()
+                counts[p] = counts.get(p, 0) + 1
+        for i, x in enumerate(inputs):
+            if not isinstance(x, torch.Tensor):
+                continue
+            why = None
+            if x.numel() < 2:
+                why = "fewer than two elements"
+            elif not x.is_contiguous() or x.storage_offset() != 0 or \
+                    x.numel() * x.element_size() != storage(x).nbytes():
+                why = "a view (not its storage whole)"
+            elif counts.get(storage(x).data_ptr(), 0) > 1:
+                why = "shares its storage with another input"
+            if why:
+                self.skipped.append({"input": i, "why": why})
+                continue
+            n0 = x.shape[0] if x.dim() else 1
+            rows = None
+            if x.dim() >= 2 and n0 < ROWS_FOR_ONE_AXIS and x.shape[-1] > 1:
+                rows = x.view(-1, x.shape[-1])
+            self.items.append([i, x.view(n0, -1), rows, [0, 0]])
+
+    @property
+    def rotated(self):
+        return [it[0] for it in self.items]
+
+    def step(self):
+        """Rotate every input by fresh offsets (accumulated for restore)."""
+        for it in self.items:
+            _, a0, rows, ks = it
+            if a0.shape[0] > 1:
+                k = self.rng.randrange(1, a0.shape[0])
+                rotate(a0, 0, k, self.budget)
+                ks[0] = (ks[0] + k) % a0.shape[0]
+            if rows is not None:
+                k = self.rng.randrange(1, rows.shape[1])
+                rotate(rows, 1, k, self.budget)
+                ks[1] = (ks[1] + k) % rows.shape[1]
+
+    def restore(self):
+        """Undo every rotation: the inputs hold exactly what they held before the first step."""
+        for it in self.items:
+            _, a0, rows, ks = it
+            if ks[0]:
+                rotate(a0, 0, a0.shape[0] - ks[0], self.budget)
+            if rows is not None and ks[1]:
+                rotate(rows, 1, rows.shape[1] - ks[1], self.budget)
+            it[3] = [0, 0]
+
+
+def pick_rounds(rounds, n, rng):
+    """n distinct rounds drawn from 1 .. rounds-1 (all of them when fewer), sorted."""
+    pool = list(range(1, rounds))
+    return sorted(rng.sample(pool, min(n, len(pool))))
+
+
+class HostWindow:
+    """One re-check round's window: for an output of `numel` elements, the flat range copied to
+    the host (the whole output up to `limit`, else `limit` elements at an offset drawn once per
+    output position and reused for every variant of the round)."""
+
+    def __init__(self, rng, limit=WINDOW_ELEMS):
+        self.rng, self.limit, self.offsets = rng, limit, {}
+
+    def span(self, pos, numel):
+        if numel <= self.limit:
+            return 0, numel
+        if pos not in self.offsets:
+            self.offsets[pos] = self.rng.randrange(0, numel - self.limit + 1)
+        lo = self.offsets[pos]
+        return lo, lo + self.limit
+
+    def copy(self, out):
+        """Each output's window in pageable host memory (waits for the run); non-tensor outputs
+        as they are."""
+        got = []
+        for pos, t in enumerate(flatten(out)):
+            if not isinstance(t, torch.Tensor):
+                got.append(t)
+                continue
+            flat = t.detach().reshape(-1)
+            lo, hi = self.span(pos, flat.numel())
+            got.append(flat[lo:hi].to("cpu", copy=True))
+        return got
+
+
+def recheck_stats(base, got, rel_err):
+    """compare_stats of each output window of `got` against `base`'s (both HostWindow.copy
+    lists): the exact counts (n_mismatch at atol = rtol = 0) and the loose ones (n_rel_err over
+    rel_err), trimmed to what the core decides from. A different number of outputs, or a
+    tensor against a non-tensor, is one entry with "mismatch": why."""
+    if len(base) != len(got):
+        return [{"mismatch": "%d outputs, the baseline's %d" % (len(got), len(base))}]
+    out = []
+    for b, g in zip(base, got):
+        if not isinstance(b, torch.Tensor) or not isinstance(g, torch.Tensor):
+            if isinstance(b, torch.Tensor) or isinstance(g, torch.Tensor):
+                out.append({"mismatch": "a tensor against a non-tensor output"})
+            else:
+                out.append({"numel": 1, "n_mismatch": 0 if b == g else 1, "n_rel_err": 0 if b == g else 1,
+                            "n_nonfinite_mismatch": 0, "dtype": type(b).__name__})
+            continue
+        st = compare_stats(b, g, 0.0, 0.0, rel_err=rel_err)
+        keep = ("shape_mismatch", "numel", "n_mismatch", "n_rel_err", "n_nonfinite_mismatch", "dtype",
+                "got_dtype", "first_mismatch", "ref_at_first", "got_at_first", "ref_abs_max", "max_abs_err")
+        out.append({k: st[k] for k in keep if k in st})
+    return out
