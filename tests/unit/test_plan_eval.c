@@ -4,6 +4,7 @@
  * each launch's Triton specialisation (pointer, scratch and integer types, the value 1, the
  * constexprs) -- what the machine-code check compiles. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -373,4 +374,258 @@ Test(plan_eval, launches_that_would_fail_when_run) {
     cr_assert_eq(launches_at("1", "\"64 // (xnumel - 5)\"", "\"xnumel\"", 5, &e), KOPT_E_CANDIDATE);
     cr_assert(strstr(e.msg, "scratch part, size 0: a division by zero"), "%s", e.msg);
     cr_assert_eq(launches_at("1", "1", "\"xnumel\"", 5, &e), 0, "%s", e.msg);
+}
+
+/* A value that must evaluate without error. */
+static long long val(const char *s, const plan_values *v) {
+    int rc = -1;
+    long long x = ev(s, v, &rc);
+    cr_assert_eq(rc, 0, "%s: rc %d", s, rc);
+    return x;
+}
+
+/* Each operator at its edges, every overflow refused, each error with its code. */
+Test(plan_eval, every_operator_at_its_edges) {
+    plan_values v = vals(LLONG_MAX, 1, 3);
+    int rc;
+    ev("a + b", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "LLONG_MAX + 1 overflows");
+    cr_assert_eq(val("a + 0", &v), LLONG_MAX);
+    ev("-a - 2", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "-LLONG_MAX - 2 overflows");
+    cr_assert_eq(val("-a - 1", &v), LLONG_MIN);
+    ev("cdiv(a, 2)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "cdiv's a + b - 1 overflows");
+    cr_assert_eq(val("cdiv(a, 1)", &v), LLONG_MAX);
+    plan_values m = vals(LLONG_MIN, -1, 3);
+    ev("-a", &m, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "-LLONG_MIN overflows");
+    ev("a // b", &m, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "LLONG_MIN // -1 overflows");
+    ev("a % b", &m, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE);
+    cr_assert_eq(val("a // 1", &m), LLONG_MIN);
+    cr_assert_eq(val("a // (0 - 2)", &m), LLONG_MIN / -2);
+    cr_assert_eq(val("(a + 1) // b", &m), LLONG_MAX, "-(LLONG_MIN + 1) fits");
+    cr_assert_eq(val("-(a + 1)", &m), LLONG_MAX);
+    cr_assert_eq(val("min(n, 3) + max(n, 3)", &v), 6, "min and max of equals");
+    cr_assert_eq(val("min(n, 4) * 10 + max(n, 4)", &v), 34);
+    /* shapes, strides and numel past 64 bits; stride and the SM count at their smallest */
+    v.nptrs = 1;
+    v.ptr_names[0] = "in_ptr0";
+    v.ndims[0] = 3;
+    v.shapes[0][0] = 2, v.shapes[0][1] = 1LL << 40, v.shapes[0][2] = 1LL << 30;
+    ev("stride(in_ptr0, 0)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "a contiguous stride of 2^70 overflows");
+    ev("numel(in_ptr0)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_CANDIDATE, "a numel of 2^71 overflows");
+    cr_assert_eq(val("stride(in_ptr0, 1)", &v), 1LL << 30);
+    cr_assert_eq(val("shape(in_ptr0, 1)", &v), 1LL << 40);
+    v.shapes[0][1] = 3;
+    cr_assert_eq(val("numel(in_ptr0)", &v), 6LL << 30);
+    cr_assert_eq(val("stride(in_ptr0, 0)", &v), 3LL << 30);
+    v.ndims[0] = 0;
+    ev("shape(in_ptr0, 0)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_USAGE, "a shape not given");
+    ev("stride(in_ptr0, 0)", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_USAGE);
+    v.sms = 1;
+    cr_assert_eq(val("sm_count()", &v), 1, "one SM is an SM count");
+    v.sms = 0;
+    ev("sm_count()", &v, &rc);
+    cr_assert_eq(rc, KOPT_E_USAGE);
+}
+
+/* A plan of one let, one check `CHECK` and a launch, read from text. */
+static launch_plan *plan_checking(const char *let, const char *check, candidate **c) {
+    char *t = kasprintf("import triton\n"
+                        "import triton.language as tl\n"
+                        "\n"
+                        "@triton.jit\n"
+                        "def _k(in_ptr0, n):\n"
+                        "    pass\n"
+                        "\n"
+                        "KOPT_PLAN = {\n"
+                        "    \"params\": [\"in_ptr0\", \"xnumel\", \"other\"],\n"
+                        "    \"let\": {\"L\": \"%s\"},\n"
+                        "    \"checks\": [\"%s\"],\n"
+                        "    \"launches\": [{\"kernel\": \"_k\", \"grid\": [1], \"args\": [\"in_ptr0\", \"L\"], \"num_warps\": 4}],\n"
+                        "}\n",
+                        let, check);
+    kerr e = {0};
+    launch_plan *p = NULL;
+    cr_assert_eq(candidate_parse_raw(t, strlen(t), c, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_of(*c, &p, &e), 0, "%s", e.msg);
+    free(t);
+    return p;
+}
+
+/* rc of the plan's lets and checks for xnumel = x, other = y; the message in e. */
+static int checked(const char *let, const char *check, long long x, long long y, kerr *e) {
+    candidate *c = NULL;
+    launch_plan *p = plan_checking(let, check, &c);
+    plan_values v = {0};
+    v.nints = 2;
+    v.int_names[0] = "xnumel", v.int_names[1] = "other";
+    v.ints[0] = x, v.ints[1] = y;
+    int rc = plan_eval_lets(p, &v, e);
+    plan_free(p);
+    candidate_free(c);
+    return rc;
+}
+
+Test(plan_eval, checks_at_their_edges) {
+    static const struct {
+        const char *check;
+        long long x, y;
+        int holds;
+    } T[] = {
+        {"xnumel == other", 5, 5, 1}, {"xnumel == other", 5, 6, 0}, {"xnumel != other", 5, 6, 1},
+        {"xnumel != other", 5, 5, 0}, {"xnumel <= other", 5, 5, 1}, {"xnumel <= other", 6, 5, 0},
+        {"xnumel >= other", 5, 5, 1}, {"xnumel >= other", 5, 6, 0}, {"xnumel < other", 5, 5, 0},
+        {"xnumel < other", 4, 5, 1},  {"xnumel > other", 5, 5, 0},  {"xnumel > other", 6, 5, 1},
+    };
+    for (size_t i = 0; i < sizeof T / sizeof *T; i++) {
+        kerr e = {0};
+        int rc = checked("xnumel", T[i].check, T[i].x, T[i].y, &e);
+        cr_expect_eq(rc, T[i].holds ? 0 : KOPT_E_CANDIDATE, "%s for %lld, %lld: rc %d (%s)", T[i].check, T[i].x, T[i].y,
+                     rc, e.msg);
+    }
+    /* the let and the check that fail are named */
+    kerr e = {0};
+    cr_assert_eq(checked("xnumel // (other - 3)", "L >= 0", 8, 3, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "let L: a division by zero"), "%s", e.msg);
+    cr_assert_eq(checked("xnumel", "L // (other - 3) >= 0", 8, 3, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "check L // (other - 3) >= 0: a division by zero"), "%s", e.msg);
+    /* a let beyond the values' room is a usage error, not a write past the table */
+    candidate *c = NULL;
+    launch_plan *p = plan_checking("xnumel", "L >= 0", &c);
+    plan_values v = {0};
+    for (size_t i = 0; i < PLAN_MAX_VALUES; i++) {
+        v.int_names[i] = i ? "filler" : "xnumel";
+        v.ints[i] = 1;
+    }
+    v.nints = PLAN_MAX_VALUES;
+    cr_assert_eq(plan_eval_lets(p, &v, &e), KOPT_E_USAGE);
+    cr_assert(strstr(e.msg, "too many values"), "%s", e.msg);
+    v.nints = PLAN_MAX_VALUES - 1;
+    cr_assert_eq(plan_eval_lets(p, &v, &e), 0, "%s", e.msg);
+    cr_assert_eq(v.nints, PLAN_MAX_VALUES);
+    plan_free(p);
+    candidate_free(c);
+}
+
+static const char FILE_Q[] =
+    "import triton\n"
+    "import triton.language as tl\n"
+    "\n"
+    "@triton.jit\n"
+    "def _q(FIRST: tl.constexpr, in_ptr0, n, m, lo, hi, SCALE: tl.constexpr, ON: tl.constexpr):\n"
+    "    pass\n"
+    "\n"
+    "KOPT_PLAN = {\n"
+    "    \"params\": [\"in_ptr0\", \"xnumel\"],\n"
+    "    \"launches\": [{\"kernel\": \"_q\", \"grid\": [1],\n"
+    "                  \"args\": [\"in_ptr0\", \"xnumel\", \"xnumel + 2147483646\", \"0 - 2147483648\", \"-2147483649\"],\n"
+    "                  \"constexprs\": {\"FIRST\": 3, \"SCALE\": 0.25, \"ON\": False}, \"num_warps\": 2}],\n"
+    "}\n";
+
+/* The specialisation at Triton's edges: i32 up to INT_MAX and down to INT_MIN, an integer
+ * parameter of value 1 made a constexpr, float and bool constexprs, a constexpr as the first
+ * parameter; the errors of a launch that is not there, a kernel the file does not define and a
+ * value that is missing. */
+Test(plan_eval, specialisation_at_its_edges) {
+    candidate *c = NULL;
+    launch_plan *p = NULL;
+    kerr e = {0};
+    cr_assert_eq(candidate_parse_raw(FILE_Q, strlen(FILE_Q), &c, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
+    plan_values v = {0};
+    v.nints = 1;
+    v.int_names[0] = "xnumel";
+    v.ints[0] = 1;
+    plan_spec s;
+    cr_assert_eq(plan_specialize(c, p, 0, &v, &s, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(sig_of(&s, "n"), "constexpr", "an integer parameter of value 1 is a constexpr");
+    cr_assert_str_eq(cx_of(&s, "n"), "1");
+    cr_assert_str_eq(sig_of(&s, "m"), "i32", "1 + 2147483646 = INT_MAX: i32");
+    cr_assert_str_eq(sig_of(&s, "lo"), "i32", "INT_MIN: i32");
+    cr_assert_str_eq(sig_of(&s, "hi"), "i64", "INT_MIN - 1: i64");
+    cr_assert_str_eq(sig_of(&s, "FIRST"), "constexpr", "a constexpr as the first parameter");
+    cr_assert_str_eq(cx_of(&s, "FIRST"), "3");
+    cr_assert_str_eq(cx_of(&s, "SCALE"), "0.25");
+    cr_assert_str_eq(cx_of(&s, "ON"), "false");
+    cr_assert_str_eq(sig_of(&s, "ON"), "constexpr");
+    cr_assert_eq(s.nargs, 8, "every parameter, declared order");
+    cr_assert_str_eq(s.arg_names[0], "FIRST");
+    cr_assert_str_eq(s.arg_names[7], "ON");
+    cr_assert_eq(s.num_warps, 2);
+    cr_assert_eq(s.num_stages, 0);
+    plan_spec_free(&s);
+    v.ints[0] = 2;
+    cr_assert_eq(plan_specialize(c, p, 0, &v, &s, &e), 0, "%s", e.msg);
+    cr_assert_str_eq(sig_of(&s, "n"), "i32");
+    cr_assert_str_eq(sig_of(&s, "m"), "i64", "2 + 2147483646 = INT_MAX + 1: i64");
+    cr_assert_str_eq(sig_of(&s, "FIRST"), "constexpr", "the first constexpr given, with no value-1 one before it");
+    plan_spec_free(&s);
+    /* the plan against a file whose _q takes one more runtime argument than the plan gives */
+    static const char FILE_Q2[] = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                                  "def _q(FIRST: tl.constexpr, in_ptr0, n, m, lo, hi, extra, SCALE: tl.constexpr, "
+                                  "ON: tl.constexpr):\n    pass\n\nKOPT_PLAN = {}\n";
+    candidate *wide = NULL;
+    cr_assert_eq(candidate_parse_raw(FILE_Q2, strlen(FILE_Q2), &wide, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_specialize(wide, p, 0, &v, &s, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "too few arguments"), "%s", e.msg);
+    candidate_free(wide);
+    cr_assert_eq(plan_specialize(c, p, 1, &v, &s, &e), KOPT_E_INTERNAL, "no launch 1");
+    v.nints = 0;
+    cr_assert_eq(plan_specialize(c, p, 0, &v, &s, &e), KOPT_E_USAGE, "xnumel missing");
+    cr_assert(strstr(e.msg, "--value xnumel=N"), "%s", e.msg);
+    /* the plan against another file, which has no such kernel */
+    candidate *other = NULL;
+    cr_assert_eq(candidate_parse_raw(FILE_P, strlen(FILE_P), &other, &e), 0, "%s", e.msg);
+    v.nints = 1;
+    cr_assert_eq(plan_specialize(other, p, 0, &v, &s, &e), KOPT_E_CANDIDATE);
+    cr_assert(strstr(e.msg, "not a jit function"), "%s", e.msg);
+    candidate_free(other);
+    plan_free(p);
+    candidate_free(c);
+}
+
+/* plan_eval_launches on a plan without scratch (nothing to fault), and on one whose first
+ * argument, or a constexpr, divides by zero for the values given. */
+Test(plan_eval, launch_faults_in_every_argument) {
+    candidate *c = NULL;
+    launch_plan *p = plan_checking("xnumel", "L >= 0", &c);
+    plan_values v = {0};
+    v.nints = 2;
+    v.int_names[0] = "xnumel", v.int_names[1] = "other";
+    v.ints[0] = 5, v.ints[1] = 0;
+    kerr e = {0};
+    cr_assert_eq(plan_eval_lets(p, &v, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_eval_launches(p, &v, &e), 0, "no scratch, a grid of 1: %s", e.msg);
+    plan_free(p);
+    candidate_free(c);
+    static const char *const ARGS[] = {
+        "\"args\": [\"1024 // (xnumel - 5)\", \"in_ptr0\"], \"constexprs\": {\"B\": 4}",
+        "\"args\": [\"xnumel\", \"in_ptr0\"], \"constexprs\": {\"B\": \"64 % (xnumel - 5)\"}",
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char *t = kasprintf("import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                            "def _r(n, in_ptr0, B: tl.constexpr):\n    pass\n\n"
+                            "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"xnumel\"], \"launches\": [{\"kernel\": \"_r\", "
+                            "\"grid\": [1], %s, \"num_warps\": 1}]}\n",
+                            ARGS[i]);
+        cr_assert_eq(candidate_parse_raw(t, strlen(t), &c, &e), 0, "%s", e.msg);
+        cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
+        v.nints = 1;
+        cr_assert_eq(plan_eval_launches(p, &v, &e), KOPT_E_CANDIDATE, "case %zu", i);
+        cr_assert(strstr(e.msg, "launch 0 (_r): a division by zero"), "%s", e.msg);
+        v.ints[0] = 6;
+        cr_assert_eq(plan_eval_launches(p, &v, &e), 0, "%s", e.msg);
+        v.ints[0] = 5;
+        plan_free(p);
+        candidate_free(c);
+        free(t);
+    }
 }
