@@ -616,8 +616,9 @@ static int gate3(vctx *v, const char *module, json_t *g, kerr *e) {
 static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
     memset(o, 0, sizeof *o);
     const char *dt = json_string_value(json_object_get(j, "dtype"));
-    static const char *const INTS[] = {"int8", "int16", "int32", "int64", "uint8", "bool", "int", NULL};
-    for (size_t i = 0; dt && INTS[i]; i++) o->integer |= !strcmp(dt, INTS[i]);
+    double atol = 1, rtol = 1;
+    if (dt) tensor_default_tol(dt, &atol, &rtol);
+    o->integer = atol == 0 && rtol == 0; /* integer and bool dtypes: compared exactly */
     o->mismatch = json_object_get(j, "mismatch") != NULL || json_is_true(json_object_get(j, "shape_mismatch")) ||
                   !json_is_integer(json_object_get(j, "numel"));
     o->numel = json_integer_value(json_object_get(j, "numel"));

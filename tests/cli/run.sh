@@ -129,6 +129,9 @@ st = by["p_stale_when_timed.py"]
 assert st["verdict"] == "refused" and st["refused_at"] == 4, st.get("reason")
 assert "in timed round 1, on the inputs rotated for it, output 0 differs from the baseline" in st["reason"], st["reason"]
 assert "in 1000 of 1024 elements" in st["reason"], st["reason"]
+ix = by["q_stale_indices_when_timed.py"]   # an int64 output off in 50 of 64, within 1% of its values
+assert ix["verdict"] == "refused" and ix["refused_at"] == 4 and "output 1 differs" in ix["reason"], ix.get("reason")
+assert "in 50 of 64 elements" in ix["reason"], ix["reason"]
 g4 = by["a_fast.py"]["gates"][3]
 assert by["a_fast.py"]["verdict"] == "accepted" and g4["rechecked_rounds"] == [1, 2, 3], g4
 assert g4["fresh_inputs"] == {"rotated": [0], "skipped": []}, g4

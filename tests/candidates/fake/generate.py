@@ -31,6 +31,8 @@ CASES = {
                                      "exist yet while it runs)", "FAKE_TAMPER_REF3"),
     "p_stale_when_timed.py": ("gate4 returns results kept from contents it saw before when timed",
                               "FAKE_STALE_TIMED FAKE_FAST"),
+    "q_stale_indices_when_timed.py": ("gate4 returns indices kept from contents it saw before when timed",
+                                      "FAKE_STALE_INDICES FAKE_FAST"),
 }
 
 
