@@ -100,14 +100,16 @@ class Rotator:
         self.skipped = []     # [{"input": i, "why": ...}]
         counts = {}
         for x in inputs:
-            if isinstance(x, torch.Tensor) and x.numel() > 0:
+            if isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0:
                 p = storage(x).data_ptr()
                 counts[p] = counts.get(p, 0) + 1
         for i, x in enumerate(inputs):
             if not isinstance(x, torch.Tensor):
                 continue
             why = None
-            if x.numel() < 2:
+            if x.layout != torch.strided:
+                why = "not a dense tensor"
+            elif x.numel() < 2:
                 why = "fewer than two elements"
             elif not x.is_contiguous() or x.storage_offset() != 0 or \
                     x.numel() * x.element_size() != storage(x).nbytes():
