@@ -38,6 +38,15 @@ for shape in [(7, 5), (1, 9), (8, 1), (13, 13), (64, 3)]:
                 check(torch.equal(x, torch.roll(a, -k, dim)),
                       "rotate %s dim %d by %d (blocks of %d) is roll by -k" % (shape, dim, k, budget))
 
+# ---- block sizes: at most CHUNK_ELEMS and 1/32 of the tensor, at least 64K elements
+from kopt.fresh import CHUNK_ELEMS, block_elems, rotation_bytes  # noqa: E402
+check(block_elems(1 << 30) == CHUNK_ELEMS and block_elems(1 << 25) == (1 << 20) and block_elems(1000) == 1 << 16,
+      "block_elems: %d %d %d" % (block_elems(1 << 30), block_elems(1 << 25), block_elems(1000)))
+check(block_elems(1 << 25, budget=10) == 10, "a smaller budget wins")
+check(rotation_bytes([torch.zeros(1 << 22), torch.zeros(1 << 23, dtype=torch.float16), 3]) == 2 * (1 << 17) * 4,
+      "rotation_bytes: two blocks of the largest input's: %d" % rotation_bytes([torch.zeros(1 << 22)]))
+check(rotation_bytes([5]) == 0, "nothing to rotate: no bytes")
+
 # ---- the Rotator's choices
 base = torch.randn(40, 6)
 view = base[3:9]                      # a view of base: base and view share a storage

@@ -17,7 +17,8 @@ each row along the last dimension. Values are kept, only their places change: in
 range, probabilities stay probabilities, a positive input stays positive. Offsets accumulate;
 restore() undoes them exactly (rotations along the two axes commute), so the loaded inputs'
 checksums hold again afterwards. A rotation is three in-place reversals done in blocks of at
-most CHUNK_ELEMS elements, so the extra memory is two blocks whatever the inputs' sizes.
+most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the tensor (block_elems), so the extra memory is
+two blocks whatever the inputs' sizes (rotation_bytes).
 Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
 rotations cannot change: a result that depends only on the multiset of one input's values (a
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
@@ -43,9 +44,23 @@ import torch
 from kopt.compare import compare_stats
 from kopt.tensors import flatten, storage
 
-CHUNK_ELEMS = 1 << 24        # elements per reversal block (64 MB of float32)
+CHUNK_ELEMS = 1 << 24        # elements per reversal block at most (64 MB of float32) ...
+BLOCK_SHARE = 32             # ... and at most 1/32 of the tensor (above MIN_BLOCK_ELEMS), so that a
+MIN_BLOCK_ELEMS = 1 << 16    # small model's peak grows by ~6% of an input, not by half of it
 ROWS_FOR_ONE_AXIS = 64       # from this many slices along dim 0 on, rows are not also rotated
 WINDOW_ELEMS = 1 << 25       # elements of an output copied to the host for a re-check (32M)
+
+
+def block_elems(numel, budget=CHUNK_ELEMS):
+    """Elements of one reversal block for a tensor of `numel` elements."""
+    return max(1, min(budget, max(MIN_BLOCK_ELEMS, numel // BLOCK_SHARE)))
+
+
+def rotation_bytes(inputs):
+    """The most device memory a step's reversals hold at once (two blocks of the largest
+    input's), for making room before the rounds."""
+    return max([2 * block_elems(x.numel()) * x.element_size() for x in inputs
+                if isinstance(x, torch.Tensor) and x.layout == torch.strided] or [0])
 
 
 def new_rng():
@@ -96,7 +111,8 @@ class Rotator:
 
     def __init__(self, inputs, rng, budget=CHUNK_ELEMS):
         self.rng, self.budget = rng, budget
-        self.items = []       # [input index, 2-D view for dim 0, 2-D view for rows or None, [k0, k1]]
+        self.items = []       # [input index, 2-D view for dim 0, 2-D view for rows or None, [k0, k1],
+        #                        elements of a reversal block]
         self.skipped = []     # [{"input": i, "why": ...}]
         counts = {}
         for x in inputs:
@@ -123,7 +139,7 @@ class Rotator:
             rows = None
             if x.dim() >= 2 and n0 < ROWS_FOR_ONE_AXIS and x.shape[-1] > 1:
                 rows = x.view(-1, x.shape[-1])
-            self.items.append([i, x.view(n0, -1), rows, [0, 0]])
+            self.items.append([i, x.view(n0, -1), rows, [0, 0], block_elems(x.numel(), budget)])
 
     @property
     def rotated(self):
@@ -132,24 +148,24 @@ class Rotator:
     def step(self):
         """Rotate every input by fresh offsets (accumulated for restore)."""
         for it in self.items:
-            _, a0, rows, ks = it
+            _, a0, rows, ks, b = it
             if a0.shape[0] > 1:
                 k = self.rng.randrange(1, a0.shape[0])
-                rotate(a0, 0, k, self.budget)
+                rotate(a0, 0, k, b)
                 ks[0] = (ks[0] + k) % a0.shape[0]
             if rows is not None:
                 k = self.rng.randrange(1, rows.shape[1])
-                rotate(rows, 1, k, self.budget)
+                rotate(rows, 1, k, b)
                 ks[1] = (ks[1] + k) % rows.shape[1]
 
     def restore(self):
         """Undo every rotation: the inputs hold exactly what they held before the first step."""
         for it in self.items:
-            _, a0, rows, ks = it
+            _, a0, rows, ks, b = it
             if ks[0]:
-                rotate(a0, 0, a0.shape[0] - ks[0], self.budget)
+                rotate(a0, 0, a0.shape[0] - ks[0], b)
             if rows is not None and ks[1]:
-                rotate(rows, 1, rows.shape[1] - ks[1], self.budget)
+                rotate(rows, 1, rows.shape[1] - ks[1], b)
             it[3] = [0, 0]
 
 

@@ -44,7 +44,7 @@ import time
 import torch
 
 from kopt.errors import BadRequest
-from kopt.fresh import CHUNK_ELEMS, HostWindow, Rotator, new_rng, pick_rounds, recheck_stats
+from kopt.fresh import HostWindow, Rotator, new_rng, pick_rounds, recheck_stats, rotation_bytes
 from kopt.protocol import get_arg
 from kopt.targets import make_target
 from kopt.tensors import flatten
@@ -53,7 +53,6 @@ MIN_STALL_MS = 0.2
 MAX_STALL_MS = 50.0
 STALL_FACTOR = 1.5
 DEFAULT_L2 = 64 << 20
-ROTATION_BYTES = 2 * CHUNK_ELEMS * 8   # kopt.fresh's two reversal blocks at 8 bytes an element
 
 
 def flush_buffer(ctx):
@@ -261,7 +260,8 @@ def op_time(ctx, req):
     variants = [make_target(ctx, s) for s in specs]
     n = len(variants)
     from kopt.room import make_room
-    make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + (ROTATION_BYTES if fresh else 0))
+    rot_bytes = rotation_bytes(ctx.problem.inputs) if fresh and ctx.problem is not None else 0
+    make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + rot_bytes)
     with torch.no_grad():
         enqueue = warm_up(variants, warmup, poison)
         sleep = stall_ms(enqueue) if warmup else MIN_STALL_MS
