@@ -111,6 +111,11 @@ Test(tensor, a_clean_comparison_passes) {
     json_object_set_new(s, "rel_err_floor", json_real(0));
     json_object_set_new(s, "n_rel_err", json_real(1.5));
     cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
+    /* a threshold that is not a number is an error, not a threshold of 0 */
+    json_object_set_new(s, "n_rel_err", json_integer(3));
+    json_object_set_new(s, "rel_err_thr", json_string("abc"));
+    cr_expect_eq(tensor_cmp_from_json(s, 1e-4, 1e-4, &c, &e), KOPT_E_WORKER);
+    cr_expect(strstr(e.msg, "'rel_err_thr' is not a number") != NULL, "%s", e.msg);
     json_decref(s);
 }
 
