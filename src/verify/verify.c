@@ -629,10 +629,18 @@ static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
 
 /* Gate 4's re-check of timed outputs on fresh contents (decide.h): G_REFUSED with g's reason
  * when a re-checked output of a candidate (variant >= 1) does not agree with the baseline's;
- * what was rotated and re-checked goes into g either way. */
-static int recheck_verdict(const json_t *res, json_t *g) {
+ * what was rotated and re-checked goes into g either way. An answer without the rounds asked
+ * for (`want` re-checks, unless the baseline itself refused rotated inputs) is the worker's
+ * fault: G_ERROR. */
+static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
     const json_t *rc = json_object_get(res, "rechecks"), *fi = json_object_get(res, "fresh_inputs");
-    if (fi) json_object_set(g, "fresh_inputs", (json_t *)fi);
+    int unusable = json_object_get(fi, "unusable") != NULL;
+    if (!json_is_object(fi) || !json_is_array(rc) || (!unusable && json_array_size(rc) != want)) {
+        kerr_set(e, KOPT_E_WORKER, "gate 4: the worker's timing lacks the %zu re-checked rounds on fresh contents it was "
+                 "asked for", want);
+        return G_ERROR;
+    }
+    json_object_set(g, "fresh_inputs", (json_t *)fi);
     json_t *rounds = json_array();
     json_object_set_new(g, "rechecked_rounds", rounds);
     size_t i;
@@ -687,8 +695,8 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
         gate_fail(g, "a timed module wrote to the model's inputs (restored); the model only reads them");
         return G_REFUSED;
     }
-    (void)e;
-    return fresh ? recheck_verdict(*res, g) : G_PASSED;
+    size_t want = (size_t)(rounds - 1 < GATE4_RECHECK_ROUNDS ? rounds - 1 : GATE4_RECHECK_ROUNDS) * (n - 1);
+    return fresh ? recheck_verdict(*res, want, g, e) : G_PASSED;
 }
 
 /* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */

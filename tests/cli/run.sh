@@ -370,6 +370,10 @@ SHA=$(sha256sum "$FC/a_fast.py" | cut -d' ' -f1)
 has "guard: the verified sha256" "$T/v/optimized_module.py" "# kopt-verified: $K0 sha256=$SHA"
 has "guard: the captured signature" "$T/v/optimized_module.py" "'$K0': {'sha256': '$SHA', 'signature': (('t', "
 has "guard: the Triton and GPU it was verified on" "$T/v/optimized_module.py" "_KOPT_VERIFIED_ON = {'triton': '3.6.0+fake', 'capability': (9, 0)}"
+# a worker that times without the re-checked rounds on fresh contents it was asked for: kopt's
+# own worker error (exit 7), never an acceptance
+FAKE_WORKER_MODE=no_rechecks expect_exit 7 "a worker that skips gate 4's re-checks" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vnr" --rounds 8
+has "no re-checks: said" "$T/err" "lacks the 3 re-checked rounds on fresh contents"
 # a worker whose Triton version could not be written into the module as a plain literal
 FAKE_WORKER_MODE=odd_triton expect_exit 7 "a worker's odd Triton version" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check --force-version -o "$T/vodd"
 has "the odd version is named as the worker's" "$T/err" "ready: 'triton' is not a version string"
