@@ -519,7 +519,10 @@ def op_time(req):
     if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_MUTATE_TIMED")
            for v in variants):
         res["loaded_inputs_changed"] = [0]
-    if req.get("fresh_inputs") and "no_rechecks" not in MODES:   # rounds after the first on rotated inputs; the first re-checked
+    if req.get("fresh_inputs") and "fresh_unusable" in MODES:   # the problem's model refuses rotated inputs
+        res["fresh_inputs"] = {"unusable": "the baseline raised on rotated inputs: inputs must be sorted"}
+        res["rechecks"] = []
+    elif req.get("fresh_inputs") and "no_rechecks" not in MODES:   # rounds after the first on rotated inputs; the first re-checked
         # rounds compared with variant 0's: rounding only (3 exact differences), or, for a module
         # marked FAKE_STALE_TIMED (results kept from contents seen before), 1000 of 1024 elements off
         res["fresh_inputs"] = {"rotated": [0], "skipped": []}

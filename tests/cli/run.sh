@@ -374,6 +374,14 @@ has "guard: the Triton and GPU it was verified on" "$T/v/optimized_module.py" "_
 # own worker error (exit 7), never an acceptance
 FAKE_WORKER_MODE=no_rechecks expect_exit 7 "a worker that skips gate 4's re-checks" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vnr" --rounds 8
 has "no re-checks: said" "$T/err" "lacks the 3 re-checked rounds on fresh contents"
+# a problem whose own model raises on rotated inputs: timed on the loaded ones, recorded, accepted
+FAKE_WORKER_MODE=fresh_unusable expect_exit 0 "gate 4 where fresh contents do not apply" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vfu" --rounds 8 --json
+python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+g = c["gates"][3]
+assert c["verdict"] == "accepted" and g["fresh_inputs"]["unusable"].startswith("the baseline raised"), g
+assert g["rechecked_rounds"] == [], g' "$T/out" && ok || bad "gate 4, fresh contents unusable: $(head -c 400 "$T/out")"
 # a worker whose Triton version could not be written into the module as a plain literal
 FAKE_WORKER_MODE=odd_triton expect_exit 7 "a worker's odd Triton version" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check --force-version -o "$T/vodd"
 has "the odd version is named as the worker's" "$T/err" "ready: 'triton' is not a version string"
