@@ -1462,13 +1462,22 @@ Test(static_gaps, attribute_stores_on_arguments_and_locals) {
     expect_clean("", "    in_ptr0.kopt_n: int; n = 1\n");
 }
 
+Test(static_gaps, pointer_names_need_their_index) {
+    /* in_ptr0 / out_ptr1 / in_out_ptr0 are tensors outside the kernels; the bare words are not */
+    expect_clean("", "    in_ptr = 3\n    n = in_ptr + 1\n    out_ptr = 2\n    m = out_ptr * 2\n"
+                     "    in_out_ptr = 1\n    k = in_out_ptr - 1\n");
+    expect_one("", "    n = in_ptr0 - 1\n", "torch-compute", NULL);
+}
+
 Test(static_gaps, inplace_tensor_methods) {
     /* PyTorch's in-place methods end in '_': they change a tensor (its data, its storage, its
      * flags: state on the argument) outside the kernels */
     expect_one("", "    in_ptr0.requires_grad_(True)\n", "torch-compute", ".requires_grad_");
     expect_one("", "    out_ptr0.set_(in_ptr0)\n", "torch-compute", ".set_");
     expect_one("", "    out_ptr0.resize_(0)\n", "torch-compute", ".resize_");
+    expect_one("", "    in_ptr0.q_()\n", "torch-compute", ".q_"); /* the shortest: one letter and '_' */
     expect_clean("", "    def grid_(n):\n        return (n,)\n    g = grid_(1)\n");
+    expect_clean("", "    g = in_ptr0.foo__()\n"); /* two underscores at the end: not PyTorch's in-place form */
 }
 
 Test(static_gaps, decorators_are_allowlisted) {
