@@ -112,6 +112,15 @@ static const char FILE_P[] =
     "                  \"constexprs\": {\"BLOCK\": \"min(1024, next_pow2(xnumel))\"}, \"num_warps\": 4, \"num_stages\": 2}],\n"
     "}\n";
 
+/* The checked plan of the form-P file `text` (its raw parse in *c; both the caller's). */
+static launch_plan *plan_from(const char *text, candidate **c) {
+    launch_plan *p = NULL;
+    kerr e = {0};
+    cr_assert_eq(candidate_parse_raw(text, strlen(text), c, &e), 0, "%s", e.msg);
+    cr_assert_eq(plan_of(*c, &p, &e), 0, "%s", e.msg);
+    return p;
+}
+
 static const char *sig_of(const plan_spec *s, const char *name) {
     for (size_t i = 0; i < s->nsig; i++)
         if (!strcmp(s->sig_names[i], name)) return s->sig_types[i];
@@ -199,10 +208,8 @@ Test(plan_eval, a_launch_specialised_as_triton_would) {
 /* kopt verify --sass-check: the plan's values come from the captured launch, by position */
 Test(plan_eval, values_from_a_captured_launch) {
     candidate *c = NULL;
-    launch_plan *p = NULL;
+    launch_plan *p = plan_from(FILE_P, &c);
     kerr e = {0};
-    cr_assert_eq(candidate_parse_raw(FILE_P, strlen(FILE_P), &c, &e), 0, "%s", e.msg);
-    cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
     int64_t shape[2] = {64, 80}, stride[2] = {1, 64}; /* a transposed view */
     guard_arg args[3] = {
         {.kind = GUARD_TENSOR, .ndim = 2, .shape = shape, .stride = stride, .dtype = "bfloat16", .align16 = 0},
@@ -452,10 +459,7 @@ static launch_plan *plan_checking(const char *let, const char *check, candidate 
                         "    \"launches\": [{\"kernel\": \"_k\", \"grid\": [1], \"args\": [\"in_ptr0\", \"L\"], \"num_warps\": 4}],\n"
                         "}\n",
                         let, check);
-    kerr e = {0};
-    launch_plan *p = NULL;
-    cr_assert_eq(candidate_parse_raw(t, strlen(t), c, &e), 0, "%s", e.msg);
-    cr_assert_eq(plan_of(*c, &p, &e), 0, "%s", e.msg);
+    launch_plan *p = plan_from(t, c);
     free(t);
     return p;
 }
@@ -536,10 +540,8 @@ static const char FILE_Q[] =
  * value that is missing. */
 Test(plan_eval, specialisation_at_its_edges) {
     candidate *c = NULL;
-    launch_plan *p = NULL;
+    launch_plan *p = plan_from(FILE_Q, &c);
     kerr e = {0};
-    cr_assert_eq(candidate_parse_raw(FILE_Q, strlen(FILE_Q), &c, &e), 0, "%s", e.msg);
-    cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
     plan_values v = {0};
     v.nints = 1;
     v.int_names[0] = "xnumel";
@@ -616,8 +618,7 @@ Test(plan_eval, launch_faults_in_every_argument) {
                             "KOPT_PLAN = {\"params\": [\"in_ptr0\", \"xnumel\"], \"launches\": [{\"kernel\": \"_r\", "
                             "\"grid\": [1], %s, \"num_warps\": 1}]}\n",
                             ARGS[i]);
-        cr_assert_eq(candidate_parse_raw(t, strlen(t), &c, &e), 0, "%s", e.msg);
-        cr_assert_eq(plan_of(c, &p, &e), 0, "%s", e.msg);
+        p = plan_from(t, &c);
         v.nints = 1;
         cr_assert_eq(plan_eval_launches(p, &v, &e), KOPT_E_CANDIDATE, "case %zu", i);
         cr_assert(strstr(e.msg, "launch 0 (_r): a division by zero"), "%s", e.msg);
