@@ -1,9 +1,9 @@
 """Fresh input contents for gate 4's timed rounds, and the re-check of what timed runs returned
 (`time` with fresh_inputs / recheck_rounds: PROTOCOL.md).
 
-Why. Every timed run reads the same loaded inputs. A candidate kernel can stash results in
-device memory that no checksum covers (the slack the caching allocator leaves past a storage,
-say) and, on a later launch with the same pointers, or the same values at a few sampled
+Why. Without this, every timed run reads the same loaded inputs. A candidate kernel can stash
+results in device memory that no checksum covers (the slack the caching allocator leaves past a
+storage, say) and, on a later launch with the same pointers, or the same values at a few sampled
 positions, write the stashed results instead of computing them: correct for those contents,
 and fast only while the contents repeat -- which they do only while kopt is timing it. Fresh
 contents each round make such a cache miss (keyed on values) or return stale results (keyed on
