@@ -89,6 +89,7 @@ static const char USAGE[] =
 typedef struct lint_opts {
     const char *path, *kernel, *dtype, *python, *keep_dir;
     int json, allow_precision_change, allow_launcher, show_launcher, sass, arch;
+    int valued;       /* values given (or --sass): a form-P plan is evaluated for one launch */
     plan_values vals; /* --value, --shape, --type, --sms */
 } lint_opts;
 
@@ -247,6 +248,8 @@ static int read_opts(int argc, char **argv, lint_opts *o) {
     }
     if (!o->path) return usage_error("missing the candidate path", NULL, o->json);
     if (o->keep_dir && !o->sass) return usage_error("--keep-cubins keeps what --sass compiles:", "add --sass", o->json);
+    o->valued = o->sass || o->vals.nints || o->vals.nptrs || o->vals.sms;
+    if (!o->vals.sms) o->vals.sms = 132; /* an H200 */
     return 0;
 }
 
@@ -278,54 +281,35 @@ static int cmp_finding(const void *pa, const void *pb) {
     return (a->col > b->col) - (a->col < b->col);
 }
 
-/* The plan of a form-P file evaluated for the values given (--value/--shape/--sms): its lets and
+/* Plan p (of a form-P file) evaluated for the values given (--value/--shape/--sms): its lets and
  * checks, scratch sizes, grid sizes against CUDA's limits and expression arguments; a fault is a
  * finding (rule plan_eval). Returns 0, or KOPT_E_USAGE for a value it needs. */
-static int lint_eval(const lint_opts *o, const char *text, size_t len, const candidate *lowered, lint_list *l,
-                     kerr *e) {
-    if (!lowered->from_plan) return 0;
-    candidate *raw = NULL;
-    launch_plan *p = NULL;
-    int rc = candidate_parse_raw(text, len, &raw, e);
-    if (!rc) rc = plan_of(raw, &p, e);
+static int lint_eval(const lint_opts *o, const launch_plan *p, lint_list *l, kerr *e) {
     plan_values v = o->vals;
-    if (!v.sms) v.sms = 132;
     kerr pe = {0};
-    if (!rc) {
-        int bad = plan_eval_lets(p, &v, &pe);
-        if (!bad) bad = plan_eval_launches(p, &v, &pe);
-        if (bad == KOPT_E_CANDIDATE) {
-            lint_add(l, "plan_eval", message_line(pe.msg) ? message_line(pe.msg) : p->line, 1, "", pe.msg);
-        } else if (bad) {
-            rc = bad;
-            *e = pe;
-        }
+    int bad = plan_eval_lets(p, &v, &pe);
+    if (!bad) bad = plan_eval_launches(p, &v, &pe);
+    if (bad == KOPT_E_CANDIDATE) {
+        lint_add(l, "plan_eval", message_line(pe.msg) ? message_line(pe.msg) : p->line, 1, "", pe.msg);
+        return 0;
     }
-    plan_free(p);
-    candidate_free(raw);
-    return rc;
+    if (bad) *e = pe;
+    return bad;
 }
 
-/* --sass: the machine-code check of a form-P file (gates/machine.h); findings into l. Returns 0,
- * or an error for cli_fail (a missing value, no python/triton/cuobjdump, the sandbox). */
-static int lint_sass(const lint_opts *o, const char *text, size_t len, const candidate *lowered, lint_list *l,
-                     machine_report *mr, kerr *e) {
+/* --sass: the machine-code check of a form-P file (gates/machine.h), its raw parse and plan
+ * given (NULL for another form); findings into l. Returns 0, or an error for cli_fail (a missing
+ * value, no python/triton/cuobjdump, the sandbox). */
+static int lint_sass(const lint_opts *o, const candidate *lowered, const candidate *raw, const launch_plan *p,
+                     lint_list *l, machine_report *mr, kerr *e) {
     if (!lowered->from_plan) {
         char *m = kasprintf("--sass reads a form-P plan; this file is form %s", candidate_form_label(lowered));
         lint_add(l, "precision_sass", 1, 1, "", m);
         free(m);
         return 0;
     }
-    candidate *raw = NULL;
-    launch_plan *p = NULL;
-    int rc = candidate_parse_raw(text, len, &raw, e);
-    if (!rc) rc = plan_of(raw, &p, e);
-    if (rc) {
-        candidate_free(raw);
-        return rc;
-    }
+    int rc = 0;
     plan_values v = o->vals;
-    if (!v.sms) v.sms = 132;
     const char *dt = plan_triton_of_dtype(o->dtype) ? plan_triton_of_dtype(o->dtype) : "*fp32";
     const char *types[PLAN_MAX_VALUES];
     size_t nt = 0;
@@ -372,8 +356,6 @@ static int lint_sass(const lint_opts *o, const char *text, size_t len, const can
         free(m);
     }
     free(python);
-    plan_free(p);
-    candidate_free(raw);
     return rc;
 }
 
@@ -448,14 +430,16 @@ int cmd_lint(int argc, char **argv) {
             lint_add(&l, static_rule_name(r.v[i].rule), r.v[i].line, r.v[i].col, r.v[i].text, r.v[i].why);
         static_report_free(&r);
         if (o.kernel) lint_binding(c, o.kernel, &l);
-        int valued = o.sass || o.vals.nints || o.vals.nptrs || o.vals.sms;
-        if (valued && !l.n && (rc = lint_eval(&o, text, len, c, &l, &e))) {
-            free(text);
-            lint_list_free(&l);
-            candidate_free(c);
-            return cli_fail("lint", &e, o.json);
-        }
-        if (o.sass && !l.n && (rc = lint_sass(&o, text, len, c, &l, &mr, &e))) {
+        /* with values, a form-P file's plan (read once) is evaluated, then compiled for --sass */
+        candidate *raw = NULL;
+        launch_plan *p = NULL;
+        if (o.valued && !l.n && c->from_plan && !(rc = candidate_parse_raw(text, len, &raw, &e)) &&
+            !(rc = plan_of(raw, &p, &e)))
+            rc = lint_eval(&o, p, &l, &e);
+        if (!rc && o.sass && !l.n) rc = lint_sass(&o, c, raw, p, &l, &mr, &e);
+        plan_free(p);
+        candidate_free(raw);
+        if (rc) {
             free(text);
             lint_list_free(&l);
             candidate_free(c);
