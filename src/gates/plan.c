@@ -690,12 +690,10 @@ static int read_launch(pctx *X, const pyval *lv, plan_launch *L) {
     for (size_t i = 0; i < g->n; i++) {
         if (read_expr(X, g->items[i], "a grid size", &L->grid[i])) return KOPT_E_CANDIDATE;
         L->ngrid++;
-        static const plan_values none; /* a size without names: within CUDA's limit for its dimension */
-        long long n, max = i ? PLAN_GRID_MAX_YZ : PLAN_GRID_MAX_X;
-        kerr ie = {0};
-        if (!plan_expr_eval(L->grid[i], &none, &n, &ie) && (n < 0 || n > max)) {
+        long long n; /* a size without names: within CUDA's limit for its dimension */
+        if (plan_expr_constant(L->grid[i], &n) && (n < 0 || n > plan_grid_max(i))) {
             char lim[32];
-            snprintf(lim, sizeof lim, "%lld", max);
+            snprintf(lim, sizeof lim, "%lld", plan_grid_max(i));
             return perr(X, g->items[i], "a grid size is outside 0..%s, CUDA's limit for dimension %s", lim,
                         i == 0   ? "x"
                         : i == 1 ? "y"

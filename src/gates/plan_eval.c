@@ -151,18 +151,26 @@ int plan_eval_lets(const launch_plan *p, plan_values *v, kerr *e) {
     return 0;
 }
 
+long long plan_grid_max(size_t dim) { return dim ? PLAN_GRID_MAX_YZ : PLAN_GRID_MAX_X; }
+
+/* No names at all: any part that reads one is not constant. */
+static const plan_values NO_VALUES;
+
+int plan_expr_constant(const plan_expr *x, long long *out) {
+    kerr ie = {0};
+    return !plan_expr_eval(x, &NO_VALUES, out, &ie);
+}
+
 int plan_expr_const_fault(const plan_expr *x, kerr *e) {
-    static const plan_values none; /* no names: any part that reads one is not constant */
     if (!x) return 0;
     int rc = plan_expr_const_fault(x->a, e);
     if (!rc) rc = plan_expr_const_fault(x->b, e);
     if (rc) return rc;
     long long r;
-    kerr ie = {0};
-    if ((x->kind == PX_FLOORDIV || x->kind == PX_MOD || x->kind == PX_CDIV) && !plan_expr_eval(x->b, &none, &r, &ie) &&
-        r == 0)
+    if ((x->kind == PX_FLOORDIV || x->kind == PX_MOD || x->kind == PX_CDIV) && plan_expr_constant(x->b, &r) && r == 0)
         return kerr_set(e, KOPT_E_CANDIDATE, "a division by zero");
-    if (plan_expr_eval(x, &none, &r, &ie) == KOPT_E_CANDIDATE) return kerr_set(e, KOPT_E_CANDIDATE, "%s", ie.msg);
+    kerr ie = {0};
+    if (plan_expr_eval(x, &NO_VALUES, &r, &ie) == KOPT_E_CANDIDATE) return kerr_set(e, KOPT_E_CANDIDATE, "%s", ie.msg);
     return 0;
 }
 
@@ -180,7 +188,7 @@ int plan_eval_launches(const launch_plan *p, const plan_values *v, kerr *e) {
     for (size_t i = 0; i < p->nlaunches; i++) {
         const plan_launch *L = &p->launches[i];
         for (size_t g = 0; g < L->ngrid && !rc; g++) {
-            long long max = g ? PLAN_GRID_MAX_YZ : PLAN_GRID_MAX_X;
+            long long max = plan_grid_max(g);
             if ((rc = plan_expr_eval(L->grid[g], v, &x, e))) break;
             if (x < 0 || x > max)
                 rc = kerr_set(e, KOPT_E_CANDIDATE,

@@ -48,6 +48,11 @@ int plan_eval_lets(const launch_plan *p, plan_values *v, kerr *e);
 /* CUDA's limits on a grid: up to 2^31 - 1 programs along x, 65535 along y and z. */
 #define PLAN_GRID_MAX_X 2147483647LL
 #define PLAN_GRID_MAX_YZ 65535LL
+/* The most programs a grid may have along dimension `dim` (0 = x). */
+long long plan_grid_max(size_t dim);
+
+/* Whether x has a value without any names (no parameter, shape or SM count): 1 with it in *out. */
+int plan_expr_constant(const plan_expr *x, long long *out);
 
 /* A fault of x that no values avoid: a division, modulo or cdiv by a part without names that is
  * zero, or literals that overflow (KOPT_E_CANDIDATE, e); 0 when there is none. */
