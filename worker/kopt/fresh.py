@@ -110,7 +110,7 @@ class Rotator:
     """The loaded inputs' rotations for fresh contents (module docstring)."""
 
     def __init__(self, inputs, rng, budget=CHUNK_ELEMS):
-        self.rng, self.budget = rng, budget
+        self.rng = rng
         self.items = []       # [input index, 2-D view for dim 0, 2-D view for rows or None, [k0, k1],
         #                        elements of a reversal block]
         self.skipped = []     # [{"input": i, "why": ...}]
