@@ -186,3 +186,8 @@ int gate4_recheck_agrees(const gate4_recheck_out *o) {
     long long off = o->integer ? o->n_mismatch : o->n_rel_err + o->n_nonfinite;
     return (double)off <= GATE4_RECHECK_FRACTION * (double)o->numel;
 }
+
+int gate4_recheck_want(int rounds) {
+    int odd = rounds > 0 ? rounds / 2 : 0;
+    return odd < GATE4_RECHECK_ROUNDS ? odd : GATE4_RECHECK_ROUNDS;
+}

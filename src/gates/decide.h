@@ -129,7 +129,9 @@ int gate4_host_decide(const double *base, const double *cand, size_t n, uint64_t
 /* Gate 4's re-check of timed outputs (worker `time` with fresh_inputs: every round after the
  * first reads the loaded inputs rotated in place, so a kernel that returns results it stashed
  * for pointers or contents it saw before is stale there). In GATE4_RECHECK_ROUNDS rounds drawn
- * at random, each output of the candidate (whole, or one window of it) is compared with the
+ * at random from those the candidate runs first in (the odd ones: nothing it finds in memory,
+ * the recycled intermediates of the baseline's run included, was made for the round's
+ * contents), each output of the candidate (whole, or one window of it) is compared with the
  * baseline's of the same round: one output's counts, as the worker reports them. */
 #define GATE4_RECHECK_ROUNDS 3
 #define GATE4_RECHECK_REL 0.01       /* a float element is off past 1% of |ref| and of max |ref| */
@@ -147,5 +149,9 @@ typedef struct gate4_recheck_out {
  * one: off past GATE4_RECHECK_REL, or non-finite unlike the baseline's). A stale output is off
  * almost everywhere; two honest ones differ by rounding, far inside the tolerance. */
 int gate4_recheck_agrees(const gate4_recheck_out *o);
+
+/* How many re-checked rounds the worker owes a two-variant timing of `rounds` rounds: one per
+ * odd round (1, 3, ...: the candidate runs first), at most GATE4_RECHECK_ROUNDS. */
+int gate4_recheck_want(int rounds);
 
 #endif

@@ -672,7 +672,7 @@ static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
 
 /* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. `fresh`:
  * every round after the first on the loaded inputs rotated, GATE4_RECHECK_ROUNDS of them
- * re-checked against variant 0 (recheck_verdict). A G_* code: a timing failure of a candidate is
+ * re-checked against variant 0 (recheck_verdict); the worker takes exactly two variants then. A G_* code: a timing failure of a candidate is
  * a refusal, an OOM kopt's resource error. */
 static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, int fresh, json_t *g,
                         json_t **res, kerr *e) {
@@ -695,8 +695,7 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
         gate_fail(g, "a timed module wrote to the model's inputs (restored); the model only reads them");
         return G_REFUSED;
     }
-    size_t want = (size_t)(rounds - 1 < GATE4_RECHECK_ROUNDS ? rounds - 1 : GATE4_RECHECK_ROUNDS) * (n - 1);
-    return fresh ? recheck_verdict(*res, want, g, e) : G_PASSED;
+    return fresh ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds), g, e) : G_PASSED;
 }
 
 /* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */

@@ -3,10 +3,15 @@
   # expect: pass            accepted (all four gates)
   # expect: pass-or-gate4   passed gates 1-3; gate 4 may accept or refuse it (speed is measured)
   # expect: gateN <why>     refused at gate N
+  # expect: gateN:TAG <why> refused at gate N for the reason TAG names (REASONS: the words the
+                            reason must hold), e.g. gate4:recheck
 Prints one line per candidate and a closing 'N passed, N failed' line; exits 1 on any mismatch.
 """
 import json
 import sys
+
+# a refusal's tag -> words its reason must hold (src/verify/verify.c's messages)
+REASONS = {"recheck": "on the inputs rotated for it"}
 
 
 def expectation(path):
@@ -25,12 +30,15 @@ def main():
         verdict = c.get("verdict")
         at = c.get("refused_at")
         word = exp.split()[0] if exp else ""
+        word, _, tag = word.partition(":")
         if word == "pass":
             good = verdict == "accepted"
         elif word == "pass-or-gate4":
             good = verdict == "accepted" or at == 4
         elif word.startswith("gate") and word[4:].isdigit():
             good = verdict == "refused" and at == int(word[4:])
+            if tag:   # an unknown tag never matches
+                good = good and tag in REASONS and REASONS[tag] in (c.get("reason") or "")
         else:
             good = False
         got = "accepted" if verdict == "accepted" else "refused at gate %s" % at

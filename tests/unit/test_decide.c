@@ -647,3 +647,12 @@ Test(decide, gate4_recheck_at_its_edges) {
     gate4_recheck_out empty = {.numel = 0};
     cr_expect(gate4_recheck_agrees(&empty), "an empty output agrees");
 }
+
+/* The re-checked rounds a timing owes: its odd rounds after the first (the candidate runs first
+ * in them), at most GATE4_RECHECK_ROUNDS. */
+Test(decide, gate4_recheck_want_counts_odd_rounds) {
+    int want[][2] = {{0, 0}, {1, 0}, {2, 1}, {3, 1}, {4, 2}, {5, 2}, {6, 3}, {7, 3}, {40, 3}, {-3, 0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect_eq(gate4_recheck_want(want[i][0]), want[i][1], "%d rounds: %d re-checked, got %d", want[i][0],
+                     want[i][1], gate4_recheck_want(want[i][0]));
+}

@@ -90,10 +90,11 @@ r2.restore()
 check(torch.equal(few2, torch.arange(20, dtype=torch.float32).reshape(2, 10)), "and is restored exactly")
 
 # ---- the rounds re-checked
-for rounds, n in [(40, 2), (3, 5), (1, 2), (10, 0)]:
+for rounds, n in [(40, 2), (3, 5), (8, 5), (1, 2), (10, 0)]:
     got = pick_rounds(rounds, n, random.Random(rounds))
-    check(len(got) == min(n, max(0, rounds - 1)) and len(set(got)) == len(got) and all(1 <= r < rounds for r in got),
-          "pick_rounds(%d, %d) = %s" % (rounds, n, got))
+    check(len(got) == min(n, rounds // 2) and len(set(got)) == len(got) and all(1 <= r < rounds for r in got)
+          and all(r % 2 == 1 for r in got), "pick_rounds(%d, %d) = %s: odd rounds only" % (rounds, n, got))
+check(pick_rounds(8, 5, random.Random(0)) == [1, 3, 5, 7], "all four odd rounds of 8 when 5 are asked for")
 
 # ---- the window copied to the host
 w = HostWindow(random.Random(1), limit=100)
@@ -202,6 +203,39 @@ check(len(res["samples"][0]) == 12 and len(res["samples"][1]) == 12, "every roun
 res = timed("honest", fresh_inputs=True, recheck_rounds=3)
 check(all(e["outputs"][0]["n_rel_err"] == 0 for e in res["rechecks"]), "an honest candidate is not: %s" % res["rechecks"])
 check(checksums([x0]) == loaded, "the input as loaded again")
+
+# a candidate that reuses what the last run left in memory no poison covers (the compiler's
+# intermediate buffers, recycled at the same addresses for both variants): right in every round
+# it runs after the baseline, stale in every round it runs first in -- the re-checked ones
+LEFT = {}
+
+
+def shared(kind):
+    def run(p):
+        x = problem.inputs[0]
+        if kind == "leech" and "v" in LEFT:
+            return (LEFT["v"].clone(),)
+        LEFT["v"] = x.sum(1)
+        return (LEFT["v"].clone(),)
+    return types.SimpleNamespace(prepare=lambda: [], run=run)
+
+
+make_variant = timing.make_target
+timing.make_target = lambda ctx, spec: shared("leech" if spec["module"] == "leech" else "base")
+for attempt in range(8):   # the re-checked rounds are drawn at random: the leech is caught in every draw
+    res = timed("leech", fresh_inputs=True, recheck_rounds=3)
+    rc = res["rechecks"]
+    check(len(rc) == 3 and all(e["round"] % 2 == 1 for e in rc), "re-checked rounds are odd ones: %s" % rc)
+    check(all(e["outputs"][0]["n_rel_err"] > 80 for e in rc), "the leech is stale in each: %s"
+          % [e["outputs"][0]["n_rel_err"] for e in rc])
+timing.make_target = make_variant
+try:
+    req = {"variants": [{"kind": "module", "module": "base"}] * 3, "rounds": 4, "fresh_inputs": True,
+           "recheck_rounds": 1}
+    timing.op_time(ctx, req)
+    check(False, "fresh_inputs with three variants is a bad request")
+except BadRequest:
+    check(True, "-")
 res = timed("stale")
 check("rechecks" not in res and "fresh_inputs" not in res, "without fresh_inputs nothing is rotated or re-checked")
 try:

@@ -25,8 +25,9 @@ sum of all its elements); gate 4's memory-traffic floor is what judges a kernel 
 reading such an input.
 
 Re-check (HostWindow, recheck_stats). In `recheck_rounds` rounds drawn at random from the rounds
-after the first (the candidate cannot tell them from the others: same order, same rotations),
-each variant's outputs are copied, right after its end event, to ordinary pageable host memory
+in which the candidate runs first (timing's rounds alternate the order of its two variants; the
+candidate cannot tell a re-checked round from the other rounds it runs first in: same order,
+same rotations), each variant's outputs are copied, right after its end event, to ordinary pageable host memory
 (which no kernel can address) -- each output whole up to WINDOW_ELEMS elements, else one window
 of that many at a random offset, the same for every variant of the round -- and then poisoned
 on the device as in every round, so no variant finds another's results. After the round each
@@ -34,6 +35,13 @@ variant's window is compared with variant 0's (the baseline's) by compare_stats:
 (atol = rtol = 0: n_mismatch, for integer outputs) and loosely (n_rel_err over
 rel_err = (thr, 0, floor_rel): off by more than thr x |ref| and floor_rel x max |ref|). The
 core decides from those counts (src/gates/decide.h).
+Why only rounds the candidate runs first in: only outputs are poisoned between runs. The
+compiler's intermediate buffers (and the slack past any allocation) are recycled by the caching
+allocator at the same addresses for both variants, so a candidate running right after the
+baseline finds the baseline's intermediates for the current contents there -- a kernel that
+skips its work whenever its buffers "already hold results" would be right in such a round and
+stale in every other. Running first after a rotation, whatever it finds was made for earlier
+contents.
 """
 
 import os
@@ -170,8 +178,9 @@ class Rotator:
 
 
 def pick_rounds(rounds, n, rng):
-    """n distinct rounds drawn from 1 .. rounds-1 (all of them when fewer), sorted."""
-    pool = list(range(1, rounds))
+    """n distinct odd rounds drawn from 1 .. rounds-1 (all of them when fewer), sorted: the rounds
+    after the first in which a two-variant timing runs its candidate first (module docstring)."""
+    pool = list(range(1, rounds, 2))
     return sorted(rng.sample(pool, min(n, len(pool))))
 
 

@@ -26,10 +26,11 @@ capped at 50 ms (a variant that needs more is CPU-bound: its samples then includ
 With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
 that stall. Results are raw samples; statistics are the core's.
 
-fresh_inputs (default false) rotates the loaded inputs in place before each round after the
-first (kopt.fresh: fresh contents, so that no kernel finds results it stashed for contents it
-has seen) and undoes the rotations after the rounds; recheck_rounds (default 0; needs
-fresh_inputs) copies each variant's outputs in that many rounds, drawn at random, to pageable
+fresh_inputs (default false; exactly two variants, the baseline and one candidate) rotates the
+loaded inputs in place before each round after the first (kopt.fresh: fresh contents, so that
+no kernel finds results it stashed for contents it has seen) and undoes the rotations after the
+rounds; recheck_rounds (default 0; needs fresh_inputs) copies each variant's outputs in that
+many rounds, drawn at random from those the candidate runs first in (the odd ones), to pageable
 host memory and compares them with variant 0's (rechecks: the core decides); recheck_rel
 (default [0.01, 0, 0.01]) is compare_stats' rel_err for it.
 
@@ -254,6 +255,8 @@ def op_time(ctx, req):
         raise BadRequest("recheck_rel must be [thr, floor_abs, floor_rel], numbers >= 0")
     if not specs:
         raise BadRequest("variants must be a non-empty array of targets")
+    if fresh and len(specs) != 2:   # a re-checked round must run the candidate first (kopt.fresh)
+        raise BadRequest("fresh_inputs times exactly two variants: the baseline and one candidate")
     if rounds < 1 or warmup < 0:
         raise BadRequest("rounds must be >= 1 and warmup >= 0")
 

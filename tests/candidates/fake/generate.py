@@ -29,9 +29,9 @@ CASES = {
     "n_tampers_reference.py": ("gate2 changes the reference kept in the worker", "FAKE_TAMPER_REF"),
     "o_tampers_model_reference.py": ("gate3 changes outputs kept in the worker (its own: gate 3's references do not "
                                      "exist yet while it runs)", "FAKE_TAMPER_REF3"),
-    "p_stale_when_timed.py": ("gate4 returns results kept from contents it saw before when timed",
+    "p_stale_when_timed.py": ("gate4:recheck returns results kept from contents it saw before when timed",
                               "FAKE_STALE_TIMED FAKE_FAST"),
-    "q_stale_indices_when_timed.py": ("gate4 returns indices kept from contents it saw before when timed",
+    "q_stale_indices_when_timed.py": ("gate4:recheck returns indices kept from contents it saw before when timed",
                                       "FAKE_STALE_INDICES FAKE_FAST"),
 }
 
