@@ -522,12 +522,12 @@ def op_time(req):
     if req.get("fresh_inputs") and "fresh_unusable" in MODES:   # the problem's model refuses rotated inputs
         res["fresh_inputs"] = {"unusable": "the baseline raised on rotated inputs: inputs must be sorted"}
         res["rechecks"] = []
-    elif req.get("fresh_inputs") and "no_rechecks" not in MODES:   # rotated inputs; the first odd rounds re-checked
+    elif req.get("fresh_inputs") and "no_rechecks" not in MODES:   # rotated inputs; the first rounds re-checked
         # rounds compared with variant 0's: rounding only (3 exact differences), or, for a module
         # marked FAKE_STALE_TIMED (results kept from contents seen before), 1000 of 1024 elements off
         res["fresh_inputs"] = {"rotated": [0], "skipped": []}
         res["rechecks"] = []
-        for r in list(range(1, rounds, 2))[:int(req.get("recheck_rounds", 0))]:   # odd rounds: candidate first
+        for r in range(min(rounds, int(req.get("recheck_rounds") or 0))):
             for k in range(1, len(variants)):
                 v = variants[k] if isinstance(variants[k], dict) else {}
                 off = 1000 if marked(v.get("module"), "FAKE_STALE_TIMED") else 0

@@ -188,6 +188,6 @@ int gate4_recheck_agrees(const gate4_recheck_out *o) {
 }
 
 int gate4_recheck_want(int rounds) {
-    int odd = rounds > 0 ? rounds / 2 : 0;
-    return odd < GATE4_RECHECK_ROUNDS ? odd : GATE4_RECHECK_ROUNDS;
+    if (rounds < 0) return 0;
+    return rounds < GATE4_RECHECK_ROUNDS ? rounds : GATE4_RECHECK_ROUNDS;
 }

@@ -126,14 +126,15 @@ int gate4_below_floor(double cand_ms, double floor_ms, double io_bytes, double l
 int gate4_host_decide(const double *base, const double *cand, size_t n, uint64_t seed, stats_ci *ci, int *slower,
                       kerr *e);
 
-/* Gate 4's re-check of timed outputs (worker `time` with fresh_inputs: every round after the
- * first reads the loaded inputs rotated in place, so a kernel that returns results it stashed
- * for pointers or contents it saw before is stale there). In GATE4_RECHECK_ROUNDS rounds drawn
- * at random from those the candidate runs first in (the odd ones: nothing it finds in memory,
- * the recycled intermediates of the baseline's run included, was made for the round's
- * contents), each output of the candidate (whole, or one window of it) is compared with the
- * baseline's of the same round: one output's counts, as the worker reports them. */
-#define GATE4_RECHECK_ROUNDS 3
+/* Gate 4's re-check of timed outputs (worker `time` with fresh_inputs: every run but the first
+ * reads the loaded inputs rotated in place, never the contents the run before it read, so a
+ * kernel that returns results it stashed -- or an intermediate the baseline left in recycled
+ * memory -- for pointers or contents seen before is stale there). In GATE4_RECHECK_ROUNDS rounds
+ * drawn at random, each output of the candidate (whole, or one window of it) is compared with an
+ * untimed baseline run's right after it on the same contents: one output's counts, as the
+ * worker reports them. 8 rounds: a kernel must cheat in most runs to move gate 4's medians, and
+ * then escapes all 8 with a chance below 1/256. */
+#define GATE4_RECHECK_ROUNDS 8
 #define GATE4_RECHECK_REL 0.01       /* a float element is off past 1% of |ref| and of max |ref| */
 #define GATE4_RECHECK_FRACTION 1e-3  /* at most this fraction of an output's elements may be off */
 typedef struct gate4_recheck_out {
@@ -150,8 +151,8 @@ typedef struct gate4_recheck_out {
  * almost everywhere; two honest ones differ by rounding, far inside the tolerance. */
 int gate4_recheck_agrees(const gate4_recheck_out *o);
 
-/* How many re-checked rounds the worker owes a two-variant timing of `rounds` rounds: one per
- * odd round (1, 3, ...: the candidate runs first), at most GATE4_RECHECK_ROUNDS. */
+/* How many re-checked rounds the worker owes per candidate in a timing of `rounds` rounds:
+ * GATE4_RECHECK_ROUNDS, or every round when there are fewer. */
 int gate4_recheck_want(int rounds);
 
 #endif

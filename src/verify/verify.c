@@ -670,19 +670,26 @@ static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
     return G_PASSED;
 }
 
-/* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. `fresh`:
- * every round after the first on the loaded inputs rotated, GATE4_RECHECK_ROUNDS of them
- * re-checked against variant 0 (recheck_verdict); the worker takes exactly two variants then. A G_* code: a timing failure of a candidate is
- * a refusal, an OOM kopt's resource error. */
-static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, int fresh, json_t *g,
-                        json_t **res, kerr *e) {
+/* How time_modules treats the loaded inputs. */
+typedef enum {
+    FRESH_OFF,     /* every run reads the loaded inputs as loaded */
+    FRESH_ROTATE,  /* rotated before every run but the first (no run reads its predecessor's contents) */
+    FRESH_RECHECK  /* so, and gate4_recheck_want(rounds) rounds re-checked against variant 0 */
+} fresh_mode;
+
+/* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. `fresh`
+ * (fresh_mode): whether the worker rotates the loaded inputs before every run, and whether it
+ * re-checks rounds against variant 0 (recheck_verdict). A G_* code: a timing failure of a
+ * candidate is a refusal, an OOM kopt's resource error. */
+static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, fresh_mode fresh,
+                        json_t *g, json_t **res, kerr *e) {
     json_t *vars = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(vars, module_target(v, mods[i]));
     kerr ce = {0};
     json_t *req = json_pack("{s:o, s:i, s:i, s:b, s:i}", "variants", vars, "rounds", rounds, "warmup", 5, "flush_l2", 1,
                             "host_rounds", host_rounds);
-    if (fresh) {
-        json_object_set_new(req, "fresh_inputs", json_true());
+    if (fresh != FRESH_OFF) json_object_set_new(req, "fresh_inputs", json_true());
+    if (fresh == FRESH_RECHECK) {
         json_object_set_new(req, "recheck_rounds", json_integer(GATE4_RECHECK_ROUNDS));
         json_object_set_new(req, "recheck_rel", json_pack("[f, f, f]", GATE4_RECHECK_REL, 0.0, GATE4_RECHECK_REL));
     }
@@ -695,7 +702,11 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
         gate_fail(g, "a timed module wrote to the model's inputs (restored); the model only reads them");
         return G_REFUSED;
     }
-    return fresh ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds), g, e) : G_PASSED;
+    if (fresh == FRESH_ROTATE) {   /* what was rotated, for the record */
+        const json_t *fi = json_object_get(*res, "fresh_inputs");
+        if (json_is_object(fi)) json_object_set(g, "fresh_inputs", (json_t *)fi);
+    }
+    return fresh == FRESH_RECHECK ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds) * (n - 1), g, e) : G_PASSED;
 }
 
 /* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */
@@ -770,7 +781,7 @@ static int host_check(const json_t *hs, json_t *g) {
  * a G_* code (G_REFUSED with g's reason when the timing failed). */
 static int host_rounds_more(vctx *v, const char *const *mods, const json_t *hs, json_t *g, json_t **pooled, kerr *e) {
     json_t *res = NULL;
-    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, 0, g, &res, e);
+    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_ROTATE, g, &res, e);
     if (rc == G_PASSED) {
         const json_t *hs2 = json_object_get(res, "host_samples");
         *pooled = json_array();
@@ -790,7 +801,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
     const char *mods[2] = {v->orig->mod, module};
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, 1, g, &res, e);
+    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, FRESH_RECHECK, g, &res, e);
     if (rc != G_PASSED) { json_decref(res); return rc; }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result r;
@@ -1873,7 +1884,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "the final measurement needs a module other than default's to time");
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, 0, g, &res, e);
+    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, FRESH_ROTATE, g, &res, e);
     if (rc != G_PASSED) {
         json_decref(res);
         return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")

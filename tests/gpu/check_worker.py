@@ -75,8 +75,8 @@ check(both_gpu == both_host, "host/host comparison differs from GPU/GPU: %r vs %
 check(both_gpu["n_mismatch"] > 0 and both_gpu["first_nonfinite_mismatch"] is not None,
       "the comparison saw no mismatch: %r" % (both_gpu,))
 # gate 4's fresh contents (kopt.fresh) on the GPU: a rotation is torch.roll's, in blocks that
-# split both dimensions; a 1 GB input rotated 10 times and restored holds its bytes again (the
-# keyed checksum); the time a round's rotation takes at that size
+# split both dimensions, and a Rotator's step is the flat roll; a 1 GB input rotated 10 times and
+# restored holds its bytes again (the keyed checksum); the time a round's rotation takes at that size
 from kopt import fresh  # noqa: E402
 a = torch.randn(301, 1000, device="cuda")
 for dim in (0, 1):
@@ -84,8 +84,15 @@ for dim in (0, 1):
         x = a.clone()
         fresh.rotate(x, dim, k, budget=777)
         check(torch.equal(x, torch.roll(a, -k, dim)), "rotate dim %d by %d is not roll's" % (dim, k))
+small = torch.randn(37, 1000, device="cuda")
+small0 = small.clone()
+srot = fresh.Rotator([small], fresh.new_rng(), budget=777)
+srot.step()
+check(torch.equal(small.view(-1), torch.roll(small0.view(-1), -srot.items[0][2])), "a step is not the flat roll")
+srot.restore()
+check(torch.equal(small, small0), "a small input is not restored")
 big = torch.randn(4096, 65536, device="cuda")             # 1 GiB
-few = torch.randn(8, 3, 100000, device="cuda")            # few slices: rows rotated too
+few = torch.randn(8, 3, 100000, device="cuda")
 before = [compare.checksum(big), compare.checksum(few)]
 rot = fresh.Rotator([big, few], fresh.new_rng())
 check(rot.rotated == [0, 1], "not both rotated: %s" % rot.skipped)

@@ -3,9 +3,9 @@
 equals torch.roll along either dimension for every offset, with blocks small enough to split
 both dimensions; the Rotator leaves views, shared storages, one-element and non-tensor inputs
 alone and says why, changes where values sit on every step while keeping them (same sorted
-values), also rotates rows of an input with few slices (not of one with many), and restore()
-brings back every byte (checksums as before) after many steps; pick_rounds draws distinct
-rounds after the first; HostWindow copies small outputs whole and large ones as one window at
+values), moves them flat (no row's, slice's or group's contents survive a step whole: their
+sums change), and restore() brings back every byte (checksums as before) after many steps;
+pick_rounds draws distinct odd rounds (the candidate first); HostWindow copies small outputs whole and large ones as one window at
 the same offset for every variant; recheck_stats counts nothing for equal outputs and for
 honest rounding, nearly every element for a stale (rotated) output, exact differences of
 integer outputs, and a different number of outputs.
@@ -50,8 +50,8 @@ check(rotation_bytes([5]) == 0, "nothing to rotate: no bytes")
 # ---- the Rotator's choices
 base = torch.randn(40, 6)
 view = base[3:9]                      # a view of base: base and view share a storage
-alone = torch.randn(100, 32)          # many slices: rows not rotated
-few = torch.randn(4, 3, 50)           # few slices: rows rotated too
+alone = torch.randn(100, 32)
+few = torch.randn(4, 3, 50)
 idx = torch.randint(0, 1000, (3000,))
 one = torch.randn(1)
 inputs = [base, view, alone, few, idx, one, 7]
@@ -62,8 +62,6 @@ check(rot.rotated == [2, 3, 4], "rotated: the inputs that own their storage alon
 why = {s["input"]: s["why"] for s in rot.skipped}
 check(set(why) == {0, 1, 5}, "skipped: base, its view and the one-element input (%s)" % why)
 check("shares its storage" in why[0] and "view" in why[1] and "fewer than two" in why[5], "with reasons: %s" % why)
-rows = {it[0]: it[2] is not None for it in rot.items}
-check(rows == {2: False, 3: True, 4: False}, "rows rotated only where dim 0 has few slices: %s" % rows)
 prev = [alone.clone(), few.clone(), idx.clone()]
 for step in range(12):
     rot.step()
@@ -79,22 +77,31 @@ check(checksums(inputs) == before, "a second restore changes nothing")
 sp = torch.eye(4).to_sparse()
 rs = Rotator([sp, torch.randn(5)], random.Random(2))
 check(rs.rotated == [1] and rs.skipped == [{"input": 0, "why": "not a dense tensor"}], "a sparse input is left alone")
-# rows of a few-slice input move within their row: each row keeps its values
-few2 = torch.arange(2 * 10, dtype=torch.float32).reshape(2, 10)
-r2 = Rotator([few2], random.Random(8))
-r2.step()
-check(not torch.equal(few2[:, 0], torch.tensor([0.0, 10.0])) or not torch.equal(few2[0], torch.arange(10.0)),
-      "a 2-slice input: rows rotated as well")
-check(sorted(few2[0].tolist()) in (list(range(10)), list(range(10, 20))), "a row keeps its own values")
+# flat: no row, slice or group keeps its contents whole, so no result keyed on something a
+# permutation of rows or groups keeps (a row's sum, a group's statistics) is right again; the
+# offset is the same as torch.roll's of the flat input
+grp = torch.randn(16, 8, 64, dtype=torch.float64)   # 16 slices, 8 groups of 64 each
+orig = grp.clone()
+r2 = Rotator([grp], random.Random(8))
+for step in range(20):
+    r2.step()
+    k = r2.items[0][2]
+    check(torch.equal(grp.reshape(-1), torch.roll(orig.reshape(-1), -k)), "step %d: roll of the flat input by -%d" % (step, k))
+    if k % 64:   # an offset that is a multiple of a group's length keeps groups whole (1 in 64)
+        for name, sums, ref in [("rows", grp.sum(-1), orig.sum(-1)), ("slices", grp.sum((1, 2)), orig.sum((1, 2)))]:
+            same = torch.isin(sums.reshape(-1), ref.reshape(-1)).sum().item()
+            check(same <= sums.numel() // 8, "step %d (offset %d): %d of the %s' sums seen before" % (step, k, same, name))
 r2.restore()
-check(torch.equal(few2, torch.arange(20, dtype=torch.float32).reshape(2, 10)), "and is restored exactly")
+check(torch.equal(grp, orig), "and is restored exactly")
 
 # ---- the rounds re-checked
 for rounds, n in [(40, 2), (3, 5), (8, 5), (1, 2), (10, 0)]:
     got = pick_rounds(rounds, n, random.Random(rounds))
-    check(len(got) == min(n, rounds // 2) and len(set(got)) == len(got) and all(1 <= r < rounds for r in got)
-          and all(r % 2 == 1 for r in got), "pick_rounds(%d, %d) = %s: odd rounds only" % (rounds, n, got))
-check(pick_rounds(8, 5, random.Random(0)) == [1, 3, 5, 7], "all four odd rounds of 8 when 5 are asked for")
+    check(len(got) == min(n, rounds) and len(set(got)) == len(got) and all(0 <= r < rounds for r in got)
+          and got == sorted(got), "pick_rounds(%d, %d) = %s" % (rounds, n, got))
+check(pick_rounds(4, 5, random.Random(0)) == [0, 1, 2, 3], "all four rounds of 4 when 5 are asked for")
+check({r for s in range(200) for r in pick_rounds(6, 1, random.Random(s))} == set(range(6)),
+      "every round can be drawn, the first and the even ones included")
 
 # ---- the window copied to the host
 w = HostWindow(random.Random(1), limit=100)
@@ -195,7 +202,7 @@ def timed(cand, **extra):
 res = timed("stale", fresh_inputs=True, recheck_rounds=3)
 check(res["fresh_inputs"] == {"rotated": [0], "skipped": []}, "op_time: the input rotated: %s" % res["fresh_inputs"])
 rc = res["rechecks"]
-check(len(rc) == 3 and all(e["variant"] == 1 and 1 <= e["round"] < 12 for e in rc), "three rounds re-checked: %s" % rc)
+check(len(rc) == 3 and all(e["variant"] == 1 and 0 <= e["round"] < 12 for e in rc), "three rounds re-checked: %s" % rc)
 check(all(e["outputs"][0]["n_rel_err"] > 80 for e in rc), "the stale candidate is off in each: %s"
       % [e["outputs"][0]["n_rel_err"] for e in rc])
 check(checksums([x0]) == loaded and "loaded_inputs_changed" not in res, "the loaded input is as loaded afterwards")
@@ -204,38 +211,87 @@ res = timed("honest", fresh_inputs=True, recheck_rounds=3)
 check(all(e["outputs"][0]["n_rel_err"] == 0 for e in res["rechecks"]), "an honest candidate is not: %s" % res["rechecks"])
 check(checksums([x0]) == loaded, "the input as loaded again")
 
+# what each run read: no run reads the contents the run before it read (a rotation before every
+# run but the first), and a re-checked round runs the baseline once more, untimed, right after the
+# candidate on the same contents
+SEEN = []
+
+
+def recording(name):
+    def run(p):
+        x = problem.inputs[0]
+        SEEN.append((name, x.sum(1)))
+        return (x.sum(1),)
+    return types.SimpleNamespace(prepare=lambda: [], run=run)
+
+
+make_variant = timing.make_target
+timing.make_target = lambda ctx, spec: recording(spec["module"])
+res = timed("cand", fresh_inputs=True, recheck_rounds=4, warmup=0)
+timed_runs = SEEN
+check(len(timed_runs) == 12 * 2 + 4, "24 timed runs and 4 baseline runs for the re-checks: %d" % len(timed_runs))
+for j in range(1, len(timed_runs)):
+    same = torch.equal(timed_runs[j][1], timed_runs[j - 1][1])
+    is_ref = timed_runs[j][0] == "base" and timed_runs[j - 1][0] == "cand"
+    if not same:
+        continue
+    check(is_ref, "run %d (%s) read what run %d (%s) read" % (j, timed_runs[j][0], j - 1, timed_runs[j - 1][0]))
+refs = sum(1 for j in range(1, len(timed_runs)) if torch.equal(timed_runs[j][1], timed_runs[j - 1][1]))
+check(refs == 4, "the 4 re-check runs of the baseline read what the candidate before them read: %d" % refs)
+check(len(res["samples"][0]) == 12, "the re-check runs are not timed samples")
+SEEN = []
+res = timed("cand", fresh_inputs=True, recheck_rounds=0, warmup=0, host_rounds=3)
+host_runs = SEEN[24:]
+check(len(host_runs) == 6 and all(not torch.equal(host_runs[j][1], host_runs[j - 1][1]) for j in range(1, 6)),
+      "the host rounds rotate before every call too")
+check(checksums([x0]) == loaded, "and the input is as loaded afterwards")
+
 # a candidate that reuses what the last run left in memory no poison covers (the compiler's
-# intermediate buffers, recycled at the same addresses for both variants): right in every round
-# it runs after the baseline, stale in every round it runs first in -- the re-checked ones
+# intermediate buffers, recycled at the same addresses for every variant) -- always, or only when
+# the baseline left it (it tells its own leftovers from the baseline's by a mark): with a rotation
+# before every run, what it reuses was made for other contents, stale in every re-checked round
+# it reuses in
 LEFT = {}
 
 
 def shared(kind):
     def run(p):
         x = problem.inputs[0]
-        if kind == "leech" and "v" in LEFT:
+        if kind == "leech" and "v" in LEFT or kind == "leech_base" and LEFT.get("by") == "base":
+            LEFT["by"] = kind
             return (LEFT["v"].clone(),)
-        LEFT["v"] = x.sum(1)
+        LEFT["v"], LEFT["by"] = x.sum(1), kind
         return (LEFT["v"].clone(),)
     return types.SimpleNamespace(prepare=lambda: [], run=run)
 
 
-make_variant = timing.make_target
-timing.make_target = lambda ctx, spec: shared("leech" if spec["module"] == "leech" else "base")
-for attempt in range(8):   # the re-checked rounds are drawn at random: the leech is caught in every draw
-    res = timed("leech", fresh_inputs=True, recheck_rounds=3)
-    rc = res["rechecks"]
-    check(len(rc) == 3 and all(e["round"] % 2 == 1 for e in rc), "re-checked rounds are odd ones: %s" % rc)
-    check(all(e["outputs"][0]["n_rel_err"] > 80 for e in rc), "the leech is stale in each: %s"
-          % [e["outputs"][0]["n_rel_err"] for e in rc])
+for kind in ("leech", "leech_base"):
+    timing.make_target = lambda ctx, spec: shared(spec["module"])
+    caught = 0
+    for attempt in range(6):
+        LEFT.clear()
+        res = timed(kind, fresh_inputs=True, recheck_rounds=8)
+        rc = res["rechecks"]
+        check(len(rc) == 8, "8 rounds re-checked: %d" % len(rc))
+        stale = [e["round"] for e in rc if e["outputs"][0]["n_rel_err"] > 80]
+        if kind == "leech":
+            check(len(stale) == 8, "the leech is stale in every re-checked round: %s" % stale)
+        else:   # it reuses at least in the rounds it runs second in (after the baseline): the even ones
+            even = [e["round"] for e in rc if e["round"] % 2 == 0]
+            check(even and set(even) <= set(stale),
+                  "the baseline's leech is stale in each even round re-checked: %s of %s" % (stale, [e["round"] for e in rc]))
+        caught += bool(stale)
+    check(caught == 6, "%s caught in every timing" % kind)
 timing.make_target = make_variant
-try:
-    req = {"variants": [{"kind": "module", "module": "base"}] * 3, "rounds": 4, "fresh_inputs": True,
-           "recheck_rounds": 1}
-    timing.op_time(ctx, req)
-    check(False, "fresh_inputs with three variants is a bad request")
-except BadRequest:
-    check(True, "-")
+three = timing.op_time(ctx, {"variants": [{"kind": "module", "module": m} for m in ("base", "honest", "stale")],
+                             "rounds": 6, "warmup": 0, "flush_l2": False, "fresh_inputs": True, "recheck_rounds": 6})
+by = {}
+for e in three["rechecks"]:
+    by.setdefault(e["variant"], []).append(e["outputs"][0]["n_rel_err"])
+check(sorted(by) == [1, 2] and len(by[1]) == 6 and len(by[2]) == 6, "three variants: each candidate re-checked: %s" % by)
+check(all(v == 0 for v in by[1]) and all(v > 80 for v in by[2]), "the honest one agrees, the stale one not: %s" % by)
+check(checksums([x0]) == loaded, "the input as loaded")
+
 res = timed("stale")
 check("rechecks" not in res and "fresh_inputs" not in res, "without fresh_inputs nothing is rotated or re-checked")
 try:

@@ -6,16 +6,19 @@ results in device memory that no checksum covers (the slack the caching allocato
 storage, say) and, on a later launch with the same pointers, or the same values at a few sampled
 positions, write the stashed results instead of computing them: correct for those contents,
 and fast only while the contents repeat -- which they do only while kopt is timing it. Fresh
-contents each round make such a cache miss (keyed on values) or return stale results (keyed on
+contents for each run make such a cache miss (keyed on values) or return stale results (keyed on
 pointers), and re-checking some rounds' outputs catches the stale ones.
 
-Rotations (Rotator). Before each timed round after the first, every loaded input that owns its
+Rotations (Rotator). Before each timed run but the first, every loaded input that owns its
 storage alone (contiguous, offset 0, covering the storage whole, no other input on it, at least
-two elements) is rotated in place by offsets drawn from os.urandom: its slices along the first
-dimension, and, where that dimension has fewer than ROWS_FOR_ONE_AXIS slices, the elements of
-each row along the last dimension. Values are kept, only their places change: indices stay in
-range, probabilities stay probabilities, a positive input stays positive. Offsets accumulate;
-restore() undoes them exactly (rotations along the two axes commute), so the loaded inputs'
+two elements) is rotated in place, flat -- as one run of elements in memory order -- by an offset
+drawn from os.urandom. Values are kept, only their places change: indices stay in range, a
+positive input stays positive, a [0, 1] input stays in [0, 1]. Flat, not by whole slices or
+rows: a rotation that kept every row (or group) whole would only permute the rows, and a kernel
+could key results it stashed on something a permutation keeps (a row's sum) -- a flat offset
+moves every row's and group's boundary through the data (unless it happens to be a multiple of
+their length), so their contents are new (rows of probabilities no longer sum to 1: a re-check
+compares two runs on the same contents, so the comparison holds). Offsets accumulate; restore() undoes them exactly, so the loaded inputs'
 checksums hold again afterwards. A rotation is three in-place reversals done in blocks of at
 most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the tensor (block_elems), so the extra memory is
 two blocks whatever the inputs' sizes (rotation_bytes).
@@ -24,24 +27,26 @@ rotations cannot change: a result that depends only on the multiset of one input
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
 reading such an input.
 
-Re-check (HostWindow, recheck_stats). In `recheck_rounds` rounds drawn at random from the rounds
-in which the candidate runs first (timing's rounds alternate the order of its two variants; the
-candidate cannot tell a re-checked round from the other rounds it runs first in: same order,
-same rotations), each variant's outputs are copied, right after its end event, to ordinary pageable host memory
-(which no kernel can address) -- each output whole up to WINDOW_ELEMS elements, else one window
-of that many at a random offset, the same for every variant of the round -- and then poisoned
-on the device as in every round, so no variant finds another's results. After the round each
-variant's window is compared with variant 0's (the baseline's) by compare_stats: exactly
-(atol = rtol = 0: n_mismatch, for integer outputs) and loosely (n_rel_err over
-rel_err = (thr, 0, floor_rel): off by more than thr x |ref| and floor_rel x max |ref|). The
-core decides from those counts (src/gates/decide.h).
-Why only rounds the candidate runs first in: only outputs are poisoned between runs. The
+Re-check (HostWindow, recheck_stats). In `recheck_rounds` rounds drawn at random (a candidate
+cannot tell them from the others: same rotations, same order), each candidate's outputs are
+copied, right after its end event, to ordinary pageable host memory (which no kernel can
+address) -- each output whole up to WINDOW_ELEMS elements, else one window of that many at a
+random offset, the same for every run of the round -- and poisoned on the device as in every
+round; then the baseline (variant 0) runs once more, untimed, on the same contents, and its
+outputs are copied the same way. The two are compared by compare_stats: exactly (atol = rtol =
+0: n_mismatch, for integer outputs) and loosely (n_rel_err over rel_err = (thr, 0, floor_rel):
+off by more than thr x |ref| and floor_rel x max |ref|). The core decides from those counts
+(src/gates/decide.h).
+Why rotate before every run, not once per round: only outputs are poisoned between runs. The
 compiler's intermediate buffers (and the slack past any allocation) are recycled by the caching
-allocator at the same addresses for both variants, so a candidate running right after the
-baseline finds the baseline's intermediates for the current contents there -- a kernel that
-skips its work whenever its buffers "already hold results" would be right in such a round and
-stale in every other. Running first after a rotation, whatever it finds was made for earlier
-contents.
+allocator at the same addresses for every variant, so a candidate run right after the baseline
+on the same contents would find the baseline's intermediates for those very contents there -- a
+kernel that skips its work whenever its buffers "already hold results" would be right and fast
+in such a run. With a rotation before every run, whatever a run finds was made for other
+contents; the re-check's baseline run comes after the candidate's, where it cannot help it. A
+kernel that cheats only in some runs is caught with the probability that a re-checked round
+falls on one: to move gate 4's medians it must cheat in most runs, and then escapes all of
+GATE4_RECHECK_ROUNDS (8) re-checks with a chance below 1/2^8.
 """
 
 import os
@@ -55,7 +60,6 @@ from kopt.tensors import flatten, storage
 CHUNK_ELEMS = 1 << 24        # elements per reversal block at most (64 MB of float32) ...
 BLOCK_SHARE = 32             # ... and at most 1/32 of the tensor (above MIN_BLOCK_ELEMS), so that a
 MIN_BLOCK_ELEMS = 1 << 16    # small model's peak grows by ~6% of an input, not by half of it
-ROWS_FOR_ONE_AXIS = 64       # from this many slices along dim 0 on, rows are not also rotated
 WINDOW_ELEMS = 1 << 25       # elements of an output copied to the host for a re-check (32M)
 
 
@@ -119,8 +123,7 @@ class Rotator:
 
     def __init__(self, inputs, rng, budget=CHUNK_ELEMS):
         self.rng = rng
-        self.items = []       # [input index, 2-D view for dim 0, 2-D view for rows or None, [k0, k1],
-        #                        elements of a reversal block]
+        self.items = []       # [input index, flat (numel, 1) view, offset so far, elements of a block]
         self.skipped = []     # [{"input": i, "why": ...}]
         counts = {}
         for x in inputs:
@@ -143,44 +146,33 @@ class Rotator:
             if why:
                 self.skipped.append({"input": i, "why": why})
                 continue
-            n0 = x.shape[0] if x.dim() else 1
-            rows = None
-            if x.dim() >= 2 and n0 < ROWS_FOR_ONE_AXIS and x.shape[-1] > 1:
-                rows = x.view(-1, x.shape[-1])
-            self.items.append([i, x.view(n0, -1), rows, [0, 0], block_elems(x.numel(), budget)])
+            self.items.append([i, x.view(-1, 1), 0, block_elems(x.numel(), budget)])
 
     @property
     def rotated(self):
         return [it[0] for it in self.items]
 
     def step(self):
-        """Rotate every input by fresh offsets (accumulated for restore)."""
+        """Rotate every input, flat, by a fresh offset (accumulated for restore)."""
         for it in self.items:
-            _, a0, rows, ks, b = it
-            if a0.shape[0] > 1:
-                k = self.rng.randrange(1, a0.shape[0])
-                rotate(a0, 0, k, b)
-                ks[0] = (ks[0] + k) % a0.shape[0]
-            if rows is not None:
-                k = self.rng.randrange(1, rows.shape[1])
-                rotate(rows, 1, k, b)
-                ks[1] = (ks[1] + k) % rows.shape[1]
+            _, flat, k0, b = it
+            n = flat.shape[0]
+            k = self.rng.randrange(1, n)
+            rotate(flat, 0, k, b)
+            it[2] = (k0 + k) % n
 
     def restore(self):
         """Undo every rotation: the inputs hold exactly what they held before the first step."""
         for it in self.items:
-            _, a0, rows, ks, b = it
-            if ks[0]:
-                rotate(a0, 0, a0.shape[0] - ks[0], b)
-            if rows is not None and ks[1]:
-                rotate(rows, 1, rows.shape[1] - ks[1], b)
-            it[3] = [0, 0]
+            _, flat, k0, b = it
+            if k0:
+                rotate(flat, 0, flat.shape[0] - k0, b)
+            it[2] = 0
 
 
 def pick_rounds(rounds, n, rng):
-    """n distinct odd rounds drawn from 1 .. rounds-1 (all of them when fewer), sorted: the rounds
-    after the first in which a two-variant timing runs its candidate first (module docstring)."""
-    pool = list(range(1, rounds, 2))
+    """n distinct rounds drawn from 0 .. rounds-1 (all of them when fewer), sorted."""
+    pool = list(range(rounds))
     return sorted(rng.sample(pool, min(n, len(pool))))
 
 

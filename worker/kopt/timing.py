@@ -26,13 +26,14 @@ capped at 50 ms (a variant that needs more is CPU-bound: its samples then includ
 With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
 that stall. Results are raw samples; statistics are the core's.
 
-fresh_inputs (default false; exactly two variants, the baseline and one candidate) rotates the
-loaded inputs in place before each round after the first (kopt.fresh: fresh contents, so that
-no kernel finds results it stashed for contents it has seen) and undoes the rotations after the
-rounds; recheck_rounds (default 0; needs fresh_inputs) copies each variant's outputs in that
-many rounds, drawn at random from those the candidate runs first in (the odd ones), to pageable
-host memory and compares them with variant 0's (rechecks: the core decides); recheck_rel
-(default [0.01, 0, 0.01]) is compare_stats' rel_err for it.
+fresh_inputs (default false) rotates the loaded inputs in place before every run but the first
+-- the timed runs and the host_rounds' -- so that no run reads the contents the run before it
+read (kopt.fresh: fresh contents, so that no kernel finds results it stashed for contents it has
+seen, or an intermediate another variant left for the same contents), and undoes the rotations
+at the end; recheck_rounds (default 0; needs fresh_inputs) copies, in that many rounds drawn at
+random, each candidate's (variant >= 1) outputs to pageable host memory, runs variant 0 once
+more, untimed, right after it on the same contents, and compares the two (rechecks: the core
+decides); recheck_rel (default [0.01, 0, 0.01]) is compare_stats' rel_err for it.
 
 host_rounds (default 0) adds that many rounds timed as the model is called (host_samples): the
 wall time from a call to the end of its GPU work, the device idle before it and no stall, so
@@ -134,22 +135,25 @@ def warm_up(variants, warmup, poison):
     return enqueue
 
 
-def host_samples(variants, rounds, buf, poison):
+def host_samples(variants, rounds, buf, poison, rot=None):
     """Host-inclusive times (ms) of each variant, as the model is called: per round, every variant
     once in a rotated order, its L2 flushed and the device idle before the call, then the wall
     time of the call (Python, launchers, host dispatch) to the end of its GPU work; no stall, so
-    host work the call adds is in the sample."""
+    host work the call adds is in the sample. With a Rotator `rot`, the loaded inputs are rotated
+    before every call (outside the timed span), as in the timed rounds."""
     n = len(variants)
     out = [[] for _ in range(n)]
     for r in range(rounds):
         for k in range(n):
             i = (r + k) % n
+            if rot is not None:
+                rot.step()
             p = variants[i].prepare()
             if buf is not None:
                 buf.zero_()
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            o = variants[i].run(p)
+            o = _run(variants[i], p, i == 0 and rot is not None)
             torch.cuda.synchronize()
             out[i].append((time.perf_counter() - t0) * 1000.0)
             if poison:
@@ -181,59 +185,62 @@ class _BaselineRefusesRotation(Exception):
     rotation do not apply to it; the rounds are timed again on the loaded inputs."""
 
 
-def _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, fresh, recheck_rounds, recheck_rel):
-    """op_time's interleaved rounds: (samples, rechecks, fresh_inputs record or None). With
-    `fresh`, the loaded inputs rotated before every round after the first and undone at the
-    end, `recheck_rounds` of them re-checked against variant 0 (module docstring)."""
+def _run(v, p, baseline_on_rotated):
+    """One run of variant v on its prepared arguments; a raise of the baseline on rotated inputs
+    becomes _BaselineRefusesRotation (the problem's own model: not the candidate's fault)."""
+    try:
+        return v.run(p)
+    except Exception as e:  # noqa: BLE001 - re-raised unless it is the baseline's
+        if baseline_on_rotated:
+            raise _BaselineRefusesRotation("the baseline raised on rotated inputs: %s" % e) from e
+        raise
+
+
+def _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng, recheck_rounds, recheck_rel):
+    """op_time's interleaved rounds: (samples, rechecks). With a Rotator `rot`, the loaded inputs
+    are rotated before every run but the first, so that no run reads the contents the run before
+    it read; in `recheck_rounds` rounds drawn at random, each candidate's (variant >= 1) outputs
+    are compared with those of an untimed run of variant 0 right after it, on the same contents
+    (module docstring)."""
     n = len(variants)
     samples = [[] for _ in range(n)]
-    rng = new_rng()
-    rot = Rotator(ctx.problem.inputs, rng) if fresh else None
     checked = set(pick_rounds(rounds, recheck_rounds, rng)) if rot is not None and n > 1 else set()
     rechecks = []
-    done = False
-    try:
-        for r in range(rounds):
-            if rot is not None and r > 0:
+    first = True
+    for r in range(rounds):
+        window = HostWindow(rng) if r in checked else None
+        for k in range(n):
+            i = (r + k) % n
+            if rot is not None and not first:
                 rot.step()
-            window = HostWindow(rng) if r in checked else None
-            kept = [None] * n
-            for k in range(n):
-                i = (r + k) % n
-                v = variants[i]
-                p = v.prepare()
-                if buf is not None:
-                    buf.zero_()
-                stall(ctx, sleep)
-                start, end = events[i]
-                start.record()
-                try:
-                    out = v.run(p)
-                except Exception as e:  # noqa: BLE001 - re-raised unless it is the baseline's
-                    if i == 0 and rot is not None and r > 0:
-                        raise _BaselineRefusesRotation("the baseline raised on rotated inputs: %s" % e) from e
-                    raise
-                end.record()
-                if window is not None:   # to pageable host memory before anything else runs
-                    kept[i] = window.copy(out)
+            v = variants[i]
+            p = v.prepare()
+            if buf is not None:
+                buf.zero_()
+            stall(ctx, sleep)
+            start, end = events[i]
+            start.record()
+            out = _run(v, p, i == 0 and rot is not None and not first)
+            end.record()
+            first = False
+            got = window.copy(out) if window is not None and i > 0 else None   # pageable host memory
+            if poison:
+                poison_outputs(out)
+            del out, p
+            if got is not None:   # the baseline on the very contents the candidate just read
+                q = variants[0].prepare()
+                ref = _run(variants[0], q, True)
+                want = window.copy(ref)
                 if poison:
-                    poison_outputs(out)
-                del out, p
-            torch.cuda.synchronize()
-            for i in range(n):
-                start, end = events[i]
-                samples[i].append(start.elapsed_time(end))
-            if window is not None:
-                for i in range(1, n):
-                    rechecks.append({"round": r, "variant": i,
-                                     "outputs": recheck_stats(kept[0], kept[i], recheck_rel)})
-            del kept
-        done = True
-    finally:
-        if rot is not None:
-            _undo_rotations(ctx, rot, done)
-    info = {"rotated": rot.rotated, "skipped": rot.skipped} if rot is not None else None
-    return samples, rechecks, info
+                    poison_outputs(ref)
+                del ref, q
+                rechecks.append({"round": r, "variant": i, "outputs": recheck_stats(want, got, recheck_rel)})
+                del got, want
+        torch.cuda.synchronize()
+        for i in range(n):
+            start, end = events[i]
+            samples[i].append(start.elapsed_time(end))
+    return samples, rechecks
 
 
 def op_time(ctx, req):
@@ -255,8 +262,6 @@ def op_time(ctx, req):
         raise BadRequest("recheck_rel must be [thr, floor_abs, floor_rel], numbers >= 0")
     if not specs:
         raise BadRequest("variants must be a non-empty array of targets")
-    if fresh and len(specs) != 2:   # a re-checked round must run the candidate first (kopt.fresh)
-        raise BadRequest("fresh_inputs times exactly two variants: the baseline and one candidate")
     if rounds < 1 or warmup < 0:
         raise BadRequest("rounds must be >= 1 and warmup >= 0")
 
@@ -274,14 +279,22 @@ def op_time(ctx, req):
                   for _ in range(n)]
         fresh_info = None
         if fresh and ctx.problem is not None:
+            rng = new_rng()
+            rot = Rotator(ctx.problem.inputs, rng)
+            done = False
             try:
-                samples, rechecks, fresh_info = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison,
-                                                              True, recheck_rounds, recheck_rel)
+                samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng,
+                                                  recheck_rounds, recheck_rel)
+                host = host_samples(variants, host_rounds, buf, poison, rot) if host_rounds else None
+                done = True
+                fresh_info = {"rotated": rot.rotated, "skipped": rot.skipped}
             except _BaselineRefusesRotation as why:   # the problem's own model: not the candidate's
                 fresh_info = {"unusable": str(why)}
+            finally:
+                _undo_rotations(ctx, rot, done)
         if fresh_info is None or "unusable" in fresh_info:
-            samples, rechecks, _ = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, False, 0, None)
-        host = host_samples(variants, host_rounds, buf, poison) if host_rounds else None
+            samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, None, None, 0, None)
+            host = host_samples(variants, host_rounds, buf, poison) if host_rounds else None
     res = {"samples": samples, "sleep_ms": sleep}
     if fresh_info is not None:
         res["fresh_inputs"] = fresh_info

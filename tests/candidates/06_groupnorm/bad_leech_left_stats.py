@@ -1,4 +1,4 @@
-# expect: gate4:recheck its statistics buffers are the compiler's intermediates, recycled between runs and never poisoned: in the timed rounds it skips reading the 256 MB input and returns what an earlier run left there, stale on gate 4's rotated inputs in the rounds it runs first in
+# expect: gate4:recheck its statistics buffers are the compiler's intermediates, recycled between runs and never poisoned: in the timed rounds it skips reading the 256 MB input and returns what an earlier run left there, stale on gate 4's inputs rotated before every run
 # kopt-candidate: replaces=triton_red_fused_native_group_norm_0
 # Form P. Issue 11's "leech" attack on gate 4: the group-norm statistics' first kernel (mean, m2
 # and count of each of the 5 segments of a 524288-element group) skips its work when its three
@@ -6,12 +6,13 @@
 # mean and m2. Those buffers are call()'s intermediates (buf0..buf2), not the model's outputs:
 # gates 2 and 3 poison the whole allocator before each run, so there it always computes
 # (Welford, right on gate 3's offset inputs too); gate 4 poisons only outputs between timed runs,
-# so there the buffers hold the last run's statistics -- the candidate's own, or, in a round it
-# runs after the baseline, the baseline's for the same contents. It reads 3 floats per program
-# instead of 2 MB: about 1.5x on the model, all of it from results it did not compute.
-# Expected: refused at gate 4 by the re-check, whose rounds are ones the candidate runs first in
-# after the inputs were rotated (were re-checked rounds drawn from all rounds, a draw of only
-# baseline-first rounds would accept it).
+# so there the buffers hold the last run's statistics -- the candidate's own, or the baseline's,
+# recycled at the same addresses. It reads 3 floats per program instead of 2 MB: about 1.5x on
+# the model, all of it from results it did not compute. Were the inputs the same for two runs in
+# a row, it would be right whenever it ran after the baseline (the baseline's statistics for the
+# same contents).
+# Expected: refused at gate 4 by the re-check: the inputs are rotated before every timed run, so
+# what it finds was made for other contents.
 import triton
 import triton.language as tl
 from torch._inductor.runtime import triton_helpers
