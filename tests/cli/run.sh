@@ -565,8 +565,12 @@ assert any(a["outcome"] == "accepted" for a in d["attempts"]), d["attempts"]   #
 assert all(k["status"] != "optimized" for k in d["kernels"]), d["kernels"]
 assert any("final measurement" in (k.get("why") or "") for k in d["kernels"]), d["kernels"]
 assert json.load(open(sys.argv[2]))["replaced"] == {}, "kopt_meta.json still lists replaced kernels"
-finals = [r["variants"] for r in map(json.loads, open(sys.argv[3])) if r["op"] == "time"][-2:]
+reqs = [r for r in map(json.loads, open(sys.argv[3])) if r["op"] == "time"][-2:]
+finals = [r["variants"] for r in reqs]
 assert len(finals[0]) == 3 and len(finals[1]) == 2, finals   # the first final, then default's module again
+# the final measurements rotate the inputs before every run (no run on its predecessor's
+# contents), without gate 4's re-check
+assert all(r["fresh_inputs"] is True and not r["recheck_rounds"] for r in reqs), reqs
 PY
 # (2) the search kept max-autotune's module (faster at setup), which the final finds slower than
 # default's: default's module is the output
