@@ -1828,3 +1828,31 @@ Test(static_mutants, finding_texts_and_boundaries) {
         free(t);
     }
 }
+
+/* Attribute stores (chain_is_store, chain_check) at their edges: a target list with a name before
+ * the attribute; a ';' ending the statement before a later one's '='; a subscript store through
+ * an attribute by augmented assignment. A module-level statement with two calls not allowed at
+ * import time is one finding, not two. */
+Test(static_mutants, attribute_stores_and_import_time_calls) {
+    expect_one("", "    for i, in_ptr0.kopt_i in []:\n        pass\n", "state", NULL);
+    expect_one("", "    in_ptr0.kopt_d[0] += 1\n", "state", NULL);
+    expect_clean("", "    t = (in_ptr0.shape, 1); n = 2\n");
+    expect_one("def _f():\n    return 1\n\n\nB = _f() + _f()\n", "", "state", "B = _f() + _f()");
+    /* a subscript store into a call's result is no store through the call's arguments */
+    expect_clean("def _h(v):\n    return [v]\n\n\n", "    _h(in_ptr0.shape)[0] = 1\n");
+    /* triton.jit's arguments: a comment among them is no literal (it ends the check, refused) */
+    expect_one("@triton.jit(  # steer\n    repr=lambda spec: 'k')\ndef _k2(x_ptr):\n    pass\n\n\n", "", "state", NULL);
+    /* the file's very first tokens: a `for` target through an attribute, a module-level Config */
+    static const char *const one_state[] = {"state"};
+    char *l = make_l("", "");
+    char *t = kasprintf("for triton.kopt_i in range(2):\n    pass\n%s", l);
+    expect_report(t, 1, one_state, NULL);
+    free(t);
+    free(l);
+    l = make_l("", "    c = CFG\n");
+    t = kasprintf("CFG = triton.Config({'n': 0})\n%s", l);
+    static const char *const cfg_text[] = {"CFG"};
+    expect_report(t, 1, one_state, cfg_text);
+    free(t);
+    free(l);
+}
