@@ -18,10 +18,11 @@ rows: a rotation that kept every row (or group) whole would only permute the row
 could key results it stashed on something a permutation keeps (a row's sum) -- a flat offset
 moves every row's and group's boundary through the data (unless it happens to be a multiple of
 their length), so their contents are new (rows of probabilities no longer sum to 1: a re-check
-compares two runs on the same contents, so the comparison holds). Offsets accumulate; restore() undoes them exactly, so the loaded inputs'
-checksums hold again afterwards. A rotation is three in-place reversals done in blocks of at
-most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the tensor (block_elems), so the extra memory is
-two blocks whatever the inputs' sizes (rotation_bytes).
+compares two runs on the same contents, so the comparison holds). Offsets accumulate; restore()
+undoes them exactly, so the loaded inputs' checksums hold again afterwards. A rotation is three
+in-place reversals done in blocks of at most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the
+tensor (block_elems), so the extra memory is two blocks whatever the inputs' sizes
+(rotation_bytes).
 Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
 rotations cannot change: a result that depends only on the multiset of one input's values (a
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
@@ -80,42 +81,31 @@ def new_rng():
     return random.Random(os.urandom(16))
 
 
-def _reverse(a, dim, lo, hi, budget=CHUNK_ELEMS):
-    """Reverse a[lo:hi] along `dim` (0 or 1) of the 2-D tensor a, in place, in blocks of at most
-    `budget` elements (the other dimension is split too when one slice is larger)."""
-    n = hi - lo
-    other = a.shape[1 - dim]
-    if n < 2 or other == 0:
-        return
-    half = n // 2
-    b = max(1, min(half, budget // max(1, other)))
-    w = other if b * other <= budget else max(1, budget // b)
+def _reverse(a, lo, hi, budget=CHUNK_ELEMS):
+    """Reverse a[lo:hi] of the 1-D tensor a in place, swapping blocks of at most `budget`
+    elements from both ends."""
+    half = (hi - lo) // 2
     i = 0
     while i < half:
-        bb = min(b, half - i)
-        for c0 in range(0, other, w):
-            c1 = min(other, c0 + w)
-            if dim == 0:
-                top, bot = a[lo + i:lo + i + bb, c0:c1], a[hi - i - bb:hi - i, c0:c1]
-            else:
-                top, bot = a[c0:c1, lo + i:lo + i + bb], a[c0:c1, hi - i - bb:hi - i]
-            t = top.flip(dim)            # flip copies: t no longer aliases top
-            top.copy_(bot.flip(dim))
-            bot.copy_(t)
-            del t
+        bb = min(budget, half - i)
+        top, bot = a[lo + i:lo + i + bb], a[hi - i - bb:hi - i]
+        t = top.flip(0)            # flip copies: t no longer aliases top
+        top.copy_(bot.flip(0))
+        bot.copy_(t)
+        del t
         i += bb
 
 
-def rotate(a, dim, k, budget=CHUNK_ELEMS):
-    """Rotate the 2-D tensor a in place along `dim` so that index j holds what index (j + k) mod n
-    held (three reversals)."""
-    n = a.shape[dim]
+def rotate(a, k, budget=CHUNK_ELEMS):
+    """Rotate the 1-D tensor a in place so that index j holds what index (j + k) mod n held
+    (three reversals)."""
+    n = a.shape[0]
     k %= n if n else 1
     if n < 2 or k == 0:
         return
-    _reverse(a, dim, 0, k, budget)
-    _reverse(a, dim, k, n, budget)
-    _reverse(a, dim, 0, n, budget)
+    _reverse(a, 0, k, budget)
+    _reverse(a, k, n, budget)
+    _reverse(a, 0, n, budget)
 
 
 class Rotator:
@@ -123,7 +113,7 @@ class Rotator:
 
     def __init__(self, inputs, rng, budget=CHUNK_ELEMS):
         self.rng = rng
-        self.items = []       # [input index, flat (numel, 1) view, offset so far, elements of a block]
+        self.items = []       # [input index, flat view, offset so far, elements of a block]
         self.skipped = []     # [{"input": i, "why": ...}]
         counts = {}
         for x in inputs:
@@ -146,7 +136,7 @@ class Rotator:
             if why:
                 self.skipped.append({"input": i, "why": why})
                 continue
-            self.items.append([i, x.view(-1, 1), 0, block_elems(x.numel(), budget)])
+            self.items.append([i, x.view(-1), 0, block_elems(x.numel(), budget)])
 
     @property
     def rotated(self):
@@ -158,7 +148,7 @@ class Rotator:
             _, flat, k0, b = it
             n = flat.shape[0]
             k = self.rng.randrange(1, n)
-            rotate(flat, 0, k, b)
+            rotate(flat, k, b)
             it[2] = (k0 + k) % n
 
     def restore(self):
@@ -166,7 +156,7 @@ class Rotator:
         for it in self.items:
             _, flat, k0, b = it
             if k0:
-                rotate(flat, 0, flat.shape[0] - k0, b)
+                rotate(flat, flat.shape[0] - k0, b)
             it[2] = 0
 
 
