@@ -629,9 +629,9 @@ static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
 
 /* Gate 4's re-check of timed outputs on fresh contents (decide.h): G_REFUSED with g's reason
  * when a re-checked output of a candidate (variant >= 1) does not agree with the baseline's;
- * what was rotated and re-checked goes into g either way. An answer without the rounds asked
- * for (`want` re-checks, unless the baseline itself refused rotated inputs) is the worker's
- * fault: G_ERROR. */
+ * which rounds were re-checked goes into g either way (what was rotated: time_modules). An
+ * answer without the rounds asked for (`want` re-checks, unless the baseline itself refused
+ * rotated inputs) is the worker's fault: G_ERROR. */
 static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
     const json_t *rc = json_object_get(res, "rechecks"), *fi = json_object_get(res, "fresh_inputs");
     int unusable = json_object_get(fi, "unusable") != NULL;
@@ -640,7 +640,6 @@ static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
                  "asked for", want);
         return G_ERROR;
     }
-    json_object_set(g, "fresh_inputs", (json_t *)fi);
     json_t *rounds = json_array();
     json_object_set_new(g, "rechecked_rounds", rounds);
     size_t i;
@@ -702,10 +701,8 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
         gate_fail(g, "a timed module wrote to the model's inputs (restored); the model only reads them");
         return G_REFUSED;
     }
-    if (fresh == FRESH_ROTATE) {   /* what was rotated, for the record */
-        const json_t *fi = json_object_get(*res, "fresh_inputs");
-        if (json_is_object(fi)) json_object_set(g, "fresh_inputs", (json_t *)fi);
-    }
+    const json_t *fi = json_object_get(*res, "fresh_inputs");   /* what was rotated, for the record */
+    if (fresh != FRESH_OFF && json_is_object(fi)) json_object_set(g, "fresh_inputs", (json_t *)fi);
     return fresh == FRESH_RECHECK ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds) * (n - 1), g, e) : G_PASSED;
 }
 
