@@ -519,6 +519,10 @@ def op_time(req):
     if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_MUTATE_TIMED")
            for v in variants):
         res["loaded_inputs_changed"] = [0]
+    if any(isinstance(v, dict) and v.get("kind") == "module" and marked(v.get("module"), "FAKE_STATE_TIMED")
+           for v in variants):   # the weights cannot be drawn again: fatal, the worker exits
+        return ("error", "state_changed", "a timed module wrote to the model's parameters or buffers (fc.weight); "
+                "the worker restarts to restore them", True)
     if req.get("fresh_inputs") and "fresh_unusable" in MODES:   # the problem's model refuses rotated inputs
         res["fresh_inputs"] = {"unusable": "the baseline raised on rotated inputs: inputs must be sorted"}
         res["rechecks"] = []
@@ -686,8 +690,10 @@ def handle(req):
     except Exception as exc:  # pragma: no cover - a bug in the fake itself
         error(rid, "internal", "%s: %s" % (type(exc).__name__, exc))
         return
-    if isinstance(res, tuple):
-        error(rid, res[1], res[2])
+    if isinstance(res, tuple):   # ("error", code, message[, fatal]): a fatal one ends the worker
+        error(rid, res[1], res[2], fatal=len(res) > 3 and res[3])
+        if len(res) > 3 and res[3]:
+            sys.exit(1)
         return
     account(req)
     if on("big_on", op):

@@ -336,4 +336,118 @@ check(res["fresh_inputs"].get("unusable", "").startswith("the baseline raised on
 check(res["rechecks"] == [] and len(res["samples"][1]) == 12, "and the rounds timed on the loaded inputs")
 check(checksums([x0]) == loaded, "the input as loaded")
 
+
+# ---- the model's parameters and buffers: rotated with the inputs, verified after the rounds
+from kopt.errors import OpError  # noqa: E402
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(64, 30))
+        self.tied = torch.nn.Parameter(torch.randn(8, 5))
+        self.register_buffer("scale", torch.rand(30) + 0.5)
+        self.register_buffer("steps", torch.zeros(1))
+        self.register_buffer("tied_view", self.tied.data[2:4])
+
+
+net = Net()
+sp = Problem("/nowhere/p.py", 0, None, net, [torch.randn(96, 200)])
+names = [n for n, _ in sp.state]
+check(names == ["w", "tied", "scale", "steps", "tied_view"], "the model's state, each tensor once: %s" % names)
+state_before = checksums([t for _, t in sp.state])
+rot = Rotator(sp.inputs, random.Random(4), budget=7, state=sp.state)
+check(rot.rotated == [0] and rot.state_rotated == ["w", "scale"], "rotated: the input, w and scale (%s, %s)"
+      % (rot.rotated, rot.state_rotated))
+why = {s["state"]: s["why"] for s in rot.state_skipped}
+check(set(why) == {"tied", "steps", "tied_view"} and "shares its storage with another tensor" in why["tied"]
+      and "fewer than two" in why["steps"] and "view" in why["tied_view"], "left alone, with reasons: %s" % why)
+w0 = net.w.detach().clone()
+for step in range(5):
+    rot.step()
+    check(not torch.equal(net.w.detach(), w0), "step %d moves the weight" % step)
+    check(torch.equal(torch.sort(net.w.detach().reshape(-1))[0], torch.sort(w0.reshape(-1))[0]), "and keeps its values")
+rot.restore()
+check(checksums([t for _, t in sp.state]) == state_before and sp.changed_state() == [], "restore brings the state back")
+net.w.data[3, 4] += 1.0
+check(sp.changed_state() == ["w"], "a changed weight is named: %s" % sp.changed_state())
+try:
+    sp.check_state("a timed module")
+    check(False, "check_state raises on a changed weight")
+except OpError as e:
+    check(e.code == "state_changed" and e.fatal and "a timed module wrote to the model's parameters or buffers (w)"
+          in str(e), "the fatal state_changed, naming the weight: %s" % e)
+sp.mutates_state = True
+sp.check_state("-")
+check(True, "a model that writes its own buffers is not checked")
+net.w.data[3, 4] -= 1.0
+sp.mutates_state = False
+check(sp.changed_state() == [], "the weight as loaded again")
+
+# through op_time: a kernel that reads only a weight (a layout change, a weight normalisation)
+# and returns what the last run left where the compiler's buffers are recycled is stale once the
+# weights are rotated; one that zeroes the weight once it sees it is being timed (its buffer holds
+# a finite result, never poison) and then takes the zeros' shortcut agrees with the baseline's
+# re-check runs (they see the zeroed weight too), and is caught by the state check
+ctx.problem = sp
+WLEFT = {}
+
+
+def on_weight(kind):
+    def run(p):
+        w = net.w.detach()
+        if kind == "leech" and "v" in WLEFT:
+            return (WLEFT["v"].clone(),)
+        if kind == "zeroer":
+            if bool((w == 0).all()):
+                return (torch.zeros(w.shape[0]),)
+            if "v" in WLEFT:
+                w.zero_()
+        WLEFT["v"] = (w * w).sum(1)
+        return (WLEFT["v"].clone(),)
+    return types.SimpleNamespace(prepare=lambda: [], run=run)
+
+
+timing.make_target = lambda ctx, spec: on_weight(spec["module"])
+for attempt in range(3):
+    WLEFT.clear()
+    res = timed("leech", fresh_inputs=True, recheck_rounds=8)
+    stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 40]
+    check(len(stale) == 8, "the weight leech is stale in every re-checked round: %s" % stale)
+    check(res["fresh_inputs"]["state_rotated"] == 2 and len(res["fresh_inputs"]["state_skipped"]) == 3,
+          "the weights rotated are counted: %s" % res["fresh_inputs"])
+    check(sp.changed_state() == [] and checksums(sp.inputs) == sp.input_sums, "state and input as loaded afterwards")
+WLEFT.clear()
+res = timed("honest_w", fresh_inputs=True, recheck_rounds=8)
+check(all(e["outputs"][0]["n_rel_err"] == 0 for e in res["rechecks"]), "an honest weight kernel agrees")
+for fresh in (True, False):
+    WLEFT.clear()
+    try:
+        timed("zeroer", fresh_inputs=fresh, recheck_rounds=8 if fresh else 0)
+        check(False, "the weight zeroer is caught (fresh %s)" % fresh)
+    except OpError as e:
+        check(e.code == "state_changed" and e.fatal and "(w)" in str(e), "the weight zeroer is caught (fresh %s): %s"
+              % (fresh, e))
+    net.w.data.copy_(w0)
+check(sp.changed_state() == [], "the weight put back for the rest")
+
+
+# a problem whose model relies on a buffer's order: its weights are left alone, the inputs rotate
+def buffer_picky(p):
+    if not torch.equal(net.scale, scale0):
+        raise ValueError("scale must stay sorted")
+    return (sp.inputs[0].sum(1),)
+
+
+scale0 = net.scale.clone()
+timing.make_target = lambda ctx, spec: types.SimpleNamespace(prepare=lambda: [], run=buffer_picky) \
+    if spec["module"] == "base" else on_weight("honest_w")
+res = timed("honest_w", fresh_inputs=True, recheck_rounds=3)
+fi = res["fresh_inputs"]
+check(fi["rotated"] == [0] and fi["state_rotated"] == 0 and fi["state_skipped"] == "refused by the model",
+      "the weights left alone, the inputs rotated: %s" % fi)
+check(len(res["rechecks"]) == 3 and sp.changed_state() == [], "re-checked on rotated inputs; state as loaded")
+timing.make_target = make_variant
+ctx.problem = problem
+
 print("fresh: %d checks passed" % passed())

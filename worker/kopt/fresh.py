@@ -23,6 +23,12 @@ undoes them exactly, so the loaded inputs' checksums hold again afterwards. A ro
 in-place reversals done in blocks of at most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the
 tensor (block_elems), so the extra memory is two blocks whatever the inputs' sizes
 (rotation_bytes).
+The model's parameters and buffers are rotated as well, by the same rules (the Rotator's
+`state`): a kernel that reads only weights (a layout change of a convolution's weight, a weight
+normalisation) would otherwise read the same contents in every run, and could return what it
+left in a buffer the compiler recycles -- right while the weights stay as loaded, which they do
+while kopt times, wrong for a user who updates them. Rotated weights change what the model
+computes, not whether two runs on the same contents agree.
 Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
 rotations cannot change: a result that depends only on the multiset of one input's values (a
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
@@ -71,7 +77,7 @@ def block_elems(numel, budget=CHUNK_ELEMS):
 
 def rotation_bytes(inputs):
     """The most device memory a step's reversals hold at once (two blocks of the largest
-    input's), for making room before the rounds."""
+    tensor's among `inputs`), for making room before the rounds."""
     return max([2 * block_elems(x.numel()) * x.element_size() for x in inputs
                 if isinstance(x, torch.Tensor) and x.layout == torch.strided] or [0])
 
@@ -109,18 +115,21 @@ def rotate(a, k, budget=CHUNK_ELEMS):
 
 
 class Rotator:
-    """The loaded inputs' rotations for fresh contents (module docstring)."""
+    """The loaded inputs' rotations for fresh contents (module docstring), and the model's
+    parameters' and buffers' (`state`: [(name, tensor)]) by the same rules."""
 
-    def __init__(self, inputs, rng, budget=CHUNK_ELEMS):
+    def __init__(self, inputs, rng, budget=CHUNK_ELEMS, state=()):
         self.rng = rng
-        self.items = []       # [input index, flat view, offset so far, elements of a block]
+        self.items = []       # [input index or state name, flat view, offset so far, elements of a block]
         self.skipped = []     # [{"input": i, "why": ...}]
+        self.state_skipped = []   # [{"state": name, "why": ...}]
+        tensors = [(i, x) for i, x in enumerate(inputs)] + list(state)
         counts = {}
-        for x in inputs:
+        for _, x in tensors:
             if isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0:
                 p = storage(x).data_ptr()
                 counts[p] = counts.get(p, 0) + 1
-        for i, x in enumerate(inputs):
+        for key, x in tensors:
             if not isinstance(x, torch.Tensor):
                 continue
             why = None
@@ -132,15 +141,25 @@ class Rotator:
                     x.numel() * x.element_size() != storage(x).nbytes():
                 why = "a view (not its storage whole)"
             elif counts.get(storage(x).data_ptr(), 0) > 1:
-                why = "shares its storage with another input"
+                why = "shares its storage with another input" if isinstance(key, int) else \
+                    "shares its storage with another tensor"
             if why:
-                self.skipped.append({"input": i, "why": why})
+                if isinstance(key, int):
+                    self.skipped.append({"input": key, "why": why})
+                else:
+                    self.state_skipped.append({"state": key, "why": why})
                 continue
-            self.items.append([i, x.view(-1), 0, block_elems(x.numel(), budget)])
+            self.items.append([key, x.view(-1), 0, block_elems(x.numel(), budget)])
 
     @property
     def rotated(self):
-        return [it[0] for it in self.items]
+        """Indices of the inputs rotated."""
+        return [it[0] for it in self.items if isinstance(it[0], int)]
+
+    @property
+    def state_rotated(self):
+        """Names of the parameters and buffers rotated."""
+        return [it[0] for it in self.items if not isinstance(it[0], int)]
 
     def step(self):
         """Rotate every input, flat, by a fresh offset (accumulated for restore)."""

@@ -29,7 +29,11 @@ The server restores before every request, so no other step ever finds them displ
 The eager forward at load also tells whether the model writes to its inputs (a checksum of each
 input before and after: `mutates_inputs`); targets that run the eager model clone its inputs
 per run only then. The checksums of the loaded inputs are kept (`input_sums`) so that any later
-step can verify that no candidate changed them (`verify_inputs`).
+step can verify that no candidate changed them (`verify_inputs`). So are those of the model's
+parameters and buffers (`state_sums`; `check_state` after gate 4's timed rounds, where modules
+run on the model's own weights): a changed weight cannot be drawn again, so a change is the
+fatal `state_changed` (the restarted worker loads the model afresh). A model whose eager forward
+writes to its own buffers (`mutates_state`) is not checked.
 
 Failures are classified in this order: file_not_found,
 syntax_error (file:line), no_cuda, import_error, no_model, no_get_inputs, no_get_init_inputs,
@@ -67,6 +71,9 @@ class Problem:
         self.inputs = inputs
         self.input_sums = checksums(inputs)
         self.mutates_inputs = False
+        self.state = _named_state(model)    # [(name, tensor)]: the model's parameters and buffers
+        self.state_sums = checksums([t for _, t in self.state])
+        self.mutates_state = False          # the eager forward wrote to them (a running statistic)
         self._displaced = None   # [(storage, bytes)] emptied while displaced (module docstring)
         self._host = None        # [host bytes] of each distinct storage, copied at the first displace
 
@@ -180,6 +187,37 @@ class Problem:
                 self.inputs[k].copy_(fresh[k])
             torch.cuda.synchronize()
         return changed
+
+    def changed_state(self):
+        """Names of the model's parameters and buffers whose contents changed since `load`. They
+        cannot be restored in place (no seed makes them again): the caller reports a fatal
+        `state_changed`, and the restarted worker loads them afresh."""
+        now = checksums([t for _, t in self.state])
+        return [name for (name, _), a, b in zip(self.state, self.state_sums, now) if a != b]
+
+    def check_state(self, what):
+        """Raise the fatal state_changed error when something `what` names (e.g. "a timed
+        variant") changed the model's parameters or buffers; a no-op for a model whose own
+        forward writes to them."""
+        if self.mutates_state:
+            return
+        changed = self.changed_state()
+        if changed:
+            more = ", ..." if len(changed) > 4 else ""
+            raise OpError("state_changed", "%s wrote to the model's parameters or buffers (%s%s); the worker "
+                          "restarts to restore them" % (what, ", ".join(changed[:4]), more), fatal=True)
+
+
+def _named_state(model):
+    """[(name, tensor)] of the model's parameters (detached) and buffers, each tensor once."""
+    if model is None:
+        return []
+    out, seen = [], set()
+    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
+        if isinstance(t, torch.Tensor) and id(t) not in seen:
+            seen.add(id(t))
+            out.append((name, t.detach()))
+    return out
 
 
 def _global_storages(module):
@@ -328,6 +366,8 @@ def op_load(ctx, req):
         raise wrap("model_raises", "the eager forward raised", e)
     if problem.verify_inputs():
         problem.mutates_inputs = True
+    if problem.changed_state():   # the model's own writes (a running statistic): not checked later
+        problem.mutates_state = True
 
     ctx.problem = problem
     params = list(model.parameters())

@@ -17,7 +17,13 @@ ends with torch.cuda.synchronize(), then every elapsed_time is read. Nothing is 
 runs (kopt.targets): the arguments are the loaded inputs and the model's weights. After the
 rounds the loaded inputs are verified against their checksums from `load` and restored if a
 variant changed them; the result names the variants that ran when that happened
-(`loaded_inputs_changed`: the core refuses a candidate that changes the model's inputs).
+(`loaded_inputs_changed`: the core refuses a candidate that changes the model's inputs). The
+model's parameters and buffers are verified too (Problem.check_state): they cannot be drawn
+again, so a change is the fatal `state_changed` error (the core refuses the candidate and
+restarts the worker, which loads them afresh). A module that wrote to them on its first run is
+caught there (kopt.modules); this catches one that waits for later runs -- zeroing a weight
+once the compiler's buffers show it is being timed, then taking the shortcut zeros allow, with
+the baseline's re-check runs agreeing on the zeroed weight.
 
 The stall. `cycles_per_ms` is calibrated once per worker by timing torch.cuda._sleep with
 events. Warm-up runs (untimed, each followed by a synchronize) measure each variant's CPU
@@ -26,7 +32,8 @@ capped at 50 ms (a variant that needs more is CPU-bound: its samples then includ
 With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
 that stall. Results are raw samples; statistics are the core's.
 
-fresh_inputs (default false) rotates the loaded inputs in place before every run but the first
+fresh_inputs (default false) rotates the loaded inputs and the model's parameters and buffers
+(kopt.fresh; fresh_inputs.state_rotated counts them) in place before every run but the first
 -- the timed runs and the host_rounds' -- so that no run reads the contents the run before it
 read (kopt.fresh: fresh contents, so that no kernel finds results it stashed for contents it has
 seen, or an intermediate another variant left for the same contents), and undoes the rotations
@@ -268,7 +275,9 @@ def op_time(ctx, req):
     variants = [make_target(ctx, s) for s in specs]
     n = len(variants)
     from kopt.room import make_room
-    rot_bytes = rotation_bytes(ctx.problem.inputs) if fresh and ctx.problem is not None else 0
+    state = ctx.problem.state if ctx.problem is not None and not ctx.problem.mutates_state else []
+    rot_bytes = rotation_bytes(list(ctx.problem.inputs) + [t for _, t in state]) \
+        if fresh and ctx.problem is not None else 0
     make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + rot_bytes)
     with torch.no_grad():
         enqueue = warm_up(variants, warmup, poison)
@@ -278,9 +287,12 @@ def op_time(ctx, req):
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                   for _ in range(n)]
         fresh_info = None
-        if fresh and ctx.problem is not None:
+        # with the model's weights rotated too; where the problem's own model refuses that (it
+        # relies on a buffer's order), with the inputs alone; where it refuses even that, none
+        tries = ([state, ()] if state else [()]) if fresh and ctx.problem is not None else []
+        for with_state in tries:
             rng = new_rng()
-            rot = Rotator(ctx.problem.inputs, rng)
+            rot = Rotator(ctx.problem.inputs, rng, state=with_state)
             done = False
             try:
                 samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng,
@@ -288,6 +300,10 @@ def op_time(ctx, req):
                 host = host_samples(variants, host_rounds, buf, poison, rot) if host_rounds else None
                 done = True
                 fresh_info = {"rotated": rot.rotated, "skipped": rot.skipped}
+                if state:
+                    fresh_info["state_rotated"] = len(rot.state_rotated)
+                    fresh_info["state_skipped"] = rot.state_skipped if with_state else "refused by the model"
+                break
             except _BaselineRefusesRotation as why:   # the problem's own model: not the candidate's
                 fresh_info = {"unusable": str(why)}
             finally:
@@ -307,4 +323,6 @@ def op_time(ctx, req):
         changed = ctx.problem.verify_inputs()
         if changed:
             res["loaded_inputs_changed"] = changed
+        # the weights cannot be drawn again: a change is fatal (the restarted worker reloads them)
+        ctx.problem.check_state("a timed module")
     return res
