@@ -76,7 +76,7 @@ import time
 import torch
 
 from kopt import cubin
-from kopt.compare import CHUNK, _words, checksum, compare_stats
+from kopt.compare import CHUNK, _words, checksum, checksums, compare_stats
 from kopt.errors import BadRequest, OpError, wrap
 from kopt.kept import content_sum
 from kopt.memory import compare_chunk, free_bytes, nbytes, over_cap
@@ -810,7 +810,9 @@ def op_bench_kernels(ctx, req):
     samples (it is simply dropped by the core), as does one whose kernels need more local memory
     a thread than SCREEN_LOCAL_BYTES (never launched: see there). Result:
     {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float,
-     "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}."""
+     "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}.
+    The shared arguments (the model's inputs and weights among them) are checksummed around the
+    whole screen: a candidate that wrote to them fails it (_screen_wrote)."""
     from kopt.timing import flush_buffer, stall, MIN_STALL_MS
     opath = get_arg(req, "orig", str)
     kernel = get_arg(req, "kernel", str)
@@ -821,6 +823,11 @@ def op_bench_kernels(ctx, req):
     roles = spec.get("roles")
     key, entry, _, _ = launches(ctx).get_full(ctx, spec)
     make_room(ctx, _run_bytes(entry, roles or [None] * len(entry)) + flush_buffer(ctx).numel(), keep_launch=key)
+    # the arguments every run shares (materialize copies only in-place and output ones): the
+    # model's inputs and weights among them; a candidate must leave them as they are
+    shared = [a for k, a in enumerate(entry)
+              if isinstance(a, torch.Tensor) and not (roles and k < len(roles) and roles[k] in ("inout", "out"))]
+    shared_sums = checksums(shared) if roles else None
     stream = torch.cuda.current_stream().cuda_stream
     t_compile = time.perf_counter()   # imports compile Inductor-style candidates
     kerns = [getattr(cache(ctx).module(opath), kernel)]
@@ -880,8 +887,24 @@ def op_bench_kernels(ctx, req):
             torch.cuda.synchronize()
             for k, s, e in events:
                 samples[k].append(s.elapsed_time(e))
+    if shared_sums is not None and checksums(shared) != shared_sums:
+        _screen_wrote(ctx)
     out = []
     for k in range(1, len(kerns)):
         out.append({"error": status[k]} if kerns[k] is None else samples[k])
     return {"orig": samples[0], "cands": out, "sleep_ms": MIN_STALL_MS, "compile_s": compile_s,
             "compile_threads": nthreads}
+
+
+def _screen_wrote(ctx):
+    """A screened candidate wrote to arguments every run shares (which one is not known: the
+    screen runs them all on the same tensors). The captured launches are dropped (recaptured on
+    next use), the loaded inputs restored, a changed weight is the fatal state_changed (the
+    restarted worker loads the model afresh); else the round fails (module_failed: the core
+    drops the round's candidates)."""
+    ctx.launches = None
+    if ctx.problem is not None:
+        ctx.problem.verify_inputs()
+        ctx.problem.check_state("a screened candidate")
+    raise OpError("module_failed", "a screened candidate wrote to arguments it only reads (the launch is captured "
+                  "again, the model's inputs restored); the round's candidates are dropped")

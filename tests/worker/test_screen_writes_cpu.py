@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""CPU test of the kernel-level screen's check of the arguments its runs share
+(worker/kopt/isolate.py: op_bench_kernels, _screen_wrote), with CUDA, the captured launch and the
+candidate modules stood in for. The screen runs every candidate on the same read-only arguments
+(the model's inputs and weights among them: materialize copies only in-place and output ones).
+Checked: honest candidates are timed as before and nothing is dropped; a candidate that writes
+to a read-only input makes the round fail (module_failed), the captured launches dropped and the
+model's input restored as loaded; one that writes to a weight of the model is the fatal
+state_changed naming it; in-place and output arguments, which every run gets its own copy of,
+may be written; without roles (nothing says which arguments are read-only) nothing is checked.
+
+Run: python3 tests/worker/test_screen_writes_cpu.py (a python with torch, no GPU, no Triton).
+"""
+import os
+import sys
+import time
+import types
+
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "worker"))
+from checklib import check, passed  # noqa: E402
+from kopt.compare import checksums  # noqa: E402
+from kopt.errors import OpError  # noqa: E402
+import kopt.isolate as isolate  # noqa: E402
+import kopt.timing as timing  # noqa: E402
+from kopt.problem import Problem  # noqa: E402
+
+
+class Event:
+    def __init__(self, enable_timing=True):
+        self.t = 0.0
+
+    def record(self):
+        self.t = time.perf_counter()
+
+    def elapsed_time(self, other):
+        return (other.t - self.t) * 1000.0
+
+
+torch.cuda.Event = Event
+torch.cuda.synchronize = lambda *a, **k: None
+torch.cuda.current_stream = lambda *a, **k: types.SimpleNamespace(cuda_stream=0)
+timing.flush_buffer = lambda ctx: torch.zeros(64, dtype=torch.uint8)
+timing.stall = lambda ctx, ms: None
+isolate.make_room = lambda *a, **k: None
+isolate.settle = lambda *a, **k: None
+isolate._precompile = lambda kerns, status, entry, roles: 1
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(32, 16))
+
+
+net = Net()
+x = torch.randn(8, 16)
+problem = Problem("/nowhere/p.py", 0, None, net, [x])
+problem.draw_inputs = lambda seed: [x_loaded.clone()]
+x_loaded = x.clone()
+# the captured launch: (in_ptr0 = the model's input, in_ptr1 = its weight, in_out_ptr0, out_ptr0)
+io = torch.randn(8, 32)
+entry = [x, net.weight.detach(), io, torch.empty(8, 32), 8]
+ROLES = ["in", "in", "inout", "out", None]
+
+
+def kernel(write=None):
+    def run(*a, stream=None):
+        xi, w, inout, out = a[:4]
+        out.copy_(xi @ w.t())
+        inout.add_(1.0)                    # its own copy: allowed
+        if write == "input":
+            xi[0, 0] = 7.0
+        elif write == "weight":
+            w[1, 1] = 0.0
+        elif write == "out":
+            out.zero_()
+    return types.SimpleNamespace(run=run)
+
+
+MODS = {}
+cache_ = types.SimpleNamespace(module=lambda path: types.SimpleNamespace(k=MODS[path]))
+isolate.cache = lambda ctx: cache_
+
+
+class Launches:
+    def get_full(self, ctx, spec):
+        return "key", entry, None, None
+
+
+ctx = types.SimpleNamespace(problem=problem, launches=Launches(), flush_buf=None, cycles_per_ms=1.0, log=print)
+isolate.launches = lambda c: c.launches
+
+
+def screen(*cands, roles=ROLES):
+    MODS.clear()
+    MODS["orig"] = kernel()
+    for i, w in enumerate(cands):
+        MODS["c%d" % i] = kernel(w)
+    ctx.launches = Launches()
+    return isolate.op_bench_kernels(ctx, {"orig": "orig", "kernel": "k", "cands": ["c%d" % i for i in range(len(cands))],
+                                          "launch_args": {"roles": roles}, "rounds": 3, "warmup": 1})
+
+
+loaded = checksums([x])
+res = screen(None, "out")
+check(len(res["orig"]) == 3 and all(isinstance(c, list) and len(c) == 3 for c in res["cands"]),
+      "honest candidates, and one that writes its own output, are timed: %s" % res["cands"])
+check(ctx.launches is not None, "the captured launches are kept")
+try:
+    screen(None, "input")
+    check(False, "a candidate that writes to a read-only input fails the round")
+except OpError as e:
+    check(e.code == "module_failed" and not e.fatal and "wrote to arguments it only reads" in str(e),
+          "module_failed: %s" % e)
+    check(ctx.launches is None, "the captured launches are dropped")
+    check(checksums([x]) == loaded, "the model's input restored as loaded")
+w0 = net.weight.detach().clone()
+try:
+    screen("weight")
+    check(False, "a candidate that writes to a weight fails the round")
+except OpError as e:
+    check(e.code == "state_changed" and e.fatal and "a screened candidate wrote to the model's parameters or buffers "
+          "(weight)" in str(e), "the fatal state_changed: %s" % e)
+net.weight.data.copy_(w0)
+res = screen("input", roles=None)
+check(len(res["cands"]) == 1 and isinstance(res["cands"][0], list), "without roles nothing is checked")
+x.copy_(x_loaded)
+
+print("screen writes: %d checks passed" % passed())
