@@ -200,7 +200,11 @@ res = timed("stale", fresh_inputs=True, recheck_rounds=3)
 check(res["fresh_inputs"] == {"rotated": [0], "skipped": []}, "op_time: the input rotated: %s" % res["fresh_inputs"])
 rc = res["rechecks"]
 check(len(rc) == 3 and all(e["variant"] == 1 and 0 <= e["round"] < 12 for e in rc), "three rounds re-checked: %s" % rc)
-check(all(e["outputs"][0]["n_rel_err"] > 80 for e in rc), "the stale candidate is off in each: %s"
+# "off" as gate 4 decides it (GATE4_RECHECK_FRACTION: more than 0.1% of 96 elements, i.e. any): a
+# rotation by a few elements past a row boundary changes each row sum by only those elements, so
+# not every element need be off in every round, but most are over the rounds
+check(all(e["outputs"][0]["n_rel_err"] > 0 for e in rc) and sum(e["outputs"][0]["n_rel_err"] for e in rc) > 0.5 * 96 * len(rc),
+      "the stale candidate is off in each: %s"
       % [e["outputs"][0]["n_rel_err"] for e in rc])
 check(checksums([x0]) == loaded and "loaded_inputs_changed" not in res, "the loaded input is as loaded afterwards")
 check(len(res["samples"][0]) == 12 and len(res["samples"][1]) == 12, "every round timed")
@@ -270,7 +274,7 @@ for kind in ("leech", "leech_base"):
         res = timed(kind, fresh_inputs=True, recheck_rounds=8)
         rc = res["rechecks"]
         check(len(rc) == 8, "8 rounds re-checked: %d" % len(rc))
-        stale = [e["round"] for e in rc if e["outputs"][0]["n_rel_err"] > 80]
+        stale = [e["round"] for e in rc if e["outputs"][0]["n_rel_err"] > 0]
         if kind == "leech":
             check(len(stale) == 8, "the leech is stale in every re-checked round: %s" % stale)
         else:   # it reuses at least in the rounds it runs second in (after the baseline): the even ones
@@ -286,7 +290,8 @@ by = {}
 for e in three["rechecks"]:
     by.setdefault(e["variant"], []).append(e["outputs"][0]["n_rel_err"])
 check(sorted(by) == [1, 2] and len(by[1]) == 6 and len(by[2]) == 6, "three variants: each candidate re-checked: %s" % by)
-check(all(v == 0 for v in by[1]) and all(v > 80 for v in by[2]), "the honest one agrees, the stale one not: %s" % by)
+check(all(v == 0 for v in by[1]) and all(v > 0 for v in by[2]) and sum(by[2]) > 0.5 * 96 * len(by[2]),
+      "the honest one agrees, the stale one not: %s" % by)
 check(checksums([x0]) == loaded, "the input as loaded")
 
 res = timed("stale")
@@ -355,6 +360,7 @@ net = Net()
 sp = Problem("/nowhere/p.py", 0, None, net, [torch.randn(96, 200)])
 names = [n for n, _ in sp.state]
 check(names == ["w", "tied", "scale", "steps", "tied_view"], "the model's state, each tensor once: %s" % names)
+check([n for n, _ in sp.params] == ["w", "tied"], "its parameters, which gate 4 may rotate: %s" % sp.params)
 state_before = checksums([t for _, t in sp.state])
 rot = Rotator(sp.inputs, random.Random(4), budget=7, state=sp.state)
 check(rot.rotated == [0] and rot.state_rotated == ["w", "scale"], "rotated: the input, w and scale (%s, %s)"
@@ -412,10 +418,10 @@ timing.make_target = lambda ctx, spec: on_weight(spec["module"])
 for attempt in range(3):
     WLEFT.clear()
     res = timed("leech", fresh_inputs=True, recheck_rounds=8)
-    stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 40]
+    stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
     check(len(stale) == 8, "the weight leech is stale in every re-checked round: %s" % stale)
-    check(res["fresh_inputs"]["state_rotated"] == 2 and len(res["fresh_inputs"]["state_skipped"]) == 3,
-          "the weights rotated are counted: %s" % res["fresh_inputs"])
+    check(res["fresh_inputs"]["state_rotated"] == 1 and [e["state"] for e in res["fresh_inputs"]["state_skipped"]]
+          == ["tied"], "the parameters rotated are counted, not the buffers: %s" % res["fresh_inputs"])
     check(sp.changed_state() == [] and checksums(sp.inputs) == sp.input_sums, "state and input as loaded afterwards")
 WLEFT.clear()
 res = timed("honest_w", fresh_inputs=True, recheck_rounds=8)
@@ -432,21 +438,27 @@ for fresh in (True, False):
 check(sp.changed_state() == [], "the weight put back for the rest")
 
 
-# a problem whose model relies on a buffer's order: its weights are left alone, the inputs rotate
-def buffer_picky(p):
-    if not torch.equal(net.scale, scale0):
-        raise ValueError("scale must stay sorted")
+# buffers are never rotated (they may hold structure: a causal mask); a problem whose model
+# relies on a parameter's order: its weights are left alone, the inputs rotate
+BUF = []
+
+
+def weight_picky(p):
+    BUF.append(torch.equal(net.scale, scale0))
+    if not torch.equal(net.w.detach(), w0):
+        raise ValueError("w must stay sorted")
     return (sp.inputs[0].sum(1),)
 
 
 scale0 = net.scale.clone()
-timing.make_target = lambda ctx, spec: types.SimpleNamespace(prepare=lambda: [], run=buffer_picky) \
+timing.make_target = lambda ctx, spec: types.SimpleNamespace(prepare=lambda: [], run=weight_picky) \
     if spec["module"] == "base" else on_weight("honest_w")
 res = timed("honest_w", fresh_inputs=True, recheck_rounds=3)
 fi = res["fresh_inputs"]
 check(fi["rotated"] == [0] and fi["state_rotated"] == 0 and fi["state_skipped"] == "refused by the model",
       "the weights left alone, the inputs rotated: %s" % fi)
 check(len(res["rechecks"]) == 3 and sp.changed_state() == [], "re-checked on rotated inputs; state as loaded")
+check(len(BUF) > 12 and all(BUF), "the buffer stayed as loaded in every run (%d)" % len(BUF))
 timing.make_target = make_variant
 ctx.problem = problem
 

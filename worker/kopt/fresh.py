@@ -23,12 +23,15 @@ undoes them exactly, so the loaded inputs' checksums hold again afterwards. A ro
 in-place reversals done in blocks of at most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the
 tensor (block_elems), so the extra memory is two blocks whatever the inputs' sizes
 (rotation_bytes).
-The model's parameters and buffers are rotated as well, by the same rules (the Rotator's
-`state`): a kernel that reads only weights (a layout change of a convolution's weight, a weight
-normalisation) would otherwise read the same contents in every run, and could return what it
-left in a buffer the compiler recycles -- right while the weights stay as loaded, which they do
-while kopt times, wrong for a user who updates them. Rotated weights change what the model
-computes, not whether two runs on the same contents agree.
+The model's parameters are rotated as well, by the same rules (the Rotator's `state`): a kernel
+that reads only weights (a layout change of a convolution's weight, a weight normalisation)
+would otherwise read the same contents in every run, and could return what it left in a buffer
+the compiler recycles -- right while the weights stay as loaded, which they do while kopt times,
+wrong for a user who updates them. Rotated weights change what the model computes, not whether
+two runs on the same contents agree. Buffers are not rotated: they may hold structure the model
+relies on (a causal mask: rotated, some rows would be masked whole, where an honest kernel may
+differ from Inductor's without being wrong for any input the model can get); a kernel that reads
+only buffers is the gap left.
 Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
 rotations cannot change: a result that depends only on the multiset of one input's values (a
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
@@ -118,14 +121,16 @@ class Rotator:
     """The loaded inputs' rotations for fresh contents (module docstring), and the model's
     parameters' and buffers' (`state`: [(name, tensor)]) by the same rules."""
 
-    def __init__(self, inputs, rng, budget=CHUNK_ELEMS, state=()):
+    def __init__(self, inputs, rng, budget=CHUNK_ELEMS, state=(), others=()):
+        """`others`: tensors never rotated whose storage a rotated one must not share (the
+        model's buffers, when only its parameters are rotated)."""
         self.rng = rng
         self.items = []       # [input index or state name, flat view, offset so far, elements of a block]
         self.skipped = []     # [{"input": i, "why": ...}]
         self.state_skipped = []   # [{"state": name, "why": ...}]
         tensors = [(i, x) for i, x in enumerate(inputs)] + list(state)
         counts = {}
-        for _, x in tensors:
+        for _, x in tensors + [(None, t) for t in others]:
             if isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0:
                 p = storage(x).data_ptr()
                 counts[p] = counts.get(p, 0) + 1

@@ -73,6 +73,8 @@ class Problem:
         self.mutates_inputs = False
         self.state = _named_state(model)    # [(name, tensor)]: the model's parameters and buffers
         self.state_sums = checksums([t for _, t in self.state])
+        pnames = {n for n, _ in model.named_parameters()} if model is not None else set()
+        self.params = [(n, t) for n, t in self.state if n in pnames]   # what gate 4 may rotate
         self.mutates_state = False          # the eager forward wrote to them (a running statistic)
         self._displaced = None   # [(storage, bytes)] emptied while displaced (module docstring)
         self._host = None        # [host bytes] of each distinct storage, copied at the first displace

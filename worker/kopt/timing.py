@@ -32,8 +32,8 @@ capped at 50 ms (a variant that needs more is CPU-bound: its samples then includ
 With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
 that stall. Results are raw samples; statistics are the core's.
 
-fresh_inputs (default false) rotates the loaded inputs and the model's parameters and buffers
-(kopt.fresh; fresh_inputs.state_rotated counts them) in place before every run but the first
+fresh_inputs (default false) rotates the loaded inputs and the model's parameters (kopt.fresh;
+fresh_inputs.state_rotated counts them; not its buffers) in place before every run but the first
 -- the timed runs and the host_rounds' -- so that no run reads the contents the run before it
 read (kopt.fresh: fresh contents, so that no kernel finds results it stashed for contents it has
 seen, or an intermediate another variant left for the same contents), and undoes the rotations
@@ -275,7 +275,10 @@ def op_time(ctx, req):
     variants = [make_target(ctx, s) for s in specs]
     n = len(variants)
     from kopt.room import make_room
-    state = ctx.problem.state if ctx.problem is not None and not ctx.problem.mutates_state else []
+    # the parameters, not the buffers: a buffer may hold structure the model relies on (a causal
+    # mask), and a candidate is not wrong for treating a fully masked row otherwise than Inductor
+    state = ctx.problem.params if ctx.problem is not None and not ctx.problem.mutates_state else []
+    others = [t for n, t in ctx.problem.state if all(n != m for m, _ in state)] if ctx.problem is not None else []
     rot_bytes = rotation_bytes(list(ctx.problem.inputs) + [t for _, t in state]) \
         if fresh and ctx.problem is not None else 0
     make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + rot_bytes)
@@ -292,7 +295,7 @@ def op_time(ctx, req):
         tries = ([state, ()] if state else [()]) if fresh and ctx.problem is not None else []
         for with_state in tries:
             rng = new_rng()
-            rot = Rotator(ctx.problem.inputs, rng, state=with_state)
+            rot = Rotator(ctx.problem.inputs, rng, state=with_state, others=others)
             done = False
             try:
                 samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng,
