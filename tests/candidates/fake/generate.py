@@ -33,7 +33,7 @@ CASES = {
                               "FAKE_STALE_TIMED FAKE_FAST"),
     "q_stale_indices_when_timed.py": ("gate4:recheck returns indices kept from contents it saw before when timed",
                                       "FAKE_STALE_INDICES FAKE_FAST"),
-    "r_zeroes_weight_when_timed.py": ("gate4:state writes to a weight of the model when timed", "FAKE_STATE_TIMED FAKE_FAST"),
+    "c2_zeroes_weight_when_timed.py": ("gate4:state writes to a weight of the model when timed", "FAKE_STATE_TIMED FAKE_FAST"),
 }
 
 
