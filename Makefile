@@ -77,7 +77,7 @@ check:
 	$(TORCH_PYTHON) tests/worker/test_plan_launcher_cpu.py $(CURDIR)/build/kopt
 	$(TORCH_PYTHON) tests/worker/test_cubin_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_screen_cpu.py
-	$(TORCH_PYTHON) tests/worker/test_screen_writes_cpu.py
+	$(TORCH_PYTHON) tests/worker/test_writes_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_displace_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_isolate_cpu.py
 	$(TORCH_PYTHON) tests/worker/test_fresh_cpu.py

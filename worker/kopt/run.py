@@ -18,7 +18,8 @@ adversarial sets; kopt.targets.transformed).
 check_inputs: the checksums of the run's tensor arguments before and after the run are compared
 and the indices of the ones that changed are returned (`inputs_changed`): a module target's
 call() arguments, or the eager model's inputs. The loaded inputs are also verified (and
-restored) after every module target: a candidate must not leave them changed.
+restored) after every module target: a candidate must not leave them changed; so are the
+model's parameters and buffers (Problem.check_state: a change is the fatal state_changed).
 
 poison: every target allocates its outputs itself from PyTorch's caching allocator, which hands
 back memory freed earlier -- possibly holding a previous run's correct results, which would hide
@@ -138,6 +139,10 @@ def op_run(ctx, req):
         res["loaded_inputs_changed"] = []
     elif spec.get("kind") == "module" and ctx.problem is not None:
         res["loaded_inputs_changed"] = ctx.problem.verify_inputs()
+    if spec.get("kind") == "module" and ctx.problem is not None:
+        # a weight written on a later run than a module's first (kopt.modules checks that one)
+        # would stay written for every step after: fatal, the restarted worker reloads the model
+        ctx.problem.check_state("a module run")
     # the poison block is sized for what a *module* needs (outputs and Inductor's fused
     # intermediates); eager and float64 runs allocate far more (unfused intermediates), and a
     # kept output carved from an oversized block pins all of it

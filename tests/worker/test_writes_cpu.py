@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""CPU test of the kernel-level screen's check of the arguments its runs share
-(worker/kopt/isolate.py: op_bench_kernels, _screen_wrote), with CUDA, the captured launch and the
-candidate modules stood in for. The screen runs every candidate on the same read-only arguments
+"""CPU test of what runs share and a candidate must leave as it is, with CUDA, the captured launch
+and the candidate modules stood in for: the kernel-level screen's check of the arguments its runs
+share (worker/kopt/isolate.py: op_bench_kernels, _screen_wrote), and `run`'s check of the model's
+parameters after a module run (worker/kopt/run.py). The screen runs every candidate on the same read-only arguments
 (the model's inputs and weights among them: materialize copies only in-place and output ones).
 Checked: honest candidates are timed as before and nothing is dropped; a candidate that writes
 to a read-only input makes the round fail (module_failed), the captured launches dropped and the
 model's input restored as loaded; one that writes to a weight of the model is the fatal
 state_changed naming it; in-place and output arguments, which every run gets its own copy of,
 may be written; without roles (nothing says which arguments are read-only) nothing is checked.
+A module run that leaves a weight written (on a later run than the module's first, which
+kopt.modules checks itself) is the fatal state_changed; one that leaves it alone is not.
 
-Run: python3 tests/worker/test_screen_writes_cpu.py (a python with torch, no GPU, no Triton).
+Run: python3 tests/worker/test_writes_cpu.py (a python with torch, no GPU, no Triton).
 """
 import os
 import sys
@@ -128,4 +131,35 @@ res = screen("input", roles=None)
 check(len(res["cands"]) == 1 and isinstance(res["cands"][0], list), "without roles nothing is checked")
 x.copy_(x_loaded)
 
-print("screen writes: %d checks passed" % passed())
+
+# ---- `run` of a module target: the model's parameters verified afterwards
+import kopt.run as run  # noqa: E402
+
+torch.cuda.empty_cache = lambda: None
+torch.cuda.memory_allocated = lambda *a: 0
+torch.cuda.max_memory_allocated = lambda *a: 0
+torch.cuda.reset_peak_memory_stats = lambda *a: None
+run.make_room = lambda *a, **k: None
+ctx.memory = types.SimpleNamespace(phase="main", fold=lambda: None)
+ctx.run_need = 0
+
+
+def module(write):
+    def go(p):
+        if write:
+            net.weight.data[0, 0] += 1.0
+        return (x @ net.weight.detach().t(),)
+    return types.SimpleNamespace(prepare=lambda: [], arguments=lambda p: [], run=go, release=lambda: None)
+
+
+run.make_target = lambda c, spec, **k: module(spec["module"] == "writes")
+res = run.op_run(ctx, {"target": {"kind": "module", "module": "honest"}, "poison": False})
+check(res["outputs"][0]["shape"] == [8, 32] and res["loaded_inputs_changed"] == [], "an honest module run: %s" % res)
+try:
+    run.op_run(ctx, {"target": {"kind": "module", "module": "writes"}, "poison": False, "candidate": True})
+    check(False, "a module run that writes a weight fails")
+except OpError as e:
+    check(e.code == "state_changed" and e.fatal and "a module run wrote to the model's parameters or buffers (weight)"
+          in str(e), "the fatal state_changed: %s" % e)
+
+print("writes: %d checks passed" % passed())
