@@ -84,10 +84,12 @@ class Ctx:
         self.logs.append(m)
 
 
-def isolate(orig, cand, seeds=(1000, 1001), problem=None):
+def isolate(orig, cand, seeds=(1000, 1001), problem=None, first=None):
     ctx = Ctx(types.SimpleNamespace(k=orig), types.SimpleNamespace(k=cand))
     ctx.problem = problem
-    entry = [problem.inputs[0] if problem is not None else torch.randn(N), HostLayout(torch.empty(N)), N]
+    if first is None:
+        first = problem.inputs[0] if problem is not None else torch.randn(N)
+    entry = [first, HostLayout(torch.empty(N)), N]
     cache_ = kiso.LaunchCache()
     cache_.get_full = lambda c, spec: ("key", entry, None, frozenset())
     ctx.launches = cache_
@@ -149,12 +151,33 @@ for s in range(3):
 res, _ = isolate(Kern(softmax), Kern(writes_input), seeds=(5,))
 check(res["sets"][0]["inputs_changed"] == [0], "a write to the read-only input is reported")
 
+# ... and when that input is a weight of the model, the fatal state_changed (it cannot be drawn
+# again, and would stay written for every later step)
+from kopt.errors import OpError  # noqa: E402
+from kopt.problem import Problem  # noqa: E402
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.p = torch.nn.Parameter(torch.randn(N))
+
+
+net = Net()
+wprob = Problem("/nowhere/p.py", 0, None, net, [torch.randn(N)])
+res, _ = isolate(Kern(softmax), Kern(softmax), seeds=(5,), problem=wprob, first=net.p.detach())
+check(all(not s["inputs_changed"] for s in res["sets"]), "a weight read and left alone: nothing changed")
+try:
+    isolate(Kern(softmax), Kern(writes_input), seeds=(5,), problem=wprob, first=net.p.detach())
+    check(False, "a candidate that writes a weight in isolation fails")
+except OpError as e:
+    check(e.code == "state_changed" and e.fatal and "a candidate kernel run in isolation wrote to the model's "
+          "parameters or buffers (p)" in str(e), "the fatal state_changed: %s" % e)
+
 # ---------------------------------------------------------------- under a memory cap
 # A stand-in allocator: "device" memory is the float32 N-element storages alive that were not
 # staged (staging copies and marks them); the cap is counted in such buffers (U bytes each). The
 # loaded input is a real kopt.problem.Problem's, so displacement empties and refills it.
-from kopt.problem import Problem  # noqa: E402
-
 U = N * 4
 CAP = [None]
 PEAK = [0]

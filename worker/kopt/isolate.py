@@ -728,6 +728,10 @@ def op_isolate(ctx, req):
         problem.restore()
     if in_place and ctx.launches is cache_:
         cache_.forget(key)   # its clones now hold the last seed's draw
+    if problem is not None:
+        # a weight among the launch's read-only arguments, written: it cannot be drawn again, and
+        # would stay written for every later step (inputs_changed above refuses the candidate)
+        problem.check_state("a candidate kernel run in isolation")
     return {"sets": sets, "checked": checked}
 
 
