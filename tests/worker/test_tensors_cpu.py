@@ -257,8 +257,10 @@ except Exception as e:
     check("does not have" in str(e), "a missing source is named")
 
 # a module that writes to an input: restored in place, and cloned on later runs
-ctx2 = types.SimpleNamespace(problem=types.SimpleNamespace(
-    model=model, inputs=[torch.ones(3)], seed=0, draw_inputs=lambda seed: [torch.ones(3)]), modules=None)
+from kopt.problem import Problem  # noqa: E402
+problem2 = Problem("/nowhere/p.py", 0, None, model, [torch.ones(3)])
+problem2.draw_inputs = lambda seed: [torch.ones(3)]
+ctx2 = types.SimpleNamespace(problem=problem2, modules=None)
 mc = modules.cache(ctx2)
 mod = types.SimpleNamespace(call=lambda a: a[0].add_(1.0).clone())
 shared = [ctx2.problem.inputs[0]]

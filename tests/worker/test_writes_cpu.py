@@ -16,7 +16,6 @@ Run: python3 tests/worker/test_writes_cpu.py (a python with torch, no GPU, no Tr
 """
 import os
 import sys
-import time
 import types
 
 import torch
@@ -30,20 +29,8 @@ import kopt.timing as timing  # noqa: E402
 from kopt.problem import Problem  # noqa: E402
 
 
-class Event:
-    def __init__(self, enable_timing=True):
-        self.t = 0.0
-
-    def record(self):
-        self.t = time.perf_counter()
-
-    def elapsed_time(self, other):
-        return (other.t - self.t) * 1000.0
-
-
-torch.cuda.Event = Event
-torch.cuda.synchronize = lambda *a, **k: None
-torch.cuda.current_stream = lambda *a, **k: types.SimpleNamespace(cuda_stream=0)
+import cudastub  # noqa: E402
+cudastub.install()
 timing.flush_buffer = lambda ctx: torch.zeros(64, dtype=torch.uint8)
 timing.stall = lambda ctx, ms: None
 isolate.make_room = lambda *a, **k: None

@@ -118,8 +118,8 @@ def rotate(a, k, budget=CHUNK_ELEMS):
 
 
 class Rotator:
-    """The loaded inputs' rotations for fresh contents (module docstring), and the model's
-    parameters' and buffers' (`state`: [(name, tensor)]) by the same rules."""
+    """The loaded inputs' rotations for fresh contents (module docstring), and those of named
+    tensors of the model (`state`: [(name, tensor)], its parameters in gate 4) by the same rules."""
 
     def __init__(self, inputs, rng, budget=CHUNK_ELEMS, state=(), others=()):
         """`others`: tensors never rotated whose storage a rotated one must not share (the
@@ -163,7 +163,7 @@ class Rotator:
 
     @property
     def state_rotated(self):
-        """Names of the parameters and buffers rotated."""
+        """Names of the `state` tensors rotated."""
         return [it[0] for it in self.items if not isinstance(it[0], int)]
 
     def step(self):

@@ -117,10 +117,7 @@ def _is_model_state(t, problem):
     if problem is None or not isinstance(t, torch.Tensor):
         return False
     ptr = storage(t).data_ptr()
-    for x in list(problem.model.parameters()) + list(problem.model.buffers()):
-        if storage(x).data_ptr() == ptr:
-            return True
-    return False
+    return any(storage(x).data_ptr() == ptr for _, x in problem.state)
 
 
 def _torch_load(path):

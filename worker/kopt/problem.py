@@ -30,10 +30,11 @@ The eager forward at load also tells whether the model writes to its inputs (a c
 input before and after: `mutates_inputs`); targets that run the eager model clone its inputs
 per run only then. The checksums of the loaded inputs are kept (`input_sums`) so that any later
 step can verify that no candidate changed them (`verify_inputs`). So are those of the model's
-parameters and buffers (`state_sums`; `check_state` after gate 4's timed rounds, where modules
-run on the model's own weights): a changed weight cannot be drawn again, so a change is the
-fatal `state_changed` (the restarted worker loads the model afresh). A model whose eager forward
-writes to its own buffers (`mutates_state`) is not checked.
+parameters and buffers (`state_sums`; `check_state` after gate 2's sets, every module run, gate
+4's timed rounds and the kernel screen, where candidates run on the model's own weights): a
+changed weight cannot be drawn again, so a change is the fatal `state_changed` (the restarted
+worker loads the model afresh). A model whose eager forward writes to its own buffers
+(`mutates_state`) is not checked.
 
 Failures are classified in this order: file_not_found,
 syntax_error (file:line), no_cuda, import_error, no_model, no_get_inputs, no_get_init_inputs,
@@ -71,10 +72,11 @@ class Problem:
         self.inputs = inputs
         self.input_sums = checksums(inputs)
         self.mutates_inputs = False
-        self.state = _named_state(model)    # [(name, tensor)]: the model's parameters and buffers
+        # [(name, tensor)] of the model's parameters (what gate 4 may rotate) and buffers
+        self.params = _named(model.named_parameters()) if model is not None else []
+        self.buffers = _named(model.named_buffers()) if model is not None else []
+        self.state = self.params + self.buffers
         self.state_sums = checksums([t for _, t in self.state])
-        pnames = {n for n, _ in model.named_parameters()} if model is not None else set()
-        self.params = [(n, t) for n, t in self.state if n in pnames]   # what gate 4 may rotate
         self.mutates_state = False          # the eager forward wrote to them (a running statistic)
         self._displaced = None   # [(storage, bytes)] emptied while displaced (module docstring)
         self._host = None        # [host bytes] of each distinct storage, copied at the first displace
@@ -210,16 +212,10 @@ class Problem:
                           "restarts to restore them" % (what, ", ".join(changed[:4]), more), fatal=True)
 
 
-def _named_state(model):
-    """[(name, tensor)] of the model's parameters (detached) and buffers, each tensor once."""
-    if model is None:
-        return []
-    out, seen = [], set()
-    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
-        if isinstance(t, torch.Tensor) and id(t) not in seen:
-            seen.add(id(t))
-            out.append((name, t.detach()))
-    return out
+def _named(pairs):
+    """[(name, detached tensor)] of named_parameters() / named_buffers() (each tensor once:
+    torch already drops repeats)."""
+    return [(name, t.detach()) for name, t in pairs if isinstance(t, torch.Tensor)]
 
 
 def _global_storages(module):

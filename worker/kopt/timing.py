@@ -278,7 +278,6 @@ def op_time(ctx, req):
     # the parameters, not the buffers: a buffer may hold structure the model relies on (a causal
     # mask), and a candidate is not wrong for treating a fully masked row otherwise than Inductor
     state = ctx.problem.params if ctx.problem is not None and not ctx.problem.mutates_state else []
-    others = [t for n, t in ctx.problem.state if all(n != m for m, _ in state)] if ctx.problem is not None else []
     rot_bytes = rotation_bytes(list(ctx.problem.inputs) + [t for _, t in state]) \
         if fresh and ctx.problem is not None else 0
     make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + rot_bytes)
@@ -295,6 +294,8 @@ def op_time(ctx, req):
         tries = ([state, ()] if state else [()]) if fresh and ctx.problem is not None else []
         for with_state in tries:
             rng = new_rng()
+            # the model's tensors not rotated in this try: a rotated one must not share their storage
+            others = [t for _, t in (ctx.problem.buffers if with_state else ctx.problem.state)]
             rot = Rotator(ctx.problem.inputs, rng, state=with_state, others=others)
             done = False
             try:
