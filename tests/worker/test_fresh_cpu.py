@@ -147,9 +147,8 @@ import types  # noqa: E402
 import kopt.timing as timing  # noqa: E402
 from kopt.errors import BadRequest  # noqa: E402
 from kopt.problem import Problem  # noqa: E402
-
-
 import cudastub  # noqa: E402
+
 cudastub.install()
 
 x0 = torch.randn(96, 200)
@@ -329,7 +328,7 @@ check(res["rechecks"] == [] and len(res["samples"][1]) == 12, "and the rounds ti
 check(checksums([x0]) == loaded, "the input as loaded")
 
 
-# ---- the model's parameters and buffers: rotated with the inputs, verified after the rounds
+# ---- the model's parameters rotated with the inputs; parameters and buffers verified after the rounds
 from kopt.errors import OpError  # noqa: E402
 
 

@@ -27,9 +27,8 @@ from kopt.errors import OpError  # noqa: E402
 import kopt.isolate as isolate  # noqa: E402
 import kopt.timing as timing  # noqa: E402
 from kopt.problem import Problem  # noqa: E402
-
-
 import cudastub  # noqa: E402
+
 cudastub.install()
 timing.flush_buffer = lambda ctx: torch.zeros(64, dtype=torch.uint8)
 timing.stall = lambda ctx, ms: None

@@ -20,10 +20,8 @@ variant changed them; the result names the variants that ran when that happened
 (`loaded_inputs_changed`: the core refuses a candidate that changes the model's inputs). The
 model's parameters and buffers are verified too (Problem.check_state): they cannot be drawn
 again, so a change is the fatal `state_changed` error (the core refuses the candidate and
-restarts the worker, which loads them afresh). A module that wrote to them on its first run is
-caught there (kopt.modules); this catches one that waits for later runs -- zeroing a weight
-once the compiler's buffers show it is being timed, then taking the shortcut zeros allow, with
-the baseline's re-check runs agreeing on the zeroed weight.
+restarts the worker, which loads them afresh): a kernel that writes them only once it can tell
+it is being timed (docs/SECURITY.md, "Timing") is caught here.
 
 The stall. `cycles_per_ms` is calibrated once per worker by timing torch.cuda._sleep with
 events. Warm-up runs (untimed, each followed by a synchronize) measure each variant's CPU
