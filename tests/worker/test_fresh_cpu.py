@@ -406,8 +406,9 @@ for attempt in range(3):
     res = timed("leech", fresh_inputs=True, recheck_rounds=8)
     stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
     check(len(stale) == 8, "the weight leech is stale in every re-checked round: %s" % stale)
-    check(res["fresh_inputs"]["state_rotated"] == 1 and [e["state"] for e in res["fresh_inputs"]["state_skipped"]]
-          == ["tied"], "the parameters rotated are counted, not the buffers: %s" % res["fresh_inputs"])
+    fi = res["fresh_inputs"]
+    check(fi["state_rotated"] == 2 and fi["buffers"] == "rotated" and [e["state"] for e in fi["state_skipped"]]
+          == ["tied", "steps", "tied_view"], "w and the buffer scale rotated, the others named: %s" % fi)
     check(sp.changed_state() == [] and checksums(sp.inputs) == sp.input_sums, "state and input as loaded afterwards")
 WLEFT.clear()
 res = timed("honest_w", fresh_inputs=True, recheck_rounds=8)
@@ -424,15 +425,69 @@ for fresh in (True, False):
 check(sp.changed_state() == [], "the weight put back for the rest")
 
 
-# buffers are never rotated (they may hold structure: a causal mask); a problem whose model
-# relies on a parameter's order: its weights are left alone, the inputs rotate
+# a kernel that reads only a buffer (scale) and returns what the last run left: stale once the
+# buffers rotate with the weights
+def on_buffer(kind):
+    def run(p):
+        if kind == "leech" and "v" in WLEFT:
+            return (WLEFT["v"].clone(),)
+        WLEFT["v"] = net.scale * 2.0
+        return (WLEFT["v"].clone(),)
+    return types.SimpleNamespace(prepare=lambda: [], run=run)
+
+
+timing.make_target = lambda ctx, spec: on_buffer(spec["module"])
+for kind in ("leech", "honest_b"):
+    WLEFT.clear()
+    res = timed(kind, fresh_inputs=True, recheck_rounds=8)
+    off = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
+    check(len(off) == (8 if kind == "leech" else 0) and res["fresh_inputs"]["buffers"] == "rotated",
+          "the buffer-only %s is off in %d of 8 re-checked rounds" % (kind, len(off)))
+    check(sp.changed_state() == [], "state as loaded afterwards")
+
+
+# a model whose buffer holds structure it relies on (a table of positive values it divides by,
+# laid out so that every flat rotation moves a zero into the part it reads): its outputs turn
+# non-finite with the buffers rotated, so they are left alone and the parameters still rotate
+class Masked(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(40))
+        self.register_buffer("table", torch.cat([torch.rand(20) + 1.0, torch.zeros(20)]))
+
+
+mnet = Masked()
+mp = Problem("/nowhere/m.py", 0, None, mnet, [torch.randn(96, 200)])
+ctx.problem = mp
+MSEEN = []
+
+
+def masked_base(p):
+    MSEEN.append(torch.equal(mnet.w.detach(), mw0))
+    return (mnet.w[:20] / mnet.table[:20] + mp.inputs[0].sum(),)
+
+
+mw0 = mnet.w.detach().clone()
+timing.make_target = lambda ctx, spec: types.SimpleNamespace(prepare=lambda: [], run=masked_base)
+res = timed("same", fresh_inputs=True, recheck_rounds=4)
+fi = res["fresh_inputs"]
+check(fi["buffers"].startswith("refused by the model: the baseline's outputs have non-finite values with its buffers "
+                               "rotated") and fi["state_rotated"] == 1 and fi["rotated"] == [0],
+      "the table left alone, the weight and the input rotated: %s" % fi)
+check(len(res["rechecks"]) == 4 and all(e["outputs"][0]["n_rel_err"] == 0 for e in res["rechecks"]),
+      "re-checked with the weight rotated, the model itself agrees")
+check(MSEEN.count(False) > 12 and mp.changed_state() == [], "the weight rotated in most runs; state as loaded after")
+ctx.problem = sp
+
+# a problem whose model relies on a parameter's order: its weights (and buffers) are left alone,
+# the inputs rotate
 BUF = []
 
 
 def weight_picky(p):
-    BUF.append(torch.equal(net.scale, scale0))
     if not torch.equal(net.w.detach(), w0):
         raise ValueError("w must stay sorted")
+    BUF.append(torch.equal(net.scale, scale0))
     return (sp.inputs[0].sum(1),)
 
 
@@ -441,8 +496,9 @@ timing.make_target = lambda ctx, spec: types.SimpleNamespace(prepare=lambda: [],
     if spec["module"] == "base" else on_weight("honest_w")
 res = timed("honest_w", fresh_inputs=True, recheck_rounds=3)
 fi = res["fresh_inputs"]
-check(fi["rotated"] == [0] and fi["state_rotated"] == 0 and fi["state_skipped"] == "refused by the model",
-      "the weights left alone, the inputs rotated: %s" % fi)
+check(fi["rotated"] == [0] and fi["state_rotated"] == 0 and fi["state_skipped"] == "refused by the model"
+      and fi["buffers"].startswith("refused by the model: the baseline raised with its buffers rotated: w must stay"),
+      "the weights and buffers left alone, the inputs rotated: %s" % fi)
 check(len(res["rechecks"]) == 3 and sp.changed_state() == [], "re-checked on rotated inputs; state as loaded")
 check(len(BUF) > 12 and all(BUF), "the buffer stayed as loaded in every run (%d)" % len(BUF))
 timing.make_target = make_variant

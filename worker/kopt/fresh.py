@@ -28,10 +28,12 @@ that reads only weights (a layout change of a convolution's weight, a weight nor
 would otherwise read the same contents in every run, and could return what it left in a buffer
 the compiler recycles -- right while the weights stay as loaded, which they do while kopt times,
 wrong for a user who updates them. Rotated weights change what the model computes, not whether
-two runs on the same contents agree. Buffers are not rotated: they may hold structure the model
-relies on (a causal mask: rotated, some rows would be masked whole, where an honest kernel may
-differ from Inductor's without being wrong for any input the model can get); a kernel that reads
-only buffers is the gap left.
+two runs on the same contents agree. Its buffers (running statistics, tables) are rotated too,
+where the problem's own model takes that: a buffer may hold structure the model relies on (a causal mask
+sliced from a larger one: rotated, some rows are masked whole), so op_time first runs the
+baseline with them rotated and leaves them alone when it raises or its outputs turn non-finite
+(where an honest kernel may differ from Inductor's without being wrong for any input the model
+can get). A kernel that reads only such a buffer is the gap left.
 Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
 rotations cannot change: a result that depends only on the multiset of one input's values (a
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
@@ -119,7 +121,8 @@ def rotate(a, k, budget=CHUNK_ELEMS):
 
 class Rotator:
     """The loaded inputs' rotations for fresh contents (module docstring), and those of named
-    tensors of the model (`state`: [(name, tensor)], its parameters in gate 4) by the same rules."""
+    tensors of the model (`state`: [(name, tensor)], its parameters and buffers in gate 4) by the
+    same rules."""
 
     def __init__(self, inputs, rng, budget=CHUNK_ELEMS, state=(), others=()):
         """`others`: tensors never rotated whose storage a rotated one must not share (the

@@ -72,7 +72,7 @@ class Problem:
         self.inputs = inputs
         self.input_sums = checksums(inputs)
         self.mutates_inputs = False
-        # [(name, tensor)] of the model's parameters (what gate 4 may rotate) and buffers
+        # [(name, tensor)] of the model's parameters and buffers (what gate 4 may rotate)
         self.params = _named(model.named_parameters()) if model is not None else []
         self.buffers = _named(model.named_buffers()) if model is not None else []
         self.state = self.params + self.buffers

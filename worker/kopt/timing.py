@@ -201,6 +201,32 @@ def _run(v, p, baseline_on_rotated):
         raise
 
 
+def _nonfinite(out):
+    """Non-finite elements of each floating-point output of a run (a list, in output order); the
+    outputs are poisoned afterwards, as after every run (no later run finds them)."""
+    counts = [int((~torch.isfinite(t)).sum()) for t in flatten(out)
+              if isinstance(t, torch.Tensor) and t.is_floating_point()]
+    poison_outputs(out)
+    return counts
+
+
+def _probe_buffers(v, rot):
+    """Whether the problem's own model (variant v) takes its buffers rotated: it runs once on the
+    contents as loaded and once after rot.step(); _BaselineRefusesRotation when the second run
+    raises or has more non-finite outputs than the first (a mask rotated so that whole rows are
+    masked, a table whose order the model relies on) -- then the buffers are left alone."""
+    with torch.no_grad():
+        loaded = _nonfinite(v.run(v.prepare()))
+        rot.step()
+        try:
+            rotated = _nonfinite(v.run(v.prepare()))
+        except Exception as e:  # noqa: BLE001 - the problem's own model, not a candidate
+            raise _BaselineRefusesRotation("the baseline raised with its buffers rotated: %s" % e) from e
+    if len(rotated) != len(loaded) or any(b > a for a, b in zip(loaded, rotated)):
+        raise _BaselineRefusesRotation("the baseline's outputs have non-finite values with its buffers rotated "
+                                       "(%s, %s as loaded)" % (sum(rotated), sum(loaded)))
+
+
 def _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng, recheck_rounds, recheck_rel):
     """op_time's interleaved rounds: (samples, rechecks). With a Rotator `rot`, the loaded inputs
     are rotated before every run but the first, so that no run reads the contents the run before
@@ -273,10 +299,21 @@ def op_time(ctx, req):
     variants = [make_target(ctx, s) for s in specs]
     n = len(variants)
     from kopt.room import make_room
-    # the parameters, not the buffers: a buffer may hold structure the model relies on (a causal
-    # mask), and a candidate is not wrong for treating a fully masked row otherwise than Inductor
-    state = ctx.problem.params if ctx.problem is not None and not ctx.problem.mutates_state else []
-    rot_bytes = rotation_bytes(list(ctx.problem.inputs) + [t for _, t in state]) \
+    # the model's state rotated with the inputs: parameters and buffers where the problem's own
+    # model takes that; buffers may hold structure it relies on (a causal mask), so they are
+    # tried first and dropped where the baseline raises or gives non-finite outputs with them
+    # rotated (_probe_buffers); then parameters and inputs; then the inputs alone
+    keep = ctx.problem is not None and not ctx.problem.mutates_state
+    params = ctx.problem.params if keep else []
+    buffers = ctx.problem.buffers if keep else []
+    tries = []
+    if fresh and ctx.problem is not None:
+        if buffers:
+            tries.append(("buffers", params + buffers))
+        if params:
+            tries.append(("params", params))
+        tries.append(("inputs", []))
+    rot_bytes = rotation_bytes(list(ctx.problem.inputs) + [t for _, t in params + buffers]) \
         if fresh and ctx.problem is not None else 0
     make_room(ctx, ctx.run_need + (flush_buffer(ctx).numel() if flush else 0) + rot_bytes)
     with torch.no_grad():
@@ -287,27 +324,32 @@ def op_time(ctx, req):
         events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
                   for _ in range(n)]
         fresh_info = None
-        # with the model's weights rotated too; where the problem's own model refuses that (it
-        # relies on a buffer's order), with the inputs alone; where it refuses even that, none
-        tries = ([state, ()] if state else [()]) if fresh and ctx.problem is not None else []
-        for with_state in tries:
+        buffers_why = None
+        for label, with_state in tries:
             rng = new_rng()
             # the model's tensors not rotated in this try: a rotated one must not share their storage
-            others = [t for _, t in (ctx.problem.buffers if with_state else ctx.problem.state)]
+            names = {name for name, _ in with_state}
+            others = [t for name, t in ctx.problem.state if name not in names]
             rot = Rotator(ctx.problem.inputs, rng, state=with_state, others=others)
             done = False
             try:
+                if label == "buffers":
+                    _probe_buffers(variants[0], rot)
                 samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng,
                                                   recheck_rounds, recheck_rel)
                 host = host_samples(variants, host_rounds, buf, poison, rot) if host_rounds else None
                 done = True
                 fresh_info = {"rotated": rot.rotated, "skipped": rot.skipped}
-                if state:
+                if params or buffers:
                     fresh_info["state_rotated"] = len(rot.state_rotated)
                     fresh_info["state_skipped"] = rot.state_skipped if with_state else "refused by the model"
+                if buffers:
+                    fresh_info["buffers"] = "rotated" if label == "buffers" else "refused by the model: %s" % buffers_why
                 break
             except _BaselineRefusesRotation as why:   # the problem's own model: not the candidate's
                 fresh_info = {"unusable": str(why)}
+                if label == "buffers":
+                    buffers_why = str(why)
             finally:
                 _undo_rotations(ctx, rot, done)
         if fresh_info is None or "unusable" in fresh_info:
