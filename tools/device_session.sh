@@ -48,6 +48,12 @@ for f in sorted(glob.glob("/tmp/kopt-gt/verify-*.json")):
     for c in d.get("candidates", []):
         gs = " ".join("g%d %.2fs" % (g.get("gate", 0), g.get("seconds", -1)) for g in c.get("gates", []))
         print("gate seconds %s %s: %s" % (os.path.basename(f)[7:-5], os.path.basename(c.get("candidate", "?")), gs))
+        # gate 4's figures, to tell a noisy machine from a slow candidate afterwards
+        for g in c.get("gates", []):
+            if g.get("gate") == 4:
+                keep = {k: g[k] for k in ("speedup", "host_speedup", "host_recheck", "enqueue_ms", "baseline_ms",
+                                          "candidate_ms", "fresh_inputs") if k in g}
+                print("  gate 4 %s" % json.dumps(keep, sort_keys=True))
 PY
 fi
 
