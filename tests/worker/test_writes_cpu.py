@@ -5,8 +5,10 @@ share (worker/kopt/isolate.py: op_bench_kernels, _screen_wrote), and `run`'s che
 parameters after a module run (worker/kopt/run.py). The screen runs every candidate on the same read-only arguments
 (the model's inputs and weights among them: materialize copies only in-place and output ones).
 Checked: honest candidates are timed as before and nothing is dropped; a candidate that writes
-to a read-only input makes the round fail (module_failed), the captured launches dropped and the
-model's input restored as loaded; one that writes to a weight of the model is the fatal
+to a read-only input in its warm-up (where it runs alone) is refused by name, the model's input
+restored and the launch captured again, the others timed; one that writes only in the timed
+rounds makes the round fail (module_failed), the captured launches dropped and the model's input
+restored as loaded; one that writes to a weight of the model is the fatal
 state_changed naming it; in-place and output arguments, which every run gets its own copy of,
 may be written; without roles (nothing says which arguments are read-only) nothing is checked.
 A module run that leaves a weight written (on a later run than the module's first, which
@@ -55,11 +57,14 @@ ROLES = ["in", "in", "inout", "out", None]
 
 
 def kernel(write=None):
+    calls = [0]
+
     def run(*a, stream=None):
         xi, w, inout, out = a[:4]
         out.copy_(xi @ w.t())
         inout.add_(1.0)                    # its own copy: allowed
-        if write == "input":
+        calls[0] += 1
+        if write == "input" or (write == "input_late" and calls[0] > 1):   # late: not in its warm-up
             xi[0, 0] = 7.0
         elif write == "weight":
             w[1, 1] = 0.0
@@ -73,13 +78,23 @@ cache_ = types.SimpleNamespace(module=lambda path: types.SimpleNamespace(k=MODS[
 isolate.cache = lambda ctx: cache_
 
 
+CAPTURES = []
+
+
 class Launches:
     def get_full(self, ctx, spec):
+        CAPTURES.append(self)
         return "key", entry, None, None
 
 
+def launches_of(c):   # as isolate.launches: a new cache (a new capture) after one was dropped
+    if c.launches is None:
+        c.launches = Launches()
+    return c.launches
+
+
 ctx = types.SimpleNamespace(problem=problem, launches=Launches(), flush_buf=None, cycles_per_ms=1.0, log=print)
-isolate.launches = lambda c: c.launches
+isolate.launches = launches_of
 
 
 def screen(*cands, roles=ROLES):
@@ -97,9 +112,20 @@ res = screen(None, "out")
 check(len(res["orig"]) == 3 and all(isinstance(c, list) and len(c) == 3 for c in res["cands"]),
       "honest candidates, and one that writes its own output, are timed: %s" % res["cands"])
 check(ctx.launches is not None, "the captured launches are kept")
+# a writer in its warm-up (where it runs alone) is named and dropped; the others are timed
+CAPTURES.clear()
+res = screen(None, "input", None)
+c = res["cands"]
+check(isinstance(c[0], list) and len(c[0]) == 3 and isinstance(c[2], list) and len(c[2]) == 3
+      and "wrote to arguments it only reads" in c[1].get("error", ""),
+      "the writer refused, the honest ones before and after it timed: %s" % c)
+check(len(CAPTURES) == 2 and CAPTURES[0] is not CAPTURES[1], "the launch captured again after the write")
+check(checksums([x]) == loaded, "the model's input restored as loaded")
+# one that writes only in the timed rounds (all candidates run on the same tensors there) still
+# fails the round
 try:
-    screen(None, "input")
-    check(False, "a candidate that writes to a read-only input fails the round")
+    screen(None, "input_late")
+    check(False, "a candidate that writes to a read-only input in the timed rounds fails the round")
 except OpError as e:
     check(e.code == "module_failed" and not e.fatal and "wrote to arguments it only reads" in str(e),
           "module_failed: %s" % e)

@@ -815,8 +815,11 @@ def op_bench_kernels(ctx, req):
     a thread than SCREEN_LOCAL_BYTES (never launched: see there). Result:
     {"orig": [ms...], "cands": [[ms...] | {"error": ...}], "sleep_ms": float,
      "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}.
-    The shared arguments (the model's inputs and weights among them) are checksummed around the
-    whole screen: a candidate that wrote to them fails it (_screen_wrote)."""
+    The shared arguments (the model's inputs and weights among them) are checksummed after each
+    candidate's warm-up (it runs alone there): one that wrote to them gets {"error": ...}, the
+    inputs are restored and the launch captured again (_screen_restore), and the others go on;
+    they are checksummed again after the timed rounds, where a write cannot be told apart (all
+    run on the same tensors) and fails the whole screen (_screen_wrote)."""
     from kopt.timing import flush_buffer, stall, MIN_STALL_MS
     opath = get_arg(req, "orig", str)
     kernel = get_arg(req, "kernel", str)
@@ -829,8 +832,7 @@ def op_bench_kernels(ctx, req):
     make_room(ctx, _run_bytes(entry, roles or [None] * len(entry)) + flush_buffer(ctx).numel(), keep_launch=key)
     # the arguments every run shares (materialize copies only in-place and output ones): the
     # model's inputs and weights among them; a candidate must leave them as they are
-    shared = [a for k, a in enumerate(entry)
-              if isinstance(a, torch.Tensor) and not (roles and k < len(roles) and roles[k] in ("inout", "out"))]
+    shared = _shared(entry, roles)
     shared_sums = checksums(shared) if roles else None
     stream = torch.cuda.current_stream().cuda_stream
     t_compile = time.perf_counter()   # imports compile Inductor-style candidates
@@ -870,6 +872,11 @@ def op_bench_kernels(ctx, req):
                 kerns[k] = None
                 status[k] = _short(e)
                 torch.cuda.synchronize()
+            if shared_sums is not None and checksums(shared) != shared_sums:
+                # its warm-up ran alone: this candidate wrote them; it is dropped, the rest go on
+                kerns[k] = None
+                status[k] = "wrote to arguments it only reads (its warm-up runs changed them); refused"
+                entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
         compile_s = time.perf_counter() - t_compile
         buf = flush_buffer(ctx)
         samples = [[] for _ in kerns]
@@ -898,6 +905,26 @@ def op_bench_kernels(ctx, req):
         out.append({"error": status[k]} if kerns[k] is None else samples[k])
     return {"orig": samples[0], "cands": out, "sleep_ms": MIN_STALL_MS, "compile_s": compile_s,
             "compile_threads": nthreads}
+
+
+def _shared(entry, roles):
+    """The tensors of a captured launch every screen run shares (materialize copies only the
+    in-place and output ones): the model's inputs and weights among them."""
+    return [a for k, a in enumerate(entry)
+            if isinstance(a, torch.Tensor) and not (roles and k < len(roles) and roles[k] in ("inout", "out"))]
+
+
+def _screen_restore(ctx, spec, roles):
+    """After a screened candidate's warm-up wrote to the shared arguments: the loaded inputs
+    restored, a changed weight the fatal state_changed, the launch captured again (an
+    intermediate it wrote cannot be restored otherwise); (entry, shared, their checksums)."""
+    if ctx.problem is not None:
+        ctx.problem.verify_inputs()
+        ctx.problem.check_state("a screened candidate")
+    ctx.launches = None
+    _, entry, _, _ = launches(ctx).get_full(ctx, spec)
+    shared = _shared(entry, roles)
+    return entry, shared, checksums(shared)
 
 
 def _screen_wrote(ctx):
