@@ -59,6 +59,8 @@ def ratio_of(text):
 def bench(req):
     time.sleep(float(os.environ.get("SG_BENCH_SLEEP") or 0))
     texts = [fw.module_text(p) for p in req.get("cands") or []]
+    if not texts:   # the core screens only rounds with candidates left after its gate 1
+        raise fw.BadRequest("fake kernel screen: no candidates to screen")
     if any("SG_BENCH_FAIL" in t for t in texts):
         raise fw.BadRequest("fake kernel screen failure")
     res = _bench(req)
@@ -351,6 +353,18 @@ assert a and all(x["outcome"] == "error" for x in a), [x["outcome"] for x in a]
 lim = float(re.search(r"within ([0-9.]+) s", a[0]["reason"]).group(1))
 assert 42 < lim < 60, lim
 assert d["budget"]["used_wall_s"] < 90, d["budget"]
+PY
+
+# 12. --max-candidates bounds what a round evaluates, not only the rounds: the built-in
+#     executor's first plan offers 11 configurations in one round; with 3 at most, the round
+#     stops after its third (the whole run's limit is checked before each candidate, beside the
+#     kernel's share of the budget).
+env SG_SCREEN="$five" "$KOPT" optimize "$P" -o "$T/o12" --no-store --budget 60s --rounds 6 --max-candidates 3 \
+  >"$T/o12.out" 2>"$T/o12.err" || bad "o12: exit $?: $(tail -3 "$T/o12.err")"
+python3 - "$T/o12/report.json" <<'PY' && ok || bad "--max-candidates 3 bounds the round: $(attempts "$T/o12/report.json" | head -12)"
+import json, sys
+a = json.load(open(sys.argv[1]))["attempts"]
+assert len(a) == 3 and all(x["outcome"] != "reused" for x in a), [(x.get("label"), x["outcome"]) for x in a]
 PY
 
 echo "search gating cli: $pass passed, $fail failed"
