@@ -386,18 +386,19 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         const opt_cand *cdj = live[idx];
         const char *label = cdj->label;
         const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
+        int faster = med[idx] < 0.98 * orig_ms;   /* the screen's bar (INFINITY for no samples) */
         if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
             const char *why = json_string_value(json_object_get(s, "error"));
             ks->refused[1]++;
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_REFUSED, 1, why, 0, orig_ms, 0);
             history_add(ks, cdj, 0, AGENT_OUT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, label, why, NULL);
-        } else if ((int)nsend < top + 2 && med[idx] < 0.98 * orig_ms) {
+        } else if ((int)nsend < top + 2 && faster) {
             send[nsend++] = idx;
         } else {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0, NULL, med[idx], orig_ms, 0);
             history_add(ks, cdj, med[idx], AGENT_OUT_SCREENED_OUT, 4, round, direction, NULL);
-            if (!(med[idx] < 0.98 * orig_ms)) {
+            if (!faster) {   /* a faster one left unsent is not told it was slow */
                 char *why = kasprintf("correct so far but not faster at kernel level: %.4f ms against the original's %.4f ms",
                                       med[idx], orig_ms);
                 refusal_set(last, 4, label, why, NULL);
@@ -430,7 +431,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         verify_verdict vv = {0};
         rc = verify_session_check(c->vs, ks->kname, json_string_value(json_array_get(paths, idx)), &rec, &vv, e);
         if (rc) break;
-        if (opt_now() - t_check > c->check_s) c->check_s = opt_now() - t_check;
+        c->check_s = fmax(c->check_s, opt_now() - t_check);   /* the longest check so far */
         int acc = vv.kind == VERIFY_ACCEPTED, gate = vv.refused_at;
         int kopt_error = vv.kind == VERIFY_ERROR;   /* kopt's own resources: no verdict */
         double sp = vv.speedup;
