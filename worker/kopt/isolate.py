@@ -914,14 +914,20 @@ def _shared(entry, roles):
             if isinstance(a, torch.Tensor) and not (roles and k < len(roles) and roles[k] in ("inout", "out"))]
 
 
-def _screen_restore(ctx, spec, roles):
-    """After a screened candidate's warm-up wrote to the shared arguments: the loaded inputs
-    restored, a changed weight the fatal state_changed, the launch captured again (an
-    intermediate it wrote cannot be restored otherwise); (entry, shared, their checksums)."""
+def _screen_reset(ctx):
+    """After a screened candidate wrote to the shared arguments: the captured launches dropped
+    (an intermediate it wrote cannot be restored otherwise), the loaded inputs restored, a
+    changed weight the fatal state_changed (the restarted worker loads the model afresh)."""
+    ctx.launches = None
     if ctx.problem is not None:
         ctx.problem.verify_inputs()
         ctx.problem.check_state("a screened candidate")
-    ctx.launches = None
+
+
+def _screen_restore(ctx, spec, roles):
+    """_screen_reset after a warm-up's write, then the launch captured again for the candidates
+    still to run; (entry, shared, their checksums)."""
+    _screen_reset(ctx)
     _, entry, _, _ = launches(ctx).get_full(ctx, spec)
     shared = _shared(entry, roles)
     return entry, shared, checksums(shared)
@@ -929,13 +935,8 @@ def _screen_restore(ctx, spec, roles):
 
 def _screen_wrote(ctx):
     """A screened candidate wrote to arguments every run shares (which one is not known: the
-    screen runs them all on the same tensors). The captured launches are dropped (recaptured on
-    next use), the loaded inputs restored, a changed weight is the fatal state_changed (the
-    restarted worker loads the model afresh); else the round fails (module_failed: the core
-    drops the round's candidates)."""
-    ctx.launches = None
-    if ctx.problem is not None:
-        ctx.problem.verify_inputs()
-        ctx.problem.check_state("a screened candidate")
+    screen runs them all on the same tensors): _screen_reset, then the round fails
+    (module_failed: the core drops the round's candidates)."""
+    _screen_reset(ctx)
     raise OpError("module_failed", "a screened candidate wrote to arguments it only reads (the launch is captured "
                   "again, the model's inputs restored); the round's candidates are dropped")
