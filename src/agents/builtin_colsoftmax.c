@@ -107,8 +107,12 @@ json_t *builtin_col_softmax_variants(const kfacts *k) {
         nw = nw < 4 ? 4 : nw > 32 ? 32 : nw;
         json_array_append_new(v, json_pack("{s:I, s:I}", "block_i", (json_int_t)bi, "num_warps", (json_int_t)nw));
     }
-    /* split segments (rows, columns, warps): the H200's best on 2048 x 4096 first (1.42-1.45 ms) */
-    static const int splits[][3] = {{128, 32, 4}, {256, 32, 8}, {512, 16, 8}, {256, 16, 4}, {64, 32, 2}};
+    /* split segments (rows, columns, warps), from a sweep on the H200 (session 40,
+     * tools/colsoftmax_sweep.py; Inductor 1.702 / 0.400 / 0.482 ms): on 64 x 2048 x 4096 256x32x4
+     * 1.460 ms, 128x32x2 1.461, 128x64x4 1.466, 128x32x4 1.525; on 16 x 8192 x 1024 256x32x4
+     * 0.391, 256x16x2 0.408, 128x32x4 0.475; 8 warps and 64-row segments slower everywhere, wider
+     * runs (64-128 columns) no better */
+    static const int splits[][3] = {{256, 32, 4}, {128, 32, 2}, {128, 64, 4}, {128, 32, 4}, {256, 16, 2}, {512, 16, 8}};
     for (size_t i = 0; i < sizeof splits / sizeof splits[0]; i++) {
         long long cb = splits[i][0], ib = splits[i][1];
         if (ib > imax || (f.c + cb - 1) / cb > CS_MAX_SEGS || (f.c + cb - 1) / cb < 2) continue;

@@ -1,0 +1,108 @@
+"""Developer sweep (GPU): time the column-softmax templates' variants against Inductor on the
+suite's middle-dimension shapes, to pick the variants builtin_colsoftmax.c offers and their order.
+Each variant is checked against torch.softmax first (fresh randn input, output poisoned with NaN),
+then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up; the split
+template's scratch (its zero-filled counters) is reset inside the timed region, as the plan does.
+usage: python3 tools/colsoftmax_sweep.py [OUTER C INNER ...]  (default 64 2048 4096)"""
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+
+import torch
+
+
+def load(name):
+    src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels", name + ".py.tmpl")).read()
+    src = src.split("KOPT_PLAN")[0]
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="kopt_sweep_")
+    os.write(fd, src.encode())
+    os.close(fd)
+    spec = importlib.util.spec_from_file_location("m_" + name, path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def timeit(fn, flush, n=25):
+    for _ in range(3):
+        fn()
+    ts = []
+    for _ in range(n):
+        flush.zero_()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def main():
+    dims = [int(a) for a in sys.argv[1:]] or [64, 2048, 4096]
+    cs, sp = load("col_softmax"), load("col_split_softmax")
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    for s in range(0, len(dims), 3):
+        outer, c, inner = dims[s:s + 3]
+        x = torch.randn(outer, c, inner, device="cuda")
+        ref = torch.softmax(x.double(), dim=1).float()
+        y = torch.empty_like(x)
+        gb = 2 * x.numel() * 4 / 1e9
+        comp = torch.compile(lambda t: torch.softmax(t, dim=1), dynamic=False)
+        comp(x)
+        t0 = timeit(lambda: comp(x), flush)
+        print("shape %d x %d x %d: inductor %.3f ms (%.0f GB/s)" % (outer, c, inner, t0, gb / t0 * 1e3), flush=True)
+        res = []
+        bc = 1 << (c - 1).bit_length()
+        for bi in (4, 8, 16, 32, 64):
+            for nw in (4, 8, 16, 32):
+                if bc * bi > 32768 or bc * bi // (nw * 32) > 128 or bc * bi // (nw * 32) < 4:
+                    continue
+                nib = -(-inner // bi)
+
+                def f(bi=bi, nw=nw, nib=nib):
+                    cs._col_softmax[(outer * nib,)](x, y, c, inner, nib, BLOCK_C=bc, BLOCK_I=bi, LOG=False, num_warps=nw)
+                res.append((("reg", bc, bi, nw), f))
+        for cb in (8, 16, 32, 64, 128, 256):
+            for ib in (16, 32, 64, 128, 256):
+                for nw in (2, 4, 8):
+                    nseg = -(-c // cb)
+                    if nseg > sms or nseg < 2 or cb * ib > 16384 or cb * ib // (nw * 32) > 64 or cb * ib // (nw * 32) < 4:
+                        continue
+                    nit = -(-inner // ib)
+                    part = torch.empty(2 * outer * nit * nseg * ib, device="cuda")
+                    sync = torch.zeros(1 + outer * nit, dtype=torch.int32, device="cuda")
+                    nsegp = 1 << (nseg - 1).bit_length()
+
+                    def f(part=part, sync=sync, cb=cb, ib=ib, nw=nw, nseg=nseg, nit=nit, nsegp=nsegp):
+                        sync.zero_()
+                        sp._col_split_softmax[(outer * nit * nseg,)](x, y, part, sync, c, inner, nit, nseg, NSEG=nsegp,
+                                                                     CB=cb, IB=ib, LOG=False, num_warps=nw)
+                    res.append((("split", cb, ib, nw), f))
+        out = []
+        for key, f in res:
+            y.fill_(float("nan"))
+            try:
+                f()
+                torch.cuda.synchronize()
+            except Exception as ex:  # a variant Triton cannot compile (too many registers)
+                print("  %s: %s" % (key, str(ex).splitlines()[0][:100]))
+                continue
+            err = (y - ref).abs().max().item()
+            if not err <= 1e-5:
+                print("  %s: WRONG max err %g" % (key, err))
+                continue
+            t = timeit(f, flush)
+            out.append((t, key))
+        out.sort()
+        for t, key in out[:25]:
+            print("  %-26s %.3f ms  %.3fx inductor  %.0f GB/s" % (key, t, t0 / t, gb / t * 1e3), flush=True)
+        del x, ref, y
+        torch.cuda.empty_cache()
+
+
+main()
