@@ -133,6 +133,11 @@ static json_t *rj_group(const bench_group *g) {
                                   rj_fast(g->fast_p[BENCH_AS_CALLED_VS_MAX_AUTOTUNE])));
     json_object_set_new(o, "gpu_time_s", json_pack("{s:o, s:o, s:o}", "setup", rj_num(g->setup_s), "search",
                                                    rj_num(g->search_s), "final", rj_num(g->final_s)));
+    json_object_set_new(o, "headroom", json_pack("{s:I, s:o, s:o, s:I, s:o}", "problems", (json_int_t)g->room_n,
+                                                 "default_over_floor", rj_num(g->room_default), "kopt_over_floor",
+                                                 rj_num(g->room_kopt), "max_autotune_problems",
+                                                 (json_int_t)g->room_ma_n, "max_autotune_over_floor",
+                                                 rj_num(g->room_ma)));
     json_object_set_new(o, "candidates", rj_int(g->candidates));
     json_object_set_new(o, "peak_gpu_bytes_max", rj_num(g->peak_gpu_max));
     json_object_set_new(o, "peak_to_working_set_max", rj_num(g->peak_ratio_max));

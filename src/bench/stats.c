@@ -70,6 +70,34 @@ static void bst_counts(const bench_record *r, bench_group *g) {
     if (bench_correct(r)) g->correct++;
 }
 
+static int bst_pos(double v) { return isfinite(v) && v > 0; }
+
+int bench_record_has_room(const bench_record *r) {
+    if (!bench_correct(r) || !bst_pos(r->floor_ms) || !bst_pos(r->default_ms) || !bst_pos(r->kopt_ms)) return 0;
+    const double t[] = {r->default_ms, r->max_autotune_ms, r->kopt_ms};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (bst_pos(t[i]) && t[i] < r->floor_ms) return 0;
+    return 1;
+}
+
+/* The group's headroom figures (bench_group.room_*): geometric means of time / floor. */
+static void bst_room(const bench_record *const *recs, size_t n, bench_group *g) {
+    double *d = kcalloc(n ? n : 1, sizeof *d), *k = kcalloc(n ? n : 1, sizeof *k), *m = kcalloc(n ? n : 1, sizeof *m);
+    for (size_t i = 0; i < n; i++) {
+        const bench_record *r = recs[i];
+        int in = bench_record_has_room(r);
+        d[i] = in ? r->default_ms / r->floor_ms : NAN;
+        k[i] = in ? r->kopt_ms / r->floor_ms : NAN;
+        m[i] = in && bst_pos(r->max_autotune_ms) ? r->max_autotune_ms / r->floor_ms : NAN;
+    }
+    g->room_default = bench_geomean(d, n, &g->room_n);
+    g->room_kopt = bench_geomean(k, n, NULL);
+    g->room_ma = bench_geomean(m, n, &g->room_ma_n);
+    free(d);
+    free(k);
+    free(m);
+}
+
 void bench_group_compute(const bench_record *const *recs, size_t n, bench_group *g) {
     int level = g->level;
     char name[sizeof g->name];
@@ -120,6 +148,7 @@ void bench_group_compute(const bench_record *const *recs, size_t n, bench_group 
     }
     g->disk_mean = disk_n ? disk_sum / (double)disk_n : NAN;
     g->wall_mean = g->wall_n ? wall_sum / (double)g->wall_n : NAN;
+    bst_room(recs, n, g);
 }
 
 /* Largest total first, then by op name (qsort). */

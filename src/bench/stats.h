@@ -55,7 +55,18 @@ typedef struct bench_group {
     double disk_mean, disk_max; /* bytes per problem; NAN: none */
     double wall_mean, wall_max; /* s per problem; NAN: none */
     size_t wall_n, within_budget;
+    /* Headroom, from the final measurement's model times (not the A/B estimates), over the
+     * correct problems with a floor, a default and a kopt time, none of the module times below
+     * the floor (a floor known wrong says nothing about headroom): */
+    size_t room_n;
+    double room_default;        /* geomean default_ms / floor_ms: the speedup over default with every model at its floor; NAN: none */
+    double room_kopt;           /* geomean kopt_ms / floor_ms (1: every model at its floor); NAN: none */
+    size_t room_ma_n;           /* of those, the problems with a max-autotune time */
+    double room_ma;             /* geomean max_autotune_ms / floor_ms over them; NAN: none */
 } bench_group;
+
+/* Whether r counts in the headroom figures (room_* above). */
+int bench_record_has_room(const bench_record *r);
 
 /* The aggregates of recs[0..n) (level and name are left to the caller). */
 void bench_group_compute(const bench_record *const *recs, size_t n, bench_group *g);

@@ -24,7 +24,7 @@ void bench_summary_html(const bench_report *r, kbuf *out) {
     bench_esc_xml(out, kbuf_str(&title));
     kbuf_printf(out, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", CSS);
     bench_esc_xml(out, kbuf_str(&title));
-    kbuf_puts(out, "</h1>\n<nav><a href=\"#levels\">levels</a><a href=\"#fast-p\">fast_p</a>"
+    kbuf_puts(out, "</h1>\n<nav><a href=\"#levels\">levels</a><a href=\"#fast-p\">fast_p</a><a href=\"#headroom\">headroom</a>"
                    "<a href=\"#resources\">time, memory, disk</a><a href=\"#chart\">chart</a>"
                    "<a href=\"#problems\">problems</a><a href=\"#definitions\">definitions</a></nav>\n");
     if (r->interrupted)

@@ -190,6 +190,38 @@ static void st_fastp(const bench_report *r, bench_table *t) {
     }
 }
 
+/* Per level and all: how far the memory floor lets a model go, and how much of that kopt took. */
+static void st_headroom(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"level", "problems (n)", "at the floor: vs default",
+                                       "at the floor: vs max-autotune (n)", "kopt / floor", "kopt vs default",
+                                       "headroom taken"};
+    bench_table_init(t, "headroom", "Headroom per level: the memory floor as the limit", head, 7);
+    for (size_t i = 0; i <= r->sum->nlevels; i++) {
+        const bench_group *g = i < r->sum->nlevels ? &r->sum->levels[i] : &r->sum->all;
+        st_row row = {.n = 0};
+        char b[BENCH_FMT];
+        st_put(&row, g->name);
+        st_putf(&row, "%zu", g->room_n);
+        st_put(&row, g->room_n ? bench_fmt_x(g->room_default, b) : BENCH_DASH);
+        if (g->room_ma_n) st_putf(&row, "%s (%zu)", bench_fmt_x(g->room_ma, b), g->room_ma_n);
+        else st_put(&row, BENCH_DASH);
+        st_put(&row, g->room_n ? bench_fmt_ratio(g->room_kopt, b) : BENCH_DASH);
+        /* default / kopt = (default / floor) / (kopt / floor), problem by problem and so for the geomeans */
+        double got = g->room_n ? g->room_default / g->room_kopt : NAN;
+        st_put(&row, g->room_n ? bench_fmt_x(got, b) : BENCH_DASH);
+        if (g->room_n && g->room_default > 1.0005) st_putf(&row, "%.0f%%", 100.0 * log(got) / log(g->room_default));
+        else st_put(&row, BENCH_DASH);
+        bench_table_row(t, row.cell);
+    }
+    bench_table_note(t, "Geometric means over the correct problems with a memory floor that no measured module time "
+                        "is below, from the final measurement's model times (not the A/B estimates of the levels "
+                        "table). At the floor: the speedup a module running every model at its floor would have "
+                        "over torch.compile default (and over max-autotune, for the problems that have it) -- the "
+                        "most any kernel could give on those problems; kopt / floor: 1 is every model at its "
+                        "floor; headroom taken: log(kopt vs default) / log(at the floor vs default), 100% being "
+                        "every model at its floor.");
+}
+
 /* Per level and all: GPU time split, candidates, memory, disk, wall time, within budget. */
 static void st_resources(const bench_report *r, bench_table *t) {
     static const char *const head[] = {"level", "GPU time setup", "search", "final", "candidates",
@@ -419,6 +451,7 @@ void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_config(r, &out->t[BENCH_T_CONFIG]);
     st_levels(r, &out->t[BENCH_T_LEVELS]);
     st_fastp(r, &out->t[BENCH_T_FASTP]);
+    st_headroom(r, &out->t[BENCH_T_HEADROOM]);
     st_resources(r, &out->t[BENCH_T_RESOURCES]);
     st_problems(r, &out->t[BENCH_T_PROBLEMS]);
     st_gaps(r, &out->t[BENCH_T_GAPS]);

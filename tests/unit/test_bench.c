@@ -22,6 +22,7 @@
 #include "bench/render.h"
 #include "bench/stats.h"
 #include "bench/suite.h"
+#include "bench/summary.h"
 #include "store/store.h"
 #include "util/buf.h"
 #include "util/err.h"
@@ -205,6 +206,51 @@ Test(bench_stats, groups_per_level) {
     cr_assert_float_eq(s.all.geomean[0], 2.0, 1e-12, "(1 * 4 * 2)^(1/3)");
     bench_summary_free(&s);
     for (int i = 0; i < 4; i++) bench_record_clear(&r[i]);
+}
+
+/* Sets a record's model times (ms); NAN leaves one out. */
+static void times(bench_record *r, double def, double ma, double kopt, double floor) {
+    r->default_ms = def;
+    r->max_autotune_ms = ma;
+    r->kopt_ms = kopt;
+    r->floor_ms = floor;
+}
+
+Test(bench_stats, headroom_from_times_over_floors) {
+    bench_record r[5] = {mkrec(BENCH_DONE, 0, 2.0, 1.9, 2.1), mkrec(BENCH_DONE, 0, 1.0, 1.0, 1.0),
+                         mkrec(BENCH_DONE, 0, 1.1, 1.0, 1.2), mkrec(BENCH_FAILED, 1, NAN, NAN, NAN),
+                         mkrec(BENCH_DONE, 0, 1.0, 1.0, 1.0)};
+    times(&r[0], 4.0, 3.0, 2.0, 1.0);    /* default 4x its floor, kopt 2x */
+    times(&r[1], 1.0, NAN, 1.0, 1.0);    /* at the floor already, no max-autotune time */
+    times(&r[2], 2.0, 1.0, 0.5, 1.0);    /* kopt below the floor: the floor is wrong, left out */
+    times(&r[3], 3.0, 3.0, NAN, 1.0);    /* failed: not correct, left out */
+    times(&r[4], 2.0, 2.0, 2.0, NAN);    /* no floor: left out */
+    cr_assert(bench_record_has_room(&r[0]) && bench_record_has_room(&r[1]));
+    cr_assert(!bench_record_has_room(&r[2]) && !bench_record_has_room(&r[3]) && !bench_record_has_room(&r[4]));
+    r[2].kopt_ms = 1.5;                  /* now max-autotune (1.0) is the one at the floor: still counted */
+    cr_assert(bench_record_has_room(&r[2]));
+    r[2].max_autotune_ms = 0.99;         /* below it: left out */
+    cr_assert(!bench_record_has_room(&r[2]));
+    bench_summary s;
+    bench_summary_build(r, 5, &s);
+    cr_assert_eq(s.all.room_n, 2);
+    cr_assert_float_eq(s.all.room_default, 2.0, 1e-12, "(4 * 1)^(1/2)");
+    cr_assert_float_eq(s.all.room_kopt, sqrt(2.0), 1e-12, "(2 * 1)^(1/2)");
+    cr_assert_eq(s.all.room_ma_n, 1, "only one of the two has a max-autotune time");
+    cr_assert_float_eq(s.all.room_ma, 3.0, 1e-12);
+    /* the table: kopt vs default from the times = room_default / room_kopt, half the headroom in log terms */
+    bench_report rep = {.recs = r, .n = 5, .sum = &s};
+    bench_tables t = {0};
+    bench_tables_build(&rep, &t);
+    const bench_table *h = &t.t[BENCH_T_HEADROOM];
+    cr_assert_eq(h->nrows, 2, "level1 and all");
+    kbuf b = KBUF_INIT;
+    bench_table_md(h, &b);
+    cr_assert(strstr(kbuf_str(&b), "| all | 2 | 2.000x | 3.000x (1) | 1.41 | 1.414x | 50% |"), "%s", kbuf_str(&b));
+    kbuf_free(&b);
+    bench_tables_free(&t);
+    bench_summary_free(&s);
+    for (int i = 0; i < 5; i++) bench_record_clear(&r[i]);
 }
 
 Test(bench_stats, eta_and_progress_line) {
