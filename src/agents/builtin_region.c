@@ -109,14 +109,17 @@ kfamily builtin_region_match(const kfacts *k) {
 json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
-    /* segments of 8K-32K fp32 elements, 8-32 elements per thread: whole segments in registers;
+    /* segments of 8K-32K fp32 elements, 32-64 elements per thread: whole segments in registers;
      * layer norm's rows also load the weight and bias at each element (32-64 per thread), its
-     * longer rows in bigger segments */
-    static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}};
+     * longer rows in bigger segments. 64 a thread (8192 x 4 warps, 16384 x 8) from a sweep on the
+     * H100 (session 40, tools/split_sweep.py): log-softmax over 512 x 786432 fp32 1.131 and
+     * 1.158 ms against 1.166 for 8192 x 8 (Inductor 1.687); layer norm over 16384 x 65536 bf16
+     * 1.923 and 1.966 against 2.019 (8192 x 8) and 2.757 (16384 x 16; Inductor 2.271) */
+    static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}, {8192, 4}, {16384, 8}};
     static const int lw[][2] = {{16384, 16}, {LN_MAX_SEG, 16}, {LN_MAX_SEG, 32}, {8192, 8}};
     int ln = f == KF_REGION_LAYER_NORM;
     json_t *v = json_array();
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < (ln ? sizeof lw / sizeof lw[0] : sizeof sw / sizeof sw[0]); i++)
         json_array_append_new(v, json_pack("{s:i, s:i}", "seg", ln ? lw[i][0] : sw[i][0], "num_warps", ln ? lw[i][1] : sw[i][1]));
     return v;
 }

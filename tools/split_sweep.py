@@ -1,0 +1,125 @@
+"""Developer sweep (GPU): the one-read split kernels (templates/kernels/split_stats_norm_kernel.part
+and split_softmax_kernel.part: register-held row segments exchanging partials through a counter)
+timed against Inductor on the suite's wide rows, with the waiting loop as the templates spell it
+(every poll an atomic read-modify-write of the row's counter, "atomic") and with plain volatile
+loads polling it and one acquiring atomic once the count is reached ("volatile"), over segment
+sizes and warps. Each variant is checked against PyTorch first (fresh randn input, output poisoned
+with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up,
+the zero-filled counters reset inside the timed region as the launch plan does.
+usage: python3 tools/split_sweep.py [ln|softmax|logsoftmax ...]  (default: all three)"""
+import importlib.util
+import os
+import sys
+import tempfile
+
+import torch
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+SPIN = "    while tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\") < nseg:\n        pass\n"
+SPIN_VOLATILE = ("    while tl.load(sync_ptr + 1 + row, volatile=True) < nseg:\n        pass\n"
+                 "    tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\")\n")
+
+
+def load(part, volatile):
+    body = "".join(l for l in open(os.path.join(ROOT, "templates", "kernels", part + ".part")) if not l.startswith("#@"))
+    assert SPIN in body, part
+    if volatile:
+        body = body.replace(SPIN, SPIN_VOLATILE)
+    src = "import triton\nimport triton.language as tl\n\n\n" + body
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="kopt_split_")
+    os.write(fd, src.encode())
+    os.close(fd)
+    spec = importlib.util.spec_from_file_location("m_%s_%d" % (part, volatile), path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def timeit(fn, flush, n=25):
+    for _ in range(3):
+        fn()
+    ts = []
+    for _ in range(n):
+        flush.zero_()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def main():
+    which = sys.argv[1:] or ["ln", "softmax", "logsoftmax"]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    for w in which:
+        if w == "ln":   # level1/11_layer_norm_2d_bf16
+            rows, n, dt = 16384, 65536, torch.bfloat16
+            x = torch.randn(rows, n, device="cuda", dtype=dt)
+            wt = torch.empty(n, device="cuda", dtype=dt).uniform_(0.5, 1.5)
+            bs = torch.empty(n, device="cuda", dtype=dt).uniform_(-0.5, 0.5)
+            ref = torch.nn.functional.layer_norm(x.float(), (n,), wt.float(), bs.float(), 1e-5).to(dt)
+            eager = lambda t: torch.nn.functional.layer_norm(t, (n,), wt, bs, 1e-5)
+            mods = {v: load("split_stats_norm_kernel", v) for v in (False, True)}
+            tol = 0.01   # bf16: one rounding of the output either way
+        else:           # level1/01_softmax_wide_rows, 02_log_softmax_wide_rows
+            rows, n, dt = 512, 786432, torch.float32
+            x = torch.randn(rows, n, device="cuda", dtype=dt)
+            log = w == "logsoftmax"
+            ref = (torch.log_softmax if log else torch.softmax)(x.double(), dim=1).float()
+            eager = (lambda t: torch.log_softmax(t, dim=1)) if log else (lambda t: torch.softmax(t, dim=1))
+            mods = {v: load("split_softmax_kernel", v) for v in (False, True)}
+            tol = 1e-4 if log else 1e-6
+        y = torch.empty_like(x)
+        gb = 2 * x.numel() * x.element_size() / 1e9
+        comp = torch.compile(eager, dynamic=False)
+        comp(x)
+        t0 = timeit(lambda: comp(x), flush)
+        print("%s %d x %d %s: inductor %.3f ms (%.0f GB/s)" % (w, rows, n, dt, t0, gb / t0 * 1e3), flush=True)
+        out = []
+        for seg in (2048, 4096, 8192, 16384, 32768):
+            nseg = -(-n // seg)
+            if nseg > sms:
+                continue
+            part = torch.empty(2 * rows * nseg, device="cuda")
+            sync = torch.zeros(1 + rows, dtype=torch.int32, device="cuda")
+            nsegp = 1 << (nseg - 1).bit_length()
+            for nw in (4, 8, 16, 32):
+                per = seg // (nw * 32)
+                if per < 4 or per > 64:
+                    continue
+                for vol, m in mods.items():
+                    if w == "ln":
+                        def f(m=m, seg=seg, nw=nw, part=part, sync=sync, nseg=nseg, nsegp=nsegp):
+                            sync.zero_()
+                            m._rows_split_stats_norm[(rows * nseg,)](x, wt, bs, y, part, sync, n, nseg, NSEG=nsegp, SEG=seg,
+                                                                     C=1, EPS=1e-5, AFFINE=2, num_warps=nw)
+                    else:
+                        def f(m=m, seg=seg, nw=nw, part=part, sync=sync, nseg=nseg, nsegp=nsegp):
+                            sync.zero_()
+                            m._rows_split_softmax[(rows * nseg,)](x, y, part, sync, n, nseg, NSEG=nsegp, SEG=seg, LOG=log,
+                                                                  num_warps=nw)
+                    key = ("volatile" if vol else "atomic", seg, nw)
+                    y.fill_(float("nan"))
+                    try:
+                        f()
+                        torch.cuda.synchronize()
+                    except Exception as ex:
+                        print("  %s: %s" % (key, str(ex).splitlines()[0][:100]))
+                        continue
+                    d = (y.float() - ref.float()).abs()
+                    if not bool((d <= tol * (1 + ref.float().abs())).all()):
+                        print("  %s: WRONG max err %g" % (key, d.max().item()))
+                        continue
+                    out.append((timeit(f, flush), key))
+        out.sort()
+        for t, key in out[:16]:
+            print("  %-24s %.3f ms  %.3fx inductor  %.0f GB/s" % (key, t, t0 / t, gb / t * 1e3), flush=True)
+        del x, y, ref
+        torch.cuda.empty_cache()
+
+
+main()
