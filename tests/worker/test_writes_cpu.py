@@ -7,8 +7,10 @@ parameters after a module run (worker/kopt/run.py). The screen runs every candid
 Checked: honest candidates are timed as before and nothing is dropped; a candidate that writes
 to a read-only input in its warm-up (where it runs alone) is refused by name, the model's input
 restored and the launch captured again, the others timed; one that writes only in the timed
-rounds makes the round fail (module_failed), the captured launches dropped and the model's input
-restored as loaded; one that writes to a weight of the model is the fatal
+rounds is found by running each candidate alone again and refused by name, the others timed
+again; a write in the timed rounds that no candidate repeats alone makes the round fail
+(module_failed), the captured launches dropped and the model's input restored as loaded; one
+that writes to a weight of the model is the fatal
 state_changed naming it; in-place and output arguments, which every run gets its own copy of,
 may be written; without roles (nothing says which arguments are read-only) nothing is checked.
 A module run that leaves a weight written (on a later run than the module's first, which
@@ -66,6 +68,8 @@ def kernel(write=None):
         calls[0] += 1
         if write == "input" or (write == "input_late" and calls[0] > 1):   # late: not in its warm-up
             xi[0, 0] = 7.0
+        elif write == "input_once" and calls[0] == 2:   # once, in the first timed round only
+            xi[0, 1] = 7.0
         elif write == "weight":
             w[1, 1] = 0.0
         elif write == "out":
@@ -121,11 +125,22 @@ check(isinstance(c[0], list) and len(c[0]) == 3 and isinstance(c[2], list) and l
       "the writer refused, the honest ones before and after it timed: %s" % c)
 check(len(CAPTURES) == 2 and CAPTURES[0] is not CAPTURES[1], "the launch captured again after the write")
 check(checksums([x]) == loaded, "the model's input restored as loaded")
-# one that writes only in the timed rounds (all candidates run on the same tensors there) still
-# fails the round
+# one that writes only in the timed rounds (all candidates run on the same tensors there): each
+# candidate runs alone again, the one that writes again is named, the others timed again
+CAPTURES.clear()
+res = screen(None, "input_late", None)
+c = res["cands"]
+check(isinstance(c[0], list) and len(c[0]) == 3 and isinstance(c[2], list) and len(c[2]) == 3
+      and "in the timed rounds, and again run alone" in c[1].get("error", ""),
+      "the late writer refused by name, the honest ones timed again: %s" % c)
+check(len(res["orig"]) == 3, "the original timed again too: %s" % res["orig"])
+check(len(CAPTURES) == 3, "the launch captured again after the rounds and after the writer's runs alone: %d"
+      % len(CAPTURES))
+check(checksums([x]) == loaded, "the model's input restored as loaded")
+# a write no candidate repeats alone cannot be attributed: the round fails
 try:
-    screen(None, "input_late")
-    check(False, "a candidate that writes to a read-only input in the timed rounds fails the round")
+    screen(None, "input_once", None)
+    check(False, "a write in the timed rounds that no candidate repeats alone fails the round")
 except OpError as e:
     check(e.code == "module_failed" and not e.fatal and "wrote to arguments it only reads" in str(e),
           "module_failed: %s" % e)

@@ -817,10 +817,13 @@ def op_bench_kernels(ctx, req):
      "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}.
     The shared arguments (the model's inputs and weights among them) are checksummed after each
     candidate's warm-up (it runs alone there): one that wrote to them gets {"error": ...}, the
-    inputs are restored and the launch captured again (_screen_restore), and the others go on;
-    they are checksummed again after the timed rounds, where a write cannot be told apart (all
-    run on the same tensors) and fails the whole screen (_screen_wrote)."""
-    from kopt.timing import flush_buffer, stall, MIN_STALL_MS
+    inputs are restored and the launch captured again (_screen_restore), and the others go on.
+    They are checksummed again after the timed rounds, where all run on the same tensors: on a
+    change the inputs are restored and each candidate runs alone again as many times as it ran
+    (_screen_writers); the ones whose runs change them get {"error": ...} and the others are
+    timed again from scratch (their first samples were taken beside a writer). A write no
+    candidate repeats alone, or one in the second timing, fails the whole screen (_screen_wrote)."""
+    from kopt.timing import flush_buffer, MIN_STALL_MS
     opath = get_arg(req, "orig", str)
     kernel = get_arg(req, "kernel", str)
     cands = get_arg(req, "cands", list)
@@ -878,33 +881,84 @@ def op_bench_kernels(ctx, req):
                 status[k] = "wrote to arguments it only reads (its warm-up runs changed them); refused"
                 entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
         compile_s = time.perf_counter() - t_compile
-        buf = flush_buffer(ctx)
-        samples = [[] for _ in kerns]
-        live = [k for k, kern in enumerate(kerns) if kern is not None]
-        for r in range(rounds):
-            order = live[r % len(live):] + live[:r % len(live)]
-            events = []
-            for k in order:
-                args = materialize(entry, roles, poison=False)
-                buf.zero_()
-                stall(ctx, MIN_STALL_MS)
-                s = torch.cuda.Event(enable_timing=True)
-                e = torch.cuda.Event(enable_timing=True)
-                s.record()
-                kerns[k].run(*args, stream=stream)
-                e.record()
-                events.append((k, s, e))
-                del args
-            torch.cuda.synchronize()
-            for k, s, e in events:
-                samples[k].append(s.elapsed_time(e))
-    if shared_sums is not None and checksums(shared) != shared_sums:
-        _screen_wrote(ctx)
+        samples = _screen_rounds(ctx, kerns, entry, roles, rounds, stream)
+        if shared_sums is not None and checksums(shared) != shared_sums:
+            # a write in the timed rounds: find the writers by running each candidate alone
+            entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
+            writers, entry, shared, shared_sums = _screen_writers(ctx, spec, kerns, entry, roles, shared, shared_sums,
+                                                                  max(1, warmup) + rounds, stream)
+            if not writers:
+                _screen_wrote(ctx)
+            for k, why in writers.items():
+                kerns[k] = None
+                status[k] = why
+            samples = _screen_rounds(ctx, kerns, entry, roles, rounds, stream)
+            if checksums(shared) != shared_sums:
+                _screen_wrote(ctx)
     out = []
     for k in range(1, len(kerns)):
         out.append({"error": status[k]} if kerns[k] is None else samples[k])
     return {"orig": samples[0], "cands": out, "sleep_ms": MIN_STALL_MS, "compile_s": compile_s,
             "compile_threads": nthreads}
+
+
+def _screen_rounds(ctx, kerns, entry, roles, rounds, stream):
+    """The screen's timed rounds: every live kernel (kerns[k] not None) once a round, in an order
+    rotated each round, on materialized arguments, after an L2 flush and a short stall, timed with
+    CUDA events; samples[k] in ms (empty for a dropped one)."""
+    from kopt.timing import flush_buffer, stall, MIN_STALL_MS
+    buf = flush_buffer(ctx)
+    samples = [[] for _ in kerns]
+    live = [k for k, kern in enumerate(kerns) if kern is not None]
+    for r in range(rounds):
+        order = live[r % len(live):] + live[:r % len(live)]
+        events = []
+        for k in order:
+            args = materialize(entry, roles, poison=False)
+            buf.zero_()
+            stall(ctx, MIN_STALL_MS)
+            s = torch.cuda.Event(enable_timing=True)
+            e = torch.cuda.Event(enable_timing=True)
+            s.record()
+            kerns[k].run(*args, stream=stream)
+            e.record()
+            events.append((k, s, e))
+            del args
+        torch.cuda.synchronize()
+        for k, s, e in events:
+            samples[k].append(s.elapsed_time(e))
+    return samples
+
+
+def _screen_writers(ctx, spec, kerns, entry, roles, shared, shared_sums, runs, stream):
+    """After a write in the timed rounds (the inputs restored): each live candidate (not the
+    original, kerns[0]) runs alone `runs` times and the shared arguments are checked after it;
+    one that changed them is a writer, and the inputs are restored (the launch captured again)
+    before the next; one that raises here is dropped with its error (it may have written before
+    raising, so the inputs are restored after it too). Returns ({k: why}, entry, shared,
+    shared_sums), the last three as they are afterwards; an empty dict: no candidate repeats the
+    write alone."""
+    writers = {}
+    with torch.no_grad():
+        for k in range(1, len(kerns)):
+            if kerns[k] is None:
+                continue
+            why = None
+            try:
+                for _ in range(runs):
+                    kerns[k].run(*materialize(entry, roles, poison=False), stream=stream)
+                torch.cuda.synchronize()
+                if checksums(shared) != shared_sums:
+                    why = "wrote to arguments it only reads (in the timed rounds, and again run alone); refused"
+            except Exception as e:
+                if isinstance(e, OpError):
+                    raise
+                torch.cuda.synchronize()
+                why = _short(e)
+            if why is not None:
+                writers[k] = why
+                entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
+    return writers, entry, shared, shared_sums
 
 
 def _shared(entry, roles):
