@@ -4,41 +4,18 @@ Each variant is checked against torch.softmax first (fresh randn input, output p
 then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up; the split
 template's scratch (its zero-filled counters) is reset inside the timed region, as the plan does.
 usage: python3 tools/colsoftmax_sweep.py [OUTER C INNER ...]  (default 64 2048 4096)"""
-import importlib.util
 import os
-import re
 import sys
-import tempfile
 
 import torch
 
+from sweeplib import module_from_source, print_best, timeit, try_variant
+
 
 def load(name):
+    """The template's kernels (its text before the launch plan, which has placeholders)."""
     src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels", name + ".py.tmpl")).read()
-    src = src.split("KOPT_PLAN")[0]
-    fd, path = tempfile.mkstemp(suffix=".py", prefix="kopt_sweep_")
-    os.write(fd, src.encode())
-    os.close(fd)
-    spec = importlib.util.spec_from_file_location("m_" + name, path)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
-
-
-def timeit(fn, flush, n=25):
-    for _ in range(3):
-        fn()
-    ts = []
-    for _ in range(n):
-        flush.zero_()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
+    return module_from_source(src.split("KOPT_PLAN")[0], "m_" + name)
 
 
 def main():
@@ -85,23 +62,11 @@ def main():
                     res.append((("split", cb, ib, nw), f))
         out = []
         for key, f in res:
-            y.fill_(float("nan"))
-            try:
-                f()
-                torch.cuda.synchronize()
-            except Exception as ex:  # a variant Triton cannot compile (too many registers)
-                print("  %s: %s" % (key, str(ex).splitlines()[0][:100]))
-                continue
-            err = (y - ref).abs().max().item()
-            if not err <= 1e-5:
-                print("  %s: WRONG max err %g" % (key, err))
-                continue
-            t = timeit(f, flush)
-            out.append((t, key))
-        out.sort()
-        for t, key in out[:25]:
-            print("  %-26s %.3f ms  %.3fx inductor  %.0f GB/s" % (key, t, t0 / t, gb / t * 1e3), flush=True)
-        del x, ref, y
+            t = try_variant(key, f, y, ref, 1e-5, flush)
+            if t is not None:
+                out.append((t, key))
+        print_best(out, t0, gb, 25)
+        x = ref = y = None   # free the GPU memory before the next shape
         torch.cuda.empty_cache()
 
 

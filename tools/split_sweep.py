@@ -7,12 +7,12 @@ sizes and warps. Each variant is checked against PyTorch first (fresh randn inpu
 with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up,
 the zero-filled counters reset inside the timed region as the launch plan does.
 usage: python3 tools/split_sweep.py [ln|softmax|logsoftmax ...]  (default: all three)"""
-import importlib.util
 import os
 import sys
-import tempfile
 
 import torch
+
+from sweeplib import module_from_source, print_best, timeit, try_variant
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SPIN = "    while tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\") < nseg:\n        pass\n"
@@ -25,30 +25,7 @@ def load(part, volatile):
     assert SPIN in body, part
     if volatile:
         body = body.replace(SPIN, SPIN_VOLATILE)
-    src = "import triton\nimport triton.language as tl\n\n\n" + body
-    fd, path = tempfile.mkstemp(suffix=".py", prefix="kopt_split_")
-    os.write(fd, src.encode())
-    os.close(fd)
-    spec = importlib.util.spec_from_file_location("m_%s_%d" % (part, volatile), path)
-    m = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(m)
-    return m
-
-
-def timeit(fn, flush, n=25):
-    for _ in range(3):
-        fn()
-    ts = []
-    for _ in range(n):
-        flush.zero_()
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        torch.cuda.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
+    return module_from_source("import triton\nimport triton.language as tl\n\n\n" + body, "m_%s_%d" % (part, volatile))
 
 
 def main():
@@ -103,22 +80,11 @@ def main():
                             m._rows_split_softmax[(rows * nseg,)](x, y, part, sync, n, nseg, NSEG=nsegp, SEG=seg, LOG=log,
                                                                   num_warps=nw)
                     key = ("volatile" if vol else "atomic", seg, nw)
-                    y.fill_(float("nan"))
-                    try:
-                        f()
-                        torch.cuda.synchronize()
-                    except Exception as ex:
-                        print("  %s: %s" % (key, str(ex).splitlines()[0][:100]))
-                        continue
-                    d = (y.float() - ref.float()).abs()
-                    if not bool((d <= tol * (1 + ref.float().abs())).all()):
-                        print("  %s: WRONG max err %g" % (key, d.max().item()))
-                        continue
-                    out.append((timeit(f, flush), key))
-        out.sort()
-        for t, key in out[:16]:
-            print("  %-24s %.3f ms  %.3fx inductor  %.0f GB/s" % (key, t, t0 / t, gb / t * 1e3), flush=True)
-        del x, y, ref
+                    t = try_variant(key, f, y, ref, tol, flush)
+                    if t is not None:
+                        out.append((t, key))
+        print_best(out, t0, gb, 16)
+        x = y = ref = None   # free the GPU memory before the next shape
         torch.cuda.empty_cache()
 
 

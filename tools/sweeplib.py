@@ -1,0 +1,63 @@
+"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, tools/split_sweep.py): a Triton
+source imported as a module (a real file, since triton.jit reads the source back), and the
+median GPU time of a call."""
+import importlib.util
+import os
+import tempfile
+
+import torch
+
+
+def module_from_source(src, name):
+    """The module of Python source `src` (written to a temporary file so that triton.jit can read
+    its functions' source), named `name`."""
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="kopt_sweep_")
+    os.write(fd, src.encode())
+    os.close(fd)
+    spec = importlib.util.spec_from_file_location(name, path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def timeit(fn, flush, n=25):
+    """Median of n CUDA-event timings of fn() after 3 warm-up calls, `flush` (a buffer larger
+    than the L2) zeroed before each."""
+    for _ in range(3):
+        fn()
+    ts = []
+    for _ in range(n):
+        flush.zero_()
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        torch.cuda.synchronize()
+        ts.append(a.elapsed_time(b))
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def try_variant(key, f, y, ref, tol, flush):
+    """One variant: f() run once into the output y poisoned with NaN, compared with ref (within
+    tol * (1 + |ref|) everywhere), then timed. Its median ms, or None (and why printed) when it
+    raises (a variant Triton cannot compile: too many registers) or is wrong."""
+    y.fill_(float("nan"))
+    try:
+        f()
+        torch.cuda.synchronize()
+    except Exception as ex:
+        print("  %s: %s" % (key, str(ex).splitlines()[0][:100]))
+        return None
+    d = (y.float() - ref.float()).abs()
+    if not bool((d <= tol * (1 + ref.float().abs())).all()):
+        print("  %s: WRONG max err %g" % (key, d.max().item()))
+        return None
+    return timeit(f, flush)
+
+
+def print_best(out, t0, gb, top):
+    """The `top` fastest of out [(ms, key)], against Inductor's t0 ms, with the GB/s of gb GB moved."""
+    out.sort()
+    for t, key in out[:top]:
+        print("  %-26s %.3f ms  %.3fx inductor  %.0f GB/s" % (key, t, t0 / t, gb / t * 1e3), flush=True)
