@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """CPU test of gate 4's fresh contents and re-check (worker/kopt/fresh.py). Checked: rotate()
 equals torch.roll of the flat tensor for every offset, with blocks down to one element; the
-Rotator leaves views, shared storages, one-element and non-tensor inputs
-alone and says why, changes where values sit on every step while keeping them (same sorted
+Rotator rotates views of one storage as one (the storage whole: a view and its base, a
+transpose pair, a permuted tensor), leaves a slice of part of a storage, views of another dtype,
+an input on a kept tensor's storage, one-element and non-tensor inputs alone and says why, changes where values sit on every step while keeping them (same sorted
 values), moves them flat (no row's, slice's or group's contents survive a step whole: their
 sums change), and restore() brings back every byte (checksums as before) after many steps;
 pick_rounds draws distinct rounds, any of them; HostWindow copies small outputs whole and large
@@ -54,23 +55,54 @@ one = torch.randn(1)
 inputs = [base, view, alone, few, idx, one, 7]
 before = checksums(inputs)
 sorted_before = [torch.sort(t.reshape(-1))[0].clone() for t in (alone, few, idx)]
+sorted_base = torch.sort(base.reshape(-1))[0].clone()
 rot = Rotator(inputs, random.Random(3), budget=37)
-check(rot.rotated == [2, 3, 4], "rotated: the inputs that own their storage alone (%s)" % rot.rotated)
-why = {s["input"]: s["why"] for s in rot.skipped}
-check(set(why) == {0, 1, 5}, "skipped: base, its view and the one-element input (%s)" % why)
-check("shares its storage" in why[0] and "view" in why[1] and "fewer than two" in why[5], "with reasons: %s" % why)
-prev = [alone.clone(), few.clone(), idx.clone()]
+check(rot.rotated == [0, 1, 2, 3, 4], "rotated: every input but the one-element one, base and its view as one "
+      "(%s)" % rot.rotated)
+check(rot.skipped == [{"input": 5, "why": "fewer than two elements"}], "skipped with its reason: %s" % rot.skipped)
+check(len(rot.items) == 4 and rot.items[0][0] == [0, 1], "base and its view share one rotation: %s"
+      % [it[0] for it in rot.items])
+prev = [alone.clone(), few.clone(), idx.clone(), base.clone()]
 for step in range(12):
     rot.step()
-    now = [alone, few, idx]
+    now = [alone, few, idx, base]
     check(all(not torch.equal(p, q) for p, q in zip(prev, now)), "step %d moves every rotated input" % step)
-    check(all(torch.equal(torch.sort(t.reshape(-1))[0], s) for t, s in zip(now, sorted_before)),
+    check(all(torch.equal(torch.sort(t.reshape(-1))[0], s) for t, s in zip(now, sorted_before + [sorted_base])),
           "step %d keeps the values" % step)
+    check(view.data_ptr() == base[3:9].data_ptr() and torch.equal(view, base[3:9]), "step %d: the view still "
+          "shows its rows of base" % step)
     prev = [t.clone() for t in now]
 rot.restore()
 check(checksums(inputs) == before, "restore brings back every byte after 12 steps")
 rot.restore()
 check(checksums(inputs) == before, "a second restore changes nothing")
+# views: a tensor and its transpose rotate as one (the transpose stays the transpose); a permuted
+# tensor alone rotates its whole storage (it reaches every element); a slice of part of a storage
+# (a strided one misses the last element), views of another dtype, and an input on a storage a
+# kept tensor uses are left alone
+sq = torch.randn(24, 24)
+sqt = sq.t()
+perm = torch.randn(2, 3, 4, 5).permute(0, 2, 3, 1)
+part = torch.randn(10, 8)[:, ::2]
+f32 = torch.randn(16)
+i32 = f32.view(torch.int32)
+kept = torch.randn(30)
+on_kept = kept[:]
+kept_sums = checksums([sq, sqt, perm, part, f32, i32, on_kept])
+sorted_sq = torch.sort(sq.reshape(-1))[0].clone()
+rv = Rotator([sq, sqt, perm, part, f32, i32, on_kept], random.Random(6), budget=5, others=[kept])
+check(rv.rotated == [0, 1, 2], "the transpose pair and the permuted tensor rotated: %s" % rv.rotated)
+why = {e["input"]: e["why"] for e in rv.skipped}
+check(why == {3: "a view of part of its storage", 4: "shares its storage with a tensor of another dtype",
+              5: "shares its storage with a tensor of another dtype",
+              6: "shares its storage with a tensor left as loaded"}, "the others left alone, with reasons: %s" % why)
+for step in range(6):
+    s0 = sq.clone()
+    rv.step()
+    check(not torch.equal(sq, s0) and torch.equal(sqt, sq.t()) and torch.equal(torch.sort(sq.reshape(-1))[0], sorted_sq),
+          "step %d: the pair moves, keeps its values, and the transpose is still the transpose" % step)
+rv.restore()
+check(checksums([sq, sqt, perm, part, f32, i32, on_kept]) == kept_sums, "views restored exactly")
 sp = torch.eye(4).to_sparse()
 rs = Rotator([sp, torch.randn(5)], random.Random(2))
 check(rs.rotated == [1] and rs.skipped == [{"input": 0, "why": "not a dense tensor"}], "a sparse input is left alone")
@@ -349,11 +381,14 @@ check(names == ["w", "tied", "scale", "steps", "tied_view"], "the model's state,
 check([n for n, _ in sp.params] == ["w", "tied"], "its parameters, which gate 4 may rotate: %s" % sp.params)
 state_before = checksums([t for _, t in sp.state])
 rot = Rotator(sp.inputs, random.Random(4), budget=7, state=sp.state)
-check(rot.rotated == [0] and rot.state_rotated == ["w", "scale"], "rotated: the input, w and scale (%s, %s)"
-      % (rot.rotated, rot.state_rotated))
-why = {s["state"]: s["why"] for s in rot.state_skipped}
-check(set(why) == {"tied", "steps", "tied_view"} and "shares its storage with another tensor" in why["tied"]
-      and "fewer than two" in why["steps"] and "view" in why["tied_view"], "left alone, with reasons: %s" % why)
+check(rot.rotated == [0] and rot.state_rotated == ["w", "tied", "tied_view", "scale"],
+      "rotated: the input, w, tied with the buffer that views it, and scale (%s, %s)" % (rot.rotated, rot.state_rotated))
+check(rot.state_skipped == [{"state": "steps", "why": "fewer than two elements"}], "left alone, with its reason: %s"
+      % rot.state_skipped)
+# parameters only (the buffers kept as loaded): tied shares its storage with a kept buffer
+rp = Rotator(sp.inputs, random.Random(4), state=sp.params, others=[t for _, t in sp.buffers])
+check(rp.state_rotated == ["w"] and rp.state_skipped == [{"state": "tied", "why": "shares its storage with a tensor "
+      "left as loaded"}], "parameters only: w rotated, tied left alone (%s, %s)" % (rp.state_rotated, rp.state_skipped))
 w0 = net.w.detach().clone()
 for step in range(5):
     rot.step()
@@ -407,8 +442,8 @@ for attempt in range(3):
     stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
     check(len(stale) == 8, "the weight leech is stale in every re-checked round: %s" % stale)
     fi = res["fresh_inputs"]
-    check(fi["state_rotated"] == 2 and fi["buffers"] == "rotated" and [e["state"] for e in fi["state_skipped"]]
-          == ["tied", "steps", "tied_view"], "w and the buffer scale rotated, the others named: %s" % fi)
+    check(fi["state_rotated"] == 4 and fi["buffers"] == "rotated" and [e["state"] for e in fi["state_skipped"]]
+          == ["steps"], "w, tied with its view and the buffer scale rotated, steps named: %s" % fi)
     check(sp.changed_state() == [] and checksums(sp.inputs) == sp.input_sums, "state and input as loaded afterwards")
 WLEFT.clear()
 res = timed("honest_w", fresh_inputs=True, recheck_rounds=8)

@@ -9,10 +9,15 @@ and fast only while the contents repeat -- which they do only while kopt is timi
 contents for each run make such a cache miss (keyed on values) or return stale results (keyed on
 pointers), and re-checking some rounds' outputs catches the stale ones.
 
-Rotations (Rotator). Before each timed run but the first, every loaded input that owns its
-storage alone (contiguous, offset 0, covering the storage whole, no other input on it, at least
-two elements) is rotated in place, flat -- as one run of elements in memory order -- by an offset
-drawn from os.urandom. Values are kept, only their places change: indices stay in range, a
+Rotations (Rotator). Before each timed run but the first, every loaded input's storage is
+rotated in place, flat -- as one run of elements in memory order -- by an offset drawn from
+os.urandom. Inputs that are views of one storage (a tensor and its transpose, a strided slice,
+a tensor and a part of it) are rotated as one, by rotating the storage they share, so every
+view sees the same new contents and how they alias is kept; since the fortieth session (before,
+they were left alone). Left alone: a storage whose elements the tensors on it do not reach from
+the first to the last (a slice of a larger tensor: what it leaves out could be anything), one
+shared by tensors of different dtypes or with a tensor that is not rotated, one of fewer than
+two elements. Values are kept, only their places change: indices stay in range, a
 positive input stays positive, a [0, 1] input stays in [0, 1]. Flat, not by whole slices or
 rows: a rotation that kept every row (or group) whole would only permute the rows, and a kernel
 could key results it stashed on something a permutation keeps (a row's sum) -- a flat offset
@@ -34,7 +39,7 @@ sliced from a larger one: rotated, some rows are masked whole), so op_time first
 baseline with them rotated and leaves them alone when it raises or its outputs turn non-finite
 (where an honest kernel may differ from Inductor's without being wrong for any input the model
 can get). A kernel that reads only such a buffer is the gap left.
-Inputs left alone (a view, a shared storage, one element) are reported with the reason. What
+Inputs left alone (the cases above) are reported with the reason. What
 rotations cannot change: a result that depends only on the multiset of one input's values (a
 sum of all its elements); gate 4's memory-traffic floor is what judges a kernel that skips
 reading such an input.
@@ -82,9 +87,10 @@ def block_elems(numel, budget=CHUNK_ELEMS):
 
 def rotation_bytes(inputs):
     """The most device memory a step's reversals hold at once (two blocks of the largest
-    tensor's among `inputs`), for making room before the rounds."""
-    return max([2 * block_elems(x.numel()) * x.element_size() for x in inputs
-                if isinstance(x, torch.Tensor) and x.layout == torch.strided] or [0])
+    storage's among `inputs`': a view is rotated with its whole storage), for making room
+    before the rounds."""
+    return max([2 * block_elems(storage(x).nbytes() // x.element_size()) * x.element_size() for x in inputs
+                if isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0] or [0])
 
 
 def new_rng():
@@ -128,46 +134,44 @@ class Rotator:
         """`others`: tensors never rotated whose storage a rotated one must not share (the
         model's buffers, when only its parameters are rotated)."""
         self.rng = rng
-        self.items = []       # [input index or state name, flat view, offset so far, elements of a block]
+        self.items = []       # [[input indices or state names], flat view, offset so far, elements of a block]
         self.skipped = []     # [{"input": i, "why": ...}]
         self.state_skipped = []   # [{"state": name, "why": ...}]
-        tensors = [(i, x) for i, x in enumerate(inputs)] + list(state)
-        counts = {}
-        for _, x in tensors + [(None, t) for t in others]:
-            if isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0:
-                p = storage(x).data_ptr()
-                counts[p] = counts.get(p, 0) + 1
-        for key, x in tensors:
+        groups = {}           # storage address -> [(key, tensor)], in order of first appearance
+        for key, x in [(i, x) for i, x in enumerate(inputs)] + list(state):
             if not isinstance(x, torch.Tensor):
                 continue
-            why = None
             if x.layout != torch.strided:
-                why = "not a dense tensor"
-            elif x.numel() < 2:
-                why = "fewer than two elements"
-            elif not x.is_contiguous() or x.storage_offset() != 0 or \
-                    x.numel() * x.element_size() != storage(x).nbytes():
-                why = "a view (not its storage whole)"
-            elif counts.get(storage(x).data_ptr(), 0) > 1:
-                why = "shares its storage with another input" if isinstance(key, int) else \
-                    "shares its storage with another tensor"
+                self._skip(key, "not a dense tensor")
+            elif x.numel() == 0:
+                self._skip(key, "fewer than two elements")
+            else:
+                groups.setdefault(storage(x).data_ptr(), []).append((key, x))
+        kept = {storage(t).data_ptr() for t in others
+                if isinstance(t, torch.Tensor) and t.layout == torch.strided and t.numel() > 0}
+        for p, members in groups.items():
+            flat, why = _storage_flat(members, p in kept)
             if why:
-                if isinstance(key, int):
-                    self.skipped.append({"input": key, "why": why})
-                else:
-                    self.state_skipped.append({"state": key, "why": why})
-                continue
-            self.items.append([key, x.view(-1), 0, block_elems(x.numel(), budget)])
+                for key, _ in members:
+                    self._skip(key, why)
+            else:
+                self.items.append([[k for k, _ in members], flat, 0, block_elems(flat.shape[0], budget)])
+
+    def _skip(self, key, why):
+        if isinstance(key, int):
+            self.skipped.append({"input": key, "why": why})
+        else:
+            self.state_skipped.append({"state": key, "why": why})
 
     @property
     def rotated(self):
-        """Indices of the inputs rotated."""
-        return [it[0] for it in self.items if isinstance(it[0], int)]
+        """Indices of the inputs rotated (in order)."""
+        return sorted(k for it in self.items for k in it[0] if isinstance(k, int))
 
     @property
     def state_rotated(self):
         """Names of the `state` tensors rotated."""
-        return [it[0] for it in self.items if not isinstance(it[0], int)]
+        return [k for it in self.items for k in it[0] if not isinstance(k, int)]
 
     def step(self):
         """Rotate every input, flat, by a fresh offset (accumulated for restore)."""
@@ -185,6 +189,37 @@ class Rotator:
             if k0:
                 rotate(flat, flat.shape[0] - k0, b)
             it[2] = 0
+
+
+def _extent(x):
+    """[first, end) of the storage elements x can reach (its bounding range)."""
+    last = sum((n - 1) * st for n, st in zip(x.shape, x.stride()))
+    return x.storage_offset(), x.storage_offset() + last + 1
+
+
+def _storage_flat(members, kept):
+    """The flat view over the whole storage that members [(key, tensor)] share, to rotate as one
+    (every view of it then sees the same rotated contents, so how they alias is kept), or
+    (None, why not): a storage a tensor left as loaded also uses, tensors of different dtypes on
+    it (a rotation by elements of one would split the other's), inputs and model tensors on one
+    storage, part of the storage out of every member's reach (the members' bounding ranges must
+    start at its first element and end at its last: what a view of part of a tensor leaves out
+    could be anything), or fewer than two elements."""
+    x = members[0][1]
+    if kept:
+        return None, "shares its storage with a tensor left as loaded"
+    if len({t.dtype for _, t in members}) > 1:
+        return None, "shares its storage with a tensor of another dtype"
+    if len({isinstance(k, int) for k, _ in members}) > 1:
+        return None, "shares its storage with a tensor of the model"
+    nbytes, size = storage(x).nbytes(), x.element_size()
+    n = nbytes // size
+    if n < 2 or nbytes % size:
+        return None, "fewer than two elements"
+    ranges = [_extent(t) for _, t in members]
+    if min(r[0] for r in ranges) != 0 or max(r[1] for r in ranges) != n:
+        return None, "a view of part of its storage"
+    return x.as_strided((n,), (1,), 0), None
 
 
 def pick_rounds(rounds, n, rng):
