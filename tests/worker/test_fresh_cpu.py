@@ -440,7 +440,9 @@ for attempt in range(3):
     WLEFT.clear()
     res = timed("leech", fresh_inputs=True, recheck_rounds=8)
     stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
-    check(len(stale) == 8, "the weight leech is stale in every re-checked round: %s" % stale)
+    # a round escapes when the rotations so far add up to a multiple of w's 1920 elements (w back
+    # where the leech first read it): 1 in 1919 a round, so 7 of 8 fails 1 run in ~10^5
+    check(len(stale) >= 7, "the weight leech is stale in (nearly) every re-checked round: %s" % stale)
     fi = res["fresh_inputs"]
     check(fi["state_rotated"] == 4 and fi["buffers"] == "rotated" and [e["state"] for e in fi["state_skipped"]]
           == ["steps"], "w, tied with its view and the buffer scale rotated, steps named: %s" % fi)
@@ -476,7 +478,11 @@ for kind in ("leech", "honest_b"):
     WLEFT.clear()
     res = timed(kind, fresh_inputs=True, recheck_rounds=8)
     off = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
-    check(len(off) == (8 if kind == "leech" else 0) and res["fresh_inputs"]["buffers"] == "rotated",
+    # scale has 30 elements: the rotations so far add up to a multiple of 30 (the leech's stale
+    # result right again) about 1 round in 29, so asking all 8 to be stale failed runs now and
+    # then (2 in 20 here, one in CI); at least 5 of 8 fails 1 run in ~10^4. The gate refuses on
+    # one stale round (verify.c: gate4_recheck_agrees).
+    check((len(off) >= 5 if kind == "leech" else len(off) == 0) and res["fresh_inputs"]["buffers"] == "rotated",
           "the buffer-only %s is off in %d of 8 re-checked rounds" % (kind, len(off)))
     check(sp.changed_state() == [], "state as loaded afterwards")
 
