@@ -817,7 +817,7 @@ def op_bench_kernels(ctx, req):
      "compile_s": wall seconds of imports, compiles and warm-up, "compile_threads": n}.
     The shared arguments (the model's inputs and weights among them) are checksummed after each
     candidate's warm-up (it runs alone there): one that wrote to them gets {"error": ...}, the
-    inputs are restored and the launch captured again (_screen_restore), and the others go on.
+    inputs are restored and the launch captured again (_ScreenArgs.restore), and the others go on.
     They are checksummed again after the timed rounds, where all run on the same tensors: on a
     change the inputs are restored and each candidate runs alone again as many times as it ran
     (_screen_writers); the ones whose runs change them get {"error": ...} and the others are
@@ -835,8 +835,7 @@ def op_bench_kernels(ctx, req):
     make_room(ctx, _run_bytes(entry, roles or [None] * len(entry)) + flush_buffer(ctx).numel(), keep_launch=key)
     # the arguments every run shares (materialize copies only in-place and output ones): the
     # model's inputs and weights among them; a candidate must leave them as they are
-    shared = _shared(entry, roles)
-    shared_sums = checksums(shared) if roles else None
+    args = _ScreenArgs(ctx, spec, roles, entry)
     stream = torch.cuda.current_stream().cuda_stream
     t_compile = time.perf_counter()   # imports compile Inductor-style candidates
     kerns = [getattr(cache(ctx).module(opath), kernel)]
@@ -864,36 +863,25 @@ def op_bench_kernels(ctx, req):
         for k, kern in enumerate(kerns):
             if k == 0 or kern is None:   # the original was warmed up above
                 continue
-            try:
-                settle(kern, entry, roles, stream)
-                for _ in range(max(1, warmup)):
-                    kern.run(*materialize(entry, roles), stream=stream)
-                torch.cuda.synchronize()
-            except Exception as e:
-                if isinstance(e, OpError):
-                    raise
+            # its warm-up runs alone: a write there is this candidate's; it is dropped, the rest go on
+            why = _run_alone(kern, args, max(1, warmup), stream, True,
+                             "wrote to arguments it only reads (its warm-up runs changed them); refused")
+            if why is not None:
                 kerns[k] = None
-                status[k] = _short(e)
-                torch.cuda.synchronize()
-            if shared_sums is not None and checksums(shared) != shared_sums:
-                # its warm-up ran alone: this candidate wrote them; it is dropped, the rest go on
-                kerns[k] = None
-                status[k] = "wrote to arguments it only reads (its warm-up runs changed them); refused"
-                entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
+                status[k] = why
         compile_s = time.perf_counter() - t_compile
-        samples = _screen_rounds(ctx, kerns, entry, roles, rounds, stream)
-        if shared_sums is not None and checksums(shared) != shared_sums:
+        samples = _screen_rounds(ctx, kerns, args.entry, roles, rounds, stream)
+        if args.changed():
             # a write in the timed rounds: find the writers by running each candidate alone
-            entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
-            writers, entry, shared, shared_sums = _screen_writers(ctx, spec, kerns, entry, roles, shared, shared_sums,
-                                                                  max(1, warmup) + rounds, stream)
+            args.restore()
+            writers = _screen_writers(kerns, args, max(1, warmup) + rounds, stream)
             if not writers:
                 _screen_wrote(ctx)
             for k, why in writers.items():
                 kerns[k] = None
                 status[k] = why
-            samples = _screen_rounds(ctx, kerns, entry, roles, rounds, stream)
-            if checksums(shared) != shared_sums:
+            samples = _screen_rounds(ctx, kerns, args.entry, roles, rounds, stream)
+            if args.changed():
                 _screen_wrote(ctx)
     out = []
     for k in range(1, len(kerns)):
@@ -930,35 +918,66 @@ def _screen_rounds(ctx, kerns, entry, roles, rounds, stream):
     return samples
 
 
-def _screen_writers(ctx, spec, kerns, entry, roles, shared, shared_sums, runs, stream):
+def _run_alone(kern, args, runs, stream, warm, wrote_why):
+    """kern run alone `runs` times on materialized arguments (with warm: settled first, outputs
+    poisoned, as a warm-up). The reason to drop it, or None when it ran clean: its error, or
+    wrote_why when the shared arguments changed -- then they are restored (args.restore) for
+    the next one (also after an error: it may have written before raising)."""
+    why = None
+    try:
+        if warm:
+            settle(kern, args.entry, args.roles, stream)
+        for _ in range(runs):
+            kern.run(*materialize(args.entry, args.roles, poison=warm), stream=stream)
+        torch.cuda.synchronize()
+    except Exception as e:
+        if isinstance(e, OpError):
+            raise
+        why = _short(e)
+        torch.cuda.synchronize()
+    if args.changed():
+        why = wrote_why
+        args.restore()
+    return why
+
+
+def _screen_writers(kerns, args, runs, stream):
     """After a write in the timed rounds (the inputs restored): each live candidate (not the
-    original, kerns[0]) runs alone `runs` times and the shared arguments are checked after it;
-    one that changed them is a writer, and the inputs are restored (the launch captured again)
-    before the next; one that raises here is dropped with its error (it may have written before
-    raising, so the inputs are restored after it too). Returns ({k: why}, entry, shared,
-    shared_sums), the last three as they are afterwards; an empty dict: no candidate repeats the
-    write alone."""
+    original, kerns[0]) runs alone `runs` times (_run_alone); {k: why} for the ones that wrote
+    (or raised); empty: no candidate repeats the write alone."""
     writers = {}
     with torch.no_grad():
         for k in range(1, len(kerns)):
-            if kerns[k] is None:
-                continue
-            why = None
-            try:
-                for _ in range(runs):
-                    kerns[k].run(*materialize(entry, roles, poison=False), stream=stream)
-                torch.cuda.synchronize()
-                if checksums(shared) != shared_sums:
-                    why = "wrote to arguments it only reads (in the timed rounds, and again run alone); refused"
-            except Exception as e:
-                if isinstance(e, OpError):
-                    raise
-                torch.cuda.synchronize()
-                why = _short(e)
-            if why is not None:
-                writers[k] = why
-                entry, shared, shared_sums = _screen_restore(ctx, spec, roles)
-    return writers, entry, shared, shared_sums
+            if kerns[k] is not None:
+                why = _run_alone(kerns[k], args, runs, stream, False,
+                                 "wrote to arguments it only reads (in the timed rounds, and again run alone); refused")
+                if why is not None:
+                    writers[k] = why
+    return writers
+
+
+class _ScreenArgs:
+    """The captured launch a screen runs on (entry), its shared (read-only) arguments and their
+    checksums (None without roles: nothing says which are read-only, nothing is checked)."""
+
+    def __init__(self, ctx, spec, roles, entry):
+        self.ctx, self.spec, self.roles = ctx, spec, roles
+        self._take(entry)
+
+    def _take(self, entry):
+        self.entry = entry
+        self.shared = _shared(entry, self.roles)
+        self.sums = checksums(self.shared) if self.roles else None
+
+    def changed(self):
+        """Whether a shared argument differs from its checksum."""
+        return self.sums is not None and checksums(self.shared) != self.sums
+
+    def restore(self):
+        """_screen_reset after a write, then the launch captured again for the runs still to come."""
+        _screen_reset(self.ctx)
+        _, entry, _, _ = launches(self.ctx).get_full(self.ctx, self.spec)
+        self._take(entry)
 
 
 def _shared(entry, roles):
@@ -976,15 +995,6 @@ def _screen_reset(ctx):
     if ctx.problem is not None:
         ctx.problem.verify_inputs()
         ctx.problem.check_state("a screened candidate")
-
-
-def _screen_restore(ctx, spec, roles):
-    """_screen_reset after a warm-up's write, then the launch captured again for the candidates
-    still to run; (entry, shared, their checksums)."""
-    _screen_reset(ctx)
-    _, entry, _, _ = launches(ctx).get_full(ctx, spec)
-    shared = _shared(entry, roles)
-    return entry, shared, checksums(shared)
 
 
 def _screen_wrote(ctx):
