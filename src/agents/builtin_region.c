@@ -118,9 +118,10 @@ json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}, {8192, 4}, {16384, 8}};
     static const int lw[][2] = {{16384, 16}, {LN_MAX_SEG, 16}, {LN_MAX_SEG, 32}, {8192, 8}};
     int ln = f == KF_REGION_LAYER_NORM;
+    const int(*w)[2] = ln ? lw : sw;
+    size_t nw = ln ? sizeof lw / sizeof lw[0] : sizeof sw / sizeof sw[0];
     json_t *v = json_array();
-    for (size_t i = 0; i < (ln ? sizeof lw / sizeof lw[0] : sizeof sw / sizeof sw[0]); i++)
-        json_array_append_new(v, json_pack("{s:i, s:i}", "seg", ln ? lw[i][0] : sw[i][0], "num_warps", ln ? lw[i][1] : sw[i][1]));
+    for (size_t i = 0; i < nw; i++) json_array_append_new(v, json_pack("{s:i, s:i}", "seg", w[i][0], "num_warps", w[i][1]));
     return v;
 }
 

@@ -202,14 +202,19 @@ static void st_headroom(const bench_report *r, bench_table *t) {
         char b[BENCH_FMT];
         st_put(&row, g->name);
         st_putf(&row, "%zu", g->room_n);
-        st_put(&row, g->room_n ? bench_fmt_x(g->room_default, b) : BENCH_DASH);
+        if (!g->room_n) {
+            for (int c = 0; c < 5; c++) st_put(&row, BENCH_DASH);
+            bench_table_row(t, row.cell);
+            continue;
+        }
+        st_put(&row, bench_fmt_x(g->room_default, b));
         if (g->room_ma_n) st_putf(&row, "%s (%zu)", bench_fmt_x(g->room_ma, b), g->room_ma_n);
         else st_put(&row, BENCH_DASH);
-        st_put(&row, g->room_n ? bench_fmt_ratio(g->room_kopt, b) : BENCH_DASH);
+        st_put(&row, bench_fmt_ratio(g->room_kopt, b));
         /* default / kopt = (default / floor) / (kopt / floor), problem by problem and so for the geomeans */
-        double got = g->room_n ? g->room_default / g->room_kopt : NAN;
-        st_put(&row, g->room_n ? bench_fmt_x(got, b) : BENCH_DASH);
-        if (g->room_n && g->room_default > 1.0005) st_putf(&row, "%.0f%%", 100.0 * log(got) / log(g->room_default));
+        double got = g->room_default / g->room_kopt;
+        st_put(&row, bench_fmt_x(got, b));
+        if (g->room_default > 1.0005) st_putf(&row, "%.0f%%", 100.0 * log(got) / log(g->room_default));
         else st_put(&row, BENCH_DASH);
         bench_table_row(t, row.cell);
     }
