@@ -8,9 +8,10 @@ Checked: honest candidates are timed as before and nothing is dropped; a candida
 to a read-only input in its warm-up (where it runs alone) is refused by name, the model's input
 restored and the launch captured again, the others timed; one that writes only in the timed
 rounds is found by running each candidate alone again and refused by name, the others timed
-again; a write in the timed rounds that no candidate repeats alone makes the round fail
-(module_failed), the captured launches dropped and the model's input restored as loaded; one
-that writes to a weight of the model is the fatal
+again, with the arguments checked after every run: a write there is refused by name (one that
+writes in the timed rounds but never alone), a write never repeated leaves everything timed; a
+write after the original's own run makes the round fail (module_failed), the captured launches
+dropped and the model's input restored as loaded; one that writes to a weight of the model is the fatal
 state_changed naming it; in-place and output arguments, which every run gets its own copy of,
 may be written; without roles (nothing says which arguments are read-only) nothing is checked.
 A module run that leaves a weight written (on a later run than the module's first, which
@@ -70,6 +71,8 @@ def kernel(write=None):
             xi[0, 0] = 7.0
         elif write == "input_once" and calls[0] == 2:   # once, in the first timed round only
             xi[0, 1] = 7.0
+        elif write == "input_evasive" and calls[0] in (2, 10):   # in both timings, never alone
+            xi[0, 2] = 7.0
         elif write == "weight":
             w[1, 1] = 0.0
         elif write == "out":
@@ -137,12 +140,41 @@ check(len(res["orig"]) == 3, "the original timed again too: %s" % res["orig"])
 check(len(CAPTURES) == 3, "the launch captured again after the rounds and after the writer's runs alone: %d"
       % len(CAPTURES))
 check(checksums([x]) == loaded, "the model's input restored as loaded")
-# a write no candidate repeats alone cannot be attributed: the round fails
+# a write no candidate repeats alone: timed again with the arguments checked after every run;
+# a candidate that wrote once and never again is timed like the others (the gates judge its own runs)
+CAPTURES.clear()
+res = screen(None, "input_once", None)
+c = res["cands"]
+check(all(isinstance(t, list) and len(t) == 3 for t in c) and len(res["orig"]) == 3,
+      "a write that is never repeated: nothing refused, everything timed again: %s" % c)
+check(len(CAPTURES) == 2, "the launch captured again after the rounds: %d" % len(CAPTURES))
+check(checksums([x]) == loaded, "the model's input restored as loaded")
+# one that writes in the timed rounds but never when it runs alone is caught after its run in
+# the checked timing and refused by name; the others are timed
+CAPTURES.clear()
+res = screen(None, "input_evasive", None)
+c = res["cands"]
+check(isinstance(c[0], list) and len(c[0]) == 3 and isinstance(c[2], list) and len(c[2]) == 3
+      and isinstance(c[1], dict) and "caught after one of its runs" in c[1].get("error", ""),
+      "the evasive writer refused by name, the honest ones timed: %s" % c)
+check(len(res["orig"]) == 3, "the original timed: %s" % res["orig"])
+check(len(CAPTURES) == 3, "the launch captured again after the rounds and after the caught run: %d" % len(CAPTURES))
+check(checksums([x]) == loaded, "the model's input restored as loaded")
+# a write after the original's own run cannot be any candidate's: the round fails
+def screen_orig_writes():
+    MODS.clear()
+    MODS["orig"] = kernel("input_late")
+    MODS["c0"] = kernel()
+    ctx.launches = Launches()
+    return isolate.op_bench_kernels(ctx, {"orig": "orig", "kernel": "k", "cands": ["c0"],
+                                          "launch_args": {"roles": ROLES}, "rounds": 3, "warmup": 1})
+
+
 try:
-    screen(None, "input_once", None)
-    check(False, "a write in the timed rounds that no candidate repeats alone fails the round")
+    screen_orig_writes()
+    check(False, "a write after the original's run fails the round")
 except OpError as e:
-    check(e.code == "module_failed" and not e.fatal and "wrote to arguments it only reads" in str(e),
+    check(e.code == "module_failed" and not e.fatal and "after the original kernel's run" in str(e),
           "module_failed: %s" % e)
     check(ctx.launches is None, "the captured launches are dropped")
     check(checksums([x]) == loaded, "the model's input restored as loaded")

@@ -821,8 +821,11 @@ def op_bench_kernels(ctx, req):
     They are checksummed again after the timed rounds, where all run on the same tensors: on a
     change the inputs are restored and each candidate runs alone again as many times as it ran
     (_screen_writers); the ones whose runs change them get {"error": ...} and the others are
-    timed again from scratch (their first samples were taken beside a writer). A write no
-    candidate repeats alone, or one in the second timing, fails the whole screen (_screen_wrote)."""
+    timed again from scratch (their first samples were taken beside a writer), now with the
+    shared arguments checked after every run (_screen_checked): a write there is the run's
+    kernel's, refused by name, and the timing starts again without it. So a candidate that
+    writes only now and then cannot make the whole screen fail; only a write after the
+    original's own run does (_screen_wrote)."""
     from kopt.timing import flush_buffer, MIN_STALL_MS
     opath = get_arg(req, "orig", str)
     kernel = get_arg(req, "kernel", str)
@@ -870,19 +873,15 @@ def op_bench_kernels(ctx, req):
                 kerns[k] = None
                 status[k] = why
         compile_s = time.perf_counter() - t_compile
-        samples = _screen_rounds(ctx, kerns, args.entry, roles, rounds, stream)
+        samples, _ = _screen_rounds(ctx, kerns, args.entry, roles, rounds, stream)
         if args.changed():
-            # a write in the timed rounds: find the writers by running each candidate alone
+            # a write in the timed rounds: find the writers by running each candidate alone,
+            # then time again with the arguments checked after every run
             args.restore()
-            writers = _screen_writers(kerns, args, max(1, warmup) + rounds, stream)
-            if not writers:
-                _screen_wrote(ctx)
-            for k, why in writers.items():
+            for k, why in _screen_writers(kerns, args, max(1, warmup) + rounds, stream).items():
                 kerns[k] = None
                 status[k] = why
-            samples = _screen_rounds(ctx, kerns, args.entry, roles, rounds, stream)
-            if args.changed():
-                _screen_wrote(ctx)
+            samples = _screen_checked(ctx, kerns, status, args, roles, rounds, stream)
     out = []
     for k in range(1, len(kerns)):
         out.append({"error": status[k]} if kerns[k] is None else samples[k])
@@ -890,10 +889,12 @@ def op_bench_kernels(ctx, req):
             "compile_threads": nthreads}
 
 
-def _screen_rounds(ctx, kerns, entry, roles, rounds, stream):
+def _screen_rounds(ctx, kerns, entry, roles, rounds, stream, check=None):
     """The screen's timed rounds: every live kernel (kerns[k] not None) once a round, in an order
     rotated each round, on materialized arguments, after an L2 flush and a short stall, timed with
-    CUDA events; samples[k] in ms (empty for a dropped one)."""
+    CUDA events. (samples, None): samples[k] in ms (empty for a dropped one). With check (the
+    _ScreenArgs): the shared arguments are checked after every run, and the first run that
+    changed them ends the rounds: (partial samples, the index of the kernel that ran)."""
     from kopt.timing import flush_buffer, stall, MIN_STALL_MS
     buf = flush_buffer(ctx)
     samples = [[] for _ in kerns]
@@ -912,10 +913,31 @@ def _screen_rounds(ctx, kerns, entry, roles, rounds, stream):
             e.record()
             events.append((k, s, e))
             del args
+            if check is not None:
+                torch.cuda.synchronize()
+                if check.changed():
+                    return samples, k
         torch.cuda.synchronize()
         for k, s, e in events:
             samples[k].append(s.elapsed_time(e))
-    return samples
+    return samples, None
+
+
+def _screen_checked(ctx, kerns, status, args, roles, rounds, stream):
+    """The screen's rounds timed again after a write no run alone repeated (the inputs
+    restored), with the shared arguments checked after every run (_screen_rounds with check):
+    a candidate whose run changed them is refused by name, the inputs restored and the rounds
+    started again without it; samples when a whole timing runs clean. A write after the
+    original's own run fails the screen (_screen_wrote)."""
+    while True:
+        samples, writer = _screen_rounds(ctx, kerns, args.entry, roles, rounds, stream, check=args)
+        if writer is None:
+            return samples
+        if writer == 0:
+            _screen_wrote(ctx)
+        kerns[writer] = None
+        status[writer] = "wrote to arguments it only reads (in the timed rounds, caught after one of its runs); refused"
+        args.restore()
 
 
 def _run_alone(kern, args, runs, stream, warm, wrote_why):
@@ -998,9 +1020,9 @@ def _screen_reset(ctx):
 
 
 def _screen_wrote(ctx):
-    """A screened candidate wrote to arguments every run shares (which one is not known: the
-    screen runs them all on the same tensors): _screen_reset, then the round fails
+    """The arguments every run shares changed after a run of the original kernel (its roles say
+    it only reads them: the capture cannot be trusted): _screen_reset, then the round fails
     (module_failed: the core drops the round's candidates)."""
     _screen_reset(ctx)
-    raise OpError("module_failed", "a screened candidate wrote to arguments it only reads (the launch is captured "
-                  "again, the model's inputs restored); the round's candidates are dropped")
+    raise OpError("module_failed", "the shared arguments changed after the original kernel's run in the screen (the "
+                  "launch is captured again, the model's inputs restored); the round's candidates are dropped")
