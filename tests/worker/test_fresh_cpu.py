@@ -60,8 +60,8 @@ rot = Rotator(inputs, random.Random(3), budget=37)
 check(rot.rotated == [0, 1, 2, 3, 4], "rotated: every input but the one-element one, base and its view as one "
       "(%s)" % rot.rotated)
 check(rot.skipped == [{"input": 5, "why": "fewer than two elements"}], "skipped with its reason: %s" % rot.skipped)
-check(len(rot.items) == 4 and rot.items[0][0] == [0, 1], "base and its view share one rotation: %s"
-      % [it[0] for it in rot.items])
+check(len(rot.items) == 4 and rot.items[0].keys == [0, 1], "base and its view share one rotation: %s"
+      % [it.keys for it in rot.items])
 prev = [alone.clone(), few.clone(), idx.clone(), base.clone()]
 for step in range(12):
     rot.step()
@@ -114,14 +114,40 @@ orig = grp.clone()
 r2 = Rotator([grp], random.Random(8))
 for step in range(20):
     r2.step()
-    k = r2.items[0][2]
+    k = r2.items[0].offset
     check(torch.equal(grp.reshape(-1), torch.roll(orig.reshape(-1), -k)), "step %d: roll of the flat input by -%d" % (step, k))
-    if k % 64:   # an offset that is a multiple of a group's length keeps groups whole (1 in 64)
-        for name, sums, ref in [("rows", grp.sum(-1), orig.sum(-1)), ("slices", grp.sum((1, 2)), orig.sum((1, 2)))]:
-            same = torch.isin(sums.reshape(-1), ref.reshape(-1)).sum().item()
-            check(same <= sums.numel() // 8, "step %d (offset %d): %d of the %s' sums seen before" % (step, k, same, name))
+    # an offset that is a multiple of a group's length would keep groups whole: never drawn
+    check(k % 64 != 0, "step %d: the offset %d keeps no row whole" % (step, k))
+    for name, sums, ref in [("rows", grp.sum(-1), orig.sum(-1)), ("slices", grp.sum((1, 2)), orig.sum((1, 2)))]:
+        same = torch.isin(sums.reshape(-1), ref.reshape(-1)).sum().item()
+        check(same <= sums.numel() // 8, "step %d (offset %d): %d of the %s' sums seen before" % (step, k, same, name))
 r2.restore()
 check(torch.equal(grp, orig), "and is restored exactly")
+# a small storage never shows an arrangement twice while it has one left (29 for 30 elements),
+# then repeats one, never the loaded one
+small = torch.arange(30, dtype=torch.float32).reshape(5, 6)
+r3 = Rotator([small], random.Random(11))
+offs = []
+for step in range(40):
+    r3.step()
+    offs.append(r3.items[0].offset)
+    check(torch.equal(small.reshape(-1), torch.roll(torch.arange(30, dtype=torch.float32), -offs[-1])),
+          "step %d: the small storage is rolled by its offset" % step)
+check(len(set(offs[:29])) == 29 and 0 not in offs, "29 arrangements, each new, none the loaded one: %s" % offs)
+# while at least one is left (10 steps at least: 4 residues mod 6 of 5 each, less those seen),
+# neither the offset from the loaded contents nor the step from the last run is a multiple of 6
+check(all(a % 6 and (a - b) % 6 for b, a in zip([0] + offs[:9], offs[:10])),
+      "the first 10 keep no row of 6 whole: %s" % offs[:10])
+check(all(b != a for a, b in zip(offs, offs[1:])), "never the last run's arrangement again: %s" % offs)
+r3.restore()
+check(torch.equal(small.reshape(-1), torch.arange(30, dtype=torch.float32)), "restored exactly")
+pair = torch.tensor([1.0, 2.0])
+r4 = Rotator([pair], random.Random(1))
+seen_pair = []
+for step in range(4):
+    r4.step()
+    seen_pair.append(pair.tolist())
+check(seen_pair == [[2.0, 1.0], [1.0, 2.0]] * 2, "two elements alternate: %s" % seen_pair)
 
 # ---- the rounds re-checked
 for rounds, n in [(40, 2), (3, 5), (8, 5), (1, 2), (10, 0)]:
@@ -440,9 +466,9 @@ for attempt in range(3):
     WLEFT.clear()
     res = timed("leech", fresh_inputs=True, recheck_rounds=8)
     stale = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
-    # a round escapes when the rotations so far add up to a multiple of w's 1920 elements (w back
-    # where the leech first read it): 1 in 1919 a round, so 7 of 8 fails 1 run in ~10^5
-    check(len(stale) >= 7, "the weight leech is stale in (nearly) every re-checked round: %s" % stale)
+    # no run sees w where the leech first read it (the rotations never add up to a multiple of its
+    # 1920 elements: fresh.py, _draw), so every re-checked round is stale
+    check(len(stale) == 8, "the weight leech is stale in every re-checked round: %s" % stale)
     fi = res["fresh_inputs"]
     check(fi["state_rotated"] == 4 and fi["buffers"] == "rotated" and [e["state"] for e in fi["state_skipped"]]
           == ["steps"], "w, tied with its view and the buffer scale rotated, steps named: %s" % fi)
@@ -478,11 +504,11 @@ for kind in ("leech", "honest_b"):
     WLEFT.clear()
     res = timed(kind, fresh_inputs=True, recheck_rounds=8)
     off = [e["round"] for e in res["rechecks"] if e["outputs"][0]["n_rel_err"] > 0]
-    # scale has 30 elements: the rotations so far add up to a multiple of 30 (the leech's stale
-    # result right again) about 1 round in 29, so asking all 8 to be stale failed runs now and
-    # then (2 in 20 here, one in CI); at least 5 of 8 fails 1 run in ~10^4. The gate refuses on
-    # one stale round (verify.c: gate4_recheck_agrees).
-    check((len(off) >= 5 if kind == "leech" else len(off) == 0) and res["fresh_inputs"]["buffers"] == "rotated",
+    # scale has 30 elements: before the forty-first session the rotations added up to a multiple
+    # of 30 (the leech's stale result right again) about 1 round in 29; now no run sees the loaded
+    # arrangement again (fresh.py, _draw), so all 8 are stale. The gate refuses on one stale round
+    # (verify.c: gate4_recheck_agrees).
+    check((len(off) == 8 if kind == "leech" else len(off) == 0) and res["fresh_inputs"]["buffers"] == "rotated",
           "the buffer-only %s is off in %d of 8 re-checked rounds" % (kind, len(off)))
     check(sp.changed_state() == [], "state as loaded afterwards")
 

@@ -17,12 +17,17 @@ view sees the same new contents and how they alias is kept; since the fortieth s
 they were left alone). Left alone: a storage whose elements the tensors on it do not reach from
 the first to the last (a slice of a larger tensor: what it leaves out could be anything), one
 shared by tensors of different dtypes or with a tensor that is not rotated, one of fewer than
-two elements. Values are kept, only their places change: indices stay in range, a
+two elements. Offsets are drawn so that no run sees an arrangement an earlier run saw, the loaded one
+included, and none keeps a row whole, wherever the storage has room for that (_draw): a kernel
+that kept what it computed for the contents it saw once (at the loaded arrangement, in the
+warm-up or the correctness gates) never finds those contents again, however small the tensor
+(before the forty-first session, a 30-element buffer returned to its loaded arrangement about
+one run in 29). Values are kept, only their places change: indices stay in range, a
 positive input stays positive, a [0, 1] input stays in [0, 1]. Flat, not by whole slices or
 rows: a rotation that kept every row (or group) whole would only permute the rows, and a kernel
 could key results it stashed on something a permutation keeps (a row's sum) -- a flat offset
-moves every row's and group's boundary through the data (unless it happens to be a multiple of
-their length), so their contents are new (rows of probabilities no longer sum to 1: a re-check
+moves every row's and group's boundary through the data (offsets that are a multiple of their
+length are avoided where the storage allows: _draw), so their contents are new (rows of probabilities no longer sum to 1: a re-check
 compares two runs on the same contents, so the comparison holds). Offsets accumulate; restore()
 undoes them exactly, so the loaded inputs' checksums hold again afterwards. A rotation is three
 in-place reversals done in blocks of at most CHUNK_ELEMS elements and 1/BLOCK_SHARE of the
@@ -134,7 +139,7 @@ class Rotator:
         """`others`: tensors never rotated whose storage a rotated one must not share (the
         model's buffers, when only its parameters are rotated)."""
         self.rng = rng
-        self.items = []       # [[input indices or state names], flat view, offset so far, elements of a block]
+        self.items = []       # [_Storage], one per storage rotated
         self.skipped = []     # [{"input": i, "why": ...}]
         self.state_skipped = []   # [{"state": name, "why": ...}]
         groups = {}           # storage address -> [(key, tensor)], in order of first appearance
@@ -155,7 +160,8 @@ class Rotator:
                 for key, _ in members:
                     self._skip(key, why)
             else:
-                self.items.append([[k for k, _ in members], flat, 0, block_elems(flat.shape[0], budget)])
+                self.items.append(_Storage([k for k, _ in members], flat, block_elems(flat.shape[0], budget),
+                                           _periods([t for _, t in members], flat.shape[0])))
 
     def _skip(self, key, why):
         if isinstance(key, int):
@@ -166,29 +172,75 @@ class Rotator:
     @property
     def rotated(self):
         """Indices of the inputs rotated (in order)."""
-        return sorted(k for it in self.items for k in it[0] if isinstance(k, int))
+        return sorted(k for it in self.items for k in it.keys if isinstance(k, int))
 
     @property
     def state_rotated(self):
         """Names of the `state` tensors rotated."""
-        return [k for it in self.items for k in it[0] if not isinstance(k, int)]
+        return [k for it in self.items for k in it.keys if not isinstance(k, int)]
 
     def step(self):
         """Rotate every input, flat, by a fresh offset (accumulated for restore)."""
         for it in self.items:
-            _, flat, k0, b = it
-            n = flat.shape[0]
-            k = self.rng.randrange(1, n)
-            rotate(flat, k, b)
-            it[2] = (k0 + k) % n
+            n = it.flat.shape[0]
+            k = _draw(self.rng, n, it.offset, it.seen, it.periods)
+            rotate(it.flat, k, it.block)
+            it.offset = (it.offset + k) % n
+            it.seen.add(it.offset)
 
     def restore(self):
         """Undo every rotation: the inputs hold exactly what they held before the first step."""
         for it in self.items:
-            _, flat, k0, b = it
-            if k0:
-                rotate(flat, flat.shape[0] - k0, b)
-            it[2] = 0
+            if it.offset:
+                rotate(it.flat, it.flat.shape[0] - it.offset, it.block)
+            it.offset = 0
+
+
+class _Storage:
+    """One storage the Rotator rotates: the inputs' indices or state names on it (keys), the
+    flat view over it, the offset its rotations add up to (0: as loaded), the elements of a
+    reversal block, the offsets it has been at (seen, 0 among them) and the periods of its
+    tensors' rows (_periods)."""
+
+    __slots__ = ("keys", "flat", "offset", "block", "seen", "periods")
+
+    def __init__(self, keys, flat, block, periods):
+        self.keys, self.flat, self.block, self.periods = keys, flat, block, periods
+        self.offset, self.seen = 0, {0}
+
+
+DRAW_TRIES = 32   # offsets drawn for each preference before the next, weaker one (_draw) ...
+DRAW_ALL = 1024   # ... in a storage of more elements than this; in a smaller one, all weighed
+
+
+def _periods(tensors, n):
+    """The strides (in elements) of the tensors' dimensions of more than one element, between 2
+    and n - 1: an offset that is a multiple of one moves whole rows (slices, groups) to other
+    places, keeping each one's contents."""
+    return sorted({st for t in tensors for sz, st in zip(t.shape, t.stride()) if sz > 1 and 1 < st < n})
+
+
+def _draw(rng, n, k0, seen, periods):
+    """The next rotation's offset k in [1, n) for a storage of n elements at offset k0, drawn
+    from rng with, as far as n allows, in order of preference: an arrangement no run has seen
+    (k0 + k not in seen: whatever a kernel kept from an earlier run, the loaded contents
+    included, was made for other contents) that keeps no row whole, relative to the loaded
+    contents or to the last run's (neither k0 + k nor k a multiple of a period); one no run has
+    seen; one other than the loaded contents; any."""
+    prefs = (lambda k, a: a not in seen and all(k % p and a % p for p in periods),
+             lambda k, a: a not in seen,
+             lambda k, a: a != 0)
+    for ok in prefs:
+        if n <= DRAW_ALL:   # small: every offset weighed, so an arrangement left is always found
+            ks = [k for k in range(1, n) if ok(k, (k0 + k) % n)]
+            if ks:
+                return rng.choice(ks)
+            continue
+        for _ in range(DRAW_TRIES):
+            k = rng.randrange(1, n)
+            if ok(k, (k0 + k) % n):
+                return k
+    return rng.randrange(1, n)
 
 
 def _extent(x):
