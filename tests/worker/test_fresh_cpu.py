@@ -77,8 +77,9 @@ check(checksums(inputs) == before, "restore brings back every byte after 12 step
 rot.restore()
 check(checksums(inputs) == before, "a second restore changes nothing")
 # views: a tensor and its transpose rotate as one (the transpose stays the transpose); a permuted
-# tensor alone rotates its whole storage (it reaches every element); a slice of part of a storage
-# (a strided one misses the last element), views of another dtype, and an input on a storage a
+# tensor alone rotates its whole storage (it reaches every element); views of one storage in two
+# dtypes rotate as one (the int32 view stays the float32's bit pattern); a strided slice of part
+# of a storage (it misses the last element and fills nothing densely) and an input on a storage a
 # kept tensor uses are left alone
 sq = torch.randn(24, 24)
 sqt = sq.t()
@@ -90,19 +91,60 @@ kept = torch.randn(30)
 on_kept = kept[:]
 kept_sums = checksums([sq, sqt, perm, part, f32, i32, on_kept])
 sorted_sq = torch.sort(sq.reshape(-1))[0].clone()
+sorted_f32 = torch.sort(f32)[0].clone()
 rv = Rotator([sq, sqt, perm, part, f32, i32, on_kept], random.Random(6), budget=5, others=[kept])
-check(rv.rotated == [0, 1, 2], "the transpose pair and the permuted tensor rotated: %s" % rv.rotated)
+check(rv.rotated == [0, 1, 2, 4, 5], "the transpose pair, the permuted tensor and the two-dtype pair rotated: %s"
+      % rv.rotated)
 why = {e["input"]: e["why"] for e in rv.skipped}
-check(why == {3: "a view of part of its storage", 4: "shares its storage with a tensor of another dtype",
-              5: "shares its storage with a tensor of another dtype",
-              6: "shares its storage with a tensor left as loaded"}, "the others left alone, with reasons: %s" % why)
+check(why == {3: "a view of part of its storage", 6: "shares its storage with a tensor left as loaded"},
+      "the others left alone, with reasons: %s" % why)
 for step in range(6):
-    s0 = sq.clone()
+    s0, f0 = sq.clone(), f32.clone()
     rv.step()
     check(not torch.equal(sq, s0) and torch.equal(sqt, sq.t()) and torch.equal(torch.sort(sq.reshape(-1))[0], sorted_sq),
           "step %d: the pair moves, keeps its values, and the transpose is still the transpose" % step)
+    check(not torch.equal(f32, f0) and torch.equal(torch.sort(f32)[0], sorted_f32)
+          and torch.equal(i32, f32.view(torch.int32)), "step %d: the float32 moves, keeps its values, and the "
+          "int32 view is still its bit pattern" % step)
 rv.restore()
 check(checksums([sq, sqt, perm, part, f32, i32, on_kept]) == kept_sums, "views restored exactly")
+# a dense slice of a larger tensor the problem does not pass rotates only the range it fills (the
+# rest, which it never reads, keeps its place); so does a transposed block of rows; a float16 view
+# of a float32 tensor moves in whole float32 elements; a float16 tensor of odd length with an
+# int32 view of part of it would split an element: left alone
+big = torch.randn(20, 6)
+head = big[:8]
+line = torch.arange(40, dtype=torch.float32)
+mid = line[5:25]
+blk = torch.randn(10, 12)
+blkt = blk[2:7].t()
+wide = torch.randn(12)
+halves = wide.view(torch.float16)
+odd = torch.randn(11).half()
+odd_i = odd[:10].view(torch.int32)
+slices = [head, mid, blkt, wide, halves, odd, odd_i]
+sums0 = checksums([big, line, blk, wide, odd])
+outside = [big[8:].clone(), line[:5].clone(), line[25:].clone(), blk[:2].clone(), blk[7:].clone()]
+sorted_head, sorted_mid, sorted_blk = (torch.sort(t.reshape(-1))[0].clone() for t in (head, mid, blkt))
+rsl = Rotator(slices, random.Random(9))
+check(rsl.rotated == [0, 1, 2, 3, 4], "the dense slices and the float16 view rotated: %s" % rsl.rotated)
+check(rsl.skipped == [{"input": 5, "why": "shares its storage with a tensor of another dtype whose elements it "
+                                           "splits"}, {"input": 6, "why": "shares its storage with a tensor of "
+                                                                          "another dtype whose elements it splits"}],
+      "the odd-length pair left alone: %s" % rsl.skipped)
+for step in range(8):
+    h0, m0, b0 = head.clone(), mid.clone(), blkt.clone()
+    rsl.step()
+    check(not torch.equal(head, h0) and not torch.equal(mid, m0) and not torch.equal(blkt, b0),
+          "step %d: every slice moves" % step)
+    check(all(torch.equal(torch.sort(t.reshape(-1))[0], v) for t, v in
+              [(head, sorted_head), (mid, sorted_mid), (blkt, sorted_blk)]), "step %d: each keeps its values" % step)
+    check(all(torch.equal(a, b) for a, b in zip([big[8:], line[:5], line[25:], blk[:2], blk[7:]], outside)),
+          "step %d: what the slices leave out keeps its place" % step)
+    check(torch.equal(halves.view(torch.int16), wide.view(torch.int16)),   # bit patterns: some halves are NaN
+          "step %d: the float16 view follows its float32" % step)
+rsl.restore()
+check(checksums([big, line, blk, wide, odd]) == sums0, "slices and views restored exactly")
 sp = torch.eye(4).to_sparse()
 rs = Rotator([sp, torch.randn(5)], random.Random(2))
 check(rs.rotated == [1] and rs.skipped == [{"input": 0, "why": "not a dense tensor"}], "a sparse input is left alone")

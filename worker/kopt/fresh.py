@@ -14,10 +14,15 @@ rotated in place, flat -- as one run of elements in memory order -- by an offset
 os.urandom. Inputs that are views of one storage (a tensor and its transpose, a strided slice,
 a tensor and a part of it) are rotated as one, by rotating the storage they share, so every
 view sees the same new contents and how they alias is kept; since the fortieth session (before,
-they were left alone). Left alone: a storage whose elements the tensors on it do not reach from
-the first to the last (a slice of a larger tensor: what it leaves out could be anything), one
-shared by tensors of different dtypes or with a tensor that is not rotated, one of fewer than
-two elements. Offsets are drawn so that no run sees an arrangement an earlier run saw, the loaded one
+they were left alone). Since the forty-first session, also: an input that is a dense slice of
+a larger tensor the problem does not pass (a[:n], a[2:7].t()) rotates only the range it fills,
+and views of one storage in different dtypes rotate as one, by elements of the widest (every
+member's elements move whole: an int32 view of a float32 tensor stays its bit pattern).
+Left alone (_storage_flat): a storage the tensors on it neither reach from the first element to
+the last nor fill densely over their range (a strided slice of a larger tensor: what it leaves
+out could be anything), one shared with a tensor that is not rotated or by inputs and model
+tensors, dtypes whose elements a rotation by the widest's would split, fewer than two
+elements. Offsets are drawn so that no run sees an arrangement an earlier run saw, the loaded one
 included, and none keeps a row whole, wherever the storage has room for that (_draw): a kernel
 that kept what it computed for the contents it saw once (at the loaded arrangement, in the
 warm-up or the correctness gates) never finds those contents again, however small the tensor
@@ -161,7 +166,7 @@ class Rotator:
                     self._skip(key, why)
             else:
                 self.items.append(_Storage([k for k, _ in members], flat, block_elems(flat.shape[0], budget),
-                                           _periods([t for _, t in members], flat.shape[0])))
+                                           _periods([t for _, t in members], flat)))
 
     def _skip(self, key, why):
         if isinstance(key, int):
@@ -213,11 +218,18 @@ DRAW_TRIES = 32   # offsets drawn for each preference before the next, weaker on
 DRAW_ALL = 1024   # ... in a storage of more elements than this; in a smaller one, all weighed
 
 
-def _periods(tensors, n):
-    """The strides (in elements) of the tensors' dimensions of more than one element, between 2
-    and n - 1: an offset that is a multiple of one moves whole rows (slices, groups) to other
-    places, keeping each one's contents."""
-    return sorted({st for t in tensors for sz, st in zip(t.shape, t.stride()) if sz > 1 and 1 < st < n})
+def _periods(tensors, flat):
+    """The strides of the tensors' dimensions of more than one element, in elements of `flat`
+    (their rotated view), between 2 and its length - 1: an offset that is a multiple of one
+    moves whole rows (slices, groups) to other places, keeping each one's contents."""
+    size, n = flat.element_size(), flat.shape[0]
+    got = set()
+    for t in tensors:
+        for sz, st in zip(t.shape, t.stride()):
+            b = st * t.element_size()
+            if sz > 1 and b % size == 0 and 1 < b // size < n:
+                got.add(b // size)
+    return sorted(got)
 
 
 def _draw(rng, n, k0, seen, periods):
@@ -243,35 +255,49 @@ def _draw(rng, n, k0, seen, periods):
     return rng.randrange(1, n)
 
 
-def _extent(x):
-    """[first, end) of the storage elements x can reach (its bounding range)."""
+def _byte_extent(x):
+    """[first, end) of the storage bytes x can reach (its bounding range)."""
     last = sum((n - 1) * st for n, st in zip(x.shape, x.stride()))
-    return x.storage_offset(), x.storage_offset() + last + 1
+    size = x.element_size()
+    return x.storage_offset() * size, (x.storage_offset() + last + 1) * size
+
+
+def _dense(x):
+    """Whether x's elements fill its bounding range, each once (no gap, no overlap)."""
+    expect = 1
+    for st, n in sorted((st, n) for n, st in zip(x.shape, x.stride()) if n > 1):
+        if st != expect:
+            return False
+        expect *= n
+    return True
 
 
 def _storage_flat(members, kept):
-    """The flat view over the whole storage that members [(key, tensor)] share, to rotate as one
-    (every view of it then sees the same rotated contents, so how they alias is kept), or
-    (None, why not): a storage a tensor left as loaded also uses, tensors of different dtypes on
-    it (a rotation by elements of one would split the other's), inputs and model tensors on one
-    storage, part of the storage out of every member's reach (the members' bounding ranges must
-    start at its first element and end at its last: what a view of part of a tensor leaves out
-    could be anything), or fewer than two elements."""
-    x = members[0][1]
+    """The flat view that members [(key, tensor)] share, to rotate as one (every view of it then
+    sees the same rotated contents, so how they alias is kept), or (None, why not). It spans the
+    whole storage when the members' bounding ranges start at its first byte and end at its last,
+    else the range one member fills densely, when no member reaches past it (an input that is a
+    slice of a larger tensor the problem never passes: only the slice's own values move); its
+    elements are those of the members' widest dtype, so a rotation moves every member's elements
+    whole (dtypes of different widths: their byte ranges must fall on the widest's elements).
+    Refused: a storage a tensor left as loaded also uses, inputs and model tensors on one
+    storage, a range no member fills densely (what a strided slice leaves out could be
+    anything), fewer than two elements."""
     if kept:
         return None, "shares its storage with a tensor left as loaded"
-    if len({t.dtype for _, t in members}) > 1:
-        return None, "shares its storage with a tensor of another dtype"
     if len({isinstance(k, int) for k, _ in members}) > 1:
         return None, "shares its storage with a tensor of the model"
-    nbytes, size = storage(x).nbytes(), x.element_size()
-    n = nbytes // size
-    if n < 2 or nbytes % size:
-        return None, "fewer than two elements"
-    ranges = [_extent(t) for _, t in members]
-    if min(r[0] for r in ranges) != 0 or max(r[1] for r in ranges) != n:
+    x = max((t for _, t in members), key=lambda t: t.element_size())
+    size, nbytes = x.element_size(), storage(x).nbytes()
+    ranges = [_byte_extent(t) for _, t in members]
+    lo, hi = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    if lo % size or hi % size or nbytes % size:
+        return None, "shares its storage with a tensor of another dtype whose elements it splits"
+    if (lo, hi) != (0, nbytes) and not any(r == (lo, hi) and _dense(t) for r, (_, t) in zip(ranges, members)):
         return None, "a view of part of its storage"
-    return x.as_strided((n,), (1,), 0), None
+    if hi - lo < 2 * size:
+        return None, "fewer than two elements"
+    return x.as_strided(((hi - lo) // size,), (1,), lo // size), None
 
 
 def pick_rounds(rounds, n, rng):
