@@ -158,29 +158,37 @@ static int final_repick(const json_t *model, int out_is) {
     return def ? 0 : ma ? 1 : -1;
 }
 
-/* Outputs torch.compile's module `pick` (final_repick) instead of what the search chose, and
- * measures it again (a fresh, independent final: the figures reported are not the ones that
- * picked it). *why (owned) says what happened. */
-static int adopt_compiled(octx *c, json_t *model, int pick, int out_is, char **why, kerr *e) {
+/* Why the final measurement's figures (final_repick) made compiler module `pick` the output
+ * instead of `out_is`'s (as final_repick's); a new string. */
+static char *repick_why(const json_t *model, int pick, int out_is) {
     int in_gpu_time = ci_hi(model, gpu_key(pick)) < 1.0;
     const json_t *sp = json_object_get(model, in_gpu_time ? gpu_key(pick) : called_key(pick));
-    *why = kasprintf("the final measurement found torch.compile's %s module faster than %s%s (%.3fx, 95%% CI %.3f-%.3f): "
+    return kasprintf("the final measurement found torch.compile's %s module faster than %s%s (%.3fx, 95%% CI %.3f-%.3f): "
                      "it is the output",
                      pick ? "max-autotune" : "default",
                      out_is == 2 ? "the re-stitched one" : out_is ? "max-autotune's" : "default's",
                      in_gpu_time ? "" : " as the model is called (host dispatch included)",
                      json_number_value(json_object_get(sp, "estimate")), json_number_value(json_object_get(sp, "ci95_lo")),
                      json_number_value(json_object_get(sp, "ci95_hi")));
-    log_warn("%s", *why);
+}
+
+/* Outputs torch.compile's module `pick` (0 default's, 1 max-autotune's) instead of what the
+ * search chose, for the reason `why` (taken: owned by the caller's *why afterwards), and
+ * measures it again (a fresh, independent final: the figures reported are not the ones that
+ * picked it). */
+static int adopt_compiled(octx *c, json_t *model, int pick, char *why, char **out_why, kerr *e) {
+    *out_why = why;
+    log_warn("%s", why);
     const char *mod = NULL;
     int rc = verify_session_output_compiled(c->vs, pick, &mod, e);
     if (rc) return rc;
     opt_progress(c, "final measurement again: torch.compile's %s module", pick ? "max-autotune" : "default");
     json_t *g = json_object();
-    rc = verify_session_final(c->vs, mod, g, e);
+    int refused = 0;   /* a compiler module is only timed, never refused */
+    rc = verify_session_final(c->vs, mod, g, &refused, e);
     if (!rc) take_final(model, g);
     json_decref(g);
-    json_object_set_new(model, "final_pick", json_pack("{s:s, s:s}", "module", pick ? "max-autotune" : "default", "why", *why));
+    json_object_set_new(model, "final_pick", json_pack("{s:s, s:s}", "module", pick ? "max-autotune" : "default", "why", why));
     return rc;
 }
 
@@ -485,18 +493,26 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         json_t *g = json_object();
         /* measured as the gates judged it: from gate 1's cubins, where a winner has them */
         const char *judged = final_mod == opt ? verify_session_judged_output(c.vs) : NULL;
-        rc = verify_session_final(c.vs, judged ? judged : final_mod, g, e);
-        if (!rc) take_final(model, g);
+        int refused = 0;
+        rc = verify_session_final(c.vs, judged ? judged : final_mod, g, &refused, e);
+        if (!rc && !refused) take_final(model, g);
         if (!rc && final_mod == opt) json_object_set_new(model, "final_from_cubins", json_boolean(judged != NULL));
+        char *refusal = refused ? kasprintf("the final measurement refused the re-stitched module (%s): torch.compile's %s "
+                                            "module is the output",
+                                            json_string_value(json_object_get(g, "reason")),
+                                            verify_session_started_from_max_autotune(c.vs) ? "max-autotune" : "default")
+                                : NULL;
         json_decref(g);
         if (rc) { free(opt); goto done; }
         finally_measured = 1;
         /* never behind the compiler beyond noise: a compiler module the final measurement
-         * found faster than the output (in GPU time or as called) becomes the output */
+         * found faster than the output (in GPU time or as called) becomes the output; so does
+         * the module the search started from when the output failed its re-check there */
         int out_is = final_mod == opt ? 2 : verify_session_started_from_max_autotune(c.vs) ? 1 : 0;
-        int pick = json_object_get(bl, "max_autotune_ms") ? final_repick(model, out_is) : -1;
+        int pick = refusal ? verify_session_started_from_max_autotune(c.vs)
+                   : json_object_get(bl, "max_autotune_ms") ? final_repick(model, out_is) : -1;
         if (pick >= 0) {
-            rc = adopt_compiled(&c, model, pick, out_is, &repicked, e);
+            rc = adopt_compiled(&c, model, pick, refusal ? refusal : repick_why(model, pick, out_is), &repicked, e);
             if (rc) { free(opt); goto done; }
             replaced = json_object_get(vdoc, "replaced");   /* now empty: the old object is gone */
             json_object_set_new(doc, "outcome", json_sprintf("baseline kept: %s", repicked));

@@ -628,11 +628,12 @@ static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
 }
 
 /* Gate 4's re-check of timed outputs on fresh contents (decide.h): G_REFUSED with g's reason
- * when a re-checked output of a candidate (variant >= 1) does not agree with the baseline's;
+ * when a re-checked output of a candidate (variant >= 1; only variant `judge` when >= 0: the
+ * others' rounds are recorded, not judged) does not agree with the baseline's;
  * which rounds were re-checked goes into g either way (what was rotated: time_modules). An
  * answer without the rounds asked for (`want` re-checks, unless the baseline itself refused
  * rotated inputs) is the worker's fault: G_ERROR. */
-static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
+static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g, kerr *e) {
     const json_t *rc = json_object_get(res, "rechecks"), *fi = json_object_get(res, "fresh_inputs");
     int unusable = json_object_get(fi, "unusable") != NULL;
     if (!json_is_object(fi) || !json_is_array(rc) || (!unusable && json_array_size(rc) != want)) {
@@ -647,6 +648,7 @@ static int recheck_verdict(const json_t *res, size_t want, json_t *g, kerr *e) {
     json_array_foreach(rc, i, x) {
         json_int_t round = json_integer_value(json_object_get(x, "round"));
         json_array_append_new(rounds, json_integer(round));
+        if (judge >= 0 && json_integer_value(json_object_get(x, "variant")) != judge) continue;
         const json_t *outs = json_object_get(x, "outputs");
         size_t k;
         const json_t *o;
@@ -678,10 +680,10 @@ typedef enum {
 
 /* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. `fresh`
  * (fresh_mode): whether the worker rotates the loaded inputs before every run, and whether it
- * re-checks rounds against variant 0 (recheck_verdict). A G_* code: a timing failure of a
- * candidate is a refusal, an OOM kopt's resource error. */
+ * re-checks rounds against variant 0 (recheck_verdict; `judge` as there). A G_* code: a timing
+ * failure of a candidate is a refusal, an OOM kopt's resource error. */
 static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, int host_rounds, fresh_mode fresh,
-                        json_t *g, json_t **res, kerr *e) {
+                        int judge, json_t *g, json_t **res, kerr *e) {
     json_t *vars = json_array();
     for (size_t i = 0; i < n; i++) json_array_append_new(vars, module_target(v, mods[i]));
     kerr ce = {0};
@@ -703,7 +705,8 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
     }
     const json_t *fi = json_object_get(*res, "fresh_inputs");   /* what was rotated, for the record */
     if (fresh != FRESH_OFF && json_is_object(fi)) json_object_set(g, "fresh_inputs", (json_t *)fi);
-    return fresh == FRESH_RECHECK ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds) * (n - 1), g, e) : G_PASSED;
+    return fresh == FRESH_RECHECK ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds) * (n - 1), judge, g, e)
+                                  : G_PASSED;
 }
 
 /* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */
@@ -778,7 +781,7 @@ static int host_check(const json_t *hs, json_t *g) {
  * a G_* code (G_REFUSED with g's reason when the timing failed). */
 static int host_rounds_more(vctx *v, const char *const *mods, const json_t *hs, json_t *g, json_t **pooled, kerr *e) {
     json_t *res = NULL;
-    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_ROTATE, g, &res, e);
+    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_ROTATE, -1, g, &res, e);
     if (rc == G_PASSED) {
         const json_t *hs2 = json_object_get(res, "host_samples");
         *pooled = json_array();
@@ -798,7 +801,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
     const char *mods[2] = {v->orig->mod, module};
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, FRESH_RECHECK, g, &res, e);
+    int rc = time_modules(v, mods, 2, rounds, GATE4_HOST_ROUNDS, FRESH_RECHECK, -1, g, &res, e);
     if (rc != G_PASSED) { json_decref(res); return rc; }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result r;
@@ -1866,7 +1869,7 @@ static void identity_result(gate4_result *r, double ms) {
     r->ci.estimate = r->ci.lo = r->ci.hi = 1.0;
 }
 
-int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e) {
+int verify_session_final(verify_session *v, const char *module, json_t *g, int *refused, kerr *e) {
     /* the variants timed: default's module, `module` unless it is one of the compiler's own
      * (then its figure against itself is 1 by identity, not a module timed against itself), and
      * max-autotune's when compiled */
@@ -1881,10 +1884,21 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, kerr 
     if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "the final measurement needs a module other than default's to time");
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, FRESH_ROTATE, g, &res, e);
+    /* a module of kopt's making is re-checked as in gate 4 (a kernel honest only while the gates
+     * watch would be stale here); the compiler's own modules are only timed */
+    int ours = !is_def && !is_ma;
+    *refused = 0;
+    int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, ours ? FRESH_RECHECK : FRESH_ROTATE, ours ? (int)ci : -1,
+                          g, &res, e);
+    if (rc == G_REFUSED && ours) {   /* the output itself failed: the caller keeps the compiler's module */
+        json_decref(res);
+        *refused = 1;
+        return 0;
+    }
     if (rc != G_PASSED) {
         json_decref(res);
         return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
+               : rc == G_ERROR  ? kerr_wrap(e, "the final measurement")
                                 : kerr_set(e, KOPT_E_WORKER, "the final measurement failed: %s",
                                            json_string_value(json_object_get(g, "reason")));
     }

@@ -138,8 +138,11 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
  * the same two timed as the model is called (as_called_vs_default / _max_autotune, host
  * dispatch included), and baseline_ms / speedup against the module the session started from.
  * When `module` is one of the compiler's own (a kept baseline), its figures against that one are
- * 1 by identity: it is not timed against itself. */
-int verify_session_final(verify_session *v, const char *module, json_t *g, kerr *e);
+ * 1 by identity: it is not timed against itself. Otherwise its timed rounds are re-checked as in
+ * gate 4 (fresh contents, GATE4_RECHECK_ROUNDS rounds compared with default's outputs), and when
+ * they disagree, or its timing fails, *refused is set, g["reason"] says why and 0 is returned:
+ * the caller outputs a compiler module instead (no figures are set then). */
+int verify_session_final(verify_session *v, const char *module, json_t *g, int *refused, kerr *e);
 /* Makes the output folder hold torch.compile's own module -- max-autotune's (use_ma) or
  * default's -- with its captured arguments, in place of what verify_session_finish wrote (the
  * document's "replaced" becomes empty): the final measurement found it faster. *module

@@ -572,9 +572,36 @@ reqs = [r for r in map(json.loads, open(sys.argv[3])) if r["op"] == "time"][-2:]
 finals = [r["variants"] for r in reqs]
 assert len(finals[0]) == 3 and len(finals[1]) == 2, finals   # the first final, then default's module again
 # the final measurements rotate the inputs before every run (no run on its predecessor's
-# contents), without gate 4's re-check
-assert all(r["fresh_inputs"] is True and not r["recheck_rounds"] for r in reqs), reqs
+# contents); the re-stitched module's rounds are re-checked as in gate 4, the compiler's module
+# measured again is only timed
+assert all(r["fresh_inputs"] is True for r in reqs), reqs
+assert reqs[0]["recheck_rounds"] == 8 and not reqs[1]["recheck_rounds"], reqs
 PY
+# (1b) a re-stitched winner whose outputs go stale in the final measurement's re-checked rounds
+# (FAKE_FINAL_STALE: honest while the gates watched): the module the search started from is the
+# output, measured again, and the report says why
+FAKE_REQ_LOG=$T/fs.jsonl FAKE_FINAL_STALE=1 FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final re-check refuses" -- "$KOPT" optimize "$P" -o "$T/fs1" --budget 30s --rounds 4 --no-store --max-autotune --json
+cmp -s "$T/fs1/optimized_module.py" "$D" && ok || bad "final re-check: OUT is not default's module"
+python3 - "$T/out" "$T/fs1/kopt_meta.json" "$T/fs.jsonl" <<'PY' && ok || bad "final re-check refuses: report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["model"]
+one = {"estimate": 1.0, "ci95_lo": 1.0, "ci95_hi": 1.0}
+assert m["start"] == "default" and m["final_pick"]["module"] == "default", m
+w = m["final_pick"]["why"]
+assert w.startswith("the final measurement refused the re-stitched module (") and "differs from the baseline's" in w, w
+assert d["outcome"].startswith("baseline kept: the final measurement refused"), d["outcome"]
+assert m["speedup_vs_default"] == one and "estimate" in m["speedup_vs_max_autotune"], m   # measured again
+assert any(a["outcome"] == "accepted" for a in d["attempts"]), d["attempts"]   # the gates had passed it
+assert all(k["status"] != "optimized" for k in d["kernels"]), d["kernels"]
+assert json.load(open(sys.argv[2]))["replaced"] == {}, "kopt_meta.json still lists replaced kernels"
+reqs = [r for r in map(json.loads, open(sys.argv[3])) if r["op"] == "time"][-2:]
+assert len(reqs[0]["variants"]) == 3 and reqs[0]["recheck_rounds"] == 8 and len(reqs[1]["variants"]) == 2, reqs
+PY
+# (1c) only the output's re-checked rounds judge it: max-autotune's module disagreeing there
+# (FAKE_FINAL_STALE=ma) refuses nothing, the re-stitched module stays the output
+FAKE_FINAL_STALE=ma FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final re-check of another module" -- "$KOPT" optimize "$P" -o "$T/fs2" --budget 30s --rounds 4 --no-store --max-autotune --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["model"]; assert "final_pick" not in m and any(k["status"] == "optimized" for k in d["kernels"]), (m, d["outcome"])' "$T/out" && ok || bad "final re-check: another module's rounds refused the output"
 # (2) the search kept max-autotune's module (faster at setup), which the final finds slower than
 # default's: default's module is the output
 FAKE_FINAL_SLOW=1 FAKE_WORKER_FIXTURE_MA=$MA FAKE_FAST_PATTERN="'max_autotune': True" expect_exit 0 "optimize, final re-pick (kept max-autotune)" -- "$KOPT" optimize "$P" -o "$T/rp2" --budget 30s --rounds 4 --no-store --max-autotune --json
