@@ -492,6 +492,8 @@ def op_time(req):
             fp = os.environ.get("FAKE_FASTER_PATTERN")   # 30% faster: to rank two fast candidates
             if fp and fp in module_text(v.get("module")):
                 base = 0.7
+            if os.environ.get("FAKE_MA_FAST") and "/compile-max-autotune/" in str(v.get("module")):
+                base = min(base, 0.9)   # max-autotune's own module 10% faster: the search starts there
             if marked(v.get("module"), "FAKE_IMPOSSIBLE"):
                 base = 0.01    # 100x: below any memory floor of a large model
             if final_slow and k > 0:

@@ -1870,23 +1870,24 @@ static void identity_result(gate4_result *r, double ms) {
 }
 
 int verify_session_final(verify_session *v, const char *module, json_t *g, int *refused, kerr *e) {
-    /* the variants timed: default's module, `module` unless it is one of the compiler's own
-     * (then its figure against itself is 1 by identity, not a module timed against itself), and
-     * max-autotune's when compiled */
+    /* the variants timed: default's module (index di), `module` (ci) unless it is one of the
+     * compiler's own (then its figure against itself is 1 by identity, not a module timed
+     * against itself), and max-autotune's (mi) when compiled. A module of kopt's making is
+     * re-checked as in gate 4 (a kernel honest only while the gates watched would be stale
+     * here), against the module the search started from, as there: that one is variant 0 */
     int is_ma = v->ma.mod && !strcmp(module, v->ma.mod);
     int is_def = !is_ma && !strcmp(module, v->def.mod);
+    int ours = !is_def && !is_ma, ma_first = ours && v->start_ma && v->ma.mod;
     const char *mods[3];
-    size_t n = 0, ci = 0, mi = 0;
-    mods[n++] = v->def.mod;
+    size_t n = 0, di = 0, ci = 0, mi = 0;
+    if (ma_first) mods[mi = n++] = v->ma.mod;
+    mods[di = n++] = v->def.mod;
     if (!is_def) mods[ci = n++] = module;
-    if (v->ma.mod && !is_ma) mods[mi = n++] = v->ma.mod;
+    if (v->ma.mod && !is_ma && !ma_first) mods[mi = n++] = v->ma.mod;
     if (is_ma) mi = ci;
     if (n < 2) return kerr_set(e, KOPT_E_INTERNAL, "the final measurement needs a module other than default's to time");
     json_t *res = NULL;
     int rounds = v->o->rounds > 1 ? v->o->rounds : 40;
-    /* a module of kopt's making is re-checked as in gate 4 (a kernel honest only while the gates
-     * watch would be stale here); the compiler's own modules are only timed */
-    int ours = !is_def && !is_ma;
     *refused = 0;
     int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, ours ? FRESH_RECHECK : FRESH_ROTATE, ours ? (int)ci : -1,
                           g, &res, e);
@@ -1905,12 +1906,12 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, int *
     const json_t *smp = json_object_get(res, "samples");
     gate4_result rd, rm;
     int has_ma = v->ma.mod != NULL;
-    if ((!is_def && speedup_of(json_array_get(smp, 0), json_array_get(smp, ci), 0, 7, &rd, e)) ||
+    if ((!is_def && speedup_of(json_array_get(smp, di), json_array_get(smp, ci), 0, 7, &rd, e)) ||
         (has_ma && !is_ma && speedup_of(json_array_get(smp, mi), json_array_get(smp, ci), 0, 11, &rm, e))) {
         json_decref(res);
         return kerr_wrap(e, "the final measurement");
     }
-    if (is_def) identity_result(&rd, stats_median_json(json_array_get(smp, 0)));
+    if (is_def) identity_result(&rd, stats_median_json(json_array_get(smp, di)));
     if (is_ma) identity_result(&rm, rd.cand_ms);
     json_object_set_new(g, "default_ms", json_real(rd.base_ms));
     json_object_set_new(g, "optimized_ms", json_real(rd.cand_ms));
@@ -1922,7 +1923,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, int *
     /* the same comparisons timed as the model is called (host dispatch included) */
     const json_t *hs = json_object_get(res, "host_samples");
     if (is_def) json_object_set_new(g, "as_called_vs_default", speedup_json(&rd));   /* 1 by identity, above */
-    else as_called(g, "as_called_vs_default", json_array_get(hs, 0), json_array_get(hs, ci), 17);
+    else as_called(g, "as_called_vs_default", json_array_get(hs, di), json_array_get(hs, ci), 17);
     if (is_ma) json_object_set_new(g, "as_called_vs_max_autotune", speedup_json(&rm));   /* 1 by identity */
     else if (has_ma) as_called(g, "as_called_vs_max_autotune", json_array_get(hs, mi), json_array_get(hs, ci), 19);
     const gate4_result *start = v->start_ma ? &rm : &rd;

@@ -598,6 +598,22 @@ assert json.load(open(sys.argv[2]))["replaced"] == {}, "kopt_meta.json still lis
 reqs = [r for r in map(json.loads, open(sys.argv[3])) if r["op"] == "time"][-2:]
 assert len(reqs[0]["variants"]) == 3 and reqs[0]["recheck_rounds"] == 8 and len(reqs[1]["variants"]) == 2, reqs
 PY
+# (1b') the same from max-autotune's module (FAKE_MA_FAST: 10% faster, the search starts there,
+# a winner is stitched into it): the re-check compares with max-autotune's outputs, as gate 4
+# did (it is variant 0 of the final), and max-autotune's module becomes the output
+FAKE_REQ_LOG=$T/fsm.jsonl FAKE_MA_FAST=1 FAKE_FINAL_STALE=1 FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final re-check refuses (from max-autotune)" -- "$KOPT" optimize "$P" -o "$T/fs3" --budget 30s --rounds 4 --no-store --max-autotune --json
+cmp -s "$T/fs3/optimized_module.py" "$MA" && ok || bad "final re-check from max-autotune: OUT is not max-autotune's module"
+python3 - "$T/out" "$T/fsm.jsonl" <<'PY' && ok || bad "final re-check refuses (from max-autotune): report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["model"]
+assert m["start"] == "max-autotune" and m["final_pick"]["module"] == "max-autotune", m
+assert m["final_pick"]["why"].startswith("the final measurement refused the re-stitched module ("), m["final_pick"]
+assert any(a["outcome"] == "accepted" for a in d["attempts"]), d["attempts"]
+reqs = [r for r in map(json.loads, open(sys.argv[2])) if r["op"] == "time"][-2:]
+v = reqs[0]["variants"]
+assert len(v) == 3 and "/compile-max-autotune/" in v[0] and "/compile-default/" in v[1] and reqs[0]["recheck_rounds"] == 8, v
+PY
 # (1c) only the output's re-checked rounds judge it: max-autotune's module disagreeing there
 # (FAKE_FINAL_STALE=ma) refuses nothing, the re-stitched module stays the output
 FAKE_FINAL_STALE=ma FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final re-check of another module" -- "$KOPT" optimize "$P" -o "$T/fs2" --budget 30s --rounds 4 --no-store --max-autotune --json
