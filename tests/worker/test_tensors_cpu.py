@@ -229,6 +229,57 @@ res = kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})
 check(res["reference_changed"] is True and res["changed"] == ["g"], "a written kept output is seen (%r)" % res)
 kept.op_drop(ctx, {"names": ["r", "g"]})
 
+# the content sum taken in the comparison's own pass (ChunkSum): the same value as checksum for
+# every dtype and chunk size it takes; refused where a chunk would split a 32-bit word or the
+# tensor is not its whole storage
+for dt in (torch.float32, torch.float64, torch.bfloat16, torch.float16, torch.int64, torch.bool, torch.uint8):
+    x = (torch.randn(4 * 37) * 50).to(dt)
+    for ch in (1, 3, 4, 8, 64, 1 << 23):
+        if not C.ChunkSum.fusable(x, ch):
+            check(ch * x.element_size() % 4 != 0, "%s, chunk %d: fusable unless a chunk splits a word" % (dt, ch))
+            continue
+        cs = C.ChunkSum(x)
+        flat = x.reshape(-1)
+        for lo in range(0, flat.numel(), ch):
+            cs.add(flat[lo:lo + ch], lo)
+        check(cs.complete and cs.value() == C.checksum(x), "%s, chunk %d: the chunks' sum is checksum's" % (dt, ch))
+check(not C.ChunkSum.fusable(torch.randn(6, 8)[2:]) and not C.ChunkSum.fusable(torch.randn(6, 8).t())
+      and not C.ChunkSum.fusable(torch.zeros(3, dtype=torch.uint8)) and not C.ChunkSum.fusable(5),
+      "a view with an offset, a transpose, a storage of 3 bytes, a non-tensor: not fusable")
+# through op_compare, in chunks of 4 elements: the statistics are those of the separate pass, a
+# compact tensor's sum is not taken before the comparison, and a change to the first or the last
+# chunk of a kept reference (or of the other side) is still seen
+real_chunk, real_sum = kept.compare_chunk, kept.content_sum
+kept.compare_chunk = lambda c, n: 4
+separate = []
+kept.content_sum = lambda x: separate.append(1) or real_sum(x)
+refv, gotv = torch.randn(10, 6, dtype=torch.float64), torch.randn(10, 6)
+kept.keep(ctx, "r", [refv.clone(), torch.randn(3, 5).t(), 4])
+kept.keep(ctx, "g", [gotv.clone(), torch.randn(3, 5).t(), 4])
+kept.stage(ctx, "r")
+req = {"ref": "r", "got": "g", "atol": 1e-3, "rtol": 1e-3, "rel_err": [0.1, 0, 1e-3]}
+separate.clear()
+fused_res = kept.op_compare(ctx, dict(req))
+n_sep = len(separate)
+fusable = C.ChunkSum.fusable
+C.ChunkSum.fusable = staticmethod(lambda t, chunk=0: False)
+plain_res = kept.op_compare(ctx, dict(req))
+C.ChunkSum.fusable = fusable
+check(fused_res == plain_res and fused_res["reference_changed"] is False and fused_res["outputs"][0]["n_mismatch"] > 0,
+      "the fused pass gives the separate pass's statistics")
+check(n_sep == 4, "only the transposed outputs and the values were summed before the comparison: %d" % n_sep)
+for side, at in (("r", (0, 0)), ("r", (9, 5)), ("g", (9, 5))):
+    t = ctx.kept[side].items[0]
+    old_v = float(t[at])
+    t[at] = old_v + 0.5
+    res = kept.op_compare(ctx, dict(req))
+    check(res["reference_changed"] is True and res["outputs"] == [] and res["changed"] == [side],
+          "a change to %s at %s is seen in the fused pass" % (side, at))
+    t[at] = old_v
+check(kept.op_compare(ctx, dict(req)) == plain_res, "put back: the same statistics again")
+kept.compare_chunk, kept.content_sum = real_chunk, real_sum
+kept.op_drop(ctx, {"names": ["r", "g"]})
+
 # ---------------------------------------------------------------- arguments from sources
 
 

@@ -35,7 +35,8 @@ kernel's partial sums are read back to the host and their device buffer zeroed b
 released. On CUDA a Triton kernel reads the storage once; elsewhere (or when Triton is
 unavailable) the same function is computed with torch ops; a large host tensor is copied to the
 GPU a chunk at a time and hashed there when a GPU is present. Sums are comparable within one
-worker process only.
+worker process only. ChunkSum takes the same sum from the chunks compare_stats moves anyway, so a
+comparison with a host-staged reference checks its sum in the same pass (kopt.kept.op_compare).
 """
 
 import os
@@ -59,13 +60,18 @@ def _flat(t):
     return t.reshape(-1) if t.is_contiguous() else t.contiguous().reshape(-1)
 
 
-def _chunk(t, lo, hi, device):
+def _move(t, lo, hi, device):
+    """Elements lo..hi-1 of the flat tensor t on `device` (a view where t lives there)."""
     c = t[lo:hi]
-    if c.device != device:
-        c = c.to(device, non_blocking=False)
-    if c.dtype == torch.bool:
-        c = c.to(torch.uint8)
-    return c.to(torch.float64)
+    return c.to(device, non_blocking=False) if c.device != device else c
+
+
+def _f64(c):
+    return (c.to(torch.uint8) if c.dtype == torch.bool else c).to(torch.float64)
+
+
+def _chunk(t, lo, hi, device):
+    return _f64(_move(t, lo, hi, device))
 
 
 def abs_max(t, chunk=CHUNK):
@@ -84,9 +90,11 @@ def _abs_max(r_all, device, chunk):
     return m
 
 
-def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=None):
+def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=None, sums=(None, None)):
     """The statistics of got against ref (see the module docstring); a JSON-ready dict.
-    ref_abs_max: abs_max(ref) when the caller has it (the first pass is then skipped)."""
+    ref_abs_max: abs_max(ref) when the caller has it (the first pass is then skipped). sums:
+    a ChunkSum (or None) for ref and for got, fed every chunk of the pass as it was moved for
+    the comparison (a host-staged tensor then crosses to the GPU once for both)."""
     shape = list(ref.shape)
     dtypes = {"dtype": str(ref.dtype).replace("torch.", ""),
               "got_dtype": str(got.dtype).replace("torch.", "")}
@@ -116,8 +124,11 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=N
         st.update(n_rel_err=0, rel_err_thr=rel_thr, rel_err_floor=rel_floor)
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
-        r = _chunk(r_all, lo, hi, device)
-        g = _chunk(g_all, lo, hi, device)
+        r, g = _move(r_all, lo, hi, device), _move(g_all, lo, hi, device)
+        for cs, c in zip(sums, (r, g)):
+            if cs is not None:
+                cs.add(c, lo)
+        r, g = _f64(r), _f64(g)
         rf, gf = torch.isfinite(r), torch.isfinite(g)
         fin = rf & gf
         same_nonfinite = (r == g) | (torch.isnan(r) & torch.isnan(g))
@@ -299,6 +310,51 @@ def checksum(t, key=None):
         a, b = _mix_torch(w[lo:lo + HASH_CHUNK], lo, key)
         s0, s1 = s0 + a, s1 + b
     return _combine(s0, s1)
+
+
+class ChunkSum:
+    """checksum(t) of a compact tensor t (fusable), accumulated from its elements chunk by chunk
+    wherever the chunks are (compare_stats' pass feeds it): the same value as checksum(t) once
+    every element was added, once each (complete)."""
+
+    def __init__(self, t, key=None):
+        self.key = _process_key() if key is None else key
+        self.size, self.numel = t.element_size(), t.numel()
+        self.s0 = self.s1 = self.added = 0
+
+    @staticmethod
+    def fusable(t, chunk=CHUNK):
+        """Whether t's checksum can be taken from chunks of `chunk` elements: t is all of its
+        storage, contiguous, and every chunk is whole 32-bit words."""
+        if not isinstance(t, torch.Tensor) or t.layout != torch.strided or not t.is_contiguous():
+            return False
+        size = t.element_size()
+        return (t.storage_offset() == 0 and storage(t).nbytes() == t.numel() * size
+                and (t.numel() * size) % 4 == 0 and (max(1, int(chunk)) * size) % 4 == 0)
+
+    def add(self, c, lo):
+        """Elements lo, lo+1, ... of t (the 1-D contiguous chunk c, on any device)."""
+        if c.numel() == 0:
+            return
+        w = c.reshape(-1).view(torch.uint8).view(torch.int32)
+        base = lo * self.size // 4
+        kern = _hash_kernel()
+        if kern is not None and w.device.type == "cuda":
+            a, b = _hash_cuda(kern, w, base, self.key)
+        else:
+            a = b = 0
+            for j in range(0, w.numel(), HASH_CHUNK):
+                x, y = _mix_torch(w[j:j + HASH_CHUNK], base + j, self.key)
+                a, b = a + x, b + y
+        self.s0, self.s1 = self.s0 + a, self.s1 + b
+        self.added += c.numel()
+
+    @property
+    def complete(self):
+        return self.added == self.numel
+
+    def value(self):
+        return _combine(self.s0, self.s1)
 
 
 def checksums(items):
