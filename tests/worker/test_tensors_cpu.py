@@ -279,6 +279,23 @@ for side, at in (("r", (0, 0)), ("r", (9, 5)), ("g", (9, 5))):
 check(kept.op_compare(ctx, dict(req)) == plain_res, "put back: the same statistics again")
 kept.compare_chunk, kept.content_sum = real_chunk, real_sum
 kept.op_drop(ctx, {"names": ["r", "g"]})
+# a float64 output kept while on the GPU (stood in for: _on_gpu) has its largest magnitude found
+# then, before it is staged: a comparison with rel_err does not look for it again
+real_on_gpu, real_abs_max = kept._on_gpu, kept.abs_max
+kept._on_gpu = lambda x: True
+r64 = torch.tensor([1.0, -7.5, float("inf"), 2.0], dtype=torch.float64)
+kept.keep(ctx, "r", [r64.clone(), torch.ones(4)], low_memory=True)
+kept._on_gpu = real_on_gpu
+check(ctx.kept["r"].staged and ctx.kept["r"].abs_max == {0: 7.5}, "float64 only, found before staging: %r"
+      % ctx.kept["r"].abs_max)
+looked = []
+kept.abs_max = lambda *a: looked.append(1) or real_abs_max(*a)
+kept.keep(ctx, "g", [r64.clone(), torch.ones(4)])
+res = kept.op_compare(ctx, {"ref": "r", "got": "g", "tols": [[0, 0], [0, 0]], "rel_err": [0.1, 0, 1e-3]})
+check(looked == [1] and res["outputs"][0]["rel_err_floor"] == 7.5e-3, "only the float32 output's maximum is found at "
+      "the comparison (%d), the float64 one's was kept: %r" % (len(looked), res["outputs"][0].get("rel_err_floor")))
+kept.abs_max = real_abs_max
+kept.op_drop(ctx, {"names": ["r", "g"]})
 
 # ---------------------------------------------------------------- arguments from sources
 

@@ -60,12 +60,34 @@ def keep(ctx, name, outputs, low_memory=False):
     items = flatten(outputs)
     size = nbytes(items)
     staged = bool(low_memory) or (size > 0 and free_bytes() < ctx.run_need + (64 << 20))
+    am = _abs_max_on_device(ctx, items)
     if staged:
         ctx.log("keep %s: %d MiB staged to host memory (%s)"
                 % (name, size >> 20, "low memory asked" if low_memory else "GPU memory short"))
         items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in items]
-    ctx.kept[name] = Kept(items, staged, name)
+    k = Kept(items, staged, name)
+    k.abs_max.update(am)
+    ctx.kept[name] = k
     return staged
+
+
+def _on_gpu(x):
+    return x.device.type == "cuda"
+
+
+def _abs_max_on_device(ctx, items):
+    """{index: abs_max} of the float64 tensors among items that are on the GPU: a float64
+    reference's largest magnitude (what a comparison with rel_err needs first) found while it is
+    still there, before it may be staged to the host (where finding it would cost one more
+    crossing); empty when memory is short for even that."""
+    got = {}
+    try:
+        for i, x in enumerate(items):
+            if isinstance(x, torch.Tensor) and x.dtype == torch.float64 and _on_gpu(x):
+                got[i] = abs_max(x, compare_chunk(ctx, CHUNK))
+    except torch.cuda.OutOfMemoryError:
+        return {}
+    return got
 
 
 def stage(ctx, name):
