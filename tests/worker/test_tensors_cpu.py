@@ -217,6 +217,10 @@ for what, x in views.items():
     kept.stage(ctx, "r")
     check(not kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})["reference_changed"],
           "%s: staged to the host, the same sum" % what)
+    kept.keep(ctx, "r2", [x], low_memory=True)   # summed where it was, then staged
+    check(not kept.op_compare(ctx, {"ref": "r2", "got": "g", "atol": 0, "rtol": 0})["reference_changed"],
+          "%s: staged as it is kept, the same sum" % what)
+    kept.op_drop(ctx, {"names": ["r2"]})
     ctx.kept["r"].items[0][1, 1] += 1.0   # the tampering, after the keep
     res = kept.op_compare(ctx, {"ref": "r", "got": "g", "atol": 0, "rtol": 0})
     check(res["reference_changed"] is True and res["outputs"] == [] and res["changed"] == ["r"],

@@ -44,14 +44,15 @@ def content_sum(x):
 
 
 class Kept:
-    def __init__(self, items, staged, name=""):
+    def __init__(self, items, staged, name="", sums=None):
         self.name = name
         self.items = items      # flattened outputs: tensors or plain values
         self.staged = staged    # True when the tensors were moved to host memory
         self.abs_max = {}       # item index -> compare.abs_max of it, once asked (rel_err)
-        # their content sums when kept: a reference must still hold them when it is compared
-        # (a candidate's kernel can write any memory of this process, kept outputs included)
-        self.sums = [content_sum(x) for x in items]
+        # their content sums when kept (`sums`: taken by the caller before it staged them to the
+        # host, where taking them costs a crossing): a reference must still hold them when it is
+        # compared (a candidate's kernel can write any memory of this process, kept outputs included)
+        self.sums = [content_sum(x) for x in items] if sums is None else sums
 
 
 def keep(ctx, name, outputs, low_memory=False):
@@ -61,11 +62,12 @@ def keep(ctx, name, outputs, low_memory=False):
     size = nbytes(items)
     staged = bool(low_memory) or (size > 0 and free_bytes() < ctx.run_need + (64 << 20))
     am = _abs_max_on_device(ctx, items)
+    sums = [content_sum(x) for x in items]   # where they are (a compact host copy sums the same)
     if staged:
         ctx.log("keep %s: %d MiB staged to host memory (%s)"
                 % (name, size >> 20, "low memory asked" if low_memory else "GPU memory short"))
         items = [x.detach().to("cpu") if isinstance(x, torch.Tensor) else x for x in items]
-    k = Kept(items, staged, name)
+    k = Kept(items, staged, name, sums)
     k.abs_max.update(am)
     ctx.kept[name] = k
     return staged
