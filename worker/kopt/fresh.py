@@ -214,8 +214,8 @@ class _Storage:
         self.offset, self.seen = 0, {0}
 
 
-DRAW_TRIES = 32   # offsets drawn for each preference before the next, weaker one (_draw) ...
-DRAW_ALL = 1024   # ... in a storage of more elements than this; in a smaller one, all weighed
+DRAW_TRIES = 32   # offsets drawn for each preference before it is weighed whole (a storage of at
+DRAW_ALL = 1024   # most DRAW_ALL elements) or the next, weaker one is tried (_draw)
 
 
 def _periods(tensors, flat):
@@ -243,15 +243,14 @@ def _draw(rng, n, k0, seen, periods):
              lambda k, a: a not in seen,
              lambda k, a: a != 0)
     for ok in prefs:
-        if n <= DRAW_ALL:   # small: every offset weighed, so an arrangement left is always found
-            ks = [k for k in range(1, n) if ok(k, (k0 + k) % n)]
-            if ks:
-                return rng.choice(ks)
-            continue
         for _ in range(DRAW_TRIES):
             k = rng.randrange(1, n)
             if ok(k, (k0 + k) % n):
                 return k
+        if n <= DRAW_ALL:   # small: every offset weighed, so an arrangement left is always found
+            ks = [k for k in range(1, n) if ok(k, (k0 + k) % n)]
+            if ks:
+                return rng.choice(ks)
     return rng.randrange(1, n)
 
 
