@@ -430,6 +430,27 @@ Test(plan, checks_are_bounded_at_their_limit) {
     }
 }
 
+Test(plan, lets_are_bounded_at_their_limit) {
+    for (int extra = 0; extra < 2; extra++) {
+        kbuf lt = KBUF_INIT;
+        kbuf_puts(&lt, "\"let\": {");
+        for (int i = 0; i < PLAN_MAX_LETS + extra; i++) kbuf_printf(&lt, "%s\"v%d\": \"r0_numel + %d\"", i ? ", " : "", i, i);
+        kbuf_puts(&lt, "},\n    \"launches\"");
+        char *p = tu_replace_once(PLAN, "\"launches\"", kbuf_str(&lt));
+        char *t = with(KERNEL, p);
+        if (!extra) {
+            candidate *c = tu_parse_candidate(t);
+            cr_expect(strstr(c->text, "r0_numel + 15"), "the last let is emitted");
+            candidate_free(c);
+        } else {
+            expect_refused(t, "\"let\" must be a dict of at most 16 names to integer expressions");
+        }
+        free(t);
+        free(p);
+        kbuf_free(&lt);
+    }
+}
+
 /* An argument that names neither a parameter nor a scratch buffer, in a plan that has scratch
  * buffers: refused by name (the scratch names are searched, no further). */
 Test(plan, an_unknown_argument_beside_scratch_buffers_is_refused) {
@@ -540,6 +561,17 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
         char *t = with(k, PLAN);
         char *m = tu_parse_refusal(t);
         cr_expect(strstr(m, cases[i].why), "case %zu: message '%s' lacks '%s'", i, m, cases[i].why);
+        free(m);
+        free(t);
+        free(k);
+    }
+    /* the same as the file's very first statement (the scan starts at its first token) */
+    static const char *const first[][2] = {{"print(1)\n", "not a definition"}, {"X = open('f')\n", "not a constant"}};
+    for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
+        char *k = kasprintf("%s%s", first[i][0], KERNEL);
+        char *t = with(k, PLAN);
+        char *m = tu_parse_refusal(t);
+        cr_expect(strstr(m, first[i][1]) && strstr(m, "line 1"), "first statement %zu: message '%s'", i, m);
         free(m);
         free(t);
         free(k);
