@@ -566,7 +566,11 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
         free(k);
     }
     /* the same as the file's very first statement (the scan starts at its first token) */
-    static const char *const first[][2] = {{"print(1)\n", "not a definition"}, {"X = open('f')\n", "not a constant"}};
+    static const char *const first[][2] = {
+        {"print(1)\n", "not a definition"},
+        {"X = open('f')\n", "not a constant"},
+        {"@triton_heuristics.pointwise(size_hints={'x': 1})\n@triton.jit\ndef _h(in_ptr0):\n    pass\n",
+         "KOPT_PLAN and a @triton_heuristics kernel"}};
     for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
         char *k = kasprintf("%s%s", first[i][0], KERNEL);
         char *t = with(k, PLAN);
