@@ -497,9 +497,10 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         rc = verify_session_final(c.vs, judged ? judged : final_mod, g, &refused, e);
         if (!rc && !refused) take_final(model, g);
         if (!rc && final_mod == opt) json_object_set_new(model, "final_from_cubins", json_boolean(judged != NULL));
+        const char *reason = json_string_value(json_object_get(g, "reason"));
         char *refusal = refused ? kasprintf("the final measurement refused the re-stitched module (%s): torch.compile's %s "
                                             "module is the output",
-                                            json_string_value(json_object_get(g, "reason")),
+                                            reason ? reason : "no reason recorded",
                                             verify_session_started_from_max_autotune(c.vs) ? "max-autotune" : "default")
                                 : NULL;
         json_decref(g);

@@ -140,9 +140,9 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
  * When `module` is one of the compiler's own (a kept baseline), its figures against that one are
  * 1 by identity: it is not timed against itself. Otherwise its timed rounds are re-checked as in
  * gate 4 (fresh contents, GATE4_RECHECK_ROUNDS rounds compared with the outputs of the module the
- * search started from), and when
- * they disagree, or its timing fails, *refused is set, g["reason"] says why and 0 is returned:
- * the caller outputs a compiler module instead (no figures are set then). */
+ * search started from), and when they disagree, or its timing fails, *refused is set,
+ * g["reason"] says why and 0 is returned: the caller outputs a compiler module instead (no
+ * figures are set then). */
 int verify_session_final(verify_session *v, const char *module, json_t *g, int *refused, kerr *e);
 /* Makes the output folder hold torch.compile's own module -- max-autotune's (use_ma) or
  * default's -- with its captured arguments, in place of what verify_session_finish wrote (the
