@@ -570,7 +570,8 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
         {"print(1)\n", "not a definition"},
         {"X = open('f')\n", "not a constant"},
         {"@triton_heuristics.pointwise(size_hints={'x': 1})\n@triton.jit\ndef _h(in_ptr0):\n    pass\n",
-         "KOPT_PLAN and a @triton_heuristics kernel"}};
+         "KOPT_PLAN and a @triton_heuristics kernel"},
+        {"def launch(in_ptr0, out_ptr2, xnumel, r0_numel):\n    pass\n", "KOPT_PLAN and a `def launch`"}};
     for (size_t i = 0; i < sizeof first / sizeof first[0]; i++) {
         char *k = kasprintf("%s%s", first[i][0], KERNEL);
         char *t = with(k, PLAN);
@@ -580,6 +581,12 @@ Test(plan, the_file_outside_the_plan_is_an_allowlist) {
         free(t);
         free(k);
     }
+    /* the plan as the file's first definition, a launcher after the kernel */
+    char *pk = kasprintf("%s%s\ndef launch(in_ptr0, out_ptr2, xnumel, r0_numel):\n    pass\n", PLAN, KERNEL);
+    char *pm = tu_parse_refusal(pk);
+    cr_expect(strstr(pm, "KOPT_PLAN and a `def launch`"), "the plan first: message '%s'", pm);
+    free(pm);
+    free(pk);
     /* what it may hold: constants of each literal kind, annotated or wrapped, and a docstring */
     char *k = kasprintf("\"\"\"A docstring.\"\"\"\n%sA = 1.5\nB: tl.constexpr = 4\nC = tl.constexpr(8)\nD = 'x'\n"
                         "E = None\nF = -3\nimport math\nfrom triton.language.extra import libdevice\n"
