@@ -702,6 +702,12 @@ Test(plan, edges_that_pass_and_a_first_import) {
     kerr e = {0};
     cr_expect_eq(plan_expr_parse("stride(in_ptr0, 63)", &names, &x, &e), 0, "%s", e.msg);
     plan_expr_free(x);
+    /* a one-line kernel (its body on the def's line) between the kernel and the plan */
+    char *one = kasprintf("%s@triton.jit\ndef _nop(x): pass\n%s", KERNEL, PLAN);
+    c = tu_parse_candidate(one);
+    cr_expect(c->from_plan && c->njit == 2, "a one-line kernel parses: %zu kernels", c->njit);
+    candidate_free(c);
+    free(one);
     char *first = kasprintf("import os\n%s%s", KERNEL, PLAN);
     char *m = tu_parse_refusal(first);
     cr_expect(strstr(m, "line 1: imports os"), "%s", m);
