@@ -449,6 +449,12 @@ Test(plan, lets_are_bounded_at_their_limit) {
         free(p);
         kbuf_free(&lt);
     }
+    /* a list of one is no dict, however short */
+    char *p = tu_replace_once(PLAN, "\"launches\"", "\"let\": [\"n\"],\n    \"launches\"");
+    char *t = with(KERNEL, p);
+    expect_refused(t, "\"let\" must be a dict of at most 16 names to integer expressions");
+    free(t);
+    free(p);
 }
 
 /* An argument that names neither a parameter nor a scratch buffer, in a plan that has scratch
