@@ -74,6 +74,35 @@ check(both_gpu == both_host, "host/host comparison differs from GPU/GPU: %r vs %
       % ({k: v for k, v in both_host.items() if both_gpu.get(k) != v}, both_gpu))
 check(both_gpu["n_mismatch"] > 0 and both_gpu["first_nonfinite_mismatch"] is not None,
       "the comparison saw no mismatch: %r" % (both_gpu,))
+# the content sum taken in a comparison's own pass (ChunkSum, the Triton kernel on the chunks
+# moved to the GPU) is checksum's, for a host-staged float64 reference and a GPU bfloat16 output;
+# and through `compare` (kopt.kept) with the reference kept staged: unchanged, compared; one word
+# of it changed on the host, reference_changed
+from kopt import kept as kept_mod  # noqa: E402
+import types  # noqa: E402
+r64 = torch.randn(3 * (1 << 20) + 6, dtype=torch.float64, device="cuda")
+ob16 = r64.to(torch.bfloat16)
+for t in (r64.cpu(), ob16):
+    cs = compare.ChunkSum(t)
+    flat = t.reshape(-1)
+    for lo in range(0, flat.numel(), 1 << 20):
+        cs.add(flat[lo:lo + (1 << 20)].to("cuda"), lo)
+    check(cs.complete and cs.value() == compare.checksum(t), "ChunkSum of a %s %s tensor is not checksum's"
+          % (t.device.type, t.dtype))
+kctx = types.SimpleNamespace(kept={}, run_need=0, log=lambda m: None, memory=None)
+kept_mod.keep(kctx, "ref", [r64.clone()], low_memory=True)
+kept_mod.keep(kctx, "got", [ob16.clone()])
+creq = {"ref": "ref", "got": "got", "atol": 0, "rtol": 0, "rel_err": [1 / 16, 1e-6, 1e-6]}
+cres = kept_mod.op_compare(kctx, dict(creq))
+check(kctx.kept["ref"].staged and kctx.kept["ref"].abs_max.get(0) == float(r64.abs().max()),
+      "the staged reference's maximum was not found before staging: %r" % kctx.kept["ref"].abs_max)
+check(cres["reference_changed"] is False and cres["outputs"][0]["n_rel_err"] == 0,
+      "an unchanged staged reference: %r" % {k: v for k, v in cres.items() if k != "outputs"})
+kctx.kept["ref"].items[0][(1 << 20) + 17] += 1.0
+cres = kept_mod.op_compare(kctx, dict(creq))
+check(cres["reference_changed"] is True and cres["changed"] == ["ref"], "a changed staged reference was not seen")
+kept_mod.drop(kctx, ["ref", "got"])
+del r64, ob16
 # gate 4's fresh contents (kopt.fresh) on the GPU: a rotation is torch.roll's, in blocks, and a
 # Rotator's step is the flat roll; a 1 GB input rotated 10 times and
 # restored holds its bytes again (the keyed checksum); the time a round's rotation takes at that size
@@ -87,7 +116,7 @@ small = torch.randn(37, 1000, device="cuda")
 small0 = small.clone()
 srot = fresh.Rotator([small], fresh.new_rng(), budget=777)
 srot.step()
-check(torch.equal(small.view(-1), torch.roll(small0.view(-1), -srot.items[0][2])), "a step is not the flat roll")
+check(torch.equal(small.view(-1), torch.roll(small0.view(-1), -srot.items[0].offset)), "a step is not the flat roll")
 srot.restore()
 check(torch.equal(small, small0), "a small input is not restored")
 big = torch.randn(4096, 65536, device="cuda")             # 1 GiB
