@@ -249,4 +249,47 @@ check("displaced" not in logs and "staged" in logs,
       "cap 2.5 buffers: no displacement that would not make a set fit; runs staged:\n" + logs)
 check(restored and res["sets"][1:] == free_res["sets"][1:], "cap 2.5 buffers: the same answers, the loaded input as loaded")
 
+# the poison a run's outputs get (kopt.poison): NaN in the captured set, then the kinds in turn.
+# A candidate that reads its output buffer first and computes only where it finds NaN -- right
+# under a NaN poison, garbage in a user's recycled memory -- disagrees in the sets after it
+class Detector(Kern):
+    def run(self, x, out, n, stream=None):
+        self.calls += 1
+        if bool(torch.isnan(out).all()):
+            out.copy_(softmax(x, self.calls))
+
+
+res, _ = isolate(Kern(softmax), Detector(softmax), seeds=(5, 6))
+check(stats(res, 0, 0)["n_mismatch"] == 0 and all(stats(res, s, 0)["n_mismatch"] > 0.9 * N for s in (1, 2)),
+      "the poison detector passes the captured set (NaN) and fails the seed sets (bits, normal): %s"
+      % [stats(res, s, 0)["n_mismatch"] for s in range(3)])
+
+
+# an original that leaves part of its output to another kernel (a shared buffer), and a candidate
+# that does the same: every set stays on NaN, where the unwritten part compares equal and no random
+# poison enters the reference's scale
+def half(x, out):
+    out[: N // 2].copy_(softmax(x, 0)[: N // 2])
+
+
+class Half(Kern):
+    def run(self, x, out, n, stream=None):
+        self.calls += 1
+        half(x, out)
+
+
+seen = []
+real_fill = kiso.fill
+kiso.fill = lambda t, kind, seed: seen.append(kind) or real_fill(t, kind, seed)
+res, _ = isolate(Half(None), Half(None), seeds=(5, 6))
+check(seen == [] and all(stats(res, s, 0)["n_mismatch"] == 0 and stats(res, s, 0)["ref_abs_max"] <= 1.0
+                         for s in range(3)), "a partly written output: NaN in every set, all agree: %s %s"
+      % (seen, [stats(res, s, 0)["n_mismatch"] for s in range(3)]))
+seen.clear()
+res, _ = isolate(Kern(softmax), Kern(softmax), seeds=(5, 6))
+check(seen == ["bits", "bits", "bits", "normal", "normal", "normal"],
+      "a fully written output: random poison after the captured set, the same kind for both runs and "
+      "the original's: %s" % seen)
+kiso.fill = real_fill
+
 print("isolate cpu: %d checks passed" % passed())

@@ -301,6 +301,39 @@ check(looked == [1] and res["outputs"][0]["rel_err_floor"] == 7.5e-3, "only the 
 kept.abs_max = real_abs_max
 kept.op_drop(ctx, {"names": ["r", "g"]})
 
+# ---------------------------------------------------------------- poison (kopt.poison)
+from kopt import poison as P  # noqa: E402
+check(P.KINDS == ("nan", "bits", "normal") and [P.kind_at(i) for i in range(4)] == ["nan", "bits", "normal", "nan"],
+      "the kinds in turn")
+for dt in (torch.float32, torch.bfloat16, torch.float64, torch.int32, torch.int64, torch.uint8, torch.bool):
+    a, b, c = (torch.zeros(1000, dtype=dt) for _ in range(3))
+    P.fill(a, "nan")
+    if dt.is_floating_point:
+        check(bool(torch.isnan(a).all()), "%s: nan fills NaN" % dt)
+    for kind in ("bits", "normal"):
+        P.fill(a, kind, 7)
+        P.fill(b, kind, 7)
+        P.fill(c, kind, 8)
+        check(torch.equal(a.view(torch.uint8) if dt != torch.bool else a, b.view(torch.uint8) if dt != torch.bool else b),
+              "%s %s: one seed, the same bytes" % (dt, kind))
+        differ = (a != c).sum().item() if dt != torch.bool else (a != c).sum().item()
+        check(differ > (300 if dt == torch.bool else 900), "%s %s: another seed, other values (%d of 1000 differ)"
+              % (dt, kind, differ))
+        if kind == "normal" and dt.is_floating_point:
+            check(bool(torch.isfinite(a).all()) and float(a.abs().max()) < 10, "%s normal: finite N(0,1) values" % dt)
+nc = torch.zeros(40, 30).t()
+P.fill(nc, "bits", 3)
+check(bool(torch.isfinite(nc).all()) and (nc != 0).sum().item() > 1100, "a non-contiguous tensor: normal values")
+P.fill(torch.zeros(0), "bits")
+try:
+    P.fill(torch.zeros(3), "zeros")
+    check(False, "an unknown kind is refused")
+except ValueError:
+    check(True, "an unknown kind is refused")
+g0 = torch.random.get_rng_state()
+P.fill(torch.zeros(100), "normal")
+check(torch.equal(torch.random.get_rng_state(), g0), "the global generator is not drawn from")
+
 # ---------------------------------------------------------------- arguments from sources
 
 

@@ -212,6 +212,7 @@ def module(write):
 
 
 run.make_target = lambda c, spec, **k: module(spec["module"] == "writes")
+w_run = net.weight.detach().clone()
 res = run.op_run(ctx, {"target": {"kind": "module", "module": "honest"}, "poison": False})
 check(res["outputs"][0]["shape"] == [8, 32] and res["loaded_inputs_changed"] == [], "an honest module run: %s" % res)
 try:
@@ -221,4 +222,12 @@ except OpError as e:
     check(e.code == "state_changed" and e.fatal and "a module run wrote to the model's parameters or buffers (weight)"
           in str(e), "the fatal state_changed: %s" % e)
 
+# the poison of module runs (kopt.poison's kinds in turn: a kernel cannot tell kopt's runs by what
+# its buffers hold before it writes them); eager runs keep NaN
+net.weight.data.copy_(w_run)   # the weight as loaded again, after the writing module above
+kinds = []
+run.poison_allocator = lambda c, kind="nan": kinds.append(kind) or 0
+for _ in range(4):
+    run.op_run(ctx, {"target": {"kind": "module", "module": "honest"}})
+check(kinds == ["nan", "bits", "normal", "nan"], "module runs: the kinds in turn: %s" % kinds)
 print("writes: %d checks passed" % passed())

@@ -21,8 +21,9 @@ and a restarted worker simply captures again. What is kept of each argument:
     copy would only double the memory of the largest intermediates;
   * ints and other values: as they are.
 `materialize(entry)` makes the argument list of one run: "out" tensors freshly allocated and
-poisoned (NaN; integers: the dtype's minimum; bool: True), "inout" ones cloned, "in" ones
-shared. So a run costs the kernel's outputs and in-place arguments, never a second copy of its
+poisoned (NaN; integers: the dtype's minimum; bool: True; in gate 2's input sets, kopt.poison's
+kinds in turn, the same bytes for the candidate's runs and the original's of a set), "inout"
+ones cloned, "in" ones shared. So a run costs the kernel's outputs and in-place arguments, never a second copy of its
 inputs.
 
 capture_launch {module, args, launch, roles?, out?}
@@ -81,6 +82,7 @@ from kopt.errors import BadRequest, OpError, wrap
 from kopt.kept import content_sum
 from kopt.memory import compare_chunk, free_bytes, nbytes, over_cap
 from kopt.modules import cache
+from kopt.poison import fill, kind_at, new_seed
 from kopt.profile import _as_tuple, is_autotuner
 from kopt.protocol import get_arg
 from kopt.room import make_room
@@ -254,23 +256,32 @@ def _poison(t):
 
 
 def materialize(entry, roles=None, poison=True):
-    """The argument list of one run (see the module docstring)."""
+    """The argument list of one run (see the module docstring). poison: True (NaN), False, or
+    (kind, seed): kopt.poison.fill's, the same bytes in every run given the same pair."""
     out, memo = [], {}
     for k, a in enumerate(entry):
         role = roles[k] if roles and k < len(roles) else None
         if isinstance(a, _Layout):
             t = a.new()
-            if poison:
-                _poison(t)
+            _poison_as(t, poison, k)
             out.append(t)
         elif isinstance(a, torch.Tensor) and role in ("inout", "out"):
             t = clone_tensor(a, memo)
-            if poison and role == "out":
-                _poison(t)
+            if role == "out":
+                _poison_as(t, poison, k)
             out.append(t)
         else:
             out.append(a)
     return out
+
+
+def _poison_as(t, poison, k):
+    """materialize's poison of argument k."""
+    if poison is True:
+        _poison(t)
+    elif poison:
+        kind, seed = poison
+        fill(t, kind, seed + k)
 
 
 def _autotuner(kern):
@@ -502,6 +513,17 @@ def _displaceable(problem, entry, roles):
                or (r in ("in", "inout") and a.is_floating_point()) for a, r in zip(entry, roles))
 
 
+def _has_nan(t):
+    """Whether the floating tensor t holds a NaN (False for other dtypes); a host tensor is
+    looked at a chunk at a time on the GPU where there is one."""
+    if not t.is_floating_point():
+        return False
+    if t.is_cuda or not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+        return bool(torch.isnan(t).any())
+    flat = t.reshape(-1)
+    return any(bool(torch.isnan(flat[lo:lo + CHUNK].to("cuda")).any()) for lo in range(0, flat.numel(), CHUNK))
+
+
 def _compare_run(ctx, ref, args, checked, tol):
     """Statistics of each checked argument of a run (args[k], k in checked) against ref[j]. The
     comparison chunk is chosen here, with the run's arguments live: chosen before them, it took
@@ -631,10 +653,11 @@ def op_isolate(ctx, req):
             raise
         raise wrap("module_failed", "the candidate raised while its configurations were tuned", e)
 
-    def cand_run(inputs, name, changed):
-        """One run of the candidate on fresh arguments (read-only inputs checksummed around it,
-        into `changed`); its argument list."""
-        args = materialize(inputs, roles)
+    def cand_run(inputs, name, changed, poison):
+        """One run of the candidate on fresh arguments, its outputs poisoned as `poison` says
+        (materialize; read-only inputs checksummed around it, into `changed`); its argument
+        list."""
+        args = materialize(inputs, roles, poison)
         before = [checksum(args[k]) for k in read_only]
         _launch(cand, args, stream, "the candidate raised on input set %s" % name)
         if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
@@ -648,7 +671,14 @@ def op_isolate(ctx, req):
     sets = []
     layout = _storages(entry)
     problem = ctx.problem
-    for name, seed in [("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]:
+    random_ok = False
+    for si, (name, seed) in enumerate([("captured", None)] + [("seed%d" % s, int(s)) for s in seeds]):
+        # the set's poison (kopt.poison): NaN for the captured set; after it, the kinds in turn,
+        # the same bytes for the candidate's runs and the original's -- only where the original
+        # wrote every element of its floating outputs there (no NaN left): an element it leaves
+        # to another kernel would hold the random poison in the reference, whose magnitude the
+        # comparison's scale (ref_abs_max, the norms) would then take in
+        pz = (kind_at(si), new_seed()) if random_ok else True
         if seed is not None and problem is not None and not problem.displaced and over_cap(ctx, draw_b + 2 * out_b) \
                 and not over_cap(ctx, draw_b + 2 * out_b - nbytes(problem.inputs)) \
                 and _displaceable(problem, entry, roles):
@@ -677,7 +707,7 @@ def op_isolate(ctx, req):
             if last is not None and (low_memory or over_cap(ctx, out_b)) and _on_device(runs[last], checked):
                 runs[last] = _to_host(ctx, runs[last], checked_set, "isolate %s, set %s: run %d" % (kernel, name, r))
                 torch.cuda.empty_cache()
-            args = cand_run(inputs, name, changed)
+            args = cand_run(inputs, name, changed, pz)
             if runs and _on_device(runs[0], checked) and same_bits(runs[0], args, checked):
                 runs.append(None)
             else:
@@ -687,10 +717,12 @@ def op_isolate(ctx, req):
         if staged:
             _stage_runs(ctx, runs, checked, "isolate %s, set %s" % (kernel, name))
             torch.cuda.empty_cache()
-        args = materialize(inputs, roles)
+        args = materialize(inputs, roles, pz)
         _launch(orig, args, stream, "the original kernel raised on input set %s" % name)
         ref = [args[k] for k in checked]
         del args
+        if si == 0:
+            random_ok = not any(_has_nan(t) for t in ref)
         if staged or free_bytes() < 1.2 * nbytes(ref) + (256 << 20) or over_cap(ctx, 0):
             ctx.log("isolate %s, set %s: the original's outputs (%d MiB) staged to host memory"
                     % (kernel, name, nbytes(ref) >> 20))

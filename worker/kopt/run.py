@@ -24,9 +24,11 @@ model's parameters and buffers (Problem.check_state: a change is the fatal state
 poison: every target allocates its outputs itself from PyTorch's caching allocator, which hands
 back memory freed earlier -- possibly holding a previous run's correct results, which would hide
 a kernel that leaves elements unwritten. With poison (the default) the allocator's cache is
-emptied and a NaN-filled block as large as the run needs (the largest run seen so far, at least
+emptied and a poisoned block as large as the run needs (the largest run seen so far, at least
 256 MiB where the memory cap leaves room for that, at most half the free memory) is allocated
-and freed right before the run, so the outputs are carved from NaN-filled memory.
+and freed right before the run, so the outputs are carved from poisoned memory: NaN for eager
+runs, kopt.poison's kinds in turn (NaN, random bytes, normal values) for module runs, so that a
+kernel cannot tell kopt's runs from a user's by what its buffers hold before it writes them.
 
 The result describes the outputs and says how much the run allocated (`run_bytes`, the peak
 minus what was allocated before: outputs and intermediates); for module targets in the main
@@ -46,6 +48,7 @@ import torch
 from kopt.compare import checksums
 from kopt.kept import keep
 from kopt.memory import alloc_cap, nbytes, over_cap
+from kopt.poison import fill, kind_at
 from kopt.protocol import get_arg
 from kopt.room import make_room
 from kopt.targets import check_transform, make_target
@@ -54,8 +57,9 @@ from kopt.tensors import dump_outputs, flatten, meta
 MIN_POISON = 256 << 20
 
 
-def poison_allocator(ctx):
-    """Fill the memory the caching allocator will hand out next with NaN (see docstring)."""
+def poison_allocator(ctx, kind="nan"):
+    """Fill the memory the caching allocator will hand out next with poison `kind` (see
+    docstring; kopt.poison)."""
     torch.cuda.synchronize()
     torch.cuda.empty_cache()
     free, _ = torch.cuda.mem_get_info()
@@ -66,9 +70,18 @@ def poison_allocator(ctx):
     want = max(floor, int(ctx.run_need * 1.1))
     n = min(want, free // 2) // 4
     if n > 0:
-        block = torch.full((n,), float("nan"), dtype=torch.float32, device="cuda")
+        block = torch.empty((n,), dtype=torch.float32, device="cuda")
+        fill(block, kind)
         del block
     return max(0, n) * 4
+
+
+def _module_poison(ctx):
+    """The poison of the next module run: kopt.poison's kinds in turn over this worker's module
+    runs (gate 3 runs a candidate's module on ten input sets: each kind several times)."""
+    turn = getattr(ctx, "poison_turn", 0)
+    ctx.poison_turn = turn + 1
+    return kind_at(turn)
 
 
 def _displace_for_seed(ctx, spec, seed):
@@ -116,7 +129,7 @@ def op_run(ctx, req):
             make_room(ctx, ctx.run_need)   # under the memory cap (kopt.room): the run's own bytes
         before = checksums(target.arguments(prepared)) if check_inputs else None
         held = torch.cuda.memory_allocated()
-        poisoned = poison_allocator(ctx) if poison else 0
+        poisoned = poison_allocator(ctx, _module_poison(ctx) if spec.get("kind") == "module" else "nan") if poison else 0
         torch.cuda.synchronize()
         base = torch.cuda.memory_allocated()
         ctx.memory.fold()
