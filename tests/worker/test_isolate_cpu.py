@@ -280,7 +280,7 @@ class Half(Kern):
 
 seen = []
 real_fill = kiso.fill
-kiso.fill = lambda t, kind, seed: seen.append(kind) or real_fill(t, kind, seed)
+kiso.fill = lambda t, kind, seed=None: (kind != "nan" and seen.append(kind)) or real_fill(t, kind, seed)
 res, _ = isolate(Half(None), Half(None), seeds=(5, 6))
 check(seen == [] and all(stats(res, s, 0)["n_mismatch"] == 0 and stats(res, s, 0)["ref_abs_max"] <= 1.0
                          for s in range(3)), "a partly written output: NaN in every set, all agree: %s %s"

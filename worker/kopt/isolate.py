@@ -247,12 +247,7 @@ def _poison_all(items):
 
 
 def _poison(t):
-    if t.is_floating_point():
-        t.fill_(float("nan"))
-    elif t.dtype == torch.bool:
-        t.fill_(True)
-    else:
-        t.fill_(torch.iinfo(t.dtype).min)
+    fill(t, "nan")
 
 
 def materialize(entry, roles=None, poison=True):

@@ -52,6 +52,7 @@ import torch
 
 from kopt.errors import BadRequest
 from kopt.fresh import HostWindow, Rotator, new_rng, pick_rounds, recheck_stats, rotation_bytes
+from kopt.poison import fill
 from kopt.protocol import get_arg
 from kopt.targets import make_target
 from kopt.tensors import flatten
@@ -110,14 +111,8 @@ def stall(ctx, ms):
 def poison_outputs(out):
     """Overwrite every output tensor of a run (see the module docstring)."""
     for t in flatten(out):
-        if not isinstance(t, torch.Tensor) or t.numel() == 0:
-            continue
-        if t.is_floating_point() or t.is_complex():
-            t.fill_(float("nan"))
-        elif t.dtype == torch.bool:
-            t.fill_(True)
-        else:
-            t.fill_(torch.iinfo(t.dtype).min)
+        if isinstance(t, torch.Tensor):
+            fill(t, "nan")
 
 
 def warm_up(variants, warmup, poison):
