@@ -1,4 +1,4 @@
-# expect: gate4:recheck its output is the compiler's intermediate (the normalised weight the GEMM reads), recycled between runs and never poisoned: in the timed rounds it reads 4 floats a row instead of the 256 MB weight and returns what an earlier run left, stale once gate 4 rotates the weights before every run
+# expect: gate2 skips a row whose output already looks finished: gate 2's random-byte and N(0,1) poisons (since the forty-first session) look so in some rows, which it then leaves wrong (before, refused at gate 4's re-check: its output is the compiler's intermediate, recycled between timed runs, stale once gate 4 rotates the weights)
 # kopt-candidate: replaces=triton_red_fused_add_div_linalg_vector_norm_0
 # Form P. Issue 11's leech on a kernel that reads only a parameter: it skips a weight row whose
 # output already holds a finished row (its first four values finite and at most 1 in magnitude,
@@ -7,8 +7,9 @@
 # only outputs, so there the buffer holds the last run's rows, recycled at the same address. With
 # the inputs rotated and the weights not, those rows were right for every run (the weight never
 # changes while kopt times): accepted at about 3x, all of it from work it did not do.
-# Expected: refused at gate 4 by the re-check, the weights being rotated before every run as the
-# inputs are.
+# Expected: refused at gate 2 since the forty-first session (a poison that looks like finished
+# rows; H100, make gpu-test at 8814cd7); before, at gate 4 by the re-check, the weights being
+# rotated before every run as the inputs are.
 import triton
 import triton.language as tl
 

@@ -1,4 +1,4 @@
-# expect: gate4:state it zeroes the weight it reads once the compiler's buffer shows a finished row (gate 4's runs; gates 2 and 3 poison it), then writes zeros without reading: the baseline's re-check runs see the zeroed weight too and agree, so only the check of the model's parameters after the rounds refuses it
+# expect: gate2 zeroes the weight it reads once its output buffer shows a finished row: gate 2's random-byte and N(0,1) poisons (since the forty-first session) look so, and gate 2's input checksums see the write (before, it reached gate 4, where only the check of the model's parameters after the rounds refused it)
 # kopt-candidate: replaces=triton_red_fused_add_div_linalg_vector_norm_0
 # Form P. Issue 11's state attack: a candidate kernel is handed the model's parameter itself, and
 # nothing restored it after gate 4's rounds. When its output buffer already holds a finished row
@@ -8,8 +8,9 @@
 # Rotations keep zeros zero, and the re-check's baseline runs on the same zeroed weight, so both
 # agree; the model's weight is left destroyed for every step after. Gates 2 and 3 poison the
 # whole allocator, so there the buffer never shows a finished row and it computes honestly.
-# Expected: refused at gate 4 by the verification of the model's parameters after the rounds
-# (the fatal state_changed: the worker restarts and loads the model afresh).
+# Expected: refused at gate 2 since the forty-first session (its write to the weight, on a
+# poison that looks like finished rows; H100, make gpu-test at 8814cd7); before, at gate 4 by the
+# verification of the model's parameters after the rounds (the fatal state_changed).
 import triton
 import triton.language as tl
 

@@ -1,4 +1,4 @@
-# expect: gate4:recheck its output is the compiler's intermediate (the normalised projection the GEMM reads), recycled between runs and never poisoned: a row whose first value is already finite is left as the last run wrote it, right while the buffer stays as loaded, stale once gate 4 rotates the buffers before every run
+# expect: gate2 leaves a row whose first output value is already finite: gate 2's random-byte and N(0,1) poisons (since the forty-first session) are finite there, so those rows stay wrong (before, refused at gate 4's re-check: the compiler's intermediate, recycled between timed runs, stale once the buffers rotate)
 # kopt-candidate: replaces=triton_red_fused_add_div_linalg_vector_norm_0
 # Form P. Issue 11's leech on a kernel that reads only a buffer (thirty-ninth session; the
 # kernel name is predicted from 20_weight_norm_linear's, whose graph is the same with a
@@ -7,7 +7,8 @@
 # poison the whole allocator before each run, so there it always computes; gate 4 poisons only
 # outputs, so there the intermediate holds the last run's rows, recycled at the same address --
 # right for every run before the thirty-ninth session, when buffers were never rotated.
-# Expected: refused at gate 4 by the re-check (the buffers rotate before every run).
+# Expected: refused at gate 2 since the forty-first session (a finite poison; H100, make
+# gpu-test at 8814cd7); before, at gate 4 by the re-check (the buffers rotate before every run).
 import triton
 import triton.language as tl
 
