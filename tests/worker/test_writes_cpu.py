@@ -100,7 +100,8 @@ def launches_of(c):   # as isolate.launches: a new cache (a new capture) after o
     return c.launches
 
 
-ctx = types.SimpleNamespace(problem=problem, launches=Launches(), flush_buf=None, cycles_per_ms=1.0, log=print)
+ctx = types.SimpleNamespace(problem=problem, launches=Launches(), flush_buf=None, cycles_per_ms=1.0, log=print,
+                        poison_turn=0)
 isolate.launches = launches_of
 
 

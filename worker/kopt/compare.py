@@ -43,7 +43,7 @@ import os
 
 import torch
 
-from kopt.tensors import storage
+from kopt.tensors import storage, whole_storage
 
 CHUNK = 1 << 23       # elements per comparison chunk (8M: a few 64 MB float64 temporaries)
 HASH_CHUNK = 1 << 24  # int32 words per torch-fallback checksum chunk
@@ -279,6 +279,22 @@ def _combine(s0, s1):
     return (s0 + (s1 << 32)) & 0xFFFFFFFFFFFFFFFF
 
 
+def _hash_words(w, base, key):
+    """(sum of h0, sum of h1) of the words w (int32; uint8 storages hash each byte as a word) at
+    positions base, base+1, ...: the Triton kernel where w is on CUDA, else the torch mix a
+    HASH_CHUNK at a time."""
+    kern = _hash_kernel() if w.dtype == torch.int32 else None
+    if kern is not None and w.device.type == "cuda":
+        return _hash_cuda(kern, w, base, key)
+    if w.dtype != torch.int32:
+        w = w.to(torch.int32)
+    s0 = s1 = 0
+    for lo in range(0, w.numel(), HASH_CHUNK):
+        a, b = _mix_torch(w[lo:lo + HASH_CHUNK], base + lo, key)
+        s0, s1 = s0 + a, s1 + b
+    return s0, s1
+
+
 def checksum(t, key=None):
     """Keyed checksum of t's whole storage (see the module docstring); key defaults to this
     process's. Non-tensors hash to 0."""
@@ -289,33 +305,25 @@ def checksum(t, key=None):
     n = w.numel()
     if n == 0:
         return 0
-    kern = _hash_kernel() if w.dtype == torch.int32 else None
-    if kern is not None and w.device.type == "cuda":
-        return _combine(*_hash_cuda(kern, w, 0, key))
-    if kern is not None and w.device.type == "cpu" and n > HASH_CHUNK and torch.cuda.is_available():
+    if (w.dtype == torch.int32 and w.device.type == "cpu" and n > HASH_CHUNK and torch.cuda.is_available()
+            and _hash_kernel() is not None):
         # a host-staged tensor: chunks hashed on the GPU (a copy's transfer is far faster than
         # the torch mix on the CPU); the CPU mix only where even a chunk does not fit
         try:
             s0 = s1 = 0
             for lo in range(0, n, HASH_CHUNK):
-                a, b = _hash_cuda(kern, w[lo:lo + HASH_CHUNK].to("cuda"), lo, key)
+                a, b = _hash_words(w[lo:lo + HASH_CHUNK].to("cuda"), lo, key)
                 s0, s1 = s0 + a, s1 + b
             return _combine(s0, s1)
         except torch.cuda.OutOfMemoryError:
             pass
-    if w.dtype != torch.int32:
-        w = w.to(torch.int32)
-    s0 = s1 = 0
-    for lo in range(0, n, HASH_CHUNK):
-        a, b = _mix_torch(w[lo:lo + HASH_CHUNK], lo, key)
-        s0, s1 = s0 + a, s1 + b
-    return _combine(s0, s1)
+    return _combine(*_hash_words(w, 0, key))
 
 
 class ChunkSum:
-    """checksum(t) of a compact tensor t (fusable), accumulated from its elements chunk by chunk
-    wherever the chunks are (compare_stats' pass feeds it): the same value as checksum(t) once
-    every element was added, once each (complete)."""
+    """checksum(t) of a tensor that is all of its storage (fusable), accumulated from its
+    elements chunk by chunk wherever the chunks are (compare_stats' pass feeds it): the same
+    value as checksum(t) once every element was added, once each (complete)."""
 
     def __init__(self, t, key=None):
         self.key = _process_key() if key is None else key
@@ -325,27 +333,17 @@ class ChunkSum:
     @staticmethod
     def fusable(t, chunk=CHUNK):
         """Whether t's checksum can be taken from chunks of `chunk` elements: t is all of its
-        storage, contiguous, and every chunk is whole 32-bit words."""
-        if not isinstance(t, torch.Tensor) or t.layout != torch.strided or not t.is_contiguous():
+        storage (kopt.tensors.whole_storage), and every chunk is whole 32-bit words."""
+        if not isinstance(t, torch.Tensor) or not whole_storage(t):
             return False
         size = t.element_size()
-        return (t.storage_offset() == 0 and storage(t).nbytes() == t.numel() * size
-                and (t.numel() * size) % 4 == 0 and (max(1, int(chunk)) * size) % 4 == 0)
+        return (t.numel() * size) % 4 == 0 and (max(1, int(chunk)) * size) % 4 == 0
 
     def add(self, c, lo):
         """Elements lo, lo+1, ... of t (the 1-D contiguous chunk c, on any device)."""
         if c.numel() == 0:
             return
-        w = c.reshape(-1).view(torch.uint8).view(torch.int32)
-        base = lo * self.size // 4
-        kern = _hash_kernel()
-        if kern is not None and w.device.type == "cuda":
-            a, b = _hash_cuda(kern, w, base, self.key)
-        else:
-            a = b = 0
-            for j in range(0, w.numel(), HASH_CHUNK):
-                x, y = _mix_torch(w[j:j + HASH_CHUNK], base + j, self.key)
-                a, b = a + x, b + y
+        a, b = _hash_words(c.reshape(-1).view(torch.uint8).view(torch.int32), lo * self.size // 4, self.key)
         self.s0, self.s1 = self.s0 + a, self.s1 + b
         self.added += c.numel()
 

@@ -29,7 +29,7 @@ from kopt.compare import CHUNK, ChunkSum, abs_max, checksum, compare_stats
 from kopt.errors import BadRequest
 from kopt.memory import compare_chunk, free_bytes, nbytes
 from kopt.protocol import get_arg
-from kopt.tensors import flatten, json_value, storage
+from kopt.tensors import flatten, json_value, whole_storage
 
 
 def content_sum(x):
@@ -38,7 +38,7 @@ def content_sum(x):
     the host later, a compact copy, sums the same). None for non-tensors."""
     if not isinstance(x, torch.Tensor):
         return None
-    if x.is_contiguous() and x.storage_offset() == 0 and storage(x).nbytes() == x.numel() * x.element_size():
+    if whole_storage(x):
         return checksum(x)
     return checksum(x.detach().contiguous().clone())
 
@@ -155,7 +155,7 @@ def op_compare(ctx, req):
     tols = _tols(req, n) if len(got.items) == n else None
     chunk = compare_chunk(ctx, CHUNK)
     t0 = time.perf_counter()
-    # the content sums: of a tensor two tensors of one position are compared (and compact),
+    # the content sums: of a tensor compared with one of its shape (and all of its storage),
     # taken in the comparison's own pass (ChunkSum: a host-staged reference then crosses to the
     # GPU once, not twice); of the others, here, before anything is compared
     fused = {}
@@ -163,8 +163,7 @@ def op_compare(ctx, req):
         for i, (a, b) in enumerate(zip(ref.items, got.items)):
             if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape:
                 fused[i] = tuple(ChunkSum(x) if ChunkSum.fusable(x, chunk) else None for x in (a, b))
-    changed = [k.name for j, k in enumerate((ref, got))
-               if any(content_sum(x) != k.sums[i] for i, x in enumerate(k.items) if fused.get(i, (None, None))[j] is None)]
+    changed = _changed((ref, got), fused, in_pass=False)
     t_sums = time.perf_counter()
     if changed:
         return {"outputs": [], "count_mismatch": False, "reference_changed": True, "changed": changed}
@@ -184,10 +183,7 @@ def op_compare(ctx, req):
             out.append({"kind_mismatch": True})
         else:
             out.append({"value_ref": json_value(a), "value_got": json_value(b)})
-    # the fused sums (a sum the pass did not complete is taken here)
-    changed = [k.name for j, k in enumerate((ref, got))
-               if any((cs[j].value() if cs[j].complete else content_sum(k.items[i])) != k.sums[i]
-                      for i, cs in fused.items() if cs[j] is not None)]
+    changed = _changed((ref, got), fused, in_pass=True)
     if changed:
         return {"outputs": [], "count_mismatch": False, "reference_changed": True, "changed": changed}
     t_end = time.perf_counter()
@@ -197,6 +193,22 @@ def op_compare(ctx, req):
                                         "host" if got.staged else "device", t_sums - t0, t_end - t_sums,
                                         sum(c is not None for cs in fused.values() for c in cs), 2 * n))
     return {"outputs": out, "count_mismatch": False, "reference_changed": False}
+
+
+def _changed(sides, fused, in_pass):
+    """Names of the kept sides (ref, got) whose content sums no longer hold, over the items
+    whose sum op_compare's pass takes (in_pass: fused[i][side] a ChunkSum; one the pass did not
+    complete is taken whole) or over the others."""
+    out = []
+    for j, k in enumerate(sides):
+        for i, x in enumerate(k.items):
+            cs = fused.get(i, (None, None))[j]
+            if (cs is not None) != in_pass:
+                continue
+            if (cs.value() if cs is not None and cs.complete else content_sum(x)) != k.sums[i]:
+                out.append(k.name)
+                break
+    return out
 
 
 def op_drop(ctx, req):

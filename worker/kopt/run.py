@@ -79,9 +79,8 @@ def poison_allocator(ctx, kind="nan"):
 def _module_poison(ctx):
     """The poison of the next module run: kopt.poison's kinds in turn over this worker's module
     runs (gate 3 runs a candidate's module on ten input sets: each kind several times)."""
-    turn = getattr(ctx, "poison_turn", 0)
-    ctx.poison_turn = turn + 1
-    return kind_at(turn)
+    ctx.poison_turn += 1
+    return kind_at(ctx.poison_turn - 1)
 
 
 def _displace_for_seed(ctx, spec, seed):

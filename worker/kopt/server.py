@@ -62,6 +62,7 @@ class Context:
         self.cycles_per_ms = None       # torch.cuda._sleep calibration (kopt.timing)
         self.kept = {}                  # name -> kopt.kept.Kept (outputs held between requests)
         self.run_need = 0               # bytes the largest run so far needed (kopt.kept)
+        self.poison_turn = 0            # module runs poisoned so far (kopt.run: the kinds in turn)
         self.launches = None            # kopt.isolate.LaunchCache (captured launch arguments)
         self.memory = None              # kopt.memory.Memory (peaks per phase)
         if torch is not None:

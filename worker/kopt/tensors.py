@@ -48,6 +48,13 @@ def storage(t):
     return t.untyped_storage() if hasattr(t, "untyped_storage") else t.storage().untyped()
 
 
+def whole_storage(t):
+    """Whether the strided tensor t is contiguous and all of its storage (its elements, in order,
+    are the storage's bytes)."""
+    return (t.layout == torch.strided and t.is_contiguous() and t.storage_offset() == 0
+            and storage(t).nbytes() == t.numel() * t.element_size())
+
+
 def clone_args(args):
     """A new list: tensors cloned exactly (see the module docstring), other items as they are."""
     memo = {}
