@@ -497,11 +497,11 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         rc = verify_session_final(c.vs, judged ? judged : final_mod, g, &refused, e);
         if (!rc && !refused) take_final(model, g);
         if (!rc && final_mod == opt) json_object_set_new(model, "final_from_cubins", json_boolean(judged != NULL));
+        int from_ma = verify_session_started_from_max_autotune(c.vs);
         const char *reason = json_string_value(json_object_get(g, "reason"));
         char *refusal = refused ? kasprintf("the final measurement refused the re-stitched module (%s): torch.compile's %s "
                                             "module is the output",
-                                            reason ? reason : "no reason recorded",
-                                            verify_session_started_from_max_autotune(c.vs) ? "max-autotune" : "default")
+                                            reason ? reason : "no reason recorded", from_ma ? "max-autotune" : "default")
                                 : NULL;
         json_decref(g);
         if (rc) { free(opt); goto done; }
@@ -509,9 +509,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
         /* never behind the compiler beyond noise: a compiler module the final measurement
          * found faster than the output (in GPU time or as called) becomes the output; so does
          * the module the search started from when the output failed its re-check there */
-        int out_is = final_mod == opt ? 2 : verify_session_started_from_max_autotune(c.vs) ? 1 : 0;
-        int pick = refusal ? verify_session_started_from_max_autotune(c.vs)
-                   : json_object_get(bl, "max_autotune_ms") ? final_repick(model, out_is) : -1;
+        int out_is = final_mod == opt ? 2 : from_ma;
+        int pick = refusal ? from_ma : json_object_get(bl, "max_autotune_ms") ? final_repick(model, out_is) : -1;
         if (pick >= 0) {
             rc = adopt_compiled(&c, model, pick, refusal ? refusal : repick_why(model, pick, out_is), &repicked, e);
             if (rc) { free(opt); goto done; }

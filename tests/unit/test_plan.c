@@ -409,46 +409,44 @@ Test(plan, dtype_names_map_both_ways) {
 }
 
 /* "checks" holds at most PLAN_MAX_CHECKS comparisons: that many pass, one more is refused. */
-Test(plan, checks_are_bounded_at_their_limit) {
+/* A plan with `limit` entries of one key (opened by `open`, closed by `close`, entry i written
+ * by `entry`) emits its last one (`last` in the lowered text); one more is refused with `why`. */
+static void expect_bounded(const char *open, const char *close, void (*entry)(kbuf *, int), int limit, const char *last,
+                           const char *why) {
     for (int extra = 0; extra < 2; extra++) {
-        kbuf ch = KBUF_INIT;
-        kbuf_puts(&ch, "\"checks\": [");
-        for (int i = 0; i < PLAN_MAX_CHECKS + extra; i++) kbuf_printf(&ch, "%s\"r0_numel >= %d\"", i ? ", " : "", i);
-        kbuf_puts(&ch, "],\n    \"launches\"");
-        char *p = tu_replace_once(PLAN, "\"launches\"", kbuf_str(&ch));
+        kbuf b = KBUF_INIT;
+        kbuf_puts(&b, open);
+        for (int i = 0; i < limit + extra; i++) {
+            if (i) kbuf_puts(&b, ", ");
+            entry(&b, i);
+        }
+        kbuf_printf(&b, "%s,\n    \"launches\"", close);
+        char *p = tu_replace_once(PLAN, "\"launches\"", kbuf_str(&b));
         char *t = with(KERNEL, p);
         if (!extra) {
             candidate *c = tu_parse_candidate(t);
-            cr_expect(strstr(c->text, "not (r0_numel >= 15)"), "the last check is emitted");
+            cr_expect(strstr(c->text, last), "the last entry is emitted ('%s')", last);
             candidate_free(c);
         } else {
-            expect_refused(t, "\"checks\" must be a list of at most 16 comparisons");
+            expect_refused(t, why);
         }
         free(t);
         free(p);
-        kbuf_free(&ch);
+        kbuf_free(&b);
     }
 }
 
+static void check_entry(kbuf *b, int i) { kbuf_printf(b, "\"r0_numel >= %d\"", i); }
+static void let_entry(kbuf *b, int i) { kbuf_printf(b, "\"v%d\": \"r0_numel + %d\"", i, i); }
+
+Test(plan, checks_are_bounded_at_their_limit) {
+    expect_bounded("\"checks\": [", "]", check_entry, PLAN_MAX_CHECKS, "not (r0_numel >= 15)",
+                   "\"checks\" must be a list of at most 16 comparisons");
+}
+
 Test(plan, lets_are_bounded_at_their_limit) {
-    for (int extra = 0; extra < 2; extra++) {
-        kbuf lt = KBUF_INIT;
-        kbuf_puts(&lt, "\"let\": {");
-        for (int i = 0; i < PLAN_MAX_LETS + extra; i++) kbuf_printf(&lt, "%s\"v%d\": \"r0_numel + %d\"", i ? ", " : "", i, i);
-        kbuf_puts(&lt, "},\n    \"launches\"");
-        char *p = tu_replace_once(PLAN, "\"launches\"", kbuf_str(&lt));
-        char *t = with(KERNEL, p);
-        if (!extra) {
-            candidate *c = tu_parse_candidate(t);
-            cr_expect(strstr(c->text, "r0_numel + 15"), "the last let is emitted");
-            candidate_free(c);
-        } else {
-            expect_refused(t, "\"let\" must be a dict of at most 16 names to integer expressions");
-        }
-        free(t);
-        free(p);
-        kbuf_free(&lt);
-    }
+    expect_bounded("\"let\": {", "}", let_entry, PLAN_MAX_LETS, "r0_numel + 15",
+                   "\"let\" must be a dict of at most 16 names to integer expressions");
     /* a list of one is no dict, however short */
     char *p = tu_replace_once(PLAN, "\"launches\"", "\"let\": [\"n\"],\n    \"launches\"");
     char *t = with(KERNEL, p);
