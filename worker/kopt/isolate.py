@@ -243,11 +243,7 @@ def _poison_all(items):
     found by tests/worker/test_isolate_cpu.py's count of live buffers)."""
     for t in items:
         if isinstance(t, torch.Tensor) and t.is_cuda:
-            _poison(t)
-
-
-def _poison(t):
-    fill(t, "nan")
+            fill(t, "nan")
 
 
 def materialize(entry, roles=None, poison=True):
@@ -273,7 +269,7 @@ def materialize(entry, roles=None, poison=True):
 def _poison_as(t, poison, k):
     """materialize's poison of argument k."""
     if poison is True:
-        _poison(t)
+        fill(t, "nan")
     elif poison:
         kind, seed = poison
         fill(t, kind, seed + k)
