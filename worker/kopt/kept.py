@@ -15,10 +15,11 @@ Kept outputs already on the GPU are moved to the host later when a step needs th
 the memory cap (stage, from kopt.room.make_room).
 
 Content sums. `compare` checks that both sides still hold what was kept (a candidate's kernel can
-write any memory of this process) before it answers. The sum of a compact tensor compared with
-another is taken from the chunks the comparison moves anyway (kopt.compare.ChunkSum), so a
-host-staged float64 reference crosses to the GPU once per comparison instead of twice; the
-statistics are answered only when every sum holds.
+write any memory of this process) before it answers. The sum of a host-staged tensor compared
+with another is taken from the chunks the comparison moves to the GPU anyway
+(kopt.compare.ChunkSum), so a staged float64 reference crosses once per comparison instead of
+twice; a device tensor's is taken whole, in one kernel; the statistics are answered only when
+every sum holds.
 """
 
 import time
@@ -155,14 +156,15 @@ def op_compare(ctx, req):
     tols = _tols(req, n) if len(got.items) == n else None
     chunk = compare_chunk(ctx, CHUNK)
     t0 = time.perf_counter()
-    # the content sums: of a tensor compared with one of its shape (and all of its storage),
-    # taken in the comparison's own pass (ChunkSum: a host-staged reference then crosses to the
-    # GPU once, not twice); of the others, here, before anything is compared
+    # the content sums: of a host tensor compared with one of its shape (and all of its
+    # storage), taken in the comparison's own pass (ChunkSum: a host-staged reference then
+    # crosses to the GPU once, not twice); of the others, here, before anything is compared (a
+    # device tensor's in one kernel, not one a chunk)
     fused = {}
     if tols is not None:
         for i, (a, b) in enumerate(zip(ref.items, got.items)):
             if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape:
-                fused[i] = tuple(ChunkSum(x) if ChunkSum.fusable(x, chunk) else None for x in (a, b))
+                fused[i] = tuple(ChunkSum(x) if not x.is_cuda and ChunkSum.fusable(x, chunk) else None for x in (a, b))
     changed = _changed((ref, got), fused, in_pass=False)
     t_sums = time.perf_counter()
     if changed:
