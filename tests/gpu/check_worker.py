@@ -2,7 +2,7 @@
 suite "worker"): the content checksum of a CUDA tensor (Triton kernel), of its host copy (chunks
 hashed on the GPU at their positions) and of the torch mix on the CPU must agree; a changed word
 must change all three; a comparison of two host tensors (both sides staged) must give the GPU's
-statistics; gate 4's input rotations (kopt.fresh) are torch.roll's and are undone exactly.
+statistics, and the comparison kernel the torch ops' (timed, both); gate 4's input rotations (kopt.fresh) are torch.roll's and are undone exactly.
 Prints one line; exit 1 on a failed check."""
 import os
 import sys
@@ -74,6 +74,36 @@ check(both_gpu == both_host, "host/host comparison differs from GPU/GPU: %r vs %
       % ({k: v for k, v in both_host.items() if both_gpu.get(k) != v}, both_gpu))
 check(both_gpu["n_mismatch"] > 0 and both_gpu["first_nonfinite_mismatch"] is not None,
       "the comparison saw no mismatch: %r" % (both_gpu,))
+# the one-pass comparison kernel (kopt.cmpkernel, compiled here) against compare's torch ops on
+# a 256M-element float64 reference and a bfloat16 output with NaN, inf and coarse elements: the
+# same statistics (sums of squares to 1e-9 relative: another order of addition); each one's time
+big_r = torch.randn(1 << 28, dtype=torch.float64, device="cuda")
+big_g = big_r.to(torch.bfloat16)
+big_g[[3, 1 << 27, (1 << 28) - 1]] = torch.tensor([float("nan"), float("inf"), 0.0], dtype=torch.bfloat16,
+                                                  device="cuda")
+big_r[1 << 27] = float("inf")
+big_g[5000:5100] *= 0.5
+
+
+def timed_stats(r, g):
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    s = compare.compare_stats(r, g, 1e-2, 1e-2, rel_err=(1 / 16, 1e-6, 1e-6))
+    torch.cuda.synchronize()
+    return s, time.perf_counter() - t
+
+
+timed_stats(big_r, big_g)         # compiles the kernels
+st_k, sec_k = timed_stats(big_r, big_g)
+saved_k = compare._CMP_KERNELS
+compare._CMP_KERNELS = False       # the torch ops, as without Triton
+st_t, sec_t = timed_stats(big_r, big_g)
+compare._CMP_KERNELS = saved_k
+off = {k: (st_k.get(k), v) for k, v in st_t.items()
+       if (abs(st_k.get(k) - v) > 1e-9 * abs(v) if k in ("sum_sq_ref", "sum_sq_diff") else st_k.get(k) != v)}
+check(not off and st_k["n_mismatch"] >= 101 and st_k["n_rel_err"] >= 100 and st_k["first_mismatch"] == 3,
+      "the comparison kernel's statistics differ from the torch ops' (kernel, torch): %r" % off)
+del big_r, big_g
 # the content sum taken in a comparison's own pass (ChunkSum, the Triton kernel on the chunks
 # moved to the GPU) is checksum's, for a host-staged float64 reference and a GPU bfloat16 output;
 # and through `compare` (kopt.kept) with the reference kept staged: unchanged, compared; one word
@@ -139,6 +169,8 @@ del big, few
 if fails:
     print("; ".join(fails))
     sys.exit(1)
+print("a comparison of 256M elements (float64 vs bfloat16): kernel %.1f ms, torch ops %.1f ms, same "
+      "statistics; " % (1e3 * sec_k, 1e3 * sec_t), end="")
 print("a round's rotation of 1.0 GiB + 9.2 MiB: %.1f ms (median of 10), restored exactly; " % (rot_s * 1e3), end="")
 print("checksums agree on %d MB (GPU %.2f ms = %.0f GB/s, median of 5; host via GPU %.3f s, CPU mix %.3f s); "
       "a changed word changes them" % (n * 4 >> 20, gpu_s * 1e3, n * 4 / gpu_s / 1e9, t2 - t1, t3 - t2))

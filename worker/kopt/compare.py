@@ -18,9 +18,12 @@ from which the core decides (it passes the tolerances and applies every threshol
     rounded, which a bound at the output's largest magnitude does not see); rel_err_floor is
     the floor used. ref_abs_max is then found in a first pass over ref (abs_max; kept outputs
     remember it, so the candidate's and the baseline's comparisons with one reference pay once).
-Everything is computed in float64 chunk by chunk (`chunk` elements at a time), so the extra
-memory is a few chunk-sized temporaries whatever the tensors' sizes. Host-staged tensors
-(device "cpu" while the other is on the GPU) are moved a chunk at a time.
+Everything is computed in float64. On CUDA (with Triton) one kernel (kopt.cmpkernel) reads
+each element once and leaves per-block partial results, reduced on the device and read back
+with one sync: one launch for tensors on the GPU, one per moved chunk for host-staged ones
+(device "cpu" while the other is on the GPU, moved `chunk` elements at a time). Elsewhere, or for
+a dtype the kernel does not take, torch ops do the same chunk by chunk (about twenty ops and a
+few syncs per chunk), so the extra memory is a few chunk-sized temporaries whatever the sizes.
 
 checksum(t, key=None) -> int: a keyed, position-sensitive hash of a tensor's whole storage (all
 its bytes), for "this input (or this kept reference) did not change" checks. The sum over the
@@ -81,6 +84,9 @@ def abs_max(t, chunk=CHUNK):
 
 def _abs_max(r_all, device, chunk):
     """max |r| over the finite elements of the flat tensor r_all (0 when none)."""
+    kern = _cmp_kernel(device, r_all, r_all)
+    if kern is not None and r_all.numel():
+        return _abs_max_kernel(r_all, device, chunk)
     m = 0.0
     for lo in range(0, r_all.numel(), chunk):
         r = _chunk(r_all, lo, min(r_all.numel(), lo + chunk), device)
@@ -88,6 +94,123 @@ def _abs_max(r_all, device, chunk):
         m = max(m, float(r.max()))
         del r
     return m
+
+
+# ---------------------------------------------------------------- the one-pass kernel
+#
+# Where the pass runs on CUDA and Triton imports, kopt.cmpkernel's kernels read each element
+# once and leave one row of partial results per block; the rows are reduced on the device and
+# read back with one sync. Tensors on the device are covered by one launch, host-staged ones by
+# one launch per moved chunk. Same rules and statistics as the torch ops (sums may differ in
+# their last bits: another order of addition); the interpreter test checks the two agree.
+
+KERNEL_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
+                 torch.int16, torch.int32, torch.int64, torch.bool)
+BLOCK = 4096          # elements per program of the comparison kernels
+_CMP_KERNELS = None
+KERNEL_ON_CPU = False  # tests: run the kernels on host tensors (Triton's interpreter)
+
+
+def _cmp_kernel(device, r_all, g_all):
+    """kopt_compare when the pass on `device` can use it (CUDA, or KERNEL_ON_CPU; Triton
+    imports; both dtypes in KERNEL_DTYPES), else None."""
+    global _CMP_KERNELS
+    if not (device.type == "cuda" or KERNEL_ON_CPU):
+        return None
+    if r_all.dtype not in KERNEL_DTYPES or g_all.dtype not in KERNEL_DTYPES:
+        return None
+    if _CMP_KERNELS is None:
+        try:
+            from kopt.cmpkernel import kopt_abs_max, kopt_compare
+            _CMP_KERNELS = (kopt_compare, kopt_abs_max)
+        except Exception:
+            _CMP_KERNELS = False
+    return _CMP_KERNELS[0] if _CMP_KERNELS else None
+
+
+def _kview(c):
+    """A chunk as the kernels load it (bool as its bytes)."""
+    return c.view(torch.uint8) if c.dtype == torch.bool else c
+
+
+def _spans(r_all, g_all, device, chunk, fed):
+    """The (lo, hi) ranges of the kernel launches: the whole tensor where both sides are on
+    `device` and no content sum is fed, else `chunk` elements at a time."""
+    n = r_all.numel()
+    step = n if (r_all.device == device and g_all.device == device and not fed) else chunk
+    return [(lo, min(n, lo + step)) for lo in range(0, n, max(1, step))]
+
+
+def _blocks(lo, hi):
+    return (hi - lo + BLOCK - 1) // BLOCK
+
+
+def _abs_max_kernel(r_all, device, chunk):
+    spans = _spans(r_all, r_all, device, chunk, False)
+    out = torch.empty(sum(_blocks(lo, hi) for lo, hi in spans), dtype=torch.float64, device=device)
+    part0 = 0
+    for lo, hi in spans:
+        nb = _blocks(lo, hi)
+        _CMP_KERNELS[1][(nb,)](_kview(_move(r_all, lo, hi, device)), out, hi - lo, part0, BLOCK=BLOCK, num_warps=8)
+        part0 += nb
+    return float(out.max())
+
+
+def _at(t, i):
+    """Element i of the flat tensor t as a JSON-safe float64 number."""
+    return _num(_f64(t[i:i + 1])[0])
+
+
+def _pass_kernel(kern, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor):
+    """compare_stats' pass with kopt_compare (see above); accumulates into st."""
+    from kopt.cmpkernel import NONE
+    none = int(NONE.value if hasattr(NONE, "value") else NONE)
+    n = r_all.numel()
+    if n == 0:
+        return
+    spans = _spans(r_all, g_all, device, chunk, any(cs is not None for cs in sums))
+    nparts = sum(_blocks(lo, hi) for lo, hi in spans)
+    ints = torch.empty(7 * nparts, dtype=torch.int64, device=device)
+    flts = torch.empty(5 * nparts, dtype=torch.float64, device=device)
+    tol = torch.tensor([st["atol"], st["rtol"], rel_thr or 0.0, rel_floor or 0.0], dtype=torch.float64,
+                       device=device)
+    part0 = 0
+    for lo, hi in spans:
+        r, g = _move(r_all, lo, hi, device), _move(g_all, lo, hi, device)
+        for cs, c in zip(sums, (r, g)):
+            if cs is not None:
+                cs.add(c, lo)
+        nb = _blocks(lo, hi)
+        kern[(nb,)](_kview(r), _kview(g), tol, ints, flts, hi - lo, lo, nparts, part0,
+                    HAS_REL=rel_thr is not None, BLOCK=BLOCK, num_warps=8)
+        part0 += nb
+        del r, g
+    ints, flts = ints.view(7, nparts), flts.view(5, nparts)
+    big = torch.full((), none, dtype=torch.int64, device=device)
+    ma, mr = flts[0].max(), flts[1].max()
+    i_ab = torch.where(flts[0] == ma, ints[4], big).min()
+    i_rel = torch.where(flts[1] == mr, ints[5], big).min()
+    nbad, nnf, first, first_nf, i_ab, i_rel, nrel = torch.stack(
+        [ints[0].sum(), ints[1].sum(), ints[2].min(), ints[3].min(), i_ab, i_rel, ints[6].sum()]).tolist()
+    ma, mr, ssd, ssr, ram = torch.stack([ma, mr, flts[2].sum(), flts[3].sum(), flts[4].max()]).tolist()
+    st["n_mismatch"] += int(nbad)
+    st["n_nonfinite_mismatch"] += int(nnf)
+    if first != none:
+        st["first_mismatch"] = int(first)
+        st["ref_at_first"], st["got_at_first"] = _at(r_all, first), _at(g_all, first)
+    if first_nf != none:
+        st["first_nonfinite_mismatch"] = int(first_nf)
+        st["ref_at_first_nonfinite"], st["got_at_first_nonfinite"] = _at(r_all, first_nf), _at(g_all, first_nf)
+    if ma > st["max_abs_err"] and i_ab != none:
+        st["max_abs_err"], st["max_abs_index"] = ma, i_ab
+        st["ref_at_max_abs"], st["got_at_max_abs"] = _at(r_all, i_ab), _at(g_all, i_ab)
+    if mr > st["max_rel_err"] and i_rel != none:
+        st["max_rel_err"], st["max_rel_index"] = mr, i_rel
+    if rel_thr is not None:
+        st["n_rel_err"] += int(nrel)
+    st["sum_sq_diff"] += ssd
+    st["sum_sq_ref"] += ssr
+    st["ref_abs_max"] = max(st["ref_abs_max"], ram)
 
 
 def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=None, sums=(None, None)):
@@ -122,6 +245,19 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=N
             ref_abs_max = _abs_max(r_all, device, chunk)
         rel_floor = max(float(rel_err[1]), float(rel_err[2]) * ref_abs_max)
         st.update(n_rel_err=0, rel_err_thr=rel_thr, rel_err_floor=rel_floor)
+    kern = _cmp_kernel(device, r_all, g_all)
+    if kern is not None:
+        _pass_kernel(kern, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor)
+    else:
+        _pass_torch(st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor)
+    return st
+
+
+def _pass_torch(st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor):
+    """compare_stats' pass in torch ops, `chunk` elements at a time (about twenty ops and a few
+    host syncs per chunk): where there is no GPU or no Triton, or a dtype the kernel does not
+    take. Accumulates into st."""
+    atol, rtol, n = st["atol"], st["rtol"], r_all.numel()
     for lo in range(0, n, chunk):
         hi = min(n, lo + chunk)
         r, g = _move(r_all, lo, hi, device), _move(g_all, lo, hi, device)
@@ -171,7 +307,6 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=N
             st["sum_sq_ref"] += float((rr * rr).sum())
         st["ref_abs_max"] = max(st["ref_abs_max"], float(rabs.max())) if hi > lo else st["ref_abs_max"]
         del r, g, rf, gf, fin, same_nonfinite, nonfin_bad, diff, rabs, bad
-    return st
 
 
 def _num(x):
