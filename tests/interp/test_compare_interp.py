@@ -65,12 +65,12 @@ def cases():
     x = torch.randn(n, generator=g, dtype=torch.float64)
     near = x + 1e-9 * torch.randn(n, generator=g, dtype=torch.float64)
     off = x.clone()
-    off[[5, 4100, n - 1]] += torch.tensor([0.5, -2.0, 2.0], dtype=torch.float64)   # tie: 4100 and n-1
+    off[[5, compare.BLOCK + 4, n - 1]] += torch.tensor([0.5, -2.0, 2.0], dtype=torch.float64)   # tie: BLOCK+4 and n-1
     nonfin_r, nonfin_g = x.clone(), x.clone()
-    nonfin_r[[1, 2, 3, 8400]] = torch.tensor([float("nan"), float("inf"), -float("inf"), float("nan")],
+    nonfin_r[[1, 2, 3, 2 * compare.BLOCK + 200]] = torch.tensor([float("nan"), float("inf"), -float("inf"), float("nan")],
                                              dtype=torch.float64)
     nonfin_g[[1, 2, 3]] = torch.tensor([float("nan"), float("inf"), -float("inf")], dtype=torch.float64)
-    nonfin_g[[17, 4097]] = torch.tensor([float("nan"), float("inf")], dtype=torch.float64)
+    nonfin_g[[17, compare.BLOCK + 1]] = torch.tensor([float("nan"), float("inf")], dtype=torch.float64)
     small = x.clone()
     small[::97] *= 0.25                  # off by a large fraction of their own value
     yield "match f64", x, x.clone(), 0.0, 0.0, None
@@ -90,17 +90,17 @@ def cases():
     yield "int32 vs int8", ints.to(torch.int8).to(torch.int32), ints.to(torch.int8), 0.0, 0.0, None
     b = ints > 0
     b2 = b.clone()
-    b2[4099] = ~b2[4099]
+    b2[compare.BLOCK + 3] = ~b2[compare.BLOCK + 3]
     yield "bool off", b, b2, 0.0, 0.0, None
     yield "uint8/int16", (ints % 200).to(torch.uint8), (ints % 200).to(torch.int16), 0.0, 0.0, None
-    yield "2-D strided", x[:8000].view(80, 100).t(), x[:8000].view(80, 100).t().contiguous(), 0.0, 0.0, None
+    yield "2-D strided", x[:4000].view(40, 100).t(), x[:4000].view(40, 100).t().contiguous(), 0.0, 0.0, None
 
 
 def main():
     warnings.filterwarnings("ignore", category=RuntimeWarning)   # numpy's inf - inf in the interpreter
     failed = total = 0
     for name, ref, got, atol, rtol, rel in cases():
-        for chunk in (compare.CHUNK, 5000, 4096):
+        for chunk in (compare.CHUNK, compare.BLOCK + 900, compare.BLOCK):
             total += 1
             a, b = both(lambda: compare.compare_stats(ref, got, atol, rtol, chunk=chunk, rel_err=rel))
             d = diffs(a, b)
@@ -116,7 +116,7 @@ def main():
     x = torch.randn(3 * compare.BLOCK + 5, dtype=torch.float32)
     y = x.clone()
     y[100] += 1
-    for chunk in (compare.CHUNK, 4096, 1000):
+    for chunk in (compare.CHUNK, compare.BLOCK, 1000):
         total += 1
 
         def fed():

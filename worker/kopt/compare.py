@@ -106,7 +106,7 @@ def _abs_max(r_all, device, chunk):
 
 KERNEL_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.int8, torch.uint8,
                  torch.int16, torch.int32, torch.int64, torch.bool)
-BLOCK = 4096          # elements per program of the comparison kernels
+BLOCK = 2048          # elements per program of the comparison kernels (8 warps: 8 a thread)
 _CMP_KERNELS = None
 KERNEL_ON_CPU = False  # tests: run the kernels on host tensors (Triton's interpreter)
 
