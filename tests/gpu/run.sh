@@ -126,16 +126,20 @@ PY
 fi
 
 # The LLM path on the GPU: the scripted server plays planner and executor; the executor's
-# first answer breaks a static rule, the retry is a real faster kernel (the one-pass
-# log-softmax of the candidate suite), which must pass the four gates and be stitched.
+# first answer breaks a static rule, its second writes NaN into its read-only input (the kernel
+# screen must refuse it by name, and the search go on with the inputs restored), the third is a
+# real faster kernel (the one-pass log-softmax of the candidate suite), which must pass the four
+# gates and be stitched.
 if want llm; then
   python3 - "$OUTD/llm-script.json" <<'PY'
 import json, sys
 good = open("tests/candidates/03_log_softmax/good_online.py").read()
 bad = open("tests/candidates/static/file_access.py").read()
+writer = open("tests/candidates/03_log_softmax/bad_writes_nan_into_input.py").read()
 plan = {"plans": [{"direction": "llm_rewrite", "params": {}, "rationale": "one pass over each row"}]}
 json.dump([{"reply": "```json\n" + json.dumps(plan) + "\n```"},
            {"reply": "```python\n" + bad + "```"},
+           {"reply": "```python\n" + writer + "```"},
            {"reply": "```python\n" + good + "```"},
            {"reply": "```json\n{\"plans\": []}\n```"}] + [{"reply": "```json\n{\"plans\": []}\n```"}] * 4,
           open(sys.argv[1], "w"))
@@ -158,16 +162,23 @@ except (OSError, ValueError) as e:
 gates = [(a.get("gate"), a.get("outcome"), a.get("reason", "")) for a in d.get("attempts", [])
          if a.get("direction") == "llm_rewrite"]
 print(" ".join("%s/%s" % (g, o) for g, o, _ in gates))
+# the writer: refused by the screen, by name (its own attempt), before the good kernel's
+wrote = [i for i, (g, o, r) in enumerate(gates) if "only reads" in (r or "")]
+if not wrote or wrote[0] + 1 >= len(gates):
+    print("the input writer was not refused by the screen before the last attempt")
+    sys.exit(1)
 ok = bool(gates) and gates[-1][0] in (0, 4)
 sys.exit(0 if ok else 1)
 PY
 )
   llm_rc=$?
-  if [ $rc -eq 0 ] && grep -q "_log_softmax_row" "$OUTD/llm-03/optimized_module.py"; then
-    ok "llm-driven optimize: the scripted executor's kernel passed the gates and was stitched (attempts $llm_gates)"
-  elif [ $rc -eq 0 ] && [ $llm_rc -eq 0 ]; then
-    ok "llm-driven optimize: the scripted executor's kernel passed gates 1-3 and gate 4 kept the compiler's kernel as faster on this GPU (attempts gate/outcome: $llm_gates)"
-  else bad "llm-driven optimize: exit $rc, attempts $llm_gates: $(tail -3 "$OUTD/llm-03.err")"; fi
+  if [ $rc -ne 0 ]; then bad "llm-driven optimize: exit $rc, attempts $llm_gates: $(tail -3 "$OUTD/llm-03.err")"
+  elif [ $llm_rc -ne 0 ]; then bad "llm-driven optimize: attempts gate/outcome: $llm_gates"
+  elif grep -q "_log_softmax_row" "$OUTD/llm-03/optimized_module.py"; then
+    ok "llm-driven optimize: the input writer refused by the screen, the scripted executor's kernel passed the gates and was stitched (attempts $llm_gates)"
+  else
+    ok "llm-driven optimize: the input writer refused by the screen, the scripted executor's kernel passed gates 1-3 and gate 4 kept the compiler's kernel as faster on this GPU (attempts gate/outcome: $llm_gates)"
+  fi
 fi
 
 echo "$pass passed, $fail failed"
