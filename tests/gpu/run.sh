@@ -116,13 +116,19 @@ if want optimize; then
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["model"]["speedup"]
-assert d["outcome"] == "optimized" and s["ci95_lo"] > 1.0, (d["outcome"], s)
+if not (d["outcome"] == "optimized" and s["ci95_lo"] > 1.0):
+    print("  final_pick: %s" % json.dumps(d["model"].get("final_pick"))[:600])
+    sys.exit("optimize 03: %s %s" % (d["outcome"], s))
 print("optimize 03_log_softmax: %.3fx [%.3f, %.3f]" % (s["estimate"], s["ci95_lo"], s["ci95_hi"]))
 PY
   then ok "optimize 03_log_softmax ($((SECONDS - t0))s)"
     if msg=$(python3 tests/gpu/check_loader.py tests/problems/03_log_softmax.py "$OUTD/optimize-03" 2>&1); then ok "optimize loader: $msg"
     else bad "optimize loader: $(echo "$msg" | tail -3)"; fi
-  else bad "optimize 03_log_softmax: exit $rc: $(tail -3 "$OUTD/optimize-03.err")"; fi
+  else bad "optimize 03_log_softmax: exit $rc: $(tail -3 "$OUTD/optimize-03.err")"
+    # what each attempt got: a slow machine or a gate that refuses too much
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); [print("  attempt", json.dumps(a)[:500]) for a in d.get("attempts", [])]' \
+      "$OUTD/optimize-03.json" 2>&1 | head -40
+  fi
 fi
 
 # The LLM path on the GPU: the scripted server plays planner and executor; the executor's
@@ -135,7 +141,7 @@ if want llm; then
 import json, sys
 good = open("tests/candidates/03_log_softmax/good_online.py").read()
 bad = open("tests/candidates/static/file_access.py").read()
-writer = open("tests/candidates/03_log_softmax/bad_writes_nan_into_input.py").read()
+writer = open("tests/candidates/03_log_softmax/bad_writes_nan_into_input_plan.py").read()
 plan = {"plans": [{"direction": "llm_rewrite", "params": {}, "rationale": "one pass over each row"}]}
 json.dump([{"reply": "```json\n" + json.dumps(plan) + "\n```"},
            {"reply": "```python\n" + bad + "```"},
@@ -165,7 +171,7 @@ print(" ".join("%s/%s" % (g, o) for g, o, _ in gates))
 # the writer: refused by the screen, by name (its own attempt), before the good kernel's
 wrote = [i for i, (g, o, r) in enumerate(gates) if "only reads" in (r or "")]
 if not wrote or wrote[0] + 1 >= len(gates):
-    print("the input writer was not refused by the screen before the last attempt")
+    print("the input writer was not refused by the screen before the last attempt: %s" % [r for _, _, r in gates])
     sys.exit(1)
 ok = bool(gates) and gates[-1][0] in (0, 4)
 sys.exit(0 if ok else 1)
