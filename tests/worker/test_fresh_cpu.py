@@ -37,7 +37,7 @@ for n in (1, 2, 7, 8, 9, 13, 35, 64, 169, 192):
             check(torch.equal(x, torch.roll(a, -k)), "rotate %d elements by %d (blocks of %d) is roll by -k" % (n, k, budget))
 
 # ---- block sizes: at most CHUNK_ELEMS and 1/32 of the tensor, at least 64K elements
-from kopt.fresh import CHUNK_ELEMS, block_elems, rotation_bytes  # noqa: E402
+from kopt.fresh import _INDEX_BYTES, CHUNK_ELEMS, block_elems, rotation_bytes  # noqa: E402
 check(block_elems(1 << 30) == CHUNK_ELEMS and block_elems(1 << 25) == (1 << 20) and block_elems(1000) == 1 << 16,
       "block_elems: %d %d %d" % (block_elems(1 << 30), block_elems(1 << 25), block_elems(1000)))
 check(block_elems(1 << 25, budget=10) == 10, "a smaller budget wins")
@@ -79,8 +79,9 @@ check(checksums(inputs) == before, "a second restore changes nothing")
 # views: a tensor and its transpose rotate as one (the transpose stays the transpose); a permuted
 # tensor alone rotates its whole storage (it reaches every element); views of one storage in two
 # dtypes rotate as one (the int32 view stays the float32's bit pattern); a strided slice of part
-# of a storage (it misses the last element and fills nothing densely) and an input on a storage a
-# kept tensor uses are left alone
+# of a storage (it misses the last element and fills nothing densely) rotates its own elements
+# (since the forty-second session; checked below); an input on a storage a kept tensor uses is
+# left alone
 sq = torch.randn(24, 24)
 sqt = sq.t()
 perm = torch.randn(2, 3, 4, 5).permute(0, 2, 3, 1)
@@ -93,11 +94,10 @@ kept_sums = checksums([sq, sqt, perm, part, f32, i32, on_kept])
 sorted_sq = torch.sort(sq.reshape(-1))[0].clone()
 sorted_f32 = torch.sort(f32)[0].clone()
 rv = Rotator([sq, sqt, perm, part, f32, i32, on_kept], random.Random(6), budget=5, others=[kept])
-check(rv.rotated == [0, 1, 2, 4, 5], "the transpose pair, the permuted tensor and the two-dtype pair rotated: %s"
-      % rv.rotated)
+check(rv.rotated == [0, 1, 2, 3, 4, 5], "the transpose pair, the permuted tensor, the strided slice and the "
+      "two-dtype pair rotated: %s" % rv.rotated)
 why = {e["input"]: e["why"] for e in rv.skipped}
-check(why == {3: "a view of part of its storage", 6: "shares its storage with a tensor left as loaded"},
-      "the others left alone, with reasons: %s" % why)
+check(why == {6: "shares its storage with a tensor left as loaded"}, "the other left alone, with its reason: %s" % why)
 for step in range(6):
     s0, f0 = sq.clone(), f32.clone()
     rv.step()
@@ -108,6 +108,33 @@ for step in range(6):
           "int32 view is still its bit pattern" % step)
 rv.restore()
 check(checksums([sq, sqt, perm, part, f32, i32, on_kept]) == kept_sums, "views restored exactly")
+# a strided slice alone on its storage (x[:, 1:5, ::2] of a larger tensor): its own elements
+# rotate, in its own order, by the offset the Rotator says (new[j] = old[(j + offset) mod n]),
+# and the storage's other elements, which it never reads, keep their places; several strided
+# slices of part of one storage are still left alone; restore is exact
+whole3 = torch.randn(4, 6, 5)
+sl3 = whole3[:, 1:5, ::2]
+pair_base = torch.randn(10, 8)
+pair_a, pair_b = pair_base[:5, ::2], pair_base[:5, 1::2]
+outside3 = torch.ones_like(whole3, dtype=torch.bool)
+outside3[:, 1:5, ::2] = False
+rest3 = whole3[outside3].clone()
+order3 = sl3.reshape(-1).clone()
+sums3 = checksums([whole3, pair_base])
+r3 = Rotator([sl3, pair_a, pair_b], random.Random(11), budget=7)
+check(r3.rotated == [0] and {e["input"]: e["why"] for e in r3.skipped} == {1: "a view of part of its storage",
+                                                                         2: "a view of part of its storage"},
+      "the lone strided slice rotated, the pair left alone: %s %s" % (r3.rotated, r3.skipped))
+for step in range(8):
+    r3.step()
+    off = r3.items[0].offset
+    check(off != 0 and torch.equal(sl3.reshape(-1), torch.roll(order3, -off)),
+          "step %d: the slice's elements are its loaded ones rotated by the Rotator's offset %d" % (step, off))
+    check(torch.equal(whole3[outside3], rest3), "step %d: the storage's elements outside the slice stay" % step)
+r3.restore()
+check(checksums([whole3, pair_base]) == sums3, "the strided slice restored exactly")
+check(rotation_bytes([sl3]) == 2 * block_elems(sl3.numel()) * (4 + _INDEX_BYTES),
+      "a strided slice's step is budgeted with its positions: %d" % rotation_bytes([sl3]))
 # a dense slice of a larger tensor the problem does not pass rotates only the range it fills (the
 # rest, which it never reads, keeps its place); so does a transposed block of rows; a float16 view
 # of a float32 tensor moves in whole float32 elements; a float16 tensor of odd length with an

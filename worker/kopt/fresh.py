@@ -18,11 +18,14 @@ they were left alone). Since the forty-first session, also: an input that is a d
 a larger tensor the problem does not pass (a[:n], a[2:7].t()) rotates only the range it fills,
 and views of one storage in different dtypes rotate as one, by elements of the widest (every
 member's elements move whole: an int32 view of a float32 tensor stays its bit pattern).
-Left alone (_storage_flat): a storage the tensors on it neither reach from the first element to
-the last nor fill densely over their range (a strided slice of a larger tensor: what it leaves
-out could be anything), one shared with a tensor that is not rotated or by inputs and model
-tensors, dtypes whose elements a rotation by the widest's would split, fewer than two
-elements. Offsets are drawn so that no run sees an arrangement an earlier run saw, the loaded one
+Since the forty-second session, an input that is a strided slice of a larger tensor (x[:, ::2],
+alone on its storage, no two elements at one place) rotates its own elements, in its own order,
+gathered and scattered a block at a time by their storage positions (_Elems): what it leaves
+out, which it never reads and which could be anything, keeps its place.
+Left alone (_storage_flat): several views of one storage that neither reach from its first
+element to its last nor fill a range densely, a storage shared with a tensor that is not
+rotated or by inputs and model tensors, dtypes whose elements a rotation by the widest's would
+split, fewer than two elements. Offsets are drawn so that no run sees an arrangement an earlier run saw, the loaded one
 included, and none keeps a row whole, wherever the storage has room for that (_draw): a kernel
 that kept what it computed for the contents it saw once (at the loaded arrangement, in the
 warm-up or the correctness gates) never finds those contents again, however small the tensor
@@ -99,8 +102,20 @@ def rotation_bytes(inputs):
     """The most device memory a step's reversals hold at once (two blocks of the largest
     storage's among `inputs`': a view is rotated with its whole storage), for making room
     before the rounds."""
-    return max([2 * block_elems(storage(x).nbytes() // x.element_size()) * x.element_size() for x in inputs
+    return max([_step_bytes(x) for x in inputs
                 if isinstance(x, torch.Tensor) and x.layout == torch.strided and x.numel() > 0] or [0])
+
+
+_INDEX_BYTES = 24   # per element of a block of an _Elems rotation: its positions (int64) and their arithmetic
+
+
+def _step_bytes(x):
+    """Two reversal blocks of x's rotation: of its whole storage, or of its own elements with
+    their positions where it is a strided slice of part of it (_Elems)."""
+    size = x.element_size()
+    if _byte_extent(x) != (0, storage(x).nbytes()) and not _dense(x):
+        return 2 * block_elems(x.numel()) * (size + _INDEX_BYTES)
+    return 2 * block_elems(storage(x).nbytes() // size) * size
 
 
 def new_rng():
@@ -108,24 +123,76 @@ def new_rng():
     return random.Random(os.urandom(16))
 
 
+class _Elems:
+    """The elements of a strided view that neither fills its range nor overlaps itself (a
+    strided slice of a larger tensor: x[:, ::2]), as one sequence in the view's own order, read
+    and written a block at a time at their storage positions -- what a 1-D tensor is to rotate().
+    The storage's other elements never move."""
+
+    def __init__(self, v):
+        self.v = v
+        self.base = v.as_strided((storage(v).nbytes() // v.element_size(),), (1,), 0)
+        self.shape = (v.numel(),)
+
+    def _at(self, lo, hi):
+        """Storage positions (in elements) of the view's elements lo..hi-1."""
+        i = torch.arange(lo, hi, dtype=torch.int64, device=self.v.device)
+        off = torch.full_like(i, self.v.storage_offset())
+        for n, st in reversed(list(zip(self.v.shape, self.v.stride()))):
+            off += (i % n) * st
+            i = i // n
+        return off
+
+    def get(self, lo, hi):
+        return self.base[self._at(lo, hi)]     # a gather: a copy
+
+    def put(self, lo, hi, vals):
+        self.base[self._at(lo, hi)] = vals
+
+    def periods(self):
+        """Row lengths of the view in its own order (see _periods)."""
+        got, run = set(), 1
+        for n in reversed(self.v.shape):
+            if n > 1 and 1 < run < self.shape[0]:
+                got.add(run)
+            run *= n
+        return sorted(got)
+
+
+def _no_overlap(x):
+    """Whether no two of x's elements share a storage position (a conservative test: each
+    dimension's stride, smallest first, passes the reach of the ones before it)."""
+    reach = 0
+    for st, n in sorted((st, n) for n, st in zip(x.shape, x.stride()) if n > 1):
+        if st <= reach:
+            return False
+        reach += (n - 1) * st
+    return True
+
+
 def _reverse(a, lo, hi, budget=CHUNK_ELEMS):
-    """Reverse a[lo:hi] of the 1-D tensor a in place, swapping blocks of at most `budget`
-    elements from both ends."""
+    """Reverse elements lo..hi-1 of a (a 1-D tensor or an _Elems) in place, swapping blocks of
+    at most `budget` elements from both ends."""
     half = (hi - lo) // 2
     i = 0
     while i < half:
         bb = min(budget, half - i)
-        top, bot = a[lo + i:lo + i + bb], a[hi - i - bb:hi - i]
-        t = top.flip(0)            # flip copies: t no longer aliases top
-        top.copy_(bot.flip(0))
-        bot.copy_(t)
+        if isinstance(a, _Elems):
+            t = a.get(lo + i, lo + i + bb).flip(0)
+            a.put(lo + i, lo + i + bb, a.get(hi - i - bb, hi - i).flip(0))
+            a.put(hi - i - bb, hi - i, t)
+        else:
+            top, bot = a[lo + i:lo + i + bb], a[hi - i - bb:hi - i]
+            t = top.flip(0)            # flip copies: t no longer aliases top
+            top.copy_(bot.flip(0))
+            bot.copy_(t)
         del t
         i += bb
 
 
 def rotate(a, k, budget=CHUNK_ELEMS):
-    """Rotate the 1-D tensor a in place so that index j holds what index (j + k) mod n held
-    (three reversals)."""
+    """Rotate a (a 1-D tensor, or an _Elems) in place so that index j holds what index
+    (j + k) mod n held (three reversals)."""
     n = a.shape[0]
     k %= n if n else 1
     if n < 2 or k == 0:
@@ -222,6 +289,8 @@ def _periods(tensors, flat):
     """The strides of the tensors' dimensions of more than one element, in elements of `flat`
     (their rotated view), between 2 and its length - 1: an offset that is a multiple of one
     moves whole rows (slices, groups) to other places, keeping each one's contents."""
+    if isinstance(flat, _Elems):
+        return flat.periods()
     size, n = flat.element_size(), flat.shape[0]
     got = set()
     for t in tensors:
@@ -279,9 +348,11 @@ def _storage_flat(members, kept):
     slice of a larger tensor the problem never passes: only the slice's own values move); its
     elements are those of the members' widest dtype, so a rotation moves every member's elements
     whole (dtypes of different widths: their byte ranges must fall on the widest's elements).
+    A lone member that fills nothing densely (a strided slice) gives an _Elems instead: its own
+    elements, rotated in its order (what it leaves out could be anything: never moved in).
     Refused: a storage a tensor left as loaded also uses, inputs and model tensors on one
-    storage, a range no member fills densely (what a strided slice leaves out could be
-    anything), fewer than two elements."""
+    storage, several members of which none fills their range densely, fewer than two
+    elements."""
     if kept:
         return None, "shares its storage with a tensor left as loaded"
     if len({isinstance(k, int) for k, _ in members}) > 1:
@@ -293,6 +364,8 @@ def _storage_flat(members, kept):
     if lo % size or hi % size or nbytes % size:
         return None, "shares its storage with a tensor of another dtype whose elements it splits"
     if (lo, hi) != (0, nbytes) and not any(r == (lo, hi) and _dense(t) for r, (_, t) in zip(ranges, members)):
+        if len(members) == 1 and _no_overlap(x) and x.numel() >= 2:
+            return _Elems(x), None   # a strided slice alone on its storage: its own elements move
         return None, "a view of part of its storage"
     if hi - lo < 2 * size:
         return None, "fewer than two elements"
