@@ -21,7 +21,8 @@ out[part0 + i].
 import triton
 import triton.language as tl
 
-NONE = tl.constexpr(1 << 62)   # "no such index": above any element's
+NONE_INDEX = 1 << 62            # "no such index": above any element's (compare.py reads it back)
+NONE = tl.constexpr(NONE_INDEX)
 
 
 @triton.jit

@@ -84,9 +84,9 @@ def abs_max(t, chunk=CHUNK):
 
 def _abs_max(r_all, device, chunk):
     """max |r| over the finite elements of the flat tensor r_all (0 when none)."""
-    kern = _cmp_kernel(device, r_all, r_all)
-    if kern is not None and r_all.numel():
-        return _abs_max_kernel(r_all, device, chunk)
+    kerns = _cmp_kernels(device, r_all, r_all)
+    if kerns is not None and r_all.numel():
+        return _abs_max_kernel(kerns, r_all, device, chunk)
     m = 0.0
     for lo in range(0, r_all.numel(), chunk):
         r = _chunk(r_all, lo, min(r_all.numel(), lo + chunk), device)
@@ -111,9 +111,9 @@ _CMP_KERNELS = None
 KERNEL_ON_CPU = False  # tests: run the kernels on host tensors (Triton's interpreter)
 
 
-def _cmp_kernel(device, r_all, g_all):
-    """kopt_compare when the pass on `device` can use it (CUDA, or KERNEL_ON_CPU; Triton
-    imports; both dtypes in KERNEL_DTYPES), else None."""
+def _cmp_kernels(device, r_all, g_all):
+    """(kopt_compare, kopt_abs_max, NONE_INDEX) when the pass on `device` can use them (CUDA,
+    or KERNEL_ON_CPU; Triton imports; both dtypes in KERNEL_DTYPES), else None."""
     global _CMP_KERNELS
     if not (device.type == "cuda" or KERNEL_ON_CPU):
         return None
@@ -121,11 +121,11 @@ def _cmp_kernel(device, r_all, g_all):
         return None
     if _CMP_KERNELS is None:
         try:
-            from kopt.cmpkernel import kopt_abs_max, kopt_compare
-            _CMP_KERNELS = (kopt_compare, kopt_abs_max)
+            from kopt.cmpkernel import NONE_INDEX, kopt_abs_max, kopt_compare
+            _CMP_KERNELS = (kopt_compare, kopt_abs_max, NONE_INDEX)
         except Exception:
             _CMP_KERNELS = False
-    return _CMP_KERNELS[0] if _CMP_KERNELS else None
+    return _CMP_KERNELS or None
 
 
 def _kview(c):
@@ -145,13 +145,13 @@ def _blocks(lo, hi):
     return (hi - lo + BLOCK - 1) // BLOCK
 
 
-def _abs_max_kernel(r_all, device, chunk):
+def _abs_max_kernel(kerns, r_all, device, chunk):
     spans = _spans(r_all, r_all, device, chunk, False)
     out = torch.empty(sum(_blocks(lo, hi) for lo, hi in spans), dtype=torch.float64, device=device)
     part0 = 0
     for lo, hi in spans:
         nb = _blocks(lo, hi)
-        _CMP_KERNELS[1][(nb,)](_kview(_move(r_all, lo, hi, device)), out, hi - lo, part0, BLOCK=BLOCK, num_warps=8)
+        kerns[1][(nb,)](_kview(_move(r_all, lo, hi, device)), out, hi - lo, part0, BLOCK=BLOCK, num_warps=8)
         part0 += nb
     return float(out.max())
 
@@ -161,10 +161,9 @@ def _at(t, i):
     return _num(_f64(t[i:i + 1])[0])
 
 
-def _pass_kernel(kern, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor):
+def _pass_kernel(kerns, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor):
     """compare_stats' pass with kopt_compare (see above); accumulates into st."""
-    from kopt.cmpkernel import NONE
-    none = int(NONE.value if hasattr(NONE, "value") else NONE)
+    kern, none = kerns[0], kerns[2]
     n = r_all.numel()
     if n == 0:
         return
@@ -190,9 +189,12 @@ def _pass_kernel(kern, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor
     ma, mr = flts[0].max(), flts[1].max()
     i_ab = torch.where(flts[0] == ma, ints[4], big).min()
     i_rel = torch.where(flts[1] == mr, ints[5], big).min()
-    nbad, nnf, first, first_nf, i_ab, i_rel, nrel = torch.stack(
-        [ints[0].sum(), ints[1].sum(), ints[2].min(), ints[3].min(), i_ab, i_rel, ints[6].sum()]).tolist()
-    ma, mr, ssd, ssr, ram = torch.stack([ma, mr, flts[2].sum(), flts[3].sum(), flts[4].max()]).tolist()
+    # one read-back: the integers travel as the bits of float64s beside the floats
+    host = torch.cat([torch.stack([ints[0].sum(), ints[1].sum(), ints[2].min(), ints[3].min(), i_ab, i_rel,
+                                   ints[6].sum()]).view(torch.float64),
+                      torch.stack([ma, mr, flts[2].sum(), flts[3].sum(), flts[4].max()])]).cpu()
+    nbad, nnf, first, first_nf, i_ab, i_rel, nrel = host[:7].view(torch.int64).tolist()
+    ma, mr, ssd, ssr, ram = host[7:].tolist()
     st["n_mismatch"] += int(nbad)
     st["n_nonfinite_mismatch"] += int(nnf)
     if first != none:
@@ -245,9 +247,9 @@ def compare_stats(ref, got, atol, rtol, chunk=CHUNK, rel_err=None, ref_abs_max=N
             ref_abs_max = _abs_max(r_all, device, chunk)
         rel_floor = max(float(rel_err[1]), float(rel_err[2]) * ref_abs_max)
         st.update(n_rel_err=0, rel_err_thr=rel_thr, rel_err_floor=rel_floor)
-    kern = _cmp_kernel(device, r_all, g_all)
-    if kern is not None:
-        _pass_kernel(kern, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor)
+    kerns = _cmp_kernels(device, r_all, g_all)
+    if kerns is not None:
+        _pass_kernel(kerns, st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor)
     else:
         _pass_torch(st, r_all, g_all, device, chunk, sums, rel_thr, rel_floor)
     return st
