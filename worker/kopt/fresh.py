@@ -134,20 +134,14 @@ class _Elems:
         self.base = v.as_strided((storage(v).nbytes() // v.element_size(),), (1,), 0)
         self.shape = (v.numel(),)
 
-    def _at(self, lo, hi):
-        """Storage positions (in elements) of the view's elements lo..hi-1."""
+    def at(self, lo, hi):
+        """Storage positions (in elements of base) of the view's elements lo..hi-1."""
         i = torch.arange(lo, hi, dtype=torch.int64, device=self.v.device)
         off = torch.full_like(i, self.v.storage_offset())
         for n, st in reversed(list(zip(self.v.shape, self.v.stride()))):
             off += (i % n) * st
             i = i // n
         return off
-
-    def get(self, lo, hi):
-        return self.base[self._at(lo, hi)]     # a gather: a copy
-
-    def put(self, lo, hi, vals):
-        self.base[self._at(lo, hi)] = vals
 
     def periods(self):
         """Row lengths of the view in its own order (see _periods)."""
@@ -177,10 +171,12 @@ def _reverse(a, lo, hi, budget=CHUNK_ELEMS):
     i = 0
     while i < half:
         bb = min(budget, half - i)
-        if isinstance(a, _Elems):
-            t = a.get(lo + i, lo + i + bb).flip(0)
-            a.put(lo + i, lo + i + bb, a.get(hi - i - bb, hi - i).flip(0))
-            a.put(hi - i - bb, hi - i, t)
+        if isinstance(a, _Elems):   # gathers copy: t and the bottom block's values are their own
+            pt, pb = a.at(lo + i, lo + i + bb), a.at(hi - i - bb, hi - i)
+            t = a.base[pt].flip(0)
+            a.base[pt] = a.base[pb].flip(0)
+            a.base[pb] = t
+            del pt, pb
         else:
             top, bot = a[lo + i:lo + i + bb], a[hi - i - bb:hi - i]
             t = top.flip(0)            # flip copies: t no longer aliases top
