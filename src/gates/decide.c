@@ -68,6 +68,18 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
             kbuf_printf(&reason, "input set %s: the candidate wrote to its read-only input argument %lld", name,
                         (long long)json_integer_value(json_array_get(changed, 0)));
         }
+        const json_t *outside = json_object_get(set, "outside_writes");
+        if (outside && (!json_is_array(outside) || (json_array_size(outside) && !json_is_integer(json_array_get(outside, 0))))) {
+            kbuf_free(&reason);
+            return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s: outside_writes is not a list of arguments", name);
+        }
+        if (json_array_size(outside) > 0 && *passed) {
+            *passed = 0;
+            kbuf_printf(&reason,
+                        "input set %s: the candidate wrote outside its output argument %lld (into the bytes "
+                        "just before or after it: an unmasked store, or data kept past the end)",
+                        name, (long long)json_integer_value(json_array_get(outside, 0)));
+        }
         size_t k;
         json_t *ar;
         json_array_foreach(args, k, ar) {

@@ -107,6 +107,30 @@ Test(decide, gate2_refuses_a_candidate_that_changed_the_reference) {
     json_decref(r);
 }
 
+Test(decide, gate2_refuses_a_write_into_an_outputs_fence) {
+    json_t *v = NULL;
+    json_t *r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "outside_writes", json_pack("[i]", 1));
+    cr_assert_eq(decide(r, &v), 0, "right outputs, a fence written: refused");
+    const char *why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && strstr(why, "wrote outside its output argument 1"), "%s", why);
+    json_decref(v);
+    r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "outside_writes", json_array());
+    cr_assert_eq(decide(r, &v), 1, "no fence written: the comparisons decide");
+    json_decref(v);
+    const char *bad[] = {"{}", "[\"1\"]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+        json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "outside_writes", json_loads(bad[i], 0, NULL));
+        int passed = -1;
+        kerr e = {0};
+        cr_expect_eq(gate2_decide(r, &passed, &v, &e), KOPT_E_WORKER, "%s: a malformed result", bad[i]);
+        json_decref(v);
+        json_decref(r);
+    }
+}
+
 Test(decide, gate2_statistics_under_another_tolerance_are_an_error) {
     /* a worker that compared fp32 under 1e-2 would pass what fp32's 1e-4 refuses */
     json_t *s0 = st(0, 0, 1e-3, 0);

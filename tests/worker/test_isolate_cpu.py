@@ -68,8 +68,7 @@ def writes_input(x, call):
 class HostLayout(kiso._Layout):
     """An "out" argument kept by its layout, materialised in host memory."""
 
-    def new(self):
-        return torch.empty_strided(self.size, self.stride, dtype=self.dtype)
+    device = "cpu"
 
 
 class Ctx:
@@ -151,6 +150,42 @@ for s in range(3):
 res, _ = isolate(Kern(softmax), Kern(writes_input), seeds=(5,))
 check(res["sets"][0]["inputs_changed"] == [0], "a write to the read-only input is reported")
 
+# a candidate that writes outside its output: gate 2's fences (kopt.isolate._Fence) see it
+class WritesOutside(Kern):
+    """Writes out = softmax(x), then one element `at` elements past out's last one (negative:
+    before its first), as an unmasked block would."""
+
+    def __init__(self, at):
+        super().__init__(softmax)
+        self.at = at
+
+    def run(self, x, out, n, stream=None):
+        super().run(x, out, n, stream)
+        pos = out.storage_offset() + (N - 1 + self.at if self.at > 0 else self.at)
+        out.as_strided((1,), (1,), pos).fill_(1.5)
+
+
+res, _ = isolate(Kern(softmax), Kern(softmax), seeds=(5,))
+check(all(s["outside_writes"] == [] for s in res["sets"]), "an honest candidate leaves its fences alone")
+for at, what in ((1, "the element after its output"), (kiso.fence_bytes(4 * N) // 4, "the fence's last element"),
+                 (-1, "the element before its output"), (-(kiso.fence_bytes(4 * N) // 4), "the fence's first element")):
+    res, _ = isolate(Kern(softmax), WritesOutside(at), seeds=(5,))
+    check(all(s["outside_writes"] == [1] for s in res["sets"]) and stats(res, 0, 0)["n_mismatch"] == 0,
+          "a candidate writing %s, its output right: outside_writes names the output in every set" % what)
+# the fences are drawn per set from a secret seed and redrawn to check: the same bytes in a
+# set's runs (same_bits still frees an identical second run), other bytes in another set
+fa = kiso._Fence(4 * N, "cpu", 12345)
+fb = kiso._Fence(4 * N, "cpu", 12345)
+fc = kiso._Fence(4 * N, "cpu", 12346)
+check(all(torch.equal(a, b) for a, b in zip(fa._parts(), fb._parts())) and not torch.equal(fa.raw[:fa.r], fc.raw[:fc.r]), "fences: same seed, same bytes")
+check(fa.r % 512 == 0 and kiso.fence_bytes(1) == kiso.FENCE_MIN and kiso.fence_bytes(1 << 30) == kiso.FENCE_MAX,
+      "fence sizes: multiples of 512 between FENCE_MIN and FENCE_MAX")
+fa.raw[fa.r + 4 * N:].view(-1)[-1] ^= 1
+check(fa.broken() and not fb.broken(), "one flipped bit of the last fence byte breaks it")
+y, f = HostLayout(torch.empty(3, 5).t()).new(7)
+check(y.shape == (5, 3) and y.stride() == (1, 5) and y.data_ptr() == f.raw.data_ptr() + f.r,
+      "a fenced output keeps its layout, right after the first fence")
+
 # ... and when that input is a weight of the model, the fatal state_changed (it cannot be drawn
 # again, and would stay written for every later step)
 from kopt.errors import OpError  # noqa: E402
@@ -174,7 +209,12 @@ except OpError as e:
     check(e.code == "state_changed" and e.fatal and "a candidate kernel run in isolation wrote to the model's "
           "parameters or buffers (p)" in str(e), "the fatal state_changed: %s" % e)
 
+check(kiso._run_bytes([torch.randn(N), HostLayout(torch.empty(N)), N], ["in", "out", "in"])
+      == 4 * N + 2 * kiso.fence_bytes(4 * N), "a run's bytes count its output's fences")
+
 # ---------------------------------------------------------------- under a memory cap
+# (the stand-in allocator below counts output-sized buffers, not bytes: fences of no bytes here)
+kiso.fence_bytes = lambda nbytes: 0
 # A stand-in allocator: "device" memory is the float32 N-element storages alive that were not
 # staged (staging copies and marks them); the cap is counted in such buffers (U bytes each). The
 # loaded input is a real kopt.problem.Problem's, so displacement empties and refills it.

@@ -694,8 +694,9 @@ check(abs(float(inplace[1].std()) - 1) < 0.6 and inplace[1].shape == clone.shape
 check(isolate._draw_bytes(entry, roles) == 6 * 5 * 4 + 4 * 8 * 4, "draw bytes: the floating inputs' storages")
 lay = isolate._Layout.__new__(isolate._Layout)
 lay.nbytes = 1000
-check(isolate._run_bytes([x_own, clone, lay, 7], ["in", "inout", "out", "scalar"]) == 4 * 8 * 4 + 1000,
-      "run bytes: in-place copies and fresh outputs")
+check(isolate._run_bytes([x_own, clone, lay, 7], ["in", "inout", "out", "scalar"])
+      == 4 * 8 * 4 + 1000 + 2 * isolate.fence_bytes(1000),
+      "run bytes: in-place copies and fresh outputs with their fences")
 
 # what a capture keeps (isolate._CaptureProf): call()'s own arguments and the module's constants
 # are never handed out to be written (read-only ones shared, others copied); an intermediate

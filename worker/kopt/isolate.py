@@ -57,11 +57,12 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memor
     rtol], ...}; dtypes it does not name are compared exactly) and freed; the reference's device
     memory is poisoned before it goes back to the allocator (a later set's candidate must not be
     handed this set's results). The candidate's read-only inputs are checksummed before and
-    after each of its runs; the original's kept outputs are summed when kept and after the
-    comparisons (reference_changed: nothing may have written them). Result: {"sets": [{"name":
-    "captured"|"seed<s>", "args": [{"arg": k, "runs": [stats per candidate run]}],
-    "inputs_changed": [arg index...], "reference_changed":
-    bool}], "checked": [arg index...]}.
+    after each of its runs, and its outputs kept by their layout are fenced (_Fence: random bytes
+    before and after each, checked after each run, outside_writes); the original's kept outputs
+    are summed when kept and after the comparisons (reference_changed: nothing may have written
+    them). Result: {"sets": [{"name": "captured"|"seed<s>", "args": [{"arg": k, "runs": [stats
+    per candidate run]}], "inputs_changed": [arg index...], "outside_writes": [arg index...],
+    "reference_changed": bool}], "checked": [arg index...]}.
 
 bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
     The screen: the original kernel and each candidate module's kernel on the launch's
@@ -94,6 +95,8 @@ MAX_LAUNCHES = 2
 class _Layout:
     """An "out" argument kept by its layout only (see the module docstring)."""
 
+    device = "cuda"
+
     def __init__(self, t):
         self.dtype = t.dtype
         self.size = tuple(t.size())
@@ -101,11 +104,51 @@ class _Layout:
         self.offset = t.storage_offset()
         self.nbytes = storage(t).nbytes()
 
-    def new(self):
-        st = torch.empty(self.nbytes, dtype=torch.uint8, device="cuda").untyped_storage()
-        t = torch.empty(0, dtype=self.dtype, device="cuda")
-        t.set_(st, self.offset, self.size, self.stride)
-        return t
+    def new(self, fence_seed=None):
+        """A fresh tensor of this layout; with fence_seed, placed inside a _Fence's buffer, which
+        is returned too ((tensor, fence); else the tensor alone)."""
+        fence = _Fence(self.nbytes, self.device, fence_seed) if fence_seed is not None else None
+        raw = fence.raw if fence else torch.empty(self.nbytes, dtype=torch.uint8, device=self.device)
+        skip = fence.r // torch.empty(0, dtype=self.dtype).element_size() if fence else 0
+        t = torch.empty(0, dtype=self.dtype, device=self.device)
+        t.set_(storage(raw), self.offset + skip, self.size, self.stride)
+        return (t, fence) if fence else t
+
+
+FENCE_MIN = 4096        # bytes of each fence around a fenced output: about the output's own size,
+FENCE_MAX = 1 << 20     # 4 KiB to 1 MiB, a multiple of 512 (the output keeps the allocator's alignment)
+
+
+def fence_bytes(nbytes):
+    """Bytes of each of the two fences around an output storage of `nbytes`."""
+    return min(FENCE_MAX, max(FENCE_MIN, (nbytes + 511) // 512 * 512))
+
+
+class _Fence:
+    """Gate 2's fences: an output's storage allocated with fence_bytes() of random bytes before
+    and after it, drawn from a generator seeded with `seed` (a host-side secret). An honest kernel
+    never writes outside its arguments; one that does (a mask that lets a block write past the
+    end, results or a call counter stashed in the slack the caching allocator leaves past a
+    storage) changes them. broken() redraws the bytes from the seed after the run -- no copy
+    lies in device memory for a kernel to find and match -- and compares."""
+
+    def __init__(self, nbytes, device, seed):
+        self.r, self.nbytes, self.seed = fence_bytes(nbytes), nbytes, seed
+        self.raw = torch.empty(2 * self.r + nbytes, dtype=torch.uint8, device=device)
+        for side, part in enumerate(self._parts()):
+            part.copy_(self._pattern(side))
+
+    def _parts(self):
+        return self.raw[:self.r], self.raw[self.r + self.nbytes:]
+
+    def _pattern(self, side):
+        g = torch.Generator(device=self.raw.device)
+        g.manual_seed((self.seed * 2 + side) % (1 << 63))
+        return torch.empty(self.r, dtype=torch.uint8, device=self.raw.device).random_(0, 256, generator=g)
+
+    def broken(self):
+        """Whether a byte of either fence changed since it was drawn."""
+        return not all(torch.equal(part, self._pattern(side)) for side, part in enumerate(self._parts()))
 
 
 class _Captured(Exception):
@@ -246,14 +289,20 @@ def _poison_all(items):
             fill(t, "nan")
 
 
-def materialize(entry, roles=None, poison=True):
+def materialize(entry, roles=None, poison=True, fences=None):
     """The argument list of one run (see the module docstring). poison: True (NaN), False, or
-    (kind, seed): kopt.poison.fill's, the same bytes in every run given the same pair."""
+    (kind, seed): kopt.poison.fill's, the same bytes in every run given the same pair. fences:
+    None, or (seed, list): each output kept by its layout is fenced (_Fence, seeded seed + its
+    index: the same bytes in every run given the same seed), (index, fence) appended to list."""
     out, memo = [], {}
     for k, a in enumerate(entry):
         role = roles[k] if roles and k < len(roles) else None
         if isinstance(a, _Layout):
-            t = a.new()
+            if fences is None:
+                t = a.new()
+            else:
+                t, fence = a.new(fences[0] + k)
+                fences[1].append((k, fence))
             _poison_as(t, poison, k)
             out.append(t)
         elif isinstance(a, torch.Tensor) and role in ("inout", "out"):
@@ -639,11 +688,12 @@ def op_isolate(ctx, req):
             raise
         raise wrap("module_failed", "the candidate raised while its configurations were tuned", e)
 
-    def cand_run(inputs, name, changed, poison):
+    def cand_run(inputs, name, changed, poison, fence_seed, outside):
         """One run of the candidate on fresh arguments, its outputs poisoned as `poison` says
-        (materialize; read-only inputs checksummed around it, into `changed`); its argument
-        list."""
-        args = materialize(inputs, roles, poison)
+        and fenced (materialize; read-only inputs checksummed around it, into `changed`; outputs
+        whose fences it wrote, into `outside`); its argument list."""
+        fences = (fence_seed, [])
+        args = materialize(inputs, roles, poison, fences)
         before = [checksum(args[k]) for k in read_only]
         _launch(cand, args, stream, "the candidate raised on input set %s" % name)
         if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
@@ -652,6 +702,7 @@ def op_isolate(ctx, req):
                           "the candidate's" % (kernel, name))
         after = [checksum(args[k]) for k in read_only]
         changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
+        outside.update(k for k, f in fences[1] if f.broken())
         return args
 
     sets = []
@@ -676,7 +727,8 @@ def op_isolate(ctx, req):
                 ctx.log("isolate %s: the loaded inputs (%d MiB) displaced to host memory for the seed sets"
                         % (kernel, freed >> 20))
         inputs = entry if seed is None else _redraw(entry, roles, seed, in_place, layout)
-        changed = set()
+        changed, outside = set(), set()
+        fence_seed = new_seed()   # the set's fences: the same bytes in each of its runs (same_bits)
 
         # every run of the candidate comes before the original's: while they run, the reference
         # of this input set does not exist, so no kernel of theirs can read or copy it (their
@@ -693,7 +745,7 @@ def op_isolate(ctx, req):
             if last is not None and (low_memory or over_cap(ctx, out_b)) and _on_device(runs[last], checked):
                 runs[last] = _to_host(ctx, runs[last], checked_set, "isolate %s, set %s: run %d" % (kernel, name, r))
                 torch.cuda.empty_cache()
-            args = cand_run(inputs, name, changed, pz)
+            args = cand_run(inputs, name, changed, pz, fence_seed, outside)
             if runs and _on_device(runs[0], checked) and same_bits(runs[0], args, checked):
                 runs.append(None)
             else:
@@ -731,7 +783,7 @@ def op_isolate(ctx, req):
         # candidate must not find this set's correct results in what it is handed
         _poison_all(ref)
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
-                     "reference_changed": ref_changed})
+                     "outside_writes": sorted(outside), "reference_changed": ref_changed})
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             ctx.log("isolate %s, set %s: %d MiB allocated, %d MiB at most since the step began"
                     % (kernel, name, torch.cuda.memory_allocated() >> 20, torch.cuda.max_memory_allocated() >> 20))
@@ -758,7 +810,7 @@ def _run_bytes(entry, roles):
     memo, total = set(), 0
     for a, r in zip(entry, roles):
         if isinstance(a, _Layout):
-            total += a.nbytes
+            total += a.nbytes + 2 * fence_bytes(a.nbytes)   # a candidate's run fences it
         elif isinstance(a, torch.Tensor) and r in ("inout", "out"):
             p = storage(a).data_ptr()
             if p not in memo:
