@@ -73,6 +73,19 @@ int gate2_decide(const json_t *iso, int *passed, json_t **verdict, kerr *e) {
             kbuf_free(&reason);
             return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s: outside_writes is not a list of arguments", name);
         }
+        const json_t *scratch = json_object_get(set, "scratch_outside_writes");
+        if (scratch && !json_is_boolean(scratch)) {
+            kbuf_free(&reason);
+            return kerr_set(e, KOPT_E_WORKER, "isolate result for set %s: scratch_outside_writes is not a boolean",
+                            name);
+        }
+        if (json_is_true(scratch) && *passed) {
+            *passed = 0;
+            kbuf_printf(&reason,
+                        "input set %s: the candidate wrote outside a scratch buffer of its plan (into the bytes just "
+                        "before or after it)",
+                        name);
+        }
         if (json_array_size(outside) > 0 && *passed) {
             *passed = 0;
             kbuf_printf(&reason,

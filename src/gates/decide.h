@@ -46,11 +46,11 @@
 #include "util/err.h"
 
 /* isolate: the worker's result ({"sets":[{"name","args":[{"arg","runs":[stats...]}],
- * "inputs_changed":[..], "outside_writes":[..] (absent: none), "reference_changed": bool (absent:
- * false)}], "checked":[..]}).
- * Refused: a read-only input written, a fence around an output written (outside_writes: the worker
- * allocates each output between fences of random bytes), or the kept reference changed while the
- * candidate ran.
+ * "inputs_changed":[..], "outside_writes":[..] (absent: none), "scratch_outside_writes": bool
+ * (absent: false), "reference_changed": bool (absent: false)}], "checked":[..]}).
+ * Refused: a read-only input written, a fence around an output or a plan's scratch buffer written
+ * (the worker allocates each between fences of random bytes), or the kept reference changed while
+ * the candidate ran.
  * Returns 0 and sets *passed / *verdict, or KOPT_E_WORKER for a malformed result. */
 int gate2_decide(const json_t *isolate, int *passed, json_t **verdict, kerr *e);
 #define GATE2_REORDER_REL 1e-5    /* summation-order differences: at most this much of the scale */

@@ -119,6 +119,23 @@ Test(decide, gate2_refuses_a_write_into_an_outputs_fence) {
     json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "outside_writes", json_array());
     cr_assert_eq(decide(r, &v), 1, "no fence written: the comparisons decide");
     json_decref(v);
+    r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "scratch_outside_writes", json_true());
+    cr_assert_eq(decide(r, &v), 0, "right outputs, a scratch buffer's fence written: refused");
+    why = json_string_value(json_object_get(v, "reason"));
+    cr_expect(why && strstr(why, "wrote outside a scratch buffer of its plan"), "%s", why);
+    json_decref(v);
+    r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "scratch_outside_writes", json_false());
+    cr_assert_eq(decide(r, &v), 1, "no scratch fence written: the comparisons decide");
+    json_decref(v);
+    r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);
+    json_object_set_new(json_array_get(json_object_get(r, "sets"), 0), "scratch_outside_writes", json_integer(1));
+    int passed0 = -1;
+    kerr e0 = {0};
+    cr_expect_eq(gate2_decide(r, &passed0, &v, &e0), KOPT_E_WORKER, "scratch_outside_writes not a boolean: malformed");
+    json_decref(v);
+    json_decref(r);
     const char *bad[] = {"{}", "[\"1\"]"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         r = iso(st(0, 0, 0, 0), st(0, 0, 0, 0), NULL);

@@ -172,6 +172,39 @@ for at, what in ((1, "the element after its output"), (kiso.fence_bytes(4 * N) /
     res, _ = isolate(Kern(softmax), WritesOutside(at), seeds=(5,))
     check(all(s["outside_writes"] == [1] for s in res["sets"]) and stats(res, 0, 0)["n_mismatch"] == 0,
           "a candidate writing %s, its output right: outside_writes names the output in every set" % what)
+# ... and outside a scratch buffer its plan's launcher allocates (torch.full / torch.zeros, as the
+# launcher kopt writes does: fenced while the candidate runs, torch's own functions again after)
+
+
+class ScratchUser(Kern):
+    """Allocates a scratch buffer as kopt's plan launcher does and writes it; with `past`, also
+    the element after its end."""
+
+    def __init__(self, past, zero=False):
+        super().__init__(softmax)
+        self.past, self.zero = past, zero
+
+    def run(self, x, out, n, stream=None):
+        if self.zero:
+            part = torch.zeros((8, 16, ), dtype=torch.float32, device=x.device)
+        else:
+            part = torch.full((8, 16, ), float("nan"), dtype=torch.float32, device=x.device)
+        part.fill_(2.0)
+        if self.past:
+            part.as_strided((1,), (1,), part.storage_offset() + part.numel()).fill_(3.0)
+        super().run(x, out, n, stream)
+
+
+full0, zeros0 = torch.full, torch.zeros
+for past, zero in ((False, False), (False, True), (True, False), (True, True)):
+    res, _ = isolate(Kern(softmax), ScratchUser(past, zero), seeds=(5,))
+    check(all(s["scratch_outside_writes"] is past and s["outside_writes"] == [] for s in res["sets"]),
+          "a candidate %s its %s scratch buffer: scratch_outside_writes %s"
+          % ("writing past" if past else "writing only", "zeroed" if zero else "poisoned", past))
+check(torch.full is full0 and torch.zeros is zeros0, "torch.full and torch.zeros are torch's again after gate 2")
+res, _ = isolate(Kern(softmax), Kern(softmax), seeds=(5,))
+check(all(s["scratch_outside_writes"] is False for s in res["sets"]), "no scratch: nothing written outside one")
+
 # the fences are drawn per set from a secret seed and redrawn to check: the same bytes in a
 # set's runs (same_bits still frees an identical second run), other bytes in another set
 fa = kiso._Fence(4 * N, "cpu", 12345)

@@ -289,6 +289,56 @@ def _poison_all(items):
             fill(t, "nan")
 
 
+class _ScratchFences:
+    """While a candidate runs in gate 2 (a `with` block): torch.full and torch.zeros -- what the
+    launcher kopt writes from a plan allocates its scratch buffers with (src/gates/plan.c) --
+    give buffers between _Fence's fences (seeded seed, seed + 1, ... in the order of allocation,
+    so a set's runs draw the same bytes), kept in `fences`. Calls with any other argument (out=,
+    layout=, ...) go to torch's own functions. Only the launcher and the kernels run inside."""
+
+    def __init__(self, seed):
+        self.seed, self.fences, self.saved = seed, [], None
+
+    def __enter__(self):
+        self.saved = torch.full, torch.zeros
+        torch.full, torch.zeros = self._full, self._zeros
+        return self
+
+    def __exit__(self, *exc):
+        torch.full, torch.zeros = self.saved
+        return False
+
+    def _alloc(self, size, dtype, device):
+        shape = tuple(int(d) for d in (size if isinstance(size, (tuple, list)) else (size,)))
+        item = torch.empty(0, dtype=dtype).element_size()
+        n = 1
+        for d in shape:
+            n *= d
+        fence = _Fence(n * item, device, self.seed + len(self.fences))
+        self.fences.append(fence)
+        stride, run = [], 1
+        for d in reversed(shape):
+            stride.append(run)
+            run *= max(d, 1)
+        t = torch.empty(0, dtype=dtype, device=device)
+        t.set_(storage(fence.raw), fence.r // item, shape, tuple(reversed(stride)))
+        return t
+
+    def _full(self, size, fill_value, *, dtype=None, device=None, **kw):
+        if kw or dtype is None or device is None:
+            return self.saved[0](size, fill_value, dtype=dtype, device=device, **kw)
+        return self._alloc(size, dtype, device).fill_(fill_value)
+
+    def _zeros(self, *size, dtype=None, device=None, **kw):
+        if kw or dtype is None or device is None or len(size) != 1:
+            return self.saved[1](*size, dtype=dtype, device=device, **kw)
+        return self._alloc(size[0], dtype, device).zero_()
+
+    def broken(self):
+        """How many of the scratch buffers' fences changed."""
+        return sum(1 for f in self.fences if f.broken())
+
+
 def materialize(entry, roles=None, poison=True, fences=None):
     """The argument list of one run (see the module docstring). poison: True (NaN), False, or
     (kind, seed): kopt.poison.fill's, the same bytes in every run given the same pair. fences:
@@ -690,12 +740,16 @@ def op_isolate(ctx, req):
 
     def cand_run(inputs, name, changed, poison, fence_seed, outside):
         """One run of the candidate on fresh arguments, its outputs poisoned as `poison` says
-        and fenced (materialize; read-only inputs checksummed around it, into `changed`; outputs
-        whose fences it wrote, into `outside`); its argument list."""
+        and fenced, and its plan's scratch buffers fenced (materialize, _ScratchFences;
+        read-only inputs checksummed around it, into `changed`; outputs whose fences it wrote,
+        into `outside`, a scratch buffer's as "scratch"); its argument list."""
         fences = (fence_seed, [])
         args = materialize(inputs, roles, poison, fences)
         before = [checksum(args[k]) for k in read_only]
-        _launch(cand, args, stream, "the candidate raised on input set %s" % name)
+        with _ScratchFences(fence_seed + len(args)) as scratch:
+            _launch(cand, args, stream, "the candidate raised on input set %s" % name)
+        if scratch.broken():
+            outside.add("scratch")
         if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
             raise OpError("guard_mismatch", "kopt's guard for %s did not match the launch the gates "
                           "captured (input set %s), so the candidate never ran: a kopt fault, not "
@@ -783,7 +837,8 @@ def op_isolate(ctx, req):
         # candidate must not find this set's correct results in what it is handed
         _poison_all(ref)
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
-                     "outside_writes": sorted(outside), "reference_changed": ref_changed})
+                     "outside_writes": sorted(k for k in outside if k != "scratch"),
+                     "scratch_outside_writes": "scratch" in outside, "reference_changed": ref_changed})
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             ctx.log("isolate %s, set %s: %d MiB allocated, %d MiB at most since the step began"
                     % (kernel, name, torch.cuda.memory_allocated() >> 20, torch.cuda.max_memory_allocated() >> 20))
