@@ -172,6 +172,28 @@ for at, what in ((1, "the element after its output"), (kiso.fence_bytes(4 * N) /
     res, _ = isolate(Kern(softmax), WritesOutside(at), seeds=(5,))
     check(all(s["outside_writes"] == [1] for s in res["sets"]) and stats(res, 0, 0)["n_mismatch"] == 0,
           "a candidate writing %s, its output right: outside_writes names the output in every set" % what)
+# ... and just past its read-only input: a seed set's draw has room around it inside the storage
+# the input checksums cover (the captured set's input is the loaded tensor, without room: the
+# stand-in writes only where the storage has it, as a GPU kernel's write there would land in
+# whatever lies next)
+
+
+class WritesPastInput(Kern):
+    def __init__(self):
+        super().__init__(softmax)
+
+    def run(self, x, out, n, stream=None):
+        super().run(x, out, n, stream)
+        end = x.storage_offset() + x.numel()
+        if kiso.storage(x).nbytes() >= (end + 1) * 4:
+            x.as_strided((1,), (1,), end).fill_(7.0)
+
+
+res, _ = isolate(Kern(softmax), WritesPastInput(), seeds=(5, 6))
+check([s["inputs_changed"] for s in res["sets"]] == [[], [0], [0]],
+      "a write just past a read-only input: inputs_changed in the seed sets: %s"
+      % [s["inputs_changed"] for s in res["sets"]])
+
 # ... and outside a scratch buffer its plan's launcher allocates (torch.full / torch.zeros, as the
 # launcher kopt writes does: fenced while the candidate runs, torch's own functions again after)
 

@@ -691,7 +691,13 @@ check(modules_storage(inplace[0]).data_ptr() != modules_storage(x_own).data_ptr(
 check(torch.equal(fresh[0], inplace[0]) and torch.equal(fresh[1], inplace[1]), "the same draw either way")
 check(inplace[2] is scratch and inplace[3] == 7, "integer inputs and scalars are kept")
 check(abs(float(inplace[1].std()) - 1) < 0.6 and inplace[1].shape == clone.shape, "N(0,1) in the clone's layout")
-check(isolate._draw_bytes(entry, roles) == 6 * 5 * 4 + 4 * 8 * 4, "draw bytes: the floating inputs' storages")
+check(isolate._draw_bytes(entry, roles) == 6 * 5 * 4 + 4 * 8 * 4 + 2 * isolate.fence_bytes(6 * 5 * 4)
+      + 2 * isolate.fence_bytes(4 * 8 * 4), "draw bytes: the floating inputs' storages with their room around")
+r0 = isolate.fence_bytes(6 * 5 * 4)
+check(modules_storage(fresh[0]).nbytes() == 6 * 5 * 4 + 2 * r0 and fresh[0].storage_offset() == r0 // 4
+      and fresh[1].storage_offset() == clone.storage_offset() + isolate.fence_bytes(4 * 8 * 4) // 4
+      and fresh[1].stride() == clone.stride() and inplace[1].storage_offset() == clone.storage_offset(),
+      "a fresh draw sits between room before and after it, in its storage; an in-place one as it was")
 lay = isolate._Layout.__new__(isolate._Layout)
 lay.nbytes = 1000
 check(isolate._run_bytes([x_own, clone, lay, 7], ["in", "inout", "out", "scalar"])

@@ -564,7 +564,11 @@ def _redraw(entry, roles, seed, in_place=(), layout=None):
     index is in `in_place` (private clones of the capture, under the memory cap) are redrawn in
     their own storage instead of a new one: the same values, no second copy (the capture is
     then spent: the caller forgets it). `layout` (_storages(entry), taken earlier) stands in for
-    the storages of displaced loaded inputs."""
+    the storages of displaced loaded inputs. A new storage sits between a _Fence's fences of
+    fresh random bytes, inside the storage the read-only checksums cover: a candidate that writes
+    just outside a read-only input changes its checksum (inputs_changed). (Random, not merely
+    left as allocated: recycled memory may already hold what a kernel writes there, its own
+    write of an earlier set.)"""
     g = None
     out, memo = [], {}
     layout = layout or _storages(entry)
@@ -577,15 +581,18 @@ def _redraw(entry, roles, seed, in_place=(), layout=None):
                     g = torch.Generator(device=a.device)
                     g.manual_seed(seed)
                 n = total // a.element_size()
+                flat = torch.empty(0, dtype=a.dtype, device=a.device)
                 if k in in_place:
-                    flat = torch.empty(0, dtype=a.dtype, device=a.device)
                     flat.set_(storage(a), 0, (n,), (1,))
-                else:
-                    flat = torch.empty(n, dtype=a.dtype, device=a.device)
+                    skip = 0
+                else:   # between fences: see the docstring
+                    fence = _Fence(total, a.device, new_seed())
+                    skip = fence.r // a.element_size()
+                    flat.set_(storage(fence.raw), skip, (n,), (1,))
                 flat.normal_(generator=g)
-                st = memo[key] = storage(flat)
+                st = memo[key] = (storage(flat), skip)
             t = torch.empty(0, dtype=a.dtype, device=a.device)
-            t.set_(st, a.storage_offset(), a.size(), a.stride())
+            t.set_(st[0], a.storage_offset() + st[1], a.size(), a.stride())
             out.append(t)
         else:
             out.append(a)
@@ -875,9 +882,12 @@ def _run_bytes(entry, roles):
 
 
 def _draw_bytes(entry, roles):
-    """Bytes _redraw allocates for one seed set (floating "in"/"inout" storages)."""
-    return nbytes([a for a, r in zip(entry, roles) if r in ("in", "inout") and isinstance(a, torch.Tensor)
-                   and a.is_floating_point()])
+    """Bytes _redraw allocates for one seed set (floating "in"/"inout" storages, with their
+    room before and after)."""
+    drawn = [a for a, r in zip(entry, roles) if r in ("in", "inout") and isinstance(a, torch.Tensor)
+             and a.is_floating_point()]
+    seen = {storage(a).data_ptr(): storage(a).nbytes() for a in drawn}
+    return nbytes(drawn) + sum(2 * fence_bytes(b) for b in seen.values())
 
 
 def compile_threads():
