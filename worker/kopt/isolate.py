@@ -57,12 +57,14 @@ isolate {orig, cand, kernel, launch_args, roles, seeds, tol, repeat=2, low_memor
     rtol], ...}; dtypes it does not name are compared exactly) and freed; the reference's device
     memory is poisoned before it goes back to the allocator (a later set's candidate must not be
     handed this set's results). The candidate's read-only inputs are checksummed before and
-    after each of its runs, and its outputs kept by their layout are fenced (_Fence: random bytes
-    before and after each, checked after each run, outside_writes); the original's kept outputs
-    are summed when kept and after the comparisons (reference_changed: nothing may have written
-    them). Result: {"sets": [{"name": "captured"|"seed<s>", "args": [{"arg": k, "runs": [stats
-    per candidate run]}], "inputs_changed": [arg index...], "outside_writes": [arg index...],
-    "reference_changed": bool}], "checked": [arg index...]}.
+    after each of its runs (a seed set's drawn inputs between fences inside their storages:
+    _redraw), its outputs kept by their layout are fenced (_Fence: random bytes before and after
+    each, checked after each run, outside_writes) and so are its plan's scratch buffers
+    (_ScratchFences, scratch_outside_writes); the original's kept outputs are summed when kept
+    and after the comparisons (reference_changed: nothing may have written them). Result:
+    {"sets": [{"name": "captured"|"seed<s>", "args": [{"arg": k, "runs": [stats per candidate
+    run]}], "inputs_changed": [arg index...], "outside_writes": [arg index...],
+    "scratch_outside_writes": bool, "reference_changed": bool}], "checked": [arg index...]}.
 
 bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=2}
     The screen: the original kernel and each candidate module's kernel on the launch's
