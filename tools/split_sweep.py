@@ -5,7 +5,8 @@ timed against Inductor on the suite's wide rows, with the waiting loop as the te
 loads polling it and one acquiring atomic once the count is reached ("volatile"), over segment
 sizes and warps. Each variant is checked against PyTorch first (fresh randn input, output poisoned
 with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up,
-the zero-filled counters reset inside the timed region as the launch plan does.
+the zero-filled counters reset inside the timed region as the launch plan does. For the layer
+norm, also with its weight and bias loaded before the wait ("prefetch").
 usage: python3 tools/split_sweep.py [ln|softmax|logsoftmax ...]  (default: all three)"""
 import os
 import sys
@@ -20,12 +21,35 @@ SPIN_VOLATILE = ("    while tl.load(sync_ptr + 1 + row, volatile=True) < nseg:\n
                  "    tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\")\n")
 
 
-def load(part, volatile):
+# the layer norm's weight and bias (AFFINE 2) loaded before the wait, in their own dtype, so that
+# their latency overlaps the exchange of partials ("prefetch"), instead of after it
+AFFINE_AFTER = ("    if AFFINE == 2:\n"
+                "        w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)\n"
+                "        bb = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)\n"
+                "        y = y * w + bb\n")
+AFFINE_USE = ("    if AFFINE == 2:\n"
+              "        y = y * w_pre.to(tl.float32) + b_pre.to(tl.float32)\n")
+AFFINE_PRE = ("    if AFFINE == 2:\n"
+              "        w_pre = tl.load(w_ptr + cols, mask=mask, other=0.0)\n"
+              "        b_pre = tl.load(b_ptr + cols, mask=mask, other=0.0)\n"
+              "    tl.debug_barrier()\n")
+
+
+def source(part, volatile, prefetch=False):
+    """The kernel text of templates/kernels/PART.part with the chosen waiting loop and, for the
+    stats-norm kernel, the weight and bias loaded before or after the wait."""
     body = "".join(l for l in open(os.path.join(ROOT, "templates", "kernels", part + ".part")) if not l.startswith("#@"))
     assert SPIN in body, part
     if volatile:
         body = body.replace(SPIN, SPIN_VOLATILE)
-    return module_from_source("import triton\nimport triton.language as tl\n\n\n" + body, "m_%s_%d" % (part, volatile))
+    if prefetch:
+        assert AFFINE_AFTER in body and body.count("    tl.debug_barrier()\n") == 1, part
+        body = body.replace(AFFINE_AFTER, AFFINE_USE).replace("    tl.debug_barrier()\n", AFFINE_PRE)
+    return "import triton\nimport triton.language as tl\n\n\n" + body
+
+
+def load(part, volatile, prefetch=False):
+    return module_from_source(source(part, volatile, prefetch), "m_%s_%d_%d" % (part, volatile, prefetch))
 
 
 def main():
@@ -40,7 +64,7 @@ def main():
             bs = torch.empty(n, device="cuda", dtype=dt).uniform_(-0.5, 0.5)
             ref = torch.nn.functional.layer_norm(x.float(), (n,), wt.float(), bs.float(), 1e-5).to(dt)
             eager = lambda t: torch.nn.functional.layer_norm(t, (n,), wt, bs, 1e-5)
-            mods = {v: load("split_stats_norm_kernel", v) for v in (False, True)}
+            mods = {(v, p): load("split_stats_norm_kernel", v, p) for v in (False, True) for p in (False, True)}
             tol = 0.01   # bf16: one rounding of the output either way
         else:           # level1/01_softmax_wide_rows, 02_log_softmax_wide_rows
             rows, n, dt = 512, 786432, torch.float32
@@ -48,7 +72,7 @@ def main():
             log = w == "logsoftmax"
             ref = (torch.log_softmax if log else torch.softmax)(x.double(), dim=1).float()
             eager = (lambda t: torch.log_softmax(t, dim=1)) if log else (lambda t: torch.softmax(t, dim=1))
-            mods = {v: load("split_softmax_kernel", v) for v in (False, True)}
+            mods = {(v, False): load("split_softmax_kernel", v) for v in (False, True)}
             tol = 1e-4 if log else 1e-6
         y = torch.empty_like(x)
         gb = 2 * x.numel() * x.element_size() / 1e9
@@ -68,7 +92,7 @@ def main():
                 per = seg // (nw * 32)
                 if per < 4 or per > 64:
                     continue
-                for vol, m in mods.items():
+                for (vol, pre), m in mods.items():
                     if w == "ln":
                         def f(m=m, seg=seg, nw=nw, part=part, sync=sync, nseg=nseg, nsegp=nsegp):
                             sync.zero_()
@@ -79,7 +103,7 @@ def main():
                             sync.zero_()
                             m._rows_split_softmax[(rows * nseg,)](x, y, part, sync, n, nseg, NSEG=nsegp, SEG=seg, LOG=log,
                                                                   num_warps=nw)
-                    key = ("volatile" if vol else "atomic", seg, nw)
+                    key = ("volatile" if vol else "atomic", seg, nw) + (("prefetch",) if pre else ())
                     t = try_variant(key, f, y, ref, tol, flush)
                     if t is not None:
                         out.append((t, key))
@@ -88,4 +112,5 @@ def main():
         torch.cuda.empty_cache()
 
 
-main()
+if __name__ == "__main__":
+    main()
