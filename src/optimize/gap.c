@@ -5,7 +5,8 @@
  *   - library calls take most of the profiled time: they are kept as they are (a call a vendor
  *     region replaced counts as that region's kernel row, not as a library call);
  *   - else the Triton kernel taking the most time after the search, its own distance to its
- *     floor (its profiled time x frac_of_ceiling), and what the search did there; when that
+ *     floor (its profiled time x frac_of_ceiling), and what the search did there (the kernel it
+ *     kept, and how many candidates it gated there and where they were refused); when that
  *     kernel is itself near its floor, the gap is traffic the model's floor does not count. */
 #include <math.h>
 #include <string.h>
@@ -70,6 +71,10 @@ json_t *opt_floor_gap(const json_t *model, const krows *t) {
         if (top->status == KROW_OPTIMIZED)
             kbuf_printf(&why, " with kopt's kernel (%s)", top->change ? top->change : "?");
         else kbuf_printf(&why, ", kept: %s", top->why ? top->why : top->search_end ? top->search_end : "not searched");
+        /* what the search measured there: other forms gated and refused (gate 4: correct, not faster) */
+        if (top->searched && top->tried > 0)
+            kbuf_printf(&why, "; %d candidate%s gated there, refused at gates 1-4: %d, %d, %d, %d", top->tried,
+                        top->tried == 1 ? "" : "s", top->refused[1], top->refused[2], top->refused[3], top->refused[4]);
         if (isfinite(own) && own <= OPT_FLOOR_GAP)
             kbuf_puts(
                 &why,

@@ -81,6 +81,16 @@ Test(gap, the_largest_kernel_after_the_search) {
                      "with kopt's kernel (col_split_softmax: ...)") != NULL,
               "%s", reason(g));
     cr_expect(!strstr(reason(g), "near its own floor"), "%s", reason(g));
+    cr_expect(!strstr(reason(g), "gated there"), "not searched: no count: %s", reason(g));
+    json_decref(g);
+    /* searched: what was gated there and where it was refused */
+    t.v[0].searched = 1; /* k0 may have moved since: the table grew */
+    t.v[0].tried = 8;
+    t.v[0].refused[4] = 6;
+    t.v[0].refused[2] = 1;
+    g = opt_floor_gap(m, &t);
+    cr_expect(strstr(reason(g), "(col_split_softmax: ...); 8 candidates gated there, refused at gates 1-4: 0, 1, 0, 6"),
+              "%s", reason(g));
     json_decref(g);
     /* k1 alone: near its own floor (1.05x), kept */
     t.v[0].status = KROW_IN_REGION;
