@@ -10,7 +10,8 @@
 #
 # usage: OUT=dir [SUITES="optimize llm verify"] [VERIFY="12_avgpool2d 18_avg_pool3d"]
 #        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
-#        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] [INTERP=0] tools/device_session.sh
+#        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] [INTERP=0]
+#        [SWEEP="ln" T_SWEEP=240] tools/device_session.sh
 # INTERP=0 skips the plan-interpreter tests (a call that only sweeps the suite).
 # An empty ONLY skips the bench, ONLY=all runs the whole suite (one lane per visible GPU: on
 # nvidia-h200-x2 two), ONLY=dev its DEV list, ONLY="--dev --only a,b" part of that, ONLY="--shard
@@ -26,12 +27,20 @@ export PATH=$PWD/build:$PATH
 
 [ "${INTERP:-1}" = 0 ] || {
   for t in tests/interp/test_plan_interp.py tests/interp/test_scan_interp.py tests/interp/test_col_softmax_interp.py \
-           tests/interp/test_aligned_interp.py; do
+           tests/interp/test_aligned_interp.py tests/interp/test_fence_interp.py; do
     echo "== $t"
     TRITON_INTERPRET=1 timeout "${T_INTERP:-150}" python3 "$t"
     echo "rc=$?"
   done
 } >"$OUT/interp.log" 2>&1
+
+# SWEEP="ln softmax": tools/split_sweep.py's variants timed on the GPU, appended to interp.log
+# (the device tool returns 8 files)
+if [ -n "${SWEEP:-}" ]; then
+  echo "== tools/split_sweep.py $SWEEP" >>"$OUT/interp.log"
+  (cd tools && timeout "${T_SWEEP:-240}" python3 split_sweep.py $SWEEP) >>"$OUT/interp.log" 2>&1
+  echo "rc=$?" >>"$OUT/interp.log"
+fi
 
 if [ -n "${SUITES-optimize llm verify}" ]; then
   KOPT_GPU_SUITES="${SUITES-optimize llm verify}" KOPT_GPU_VERIFY="${VERIFY:-}" KOPT_GPU_OUT=/tmp/kopt-gt \
