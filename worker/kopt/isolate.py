@@ -73,6 +73,7 @@ bench_kernels {orig, kernel, cands: [module...], launch_args, rounds=10, warmup=
 """
 
 import collections
+import math
 import os
 import threading
 import time
@@ -109,12 +110,13 @@ class _Layout:
     def new(self, fence_seed=None):
         """A fresh tensor of this layout; with fence_seed, placed inside a _Fence's buffer, which
         is returned too ((tensor, fence); else the tensor alone)."""
-        fence = _Fence(self.nbytes, self.device, fence_seed) if fence_seed is not None else None
-        raw = fence.raw if fence else torch.empty(self.nbytes, dtype=torch.uint8, device=self.device)
-        skip = fence.r // torch.empty(0, dtype=self.dtype).element_size() if fence else 0
+        if fence_seed is not None:
+            fence = _Fence(self.nbytes, self.device, fence_seed)
+            return fence.view(self.dtype, self.offset, self.size, self.stride), fence
+        raw = torch.empty(self.nbytes, dtype=torch.uint8, device=self.device)
         t = torch.empty(0, dtype=self.dtype, device=self.device)
-        t.set_(storage(raw), self.offset + skip, self.size, self.stride)
-        return (t, fence) if fence else t
+        t.set_(storage(raw), self.offset, self.size, self.stride)
+        return t
 
 
 FENCE_MIN = 4096        # bytes of each fence around a fenced output: about the output's own size,
@@ -139,6 +141,13 @@ class _Fence:
         self.raw = torch.empty(2 * self.r + nbytes, dtype=torch.uint8, device=device)
         for side, part in enumerate(self._parts()):
             part.copy_(self._pattern(side))
+
+    def view(self, dtype, offset, size, stride):
+        """A tensor on the fenced bytes: `offset` elements of `dtype` past the first fence, with
+        that size and stride (fence_bytes() is a multiple of every element size)."""
+        t = torch.empty(0, dtype=dtype, device=self.raw.device)
+        t.set_(storage(self.raw), self.r // t.element_size() + offset, size, stride)
+        return t
 
     def _parts(self):
         return self.raw[:self.r], self.raw[self.r + self.nbytes:]
@@ -312,19 +321,10 @@ class _ScratchFences:
 
     def _alloc(self, size, dtype, device):
         shape = tuple(int(d) for d in (size if isinstance(size, (tuple, list)) else (size,)))
-        item = torch.empty(0, dtype=dtype).element_size()
-        n = 1
-        for d in shape:
-            n *= d
-        fence = _Fence(n * item, device, self.seed + len(self.fences))
+        n = math.prod(shape)
+        fence = _Fence(n * torch.empty(0, dtype=dtype).element_size(), device, self.seed + len(self.fences))
         self.fences.append(fence)
-        stride, run = [], 1
-        for d in reversed(shape):
-            stride.append(run)
-            run *= max(d, 1)
-        t = torch.empty(0, dtype=dtype, device=device)
-        t.set_(storage(fence.raw), fence.r // item, shape, tuple(reversed(stride)))
-        return t
+        return fence.view(dtype, 0, (n,), (1,)).view(shape)
 
     def _full(self, size, fill_value, *, dtype=None, device=None, **kw):
         if kw or dtype is None or device is None:
@@ -583,14 +583,14 @@ def _redraw(entry, roles, seed, in_place=(), layout=None):
                     g = torch.Generator(device=a.device)
                     g.manual_seed(seed)
                 n = total // a.element_size()
-                flat = torch.empty(0, dtype=a.dtype, device=a.device)
                 if k in in_place:
+                    flat = torch.empty(0, dtype=a.dtype, device=a.device)
                     flat.set_(storage(a), 0, (n,), (1,))
                     skip = 0
                 else:   # between fences: see the docstring
                     fence = _Fence(total, a.device, new_seed())
-                    skip = fence.r // a.element_size()
-                    flat.set_(storage(fence.raw), skip, (n,), (1,))
+                    flat = fence.view(a.dtype, 0, (n,), (1,))
+                    skip = flat.storage_offset()
                 flat.normal_(generator=g)
                 st = memo[key] = (storage(flat), skip)
             t = torch.empty(0, dtype=a.dtype, device=a.device)
@@ -751,14 +751,12 @@ def op_isolate(ctx, req):
         """One run of the candidate on fresh arguments, its outputs poisoned as `poison` says
         and fenced, and its plan's scratch buffers fenced (materialize, _ScratchFences;
         read-only inputs checksummed around it, into `changed`; outputs whose fences it wrote,
-        into `outside`, a scratch buffer's as "scratch"); its argument list."""
+        into `outside`); its argument list, and whether it wrote a scratch buffer's fence."""
         fences = (fence_seed, [])
         args = materialize(inputs, roles, poison, fences)
         before = [checksum(args[k]) for k in read_only]
         with _ScratchFences(fence_seed + len(args)) as scratch:
             _launch(cand, args, stream, "the candidate raised on input set %s" % name)
-        if scratch.broken():
-            outside.add("scratch")
         if fallbacks0 is not None and cand._kopt_fallbacks != fallbacks0:
             raise OpError("guard_mismatch", "kopt's guard for %s did not match the launch the gates "
                           "captured (input set %s), so the candidate never ran: a kopt fault, not "
@@ -766,7 +764,7 @@ def op_isolate(ctx, req):
         after = [checksum(args[k]) for k in read_only]
         changed.update(k for k, b, a in zip(read_only, before, after) if b != a)
         outside.update(k for k, f in fences[1] if f.broken())
-        return args
+        return args, scratch.broken() > 0
 
     sets = []
     layout = _storages(entry)
@@ -790,7 +788,7 @@ def op_isolate(ctx, req):
                 ctx.log("isolate %s: the loaded inputs (%d MiB) displaced to host memory for the seed sets"
                         % (kernel, freed >> 20))
         inputs = entry if seed is None else _redraw(entry, roles, seed, in_place, layout)
-        changed, outside = set(), set()
+        changed, outside, scratch_written = set(), set(), False
         fence_seed = new_seed()   # the set's fences: the same bytes in each of its runs (same_bits)
 
         # every run of the candidate comes before the original's: while they run, the reference
@@ -808,7 +806,8 @@ def op_isolate(ctx, req):
             if last is not None and (low_memory or over_cap(ctx, out_b)) and _on_device(runs[last], checked):
                 runs[last] = _to_host(ctx, runs[last], checked_set, "isolate %s, set %s: run %d" % (kernel, name, r))
                 torch.cuda.empty_cache()
-            args = cand_run(inputs, name, changed, pz, fence_seed, outside)
+            args, scratch_run = cand_run(inputs, name, changed, pz, fence_seed, outside)
+            scratch_written = scratch_written or scratch_run
             if runs and _on_device(runs[0], checked) and same_bits(runs[0], args, checked):
                 runs.append(None)
             else:
@@ -846,8 +845,8 @@ def op_isolate(ctx, req):
         # candidate must not find this set's correct results in what it is handed
         _poison_all(ref)
         sets.append({"name": name, "args": per_arg, "inputs_changed": sorted(changed),
-                     "outside_writes": sorted(k for k in outside if k != "scratch"),
-                     "scratch_outside_writes": "scratch" in outside, "reference_changed": ref_changed})
+                     "outside_writes": sorted(outside), "scratch_outside_writes": scratch_written,
+                     "reference_changed": ref_changed})
         if torch.cuda.is_available() and torch.cuda.is_initialized():
             ctx.log("isolate %s, set %s: %d MiB allocated, %d MiB at most since the step began"
                     % (kernel, name, torch.cuda.memory_allocated() >> 20, torch.cuda.max_memory_allocated() >> 20))
