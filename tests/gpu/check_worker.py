@@ -4,6 +4,7 @@ hashed on the GPU at their positions) and of the torch mix on the CPU must agree
 must change all three; a comparison of two host tensors (both sides staged) must give the GPU's
 statistics, and the comparison kernel the torch ops' (timed, both); gate 4's input rotations (kopt.fresh) are torch.roll's and are undone exactly.
 Prints one line; exit 1 on a failed check."""
+import functools
 import os
 import sys
 import time
@@ -154,17 +155,26 @@ few = torch.randn(8, 3, 100000, device="cuda")
 before = [compare.checksum(big), compare.checksum(few)]
 rot = fresh.Rotator([big, few], fresh.new_rng())
 check(rot.rotated == [0, 1], "not both rotated: %s" % rot.skipped)
-torch.cuda.synchronize()
-rot_s = []
-for _ in range(10):
-    t0 = time.perf_counter()
-    rot.step()
+
+
+def median_step_s(step, n, after=lambda: None):
+    """Median wall time of n calls of step() to the end of their GPU work; after() runs untimed
+    after each."""
     torch.cuda.synchronize()
-    rot_s.append(time.perf_counter() - t0)
+    ts = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        step()
+        torch.cuda.synchronize()
+        ts.append(time.perf_counter() - t0)
+        after()
+    return sorted(ts)[n // 2]
+
+
+rot_s = median_step_s(rot.step, 10)
 check(compare.checksum(big) != before[0] and compare.checksum(few) != before[1], "a step changed nothing")
 rot.restore()
 check([compare.checksum(big), compare.checksum(few)] == before, "restore did not bring back every byte")
-rot_s = sorted(rot_s)[len(rot_s) // 2]
 del big, few
 # a strided slice alone on its storage (fresh._Elems, since the forty-second session) on the GPU:
 # its elements rotate as the Rotator says, the storage's others stay, restore is exact; timed at
@@ -176,18 +186,16 @@ inside[:, ::2] = True
 rest, order, wsum = whole[~inside].clone(), sl.reshape(-1).clone(), compare.checksum(whole)
 srot = fresh.Rotator([sl], fresh.new_rng())
 check(srot.rotated == [0], "the strided slice was not rotated: %s" % srot.skipped)
-torch.cuda.synchronize()
-sl_s = []
-for _ in range(3):
-    t0 = time.perf_counter()
-    srot.step()
-    torch.cuda.synchronize()
-    sl_s.append(time.perf_counter() - t0)
-    check(torch.equal(sl.reshape(-1), torch.roll(order, -srot.items[0].offset)), "a slice step is not its roll")
+
+
+def slice_checks(sl, order, item, whole, inside, rest):
+    check(torch.equal(sl.reshape(-1), torch.roll(order, -item.offset)), "a slice step is not its roll")
     check(torch.equal(whole[~inside], rest), "a slice step moved an element outside the slice")
+
+
+sl_s = median_step_s(srot.step, 3, functools.partial(slice_checks, sl, order, srot.items[0], whole, inside, rest))
 srot.restore()
 check(compare.checksum(whole) == wsum, "the strided slice was not restored exactly")
-sl_s = sorted(sl_s)[1]
 del whole, inside, rest, order, sl
 # gate 2's fences (kopt.isolate._Fence) on the GPU: an output allocated between them keeps the
 # allocator's alignment; a write of one element past its end breaks them, its own elements do not
