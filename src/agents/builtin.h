@@ -26,12 +26,12 @@
 
 typedef struct builtin_profiler_env {
     worker *w;
-    const char *profile_module;   /* instrumented module (emit.h) */
-    const char *module;           /* the module itself (for Nsight Compute) */
-    const char *args;             /* its call() arguments */
+    const char *profile_module; /* instrumented module (emit.h) */
+    const char *module;         /* the module itself (for Nsight Compute) */
+    const char *args;           /* its call() arguments */
     int reps;
-    int use_ncu;                  /* add Nsight Compute counters when ncu is usable */
-    const char *python;           /* python for ncu's target process (NULL: KOPT_PYTHON/python3) */
+    int use_ncu;        /* add Nsight Compute counters when ncu is usable */
+    const char *python; /* python for ncu's target process (NULL: KOPT_PYTHON/python3) */
 } builtin_profiler_env;
 
 agent *builtin_profiler_new(const builtin_profiler_env *env);
@@ -39,7 +39,7 @@ agent *builtin_analyst_new(void);
 agent *builtin_planner_new(void);
 agent *builtin_executor_new(void);
 agent *builtin_summarizer_new(void);
-agent *builtin_new(agent_role role);   /* profiler excluded (needs its env): NULL */
+agent *builtin_new(agent_role role); /* profiler excluded (needs its env): NULL */
 /* The common part of the constructors: a "builtin" agent of `role` with vtable vt and impl. */
 agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
 
@@ -224,10 +224,34 @@ typedef struct gs_spec {
 int builtin_group_stats_match(const kfacts *k, gs_spec *gs);
 json_t *builtin_group_stats_variants(const kfacts *k);
 int builtin_group_stats_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
+/* A layer norm with a pointwise prologue (builtin_prologue.c): Inductor's looped reduction
+ * whose ATen ops include native_layer_norm, whose runtime parameters are float pointers then
+ * xnumel and r0_numel, over contiguous rows of r0_numel <= 16384 (xnumel * r0_numel < 2^31),
+ * whose first loop is loads (at the row, or at (r0_1)) and pointwise lines feeding one Welford
+ * reduction, and whose second loop recomputes them, scales by a weight and shifts by a bias
+ * read at (r0_1), and stores one row-shaped result. The prologue's lines become a jit function
+ * _ln_prologue(pointers..., x0, r0_1, r0_mask) in the candidate; template
+ * row_layer_norm_prologue. builtin_ln_prologue_match: 1 and *sp filled (sp may be NULL; a
+ * filled one is released with builtin_ln_prologue_free), else 0. */
+typedef struct lnp_spec {
+    const char *ptrs[8]; /* the pointer parameters, in order (borrowed from the kfacts) */
+    size_t nptrs;
+    const char *w, *b, *out; /* the weight, bias and output pointers (borrowed) */
+    double eps;
+    kbuf helper; /* owned: the _ln_prologue function's text */
+} lnp_spec;
+int builtin_ln_prologue_match(const kfacts *k, lnp_spec *sp);
+void builtin_ln_prologue_free(lnp_spec *sp);
+json_t *builtin_ln_prologue_variants(const kfacts *k);
+int builtin_ln_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
+/* The eps of a layer norm kernel's source: the small constant (0 < eps < 0.01) of the last
+ * tl.full([1, 1], ..) before its rsqrt; 0 if not found. */
+double builtin_find_eps(const char *src);
 json_t *builtin_rewrite_variants(kfamily f, const kfacts *k);
 /* A second family worth offering for a kernel whose first (builtin_rewrite_match) is `first`:
- * split_more beside aligned_chunks where both apply (an unaligned split Welford or sum); else
- * KF_NONE. builtin_rewrite_act takes either. */
+ * split_more beside aligned_chunks where both apply (an unaligned split Welford or sum),
+ * row_layer_norm_prologue beside row_layer_norm (more rows a program, 16-bit rows computed in
+ * fp32); else KF_NONE. builtin_rewrite_act takes either. */
 kfamily builtin_rewrite_second(const kfacts *k, kfamily first);
 int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 

@@ -40,6 +40,10 @@ static const struct {
     [KF_ALIGNED_CHUNKS] = {"aligned_chunks",
                            "a split reduction whose chunks start off 16-byte boundaries loads one element at a "
                            "time: the same chunks read as whole aligned vectors"},
+    [KF_ROW_LN_PROLOGUE] = {"row_layer_norm_prologue",
+                            "a layer norm with a pointwise prologue fused before it (a GELU, a residual add) over "
+                            "rows that fit on chip, read twice with the prologue computed twice and Welford's "
+                            "division per element: one read, the prologue once, sums from registers"},
     [KF_REGION_SOFTMAX] = {"region_softmax", NULL},
     [KF_REGION_LOG_SOFTMAX] = {"region_log_softmax", NULL},
     [KF_REGION_GROUP_NORM] = {"region_group_norm", NULL},

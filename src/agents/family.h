@@ -38,6 +38,7 @@ typedef enum kfamily {
     KF_MAX_POOL,
     KF_CL_GROUP_STATS,
     KF_ALIGNED_CHUNKS,
+    KF_ROW_LN_PROLOGUE,
     /* regions */
     KF_REGION_SOFTMAX,
     KF_REGION_LOG_SOFTMAX,

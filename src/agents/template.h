@@ -7,11 +7,14 @@
  *   #@ strategy WORDS...                 how (documentation)
  *   #@ param NAME TYPE  description      one per parameter; TYPE is ident, int, float (17
  *                                        significant digits: every double round-trips), float9
- *                                        (9: every float32 round-trips) or bool
+ *                                        (9: every float32 round-trips), bool or idents (a
+ *                                        list of identifiers: a kernel's parameters)
  * The body is Python text in which
  *   {{NAME}}                             is replaced by the value of parameter NAME: an ident
  *                                        (a Python identifier, checked), an int (%lld), a
- *                                        float (%.17g or %.9g), a bool (Python's True/False);
+ *                                        float (%.17g or %.9g), a bool (Python's True/False),
+ *                                        idents as `a, b, c`;
+ *   {{NAME:quoted}}                      idents as `"a", "b", "c"` (a launch plan's lists);
  *   a line holding only {{include PART}} is replaced by templates/kernels/PART.part (its own
  *                                        '#@' header dropped; the template's substitutions
  *                                        apply, no directives inside): one kernel body shared
@@ -35,15 +38,17 @@
 #include "util/buf.h"
 #include "util/err.h"
 
-typedef enum { TPL_IDENT, TPL_INT, TPL_FLOAT, TPL_BOOL } tpl_type;
+typedef enum { TPL_IDENT, TPL_INT, TPL_FLOAT, TPL_BOOL, TPL_IDENTS } tpl_type;
 
 typedef struct tpl_arg {
     const char *name;
     tpl_type type;
-    const char *ident;   /* TPL_IDENT */
-    long long i;         /* TPL_INT */
-    double f;            /* TPL_FLOAT */
-    int b;               /* TPL_BOOL */
+    const char *ident;         /* TPL_IDENT */
+    long long i;               /* TPL_INT */
+    double f;                  /* TPL_FLOAT */
+    int b;                     /* TPL_BOOL */
+    const char *const *idents; /* TPL_IDENTS: nidents identifiers, at least one */
+    size_t nidents;
 } tpl_arg;
 
 /* Renders the template text (its header included) named `name` with args, appending to out. */

@@ -1,0 +1,81 @@
+"""The row_layer_norm_prologue candidates kopt renders for bench/suite/level2/01's kernel (a GELU
+fused before a layer norm over rows of 4096, in place) and for 04_layernorm's (a plain layer norm
+over rows of 8192, the output a separate buffer), run by Triton's interpreter on the CPU as kopt
+judges them (kopt lint --show-launcher) against float64 PyTorch: one row a program and two, over
+a row count that leaves the last tile partial, in fp32 and in bf16. The sources are the goldens
+tests/fixtures/templates/*_row_layer_norm_prologue.txt, which the unit tests hold equal to what
+kopt renders.
+
+usage: TRITON_INTERPRET=1 PY tests/interp/test_ln_prologue_interp.py (`make interp-check`);
+exit 0 when every case is within its tolerance, 1 otherwise; skipped (exit 0, one line) when
+triton does not import.
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interp_util import require_triton  # noqa: E402
+
+require_triton()
+import torch  # noqa: E402
+from interp_util import ROOT, load_judged  # noqa: E402
+from test_aligned_interp import inductor_stand_ins  # noqa: E402
+
+# (golden, the row length Inductor wrote into the kernel's index expressions, GELU first, in place)
+GOLDENS = [("suite_level2_01_linear_gelu_layernorm_bf16_g0_k0_row_layer_norm_prologue.txt", 4096, True, True),
+           ("04_layernorm_g0_k0_row_layer_norm_prologue.txt", 8192, False, False)]
+
+
+def candidates(golden):
+    """(label, source) of every candidate in the golden file."""
+    out = []
+    for part in open(os.path.join(ROOT, "tests", "fixtures", "templates", golden)).read().split("### ")[1:]:
+        label, _, src = part.partition("\n")
+        out.append((label, src))
+    return out
+
+
+def main():
+    inductor_stand_ins()
+    bad = cases = 0
+    torch.manual_seed(0)
+    F = torch.nn.functional
+    with tempfile.TemporaryDirectory() as tmp:
+        for g, (golden, N, gelu, in_place) in enumerate(GOLDENS):
+            cands = candidates(golden)
+            picks = [c for c in cands if "1 row a program" in c[0]][:1] + [c for c in cands if "2 rows a program" in c[0]][:1]
+            if len(picks) != 2:
+                print("FAIL %s has no 1-row and 2-row candidates: %s" % (golden, [c[0] for c in cands]))
+                bad += 1
+                continue
+            for n, (label, src) in enumerate(picks):
+                mod = load_judged(src, "lnp_%d_%d" % (g, n), tmp)
+                for dt in (torch.float32, torch.bfloat16):
+                    rows = 5  # odd: the 2-row program's last tile is half empty
+                    x = (torch.randn(rows, N) * 2 + 0.5).to(dt)
+                    w = (torch.rand(N) + 0.5).to(dt)
+                    b = (torch.rand(N) - 0.5).to(dt)
+                    pre = F.gelu(x.double()) if gelu else x.double()
+                    ref = F.layer_norm(pre, (N,), w.double(), b.double(), 1e-5)
+                    if in_place:
+                        out = x.clone()
+                        mod.launch(out, w, b, rows, N)
+                    else:
+                        out = torch.full_like(x, float("nan"))
+                        mod.launch(x, w, b, out, rows, N)
+                    err = (out.double() - ref).abs()
+                    if dt == torch.float32:
+                        ok = err.max().item() <= 1e-5
+                    else:  # the stored bf16 within one bf16 step of the float64 value
+                        ulp = torch.maximum(ref.abs(), torch.full_like(ref, 2.0 ** -126)) * 2.0 ** -7
+                        ok = bool((err <= ulp).all())
+                    bad += not ok
+                    cases += 1
+                    print("%s %s N=%d %s: %s max_err=%.3g" % ("ok  " if ok else "FAIL", golden[:24], N, str(dt)[6:],
+                                                          label[25:55], err.max().item()))
+    print("ln_prologue interp: %d cases, %d failed" % (cases, bad))
+    return 1 if bad else 0
+
+if __name__ == "__main__":
+    sys.exit(main())
