@@ -224,26 +224,33 @@ typedef struct gs_spec {
 int builtin_group_stats_match(const kfacts *k, gs_spec *gs);
 json_t *builtin_group_stats_variants(const kfacts *k);
 int builtin_group_stats_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
-/* A layer norm with a pointwise prologue (builtin_prologue.c): Inductor's looped reduction
- * whose ATen ops include native_layer_norm, whose runtime parameters are float pointers then
- * xnumel and r0_numel, over contiguous rows of r0_numel <= 16384 (xnumel * r0_numel < 2^31),
- * whose first loop is loads (at the row, or at (r0_1)) and pointwise lines feeding one Welford
- * reduction, and whose second loop recomputes them, scales by a weight and shifts by a bias
- * read at (r0_1), and stores one row-shaped result. The prologue's lines become a jit function
- * _ln_prologue(pointers..., x0, r0_1, r0_mask) in the candidate; template
- * row_layer_norm_prologue. builtin_ln_prologue_match: 1 and *sp filled (sp may be NULL; a
- * filled one is released with builtin_ln_prologue_free), else 0. */
+/* A layer norm or a softmax with a pointwise prologue (builtin_prologue.c): Inductor's looped
+ * reduction of two loops over rows of r0_numel <= 16384 (xnumel * r0_numel < 2^31) whose
+ * runtime parameters are pointers (float, or a bool mask) then xnumel and r0_numel, whose x
+ * index definitions are over xindex alone (one of them xindex itself: the row), whose first
+ * loop is loads (at index expressions of those and the reduction index) and pointwise lines
+ * feeding one reduction, and whose second loop re-reads the same loads and stores one row of a
+ * float pointer. The layer norm (ATen native_layer_norm): the reduction is Welford's, the
+ * second loop scales by a weight and shifts by a bias read at the reduction index, rsqrt of the
+ * variance over r0_numel plus eps. The softmax (ATen _softmax, not _log_softmax): the reduction
+ * is the online softmax's, the second loop stores exp(x - max) / sum. The prologue's lines
+ * become a jit function _prologue(pointers..., xindex, r0_index, r0_mask) in the candidate;
+ * templates row_layer_norm_prologue and row_softmax_prologue. The matchers: 1 and *sp filled
+ * (sp may be NULL; a filled one is released with builtin_ln_prologue_free; w and b NULL for a
+ * softmax), else 0. */
 typedef struct lnp_spec {
     const char *ptrs[8]; /* the pointer parameters, in order (borrowed from the kfacts) */
     size_t nptrs;
     const char *w, *b, *out; /* the weight, bias and output pointers (borrowed) */
     double eps;
-    kbuf helper; /* owned: the _ln_prologue function's text */
+    kbuf helper; /* owned: the _prologue function's text */
 } lnp_spec;
 int builtin_ln_prologue_match(const kfacts *k, lnp_spec *sp);
+int builtin_sm_prologue_match(const kfacts *k, lnp_spec *sp);
 void builtin_ln_prologue_free(lnp_spec *sp);
-json_t *builtin_ln_prologue_variants(const kfacts *k);
-int builtin_ln_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
+/* Either family's variants ({"rows", "num_warps"}) and candidates. */
+json_t *builtin_prologue_variants(const kfacts *k);
+int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The eps of a layer norm kernel's source: the small constant (0 < eps < 0.01) of the last
  * tl.full([1, 1], ..) before its rsqrt; 0 if not found. */
 double builtin_find_eps(const char *src);

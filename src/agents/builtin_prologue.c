@@ -1,13 +1,16 @@
-/* builtin_prologue.c — the row_layer_norm_prologue family (contract in builtin.h): a layer norm
- * with the pointwise work Inductor fused before it (the GELU after a Linear, a residual add, a
- * bias) over rows that fit on chip. Inductor's looped kernel reads each row twice, computes the
- * prologue twice and runs Welford's update (a division) per element; the template reads the row
- * once, runs the prologue once and takes the mean and centred variance from registers.
+/* builtin_prologue.c — the row families with a prologue (contract in builtin.h): a layer norm or
+ * a softmax over rows that fit on chip, with the pointwise work Inductor fused before it (the
+ * GELU after a Linear, a residual add, an attention mask and scale). Inductor's looped kernel
+ * reads each row twice and computes the prologue twice (the layer norm also runs Welford's
+ * update, a division, per element); the templates read the row once, run the prologue once and
+ * take the statistics from registers.
  *
- * The prologue is Inductor's own lines, lifted from the first loop into a jit function: only
- * loads of the kernel's pointers at the row or at (r0_1), and pointwise lines over tmp names,
- * Triton's and Inductor's math helpers and literals (no strings, no index or block names). What
- * the lines compute is then checked as every candidate is, by gates 2 and 3. */
+ * The prologue is Inductor's own lines, lifted from the first loop into a jit function
+ * `_prologue(pointers..., xindex, r0_index, r0_mask)`: the kernel's x index definitions (over
+ * xindex alone), loads of its pointers at index expressions over those and the reduction index,
+ * and pointwise lines over tmp names, Triton's and Inductor's math helpers, numbers and
+ * float("-inf")-style literals; nothing else. What the lines compute is then checked as every
+ * candidate is, by gates 2 and 3. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,62 +19,91 @@
 #include "agents/builtin.h"
 #include "agents/template.h"
 
-enum { LNP_MAX_LINES = 96, LNP_MAX_LOADS = 8 };
+enum { PRO_MAX_LINES = 512, PRO_MAX_LOADS = 8, PRO_MAX_X = 4 };
 
 /* A line of the source: its text without indentation, and the indentation. */
-typedef struct lnp_line {
+typedef struct pro_line {
     const char *p;
     size_t n;
     int indent;
-} lnp_line;
+} pro_line;
 
 /* A load line `tmpN = tl.load(PTR + (IDX), r0_mask, eviction_policy='..', other=0.0)[.to(..)]`. */
-typedef struct lnp_load {
-    char var[16], ptr[16];
-    int row; /* IDX is the row's (r0_1 + RN*x0), else (r0_1) */
-} lnp_load;
+typedef struct pro_load {
+    char var[16], ptr[16], idx[64];
+} pro_load;
 
-static int starts(const lnp_line *l, const char *s) { return l->n >= strlen(s) && !strncmp(l->p, s, strlen(s)); }
+/* What both families read from a kernel: its pointers, loops, x index definitions, and the first
+ * loop's prologue (the helper's body) up to the line that broadcasts its result. */
+typedef struct pro_scan {
+    const char *ptrs[8]; /* borrowed from the kfacts */
+    size_t nptrs;
+    long long rn;
+    pro_line *ls; /* owned */
+    size_t n;
+    size_t loop1, loop2, a0, a1, b0, b1; /* the loops' heads, their bodies after the index lines */
+    size_t bcast;                        /* loop 1's `tmpB = tl.broadcast_to(tmpV, ..)` */
+    char r0v[16], xrow[16];              /* the reduction index's name; the x defined as xindex */
+    char xv[PRO_MAX_X][16];
+    size_t nx;
+    pro_load l1[PRO_MAX_LOADS];
+    size_t n1;
+    kbuf body; /* owned: the helper's lines */
+    char res[16], bvar[16];
+} pro_scan;
+
+static int starts(const pro_line *l, const char *s) { return l->n >= strlen(s) && !strncmp(l->p, s, strlen(s)); }
 
 /* Where s occurs within line l, or NULL. */
-static const char *line_has(const lnp_line *l, const char *s) { return memmem(l->p, l->n, s, strlen(s)); }
+static const char *line_has(const pro_line *l, const char *s) { return memmem(l->p, l->n, s, strlen(s)); }
 
-/* The lines of one `for r0_offset in tl.range(0, r0_numel, R0_BLOCK):` loop body, after the index
- * lines (r0_index, r0_mask, roffset, rindex, r0_1 = r0_index): [*from, *to). */
-static int loop_body(const lnp_line *ls, size_t n, size_t head, size_t *from, size_t *to) {
-    size_t i = head + 1;
-    int r01 = 0;
-    static const char *const idx[] = {"r0_index = ", "r0_mask = ", "roffset = ", "rindex = ", "r0_1 = "};
-    for (; i < n && ls[i].indent > ls[head].indent; i++) {
-        int is_idx = 0;
-        for (size_t j = 0; j < sizeof idx / sizeof *idx; j++) is_idx |= starts(&ls[i], idx[j]);
-        if (!is_idx) break;
-        r01 |= ls[i].n == 15 && !strncmp(ls[i].p, "r0_1 = r0_index", 15);
-    }
-    *from = i;
-    while (i < n && ls[i].indent > ls[head].indent) i++;
-    *to = i;
-    return r01 ? 0 : -1;
-}
-
-/* `tmpN = ` at the start of l: the name's length, else 0. */
-static size_t tmp_lhs(const lnp_line *l) {
-    if (!starts(l, "tmp")) return 0;
-    size_t i = 3;
+/* `NAME = ` at the start of l with NAME = prefix + digits: the name's length, else 0. */
+static size_t named_lhs(const pro_line *l, const char *prefix) {
+    size_t i = strlen(prefix);
+    if (!starts(l, prefix)) return 0;
     while (i < l->n && isdigit((unsigned char)l->p[i])) i++;
-    if (i == 3 || i + 3 > l->n || strncmp(l->p + i, " = ", 3)) return 0;
+    if (i == strlen(prefix) || i + 3 > l->n || strncmp(l->p + i, " = ", 3)) return 0;
     return i;
 }
 
-/* Whether parameter `name` is one of the kernel's pointers. */
-static int is_ptr(const lnp_spec *sp, const char *name, size_t n) {
-    for (size_t i = 0; i < sp->nptrs; i++)
-        if (strlen(sp->ptrs[i]) == n && !strncmp(sp->ptrs[i], name, n)) return 1;
+static size_t tmp_lhs(const pro_line *l) { return named_lhs(l, "tmp"); }
+
+static int is_ptr(const pro_scan *s, const char *name, size_t n) {
+    for (size_t i = 0; i < s->nptrs; i++)
+        if (strlen(s->ptrs[i]) == n && !strncmp(s->ptrs[i], name, n)) return 1;
     return 0;
 }
 
-/* Parses a load line into *ld; 0 when the line is exactly one of the two known forms. */
-static int parse_load(const lnp_line *l, const lnp_spec *sp, long long rn, lnp_load *ld) {
+/* Whether identifier [p, p+n) is one of the x index names. */
+static int is_xv(const pro_scan *s, const char *p, size_t n) {
+    for (size_t i = 0; i < s->nx; i++)
+        if (strlen(s->xv[i]) == n && !strncmp(s->xv[i], p, n)) return 1;
+    return 0;
+}
+
+/* Whether [p, end) uses only the names in `names` (a predicate), integers and + * % / ( ) and
+ * spaces; *uses_x set when one of them is an x index name. */
+static int index_expr(const pro_scan *s, const char *p, const char *end, int *uses_x) {
+    *uses_x = 0;
+    for (const char *q = p; q < end;) {
+        if (isalpha((unsigned char)*q) || *q == '_') {
+            const char *id = q;
+            while (q < end && (isalnum((unsigned char)*q) || *q == '_')) q++;
+            size_t n = (size_t)(q - id);
+            int x = is_xv(s, id, n);
+            if (!x && !(n == strlen(s->r0v) && !strncmp(id, s->r0v, n))) return 0;
+            *uses_x |= x;
+        } else if (isdigit((unsigned char)*q) || strchr(" +*%/()", *q)) {
+            q++;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Parses a load line into *ld; 0 when the line has exactly the known form. */
+static int parse_load(const pro_line *l, const pro_scan *s, pro_load *ld) {
     size_t v = tmp_lhs(l);
     if (!v || v >= sizeof ld->var) return -1;
     memcpy(ld->var, l->p, v);
@@ -79,40 +111,49 @@ static int parse_load(const lnp_line *l, const lnp_spec *sp, long long rn, lnp_l
     const char *p = l->p + v + 3, *end = l->p + l->n;
     if (strncmp(p, "tl.load(", 8)) return -1;
     p += 8;
-    const char *sp_ = memchr(p, ' ', (size_t)(end - p));
-    if (!sp_ || (size_t)(sp_ - p) >= sizeof ld->ptr || !is_ptr(sp, p, (size_t)(sp_ - p))) return -1;
-    memcpy(ld->ptr, p, (size_t)(sp_ - p));
-    ld->ptr[sp_ - p] = '\0';
-    p = sp_;
-    char row[64];
-    snprintf(row, sizeof row, " + (r0_1 + %lld*x0), r0_mask, ", rn);
-    if (!strncmp(p, row, strlen(row))) {
-        ld->row = 1;
-        p += strlen(row);
-    } else if (!strncmp(p, " + (r0_1), r0_mask, ", 20)) {
-        ld->row = 0;
-        p += 20;
-    } else {
+    const char *plus = memchr(p, ' ', (size_t)(end - p));
+    if (!plus || (size_t)(plus - p) >= sizeof ld->ptr || !is_ptr(s, p, (size_t)(plus - p)) || end - plus < 5 ||
+        strncmp(plus, " + (", 4))
         return -1;
-    }
+    memcpy(ld->ptr, p, (size_t)(plus - p));
+    ld->ptr[plus - p] = '\0';
+    p = plus + 4;
+    const char *close = memmem(p, (size_t)(end - p), "), r0_mask, ", 12);
+    int ux = 0;
+    if (!close || (size_t)(close - p) >= sizeof ld->idx || !index_expr(s, p, close, &ux)) return -1;
+    memcpy(ld->idx, p, (size_t)(close - p));
+    ld->idx[close - p] = '\0';
+    p = close + 12;
     static const char *const ev[] = {"eviction_policy='evict_last', ", "eviction_policy='evict_first', ", ""};
     size_t j = 0;
     while (strncmp(p, ev[j], strlen(ev[j]))) j++;
     p += strlen(ev[j]);
-    static const char *const tails[] = {"other=0.0)", "other=0.0).to(tl.float32)"};
-    for (j = 0; j < 2; j++)
+    static const char *const tails[] = {"other=0.0)", "other=0.0).to(tl.float32)", "other=0.0).to(tl.int1)"};
+    for (j = 0; j < sizeof tails / sizeof *tails; j++)
         if ((size_t)(end - p) == strlen(tails[j]) && !strncmp(p, tails[j], strlen(tails[j]))) return 0;
     return -1;
 }
 
-/* Whether the right-hand side of a pointwise prologue line uses only tmp names, tl, libdevice,
- * tl_math, triton_helpers (attributes after a '.' free), numbers and operators: no strings, no
- * index or block names, no loads, stores, reductions or masks. */
+/* Whether the right-hand side of a pointwise line uses only tmp names, tl, libdevice, tl_math,
+ * triton_helpers (attributes after a '.' free), numbers, operators and the literals
+ * float("-inf"), float("inf"), float("nan"): no other strings, no index or block names, no
+ * loads, stores, reductions or masks. */
 static int pointwise_rhs(const char *p, const char *end) {
     static const char *const roots[] = {"tl", "libdevice", "tl_math", "triton_helpers"};
-    static const char *const banned[] = {"load", "store",   "sum",        "reduce", "where", "atomic",     "max2",
-                                         "min2", "welford", "program_id", "arange", "debug", "inline_asm", "device_"};
+    static const char *const banned[] = {"load",    "store",      "sum",    "reduce", "atomic",     "max2",    "min2",
+                                         "welford", "program_id", "arange", "debug",  "inline_asm", "device_", "scan"};
+    static const char *const lits[] = {"float(\"-inf\")", "float(\"inf\")", "float(\"nan\")",
+                                       "float('-inf')",   "float('inf')",   "float('nan')"};
     for (const char *q = p; q < end;) {
+        size_t lit = 0;
+        for (size_t j = 0; !lit && j < sizeof lits / sizeof *lits; j++)
+            if ((size_t)(end - q) >= strlen(lits[j]) && !strncmp(q, lits[j], strlen(lits[j])) &&
+                (q == p || !isalnum((unsigned char)q[-1])))
+                lit = strlen(lits[j]);
+        if (lit) {
+            q += lit;
+            continue;
+        }
         if (*q == '\'' || *q == '"' || *q == '\\' || *q == '#') return 0;
         if (isalpha((unsigned char)*q) || *q == '_') {
             const char *s = q;
@@ -137,8 +178,7 @@ static int pointwise_rhs(const char *p, const char *end) {
     return 1;
 }
 
-/* Splits the source into lines (at most LNP_MAX_LINES * 4). */
-static size_t split_lines(const char *src, lnp_line *ls, size_t cap) {
+static size_t split_lines(const char *src, pro_line *ls, size_t cap) {
     size_t n = 0;
     for (const char *p = src; *p && n < cap;) {
         const char *nl = strchr(p, '\n');
@@ -147,15 +187,188 @@ static size_t split_lines(const char *src, lnp_line *ls, size_t cap) {
         while (p + ind < e && p[ind] == ' ') ind++;
         size_t len = (size_t)(e - p - ind);
         while (len && (p[ind + len - 1] == ' ' || p[ind + len - 1] == '\r')) len--;
-        if (len) ls[n++] = (lnp_line){p + ind, len, ind};
+        if (len) ls[n++] = (pro_line){p + ind, len, ind};
         if (!nl) break;
         p = nl + 1;
     }
     return n;
 }
 
+/* A loop's body after its index lines (r0_index, r0_mask, roffset, rindex, r0_N = r0_index):
+ * [*from, *to); the reduction index's name into r0v (the same in both loops). */
+static int loop_body(pro_scan *s, size_t head, size_t *from, size_t *to) {
+    const pro_line *ls = s->ls;
+    size_t i = head + 1;
+    char r0v[16] = "";
+    static const char *const idx[] = {"r0_index = ", "r0_mask = ", "roffset = ", "rindex = "};
+    for (; i < s->n && ls[i].indent > ls[head].indent; i++) {
+        int is_idx = 0;
+        for (size_t j = 0; j < sizeof idx / sizeof *idx; j++) is_idx |= starts(&ls[i], idx[j]);
+        size_t v = named_lhs(&ls[i], "r0_");
+        if (v && v < sizeof r0v && ls[i].n == v + 3 + 8 && !strncmp(ls[i].p + v + 3, "r0_index", 8)) {
+            memcpy(r0v, ls[i].p, v);
+            r0v[v] = '\0';
+            is_idx = 1;
+        }
+        if (!is_idx) break;
+    }
+    *from = i;
+    while (i < s->n && ls[i].indent > ls[head].indent) i++;
+    *to = i;
+    if (!r0v[0] || (s->r0v[0] && strcmp(r0v, s->r0v))) return -1;
+    snprintf(s->r0v, sizeof s->r0v, "%s", r0v);
+    return 0;
+}
+
+static void scan_free(pro_scan *s) {
+    free(s->ls);
+    s->ls = NULL;
+    kbuf_free(&s->body);
+}
+
+/* The kernel's shared facts (see pro_scan): 0, or -1 (nothing held) when it is not a looped
+ * reduction of two loops over rows of <= 16384 whose first loop is a prologue. */
+static int scan_kernel(const kfacts *k, pro_scan *s) {
+    memset(s, 0, sizeof *s);
+    s->body = (kbuf)KBUF_INIT;
+    const char *src = k->source;
+    long long rn = kfacts_numel(k, "r0_numel"), xn = kfacts_numel(k, "xnumel");
+    s->rn = rn;
+    if (!src || k->kind != ART_K_REDUCTION || rn < 16 || rn > 16384 || xn <= 0 || xn * rn >= (1LL << 31)) return -1;
+    /* no other reduction than the family's own */
+    if (strstr(src, "tl.sum(") || strstr(src, "max2(") || strstr(src, "min2(") || strstr(src, "tl.reduce(") ||
+        strstr(src, "tl.associative_scan("))
+        return -1;
+    /* the signature: pointers (float, or a bool mask), then xnumel and r0_numel */
+    size_t nr = k->runtime.n;
+    if (nr < 3 || nr - 2 > sizeof s->ptrs / sizeof *s->ptrs || strcmp(k->runtime.v[nr - 2], "xnumel") ||
+        strcmp(k->runtime.v[nr - 1], "r0_numel"))
+        return -1;
+    for (size_t i = 0; i + 2 < nr; i++) {
+        const char *t = kfacts_param_type(k, k->runtime.v[i]);
+        if (strcmp(t, "*fp32") && strcmp(t, "*bf16") && strcmp(t, "*fp16") && strcmp(t, "*i1")) return -1;
+        s->ptrs[s->nptrs++] = k->runtime.v[i];
+    }
+    s->ls = malloc(PRO_MAX_LINES * sizeof *s->ls);
+    if (!s->ls) return -1;
+    s->n = split_lines(src, s->ls, PRO_MAX_LINES);
+    const pro_line *ls = s->ls;
+    size_t loops[3], nl = 0, rbase = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (ls[i].n == 49 && !strncmp(ls[i].p, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):", 49) && nl < 3)
+            loops[nl++] = i;
+        if (!nl && starts(&ls[i], "rbase = r0_base")) rbase = i;
+    }
+    if (nl != 2 || !rbase) goto fail;
+    s->loop1 = loops[0];
+    s->loop2 = loops[1];
+    if (loop_body(s, loops[0], &s->a0, &s->a1) || loop_body(s, loops[1], &s->b0, &s->b1) || s->a1 > loops[1]) goto fail;
+    /* the x index definitions between rbase and the first loop: over xindex alone */
+    for (size_t i = rbase + 1; i < loops[0]; i++) {
+        size_t v = named_lhs(&ls[i], "x");
+        if (!v) continue;
+        const char *r = ls[i].p + v + 3, *e = ls[i].p + ls[i].n;
+        for (const char *q = r; q < e; q++) {
+            if (isalpha((unsigned char)*q) || *q == '_') {
+                if ((size_t)(e - q) < 6 || strncmp(q, "xindex", 6)) goto fail;
+                q += 5;
+            } else if (!isdigit((unsigned char)*q) && !strchr(" +*%/()", *q)) {
+                goto fail;
+            }
+        }
+        if (s->nx == PRO_MAX_X || v >= sizeof s->xv[0]) goto fail;
+        memcpy(s->xv[s->nx], ls[i].p, v);
+        s->xv[s->nx][v] = '\0';
+        if (ls[i].n == v + 3 + 6) snprintf(s->xrow, sizeof s->xrow, "%s", s->xv[s->nx]);
+        s->nx++;
+        kbuf_printf(&s->body, "    %.*s\n", (int)ls[i].n, ls[i].p);
+    }
+    if (!s->xrow[0]) goto fail;
+    kbuf_printf(&s->body, "    %s = r0_index\n", s->r0v);
+    /* loop 1: loads and pointwise lines up to a broadcast; at least one load of the row */
+    char row[64];
+    snprintf(row, sizeof row, "%s + %lld*%s", s->r0v, rn, s->xrow);
+    int has_row = 0;
+    size_t i = s->a0;
+    for (; i < s->a1 && !line_has(&ls[i], "tl.broadcast_to("); i++) {
+        size_t t = tmp_lhs(&ls[i]);
+        if (!t || ls[i].n > 400) goto fail;
+        if (!strncmp(ls[i].p + t + 3, "tl.load(", 8)) {
+            pro_load *ld = &s->l1[s->n1];
+            if (s->n1 == PRO_MAX_LOADS || parse_load(&ls[i], s, ld)) goto fail;
+            int is_row = !strcmp(ld->idx, row);
+            has_row |= is_row;
+            s->n1++;
+            /* read once: the row's loads evict first */
+            const char *ev = is_row ? line_has(&ls[i], "eviction_policy='evict_last'") : NULL;
+            size_t cut = ev ? (size_t)(ev - ls[i].p) : ls[i].n;
+            kbuf_printf(&s->body, "    %.*s", (int)cut, ls[i].p);
+            if (ev)
+                kbuf_printf(&s->body, "eviction_policy='evict_first'%.*s", (int)(ls[i].n - cut - 28),
+                            ls[i].p + cut + 28);
+            kbuf_putc(&s->body, '\n');
+        } else if (!pointwise_rhs(ls[i].p + t + 3, ls[i].p + ls[i].n)) {
+            goto fail;
+        } else {
+            kbuf_printf(&s->body, "    %.*s\n", (int)ls[i].n, ls[i].p);
+        }
+    }
+    if (!has_row || i >= s->a1) goto fail;
+    /* `tmpB = tl.broadcast_to(tmpV, [XBLOCK, R0_BLOCK])`, tmpV defined above */
+    size_t t = tmp_lhs(&ls[i]);
+    const char *r = t ? ls[i].p + t + 3 : NULL, *tail = ", [XBLOCK, R0_BLOCK])";
+    size_t vl = r ? ls[i].n - t - 3 : 0;
+    if (!r || t >= sizeof s->bvar || vl <= 16 + strlen(tail) || strncmp(r, "tl.broadcast_to(", 16) ||
+        strncmp(r + vl - strlen(tail), tail, strlen(tail)) || vl - 16 - strlen(tail) >= sizeof s->res)
+        goto fail;
+    memcpy(s->bvar, ls[i].p, t);
+    s->bvar[t] = '\0';
+    memcpy(s->res, r + 16, vl - 16 - strlen(tail));
+    s->res[vl - 16 - strlen(tail)] = '\0';
+    char def[24];
+    snprintf(def, sizeof def, "    %s = ", s->res);
+    if (!strstr(kbuf_str(&s->body), def)) goto fail;
+    s->bcast = i;
+    return 0;
+fail:
+    scan_free(s);
+    return -1;
+}
+
+/* Loop 2's loads (into l2, at most cap) and its one store `tl.store(OUT + (row), tmpZ,
+ * r0_mask)` with OUT a float pointer: 0 and *out, else -1. Lines other than loads and the store
+ * are left to the family. */
+static int scan_loop2(const kfacts *k, const pro_scan *s, pro_load *l2, size_t cap, size_t *n2, const char **out) {
+    size_t nstore = 0;
+    *n2 = 0;
+    *out = NULL;
+    for (size_t j = s->b0; j < s->b1; j++) {
+        const pro_line *l = &s->ls[j];
+        if (starts(l, "tl.store(")) {
+            nstore++;
+            for (size_t p = 0; p < s->nptrs && !*out; p++) {
+                char st[96];
+                snprintf(st, sizeof st, "tl.store(%s + (%s + %lld*%s), tmp", s->ptrs[p], s->r0v, s->rn, s->xrow);
+                const char *t = kfacts_param_type(k, s->ptrs[p]);
+                if (starts(l, st) && l->n > 10 && !strncmp(l->p + l->n - 10, ", r0_mask)", 10) && strcmp(t, "*i1"))
+                    *out = s->ptrs[p];
+            }
+            continue;
+        }
+        size_t t = tmp_lhs(l);
+        if (!t) return -1;
+        if (!strncmp(l->p + t + 3, "tl.load(", 8) && (*n2 == cap || parse_load(l, s, &l2[(*n2)++]))) return -1;
+    }
+    return nstore == 1 && *out ? 0 : -1;
+}
+
+/* Whether load b reads what load a reads. */
+static int same_load(const pro_load *a, const pro_load *b) {
+    return !strcmp(a->ptr, b->ptr) && !strcmp(a->idx, b->idx);
+}
+
 /* Whether line l is `tmpA = v.to(tl.float32)`; its tmpA into lhs. */
-static int is_float_copy(const lnp_line *l, const char *v, char *lhs, size_t cap) {
+static int is_float_copy(const pro_line *l, const char *v, char *lhs, size_t cap) {
     size_t t = tmp_lhs(l);
     char want[48];
     snprintf(want, sizeof want, "%s.to(tl.float32)", v);
@@ -165,186 +378,171 @@ static int is_float_copy(const lnp_line *l, const char *v, char *lhs, size_t cap
     return 1;
 }
 
-/* Whether some line of [from, to) is `tmpX = tmpY OP v` or `tmpX = v OP tmpY` for v or its
- * float copy. */
-static int used_with(const lnp_line *ls, size_t from, size_t to, const char *v, char op) {
+/* Whether some line of [from, to) is `tmpX = tmpY OP v` (or `(tmpY OP v)`) or `tmpX = v OP tmpY`
+ * for v or its float copy. */
+static int used_with(const pro_line *ls, size_t from, size_t to, const char *v, char op) {
     char cp[16] = "";
     for (size_t i = from; i < to && !cp[0]; i++) is_float_copy(&ls[i], v, cp, sizeof cp);
     const char *name = cp[0] ? cp : v;
     for (size_t i = from; i < to; i++) {
         size_t t = tmp_lhs(&ls[i]);
         if (!t) continue;
-        char a[40], b[40];
+        char a[40], a2[40], b[40];
         snprintf(a, sizeof a, " %c %s", op, name);
+        snprintf(a2, sizeof a2, " %c %s)", op, name);
         snprintf(b, sizeof b, "%s %c ", name, op);
         const char *r = ls[i].p + t + 3;
         size_t rn = ls[i].n - t - 3;
         int end_a = rn > strlen(a) && !strncmp(r + rn - strlen(a), a, strlen(a));
+        int end_a2 = rn > strlen(a2) && r[0] == '(' && !strncmp(r + rn - strlen(a2), a2, strlen(a2));
         int start_b = rn > strlen(b) && !strncmp(r, b, strlen(b));
-        if (end_a || start_b) return 1;
+        if (end_a || end_a2 || start_b) return 1;
     }
     return 0;
 }
 
+/* The helper function's text from a scan. */
+static void helper_text(const pro_scan *s, kbuf *out) {
+    *out = (kbuf)KBUF_INIT;
+    kbuf_puts(out, "@triton.jit\ndef _prologue(");
+    for (size_t p = 0; p < s->nptrs; p++) kbuf_printf(out, "%s, ", s->ptrs[p]);
+    kbuf_printf(out, "xindex, r0_index, r0_mask):\n%s    return %s\n", kbuf_str(&s->body), s->res);
+}
+
 int builtin_ln_prologue_match(const kfacts *k, lnp_spec *out) {
-    lnp_spec sp = {.nptrs = 0};
-    const char *src = k->source;
-    long long rn = kfacts_numel(k, "r0_numel"), xn = kfacts_numel(k, "xnumel");
-    if (!src || k->kind != ART_K_REDUCTION || rn < 16 || rn > 16384 || xn <= 0 || xn * rn >= (1LL << 31) ||
-        !kf_strs_has(&k->aten_ops, "aten.native_layer_norm"))
-        return 0;
-    /* the signature: float pointers, then xnumel and r0_numel */
-    size_t nr = k->runtime.n;
-    if (nr < 4 || nr - 2 > sizeof sp.ptrs / sizeof *sp.ptrs || strcmp(k->runtime.v[nr - 2], "xnumel") ||
-        strcmp(k->runtime.v[nr - 1], "r0_numel"))
-        return 0;
-    for (size_t i = 0; i + 2 < nr; i++) {
-        const char *t = kfacts_param_type(k, k->runtime.v[i]);
-        if (strcmp(t, "*fp32") && strcmp(t, "*bf16") && strcmp(t, "*fp16")) return 0;
-        sp.ptrs[sp.nptrs++] = k->runtime.v[i];
-    }
-    lnp_line *ls = malloc(LNP_MAX_LINES * 4 * sizeof *ls);
-    if (!ls) return 0;
-    size_t n = split_lines(src, ls, LNP_MAX_LINES * 4);
-    size_t loops[3], nl = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ls[i].n == 49 && !strncmp(ls[i].p, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):", 49) && nl < 3)
-            loops[nl++] = i;
-    size_t a0, a1, b0, b1;
-    if (nl != 2 || loop_body(ls, n, loops[0], &a0, &a1) || loop_body(ls, n, loops[1], &b0, &b1) || a1 > loops[1]) {
-        free(ls);
-        return 0;
-    }
-    /* loop 1: loads and pointwise lines, a broadcast, one Welford update, its three selects */
-    lnp_load l1[LNP_MAX_LOADS];
-    size_t n1 = 0, i = a0;
-    kbuf body = KBUF_INIT;
-    int ok = 1;
-    for (; ok && i < a1 && !line_has(&ls[i], "tl.broadcast_to("); i++) {
-        size_t t = tmp_lhs(&ls[i]);
-        if (!t || ls[i].n > 400) ok = 0;
-        else if (!strncmp(ls[i].p + t + 3, "tl.load(", 8)) {
-            if (n1 == LNP_MAX_LOADS || parse_load(&ls[i], &sp, rn, &l1[n1])) ok = 0;
-            else if (!n1 && !l1[0].row) ok = 0; /* the first load is the row */
-            else {
-                /* read once: the row's loads evict first */
-                const char *ev = l1[n1].row ? line_has(&ls[i], "eviction_policy='evict_last'") : NULL;
-                size_t cut = ev ? (size_t)(ev - ls[i].p) : ls[i].n;
-                kbuf_printf(&body, "    %.*s", (int)cut, ls[i].p);
-                if (cut < ls[i].n)
-                    kbuf_printf(&body, "eviction_policy='evict_first'%.*s", (int)(ls[i].n - cut - 28),
-                                ls[i].p + cut + 28);
-                kbuf_putc(&body, '\n');
-                n1++;
-            }
-        } else if (!pointwise_rhs(ls[i].p + t + 3, ls[i].p + ls[i].n)) {
-            ok = 0;
-        } else {
-            kbuf_printf(&body, "    %.*s\n", (int)ls[i].n, ls[i].p);
-        }
-    }
-    /* `tmpB = tl.broadcast_to(tmpV, [XBLOCK, R0_BLOCK])` then the Welford update of tmpB */
-    char res[16] = "", bvar[16] = "";
-    if (ok && n1 && i + 1 < a1) {
-        size_t t = tmp_lhs(&ls[i]);
-        const char *r = t ? ls[i].p + t + 3 : NULL;
-        const char *tail = ", [XBLOCK, R0_BLOCK])";
-        size_t vl = r ? ls[i].n - t - 3 : 0;
-        if (r && t < sizeof bvar && vl > 16 + strlen(tail) && !strncmp(r, "tl.broadcast_to(", 16) &&
-            !strncmp(r + vl - strlen(tail), tail, strlen(tail)) && vl - 16 - strlen(tail) < sizeof res) {
-            memcpy(bvar, ls[i].p, t);
-            bvar[t] = '\0';
-            memcpy(res, r + 16, vl - 16 - strlen(tail));
-            res[vl - 16 - strlen(tail)] = '\0';
-        }
-    }
-    char want[64];
-    snprintf(want, sizeof want, "%s, ", bvar);
-    ok = ok && res[0] && strstr(body.data ? body.data : "", res) && line_has(&ls[i + 1], "welford_reduce(") &&
-         i + 2 < a1 && starts(&ls[i + 2], want);
-    const char *w1 = ok ? strstr(src, "welford_reduce(") : NULL;
+    if (!kf_strs_has(&k->aten_ops, "aten.native_layer_norm")) return 0;
+    pro_scan s;
+    if (scan_kernel(k, &s)) return 0;
+    const pro_line *ls = s.ls;
+    size_t i = s.bcast;
+    /* the Welford update of the broadcast, then its closing line and its three selects alone */
+    char want[24];
+    snprintf(want, sizeof want, "%s, ", s.bvar);
+    int ok = i + 3 < s.a1 && line_has(&ls[i + 1], "welford_reduce(") && starts(&ls[i + 2], want) && ls[i + 3].n == 1 &&
+             ls[i + 3].p[0] == ')';
+    const char *w1 = ok ? strstr(k->source, "welford_reduce(") : NULL;
     ok = ok && w1 && !strstr(w1 + 1, "welford_reduce(");
-    /* after the update's closing line: its three selects alone */
-    ok = ok && i + 3 < a1 && ls[i + 3].n == 1 && ls[i + 3].p[0] == ')';
-    for (size_t j = i + 4; ok && j < a1; j++) ok = line_has(&ls[j], " = tl.where(r0_mask, ") != NULL;
-    /* loop 2: the same loads plus the weight and the bias at (r0_1), one store of the row */
-    lnp_load l2[LNP_MAX_LOADS + 2];
-    size_t n2 = 0, nstore = 0;
+    for (size_t j = i + 4; ok && j < s.a1; j++) ok = line_has(&ls[j], " = tl.where(r0_mask, ") != NULL;
+    /* loop 2: loop 1's loads in order, then the weight and the bias at the reduction index */
+    pro_load l2[PRO_MAX_LOADS + 2];
+    size_t n2 = 0, m = 0;
+    lnp_spec sp = {.nptrs = 0};
     const char *wv = NULL, *bv = NULL;
-    for (size_t j = b0; ok && j < b1; j++) {
-        if (starts(&ls[j], "tl.store(")) {
-            char st[96];
-            nstore++;
-            int m = 0;
-            for (size_t p = 0; p < sp.nptrs && !m; p++) {
-                snprintf(st, sizeof st, "tl.store(%s + (r0_1 + %lld*x0), tmp", sp.ptrs[p], rn);
-                if (starts(&ls[j], st) && !strncmp(ls[j].p + ls[j].n - 10, ", r0_mask)", 10)) {
-                    m = 1;
-                    sp.out = sp.ptrs[p];
-                }
-            }
-            ok = m;
-            continue;
-        }
-        size_t t = tmp_lhs(&ls[j]);
-        if (!t) ok = 0;
-        else if (!strncmp(ls[j].p + t + 3, "tl.load(", 8)) {
-            if (n2 == LNP_MAX_LOADS + 2 || parse_load(&ls[j], &sp, rn, &l2[n2])) ok = 0;
-            else n2++;
-        }
-    }
-    ok = ok && nstore == 1 && n2 == n1 + 2;
-    /* loop 1's loads in order, then the weight and the bias, both at (r0_1) */
-    size_t m = 0;
+    ok = ok && !scan_loop2(k, &s, l2, PRO_MAX_LOADS + 2, &n2, &sp.out) && n2 == s.n1 + 2;
     for (size_t j = 0; ok && j < n2; j++) {
-        int same = m < n1 && !strcmp(l2[j].ptr, l1[m].ptr) && l2[j].row == l1[m].row;
-        if (same) {
+        if (m < s.n1 && same_load(&l2[j], &s.l1[m])) {
             m++;
             continue;
         }
-        if (l2[j].row || (wv && bv)) ok = 0;
-        else if (!wv) {
-            wv = l2[j].var;
-            sp.w = NULL;
-            for (size_t p = 0; p < sp.nptrs; p++)
-                if (!strcmp(sp.ptrs[p], l2[j].ptr)) sp.w = sp.ptrs[p];
-        } else {
-            bv = l2[j].var;
-            for (size_t p = 0; p < sp.nptrs; p++)
-                if (!strcmp(sp.ptrs[p], l2[j].ptr)) sp.b = sp.ptrs[p];
+        const char *t = kfacts_param_type(k, l2[j].ptr);
+        if (strcmp(l2[j].idx, s.r0v) || (wv && bv) || !strcmp(t, "*i1")) {
+            ok = 0;
+            break;
         }
+        for (size_t p = 0; p < s.nptrs; p++)
+            if (!strcmp(s.ptrs[p], l2[j].ptr)) *(wv ? &sp.b : &sp.w) = s.ptrs[p];
+        *(wv ? &bv : &wv) = l2[j].var;
     }
-    ok = ok && m == n1 && wv && bv && sp.w && sp.b && strcmp(sp.w, sp.b);
+    ok = ok && m == s.n1 && wv && bv && sp.w && sp.b && strcmp(sp.w, sp.b);
     /* scaled by the weight, shifted by the bias; rsqrt of the variance over r0_numel plus eps */
-    ok = ok && used_with(ls, b0, b1, wv, '*') && used_with(ls, b0, b1, bv, '+');
+    ok = ok && used_with(ls, s.b0, s.b1, wv, '*') && used_with(ls, s.b0, s.b1, bv, '+');
     char div[48];
-    snprintf(div, sizeof div, "tl.full([1, 1], %lld.0, tl.float32)", rn);
+    snprintf(div, sizeof div, "tl.full([1, 1], %lld.0, tl.float32)", s.rn);
     kbuf l2t = KBUF_INIT;
-    for (size_t j = b0; ok && j < b1; j++) kbuf_printf(&l2t, "%.*s\n", (int)ls[j].n, ls[j].p);
+    for (size_t j = s.b0; ok && j < s.b1; j++) kbuf_printf(&l2t, "%.*s\n", (int)ls[j].n, ls[j].p);
     ok = ok && strstr(kbuf_str(&l2t), "libdevice.rsqrt(") && strstr(kbuf_str(&l2t), div);
     sp.eps = ok ? builtin_find_eps(kbuf_str(&l2t)) : 0;
     kbuf_free(&l2t);
-    free(ls);
-    if (!ok || sp.eps <= 0) {
-        kbuf_free(&body);
-        return 0;
-    }
-    if (out) {
+    ok = ok && sp.eps > 0;
+    if (ok && out) {
+        memcpy(sp.ptrs, s.ptrs, sizeof sp.ptrs);
+        sp.nptrs = s.nptrs;
+        helper_text(&s, &sp.helper);
         *out = sp;
-        out->helper = (kbuf)KBUF_INIT;
-        kbuf_puts(&out->helper, "@triton.jit\ndef _ln_prologue(");
-        for (size_t p = 0; p < sp.nptrs; p++) kbuf_printf(&out->helper, "%s, ", sp.ptrs[p]);
-        kbuf_printf(&out->helper, "x0, r0_1, r0_mask):\n%s    return %s\n", kbuf_str(&body), res);
     }
-    kbuf_free(&body);
-    return 1;
+    scan_free(&s);
+    return ok;
+}
+
+int builtin_sm_prologue_match(const kfacts *k, lnp_spec *out) {
+    if (!kf_strs_has(&k->aten_ops, "aten._softmax") || kf_strs_has(&k->aten_ops, "aten._log_softmax")) return 0;
+    pro_scan s;
+    if (scan_kernel(k, &s)) return 0;
+    const pro_line *ls = s.ls;
+    size_t i = s.bcast;
+    /* the online update of the broadcast, its closing line, its two selects */
+    char want[48];
+    snprintf(want, sizeof want, ", %s, False", s.bvar);
+    int ok = i + 3 < s.a1 && line_has(&ls[i + 1], "triton_helpers.online_softmax_combine(") &&
+             line_has(&ls[i + 2], want) && ls[i + 3].n == 1 && ls[i + 3].p[0] == ')';
+    const char *c1 = ok ? strstr(k->source, "online_softmax_combine(") : NULL;
+    ok = ok && c1 && !strstr(c1 + 1, "online_softmax_combine(");
+    for (size_t j = i + 4; ok && j < s.a1; j++) ok = line_has(&ls[j], " = tl.where(r0_mask, ") != NULL;
+    /* between the loops: `tmpM, tmpS = triton_helpers.online_softmax_reduce(` */
+    char mx[16] = "", sm[16] = "";
+    for (size_t j = s.a1; ok && j < s.loop2; j++) {
+        const char *at = line_has(&ls[j], " = triton_helpers.online_softmax_reduce(");
+        if (!at) continue;
+        const char *comma = memchr(ls[j].p, ',', (size_t)(at - ls[j].p));
+        if (!comma || (size_t)(comma - ls[j].p) >= sizeof mx || (size_t)(at - comma - 2) >= sizeof sm ||
+            comma[1] != ' ')
+            ok = 0;
+        else {
+            memcpy(mx, ls[j].p, (size_t)(comma - ls[j].p));
+            mx[comma - ls[j].p] = '\0';
+            memcpy(sm, comma + 2, (size_t)(at - comma - 2));
+            sm[at - comma - 2] = '\0';
+        }
+    }
+    ok = ok && !strncmp(mx, "tmp", 3) && !strncmp(sm, "tmp", 3);
+    /* loop 2: loop 1's loads in order; x - max, its exponential, over the sum */
+    pro_load l2[PRO_MAX_LOADS];
+    size_t n2 = 0;
+    lnp_spec sp = {.nptrs = 0};
+    ok = ok && !scan_loop2(k, &s, l2, PRO_MAX_LOADS, &n2, &sp.out) && n2 == s.n1;
+    for (size_t j = 0; ok && j < n2; j++) ok = same_load(&l2[j], &s.l1[j]);
+    int sub = 0, ex = 0, div = 0;
+    char subv[16] = "", exv[16] = "";
+    for (size_t j = s.b0; ok && j < s.b1; j++) {
+        size_t t = tmp_lhs(&ls[j]);
+        if (!t || t >= sizeof subv) continue;
+        const char *r = ls[j].p + t + 3;
+        size_t rl = ls[j].n - t - 3;
+        char pat[48];
+        snprintf(pat, sizeof pat, " - %s", mx);
+        if (!sub && rl > strlen(pat) && !strncmp(r + rl - strlen(pat), pat, strlen(pat))) {
+            sub = 1;
+            memcpy(subv, ls[j].p, t);
+            subv[t] = '\0';
+            continue;
+        }
+        snprintf(pat, sizeof pat, "libdevice.exp(%s)", subv);
+        if (sub && !ex && rl == strlen(pat) && !strncmp(r, pat, rl)) {
+            ex = 1;
+            memcpy(exv, ls[j].p, t);
+            exv[t] = '\0';
+            continue;
+        }
+        snprintf(pat, sizeof pat, "(%s / %s)", exv, sm);
+        if (ex && rl == strlen(pat) && !strncmp(r, pat, rl)) div = 1;
+    }
+    ok = ok && sub && ex && div;
+    if (ok && out) {
+        memcpy(sp.ptrs, s.ptrs, sizeof sp.ptrs);
+        sp.nptrs = s.nptrs;
+        sp.w = sp.b = NULL;
+        helper_text(&s, &sp.helper);
+        *out = sp;
+    }
+    scan_free(&s);
+    return ok;
 }
 
 void builtin_ln_prologue_free(lnp_spec *sp) {
     if (sp) kbuf_free(&sp->helper);
 }
 
-json_t *builtin_ln_prologue_variants(const kfacts *k) {
+json_t *builtin_prologue_variants(const kfacts *k) {
     json_t *v = json_array();
     long long np2 = builtin_next_pow2(kfacts_numel(k, "r0_numel"));
     /* rows a program and warps: 4 to 64 fp32 values a thread, at most 16384 a program */
@@ -357,41 +555,41 @@ json_t *builtin_ln_prologue_variants(const kfacts *k) {
     return v;
 }
 
-int builtin_ln_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
+int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
     lnp_spec sp;
-    if (!builtin_ln_prologue_match(k, &sp))
-        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite row_layer_norm_prologue does not apply to this kernel");
+    int ln = plan->tmpl == KF_ROW_LN_PROLOGUE;
+    const char *tmpl = ln ? "row_layer_norm_prologue" : "row_softmax_prologue";
+    if (!(ln ? builtin_ln_prologue_match(k, &sp) : builtin_sm_prologue_match(k, &sp)))
+        return kerr_set(e, KOPT_E_CANDIDATE, "rewrite %s does not apply to this kernel", tmpl);
     long long np2 = builtin_next_pow2(kfacts_numel(k, "r0_numel"));
     json_t *cands = json_array();
     int rc = 0;
     for (size_t i = 0; !rc && i < plan->nvar; i++) {
         long long xb = plan->var[i].has_rows ? plan->var[i].rows : 1, nw = plan->var[i].num_warps;
         if (!builtin_pow2_in(xb, 1, 64) || !builtin_pow2_in(nw, 1, 32) || xb * np2 > 16384) continue;
-        tpl_arg a[] = {{.name = "PARAMS", .type = TPL_IDENTS, .idents = sp.ptrs, .nidents = sp.nptrs},
-                       {.name = "W", .type = TPL_IDENT, .ident = sp.w},
-                       {.name = "B", .type = TPL_IDENT, .ident = sp.b},
-                       {.name = "OUT", .type = TPL_IDENT, .ident = sp.out},
-                       {.name = "EPS", .type = TPL_FLOAT, .f = sp.eps},
-                       {.name = "XB", .type = TPL_INT, .i = xb},
-                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        tpl_arg a[7] = {{.name = "PARAMS", .type = TPL_IDENTS, .idents = sp.ptrs, .nidents = sp.nptrs},
+                        {.name = "OUT", .type = TPL_IDENT, .ident = sp.out},
+                        {.name = "XB", .type = TPL_INT, .i = xb},
+                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
+                        {.name = "W", .type = TPL_IDENT, .ident = sp.w},
+                        {.name = "B", .type = TPL_IDENT, .ident = sp.b},
+                        {.name = "EPS", .type = TPL_FLOAT, .f = sp.eps}};
         kbuf s = KBUF_INIT, t = KBUF_INIT, label = KBUF_INIT;
-        kbuf_printf(&label,
-                    "row_layer_norm_prologue: %lld row%s a program in registers, Inductor's prologue once, "
-                    "one read, num_warps=%lld",
-                    xb, xb > 1 ? "s" : "", nw);
+        kbuf_printf(&label, "%s: %lld row%s a program in registers, Inductor's prologue once, one read, num_warps=%lld",
+                    tmpl, xb, xb > 1 ? "s" : "", nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", k->name,
                     kbuf_str(&label));
-        rc = template_render("row_layer_norm_prologue", a, sizeof a / sizeof *a, &t, e);
+        rc = template_render(tmpl, a, ln ? 7 : 4, &t, e);
         /* the prologue's function goes before the kernel that calls it */
         const char *at = rc ? NULL : strstr(kbuf_str(&t), "@triton.jit\ndef _row_kernel(");
-        if (!rc && !at) rc = kerr_set(e, KOPT_E_INTERNAL, "template row_layer_norm_prologue has no _row_kernel");
+        if (!rc && !at) rc = kerr_set(e, KOPT_E_INTERNAL, "template %s has no _row_kernel", tmpl);
         if (!rc) {
             kbuf_append(&s, t.data, (size_t)(at - t.data));
             kbuf_printf(&s, "%s\n\n", kbuf_str(&sp.helper));
             kbuf_puts(&s, at);
             json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:I, s:I}, s:s}", "label", kbuf_str(&label), "config",
-                                                   "template", "row_layer_norm_prologue", "rows", (json_int_t)xb,
-                                                   "num_warps", (json_int_t)nw, "source", kbuf_str(&s)));
+                                                   "template", tmpl, "rows", (json_int_t)xb, "num_warps",
+                                                   (json_int_t)nw, "source", kbuf_str(&s)));
         }
         kbuf_free(&s);
         kbuf_free(&t);
@@ -402,7 +600,7 @@ int builtin_ln_prologue_act(const kfacts *k, const kplan *plan, json_t **out, ke
         json_decref(cands);
         return rc;
     }
-    return builtin_candidates_answer(cands, "row_layer_norm_prologue",
+    return builtin_candidates_answer(cands, tmpl,
                                      "rows and num_warps powers of two, rows <= 64, num_warps <= 32, rows x the row's "
                                      "next power of two <= 16384",
                                      out, e);

@@ -5,9 +5,10 @@
  *   row_softmax, row_log_softmax  one pass over contiguous rows of <= 16384 fp32 elements held
  *                                 in registers (Inductor's looped kernel reads each row twice)
  *   row_layer_norm                the same for native_layer_norm with weight and bias
- *   row_layer_norm_prologue       a layer norm with the pointwise prologue Inductor fused before it
- *                                 (or of 16-bit rows), one or more rows a program: Inductor's
- *                                 prologue lines lifted into a jit function (builtin_prologue.c)
+ *   row_layer_norm_prologue,      a layer norm / softmax with the pointwise prologue Inductor fused
+ *   row_softmax_prologue          before it (or of 16-bit rows), one or more rows a program:
+ *                                 Inductor's prologue lines lifted into a jit function
+ *                                 (builtin_prologue.c)
  *   row_softmax_stats             a row's max and sum of exponentials alone (a cross-entropy's
  *                                 first kernel, known from the FX graph): one read with per-lane
  *                                 running statistics over chunks (Inductor's looped kernel
@@ -174,6 +175,12 @@ static int split_match(const kfacts *k, split_info *si) {
     return 1;
 }
 
+/* row_layer_norm_prologue or row_softmax_prologue where one matches, else KF_NONE. */
+static kfamily prologue_family(const kfacts *k) {
+    if (builtin_ln_prologue_match(k, NULL)) return KF_ROW_LN_PROLOGUE;
+    return builtin_sm_prologue_match(k, NULL) ? KF_ROW_SM_PROLOGUE : KF_NONE;
+}
+
 kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     kfamily region = builtin_region_match(k);
     if (region != KF_NONE) return region;
@@ -195,7 +202,10 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
                                                    : KF_NONE;
     char rows[64];
     snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn); /* contiguous rows of r0_numel */
-    if (!strstr(src, rows)) return split;
+    if (!strstr(src, rows)) {                            /* other index names: a row family with a prologue still may */
+        kfamily pf = prologue_family(k);
+        return pf != KF_NONE ? pf : split;
+    }
     static const char *const one[] = {"in_ptr0", "out_ptr", "xnumel", "r0_numel"};
     static const char *const ln[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr", "xnumel", "r0_numel"};
     static const char *const stats[] = {"in_ptr0", "out_ptr0", "out_ptr1", "xnumel", "r0_numel"};
@@ -265,15 +275,16 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
         *eps = builtin_find_eps(src);
         if (*eps > 0) return KF_ROW_LAYER_NORM;
     }
-    /* a layer norm with a pointwise prologue (or of 16-bit rows, in place) over rows that fit on
-     * chip, known from the source and the ATen ops */
-    if (builtin_ln_prologue_match(k, NULL)) return KF_ROW_LN_PROLOGUE;
-    return split;
+    /* a layer norm or softmax with a pointwise prologue (or of 16-bit rows, in place) over rows
+     * that fit on chip, known from the source and the ATen ops */
+    kfamily pf = prologue_family(k);
+    return pf != KF_NONE ? pf : split;
 }
 
 kfamily builtin_rewrite_second(const kfacts *k, kfamily first) {
     split_info si;
     if (first == KF_ROW_LAYER_NORM && builtin_ln_prologue_match(k, NULL)) return KF_ROW_LN_PROLOGUE;
+    if (first == KF_ROW_SOFTMAX && builtin_sm_prologue_match(k, NULL)) return KF_ROW_SM_PROLOGUE;
     return first == KF_ALIGNED_CHUNKS && split_match(k, &si) ? KF_SPLIT_MORE : KF_NONE;
 }
 
@@ -321,7 +332,7 @@ json_t *builtin_rewrite_variants(kfamily f, const kfacts *k) {
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_variants(k);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
-    if (f == KF_ROW_LN_PROLOGUE) return builtin_ln_prologue_variants(k);
+    if (f == KF_ROW_LN_PROLOGUE || f == KF_ROW_SM_PROLOGUE) return builtin_prologue_variants(k);
     if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
     if (f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP) return stats_variants(k); /* row_online_stats.part */
     if (f == KF_ROW_CUMSUM) {
@@ -531,7 +542,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_act(k, plan, out, e);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_act(k, plan, out, e);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_act(k, plan, out, e);
-    if (f == KF_ROW_LN_PROLOGUE) return builtin_ln_prologue_act(k, plan, out, e);
+    if (f == KF_ROW_LN_PROLOGUE || f == KF_ROW_SM_PROLOGUE) return builtin_prologue_act(k, plan, out, e);
     if (kfamily_is_region(f)) return builtin_region_act(k, plan, out, e);
     double eps = 0;
     kfamily first = builtin_rewrite_match(k, &eps);

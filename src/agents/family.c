@@ -44,6 +44,10 @@ static const struct {
                             "a layer norm with a pointwise prologue fused before it (a GELU, a residual add) over "
                             "rows that fit on chip, read twice with the prologue computed twice and Welford's "
                             "division per element: one read, the prologue once, sums from registers"},
+    [KF_ROW_SM_PROLOGUE] = {"row_softmax_prologue",
+                            "a softmax with a pointwise prologue fused before it (an attention mask and scale) "
+                            "over rows that fit on chip, read twice with the prologue computed twice: one read, "
+                            "the prologue once, max and sum from registers"},
     [KF_REGION_SOFTMAX] = {"region_softmax", NULL},
     [KF_REGION_LOG_SOFTMAX] = {"region_log_softmax", NULL},
     [KF_REGION_GROUP_NORM] = {"region_group_norm", NULL},

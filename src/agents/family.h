@@ -39,6 +39,7 @@ typedef enum kfamily {
     KF_CL_GROUP_STATS,
     KF_ALIGNED_CHUNKS,
     KF_ROW_LN_PROLOGUE,
+    KF_ROW_SM_PROLOGUE,
     /* regions */
     KF_REGION_SOFTMAX,
     KF_REGION_LOG_SOFTMAX,

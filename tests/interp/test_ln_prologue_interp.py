@@ -4,7 +4,9 @@ over rows of 8192, the output a separate buffer), run by Triton's interpreter on
 judges them (kopt lint --show-launcher) against float64 PyTorch: one row a program and two, over
 a row count that leaves the last tile partial, in fp32 and in bf16. The sources are the goldens
 tests/fixtures/templates/*_row_layer_norm_prologue.txt, which the unit tests hold equal to what
-kopt renders.
+kopt renders. Also the row_softmax_prologue candidates for level3/02's attention softmax (bf16
+scores scaled by 0.125, a bool mask of 2048 x 2048 indexed by the row modulo 2048, -inf where
+it is False), against float64 the same way.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_ln_prologue_interp.py (`make interp-check`);
 exit 0 when every case is within its tolerance, 1 otherwise; skipped (exit 0, one line) when
@@ -74,8 +76,43 @@ def main():
                     cases += 1
                     print("%s %s N=%d %s: %s max_err=%.3g" % ("ok  " if ok else "FAIL", golden[:24], N, str(dt)[6:],
                                                           label[25:55], err.max().item()))
+        b2, c2 = softmax_cases(tmp)
+        bad, cases = bad + b2, cases + c2
     print("ln_prologue interp: %d cases, %d failed" % (cases, bad))
     return 1 if bad else 0
+
+def softmax_cases(tmp):
+    """The attention softmax's 1-row and 2-row candidates over 5 rows of 2048, fp32 and bf16."""
+    golden = "suite_level3_02_transformer_block_bf16_softmax_g0_k0_row_softmax_prologue.txt"
+    cands = candidates(golden)
+    picks = [c for c in cands if "1 row a program" in c[0]][:1] + [c for c in cands if "2 rows a program" in c[0]][:1]
+    if len(picks) != 2:
+        print("FAIL %s has no 1-row and 2-row candidates" % golden)
+        return 1, 1
+    bad = cases = 0
+    N, rows = 2048, 5
+    for n, (label, src) in enumerate(picks):
+        mod = load_judged(src, "smp_%d" % n, tmp)
+        for dt in (torch.float32, torch.bfloat16):
+            x = (torch.randn(rows, N) * 4).to(dt)
+            mask = torch.rand(N, N) < 0.7
+            mask[:, 0] = True  # every row keeps an element
+            keep = mask[torch.arange(rows) % N]
+            ref = torch.softmax(torch.where(keep, x.double() * 0.125, torch.tensor(float("-inf"), dtype=torch.float64)), 1)
+            out = x.clone()
+            mod.launch(out, mask, rows, N)
+            err = (out.double() - ref).abs()
+            if dt == torch.float32:
+                ok = err.max().item() <= 1e-6
+            else:
+                ulp = torch.maximum(ref.abs(), torch.full_like(ref, 2.0 ** -126)) * 2.0 ** -7
+                ok = bool((err <= ulp).all())
+            bad += not ok
+            cases += 1
+            print("%s %s N=%d %s: %s max_err=%.3g" % ("ok  " if ok else "FAIL", golden[:24], N, str(dt)[6:], label[22:52],
+                                                  err.max().item()))
+    return bad, cases
+
 
 if __name__ == "__main__":
     sys.exit(main())

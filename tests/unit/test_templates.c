@@ -84,7 +84,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level2_02_conv2d_groupnorm_relu_fp16_small_g0.py",
                                            "suite_level1_34_max_pool2d_small_g0.py",
                                            "suite_level1_35_max_pool3d_fp16_small_g0.py",
-                                           "suite_level2_01_linear_gelu_layernorm_bf16_g0.py"};
+                                           "suite_level2_01_linear_gelu_layernorm_bf16_g0.py",
+                                           "suite_level3_02_transformer_block_bf16_softmax_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -769,7 +770,9 @@ Test(templates, layer_norm_prologue_family_from_the_source) {
     cr_expect_eq(sp.eps, 1e-05);
     cr_expect_eq(sp.nptrs, 3);
     const char *h = kbuf_str(&sp.helper);
-    cr_expect(strstr(h, "def _ln_prologue(in_out_ptr0, in_ptr0, in_ptr1, x0, r0_1, r0_mask):\n") != NULL, "%s", h);
+    cr_expect(strstr(h, "def _prologue(in_out_ptr0, in_ptr0, in_ptr1, xindex, r0_index, r0_mask):\n"
+                        "    x0 = xindex\n    r0_1 = r0_index\n") != NULL,
+              "%s", h);
     cr_expect(
         strstr(h,
                "tmp0 = tl.load(in_out_ptr0 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0)") !=
@@ -789,7 +792,7 @@ Test(templates, layer_norm_prologue_family_from_the_source) {
     static const char *const edits[][2] = {
         {"Original ATen: [aten.gelu, aten.native_layer_norm]", "Original ATen: [aten.gelu, aten.native_group_norm]"},
         {"tmp3 = tmp1 * tmp2", "tmp3 = tmp1 * tmp2 + x0"},
-        {"tmp6 = libdevice.erf(tmp5)", "tmp6 = libdevice.erf(tmp5) + float(\"nan\")"},
+        {"tmp6 = libdevice.erf(tmp5)", "tmp6 = libdevice.erf(tmp5) + float(\"0.5\")"},
         {"tmp6 = libdevice.erf(tmp5)", "tmp6 = tl.sum(tmp5, 1)[:, None]"},
         {"tmp6 = libdevice.erf(tmp5)", "tmp6 = tl.load(in_ptr0 + (x0), r0_mask, other=0.0)"},
         {"tmp36 = tmp33 * tmp35", "tmp36 = tmp33 + tmp35"},
@@ -848,4 +851,66 @@ Test(templates, layer_norm_prologue_over_plain_layer_norms) {
         }
         artifact_free(a);
     }
+}
+
+/* The masked, scaled attention softmax of bench/suite/level3/02 (bf16 scores in place, a bool
+ * mask indexed by x0 = xindex % 2048, the row x3 = xindex, the reduction index r0_2): matched
+ * from the source and the ATen ops, its prologue (mask, scale, -inf) lifted with the x index
+ * definitions, every variant through gate 1; one-place edits of what it computes do not match. */
+Test(templates, softmax_prologue_family_from_the_source) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level3_02_transformer_block_bf16_softmax_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    lnp_spec sp;
+    cr_assert_eq(builtin_sm_prologue_match(tu_kf(kc), &sp), 1);
+    cr_expect_eq(builtin_ln_prologue_match(tu_kf(kc), NULL), 0);
+    cr_expect_str_eq(sp.out, "in_out_ptr0");
+    cr_expect(sp.w == NULL && sp.b == NULL);
+    const char *h = kbuf_str(&sp.helper);
+    cr_expect(strstr(h, "def _prologue(in_out_ptr0, in_ptr0, xindex, r0_index, r0_mask):\n"
+                        "    x0 = (xindex % 2048)\n    x3 = xindex\n    r0_2 = r0_index\n") != NULL,
+              "%s", h);
+    cr_expect(
+        strstr(h,
+               "tmp2 = tl.load(in_out_ptr0 + (r0_2 + 2048*x3), r0_mask, eviction_policy='evict_first', other=0.0)") &&
+            strstr(
+                h,
+                "tmp0 = tl.load(in_ptr0 + (r0_2 + 2048*x0), r0_mask, eviction_policy='evict_last', other=0.0).to(tl.int1)") &&
+            strstr(h, "    return tmp7\n") && !strstr(h, "online_softmax"),
+        "%s", h);
+    builtin_ln_prologue_free(&sp);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_softmax_prologue");
+    cr_expect_eq(variants_pass_gate1(a, kc, "row_softmax_prologue",
+                                     "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\", \"r0_numel\"]"),
+                 5);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"Original ATen: [aten.bitwise_not", "Original ATen: [aten._log_softmax, aten.bitwise_not"},
+        {"tmp19 = tmp18 - tmp9", "tmp19 = tmp18 - tmp10"},
+        {"tmp20 = libdevice.exp(tmp19)", "tmp20 = libdevice.exp2(tmp19)"},
+        {"tmp21 = (tmp20 / tmp10)", "tmp21 = (tmp20 * tmp10)"},
+        {"tmp4 = tmp2 * tmp3", "tmp4 = tmp2 * tmp3 + r0_2"},
+        {"tmp4 = tmp2 * tmp3", "tmp4 = tl.sum(tmp2, 1)[:, None]"},
+        {"x0 = (xindex % 2048)", "x0 = (xindex % 2048) + r0_base"},
+        {"x3 = xindex", "x3 = xindex + 1"},
+        {"tmp13 = tl.load(in_out_ptr0 + (r0_2 + 2048*x3)", "tmp13 = tl.load(in_out_ptr0 + (r0_2 + 2048*x0)"},
+        {"tl.store(in_out_ptr0 + (r0_2 + 2048*x3), tmp22, r0_mask)",
+         "tl.store(in_out_ptr0 + (r0_2 + 2048*x0), tmp22, r0_mask)"},
+        {"tl.store(in_out_ptr0 + (r0_2 + 2048*x3), tmp22, r0_mask)",
+         "tl.store(in_ptr0 + (r0_2 + 2048*x3), tmp22, r0_mask)"},
+        {"'in_ptr0': '*i1'", "'in_ptr0': '*i64'"},
+    };
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        a = parse_edited(text, edits[t][0], edits[t][1]);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        cr_expect_eq(builtin_sm_prologue_match(tu_kf(kc), NULL), 0, "still matched with %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+    }
+    free(text);
 }
