@@ -409,20 +409,30 @@ static void helper_text(const pro_scan *s, kbuf *out) {
     kbuf_printf(out, "xindex, r0_index, r0_mask):\n%s    return %s\n", kbuf_str(&s->body), s->res);
 }
 
+/* scan_kernel, then whether loop 1 goes on after its broadcast with exactly: a call of `call`
+ * (its only one in the kernel) whose arguments' line contains `arg_fmt` with the broadcast's
+ * name for %s, the call's closing line, then selects of its results under r0_mask alone. 0 with
+ * *s held, else -1 with nothing held. */
+static int scan_with_update(const kfacts *k, pro_scan *s, const char *call, const char *arg_fmt) {
+    if (scan_kernel(k, s)) return -1;
+    const pro_line *ls = s->ls;
+    size_t i = s->bcast;
+    char arg[48];
+    snprintf(arg, sizeof arg, arg_fmt, s->bvar);
+    const char *c1 = strstr(k->source, call);
+    int ok = i + 3 < s->a1 && line_has(&ls[i + 1], call) && line_has(&ls[i + 2], arg) && ls[i + 3].n == 1 &&
+             ls[i + 3].p[0] == ')' && c1 && !strstr(c1 + 1, call);
+    for (size_t j = i + 4; ok && j < s->a1; j++) ok = line_has(&ls[j], " = tl.where(r0_mask, ") != NULL;
+    if (!ok) scan_free(s);
+    return ok ? 0 : -1;
+}
+
 int builtin_ln_prologue_match(const kfacts *k, lnp_spec *out) {
     if (!kf_strs_has(&k->aten_ops, "aten.native_layer_norm")) return 0;
-    pro_scan s;
-    if (scan_kernel(k, &s)) return 0;
+    pro_scan s; /* the Welford update of the broadcast (its first argument) */
+    if (scan_with_update(k, &s, "triton_helpers.welford_reduce(", "%s, ")) return 0;
     const pro_line *ls = s.ls;
-    size_t i = s.bcast;
-    /* the Welford update of the broadcast, then its closing line and its three selects alone */
-    char want[24];
-    snprintf(want, sizeof want, "%s, ", s.bvar);
-    int ok = i + 3 < s.a1 && line_has(&ls[i + 1], "welford_reduce(") && starts(&ls[i + 2], want) && ls[i + 3].n == 1 &&
-             ls[i + 3].p[0] == ')';
-    const char *w1 = ok ? strstr(k->source, "welford_reduce(") : NULL;
-    ok = ok && w1 && !strstr(w1 + 1, "welford_reduce(");
-    for (size_t j = i + 4; ok && j < s.a1; j++) ok = line_has(&ls[j], " = tl.where(r0_mask, ") != NULL;
+    int ok = 1;
     /* loop 2: loop 1's loads in order, then the weight and the bias at the reduction index */
     pro_load l2[PRO_MAX_LOADS + 2];
     size_t n2 = 0, m = 0;
@@ -466,18 +476,10 @@ int builtin_ln_prologue_match(const kfacts *k, lnp_spec *out) {
 
 int builtin_sm_prologue_match(const kfacts *k, lnp_spec *out) {
     if (!kf_strs_has(&k->aten_ops, "aten._softmax") || kf_strs_has(&k->aten_ops, "aten._log_softmax")) return 0;
-    pro_scan s;
-    if (scan_kernel(k, &s)) return 0;
+    pro_scan s; /* the online softmax's update of the broadcast (its third argument) */
+    if (scan_with_update(k, &s, "triton_helpers.online_softmax_combine(", ", %s, False")) return 0;
     const pro_line *ls = s.ls;
-    size_t i = s.bcast;
-    /* the online update of the broadcast, its closing line, its two selects */
-    char want[48];
-    snprintf(want, sizeof want, ", %s, False", s.bvar);
-    int ok = i + 3 < s.a1 && line_has(&ls[i + 1], "triton_helpers.online_softmax_combine(") &&
-             line_has(&ls[i + 2], want) && ls[i + 3].n == 1 && ls[i + 3].p[0] == ')';
-    const char *c1 = ok ? strstr(k->source, "online_softmax_combine(") : NULL;
-    ok = ok && c1 && !strstr(c1 + 1, "online_softmax_combine(");
-    for (size_t j = i + 4; ok && j < s.a1; j++) ok = line_has(&ls[j], " = tl.where(r0_mask, ") != NULL;
+    int ok = 1;
     /* between the loops: `tmpM, tmpS = triton_helpers.online_softmax_reduce(` */
     char mx[16] = "", sm[16] = "";
     for (size_t j = s.a1; ok && j < s.loop2; j++) {

@@ -751,6 +751,18 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
     }
 }
 
+/* Each one-place edit of `text` (from, to) makes `match` refuse the module's kernel 0. */
+static void expect_edits_refused(const char *text, const char *const (*edits)[2], size_t n,
+                                 int (*match)(const kfacts *, lnp_spec *)) {
+    for (size_t t = 0; t < n; t++) {
+        artifact *a = parse_edited(text, edits[t][0], edits[t][1]);
+        json_t *kc = opt_kernel_ctx(a, 0, NULL);
+        cr_expect_eq(match(tu_kf(kc), NULL), 0, "still matched with %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+    }
+}
+
 /* A layer norm with the GELU Inductor fused before it (bench/suite/level2/01's kernel, in place,
  * bf16): matched from the source and the ATen ops, its prologue lifted into _ln_prologue with
  * the row read once (evict_first), the weight, bias and output found, every variant through
@@ -806,13 +818,7 @@ Test(templates, layer_norm_prologue_family_from_the_source) {
          "tmp10 = tl.broadcast_to(tmp9, [XBLOCK, R0_BLOCK])\n        tmp99 = tmp10 * tmp10"},
         {"'in_ptr1': '*bf16'", "'in_ptr1': '*i64'"},
     };
-    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        a = parse_edited(text, edits[t][0], edits[t][1]);
-        kc = opt_kernel_ctx(a, 0, NULL);
-        cr_expect_eq(builtin_ln_prologue_match(tu_kf(kc), NULL), 0, "still matched with %s", edits[t][1]);
-        json_decref(kc);
-        artifact_free(a);
-    }
+    expect_edits_refused(text, edits, sizeof edits / sizeof *edits, builtin_ln_prologue_match);
     free(text);
 }
 
@@ -905,12 +911,6 @@ Test(templates, softmax_prologue_family_from_the_source) {
          "tl.store(in_ptr0 + (r0_2 + 2048*x3), tmp22, r0_mask)"},
         {"'in_ptr0': '*i1'", "'in_ptr0': '*i64'"},
     };
-    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        a = parse_edited(text, edits[t][0], edits[t][1]);
-        kc = opt_kernel_ctx(a, 0, NULL);
-        cr_expect_eq(builtin_sm_prologue_match(tu_kf(kc), NULL), 0, "still matched with %s", edits[t][1]);
-        json_decref(kc);
-        artifact_free(a);
-    }
+    expect_edits_refused(text, edits, sizeof edits / sizeof *edits, builtin_sm_prologue_match);
     free(text);
 }
