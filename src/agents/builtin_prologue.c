@@ -547,8 +547,9 @@ void builtin_ln_prologue_free(lnp_spec *sp) {
 json_t *builtin_prologue_variants(const kfacts *k) {
     json_t *v = json_array();
     long long np2 = builtin_next_pow2(kfacts_numel(k, "r0_numel"));
-    /* rows a program and warps: 4 to 64 fp32 values a thread, at most 16384 a program */
-    static const int rw[][2] = {{1, 8}, {1, 4}, {2, 8}, {1, 16}, {4, 8}, {8, 8}};
+    /* rows a program and warps: 4 to 64 fp32 values a thread, at most 16384 a program (rows of
+     * 16384: one row, 8, 16 or 32 warps) */
+    static const int rw[][2] = {{1, 8}, {1, 4}, {2, 8}, {1, 16}, {4, 8}, {8, 8}, {1, 32}};
     for (size_t i = 0; i < sizeof rw / sizeof *rw && json_array_size(v) < 5; i++) {
         long long per = rw[i][0] * np2 / (32LL * rw[i][1]);
         if (rw[i][0] * np2 > 16384 || per < 4 || per > 64) continue;
