@@ -822,6 +822,63 @@ Test(templates, layer_norm_prologue_family_from_the_source) {
     free(text);
 }
 
+/* Another shape of the layer norm family: a residual added to the GEMM's output before the GELU
+ * (a second row load in both loops, a fourth pointer): matched, the residual's load lifted (read
+ * once: evict_first), the weight and bias still found after it, every variant through gate 1. */
+Test(templates, layer_norm_prologue_with_a_residual) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level2_01_linear_gelu_layernorm_bf16_g0.py", &len);
+    static const char *const edits[][2] = {
+        {"def triton_red_fused_gelu_native_layer_norm_0(in_out_ptr0, in_ptr0, in_ptr1, xnumel",
+         "def triton_red_fused_gelu_native_layer_norm_0(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, xnumel"},
+        {"'in_ptr1': '*bf16', 'xnumel'", "'in_ptr1': '*bf16', 'in_ptr2': '*bf16', 'xnumel'"},
+        {"        tmp1 = tmp0.to(tl.float32)\n",
+         "        tmp98 = tl.load(in_ptr2 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_last', other=0.0).to(tl.float32)\n"
+         "        tmp1 = tmp0.to(tl.float32) + tmp98\n"},
+        {"        tmp18 = tmp17.to(tl.float32)\n",
+         "        tmp99 = tl.load(in_ptr2 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0).to(tl.float32)\n"
+         "        tmp18 = tmp17.to(tl.float32) + tmp99\n"},
+        {"arg0_1, arg1_1, arg2_1, arg3_1, arg4_1 = args", "arg0_1, arg1_1, arg2_1, arg3_1, arg4_1, arg5_1 = args"},
+        {".run(buf4, arg3_1, arg4_1, 196608", ".run(buf4, arg3_1, arg4_1, arg5_1, 196608"},
+    };
+    char *cur = text;
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        const char *at = strstr(cur, edits[t][0]);
+        cr_assert(at, "%s not in the fixture", edits[t][0]);
+        kbuf b = KBUF_INIT;
+        kbuf_append(&b, cur, (size_t)(at - cur));
+        kbuf_puts(&b, edits[t][1]);
+        kbuf_puts(&b, at + strlen(edits[t][0]));
+        free(cur);
+        cur = kbuf_steal(&b);
+    }
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    lnp_spec sp;
+    cr_assert_eq(builtin_ln_prologue_match(tu_kf(kc), &sp), 1);
+    cr_expect_eq(sp.nptrs, 4);
+    cr_expect_str_eq(sp.w, "in_ptr0");
+    cr_expect_str_eq(sp.b, "in_ptr1");
+    cr_expect_str_eq(sp.out, "in_out_ptr0");
+    const char *h = kbuf_str(&sp.helper);
+    cr_expect(
+        strstr(h, "def _prologue(in_out_ptr0, in_ptr0, in_ptr1, in_ptr2, xindex, r0_index, r0_mask):\n") &&
+            strstr(h,
+                   "tmp98 = tl.load(in_ptr2 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0)") &&
+            strstr(h, "tmp1 = tmp0.to(tl.float32) + tmp98\n") && strstr(h, "    return tmp9\n"),
+        "%s", h);
+    builtin_ln_prologue_free(&sp);
+    cr_expect_eq(variants_pass_gate1(
+                     a, kc, "row_layer_norm_prologue",
+                     "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"in_ptr1\", \"in_ptr2\", \"xnumel\", \"r0_numel\"]"),
+                 5);
+    json_decref(kc);
+    artifact_free(a);
+    free(cur);
+}
+
 /* The same family over plain layer norms (an empty prologue: the row's load, converted or not),
  * fp32 and bf16, output in out_ptr2; offered beside row_layer_norm. Persistent kernels (one
  * loop-free pass already) and the split statistics of long rows are not matched. */
