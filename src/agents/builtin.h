@@ -26,12 +26,12 @@
 
 typedef struct builtin_profiler_env {
     worker *w;
-    const char *profile_module; /* instrumented module (emit.h) */
-    const char *module;         /* the module itself (for Nsight Compute) */
-    const char *args;           /* its call() arguments */
+    const char *profile_module;   /* instrumented module (emit.h) */
+    const char *module;           /* the module itself (for Nsight Compute) */
+    const char *args;             /* its call() arguments */
     int reps;
-    int use_ncu;        /* add Nsight Compute counters when ncu is usable */
-    const char *python; /* python for ncu's target process (NULL: KOPT_PYTHON/python3) */
+    int use_ncu;                  /* add Nsight Compute counters when ncu is usable */
+    const char *python;           /* python for ncu's target process (NULL: KOPT_PYTHON/python3) */
 } builtin_profiler_env;
 
 agent *builtin_profiler_new(const builtin_profiler_env *env);
@@ -39,7 +39,7 @@ agent *builtin_analyst_new(void);
 agent *builtin_planner_new(void);
 agent *builtin_executor_new(void);
 agent *builtin_summarizer_new(void);
-agent *builtin_new(agent_role role); /* profiler excluded (needs its env): NULL */
+agent *builtin_new(agent_role role);   /* profiler excluded (needs its env): NULL */
 /* The common part of the constructors: a "builtin" agent of `role` with vtable vt and impl. */
 agent *builtin_agent(agent_role role, const agent_vtable *vt, void *impl);
 
@@ -236,18 +236,18 @@ int builtin_group_stats_act(const kfacts *k, const kplan *plan, json_t **out, ke
  * is the online softmax's, the second loop stores exp(x - max) / sum. The prologue's lines
  * become a jit function _prologue(pointers..., xindex, r0_index, r0_mask) in the candidate;
  * templates row_layer_norm_prologue and row_softmax_prologue. The matchers: 1 and *sp filled
- * (sp may be NULL; a filled one is released with builtin_ln_prologue_free; w and b NULL for a
+ * (sp may be NULL; a filled one is released with builtin_prologue_free; w and b NULL for a
  * softmax), else 0. */
-typedef struct lnp_spec {
+typedef struct prologue_spec {
     const char *ptrs[8]; /* the pointer parameters, in order (borrowed from the kfacts) */
     size_t nptrs;
     const char *w, *b, *out; /* the weight, bias and output pointers (borrowed) */
     double eps;
     kbuf helper; /* owned: the _prologue function's text */
-} lnp_spec;
-int builtin_ln_prologue_match(const kfacts *k, lnp_spec *sp);
-int builtin_sm_prologue_match(const kfacts *k, lnp_spec *sp);
-void builtin_ln_prologue_free(lnp_spec *sp);
+} prologue_spec;
+int builtin_ln_prologue_match(const kfacts *k, prologue_spec *sp);
+int builtin_sm_prologue_match(const kfacts *k, prologue_spec *sp);
+void builtin_prologue_free(prologue_spec *sp);
 /* Either family's variants ({"rows", "num_warps"}) and candidates. */
 json_t *builtin_prologue_variants(const kfacts *k);
 int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);

@@ -41,9 +41,9 @@ typedef struct pro_scan {
     long long rn;
     pro_line *ls; /* owned */
     size_t n;
-    size_t loop1, loop2, a0, a1, b0, b1; /* the loops' heads, their bodies after the index lines */
-    size_t bcast;                        /* loop 1's `tmpB = tl.broadcast_to(tmpV, ..)` */
-    char r0v[16], xrow[16];              /* the reduction index's name; the x defined as xindex */
+    size_t loop2, a0, a1, b0, b1; /* loop 2's head; the loops' bodies after their index lines */
+    size_t bcast;                 /* loop 1's `tmpB = tl.broadcast_to(tmpV, ..)` */
+    char r0v[16], xrow[16];       /* the reduction index's name; the x defined as xindex */
     char xv[PRO_MAX_X][16];
     size_t nx;
     pro_load l1[PRO_MAX_LOADS];
@@ -260,7 +260,6 @@ static int scan_kernel(const kfacts *k, pro_scan *s) {
         if (!nl && starts(&ls[i], "rbase = r0_base")) rbase = i;
     }
     if (nl != 2 || !rbase) goto fail;
-    s->loop1 = loops[0];
     s->loop2 = loops[1];
     if (loop_body(s, loops[0], &s->a0, &s->a1) || loop_body(s, loops[1], &s->b0, &s->b1) || s->a1 > loops[1]) goto fail;
     /* the x index definitions between rbase and the first loop: over xindex alone */
@@ -401,12 +400,20 @@ static int used_with(const pro_line *ls, size_t from, size_t to, const char *v, 
     return 0;
 }
 
-/* The helper function's text from a scan. */
-static void helper_text(const pro_scan *s, kbuf *out) {
-    *out = (kbuf)KBUF_INIT;
-    kbuf_puts(out, "@triton.jit\ndef _prologue(");
-    for (size_t p = 0; p < s->nptrs; p++) kbuf_printf(out, "%s, ", s->ptrs[p]);
-    kbuf_printf(out, "xindex, r0_index, r0_mask):\n%s    return %s\n", kbuf_str(&s->body), s->res);
+/* A matcher's end: where it matched (ok) and the caller wants the spec, *out = *sp with the
+ * scan's pointers and the _prologue function's text; the scan released either way. */
+static int scan_finish(pro_scan *s, int ok, prologue_spec *sp, prologue_spec *out) {
+    if (ok && out) {
+        memcpy(sp->ptrs, s->ptrs, sizeof sp->ptrs);
+        sp->nptrs = s->nptrs;
+        sp->helper = (kbuf)KBUF_INIT;
+        kbuf_puts(&sp->helper, "@triton.jit\ndef _prologue(");
+        for (size_t p = 0; p < s->nptrs; p++) kbuf_printf(&sp->helper, "%s, ", s->ptrs[p]);
+        kbuf_printf(&sp->helper, "xindex, r0_index, r0_mask):\n%s    return %s\n", kbuf_str(&s->body), s->res);
+        *out = *sp;
+    }
+    scan_free(s);
+    return ok;
 }
 
 /* scan_kernel, then whether loop 1 goes on after its broadcast with exactly: a call of `call`
@@ -427,7 +434,7 @@ static int scan_with_update(const kfacts *k, pro_scan *s, const char *call, cons
     return ok ? 0 : -1;
 }
 
-int builtin_ln_prologue_match(const kfacts *k, lnp_spec *out) {
+int builtin_ln_prologue_match(const kfacts *k, prologue_spec *out) {
     if (!kf_strs_has(&k->aten_ops, "aten.native_layer_norm")) return 0;
     pro_scan s; /* the Welford update of the broadcast (its first argument) */
     if (scan_with_update(k, &s, "triton_helpers.welford_reduce(", "%s, ")) return 0;
@@ -436,7 +443,7 @@ int builtin_ln_prologue_match(const kfacts *k, lnp_spec *out) {
     /* loop 2: loop 1's loads in order, then the weight and the bias at the reduction index */
     pro_load l2[PRO_MAX_LOADS + 2];
     size_t n2 = 0, m = 0;
-    lnp_spec sp = {.nptrs = 0};
+    prologue_spec sp = {.nptrs = 0};
     const char *wv = NULL, *bv = NULL;
     ok = ok && !scan_loop2(k, &s, l2, PRO_MAX_LOADS + 2, &n2, &sp.out) && n2 == s.n1 + 2;
     for (size_t j = 0; ok && j < n2; j++) {
@@ -464,17 +471,10 @@ int builtin_ln_prologue_match(const kfacts *k, lnp_spec *out) {
     sp.eps = ok ? builtin_find_eps(kbuf_str(&l2t)) : 0;
     kbuf_free(&l2t);
     ok = ok && sp.eps > 0;
-    if (ok && out) {
-        memcpy(sp.ptrs, s.ptrs, sizeof sp.ptrs);
-        sp.nptrs = s.nptrs;
-        helper_text(&s, &sp.helper);
-        *out = sp;
-    }
-    scan_free(&s);
-    return ok;
+    return scan_finish(&s, ok, &sp, out);
 }
 
-int builtin_sm_prologue_match(const kfacts *k, lnp_spec *out) {
+int builtin_sm_prologue_match(const kfacts *k, prologue_spec *out) {
     if (!kf_strs_has(&k->aten_ops, "aten._softmax") || kf_strs_has(&k->aten_ops, "aten._log_softmax")) return 0;
     pro_scan s; /* the online softmax's update of the broadcast (its third argument) */
     if (scan_with_update(k, &s, "triton_helpers.online_softmax_combine(", ", %s, False")) return 0;
@@ -500,7 +500,7 @@ int builtin_sm_prologue_match(const kfacts *k, lnp_spec *out) {
     /* loop 2: loop 1's loads in order; x - max, its exponential, over the sum */
     pro_load l2[PRO_MAX_LOADS];
     size_t n2 = 0;
-    lnp_spec sp = {.nptrs = 0};
+    prologue_spec sp = {.nptrs = 0};
     ok = ok && !scan_loop2(k, &s, l2, PRO_MAX_LOADS, &n2, &sp.out) && n2 == s.n1;
     for (size_t j = 0; ok && j < n2; j++) ok = same_load(&l2[j], &s.l1[j]);
     int sub = 0, ex = 0, div = 0;
@@ -529,18 +529,10 @@ int builtin_sm_prologue_match(const kfacts *k, lnp_spec *out) {
         if (ex && rl == strlen(pat) && !strncmp(r, pat, rl)) div = 1;
     }
     ok = ok && sub && ex && div;
-    if (ok && out) {
-        memcpy(sp.ptrs, s.ptrs, sizeof sp.ptrs);
-        sp.nptrs = s.nptrs;
-        sp.w = sp.b = NULL;
-        helper_text(&s, &sp.helper);
-        *out = sp;
-    }
-    scan_free(&s);
-    return ok;
+    return scan_finish(&s, ok, &sp, out);
 }
 
-void builtin_ln_prologue_free(lnp_spec *sp) {
+void builtin_prologue_free(prologue_spec *sp) {
     if (sp) kbuf_free(&sp->helper);
 }
 
@@ -559,7 +551,7 @@ json_t *builtin_prologue_variants(const kfacts *k) {
 }
 
 int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
-    lnp_spec sp;
+    prologue_spec sp;
     int ln = plan->tmpl == KF_ROW_LN_PROLOGUE;
     const char *tmpl = ln ? "row_layer_norm_prologue" : "row_softmax_prologue";
     if (!(ln ? builtin_ln_prologue_match(k, &sp) : builtin_sm_prologue_match(k, &sp)))
@@ -598,7 +590,7 @@ int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
         kbuf_free(&t);
         kbuf_free(&label);
     }
-    builtin_ln_prologue_free(&sp);
+    builtin_prologue_free(&sp);
     if (rc) {
         json_decref(cands);
         return rc;

@@ -51,7 +51,9 @@
 #include "util/log.h"
 
 /* The declared Triton type of runtime parameter i ("*fp32", "i32"), or "". */
-static const char *param_type(const kfacts *k, size_t i) { return kfacts_param_type(k, kfacts_runtime(k, i)); }
+static const char *param_type(const kfacts *k, size_t i) {
+    return kfacts_param_type(k, kfacts_runtime(k, i));
+}
 
 /* Whether pointer type t is of the rows the online-statistics templates read: fp32, fp16, bf16. */
 static int float_rows(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*bf16") || !strcmp(t, "*fp16"); }
@@ -84,30 +86,25 @@ static int split_tail(const char *tail, split_info *si) {
     int n = 0;
     const char *p = builtin_next_line(tail, line, sizeof line);
     if (!strncmp(line, "    tmp", 7) && strstr(line, " = triton_helpers.welford(")) {
-        if (sscanf(line,
-                   "    %31[a-z0-9_], %31[a-z0-9_], %31[a-z0-9_] = triton_helpers.welford(%31[a-z0-9_], %31[a-z0-9_], "
-                   "%31[a-z0-9_], 1)%n",
-                   a, b, c, m, m2, w, &n) != 6 ||
-            line[n])
+        if (sscanf(line, "    %31[a-z0-9_], %31[a-z0-9_], %31[a-z0-9_] = triton_helpers.welford(%31[a-z0-9_], %31[a-z0-9_], "
+                         "%31[a-z0-9_], 1)%n", a, b, c, m, m2, w, &n) != 6 || line[n])
             return 0;
-        size_t bl = strlen(m) - 5; /* "<acc>_mean" */
-        if (strlen(m) < 6 || strcmp(m + bl, "_mean") || strncmp(m2, m, bl) || strcmp(m2 + bl, "_m2") ||
-            strncmp(w, m, bl) || strcmp(w + bl, "_weight"))
+        size_t bl = strlen(m) - 5;   /* "<acc>_mean" */
+        if (strlen(m) < 6 || strcmp(m + bl, "_mean") || strncmp(m2, m, bl) || strcmp(m2 + bl, "_m2") || strncmp(w, m, bl) ||
+            strcmp(w + bl, "_weight"))
             return 0;
         const char *parts[3] = {a, b, c};
-        for (int i = 0; i < 3; i++) { /* tmpX = tmpA[:, None] */
+        for (int i = 0; i < 3; i++) {   /* tmpX = tmpA[:, None] */
             char lhs[32], rhs[32];
             p = builtin_next_line(p, line, sizeof line);
-            if (sscanf(line, "    %31[a-z0-9_] = %31[a-z0-9_][:, None]%n", lhs, rhs, &n) != 2 || line[n] ||
-                strcmp(rhs, parts[i]))
+            if (sscanf(line, "    %31[a-z0-9_] = %31[a-z0-9_][:, None]%n", lhs, rhs, &n) != 2 || line[n] || strcmp(rhs, parts[i]))
                 return 0;
             snprintf(si->res[i], sizeof si->res[i], "%s", lhs);
         }
         snprintf(si->op, sizeof si->op, "welford");
         si->nout = 3;
     } else {
-        static const char *const ops[][2] = {
-            {"triton_helpers.max2(", "max"}, {"triton_helpers.min2(", "min"}, {"tl.sum(", "sum"}};
+        static const char *const ops[][2] = {{"triton_helpers.max2(", "max"}, {"triton_helpers.min2(", "min"}, {"tl.sum(", "sum"}};
         char res[32], acc[64];
         size_t o;
         for (o = 0; o < 3; o++) {
@@ -137,7 +134,7 @@ static int split_match(const kfacts *k, split_info *si) {
     long long rn = kfacts_numel(k, "r0_numel");
     const kf_strs *ce = &k->constexprs;
     if (!src || k->kind != ART_K_REDUCTION || (grid && strcmp(grid, "Grid1D"))) return 0;
-    if (xn <= 0 || xn > 4096 || rn < 16384) return 0; /* few, long reductions only */
+    if (xn <= 0 || xn > 4096 || rn < 16384) return 0;   /* few, long reductions only */
     if (ce->n != 2 || strcmp(ce->v[0], "XBLOCK") || strcmp(ce->v[1], "R0_BLOCK")) return 0;
     int nout = 0;
     for (size_t i = 0; i < k->runtime.n; i++) {
@@ -147,8 +144,7 @@ static int split_match(const kfacts *k, split_info *si) {
     }
     static const char *const loop = "    for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n";
     const char *at = strstr(src, loop);
-    if (!at || builtin_count(src, "for ") != 1 || !strstr(src, "    x3 = xindex\n") ||
-        !strstr(src, "R0_BLOCK : tl.constexpr):\n"))
+    if (!at || builtin_count(src, "for ") != 1 || !strstr(src, "    x3 = xindex\n") || !strstr(src, "R0_BLOCK : tl.constexpr):\n"))
         return 0;
     /* the loop body: lines indented by 8; the tail starts at the first line indented by 4 */
     const char *tail = builtin_block_end(at + strlen(loop));
@@ -167,9 +163,7 @@ static int split_match(const kfacts *k, split_info *si) {
         }
     } else {
         snprintf(init, sizeof init, "    _%s = tl.full([XBLOCK, R0_BLOCK], %s, tl.float32)\n", si->res[0],
-                 !strcmp(si->op, "max")   ? "float(\"-inf\")"
-                 : !strcmp(si->op, "min") ? "float(\"inf\")"
-                                          : "0");
+                 !strcmp(si->op, "max") ? "float(\"-inf\")" : !strcmp(si->op, "min") ? "float(\"inf\")" : "0");
         if (!strstr(src, init)) return 0;
     }
     return 1;
@@ -184,9 +178,9 @@ static kfamily prologue_family(const kfacts *k) {
 kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     kfamily region = builtin_region_match(k);
     if (region != KF_NONE) return region;
-    pool_spec ps; /* Inductor's own pooling kernel, known from its FX graph (any kernel kind) */
+    pool_spec ps;   /* Inductor's own pooling kernel, known from its FX graph (any kernel kind) */
     if (builtin_pool_match(k, &ps) && ps.kernel) return builtin_pool_family(&ps);
-    gs_spec gs; /* group-norm statistics over channels-last data (FX graph and loads) */
+    gs_spec gs;   /* group-norm statistics over channels-last data (FX graph and loads) */
     if (builtin_group_stats_match(k, &gs)) return KF_CL_GROUP_STATS;
     const kf_strs *aten = &k->aten_ops;
     const char *src = k->source;
@@ -201,8 +195,8 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
                     : split_match(k, &si)          ? KF_SPLIT_MORE
                                                    : KF_NONE;
     char rows[64];
-    snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn); /* contiguous rows of r0_numel */
-    if (!strstr(src, rows)) {                            /* other index names: a row family with a prologue still may */
+    snprintf(rows, sizeof rows, "(r0_1 + %lld*x0)", rn);   /* contiguous rows of r0_numel */
+    if (!strstr(src, rows)) {   /* other index names: a row family with a prologue still may match */
         kfamily pf = prologue_family(k);
         return pf != KF_NONE ? pf : split;
     }
@@ -216,8 +210,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
         int of = !strcmp(lo, "in_out_ptr0");
         const char *lse[] = {of ? lo : "in_ptr0", of ? "in_ptr0" : lo, "xnumel", "r0_numel"};
         const char *ti = kfacts_param_type(k, "in_ptr0");
-        if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, kfacts_param_type(k, lo)))
-            return KF_ROW_LOGSUMEXP;
+        if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, kfacts_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
     }
     /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
@@ -227,8 +220,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
      * the scan would add its ops), one load, one store, an add combine function */
     if (builtin_params_are(k, one, 4) && aten->n == 1 && kf_strs_find(aten, "aten.cumsum") &&
         strstr(src, "tl.associative_scan(") && strstr(src, "'num_load': 1, 'num_store': 1") &&
-        strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") &&
-        !strcmp(param_type(k, 1), "*fp32"))
+        strstr(src, "tmp0 = arg0_0 + arg1_0") && !strcmp(param_type(k, 0), "*fp32") && !strcmp(param_type(k, 1), "*fp32"))
         return KF_ROW_CUMSUM;
     /* rows too long for one program that Inductor reads twice get the one-read kernels over row
      * segments (at most 132 segments of 32K a row: one GPU) */
@@ -268,7 +260,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
             return np == 1 ? KF_ROW_SPLIT_L1_NORMALIZE : KF_ROW_SPLIT_L2_NORMALIZE;
         }
     }
-    if (rn > 16384) return split; /* the one-pass templates hold the whole row in registers */
+    if (rn > 16384) return split;   /* the one-pass templates hold the whole row in registers */
     if (builtin_params_are(k, one, 4) && kf_strs_find(aten, "aten._log_softmax")) return KF_ROW_LOG_SOFTMAX;
     if (builtin_params_are(k, one, 4) && kf_strs_find(aten, "aten._softmax")) return KF_ROW_SOFTMAX;
     if (builtin_params_are(k, ln, 6) && kf_strs_find(aten, "aten.native_layer_norm")) {
@@ -320,8 +312,8 @@ static json_t *stats_variants(const kfacts *k) {
     for (size_t i = 0; i < sizeof rows_warps / sizeof rows_warps[0]; i++) {
         long long chunk = rows_warps[i][0] * vec * 32 * rows_warps[i][1];
         if (chunk > np2 || chunk > 16384) continue;
-        json_array_append_new(v, json_pack("{s:I, s:I, s:i}", "chunk", (json_int_t)chunk, "rows",
-                                           (json_int_t)rows_warps[i][0], "num_warps", rows_warps[i][1]));
+        json_array_append_new(v, json_pack("{s:I, s:I, s:i}", "chunk", (json_int_t)chunk, "rows", (json_int_t)rows_warps[i][0],
+                                           "num_warps", rows_warps[i][1]));
     }
     return v;
 }
@@ -334,7 +326,7 @@ json_t *builtin_rewrite_variants(kfamily f, const kfacts *k) {
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
     if (f == KF_ROW_LN_PROLOGUE || f == KF_ROW_SM_PROLOGUE) return builtin_prologue_variants(k);
     if (kfamily_is_region(f) || kfamily_is_row_split(f)) return builtin_region_variants(f, k);
-    if (f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP) return stats_variants(k); /* row_online_stats.part */
+    if (f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP) return stats_variants(k);   /* row_online_stats.part */
     if (f == KF_ROW_CUMSUM) {
         static const int chunk_warps[][2] = {{2048, 4}, {4096, 8}, {8192, 8}, {8192, 16}};
         return chunk_variants(k, chunk_warps, sizeof chunk_warps / sizeof chunk_warps[0]);
@@ -369,8 +361,8 @@ json_t *builtin_rewrite_variants(kfamily f, const kfacts *k) {
 
 /* The split_more candidate: Inductor's body over sub-ranges of r0 into scratch (grid axis 1),
  * then a combine kernel. 0, or -1 when the source does not have the expected lines. */
-static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, long long nsub, long long sub,
-                             long long rb, int nw) {
+static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, long long nsub, long long sub, long long rb,
+                             int nw) {
     long long np2 = builtin_next_pow2(nsub);
     const char *src = k->jit_source;
     const char *name = k->name;
@@ -380,8 +372,7 @@ static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, lon
         char from[96], to[128];
         if (i == -2) {
             snprintf(from, sizeof from, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):\n");
-            snprintf(to, sizeof to,
-                     "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):\n");
+            snprintf(to, sizeof to, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):\n");
         } else if (i == -1) {
             snprintf(from, sizeof from, "R0_BLOCK : tl.constexpr):\n");
             snprintf(to, sizeof to, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):\n");
@@ -389,10 +380,7 @@ static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, lon
             snprintf(from, sizeof from, "tl.store(out_ptr%d + (x3), %s, xmask)", i, si->res[i]);
             snprintf(to, sizeof to, "tl.store(out_ptr%d + ((x3) * NSUB + tl.program_id(1)), %s, xmask)", i, si->res[i]);
         }
-        if (kbuf_replace_first(&body, from, to)) {
-            kbuf_free(&body);
-            return -1;
-        }
+        if (kbuf_replace_first(&body, from, to)) { kbuf_free(&body); return -1; }
     }
     /* the plan: every runtime parameter, out_ptrI replaced by scratchI for the first kernel;
      * scratch of each output's dtype */
@@ -414,8 +402,8 @@ static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, lon
             kbuf_free(&body);
             return -1;
         }
-        kbuf_printf(&scratch, "%s{\"name\": \"scratch%d\", \"shape\": [\"xnumel * %lld\"], \"dtype\": \"%s\"}",
-                    j ? ",\n                " : "", j, nsub, dt);
+        kbuf_printf(&scratch, "%s{\"name\": \"scratch%d\", \"shape\": [\"xnumel * %lld\"], \"dtype\": \"%s\"}", j ? ",\n                " : "",
+                    j, nsub, dt);
     }
     builtin_plan_source(body.data, s);
     /* the combine kernel is a template file (templates/kernels/split_combine.py.tmpl) */
@@ -439,20 +427,16 @@ static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, lon
         kbuf_free(&body);
         return -1;
     }
-    kbuf_printf(s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"scratch\": [%s],\n", kbuf_str(&params),
-                kbuf_str(&scratch));
-    kbuf_printf(s,
-                "    \"launches\": [\n        {\"kernel\": \"%s\", \"grid\": [\"xnumel\", %lld], \"args\": [%s],\n"
-                "         \"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": %lld, \"SUB\": %lld, \"NSUB\": %lld}, "
-                "\"num_warps\": %d, \"num_stages\": 1},\n",
+    kbuf_printf(s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"scratch\": [%s],\n", kbuf_str(&params), kbuf_str(&scratch));
+    kbuf_printf(s, "    \"launches\": [\n        {\"kernel\": \"%s\", \"grid\": [\"xnumel\", %lld], \"args\": [%s],\n"
+                   "         \"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": %lld, \"SUB\": %lld, \"NSUB\": %lld}, "
+                   "\"num_warps\": %d, \"num_stages\": 1},\n",
                 name, nsub, kbuf_str(&first), rb, sub, nsub, nw);
     kbuf_puts(s, "        {\"kernel\": \"_combine_partials\", \"grid\": [\"cdiv(xnumel, 64)\"], \"args\": [");
     for (int j = 0; j < si->nout; j++) kbuf_printf(s, "\"scratch%d\", ", j);
     for (int j = 0; j < si->nout; j++) kbuf_printf(s, "\"out_ptr%d\", ", j);
-    kbuf_printf(
-        s,
-        "\"xnumel\"],\n         \"constexprs\": {\"NSUB\": %lld, \"NP2\": %lld, \"XB\": 64}, \"num_warps\": 2},\n    ],\n}\n",
-        nsub, np2);
+    kbuf_printf(s, "\"xnumel\"],\n         \"constexprs\": {\"NSUB\": %lld, \"NP2\": %lld, \"XB\": 64}, \"num_warps\": 2},\n    ],\n}\n",
+                nsub, np2);
     kbuf_free(&params);
     kbuf_free(&first);
     kbuf_free(&scratch);
@@ -461,7 +445,7 @@ static int split_more_source(kbuf *s, const kfacts *k, const split_info *si, lon
 }
 
 typedef struct inorm_info {
-    long long channels; /* row r takes weight and bias r % channels */
+    long long channels;   /* row r takes weight and bias r % channels */
     int affine;
 } inorm_info;
 
@@ -472,59 +456,48 @@ static int row_template(kbuf *s, kfamily f, const char *out, double eps, const i
     if (f == KF_ROW_LOGSUMEXP) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
                        {.name = "OUT_FIRST", .type = TPL_BOOL, .b = !strcmp(out, "in_out_ptr0")},
-                       {.name = "CHUNK", .type = TPL_INT, .i = chunk},
-                       {.name = "ROWS", .type = TPL_INT, .i = rows},
+                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_logsumexp", a, 5, s, e);
     }
     if (f == KF_ROW_SPLIT_INSTANCE_NORM) {
         long long ch = in->channels;
         int aff = in->affine;
-        tpl_arg a[] = {
-            {.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
-            {.name = "C", .type = TPL_INT, .i = ch},          {.name = "EPS", .type = TPL_FLOAT, .f = eps},
-            {.name = "AFFINE", .type = TPL_BOOL, .b = aff},   {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "C", .type = TPL_INT, .i = ch},           {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+                       {.name = "AFFINE", .type = TPL_BOOL, .b = aff},    {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_instance_norm", a, 6, s, e);
     }
     if (f == KF_ROW_SPLIT_LAYER_NORM) {
-        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
-                       {.name = "SEG", .type = TPL_INT, .i = seg},
-                       {.name = "EPS", .type = TPL_FLOAT, .f = eps},
-                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "EPS", .type = TPL_FLOAT, .f = eps}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_layer_norm", a, 4, s, e);
     }
     if (f == KF_ROW_SPLIT_L1_NORMALIZE || f == KF_ROW_SPLIT_L2_NORMALIZE) {
-        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
-                       {.name = "SEG", .type = TPL_INT, .i = seg},
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "P", .type = TPL_INT, .i = f == KF_ROW_SPLIT_L1_NORMALIZE ? 1 : 2},
-                       {.name = "EPS", .type = TPL_FLOAT, .f = eps},
-                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+                       {.name = "EPS", .type = TPL_FLOAT, .f = eps}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_normalize", a, 5, s, e);
     }
-    if (kfamily_is_row_split(f)) { /* the softmax and log-softmax */
-        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
-                       {.name = "SEG", .type = TPL_INT, .i = seg},
+    if (kfamily_is_row_split(f)) {   /* the softmax and log-softmax */
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "LOG", .type = TPL_BOOL, .b = f == KF_ROW_SPLIT_LOG_SOFTMAX},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_split_softmax", a, 4, s, e);
     }
     if (f == KF_ROW_CUMSUM) {
-        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
-                       {.name = "CHUNK", .type = TPL_INT, .i = chunk},
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "CHUNK", .type = TPL_INT, .i = chunk},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_cumsum", a, 3, s, e);
     }
     if (f == KF_ROW_SOFTMAX_STATS) {
-        tpl_arg a[] = {{.name = "MAX", .type = TPL_IDENT, .ident = "out_ptr0"},
-                       {.name = "SUM", .type = TPL_IDENT, .ident = "out_ptr1"},
-                       {.name = "CHUNK", .type = TPL_INT, .i = chunk},
-                       {.name = "ROWS", .type = TPL_INT, .i = rows},
+        tpl_arg a[] = {{.name = "MAX", .type = TPL_IDENT, .ident = "out_ptr0"}, {.name = "SUM", .type = TPL_IDENT, .ident = "out_ptr1"},
+                       {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_softmax_stats", a, 5, s, e);
     }
     if (f == KF_ROW_LAYER_NORM) {
-        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
-                       {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+        tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         return template_render("row_layer_norm", a, 3, s, e);
     }
@@ -549,7 +522,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     if (f == KF_NONE || (first != f && builtin_rewrite_second(k, first) != f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template %s does not apply to this kernel", tmpl ? tmpl : "?");
     inorm_info in = {1, 0};
-    if (f == KF_ROW_SPLIT_INSTANCE_NORM) { /* matched above: its channels, once */
+    if (f == KF_ROW_SPLIT_INSTANCE_NORM) {   /* matched above: its channels, once */
         double ie = 0;
         builtin_instance_norm_match(k, &ie, &in.channels, &in.affine);
     }
@@ -561,13 +534,13 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);
     split_info si;
-    if (split) split_match(k, &si); /* matched above */
+    if (split) split_match(k, &si);   /* matched above */
     json_t *cands = json_array();
-    for (size_t i = 0; i < plan->nvar; i++) { /* the variants, or an older plan's "num_warps": [..] */
+    for (size_t i = 0; i < plan->nvar; i++) {   /* the variants, or an older plan's "num_warps": [..] */
         const kp_variant *v = &plan->var[i];
         int nw = (int)v->num_warps;
         long long chunk = v->chunk, rows = v->rows, nsub = v->nsub, sub = v->sub, rb = v->r0_block, seg = v->seg;
-        if (nw <= 0 || nw > 32 || (nw & (nw - 1))) continue; /* warps: a power of two */
+        if (nw <= 0 || nw > 32 || (nw & (nw - 1))) continue;   /* warps: a power of two */
         /* split rows: a power-of-two segment, at most 132 of them a row */
         if (rowsplit && (seg < 1024 || seg > 65536 || (seg & (seg - 1)) || (rn + seg - 1) / seg > 132)) continue;
         if ((cumsum || stats) && (chunk < 16 || chunk > 16384 || (chunk & (chunk - 1)))) continue;
@@ -581,8 +554,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         json_t *cfg = json_pack("{s:s, s:i}", "template", tmpl, "num_warps", nw);
         if (split) {
-            kbuf_printf(&label,
-                        "split_more: %s over %lld sub-ranges of %lld (R0_BLOCK=%lld num_warps=%d), combined in order",
+            kbuf_printf(&label, "split_more: %s over %lld sub-ranges of %lld (R0_BLOCK=%lld num_warps=%d), combined in order",
                         si.op, nsub, sub, rb, nw);
             json_object_set_new(cfg, "nsub", json_integer(nsub));
             json_object_set_new(cfg, "sub", json_integer(sub));
@@ -592,22 +564,19 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
             json_object_set_new(cfg, "chunk", json_integer(chunk));
         } else if (stats) {
             kbuf_printf(&label, "%s: max and sum of exponentials in one read, chunks of %lld", tmpl, chunk);
-            if (rows > 1)
-                kbuf_printf(&label, " as %lld x %lld tiles (a lane's max updated once a tile)", rows, chunk / rows);
+            if (rows > 1) kbuf_printf(&label, " as %lld x %lld tiles (a lane's max updated once a tile)", rows, chunk / rows);
             kbuf_printf(&label, " with per-lane running statistics, num_warps=%d", nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
             json_object_set_new(cfg, "rows", json_integer(rows));
         } else if (rowsplit) {
-            kbuf_printf(&label,
-                        "%s: one read, rows cut into segments of %lld held in registers, partials exchanged between "
-                        "programs, num_warps=%d",
-                        tmpl, seg, nw);
+            kbuf_printf(&label, "%s: one read, rows cut into segments of %lld held in registers, partials exchanged between "
+                        "programs, num_warps=%d", tmpl, seg, nw);
             json_object_set_new(cfg, "seg", json_integer(seg));
         } else {
             kbuf_printf(&label, "one-pass %s, whole row in registers, num_warps=%d", tmpl, nw);
         }
-        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", k->name,
-                    kbuf_str(&label));
+        kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
+                    k->name, kbuf_str(&label));
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
@@ -618,17 +587,14 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
             json_decref(cands);
             return e->code;
         }
-        if (ok)
-            json_array_append_new(
-                cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
+        if (ok) json_array_append_new(cands, json_pack("{s:s, s:O, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
         json_decref(cfg);
         kbuf_free(&s);
         kbuf_free(&label);
     }
     return builtin_candidates_answer(cands, tmpl,
-                                     cumsum || stats
-                                         ? "num_warps a power of two <= 32, chunk a power of two in [16, 16384], "
-                                           "rows a power of two <= 64 leaving 16 lanes or more"
-                                         : "num_warps a power of two <= 32",
+                                     cumsum || stats ? "num_warps a power of two <= 32, chunk a power of two in [16, 16384], "
+                                                       "rows a power of two <= 64 leaving 16 lanes or more"
+                                                     : "num_warps a power of two <= 32",
                                      out, e);
 }

@@ -14,8 +14,8 @@
 typedef struct tpl_decl {
     char name[64];
     tpl_type type;
-    int digits;         /* TPL_FLOAT: significant digits (17, or 9 for "float9") */
-    const tpl_arg *arg; /* the value supplied for it */
+    int digits;           /* TPL_FLOAT: significant digits (17, or 9 for "float9") */
+    const tpl_arg *arg;   /* the value supplied for it */
 } tpl_decl;
 
 typedef struct tpl {
@@ -57,13 +57,9 @@ static int header_param(tpl *t, const char *p, const char *end) {
     snprintf(d->name, sizeof d->name, "%s", name);
     if (!strcmp(type, "ident")) d->type = TPL_IDENT;
     else if (!strcmp(type, "int")) d->type = TPL_INT;
-    else if (!strcmp(type, "float")) {
-        d->type = TPL_FLOAT;
-        d->digits = 17;
-    } else if (!strcmp(type, "float9")) {
-        d->type = TPL_FLOAT;
-        d->digits = 9;
-    } else if (!strcmp(type, "bool")) d->type = TPL_BOOL;
+    else if (!strcmp(type, "float")) { d->type = TPL_FLOAT; d->digits = 17; }
+    else if (!strcmp(type, "float9")) { d->type = TPL_FLOAT; d->digits = 9; }
+    else if (!strcmp(type, "bool")) d->type = TPL_BOOL;
     else if (!strcmp(type, "idents")) d->type = TPL_IDENTS;
     else return tpl_fail(t, "unknown parameter type: ", type);
     return 0;
@@ -76,8 +72,7 @@ static int bind(tpl *t, const tpl_arg *args, size_t nargs) {
         if (!d) return tpl_fail(t, "a value for an undeclared parameter: ", args[i].name);
         if (d->arg) return tpl_fail(t, "two values for parameter ", args[i].name);
         if (d->type != args[i].type) return tpl_fail(t, "a value of the wrong type for parameter ", args[i].name);
-        if (d->type == TPL_IDENT && !is_ident(args[i].ident))
-            return tpl_fail(t, "not an identifier, for parameter ", args[i].name);
+        if (d->type == TPL_IDENT && !is_ident(args[i].ident)) return tpl_fail(t, "not an identifier, for parameter ", args[i].name);
         if (d->type == TPL_IDENTS) {
             if (!args[i].nidents || !args[i].idents) return tpl_fail(t, "an empty list, for parameter ", args[i].name);
             for (size_t j = 0; j < args[i].nidents; j++)
@@ -117,10 +112,7 @@ static int directive(const char *p, const char *end, const char **nm, size_t *nl
 static int emit_line(tpl *t, const char *p, const char *end, kbuf *out) {
     while (p < end) {
         const char *o = strstr(p, "{{");
-        if (!o || o >= end) {
-            kbuf_append(out, p, (size_t)(end - p));
-            break;
-        }
+        if (!o || o >= end) { kbuf_append(out, p, (size_t)(end - p)); break; }
         kbuf_append(out, p, (size_t)(o - p));
         const char *c = strstr(o, "}}");
         if (!c || c >= end) return tpl_fail(t, "unclosed {{", NULL);
@@ -204,8 +196,7 @@ int template_render_text(const char *name, const char *text, size_t len, const t
         const char *le = nl ? nl : end;
         if (!strncmp(p, "#@ template ", 12)) {
             size_t n = (size_t)(le - p - 12);
-            if (n != strlen(name) || strncmp(p + 12, name, n))
-                return tpl_fail(&t, "the header names another template", NULL);
+            if (n != strlen(name) || strncmp(p + 12, name, n)) return tpl_fail(&t, "the header names another template", NULL);
             named = 1;
         } else if (!strncmp(p, "#@ param ", 9)) {
             if (header_param(&t, p + 9, le)) return e->code;
@@ -253,8 +244,7 @@ int template_render_text(const char *name, const char *text, size_t len, const t
 }
 
 int template_render(const char *name, const tpl_arg *args, size_t nargs, kbuf *out, kerr *e) {
-    if (!is_ident(name))
-        return kerr_set(e, KOPT_E_INTERNAL, "template name %s is not an identifier", name ? name : "(null)");
+    if (!is_ident(name)) return kerr_set(e, KOPT_E_INTERNAL, "template name %s is not an identifier", name ? name : "(null)");
     char *root = fs_kopt_root();
     char *rel = kasprintf("templates/kernels/%s.py.tmpl", name);
     char *path = fs_join(root, rel);

@@ -49,23 +49,20 @@ Test(agents, planner_round0_rewrite_first_then_valid_configs) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
     agent *p = builtin_planner_new();
-    json_t *ctx =
-        json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
+    json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
     json_t *out = act(p, ctx);
     const json_t *plans = json_object_get(out, "plans");
     cr_assert_eq(json_array_size(plans), 2, "%s", json_dumps(out, 0));
     cr_expect_str_eq(json_string_value(json_object_get(json_array_get(plans, 0), "direction")), "rewrite");
-    cr_expect_str_eq(
-        json_string_value(json_object_get(json_object_get(json_array_get(plans, 0), "params"), "template")),
-        "row_log_softmax");
+    cr_expect_str_eq(json_string_value(json_object_get(json_object_get(json_array_get(plans, 0), "params"), "template")),
+                     "row_log_softmax");
     const json_t *cfgs = json_object_get(json_object_get(json_array_get(plans, 1), "params"), "configs");
     cr_assert(json_array_size(cfgs) > 4 && json_array_size(cfgs) <= 16);
     size_t i;
     json_t *c;
     json_array_foreach(cfgs, i, c) {
         /* xnumel = 4096 is unmasked: XBLOCK must divide it; tiles within the register budget */
-        long long xb = json_integer_value(json_object_get(c, "XBLOCK")),
-                  rb = json_integer_value(json_object_get(c, "R0_BLOCK"));
+        long long xb = json_integer_value(json_object_get(c, "XBLOCK")), rb = json_integer_value(json_object_get(c, "R0_BLOCK"));
         cr_expect_eq(4096 % xb, 0);
         cr_expect(xb * rb <= 32768 && xb * rb >= 1024, "XBLOCK %lld R0_BLOCK %lld", xb, rb);
     }
@@ -123,31 +120,28 @@ Test(agents, planner_never_repeats_and_stops_when_converged) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &a);
     agent *p = builtin_planner_new();
-    json_t *ctx =
-        json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
+    json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
     json_t *out = act(p, ctx);
-    const json_t *cfgs =
-        json_object_get(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "params"), "configs");
+    const json_t *cfgs = json_object_get(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "params"), "configs");
     cr_assert(json_array_size(cfgs) > 0);
     /* round 1 with every round-0 configuration measured: only new ones (a beam) */
     json_t *hist = json_array();
     size_t i;
     json_t *c;
     json_array_foreach(cfgs, i, c)
-        json_array_append_new(hist, json_pack("{s:O, s:f, s:s, s:i}", "config", c, "kernel_ms", 1.0 + 0.01 * (double)i,
-                                              "outcome", "screened-out", "round", 0));
+        json_array_append_new(hist, json_pack("{s:O, s:f, s:s, s:i}", "config", c, "kernel_ms", 1.0 + 0.01 * (double)i, "outcome",
+                                              "screened-out", "round", 0));
     json_object_set(ctx, "history", hist);
     json_object_set_new(ctx, "round", json_integer(1));
     json_t *out1 = act(p, ctx);
-    const json_t *cfgs1 =
-        json_object_get(json_object_get(json_array_get(json_object_get(out1, "plans"), 0), "params"), "configs");
+    const json_t *cfgs1 = json_object_get(json_object_get(json_array_get(json_object_get(out1, "plans"), 0), "params"), "configs");
     json_t *c1;
     size_t j;
-    json_array_foreach(cfgs1, j, c1) json_array_foreach(cfgs, i, c)
-        cr_expect_not(json_equal(c1, c), "repeated a configuration");
+    json_array_foreach(cfgs1, j, c1) json_array_foreach(cfgs, i, c) cr_expect_not(json_equal(c1, c), "repeated a configuration");
     /* round 2 after a round 1 that did not improve: the planner stops */
-    json_array_foreach(cfgs1, j, c1) json_array_append_new(
-        hist, json_pack("{s:O, s:f, s:s, s:i}", "config", c1, "kernel_ms", 5.0, "outcome", "screened-out", "round", 1));
+    json_array_foreach(cfgs1, j, c1)
+        json_array_append_new(hist, json_pack("{s:O, s:f, s:s, s:i}", "config", c1, "kernel_ms", 5.0, "outcome", "screened-out",
+                                              "round", 1));
     json_object_set_new(ctx, "round", json_integer(2));
     json_t *out2 = act(p, ctx);
     cr_expect_eq(json_array_size(json_object_get(out2, "plans")), 0);
@@ -166,12 +160,11 @@ Test(agents, executor_writes_launcher_candidates_that_keep_the_interface) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/04_layernorm_g0.py", &a);
     agent *x = builtin_executor_new();
-    json_t *plan = json_pack("{s:s, s:{s:[{s:i, s:i, s:i, s:i}]}}", "direction", "launch_config", "params", "configs",
-                             "XBLOCK", 1, "R0_BLOCK", 8192, "num_warps", 16, "num_stages", 1);
+    json_t *plan = json_pack("{s:s, s:{s:[{s:i, s:i, s:i, s:i}]}}", "direction", "launch_config", "params", "configs", "XBLOCK", 1,
+                             "R0_BLOCK", 8192, "num_warps", 16, "num_stages", 1);
     json_t *ctx = json_pack("{s:O, s:o}", "kernel", k, "plan", plan);
     json_t *out = act(x, ctx);
-    const char *src =
-        json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
     cr_assert_not_null(src);
     cr_expect(strstr(src, "triton_heuristics.reduction(") == NULL);
     cr_expect(strstr(src, "set_driver_to_gpu") == NULL, "form P has no module-level call");
@@ -190,8 +183,7 @@ Test(agents, executor_writes_launcher_candidates_that_keep_the_interface) {
     candidate_free(c);
     json_decref(out);
     /* the one-pass rewrite reads eps from the kernel */
-    json_t *rw = json_pack("{s:s, s:{s:s, s:[i]}}", "direction", "rewrite", "params", "template", "row_layer_norm",
-                           "num_warps", 16);
+    json_t *rw = json_pack("{s:s, s:{s:s, s:[i]}}", "direction", "rewrite", "params", "template", "row_layer_norm", "num_warps", 16);
     json_object_set_new(ctx, "plan", rw);
     out = act(x, ctx);
     src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
@@ -233,8 +225,8 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
     cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 1), "chunk")), 4096);
     agent *x = builtin_executor_new();
-    json_t *ctx = json_pack("{s:O, s:{s:s, s:{s:s, s:o}}}", "kernel", k, "plan", "direction", "rewrite", "params",
-                            "template", "row_cumsum", "variants", vars);
+    json_t *ctx = json_pack("{s:O, s:{s:s, s:{s:s, s:o}}}", "kernel", k, "plan", "direction", "rewrite", "params", "template",
+                            "row_cumsum", "variants", vars);
     json_t *out = act(x, ctx);
     const json_t *cands = json_object_get(out, "candidates");
     cr_assert_eq(json_array_size(cands), 4);
@@ -242,13 +234,11 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
     cr_expect(strstr(src, "\"params\": [\"in_ptr0\", \"out_ptr0\", \"xnumel\", \"r0_numel\"]") != NULL, "%s", src);
     cr_expect(strstr(src, "\"constexprs\": {\"CHUNK\": 4096}, \"num_warps\": 8}") != NULL, "%s", src);
     cr_expect(strstr(src, "tl.cumsum(x, 0) + carry") != NULL);
-    cr_expect_eq(json_integer_value(json_object_get(json_object_get(json_array_get(cands, 1), "config"), "chunk")),
-                 4096);
+    cr_expect_eq(json_integer_value(json_object_get(json_object_get(json_array_get(cands, 1), "config"), "chunk")), 4096);
     json_decref(out);
     /* a variant that is not a power of two is dropped; none left is an error */
-    json_object_set_new(ctx, "plan",
-                        json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
-                                  "row_cumsum", "variants", "chunk", 3000, "num_warps", 8));
+    json_object_set_new(ctx, "plan", json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
+                                               "row_cumsum", "variants", "chunk", 3000, "num_warps", 8));
     json_t *none = NULL;
     kerr e = {0};
     cr_expect_neq(agent_act(x, ctx, &none, &e), 0);
@@ -275,15 +265,18 @@ Test(agents, cumsum_rewrite_matches_plain_row_scans_and_writes_chunked_candidate
 }
 
 Test(agents, analyst_classifies_and_ranks_by_gain) {
-    json_t *rows = json_pack(
-        "[{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i},"
-        "{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i}]",
-        "name", "k_far", "kind", "triton", "kernel_kind", "reduction", "time_ms", 0.1, "share", 0.2, "frac_of_ceiling",
-        0.5, "index", 0, "name", "k_near", "kind", "triton", "kernel_kind", "pointwise", "time_ms", 0.2, "share", 0.4,
-        "frac_of_ceiling", 0.97, "index", 1, "name", "k_tiny", "kind", "triton", "kernel_kind", "persistent_reduction",
-        "time_ms", 0.003, "share", 0.01, "frac_of_ceiling", 0.1, "index", 2, "name", "extern_kernels.mm", "kind",
-        "vendor", "time_ms", 0.5, "share", 0.3, "frac_of_ceiling", 0.6, "index", 3, "name", "k_mid", "kind", "triton",
-        "kernel_kind", "reduction", "time_ms", 0.3, "share", 0.1, "frac_of_ceiling", 0.85, "index", 4);
+    json_t *rows = json_pack("[{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i},"
+                             "{s:s,s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:s,s:f,s:f,s:f,s:i}]",
+                             "name", "k_far", "kind", "triton", "kernel_kind", "reduction", "time_ms", 0.1, "share", 0.2,
+                             "frac_of_ceiling", 0.5, "index", 0,
+                             "name", "k_near", "kind", "triton", "kernel_kind", "pointwise", "time_ms", 0.2, "share", 0.4,
+                             "frac_of_ceiling", 0.97, "index", 1,
+                             "name", "k_tiny", "kind", "triton", "kernel_kind", "persistent_reduction", "time_ms", 0.003,
+                             "share", 0.01, "frac_of_ceiling", 0.1, "index", 2,
+                             "name", "extern_kernels.mm", "kind", "vendor", "time_ms", 0.5, "share", 0.3, "frac_of_ceiling", 0.6,
+                             "index", 3,
+                             "name", "k_mid", "kind", "triton", "kernel_kind", "reduction", "time_ms", 0.3, "share", 0.1,
+                             "frac_of_ceiling", 0.85, "index", 4);
     agent *an = builtin_analyst_new();
     json_t *ctx = json_pack("{s:o, s:f}", "launches", rows, "model_ms", 1.1);
     json_t *out = act(an, ctx);
@@ -295,8 +288,7 @@ Test(agents, analyst_classifies_and_ranks_by_gain) {
     size_t i;
     json_t *r;
     json_array_foreach(json_object_get(out, "all"), i, r) {
-        const char *n = json_string_value(json_object_get(r, "kernel")),
-                   *cls = json_string_value(json_object_get(r, "class"));
+        const char *n = json_string_value(json_object_get(r, "kernel")), *cls = json_string_value(json_object_get(r, "class"));
         if (!strcmp(n, "extern_kernels.mm")) cr_expect_eq(agent_class_parse(cls), AGENT_CLASS_VENDOR, "%s: %s", n, cls);
         if (!strcmp(n, "k_tiny")) cr_expect_eq(agent_class_parse(cls), AGENT_CLASS_LATENCY, "%s: %s", n, cls);
         if (!strcmp(n, "k_near")) cr_expect_eq(agent_class_parse(cls), AGENT_CLASS_NEAR_CEILING, "%s: %s", n, cls);
@@ -317,11 +309,11 @@ Test(agents, analyst_classifies_and_ranks_by_gain) {
 /* A kernel launched several times is one entry: its times and gains added, ranked by the sum
  * (here past a kernel that beats each of its launches alone), its first launch's row index. */
 Test(agents, analyst_adds_up_repeated_launches) {
-    json_t *rows =
-        json_pack("[{s:s, s:s, s:f, s:f, s:f, s:i}, {s:s, s:s, s:f, s:f, s:f, s:i}, {s:s, s:s, s:f, s:f, s:f, s:i}]",
-                  "name", "k_rep", "kind", "triton", "time_ms", 0.1, "share", 0.1, "frac_of_ceiling", 0.5, "index", 0,
-                  "name", "k_one", "kind", "triton", "time_ms", 0.15, "share", 0.15, "frac_of_ceiling", 0.5, "index", 1,
-                  "name", "k_rep", "kind", "triton", "time_ms", 0.1, "share", 0.1, "frac_of_ceiling", 0.5, "index", 2);
+    json_t *rows = json_pack("[{s:s, s:s, s:f, s:f, s:f, s:i}, {s:s, s:s, s:f, s:f, s:f, s:i}, {s:s, s:s, s:f, s:f, s:f, s:i}]",
+                             "name", "k_rep", "kind", "triton", "time_ms", 0.1, "share", 0.1, "frac_of_ceiling", 0.5, "index", 0,
+                             "name", "k_one", "kind", "triton", "time_ms", 0.15, "share", 0.15, "frac_of_ceiling", 0.5, "index",
+                             1, "name", "k_rep", "kind", "triton", "time_ms", 0.1, "share", 0.1, "frac_of_ceiling", 0.5, "index",
+                             2);
     agent *an = builtin_analyst_new();
     json_t *ctx = json_pack("{s:o, s:f}", "launches", rows, "model_ms", 1.0);
     json_t *out = act(an, ctx);
@@ -351,8 +343,7 @@ Test(agents, executor_takes_plans_in_an_llm_planners_shape) {
     const json_t *cands = json_object_get(out, "candidates");
     cr_assert_eq(json_array_size(cands), 1);
     cr_expect(strstr(json_string_value(json_object_get(json_array_get(cands, 0), "source")),
-                     "\"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": 4096}, \"num_warps\": 8, \"num_stages\": 1}") !=
-              NULL);
+                     "\"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": 4096}, \"num_warps\": 8, \"num_stages\": 1}") != NULL);
     json_decref(out);
     /* one_pass becomes the matching rewrite */
     json_object_set_new(ctx, "plan", json_pack("{s:s, s:{}}", "direction", "one_pass", "params"));
@@ -362,8 +353,7 @@ Test(agents, executor_takes_plans_in_an_llm_planners_shape) {
                      "row_log_softmax") != NULL);
     json_decref(out);
     /* a direction without anything the built-in executor can carry out: a clear error */
-    json_object_set_new(ctx, "plan",
-                        json_pack("{s:s, s:{s:s}}", "direction", "vectorize", "params", "idea", "wider loads"));
+    json_object_set_new(ctx, "plan", json_pack("{s:s, s:{s:s}}", "direction", "vectorize", "params", "idea", "wider loads"));
     json_t *none = NULL;
     kerr e = {0};
     cr_expect_neq(agent_act(x, ctx, &none, &e), 0);
@@ -377,11 +367,11 @@ Test(agents, executor_takes_plans_in_an_llm_planners_shape) {
 Test(agents, budget_holds_back_the_final_measurement) {
     optimize_opts o = {.budget_s = 120, .max_candidates = 64};
     octx c = {.o = &o, .t0 = opt_now() - 100};
-    cr_expect_not(opt_over_budget(&c)); /* 100 s of 120 used */
-    c.check_s = 25;                     /* a final measurement of 25 s no longer fits */
+    cr_expect_not(opt_over_budget(&c));   /* 100 s of 120 used */
+    c.check_s = 25;                       /* a final measurement of 25 s no longer fits */
     cr_expect(opt_over_budget(&c));
     c.check_s = 0;
-    c.used = 64; /* the candidate limit */
+    c.used = 64;                          /* the candidate limit */
     cr_expect(opt_over_budget(&c));
 }
 
@@ -402,14 +392,12 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         cr_assert(json_array_size(vars) >= 2, "%s", json_dumps(vars, 0));
         size_t i;
         json_t *v;
-        json_array_foreach(vars, i, v) { /* sub-ranges tile r0 exactly, no empty one */
-            long long n = json_integer_value(json_object_get(v, "nsub")),
-                      sub = json_integer_value(json_object_get(v, "sub"));
+        json_array_foreach(vars, i, v) {   /* sub-ranges tile r0 exactly, no empty one */
+            long long n = json_integer_value(json_object_get(v, "nsub")), sub = json_integer_value(json_object_get(v, "sub"));
             long long rb = json_integer_value(json_object_get(v, "r0_block"));
             cr_expect(sub % rb == 0 && n * sub >= 52429 && (n - 1) * sub < 52429, "%s", json_dumps(v, 0));
         }
-        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more",
-                                 "variants", vars);
+        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants", vars);
         json_t *out = NULL;
         kerr e = {0};
         cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
@@ -417,37 +405,27 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
         const char *src = json_string_value(json_object_get(c0, "source"));
         cr_expect(strstr(json_string_value(json_object_get(c0, "label")), op[t]) != NULL, "%s",
                   json_string_value(json_object_get(c0, "label")));
-        cr_expect(
-            strstr(src, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):") !=
-            NULL);
+        cr_expect(strstr(src, "for r0_offset in tl.range(tl.program_id(1) * SUB, tl.program_id(1) * SUB + SUB, R0_BLOCK):") != NULL);
         cr_expect(strstr(src, "tl.store(out_ptr0 + ((x3) * NSUB + tl.program_id(1)), ") != NULL, "%s", src);
         cr_expect(strstr(src, "R0_BLOCK : tl.constexpr, SUB : tl.constexpr, NSUB : tl.constexpr):") != NULL);
         cr_expect(strstr(src, t == 0 ? "triton_helpers.max2(v, 1)" : "tl.sum(v, 1)") != NULL);
-        cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL); /* the original loop is gone */
+        cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL);   /* the original loop is gone */
         /* the launcher kopt writes from the plan keeps the launch interface, a scratch of the
          * output's dtype per output, both launches */
         candidate *c = tu_parse_candidate(src);
         cr_expect_str_eq(candidate_form_label(c), "P");
         cr_expect(strstr(c->text, "    scratch0 = _kopt_plan_torch.full(((xnumel * 4), ), float('nan'), "
-                                  "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n") != NULL,
-                  "%s", c->text);
-        cr_expect(
-            strstr(
-                c->text,
-                t == 0
-                    ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None, _kopt_plan_go=None):"
-                    : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None, _kopt_plan_go=None):") !=
-            NULL);
-        cr_expect(strstr(c->text,
-                         "    _combine_partials[(_kopt_plan_triton.cdiv(xnumel, 64), )](scratch0, out_ptr0, xnumel, "
-                         "NSUB=4, NP2=4, XB=64, num_warps=2)\n") != NULL,
-                  "%s", c->text);
+                                  "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n") != NULL, "%s", c->text);
+        cr_expect(strstr(c->text, t == 0 ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None, _kopt_plan_go=None):"
+                                         : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None, _kopt_plan_go=None):") != NULL);
+        cr_expect(strstr(c->text, "    _combine_partials[(_kopt_plan_triton.cdiv(xnumel, 64), )](scratch0, out_ptr0, xnumel, "
+                                  "NSUB=4, NP2=4, XB=64, num_warps=2)\n") != NULL, "%s", c->text);
         candidate_free(c);
         json_decref(out);
         /* a variant whose sub-ranges do not tile r0 is dropped */
         json_decref(plan);
-        plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template",
-                         "split_more", "variants", "nsub", 2, "sub", 4096, "r0_block", 4096, "num_warps", 8);
+        plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template", "split_more",
+                         "variants", "nsub", 2, "sub", 4096, "r0_block", 4096, "num_warps", 8);
         cr_expect_neq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0);
         json_decref(plan);
         /* many outputs (a grid already wide) or a short reduction: no split */
@@ -459,15 +437,13 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
     /* group norm's statistics: three Welford accumulators, three outputs, combined with welford */
     {
         json_t *k = kernel_from_fixture("tests/fixtures/inductor/06_groupnorm_g0.py", &a);
-        cr_assert_str_eq(kfamily_name(builtin_rewrite_second(tu_kf(k), builtin_rewrite_match(tu_kf(k), &eps))),
-                         "split_more");
-        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more",
-                                 "variants", builtin_rewrite_variants(kfamily_parse("split_more"), tu_kf(k)));
+        cr_assert_str_eq(kfamily_name(builtin_rewrite_second(tu_kf(k), builtin_rewrite_match(tu_kf(k), &eps))), "split_more");
+        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "split_more", "variants",
+                                 builtin_rewrite_variants(kfamily_parse("split_more"), tu_kf(k)));
         json_t *out = NULL;
         kerr e = {0};
         cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
-        const char *src =
-            json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+        const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
         for (int j = 0; j < 3; j++) {
             char want[128];
             snprintf(want, sizeof want, "tl.store(out_ptr%d + ((x3) * NSUB + tl.program_id(1)), ", j);
@@ -476,19 +452,15 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
             cr_expect(strstr(src, want) != NULL, "%s", want);
         }
         cr_expect(strstr(src, "mean, m2, weight = triton_helpers.welford(v0, v1, v2, 1)") != NULL, "%s", src);
-        cr_expect(
-            strstr(src,
-                   "\"args\": [\"in_ptr0\", \"scratch0\", \"scratch1\", \"scratch2\", \"xnumel\", \"r0_numel\"]") !=
-                NULL,
-            "%s", src);
-        candidate *c = tu_parse_candidate(src); /* the plan fits the kernels */
+        cr_expect(strstr(src, "\"args\": [\"in_ptr0\", \"scratch0\", \"scratch1\", \"scratch2\", \"xnumel\", \"r0_numel\"]") != NULL,
+                  "%s", src);
+        candidate *c = tu_parse_candidate(src);   /* the plan fits the kernels */
         candidate_free(c);
         json_decref(out);
         json_decref(plan);
         /* a Welford kernel that also stores something else is not the known shape */
         json_t *k2 = json_deep_copy(k);
-        char *mod = kasprintf("%s    tl.store(out_ptr0 + (x3), tmp13, xmask)\n",
-                              json_string_value(json_object_get(k2, "jit_source")));
+        char *mod = kasprintf("%s    tl.store(out_ptr0 + (x3), tmp13, xmask)\n", json_string_value(json_object_get(k2, "jit_source")));
         json_object_set_new(k2, "jit_source", json_string(mod));
         free(mod);
         /* (aligned_chunks keeps Inductor's stores as they are, so it still applies; split_more does not) */
@@ -501,9 +473,8 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
     }
     /* not a plain reduction stored as is: an index reduction (argmax), a persistent kernel, a
      * pointwise one, a scan */
-    static const char *const no[] = {
-        "tests/fixtures/inductor/10_argmax_inner_g0.py", "tests/fixtures/inductor/05_rmsnorm_g0.py",
-        "tests/fixtures/inductor/01_gelu_residual_g0.py", "tests/fixtures/inductor/07_sum_inner_g0.py"};
+    static const char *const no[] = {"tests/fixtures/inductor/10_argmax_inner_g0.py", "tests/fixtures/inductor/05_rmsnorm_g0.py",
+                                     "tests/fixtures/inductor/01_gelu_residual_g0.py", "tests/fixtures/inductor/07_sum_inner_g0.py"};
     for (size_t f = 0; f < 4; f++) {
         json_t *k = kernel_from_fixture(no[f], &a);
         const char *m = tu_family(builtin_rewrite_match(tu_kf(k), &eps));
@@ -580,14 +551,13 @@ static json_t *with_source(const json_t *k, const char *from, const char *to, in
 /* The first candidate's source for k (aligned_chunks, one variant: R0_BLOCK rb, nw warps), or
  * NULL when the executor refuses it. Caller frees. */
 static char *aligned_src(const json_t *k, int rb, int nw) {
-    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template",
-                             "aligned_chunks", "variants", "r0_block", rb, "num_warps", nw);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "aligned_chunks",
+                             "variants", "r0_block", rb, "num_warps", nw);
     json_t *out = NULL;
     kerr e = {0};
     char *src = NULL;
     if (builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e) == 0)
-        src = kstrdup(
-            json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
+        src = kstrdup(json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source")));
     json_decref(out);
     json_decref(plan);
     return src;
@@ -618,8 +588,7 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "aligned_chunks");
     json_t *vars = builtin_rewrite_variants(KF_ALIGNED_CHUNKS, tu_kf(k));
     cr_assert_eq(json_array_size(vars), 4, "%s", json_dumps(vars, 0));
-    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "aligned_chunks",
-                             "variants", vars);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "aligned_chunks", "variants", vars);
     json_t *out = NULL;
     kerr e = {0};
     cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
@@ -633,14 +602,13 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
         "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel)\n",
         "tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134217728) & xmask, eviction_policy='evict_first', other=0.0)",
         "tmp4 = tl.load(in_ptr1 + (kopt_g), (kopt_g < 134217728) & xmask, eviction_policy='evict_first', other=0.0)",
-        "        tmp0 = r0_1 + 254201*x0\n",                           /* Inductor's bound check, unchanged */
-        "        _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n", /* the accumulation under the chunk's mask */
+        "        tmp0 = r0_1 + 254201*x0\n",                            /* Inductor's bound check, unchanged */
+        "        _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n",  /* the accumulation under the chunk's mask */
         "    tl.store(out_ptr0 + (x0), tmp19, xmask)\n",
         "\"grid\": [\"xnumel\"], \"args\": [\"in_ptr0\", \"in_ptr1\", \"out_ptr0\", \"xnumel\", \"r0_numel\"]",
         "\"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": 2048}, \"num_warps\": 8",
     };
-    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
-        cr_expect(strstr(src, want[i]) != NULL, "missing %s in\n%s", want[i], src);
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) cr_expect(strstr(src, want[i]) != NULL, "missing %s in\n%s", want[i], src);
     cr_expect(strstr(src, "tl.range(0, r0_numel, R0_BLOCK)") == NULL, "the original loop is gone");
     cr_expect(strstr(src, "(r0_1 + 254201*x0), r0_mask") == NULL, "no load keeps the unaligned address");
     candidate *c = tu_parse_candidate(src);
@@ -670,15 +638,10 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     char *rsrc = aligned_src(k3, 2048, 8);
     cr_assert(rsrc);
     cr_expect(strstr(rsrc, "    kopt_start = 104858*x0\n    kopt_base = (kopt_start // 4) * 4\n") != NULL, "%s", rsrc);
-    cr_expect(
-        strstr(
-            rsrc,
-            "tmp3 = tl.load(in_ptr0 + (524288*x1 + kopt_g), (kopt_g < 524288) & xmask, eviction_policy='evict_last'") !=
-            NULL,
-        "%s", rsrc);
+    cr_expect(strstr(rsrc, "tmp3 = tl.load(in_ptr0 + (524288*x1 + kopt_g), (kopt_g < 524288) & xmask, eviction_policy='evict_last'") != NULL,
+              "%s", rsrc);
     cr_expect(strstr(rsrc, "tmp13_mean = tl.where(r0_mask & xmask, tmp13_mean_next, tmp13_mean)") != NULL);
-    cr_expect(strstr(rsrc, "kopt: the flat range's last elements") == NULL,
-              "rows of whole vectors: no copy after the loop");
+    cr_expect(strstr(rsrc, "kopt: the flat range's last elements") == NULL, "rows of whole vectors: no copy after the loop");
     free(rsrc);
     json_decref(k3);
     artifact_free(a3);
@@ -686,8 +649,7 @@ Test(agents, aligned_chunks_moves_the_loop_onto_aligned_vectors) {
     k3 = kernel_from_fixture("tests/fixtures/inductor/02_softmax_wide_g0.py", &a3);
     rsrc = aligned_src(k3, 2048, 8);
     cr_assert(rsrc);
-    cr_expect(strstr(rsrc, "tmp3 = tl.load(in_ptr0 + (262144*x1 + kopt_g), (kopt_g < 262144) & xmask, ") != NULL, "%s",
-              rsrc);
+    cr_expect(strstr(rsrc, "tmp3 = tl.load(in_ptr0 + (262144*x1 + kopt_g), (kopt_g < 262144) & xmask, ") != NULL, "%s", rsrc);
     free(rsrc);
     json_decref(k3);
     artifact_free(a3);
@@ -710,20 +672,14 @@ Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
     cr_assert(builtin_aligned_match(tu_kf(k)));
     char *src = aligned_src(k, 256, 4);
     cr_assert(src);
-    cr_expect(strstr(src, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < 134572)\n") != NULL,
-              "%s", src);
+    cr_expect(strstr(src, "        r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g < 134572)\n") != NULL, "%s", src);
     cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134572) & xmask, ") != NULL);
     cr_expect(strstr(src, "    kopt_g = 134572 + r0_base\n    r0_index = kopt_g - kopt_start\n"
-                          "    r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g >= 134572)\n") != NULL,
-              "%s", src);
+                          "    r0_mask = (r0_index >= 0) & (r0_index < r0_numel) & (kopt_g >= 134572)\n") != NULL, "%s", src);
     cr_expect(strstr(src, "    tmp3 = tl.load(in_ptr0 + (kopt_g), (kopt_g < 134573) & xmask, ") != NULL);
-    cr_expect(
-        strstr(src,
-               "    _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n    tmp19 = tl.sum(_tmp19, 1)[:, None]\n") !=
-            NULL,
-        "the copy accumulates into Inductor's accumulator before its final reduction");
-    cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL,
-              "the copy does not use the loop's counter");
+    cr_expect(strstr(src, "    _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n    tmp19 = tl.sum(_tmp19, 1)[:, None]\n") != NULL,
+              "the copy accumulates into Inductor's accumulator before its final reduction");
+    cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL, "the copy does not use the loop's counter");
     golden_candidate("tests/fixtures/aligned/candidate_small.py", src);
     free(src);
     json_decref(k);
@@ -758,7 +714,7 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     json_t *k2 = with_source(k, "        tmp0 = r0_1 + 254201*x0\n", "        tmp0 = r0_1\n", 0);
     char *src = aligned_src(k2, 1024, 4);
     cr_assert(src, "no candidate without a bound check");
-    cr_expect(strstr(src, "(kopt_g < 134218128) & xmask") != NULL, "%s", src); /* 528 * 254201 */
+    cr_expect(strstr(src, "(kopt_g < 134218128) & xmask") != NULL, "%s", src);   /* 528 * 254201 */
     free(src);
     json_decref(k2);
     /* a check against more than the chunks cover, a second flat index, a check of something else */
@@ -775,8 +731,7 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a bound not written as Inductor writes it");
     json_decref(k2);
     /* a store inside the loop, a load after it, an atomic: refused */
-    k2 = with_source(k, "        _tmp19 = tl.where(",
-                     "        tl.store(out_ptr0 + (x0), tmp18, xmask)\n        _tmp19 = tl.where(", 0);
+    k2 = with_source(k, "        _tmp19 = tl.where(", "        tl.store(out_ptr0 + (x0), tmp18, xmask)\n        _tmp19 = tl.where(", 0);
     cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a store in the loop");
     json_decref(k2);
     k2 = with_source(k, "    tl.store(out_ptr0", "    tmp99 = tl.load(in_ptr0 + (x0))\n    tl.store(out_ptr0", 0);
@@ -786,9 +741,8 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     k2 = json_deep_copy(k);
     size_t i;
     json_t *p;
-    json_array_foreach(json_object_get(k2, "signature"), i,
-                       p) if (!strncmp(json_string_value(json_object_get(p, "name")), "in_ptr", 6))
-        json_object_set_new(p, "type", json_string("*bf16"));
+    json_array_foreach(json_object_get(k2, "signature"), i, p)
+        if (!strncmp(json_string_value(json_object_get(p, "name")), "in_ptr", 6)) json_object_set_new(p, "type", json_string("*bf16"));
     src = aligned_src(k2, 1024, 4);
     cr_assert(src);
     cr_expect(strstr(src, "    kopt_base = (kopt_start // 8) * 8\n") != NULL, "%s", src);
@@ -810,11 +764,10 @@ Test(agents, aligned_chunks_bounds_and_forms) {
     k2 = with_source(k, "    x0 = (xindex % 5)\n", "    x0 = (xindex % 7)\n", 0);
     cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "640 rows' chunks not a multiple of the split");
     json_decref(k2);
-    k2 = with_source(k, "524288", "524290", 1); /* rows of a length not a multiple of 4 */
+    k2 = with_source(k, "524288", "524290", 1);   /* rows of a length not a multiple of 4 */
     cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "rows that do not start on whole vectors");
     json_decref(k2);
-    k2 = with_source(k, "(524288*x1 + (((r0_2 + 104858*x0) % 524288)))",
-                     "(524288*x1 + (((r0_2 + 104858*x0) % 262144)))", 0);
+    k2 = with_source(k, "(524288*x1 + (((r0_2 + 104858*x0) % 524288)))", "(524288*x1 + (((r0_2 + 104858*x0) % 262144)))", 0);
     cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "a modulus other than the row");
     json_decref(k2);
     k2 = with_source(k, "tl.full([1, 1], 524288, tl.int32)", "tl.full([1, 1], 262144, tl.int32)", 0);
@@ -888,8 +841,7 @@ Test(agents, aligned_chunks_conditions) {
     /* two loads in the two row forms: refused */
     k2 = with_source(k, "tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])",
                      "tmp99 = tl.load(in_ptr0 + (262144*x1 + (((r0_2 + 52429*x0) % 262144))), r0_mask, other=0.0)\n"
-                     "        tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])",
-                     0);
+                     "        tmp4 = tl.broadcast_to(tmp3, [XBLOCK, R0_BLOCK])", 0);
     cr_expect_eq(builtin_aligned_match(tu_kf(k2)), 0, "loads of both row forms");
     json_decref(k2);
     json_decref(k);
@@ -899,9 +851,8 @@ Test(agents, aligned_chunks_conditions) {
 /* The configuration object c one knob one step from (xb, rb, nw, ns) (neighbours' steps: blocks
  * and warps doubled or halved, stages 1 <-> 2 or 3). */
 static int one_step_from(const json_t *c, long long xb, long long rb, long long nw, long long ns) {
-    long long v[4] = {
-        json_integer_value(json_object_get(c, "XBLOCK")), json_integer_value(json_object_get(c, "R0_BLOCK")),
-        json_integer_value(json_object_get(c, "num_warps")), json_integer_value(json_object_get(c, "num_stages"))};
+    long long v[4] = {json_integer_value(json_object_get(c, "XBLOCK")), json_integer_value(json_object_get(c, "R0_BLOCK")),
+                      json_integer_value(json_object_get(c, "num_warps")), json_integer_value(json_object_get(c, "num_stages"))};
     long long b[4] = {xb, rb, nw, ns};
     int diff = 0;
     for (int i = 0; i < 4; i++) diff += v[i] != b[i];
@@ -918,21 +869,20 @@ Test(agents, planner_history_beam_centres_and_refused_rewrite) {
     agent *p = builtin_planner_new();
     /* centres: (1, 2048, 8, 1) fastest, then (2, 2048, 8, 1), then (1, 4096, 8, 1); a faster entry
      * that was never measured and a slow fourth one are not centres */
-    json_t *hist = json_pack(
-        "[{s:{s:i, s:i, s:i, s:i}, s:n, s:s, s:i},"
-        " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
-        " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
-        " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
-        " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i}]",
-        "config", "XBLOCK", 4, "R0_BLOCK", 1024, "num_warps", 4, "num_stages", 1, "kernel_ms", "outcome", "refused",
-        "round", 0, "config", "XBLOCK", 2, "R0_BLOCK", 2048, "num_warps", 8, "num_stages", 1, "kernel_ms", 1.5,
-        "outcome", "screened-out", "round", 0, "config", "XBLOCK", 1, "R0_BLOCK", 2048, "num_warps", 8, "num_stages", 1,
-        "kernel_ms", 1.0, "outcome", "screened-out", "round", 0, "config", "XBLOCK", 8, "R0_BLOCK", 4096, "num_warps",
-        32, "num_stages", 2, "kernel_ms", 9.0, "outcome", "screened-out", "round", 0, "config", "XBLOCK", 1, "R0_BLOCK",
-        4096, "num_warps", 8, "num_stages", 1, "kernel_ms", 2.0, "outcome", "screened-out", "round", 0);
+    json_t *hist = json_pack("[{s:{s:i, s:i, s:i, s:i}, s:n, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i},"
+                             " {s:{s:i, s:i, s:i, s:i}, s:f, s:s, s:i}]",
+                             "config", "XBLOCK", 4, "R0_BLOCK", 1024, "num_warps", 4, "num_stages", 1, "kernel_ms", "outcome",
+                             "refused", "round", 0, "config", "XBLOCK", 2, "R0_BLOCK", 2048, "num_warps", 8, "num_stages", 1,
+                             "kernel_ms", 1.5, "outcome", "screened-out", "round", 0, "config", "XBLOCK", 1, "R0_BLOCK", 2048,
+                             "num_warps", 8, "num_stages", 1, "kernel_ms", 1.0, "outcome", "screened-out", "round", 0, "config",
+                             "XBLOCK", 8, "R0_BLOCK", 4096, "num_warps", 32, "num_stages", 2, "kernel_ms", 9.0, "outcome",
+                             "screened-out", "round", 0, "config", "XBLOCK", 1, "R0_BLOCK", 4096, "num_warps", 8, "num_stages",
+                             1, "kernel_ms", 2.0, "outcome", "screened-out", "round", 0);
     cr_assert_not_null(hist);
-    json_t *ctx = json_pack("{s:O, s:O, s:i, s:{s:i}}", "kernel", k, "history", hist, "round", 1, "budget",
-                            "candidates_left", 64);
+    json_t *ctx = json_pack("{s:O, s:O, s:i, s:{s:i}}", "kernel", k, "history", hist, "round", 1, "budget", "candidates_left", 64);
     json_t *out = act(p, ctx);
     const json_t *plans = json_object_get(out, "plans");
     cr_assert_eq(json_array_size(plans), 1, "%s", json_dumps(out, 0));
@@ -943,8 +893,7 @@ Test(agents, planner_history_beam_centres_and_refused_rewrite) {
     size_t i;
     json_t *c;
     json_array_foreach(cfgs, i, c) {
-        int near =
-            one_step_from(c, 1, 2048, 8, 1) || one_step_from(c, 2, 2048, 8, 1) || one_step_from(c, 1, 4096, 8, 1);
+        int near = one_step_from(c, 1, 2048, 8, 1) || one_step_from(c, 2, 2048, 8, 1) || one_step_from(c, 1, 4096, 8, 1);
         cr_expect(near, "not a neighbour of the three fastest measured: %s", json_dumps(c, 0));
         cr_expect_not(one_step_from(c, 4, 1024, 4, 1) && !near, "a neighbour of the unmeasured entry");
         cr_expect_not(one_step_from(c, 8, 4096, 32, 2) && !near, "a neighbour of the fourth");
@@ -957,13 +906,13 @@ Test(agents, planner_history_beam_centres_and_refused_rewrite) {
     json_object_set_new(ctx, "history", h0);
     json_object_set_new(ctx, "round", json_integer(0));
     out = act(p, ctx);
-    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "direction")),
-                     "rewrite", "a screened-out rewrite may be tried again");
+    cr_expect_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "direction")), "rewrite",
+                     "a screened-out rewrite may be tried again");
     json_decref(out);
     json_object_set_new(json_array_get(h0, 0), "outcome", json_string("refused"));
     out = act(p, ctx);
-    json_array_foreach(json_object_get(out, "plans"), i, c) cr_expect_str_neq(
-        json_string_value(json_object_get(c, "direction")), "rewrite", "a refused rewrite proposed again");
+    json_array_foreach(json_object_get(out, "plans"), i, c)
+        cr_expect_str_neq(json_string_value(json_object_get(c, "direction")), "rewrite", "a refused rewrite proposed again");
     cr_expect_gt(json_array_size(json_object_get(out, "plans")), 0, "the launch configurations remain");
     json_decref(out);
     json_decref(hist);
@@ -995,14 +944,12 @@ Test(agents, summarizer_sentence_by_outcome) {
     kerr e = {0};
     agent *s = builtin_summarizer_new();
     cr_assert_not_null(s);
-    const char *want[][2] = {{"accepted", "accepted, 1.250x"},
-                             {"screened-out", "kernel-level screen"},
-                             {"refused", "refused at gate 3"},
-                             {"bogus", "refused at gate 3"}};
+    const char *want[][2] = {{"accepted", "accepted, 1.250x"}, {"screened-out", "kernel-level screen"},
+                             {"refused", "refused at gate 3"}, {"bogus", "refused at gate 3"}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        json_t *ctx =
-            json_pack("{s:{s:s, s:s, s:s, s:s, s:i, s:s, s:f}}", "attempt", "kernel_kind", "reduction", "direction",
-                      "rewrite", "label", "x", "outcome", want[i][0], "gate", 3, "reason", "why", "speedup", 1.25);
+        json_t *ctx = json_pack("{s:{s:s, s:s, s:s, s:s, s:i, s:s, s:f}}", "attempt", "kernel_kind", "reduction",
+                                "direction", "rewrite", "label", "x", "outcome", want[i][0], "gate", 3, "reason", "why",
+                                "speedup", 1.25);
         json_t *out = NULL;
         cr_assert_eq(agent_act(s, ctx, &out, &e), 0, "%s", e.msg);
         const char *exp = json_string_value(json_object_get(out, "experience"));

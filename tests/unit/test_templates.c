@@ -40,8 +40,7 @@ static void golden(const char *name, const kbuf *b) {
     } else {
         size_t n = 0;
         char *want = tu_read_fixture(rel, &n);
-        cr_expect(n == b->len && !memcmp(want, kbuf_str(b), n), "%s: the rendered template differs from the golden",
-                  name);
+        cr_expect(n == b->len && !memcmp(want, kbuf_str(b), n), "%s: the rendered template differs from the golden", name);
         free(want);
     }
     free(path);
@@ -49,8 +48,7 @@ static void golden(const char *name, const kbuf *b) {
 }
 
 static json_t *render(const json_t *k, const char *tmpl, json_t *variants) {
-    json_t *plan =
-        json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants", variants);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", tmpl, "variants", variants);
     json_t *out = NULL;
     kerr e = {0};
     cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s: %s", tmpl, e.msg);
@@ -59,12 +57,8 @@ static json_t *render(const json_t *k, const char *tmpl, json_t *variants) {
 }
 
 Test(templates, rewrite_templates_match_their_goldens) {
-    static const char *const fixtures[] = {"03_log_softmax_g0.py",
-                                           "04_layernorm_g0.py",
-                                           "11_cumsum_g0.py",
-                                           "02_softmax_wide_g0.py",
-                                           "06_groupnorm_g0.py",
-                                           "05_rmsnorm_g0.py",
+    static const char *const fixtures[] = {"03_log_softmax_g0.py", "04_layernorm_g0.py", "11_cumsum_g0.py",
+                                           "02_softmax_wide_g0.py", "06_groupnorm_g0.py", "05_rmsnorm_g0.py",
                                            "suite_level1_06_layer_norm_small_g0.py",
                                            "suite_level1_27_cumsum_rows_small_g0.py",
                                            "suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py",
@@ -98,7 +92,7 @@ Test(templates, rewrite_templates_match_their_goldens) {
             json_t *kc = opt_kernel_ctx(a, (int)k, NULL);
             double eps = 0;
             kfamily first = builtin_rewrite_match(tu_kf(kc), &eps);
-            for (int j = 0; j < 2; j++) { /* the family, and a second one offered beside it */
+            for (int j = 0; j < 2; j++) {   /* the family, and a second one offered beside it */
                 const char *t = tu_family(j ? builtin_rewrite_second(tu_kf(kc), first) : first);
                 if (!t) continue;
                 json_t *out = render(kc, t, builtin_rewrite_variants(kfamily_parse(t), tu_kf(kc)));
@@ -165,17 +159,14 @@ Test(templates, region_templates_match_their_goldens) {
 
 #include "agents/template.h"
 
-static const char TPL[] =
-    "#@ template t\n#@ family test\n#@ param OUT ident  out\n#@ param N int  n\n"
-    "#@ param X float  x\n#@ param A bool  a\n#@ param B bool  b\n"
-    "def f({{OUT}}):\n{{if A}}\n  a = {{N}}\n{{if B}}\n  ab = {{X}}\n{{else}}\n  a_not_b = 1\n{{end}}\n"
-    "{{else}}\n  not_a = {{X}}\n{{end}}\n  return {{OUT}}\n";
+static const char TPL[] = "#@ template t\n#@ family test\n#@ param OUT ident  out\n#@ param N int  n\n"
+                          "#@ param X float  x\n#@ param A bool  a\n#@ param B bool  b\n"
+                          "def f({{OUT}}):\n{{if A}}\n  a = {{N}}\n{{if B}}\n  ab = {{X}}\n{{else}}\n  a_not_b = 1\n{{end}}\n"
+                          "{{else}}\n  not_a = {{X}}\n{{end}}\n  return {{OUT}}\n";
 
 static char *tt_render(int a, int b, const char *ident, kerr *e, int *rc) {
-    tpl_arg args[] = {{.name = "OUT", .type = TPL_IDENT, .ident = ident},
-                      {.name = "N", .type = TPL_INT, .i = -7},
-                      {.name = "X", .type = TPL_FLOAT, .f = 0.1},
-                      {.name = "A", .type = TPL_BOOL, .b = a},
+    tpl_arg args[] = {{.name = "OUT", .type = TPL_IDENT, .ident = ident}, {.name = "N", .type = TPL_INT, .i = -7},
+                      {.name = "X", .type = TPL_FLOAT, .f = 0.1}, {.name = "A", .type = TPL_BOOL, .b = a},
                       {.name = "B", .type = TPL_BOOL, .b = b}};
     kbuf out = KBUF_INIT;
     *rc = template_render_text("t", TPL, sizeof TPL - 1, args, 5, &out, e);
@@ -192,7 +183,7 @@ Test(templates, renders_values_and_nested_conditions) {
     s = tt_render(1, 0, "o", &e, &rc);
     cr_expect_str_eq(s, "def f(o):\n  a = -7\n  a_not_b = 1\n  return o\n");
     free(s);
-    s = tt_render(0, 1, "o", &e, &rc); /* the inner condition is not reached */
+    s = tt_render(0, 1, "o", &e, &rc);   /* the inner condition is not reached */
     cr_expect_str_eq(s, "def f(o):\n  not_a = 0.10000000000000001\n  return o\n");
     free(s);
     /* a bool as text is Python's; float9 keeps 9 digits */
@@ -240,7 +231,7 @@ Test(templates, renders_identifier_lists) {
 Test(templates, refuses_what_it_cannot_render_exactly) {
     kerr e = {0};
     int rc;
-    char *s = tt_render(1, 1, "x); import os; (", &e, &rc); /* not an identifier */
+    char *s = tt_render(1, 1, "x); import os; (", &e, &rc);   /* not an identifier */
     cr_expect_eq(rc, KOPT_E_INTERNAL);
     cr_expect(strstr(e.msg, "not an identifier") != NULL, "%s", e.msg);
     free(s);
@@ -257,8 +248,7 @@ Test(templates, refuses_what_it_cannot_render_exactly) {
         {"#@ template t\n#@ param OUT wide x\n", "unknown parameter type"},
         {"#@ template t\n#@ param OUT ident x\n x = {{OUT\n", "unclosed"},
     };
-    tpl_arg out = {.name = "OUT", .type = TPL_IDENT, .ident = "o"},
-            two[] = {out, {.name = "A", .type = TPL_BOOL, .b = 1}};
+    tpl_arg out = {.name = "OUT", .type = TPL_IDENT, .ident = "o"}, two[] = {out, {.name = "A", .type = TPL_BOOL, .b = 1}};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         kbuf b = KBUF_INIT;
         int nargs = strstr(bad[i].text, "param A bool") ? 2 : 1;
@@ -333,8 +323,7 @@ static artifact *parse_edited(const char *text, const char *from, const char *to
  * problem's row length; rows too long for 132 segments get no variant. */
 Test(templates, row_split_candidates_pass_gate1) {
     size_t len = 0;
-    char *text =
-        tu_read_fixture("tests/fixtures/inductor/suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py", &len);
+    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py", &len);
     artifact *a = NULL;
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
@@ -351,10 +340,7 @@ Test(templates, row_split_candidates_pass_gate1) {
         kbuf big = KBUF_INIT;
         for (const char *p = text, *q; *p; p = q + 6) {
             q = strstr(p, "393216");
-            if (!q) {
-                kbuf_puts(&big, p);
-                break;
-            }
+            if (!q) { kbuf_puts(&big, p); break; }
             kbuf_append(&big, p, (size_t)(q - p));
             kbuf_puts(&big, lens[t]);
         }
@@ -435,13 +421,12 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
         };
         int edited = 0;
         for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-            if (!strstr(text, edits[t][0])) continue; /* an edit of the other norm's graph */
+            if (!strstr(text, edits[t][0])) continue;   /* an edit of the other norm's graph */
             a = parse_edited(text, edits[t][0], edits[t][1]);
             kc = opt_kernel_ctx(a, 0, NULL);
             int p = 0;
             double ep = 0;
-            cr_expect_eq(builtin_normalize_match(tu_kf(kc), &p, &ep), 0, "%s: still matched with %s", cases[c].fixture,
-                         edits[t][1]);
+            cr_expect_eq(builtin_normalize_match(tu_kf(kc), &p, &ep), 0, "%s: still matched with %s", cases[c].fixture, edits[t][1]);
             json_decref(kc);
             artifact_free(a);
             edited++;
@@ -561,13 +546,11 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
     artifact_free(a);
     static const char *const edits[][2] = {
         {"prepare_softmax_online.default](args = (%arg0_1, 1)", "prepare_softmax_online.default](args = (%arg0_1, 0)"},
-        {"prepare_softmax_online.default](args = (%arg0_1, 1)",
-         "prepare_softmax_online.default](args = (%arg0_1, 1, 2)"},
+        {"prepare_softmax_online.default](args = (%arg0_1, 1)", "prepare_softmax_online.default](args = (%arg0_1, 1, 2)"},
         {"%arg0_1 : Tensor \"f32[4096, 4000][4000, 1]", "%arg0_1 : Tensor \"f32[4096, 4000][1, 4096]"},
         {"tl.store(out_ptr0 + (x0), tmp2, None)", "tl.store(out_ptr0 + (x0), tmp3, None)"},
         {"tl.store(out_ptr1 + (x0), tmp3, None)", "tl.store(out_ptr1 + (x0), tmp2, None)"},
-        {"tl.store(out_ptr1 + (x0), tmp3, None)",
-         "tl.store(out_ptr1 + (x0), tmp3, None)\n    tl.store(out_ptr1 + (x0), tmp2, None)"},
+        {"tl.store(out_ptr1 + (x0), tmp3, None)", "tl.store(out_ptr1 + (x0), tmp3, None)\n    tl.store(out_ptr1 + (x0), tmp2, None)"},
         {"= call_function[target=torch.ops.prims.prepare_softmax_online.default]",
          "= call_function[target=torch.ops.aten.amax.default]"},
     };
@@ -589,15 +572,12 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
         {{"4000", "4096"}, {"32000", "16384"}, 1, 7},
         {{"4000", NULL}, {"100", NULL}, 1, 1},
         /* bf16 logits: 8 a thread, so of the tiles only 4 x 1024 fits rows of 4000 */
-        {{"'in_ptr0': '*fp32', 'out_ptr0'", "\"f32[4096, 4000][4000, 1]"},
-         {"'in_ptr0': '*bf16', 'out_ptr0'", "\"bf16[4096, 4000][4000, 1]"},
-         1,
-         5},
+        {{"'in_ptr0': '*fp32', 'out_ptr0'", "\"f32[4096, 4000][4000, 1]"}, {"'in_ptr0': '*bf16', 'out_ptr0'", "\"bf16[4096, 4000][4000, 1]"}, 1, 5},
         {{"'out_ptr0': '*fp32', 'out_ptr1': '*fp32'", NULL}, {"'out_ptr0': '*bf16', 'out_ptr1': '*bf16'", NULL}, 0, 0},
     };
     for (size_t t = 0; t < sizeof shapes / sizeof *shapes; t++) {
         char *cur = kstrdup(text);
-        for (int r = 0; r < 2 && shapes[t].from[r]; r++) { /* every occurrence */
+        for (int r = 0; r < 2 && shapes[t].from[r]; r++) {   /* every occurrence */
             char *next = tu_replace_all(cur, shapes[t].from[r], shapes[t].to[r]);
             free(cur);
             cur = next;
@@ -605,8 +585,7 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
         cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
         kc = opt_kernel_ctx(a, 0, NULL);
         m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
-        cr_expect_eq(m && !strcmp(m, "row_softmax_stats"), shapes[t].match, "case %zu matched %s", t,
-                     m ? m : "nothing");
+        cr_expect_eq(m && !strcmp(m, "row_softmax_stats"), shapes[t].match, "case %zu matched %s", t, m ? m : "nothing");
         if (shapes[t].match) {
             json_t *v = builtin_rewrite_variants(kfamily_parse(m), tu_kf(kc));
             cr_expect_eq(json_array_size(v), shapes[t].nvariants, "case %zu: %zu variants", t, json_array_size(v));
@@ -638,8 +617,7 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
     cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
     cr_expect_str_eq(out, "in_out_ptr0");
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_logsumexp");
-    cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp", "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\""),
-                 7);
+    cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp", "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\""), 7);
     json_decref(kc);
     artifact_free(a);
     static const char *const edits[][2] = {
@@ -653,10 +631,8 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
         {"aten.add.Tensor](args = (%log, %squeeze)", "aten.add.Tensor](args = (%log, %where)"},
         {"aten.log.default](args = (%sum_1,)", "aten.log1p.default](args = (%sum_1,)"},
         {"%arg0_1 : Tensor \"f32[4096, 131072][131072, 1]", "%arg0_1 : Tensor \"f32[4096, 131072][1, 4096]"},
-        {"    tl.store(in_out_ptr0 + (x0), tmp21, None)",
-         "    tl.store(in_out_ptr0 + (x0), tmp21, None)\n    tl.store(in_out_ptr0 + (x0), tmp20, None)"},
-        {"tmp13 = tl.sum(_tmp13, 1)[:, None]",
-         "tmp13 = tl.sum(_tmp13, 1)[:, None] + tl.load(in_out_ptr0 + (x0), None)"},
+        {"    tl.store(in_out_ptr0 + (x0), tmp21, None)", "    tl.store(in_out_ptr0 + (x0), tmp21, None)\n    tl.store(in_out_ptr0 + (x0), tmp20, None)"},
+        {"tmp13 = tl.sum(_tmp13, 1)[:, None]", "tmp13 = tl.sum(_tmp13, 1)[:, None] + tl.load(in_out_ptr0 + (x0), None)"},
         {"#   return %amax,%sum_1,%add",
          "#   %neg : Tensor \"f32[4096][1]cuda:0\"[num_users=1] = call_function[target=torch.ops.aten.neg.default](args = (%add,), kwargs = {})"},
     };
@@ -664,8 +640,7 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
         a = parse_edited(text, edits[t][0], edits[t][1]);
         kc = opt_kernel_ctx(a, 0, NULL);
         cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 0, "still matched with %s", edits[t][1]);
-        cr_expect_neq(builtin_rewrite_match(tu_kf(kc), &eps), KF_ROW_LOGSUMEXP, "still row_logsumexp with %s",
-                      edits[t][1]);
+        cr_expect_neq(builtin_rewrite_match(tu_kf(kc), &eps), KF_ROW_LOGSUMEXP, "still row_logsumexp with %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
     }
@@ -676,29 +651,22 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
         int match, first;
         size_t nvariants;
     } forms[] = {
-        {{{"[1]", "[-1]"}}, 1, 1, 7}, /* torch.logsumexp(x, dim=-1) */
+        {{{"[1]", "[-1]"}}, 1, 1, 7},   /* torch.logsumexp(x, dim=-1) */
         {{{"aten.sum.dim_IntList](args = (%exp, [1])", "aten.sum.dim_IntList](args = (%exp, [1], True)"},
           {"aten.add.Tensor](args = (%log, %squeeze)", "aten.add.Tensor](args = (%log, %where)"},
           {"%squeeze : Tensor \"f32[4096][1]cuda:0\"[num_users=1] = call_function[target=torch.ops.aten.squeeze.dims]"
            "(args = (%where, [1]), kwargs = {})",
            "(no squeeze with keepdim)"}},
-         1,
-         1,
-         7}, /* keepdim=True: no squeeze, the max added as is */
+         1, 1, 7},   /* keepdim=True: no squeeze, the max added as is */
         {{{"in_out_ptr0, in_ptr0, xnumel", "in_ptr0, out_ptr0, xnumel"},
           {"{'in_out_ptr0': '*fp32', 'in_ptr0': '*fp32'", "{'in_ptr0': '*fp32', 'out_ptr0': '*fp32'"},
           {"tl.store(in_out_ptr0", "tl.store(out_ptr0"}},
-         1,
-         0,
-         7}, /* the output last, as a kernel that does not reuse a buffer has it */
+         1, 0, 7},   /* the output last, as a kernel that does not reuse a buffer has it */
         {{{"'*fp32'", "'*bf16'"}, {"f32[4096, 131072]", "bf16[4096, 131072]"}}, 1, 1, 7},
-        {{{"131072", "100"}}, 1, 1, 1},                            /* short rows: one chunk covers them, one variant */
-        {{{"'in_ptr0': '*fp32'", "'in_ptr0': '*bf16'"}}, 0, 0, 0}, /* the output's type differs */
-        {{{"triton_red_fused_logsumexp_0", "triton_per_fused_logsumexp_0"},
-          {"@triton_heuristics.reduction(", "@triton_heuristics.persistent_reduction("}},
-         0,
-         0,
-         0}, /* a persistent kernel already reads each row once */
+        {{{"131072", "100"}}, 1, 1, 1},   /* short rows: one chunk covers them, one variant */
+        {{{"'in_ptr0': '*fp32'", "'in_ptr0': '*bf16'"}}, 0, 0, 0},   /* the output's type differs */
+        {{{"triton_red_fused_logsumexp_0", "triton_per_fused_logsumexp_0"}, {"@triton_heuristics.reduction(", "@triton_heuristics.persistent_reduction("}},
+         0, 0, 0},   /* a persistent kernel already reads each row once */
     };
     for (size_t t = 0; t < sizeof forms / sizeof *forms; t++) {
         char *cur = kstrdup(text);
@@ -716,8 +684,7 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
             cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
             cr_expect_eq(!strcmp(out, "in_out_ptr0"), forms[t].first, "form %zu: output %s", t, out);
             cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp",
-                                             forms[t].first ? "\"params\": [\"in_out_ptr0\", \"in_ptr0\""
-                                                            : "\"params\": [\"in_ptr0\", \"out_ptr0\""),
+                                             forms[t].first ? "\"params\": [\"in_out_ptr0\", \"in_ptr0\"" : "\"params\": [\"in_ptr0\", \"out_ptr0\""),
                          (int)forms[t].nvariants, "form %zu", t);
         }
         json_decref(kc);
@@ -731,8 +698,7 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
      * family, the kernel reads x, not what logsumexp reduces) */
     static const struct {
         const char *fixture, *out;
-    } real[] = {{"scratch_lse_bf16_keepdim_g0.py", "out_ptr2"},
-                {"scratch_lse_3d_g0.py", "in_out_ptr0"},
+    } real[] = {{"scratch_lse_bf16_keepdim_g0.py", "out_ptr2"}, {"scratch_lse_3d_g0.py", "in_out_ptr0"},
                 {"scratch_lse_3d_scaled_g0.py", NULL}};
     for (size_t t = 0; t < sizeof real / sizeof *real; t++) {
         a = tu_load_inductor(real[t].fixture);
@@ -753,7 +719,7 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
 
 /* Each one-place edit of `text` (from, to) makes `match` refuse the module's kernel 0. */
 static void expect_edits_refused(const char *text, const char *const (*edits)[2], size_t n,
-                                 int (*match)(const kfacts *, lnp_spec *)) {
+                                 int (*match)(const kfacts *, prologue_spec *)) {
     for (size_t t = 0; t < n; t++) {
         artifact *a = parse_edited(text, edits[t][0], edits[t][1]);
         json_t *kc = opt_kernel_ctx(a, 0, NULL);
@@ -774,7 +740,7 @@ Test(templates, layer_norm_prologue_family_from_the_source) {
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
-    lnp_spec sp;
+    prologue_spec sp;
     cr_assert_eq(builtin_ln_prologue_match(tu_kf(kc), &sp), 1);
     cr_expect_str_eq(sp.w, "in_ptr0");
     cr_expect_str_eq(sp.b, "in_ptr1");
@@ -792,7 +758,7 @@ Test(templates, layer_norm_prologue_family_from_the_source) {
         "%s", h);
     cr_expect(strstr(h, "tmp6 = libdevice.erf(tmp5)\n") && strstr(h, "    return tmp9\n"), "%s", h);
     cr_expect(!strstr(h, "welford") && !strstr(h, "tmp17"), "%s", h);
-    builtin_ln_prologue_free(&sp);
+    builtin_prologue_free(&sp);
     double eps = 0;
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_layer_norm_prologue");
     cr_expect_eq(
@@ -856,7 +822,7 @@ Test(templates, layer_norm_prologue_with_a_residual) {
     kerr e = {0};
     cr_assert_eq(artifact_parse(cur, strlen(cur), &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
-    lnp_spec sp;
+    prologue_spec sp;
     cr_assert_eq(builtin_ln_prologue_match(tu_kf(kc), &sp), 1);
     cr_expect_eq(sp.nptrs, 4);
     cr_expect_str_eq(sp.w, "in_ptr0");
@@ -869,7 +835,7 @@ Test(templates, layer_norm_prologue_with_a_residual) {
                    "tmp98 = tl.load(in_ptr2 + (r0_1 + 4096*x0), r0_mask, eviction_policy='evict_first', other=0.0)") &&
             strstr(h, "tmp1 = tmp0.to(tl.float32) + tmp98\n") && strstr(h, "    return tmp9\n"),
         "%s", h);
-    builtin_ln_prologue_free(&sp);
+    builtin_prologue_free(&sp);
     cr_expect_eq(variants_pass_gate1(
                      a, kc, "row_layer_norm_prologue",
                      "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"in_ptr1\", \"in_ptr2\", \"xnumel\", \"r0_numel\"]"),
@@ -896,7 +862,7 @@ Test(templates, layer_norm_prologue_over_plain_layer_norms) {
         artifact *a = tu_load_inductor(cases[c].fixture);
         for (size_t k = 0; k < a->nkernels; k++) {
             json_t *kc = opt_kernel_ctx(a, (int)k, NULL);
-            lnp_spec sp;
+            prologue_spec sp;
             int m = builtin_ln_prologue_match(tu_kf(kc), &sp);
             cr_expect_eq(m, k == 0 && cases[c].match, "%s kernel %zu: match %d", cases[c].fixture, k, m);
             if (m) {
@@ -908,7 +874,7 @@ Test(templates, layer_norm_prologue_over_plain_layer_norms) {
                 kfamily first = builtin_rewrite_match(tu_kf(kc), &eps);
                 cr_expect_eq(first, KF_ROW_LAYER_NORM, "%s: %s", cases[c].fixture, kfamily_name(first));
                 cr_expect_eq(builtin_rewrite_second(tu_kf(kc), first), KF_ROW_LN_PROLOGUE);
-                builtin_ln_prologue_free(&sp);
+                builtin_prologue_free(&sp);
             }
             json_decref(kc);
         }
@@ -927,7 +893,7 @@ Test(templates, softmax_prologue_family_from_the_source) {
     kerr e = {0};
     cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
-    lnp_spec sp;
+    prologue_spec sp;
     cr_assert_eq(builtin_sm_prologue_match(tu_kf(kc), &sp), 1);
     cr_expect_eq(builtin_ln_prologue_match(tu_kf(kc), NULL), 0);
     cr_expect_str_eq(sp.out, "in_out_ptr0");
@@ -944,7 +910,7 @@ Test(templates, softmax_prologue_family_from_the_source) {
                 "tmp0 = tl.load(in_ptr0 + (r0_2 + 2048*x0), r0_mask, eviction_policy='evict_last', other=0.0).to(tl.int1)") &&
             strstr(h, "    return tmp7\n") && !strstr(h, "online_softmax"),
         "%s", h);
-    builtin_ln_prologue_free(&sp);
+    builtin_prologue_free(&sp);
     double eps = 0;
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_softmax_prologue");
     cr_expect_eq(variants_pass_gate1(a, kc, "row_softmax_prologue",
