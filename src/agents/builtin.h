@@ -225,16 +225,19 @@ int builtin_group_stats_match(const kfacts *k, gs_spec *gs);
 json_t *builtin_group_stats_variants(const kfacts *k);
 int builtin_group_stats_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* A layer norm or a softmax with a pointwise prologue (builtin_prologue.c): Inductor's looped
- * reduction of two loops over rows of r0_numel <= 16384 (xnumel * r0_numel < 2^31) whose
- * runtime parameters are pointers (float, or a bool mask) then xnumel and r0_numel, whose x
- * index definitions are over xindex alone (one of them xindex itself: the row), whose first
+ * reduction of two loops (three for a softmax, below) over rows of r0_numel <= 16384
+ * (xnumel * r0_numel < 2^31) whose runtime parameters are pointers (float, or a bool mask)
+ * then xnumel and r0_numel, whose x index definitions are over xindex alone (one of them xindex itself: the row), whose first
  * loop is loads (at index expressions of those and the reduction index) and pointwise lines
  * feeding one reduction, and whose second loop re-reads the same loads and stores one row of a
  * float pointer. The layer norm (ATen native_layer_norm): the reduction is Welford's, the
  * second loop scales by a weight and shifts by a bias read at the reduction index, rsqrt of the
  * variance over r0_numel plus eps. The softmax (ATen _softmax, not _log_softmax): the reduction
- * is the online softmax's, the second loop stores exp(x - max) / sum. The prologue's lines
- * become a jit function _prologue(pointers..., xindex, r0_index, r0_mask) in the candidate;
+ * is the online softmax's, the second loop stores exp(x - max) / sum; or three loops (the max;
+ * the sum of exp(f(x - max)); exp(f(x - max)) / sum stored) with f a chain of pointwise lines
+ * over x - max alone, the same in loops 2 and 3 (Inductor's scale), which becomes the jit
+ * function _post(t) (t itself in the online form). The prologue's lines become a jit
+ * function _prologue(pointers..., xindex, r0_index, r0_mask) in the candidate;
  * templates row_layer_norm_prologue and row_softmax_prologue. The matchers: 1 and *sp filled
  * (sp may be NULL; a filled one is released with builtin_prologue_free; w and b NULL for a
  * softmax), else 0. */

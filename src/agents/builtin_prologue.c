@@ -9,8 +9,9 @@
  * `_prologue(pointers..., xindex, r0_index, r0_mask)`: the kernel's x index definitions (over
  * xindex alone), loads of its pointers at index expressions over those and the reduction index,
  * and pointwise lines over tmp names, Triton's and Inductor's math helpers, numbers and
- * float("-inf")-style literals; nothing else. What the lines compute is then checked as every
- * candidate is, by gates 2 and 3. */
+ * float("-inf")-style literals; nothing else. A softmax Inductor writes in three loops (max, sum,
+ * normalise) also has a chain of pointwise lines after x - max (its scale), lifted the same way
+ * into `_post(t)`. What the lines compute is then checked as every candidate is, by gates 2 and 3. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,7 @@ typedef struct pro_scan {
     pro_line *ls; /* owned */
     size_t n;
     size_t loop2, a0, a1, b0, b1; /* loop 2's head; the loops' bodies after their index lines */
+    size_t loop3, c0, c1;         /* a third loop's (the softmax's three-loop form), else 0 */
     size_t bcast;                 /* loop 1's `tmpB = tl.broadcast_to(tmpV, ..)` */
     char r0v[16], xrow[16];       /* the reduction index's name; the x defined as xindex */
     char xv[PRO_MAX_X][16];
@@ -50,6 +52,8 @@ typedef struct pro_scan {
     size_t n1;
     kbuf body; /* owned: the helper's lines */
     char res[16], bvar[16];
+    kbuf post;     /* owned: the lines of `_post(t)` (the softmax's work after x - max), t renamed */
+    char pres[16]; /* what _post returns; "" for t itself */
 } pro_scan;
 
 static int starts(const pro_line *l, const char *s) { return l->n >= strlen(s) && !strncmp(l->p, s, strlen(s)); }
@@ -224,20 +228,31 @@ static void scan_free(pro_scan *s) {
     free(s->ls);
     s->ls = NULL;
     kbuf_free(&s->body);
+    kbuf_free(&s->post);
+}
+
+/* How many times s occurs in src. */
+static int count_of(const char *src, const char *s) {
+    int n = 0;
+    for (const char *p = strstr(src, s); p; p = strstr(p + 1, s)) n++;
+    return n;
 }
 
 /* The kernel's shared facts (see pro_scan): 0, or -1 (nothing held) when it is not a looped
- * reduction of two loops over rows of <= 16384 whose first loop is a prologue. */
-static int scan_kernel(const kfacts *k, pro_scan *s) {
+ * reduction of two loops (three with `three`: the softmax's max, sum and normalising loops, whose
+ * one max2 and one tl.sum the caller places) over rows of <= 16384 whose first loop is a
+ * prologue. */
+static int scan_kernel(const kfacts *k, pro_scan *s, int three) {
     memset(s, 0, sizeof *s);
     s->body = (kbuf)KBUF_INIT;
+    s->post = (kbuf)KBUF_INIT;
     const char *src = k->source;
     long long rn = kfacts_numel(k, "r0_numel"), xn = kfacts_numel(k, "xnumel");
     s->rn = rn;
     if (!src || k->kind != ART_K_REDUCTION || rn < 16 || rn > 16384 || xn <= 0 || xn * rn >= (1LL << 31)) return -1;
     /* no other reduction than the family's own */
-    if (strstr(src, "tl.sum(") || strstr(src, "max2(") || strstr(src, "min2(") || strstr(src, "tl.reduce(") ||
-        strstr(src, "tl.associative_scan("))
+    if (count_of(src, "tl.sum(") != three || count_of(src, "max2(") != three || strstr(src, "min2(") ||
+        strstr(src, "tl.reduce(") || strstr(src, "tl.associative_scan("))
         return -1;
     /* the signature: pointers (float, or a bool mask), then xnumel and r0_numel */
     size_t nr = k->runtime.n;
@@ -255,13 +270,15 @@ static int scan_kernel(const kfacts *k, pro_scan *s) {
     const pro_line *ls = s->ls;
     size_t loops[3], nl = 0, rbase = 0;
     for (size_t i = 0; i < s->n; i++) {
-        if (ls[i].n == 49 && !strncmp(ls[i].p, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):", 49) && nl < 3)
-            loops[nl++] = i;
+        if (ls[i].n == 49 && !strncmp(ls[i].p, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):", 49) && nl++ < 3)
+            loops[nl - 1] = i;
         if (!nl && starts(&ls[i], "rbase = r0_base")) rbase = i;
     }
-    if (nl != 2 || !rbase) goto fail;
+    if (nl != (size_t)(2 + three) || !rbase) goto fail;
     s->loop2 = loops[1];
     if (loop_body(s, loops[0], &s->a0, &s->a1) || loop_body(s, loops[1], &s->b0, &s->b1) || s->a1 > loops[1]) goto fail;
+    if (three && (loop_body(s, loops[2], &s->c0, &s->c1) || s->b1 > loops[2])) goto fail;
+    s->loop3 = three ? loops[2] : 0;
     /* the x index definitions between rbase and the first loop: over xindex alone */
     for (size_t i = rbase + 1; i < loops[0]; i++) {
         size_t v = named_lhs(&ls[i], "x");
@@ -334,14 +351,15 @@ fail:
     return -1;
 }
 
-/* Loop 2's loads (into l2, at most cap) and its one store `tl.store(OUT + (row), tmpZ,
- * r0_mask)` with OUT a float pointer: 0 and *out, else -1. Lines other than loads and the store
- * are left to the family. */
-static int scan_loop2(const kfacts *k, const pro_scan *s, pro_load *l2, size_t cap, size_t *n2, const char **out) {
+/* The last loop's ([from, to)) loads (into l2, at most cap) and its one store `tl.store(OUT +
+ * (row), tmpZ, r0_mask)` with OUT a float pointer: 0 and *out, else -1. Lines other than loads
+ * and the store are left to the family. */
+static int scan_store_loop(const kfacts *k, const pro_scan *s, size_t from, size_t to, pro_load *l2, size_t cap,
+                           size_t *n2, const char **out) {
     size_t nstore = 0;
     *n2 = 0;
     *out = NULL;
-    for (size_t j = s->b0; j < s->b1; j++) {
+    for (size_t j = from; j < to; j++) {
         const pro_line *l = &s->ls[j];
         if (starts(l, "tl.store(")) {
             nstore++;
@@ -401,8 +419,9 @@ static int used_with(const pro_line *ls, size_t from, size_t to, const char *v, 
 }
 
 /* A matcher's end: where it matched (ok) and the caller wants the spec, *out = *sp with the
- * scan's pointers and the _prologue function's text; the scan released either way. */
-static int scan_finish(pro_scan *s, int ok, prologue_spec *sp, prologue_spec *out) {
+ * scan's pointers and the _prologue function's text (with `post`, also `_post(t)`'s: the softmax
+ * family's); the scan released either way. */
+static int scan_finish(pro_scan *s, int ok, int post, prologue_spec *sp, prologue_spec *out) {
     if (ok && out) {
         memcpy(sp->ptrs, s->ptrs, sizeof sp->ptrs);
         sp->nptrs = s->nptrs;
@@ -410,6 +429,9 @@ static int scan_finish(pro_scan *s, int ok, prologue_spec *sp, prologue_spec *ou
         kbuf_puts(&sp->helper, "@triton.jit\ndef _prologue(");
         for (size_t p = 0; p < s->nptrs; p++) kbuf_printf(&sp->helper, "%s, ", s->ptrs[p]);
         kbuf_printf(&sp->helper, "xindex, r0_index, r0_mask):\n%s    return %s\n", kbuf_str(&s->body), s->res);
+        if (post)
+            kbuf_printf(&sp->helper, "\n\n@triton.jit\ndef _post(t):\n%s    return %s\n", kbuf_str(&s->post),
+                        s->pres[0] ? s->pres : "t");
         *out = *sp;
     }
     scan_free(s);
@@ -421,7 +443,7 @@ static int scan_finish(pro_scan *s, int ok, prologue_spec *sp, prologue_spec *ou
  * name for %s, the call's closing line, then selects of its results under r0_mask alone. 0 with
  * *s held, else -1 with nothing held. */
 static int scan_with_update(const kfacts *k, pro_scan *s, const char *call, const char *arg_fmt) {
-    if (scan_kernel(k, s)) return -1;
+    if (scan_kernel(k, s, 0)) return -1;
     const pro_line *ls = s->ls;
     size_t i = s->bcast;
     char arg[48];
@@ -445,7 +467,7 @@ int builtin_ln_prologue_match(const kfacts *k, prologue_spec *out) {
     size_t n2 = 0, m = 0;
     prologue_spec sp = {.nptrs = 0};
     const char *wv = NULL, *bv = NULL;
-    ok = ok && !scan_loop2(k, &s, l2, PRO_MAX_LOADS + 2, &n2, &sp.out) && n2 == s.n1 + 2;
+    ok = ok && !scan_store_loop(k, &s, s.b0, s.b1, l2, PRO_MAX_LOADS + 2, &n2, &sp.out) && n2 == s.n1 + 2;
     for (size_t j = 0; ok && j < n2; j++) {
         if (m < s.n1 && same_load(&l2[j], &s.l1[m])) {
             m++;
@@ -471,11 +493,12 @@ int builtin_ln_prologue_match(const kfacts *k, prologue_spec *out) {
     sp.eps = ok ? builtin_find_eps(kbuf_str(&l2t)) : 0;
     kbuf_free(&l2t);
     ok = ok && sp.eps > 0;
-    return scan_finish(&s, ok, &sp, out);
+    return scan_finish(&s, ok, 0, &sp, out);
 }
 
-int builtin_sm_prologue_match(const kfacts *k, prologue_spec *out) {
-    if (!kf_strs_has(&k->aten_ops, "aten._softmax") || kf_strs_has(&k->aten_ops, "aten._log_softmax")) return 0;
+/* The online softmax form: loop 1 the prologue and online_softmax_combine, loop 2 exp(x - max) /
+ * sum stored (_post is t itself). */
+static int sm_online_match(const kfacts *k, prologue_spec *out) {
     pro_scan s; /* the online softmax's update of the broadcast (its third argument) */
     if (scan_with_update(k, &s, "triton_helpers.online_softmax_combine(", ", %s, False")) return 0;
     const pro_line *ls = s.ls;
@@ -501,7 +524,7 @@ int builtin_sm_prologue_match(const kfacts *k, prologue_spec *out) {
     pro_load l2[PRO_MAX_LOADS];
     size_t n2 = 0;
     prologue_spec sp = {.nptrs = 0};
-    ok = ok && !scan_loop2(k, &s, l2, PRO_MAX_LOADS, &n2, &sp.out) && n2 == s.n1;
+    ok = ok && !scan_store_loop(k, &s, s.b0, s.b1, l2, PRO_MAX_LOADS, &n2, &sp.out) && n2 == s.n1;
     for (size_t j = 0; ok && j < n2; j++) ok = same_load(&l2[j], &s.l1[j]);
     int sub = 0, ex = 0, div = 0;
     char subv[16] = "", exv[16] = "";
@@ -529,7 +552,154 @@ int builtin_sm_prologue_match(const kfacts *k, prologue_spec *out) {
         if (ex && rl == strlen(pat) && !strncmp(r, pat, rl)) div = 1;
     }
     ok = ok && sub && ex && div;
-    return scan_finish(&s, ok, &sp, out);
+    return scan_finish(&s, ok, 1, &sp, out);
+}
+
+/* Whether the tmp names in [p, end) are all in names[0..n). */
+static int tmps_within(const char *p, const char *end, char names[][16], size_t n) {
+    for (const char *q = p; q < end; q++) {
+        if (strncmp(q, "tmp", 3) || (q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))) continue;
+        size_t len = 3;
+        while (q + len < end && isdigit((unsigned char)q[len])) len++;
+        int found = 0;
+        for (size_t j = 0; !found && j < n; j++) found = strlen(names[j]) == len && !strncmp(q, names[j], len);
+        if (!found) return 0;
+        q += len - 1;
+    }
+    return 1;
+}
+
+/* In [from, to): `tmpD = ... - mx`, then pointwise lines over tmpD and each other only (the chain:
+ * a scale, a shift), then `tmpE = libdevice.exp(last)`. The exponential's name into exv, the
+ * chain's lines with each tmp name replaced by T and its place in the chain into sig, with tmpD renamed t into post (when not
+ * NULL) and its result into pres: 0, else -1. */
+static int exp_chain(const pro_line *ls, size_t from, size_t to, const char *mx, char *exv, kbuf *sig, kbuf *post,
+                     char *pres) {
+    char names[16][16], pat[48];
+    size_t nn = 0, j = from;
+    snprintf(pat, sizeof pat, " - %s", mx);
+    for (; j < to; j++) {
+        size_t t = tmp_lhs(&ls[j]), rl = t ? ls[j].n - t - 3 : 0;
+        if (t && t < 16 && rl > strlen(pat) && !strncmp(ls[j].p + ls[j].n - strlen(pat), pat, strlen(pat))) {
+            memcpy(names[nn], ls[j].p, t);
+            names[nn++][t] = '\0';
+            break;
+        }
+    }
+    for (j++; j < to && nn < 16; j++) {
+        size_t t = tmp_lhs(&ls[j]);
+        if (!t || t >= 16) return -1;
+        const char *r = ls[j].p + t + 3, *e = ls[j].p + ls[j].n;
+        snprintf(pat, sizeof pat, "libdevice.exp(%s)", names[nn - 1]);
+        if ((size_t)(e - r) == strlen(pat) && !strncmp(r, pat, strlen(pat))) {
+            memcpy(exv, ls[j].p, t);
+            exv[t] = '\0';
+            if (pres) snprintf(pres, 16, "%s", nn > 1 ? names[nn - 1] : "");
+            return 0;
+        }
+        if (!pointwise_rhs(r, e) || !tmps_within(r, e, names, nn)) return -1;
+        memcpy(names[nn], ls[j].p, t);
+        names[nn++][t] = '\0';
+        if (post) kbuf_puts(post, "    ");
+        for (const char *q = ls[j].p; q < e; q++) { /* the line with its tmp names as T (sig), tmpD as t (post) */
+            int tok = !strncmp(q, "tmp", 3) && (q == ls[j].p || !isalnum((unsigned char)q[-1]));
+            size_t len = 3;
+            while (tok && q + len < e && isdigit((unsigned char)q[len])) len++;
+            if (tok) { /* T and the name's place in the chain (tmpD is T0) */
+                size_t at = 0;
+                while (at + 1 < nn && (strlen(names[at]) != len || strncmp(q, names[at], len))) at++;
+                kbuf_printf(sig, "T%zu", at);
+                if (post && len == strlen(names[0]) && !strncmp(q, names[0], len))
+                    kbuf_putc(post, 't');
+                else if (post)
+                    kbuf_append(post, q, len);
+                q += len - 1;
+                continue;
+            }
+            kbuf_putc(sig, *q);
+            if (post) kbuf_putc(post, *q);
+        }
+        kbuf_putc(sig, '\n');
+        if (post) kbuf_putc(post, '\n');
+    }
+    return -1;
+}
+
+/* The three-loop softmax form (what Inductor emits where the softmax is not online, e.g. after a
+ * masked_fill): loop 1 the prologue and a running maximum, `tmpM = triton_helpers.max2(_tmpM, 1)`;
+ * loop 2 the sum of exp(f(x - tmpM)) for a chain f of pointwise lines (Inductor's scale), `tmpS =
+ * tl.sum(_tmpS, 1)`; loop 3 exp(f(x - tmpM)) / tmpS stored. f becomes _post. */
+static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
+    pro_scan s;
+    if (scan_kernel(k, &s, 1)) return 0;
+    const pro_line *ls = s.ls;
+    size_t i = s.bcast;
+    char acc[16] = "", accs[16] = "", mx[16], sm[16], want[96], ex2[16], ex3[16];
+    /* loop 1 after the broadcast: `tmpA = triton_helpers.maximum(_tmpM, tmpB)`, `_tmpM =
+     * tl.where(r0_mask, tmpA, _tmpM)` */
+    size_t t = i + 1 < s.a1 ? tmp_lhs(&ls[i + 1]) : 0;
+    const char *r = t ? ls[i + 1].p + t + 3 : NULL, *comma = r ? memchr(r, ',', ls[i + 1].n - t - 3) : NULL;
+    int ok = i + 3 == s.a1 && comma && !strncmp(r, "triton_helpers.maximum(_tmp", 27) &&
+             (size_t)(comma - r - 23) < sizeof acc && t < sizeof mx;
+    if (ok) {
+        memcpy(acc, r + 23, (size_t)(comma - r - 23));
+        snprintf(want, sizeof want, "%.*s = triton_helpers.maximum(%s, %s)", (int)t, ls[i + 1].p, acc, s.bvar);
+        ok = ls[i + 1].n == strlen(want) && !strncmp(ls[i + 1].p, want, strlen(want));
+        snprintf(want, sizeof want, "%s = tl.where(r0_mask, %.*s, %s)", acc, (int)t, ls[i + 1].p, acc);
+        ok = ok && ls[i + 2].n == strlen(want) && !strncmp(ls[i + 2].p, want, strlen(want));
+    }
+    /* between loops 1 and 2: the max, and loop 2's zero accumulator; between 2 and 3: the sum */
+    snprintf(mx, sizeof mx, "%s", acc + 1);
+    snprintf(want, sizeof want, "%s = triton_helpers.max2(%s, 1)[:, None]", mx, acc);
+    int seen = 0;
+    for (size_t j = s.a1; ok && j < s.loop2; j++) {
+        const char *z = line_has(&ls[j], " = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)");
+        if (ls[j].n == strlen(want) && !strncmp(ls[j].p, want, strlen(want)))
+            seen++;
+        else if (z && starts(&ls[j], "_tmp") && !accs[0] && (size_t)(z - ls[j].p) < sizeof accs)
+            memcpy(accs, ls[j].p, (size_t)(z - ls[j].p));
+        else
+            ok = 0;
+    }
+    ok = ok && seen == 1 && accs[0] && s.loop3 == s.b1 + 1;
+    snprintf(sm, sizeof sm, "%s", accs + 1);
+    snprintf(want, sizeof want, "%s = tl.sum(%s, 1)[:, None]", sm, accs);
+    ok = ok && ls[s.b1].n == strlen(want) && !strncmp(ls[s.b1].p, want, strlen(want));
+    /* loop 2: loop 1's loads, no store, exp of the chain, accumulated into _tmpS */
+    kbuf sig2 = KBUF_INIT, sig3 = KBUF_INIT;
+    size_t nl = 0;
+    for (size_t j = s.b0; ok && j < s.b1; j++) {
+        size_t lt = tmp_lhs(&ls[j]);
+        pro_load ld;
+        if (starts(&ls[j], "tl.store(")) ok = 0;
+        if (lt && !strncmp(ls[j].p + lt + 3, "tl.load(", 8))
+            ok = nl < s.n1 && !parse_load(&ls[j], &s, &ld) && same_load(&ld, &s.l1[nl++]);
+    }
+    ok = ok && nl == s.n1 && !exp_chain(ls, s.b0, s.b1, mx, ex2, &sig2, NULL, NULL);
+    snprintf(want, sizeof want, "%s = tl.where(r0_mask, ", accs);
+    int accumulated = 0;
+    for (size_t j = s.b0; ok && j < s.b1; j++) accumulated |= starts(&ls[j], want);
+    ok = ok && accumulated == 1;
+    /* loop 3: loop 1's loads in order, the same chain, its exponential over the sum, one store */
+    pro_load l3[PRO_MAX_LOADS];
+    size_t n3 = 0;
+    prologue_spec sp = {.nptrs = 0};
+    ok = ok && !scan_store_loop(k, &s, s.c0, s.c1, l3, PRO_MAX_LOADS, &n3, &sp.out) && n3 == s.n1;
+    for (size_t j = 0; ok && j < n3; j++) ok = same_load(&l3[j], &s.l1[j]);
+    ok = ok && !exp_chain(ls, s.c0, s.c1, mx, ex3, &sig3, &s.post, s.pres) &&
+         !strcmp(kbuf_str(&sig2), kbuf_str(&sig3));
+    snprintf(want, sizeof want, " = (%s / %s)", ex3, sm);
+    int div = 0;
+    for (size_t j = s.c0; ok && j < s.c1; j++) div |= line_has(&ls[j], want) != NULL;
+    ok = ok && div;
+    kbuf_free(&sig2);
+    kbuf_free(&sig3);
+    return scan_finish(&s, ok, 1, &sp, out);
+}
+
+int builtin_sm_prologue_match(const kfacts *k, prologue_spec *out) {
+    if (!kf_strs_has(&k->aten_ops, "aten._softmax") || kf_strs_has(&k->aten_ops, "aten._log_softmax")) return 0;
+    return sm_online_match(k, out) || sm_three_loop_match(k, out);
 }
 
 void builtin_prologue_free(prologue_spec *sp) {

@@ -7,7 +7,8 @@ must come out exactly as the bias (as Inductor's Welford gives it). The sources 
 tests/fixtures/templates/*_row_layer_norm_prologue.txt, which the unit tests hold equal to what
 kopt renders. Also the row_softmax_prologue candidates for level3/02's attention softmax (bf16
 scores scaled by 0.125, a bool mask of 2048 x 2048 indexed by the row modulo 2048, -inf where
-it is False), against float64 the same way.
+it is False), against float64 the same way, and for bench/heldout2/hx02's three-loop softmax (a
+causal mask, the scale applied to x - max).
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_ln_prologue_interp.py (`make interp-check`);
 exit 0 when every case is within its tolerance, 1 otherwise; skipped (exit 0, one line) when
@@ -88,7 +89,8 @@ def main():
                                                             label[25:55], err.max().item(),
                                                             "" if const else ", constant row not exactly b"))
         b2, c2 = softmax_cases(tmp)
-        bad, cases = bad + b2, cases + c2
+        b3, c3 = causal_softmax_cases(tmp)
+        bad, cases = bad + b2 + b3, cases + c2 + c3
     print("ln_prologue interp: %d cases, %d failed" % (cases, bad))
     return 1 if bad else 0
 
@@ -117,6 +119,40 @@ def softmax_cases(tmp):
                 ok = err.max().item() <= 1e-6
             else:
                 ulp = torch.maximum(ref.abs(), torch.full_like(ref, 2.0 ** -126)) * 2.0 ** -7
+                ok = bool((err <= ulp).all())
+            bad += not ok
+            cases += 1
+            print("%s %s N=%d %s: %s max_err=%.3g" % ("ok  " if ok else "FAIL", golden[:24], N, str(dt)[6:], label[22:52],
+                                                  err.max().item()))
+    return bad, cases
+
+
+def causal_softmax_cases(tmp):
+    """bench/heldout2/hx02's three-loop softmax (a causal mask indexed by the row modulo 2048, -inf
+    where it is True, the 1/8 scale applied to x - max, lifted into _post): the 1-row and 2-row
+    candidates over 5 rows of 2048 (row 0 keeps one element), fp32 and fp16, a separate output."""
+    golden = "heldout_hx02_causal_scaled_softmax_fp16_g0_k0_row_softmax_prologue.txt"
+    cands = candidates(golden)
+    picks = [c for c in cands if "1 row a program" in c[0]][:1] + [c for c in cands if "2 rows a program" in c[0]][:1]
+    if len(picks) != 2:
+        print("FAIL %s has no 1-row and 2-row candidates" % golden)
+        return 1, 1
+    bad = cases = 0
+    N, rows = 2048, 5
+    causal = torch.triu(torch.ones(N, N, dtype=torch.bool), diagonal=1)
+    for n, (label, src) in enumerate(picks):
+        mod = load_judged(src, "smc_%d" % n, tmp)
+        for dt in (torch.float32, torch.float16):
+            x = (torch.randn(rows, N) * 4).to(dt)
+            masked = causal[torch.arange(rows) % N]
+            ref = torch.softmax(torch.where(masked, torch.tensor(float("-inf"), dtype=torch.float64), x.double()) * 0.125, 1)
+            out = torch.full_like(x, float("nan"))
+            mod.launch(causal, x, out, rows, N)
+            err = (out.double() - ref).abs()
+            if dt == torch.float32:
+                ok = err.max().item() <= 1e-6
+            else:  # within one fp16 step of the float64 value (fp16's subnormals below 2^-14)
+                ulp = torch.maximum(ref.abs(), torch.full_like(ref, 2.0 ** -14)) * 2.0 ** -10
                 ok = bool((err <= ulp).all())
             bad += not ok
             cases += 1

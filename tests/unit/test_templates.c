@@ -79,7 +79,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_34_max_pool2d_small_g0.py",
                                            "suite_level1_35_max_pool3d_fp16_small_g0.py",
                                            "suite_level2_01_linear_gelu_layernorm_bf16_g0.py",
-                                           "suite_level3_02_transformer_block_bf16_softmax_g0.py"};
+                                           "suite_level3_02_transformer_block_bf16_softmax_g0.py",
+                                           "heldout_hx02_causal_scaled_softmax_fp16_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -933,6 +934,54 @@ Test(templates, softmax_prologue_family_from_the_source) {
         {"tl.store(in_out_ptr0 + (r0_2 + 2048*x3), tmp22, r0_mask)",
          "tl.store(in_ptr0 + (r0_2 + 2048*x3), tmp22, r0_mask)"},
         {"'in_ptr0': '*i1'", "'in_ptr0': '*i64'"},
+    };
+    expect_edits_refused(text, edits, sizeof edits / sizeof *edits, builtin_sm_prologue_match);
+    free(text);
+}
+
+/* The three-loop softmax of bench/heldout2/hx02 (a causal mask, then x * 1.0, then the max; the
+ * 1/8 scale applied to x - max in loops 2 and 3; fp16 scores in, a separate fp16 output): matched
+ * with the scale lifted into _post, every variant through gate 1; one-place edits of the loops,
+ * the max, the sum, the scale chain or the division do not match. */
+Test(templates, softmax_prologue_three_loop_form) {
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/heldout_hx02_causal_scaled_softmax_fp16_g0.py", &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    prologue_spec sp;
+    cr_assert_eq(builtin_sm_prologue_match(tu_kf(kc), &sp), 1);
+    cr_expect_str_eq(sp.out, "out_ptr2");
+    const char *h = kbuf_str(&sp.helper);
+    cr_expect(strstr(h, "def _prologue(in_ptr0, in_ptr1, out_ptr2, xindex, r0_index, r0_mask):\n") &&
+                  strstr(h, "    return tmp6\n") &&
+                  strstr(h, "def _post(t):\n    tmp32 = tl.full([1, 1], 0.125, tl.float32)\n"
+                            "    tmp33 = t * tmp32\n    return tmp33\n"),
+              "%s", h);
+    builtin_prologue_free(&sp);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_softmax_prologue");
+    cr_expect_eq(variants_pass_gate1(a, kc, "row_softmax_prologue",
+                                     "\"params\": [\"in_ptr0\", \"in_ptr1\", \"out_ptr2\", \"xnumel\", \"r0_numel\"]"),
+                 5);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"tmp9 = triton_helpers.maximum(_tmp8, tmp7)", "tmp9 = triton_helpers.minimum(_tmp8, tmp7)"},
+        {"tmp8 = triton_helpers.max2(_tmp8, 1)[:, None]", "tmp8 = triton_helpers.min2(_tmp8, 1)[:, None]"},
+        {"tmp22 = tl.sum(_tmp22, 1)[:, None]", "tmp22 = tl.sum(_tmp8, 1)[:, None]"},
+        {"tmp19 = tmp17 * tmp18", "tmp19 = tmp17 * tmp17"},
+        {"tmp33 = tmp31 * tmp32", "tmp33 = tmp31 + tmp32"},
+        {"tmp32 = tl.full([1, 1], 0.125, tl.float32)", "tmp32 = tl.full([1, 1], 0.25, tl.float32)"},
+        {"tmp33 = tmp31 * tmp32", "tmp33 = tmp31 * tmp30"},
+        {"tmp34 = libdevice.exp(tmp33)", "tmp34 = libdevice.exp(tmp31)"},
+        {"tmp35 = (tmp34 / tmp22)", "tmp35 = (tmp34 / tmp8)"},
+        {"tmp31 = tmp30 - tmp8", "tmp31 = tmp30 - tmp22"},
+        {"tmp23 = _tmp22 + tmp21", "tmp23 = _tmp22 + tmp21\n        tl.store(out_ptr2 + (r0_2 + 2048*x3), tmp23, r0_mask)"},
+        {"tmp25 = tl.load(in_ptr1 + (r0_2 + 2048*x3)", "tmp25 = tl.load(in_ptr1 + (r0_2 + 2048*x0)"},
+        {"tmp11 = tl.load(in_ptr1 + (r0_2 + 2048*x3)", "tmp11 = tl.load(in_ptr0 + (r0_2 + 2048*x3)"},
+        {"Original ATen: [aten.masked_fill", "Original ATen: [aten._log_softmax, aten.masked_fill"},
     };
     expect_edits_refused(text, edits, sizeof edits / sizeof *edits, builtin_sm_prologue_match);
     free(text);
