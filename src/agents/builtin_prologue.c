@@ -634,7 +634,7 @@ static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
     if (scan_kernel(k, &s, 1)) return 0;
     const pro_line *ls = s.ls;
     size_t i = s.bcast;
-    char acc[16] = "", accs[16] = "", mx[16], sm[16], want[96], ex2[16], ex3[16];
+    char acc[16] = "", accs[16] = "", mx[16], sm[16], want[96], ex2[16] = "", ex3[16] = "";
     /* loop 1 after the broadcast: `tmpA = triton_helpers.maximum(_tmpM, tmpB)`, `_tmpM =
      * tl.where(r0_mask, tmpA, _tmpM)` */
     size_t t = i + 1 < s.a1 ? tmp_lhs(&ls[i + 1]) : 0;
