@@ -26,6 +26,19 @@ def load_problem(path):
     return prob
 
 
+def problem_and_kopt(prob_path, out_dir):
+    """(model, inputs, kopt's module): the problem's model built as the worker builds it (seed 0,
+    eval, CUDA), its inputs (seed 0, on the GPU), and OUT_DIR's kopt_loader.py module over it."""
+    prob = load_problem(prob_path)
+    torch.manual_seed(0)
+    model = prob.Model(*prob.get_init_inputs()).cuda().eval()
+    torch.manual_seed(0)
+    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in prob.get_inputs()]
+    sys.path.insert(0, out_dir)
+    from kopt_loader import load_optimized
+    return model, inputs, load_optimized(model)
+
+
 def timings(fn, inputs, calls):
     for _ in range(5):
         fn(*inputs)
@@ -49,14 +62,7 @@ def main():
         return 2
     prob_path, out_dir = sys.argv[1], sys.argv[2]
     calls = int(sys.argv[sys.argv.index("--calls") + 1]) if "--calls" in sys.argv else 50
-    prob = load_problem(prob_path)
-    torch.manual_seed(0)
-    model = prob.Model(*prob.get_init_inputs()).cuda().eval()
-    torch.manual_seed(0)
-    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in prob.get_inputs()]
-    sys.path.insert(0, out_dir)
-    from kopt_loader import load_optimized
-    fast = load_optimized(model)
+    model, inputs, fast = problem_and_kopt(prob_path, out_dir)
     compiled = torch.compile(model)
     with torch.no_grad():
         for name, fn in (("eager", model), ("torch.compile default", compiled), ("kopt", fast)):

@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-from sweeplib import module_from_source, print_best, try_variant, timeit
+from sweeplib import inductor_ms, module_from_source, print_best, try_variant
 
 SRC = '''
 import triton
@@ -80,10 +80,7 @@ def main():
         tol = 0.01 if dt == torch.bfloat16 else 1e-4
         y = torch.empty_like(x)
         gb = 2 * x.numel() * x.element_size() / 1e9
-        comp = torch.compile(eager, dynamic=False)
-        comp(x)
-        t0 = timeit(lambda: comp(x), flush)
-        print("%s %d x %d %s: inductor %.3f ms (%.0f GB/s)" % (w, rows, n, dt, t0, gb / t0 * 1e3), flush=True)
+        t0 = inductor_ms(eager, x, flush, gb, "%s %d x %d %s" % (w, rows, n, dt))
         out = []
         for block in (2048, 4096, 8192):
             for nw in (4, 8, 16):

@@ -11,7 +11,6 @@ gate). Timing: N interleaved rounds, each calling the three in a rotated order, 
 preceded by an L2 flush (a 256 MiB write) and timed with CUDA events around the call alone;
 medians, and a 95% bootstrap interval of the ratio of medians (2000 resamples of the rounds).
 """
-import importlib.util
 import random
 import statistics
 import sys
@@ -19,12 +18,7 @@ import time
 
 import torch
 
-
-def load_problem(path):
-    spec = importlib.util.spec_from_file_location("problem", path)
-    prob = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(prob)
-    return prob
+from host_profile import problem_and_kopt
 
 
 def ratio_ci(base, cand, n=2000):
@@ -46,14 +40,8 @@ def main():
         return 2
     prob_path, out_dir = sys.argv[1], sys.argv[2]
     rounds = int(sys.argv[sys.argv.index("--rounds") + 1]) if "--rounds" in sys.argv else 30
-    prob = load_problem(prob_path)
-    torch.manual_seed(0)
-    model = prob.Model(*prob.get_init_inputs()).cuda().eval()
-    torch.manual_seed(0)
-    inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in prob.get_inputs()]
-    sys.path.insert(0, out_dir)
-    from kopt_loader import load_optimized
-    fns = {"kopt": load_optimized(model), "default": torch.compile(model)}
+    model, inputs, fast = problem_and_kopt(prob_path, out_dir)
+    fns = {"kopt": fast, "default": torch.compile(model)}
     ma = torch.compile(model, mode="max-autotune-no-cudagraphs")
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     with torch.no_grad():

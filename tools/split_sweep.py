@@ -13,7 +13,7 @@ import sys
 
 import torch
 
-from sweeplib import module_from_source, print_best, timeit, try_variant
+from sweeplib import inductor_ms, module_from_source, print_best, try_variant
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SPIN = "    while tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\") < nseg:\n        pass\n"
@@ -76,10 +76,7 @@ def main():
             tol = 1e-4 if log else 1e-6
         y = torch.empty_like(x)
         gb = 2 * x.numel() * x.element_size() / 1e9
-        comp = torch.compile(eager, dynamic=False)
-        comp(x)
-        t0 = timeit(lambda: comp(x), flush)
-        print("%s %d x %d %s: inductor %.3f ms (%.0f GB/s)" % (w, rows, n, dt, t0, gb / t0 * 1e3), flush=True)
+        t0 = inductor_ms(eager, x, flush, gb, "%s %d x %d %s" % (w, rows, n, dt))
         out = []
         for seg in (2048, 4096, 8192, 16384, 32768, 65536):   # 65536: a whole 11 row, one segment
             nseg = -(-n // seg)

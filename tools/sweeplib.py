@@ -1,6 +1,6 @@
-"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, tools/split_sweep.py): a Triton
-source imported as a module (a real file, since triton.jit reads the source back), and the
-median GPU time of a call."""
+"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, split_sweep.py, looped_sweep.py): a
+Triton source imported as a module (a real file, since triton.jit reads the source back), the
+median GPU time of a call, and torch.compile's as the baseline."""
 import importlib.util
 import os
 import tempfile
@@ -36,6 +36,16 @@ def timeit(fn, flush, n=25):
         ts.append(a.elapsed_time(b))
     ts.sort()
     return ts[len(ts) // 2]
+
+
+def inductor_ms(eager, x, flush, gb, what):
+    """torch.compile's (default) median ms on eager(x), printed with `what` and the GB/s of gb GB
+    moved: the sweeps' baseline."""
+    comp = torch.compile(eager, dynamic=False)
+    comp(x)
+    t0 = timeit(lambda: comp(x), flush)
+    print("%s: inductor %.3f ms (%.0f GB/s)" % (what, t0, gb / t0 * 1e3), flush=True)
+    return t0
 
 
 def try_variant(key, f, y, ref, tol, flush):
