@@ -58,6 +58,9 @@ typedef struct pro_scan {
 
 static int starts(const pro_line *l, const char *s) { return l->n >= strlen(s) && !strncmp(l->p, s, strlen(s)); }
 
+/* Whether line l is exactly s. */
+static int line_is(const pro_line *l, const char *s) { return l->n == strlen(s) && !strncmp(l->p, s, l->n); }
+
 /* Where s occurs within line l, or NULL. */
 static const char *line_has(const pro_line *l, const char *s) { return memmem(l->p, l->n, s, strlen(s)); }
 
@@ -231,13 +234,6 @@ static void scan_free(pro_scan *s) {
     kbuf_free(&s->post);
 }
 
-/* How many times s occurs in src. */
-static int count_of(const char *src, const char *s) {
-    int n = 0;
-    for (const char *p = strstr(src, s); p; p = strstr(p + 1, s)) n++;
-    return n;
-}
-
 /* The kernel's shared facts (see pro_scan): 0, or -1 (nothing held) when it is not a looped
  * reduction of two loops (three with `three`: the softmax's max, sum and normalising loops, whose
  * one max2 and one tl.sum the caller places) over rows of <= 16384 whose first loop is a
@@ -251,7 +247,7 @@ static int scan_kernel(const kfacts *k, pro_scan *s, int three) {
     s->rn = rn;
     if (!src || k->kind != ART_K_REDUCTION || rn < 16 || rn > 16384 || xn <= 0 || xn * rn >= (1LL << 31)) return -1;
     /* no other reduction than the family's own */
-    if (count_of(src, "tl.sum(") != three || count_of(src, "max2(") != three || strstr(src, "min2(") ||
+    if (builtin_count(src, "tl.sum(") != three || builtin_count(src, "max2(") != three || strstr(src, "min2(") ||
         strstr(src, "tl.reduce(") || strstr(src, "tl.associative_scan("))
         return -1;
     /* the signature: pointers (float, or a bool mask), then xnumel and r0_numel */
@@ -351,14 +347,38 @@ fail:
     return -1;
 }
 
-/* The last loop's ([from, to)) loads (into l2, at most cap) and its one store `tl.store(OUT +
- * (row), tmpZ, r0_mask)` with OUT a float pointer: 0 and *out, else -1. Lines other than loads
- * and the store are left to the family. */
+/* The `tmpN = tl.load(..)` lines of [from, to), parsed in order into l (at most cap): 0 and *n,
+ * else -1 (one of another form, or more than cap). */
+static int loop_loads(const pro_scan *s, size_t from, size_t to, pro_load *l, size_t cap, size_t *n) {
+    *n = 0;
+    for (size_t j = from; j < to; j++) {
+        size_t t = tmp_lhs(&s->ls[j]);
+        if (t && !strncmp(s->ls[j].p + t + 3, "tl.load(", 8) && (*n == cap || parse_load(&s->ls[j], s, &l[(*n)++])))
+            return -1;
+    }
+    return 0;
+}
+
+/* Whether load b reads what load a reads. */
+static int same_load(const pro_load *a, const pro_load *b) {
+    return !strcmp(a->ptr, b->ptr) && !strcmp(a->idx, b->idx);
+}
+
+/* Whether l[0..n) are loop 1's loads, in order. */
+static int same_loads(const pro_scan *s, const pro_load *l, size_t n) {
+    int ok = n == s->n1;
+    for (size_t j = 0; ok && j < n; j++) ok = same_load(&l[j], &s->l1[j]);
+    return ok;
+}
+
+/* The last loop's ([from, to)) loads (loop_loads) and its one store `tl.store(OUT + (row),
+ * tmpZ, r0_mask)` with OUT a float pointer, every other line a tmp assignment: 0 and *out, else
+ * -1. What the other lines compute is left to the family. */
 static int scan_store_loop(const kfacts *k, const pro_scan *s, size_t from, size_t to, pro_load *l2, size_t cap,
                            size_t *n2, const char **out) {
     size_t nstore = 0;
-    *n2 = 0;
     *out = NULL;
+    if (loop_loads(s, from, to, l2, cap, n2)) return -1;
     for (size_t j = from; j < to; j++) {
         const pro_line *l = &s->ls[j];
         if (starts(l, "tl.store(")) {
@@ -372,16 +392,9 @@ static int scan_store_loop(const kfacts *k, const pro_scan *s, size_t from, size
             }
             continue;
         }
-        size_t t = tmp_lhs(l);
-        if (!t) return -1;
-        if (!strncmp(l->p + t + 3, "tl.load(", 8) && (*n2 == cap || parse_load(l, s, &l2[(*n2)++]))) return -1;
+        if (!tmp_lhs(l)) return -1;
     }
     return nstore == 1 && *out ? 0 : -1;
-}
-
-/* Whether load b reads what load a reads. */
-static int same_load(const pro_load *a, const pro_load *b) {
-    return !strcmp(a->ptr, b->ptr) && !strcmp(a->idx, b->idx);
 }
 
 /* Whether line l is `tmpA = v.to(tl.float32)`; its tmpA into lhs. */
@@ -524,8 +537,7 @@ static int sm_online_match(const kfacts *k, prologue_spec *out) {
     pro_load l2[PRO_MAX_LOADS];
     size_t n2 = 0;
     prologue_spec sp = {.nptrs = 0};
-    ok = ok && !scan_store_loop(k, &s, s.b0, s.b1, l2, PRO_MAX_LOADS, &n2, &sp.out) && n2 == s.n1;
-    for (size_t j = 0; ok && j < n2; j++) ok = same_load(&l2[j], &s.l1[j]);
+    ok = ok && !scan_store_loop(k, &s, s.b0, s.b1, l2, PRO_MAX_LOADS, &n2, &sp.out) && same_loads(&s, l2, n2);
     int sub = 0, ex = 0, div = 0;
     char subv[16] = "", exv[16] = "";
     for (size_t j = s.b0; ok && j < s.b1; j++) {
@@ -555,12 +567,21 @@ static int sm_online_match(const kfacts *k, prologue_spec *out) {
     return scan_finish(&s, ok, 1, &sp, out);
 }
 
+/* The length of the tmp name (tmp + digits, not inside another identifier) at q of [p, end),
+ * else 0. */
+static size_t tmp_at(const char *p, const char *q, const char *end) {
+    if ((size_t)(end - q) < 3 || strncmp(q, "tmp", 3) || (q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_')))
+        return 0;
+    size_t len = 3;
+    while (q + len < end && isdigit((unsigned char)q[len])) len++;
+    return len;
+}
+
 /* Whether the tmp names in [p, end) are all in names[0..n). */
 static int tmps_within(const char *p, const char *end, char names[][16], size_t n) {
     for (const char *q = p; q < end; q++) {
-        if (strncmp(q, "tmp", 3) || (q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_'))) continue;
-        size_t len = 3;
-        while (q + len < end && isdigit((unsigned char)q[len])) len++;
+        size_t len = tmp_at(p, q, end);
+        if (!len) continue;
         int found = 0;
         for (size_t j = 0; !found && j < n; j++) found = strlen(names[j]) == len && !strncmp(q, names[j], len);
         if (!found) return 0;
@@ -602,10 +623,8 @@ static int exp_chain(const pro_line *ls, size_t from, size_t to, const char *mx,
         names[nn++][t] = '\0';
         if (post) kbuf_puts(post, "    ");
         for (const char *q = ls[j].p; q < e; q++) { /* the line with its tmp names as T (sig), tmpD as t (post) */
-            int tok = !strncmp(q, "tmp", 3) && (q == ls[j].p || !isalnum((unsigned char)q[-1]));
-            size_t len = 3;
-            while (tok && q + len < e && isdigit((unsigned char)q[len])) len++;
-            if (tok) { /* T and the name's place in the chain (tmpD is T0) */
+            size_t len = tmp_at(ls[j].p, q, e);
+            if (len) { /* T and the name's place in the chain (tmpD is T0) */
                 size_t at = 0;
                 while (at + 1 < nn && (strlen(names[at]) != len || strncmp(q, names[at], len))) at++;
                 kbuf_printf(sig, "T%zu", at);
@@ -644,9 +663,9 @@ static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
     if (ok) {
         memcpy(acc, r + 23, (size_t)(comma - r - 23));
         snprintf(want, sizeof want, "%.*s = triton_helpers.maximum(%s, %s)", (int)t, ls[i + 1].p, acc, s.bvar);
-        ok = ls[i + 1].n == strlen(want) && !strncmp(ls[i + 1].p, want, strlen(want));
+        ok = line_is(&ls[i + 1], want);
         snprintf(want, sizeof want, "%s = tl.where(r0_mask, %.*s, %s)", acc, (int)t, ls[i + 1].p, acc);
-        ok = ok && ls[i + 2].n == strlen(want) && !strncmp(ls[i + 2].p, want, strlen(want));
+        ok = ok && line_is(&ls[i + 2], want);
     }
     /* between loops 1 and 2: the max, and loop 2's zero accumulator; between 2 and 3: the sum */
     snprintf(mx, sizeof mx, "%s", acc + 1);
@@ -654,7 +673,7 @@ static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
     int seen = 0;
     for (size_t j = s.a1; ok && j < s.loop2; j++) {
         const char *z = line_has(&ls[j], " = tl.full([XBLOCK, R0_BLOCK], 0, tl.float32)");
-        if (ls[j].n == strlen(want) && !strncmp(ls[j].p, want, strlen(want)))
+        if (line_is(&ls[j], want))
             seen++;
         else if (z && starts(&ls[j], "_tmp") && !accs[0] && (size_t)(z - ls[j].p) < sizeof accs)
             memcpy(accs, ls[j].p, (size_t)(z - ls[j].p));
@@ -664,29 +683,23 @@ static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
     ok = ok && seen == 1 && accs[0] && s.loop3 == s.b1 + 1;
     snprintf(sm, sizeof sm, "%s", accs + 1);
     snprintf(want, sizeof want, "%s = tl.sum(%s, 1)[:, None]", sm, accs);
-    ok = ok && ls[s.b1].n == strlen(want) && !strncmp(ls[s.b1].p, want, strlen(want));
+    ok = ok && line_is(&ls[s.b1], want);
     /* loop 2: loop 1's loads, no store, exp of the chain, accumulated into _tmpS */
     kbuf sig2 = KBUF_INIT, sig3 = KBUF_INIT;
-    size_t nl = 0;
-    for (size_t j = s.b0; ok && j < s.b1; j++) {
-        size_t lt = tmp_lhs(&ls[j]);
-        pro_load ld;
-        if (starts(&ls[j], "tl.store(")) ok = 0;
-        if (lt && !strncmp(ls[j].p + lt + 3, "tl.load(", 8))
-            ok = nl < s.n1 && !parse_load(&ls[j], &s, &ld) && same_load(&ld, &s.l1[nl++]);
-    }
-    ok = ok && nl == s.n1 && !exp_chain(ls, s.b0, s.b1, mx, ex2, &sig2, NULL, NULL);
+    pro_load l2[PRO_MAX_LOADS], l3[PRO_MAX_LOADS];
+    size_t n2 = 0, n3 = 0;
+    ok = ok && !loop_loads(&s, s.b0, s.b1, l2, PRO_MAX_LOADS, &n2) && same_loads(&s, l2, n2) &&
+         !exp_chain(ls, s.b0, s.b1, mx, ex2, &sig2, NULL, NULL);
     snprintf(want, sizeof want, "%s = tl.where(r0_mask, ", accs);
     int accumulated = 0;
-    for (size_t j = s.b0; ok && j < s.b1; j++) accumulated |= starts(&ls[j], want);
-    ok = ok && accumulated == 1;
+    for (size_t j = s.b0; ok && j < s.b1; j++) {
+        accumulated |= starts(&ls[j], want);
+        ok = !starts(&ls[j], "tl.store(");
+    }
+    ok = ok && accumulated;
     /* loop 3: loop 1's loads in order, the same chain, its exponential over the sum, one store */
-    pro_load l3[PRO_MAX_LOADS];
-    size_t n3 = 0;
     prologue_spec sp = {.nptrs = 0};
-    ok = ok && !scan_store_loop(k, &s, s.c0, s.c1, l3, PRO_MAX_LOADS, &n3, &sp.out) && n3 == s.n1;
-    for (size_t j = 0; ok && j < n3; j++) ok = same_load(&l3[j], &s.l1[j]);
-    ok = ok && !exp_chain(ls, s.c0, s.c1, mx, ex3, &sig3, &s.post, s.pres) &&
+    ok = ok && !scan_store_loop(k, &s, s.c0, s.c1, l3, PRO_MAX_LOADS, &n3, &sp.out) && same_loads(&s, l3, n3) && !exp_chain(ls, s.c0, s.c1, mx, ex3, &sig3, &s.post, s.pres) &&
          !strcmp(kbuf_str(&sig2), kbuf_str(&sig3));
     snprintf(want, sizeof want, " = (%s / %s)", ex3, sm);
     int div = 0;

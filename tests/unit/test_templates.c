@@ -305,6 +305,19 @@ static int variants_pass_gate1(const artifact *a, const json_t *kc, const char *
 }
 
 /* The artifact of `text` with its first `from` replaced by `to` (asserts `from` is there). */
+/* The recorded Inductor module tests/fixtures/inductor/NAME parsed; its text into *text (the
+ * caller frees it: the one-place edits are made on it). */
+static artifact *parse_fixture(const char *name, char **text) {
+    char *rel = kasprintf("tests/fixtures/inductor/%s", name);
+    size_t len = 0;
+    *text = tu_read_fixture(rel, &len);
+    free(rel);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(*text, len, &a, &e), 0, "%s", e.msg);
+    return a;
+}
+
 static artifact *parse_edited(const char *text, const char *from, const char *to) {
     const char *at = strstr(text, from);
     cr_assert(at, "%s not in the fixture", from);
@@ -323,11 +336,9 @@ static artifact *parse_edited(const char *text, const char *from, const char *to
  * 1's C checks (static rules, interface, stitching) against the kernel it replaces, at the
  * problem's row length; rows too long for 132 segments get no variant. */
 Test(templates, row_split_candidates_pass_gate1) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py", &len);
-    artifact *a = NULL;
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level1_01_softmax_wide_rows_393216_synthetic_g0.py", &text);
     kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_split_softmax");
@@ -443,11 +454,8 @@ Test(templates, row_normalize_family_from_the_fx_graph) {
  * passes gate 1; the graph changed in one place (sample variance, statistics over fewer
  * dimensions, a different numerator, an extra op) does not match. */
 Test(templates, instance_norm_family_from_the_fx_graph) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_09_instance_norm_g0.py", &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level1_09_instance_norm_g0.py", &text);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     long long ch = 0;
@@ -486,11 +494,8 @@ Test(templates, instance_norm_family_from_the_fx_graph) {
  * variant passes gate 1 (a bfloat16 kernel's replacement); one-place graph edits that change
  * what it computes do not match. */
 Test(templates, layer_norm_family_from_the_fx_graph) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_11_layer_norm_2d_bf16_g0.py", &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level1_11_layer_norm_2d_bf16_g0.py", &text);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
     cr_assert_eq(builtin_layer_norm_match(tu_kf(kc), &eps), 1);
@@ -528,11 +533,9 @@ Test(templates, layer_norm_family_from_the_fx_graph) {
  * from the FX graph with the max and sum pointers read from the source; the nll/mean kernel after
  * it is not; one-place edits of the graph or the stores do not match. */
 Test(templates, softmax_stats_family_from_the_fx_graph) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_40_cross_entropy_small_g0.py", &len);
-    artifact *a = NULL;
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level1_40_cross_entropy_small_g0.py", &text);
     kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     cr_assert_eq(a->nkernels, 2);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     double eps = 0;
@@ -606,11 +609,9 @@ Test(templates, softmax_stats_family_from_the_fx_graph) {
  * out_ptr0 last, bf16, short rows); one-place edits of the graph, the stores or the layout do
  * not. */
 Test(templates, logsumexp_family_from_the_fx_graph) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level1_47_logsumexp_rows_g0.py", &len);
-    artifact *a = NULL;
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level1_47_logsumexp_rows_g0.py", &text);
     kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
     cr_assert_eq(a->nkernels, 1);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     char out[16] = "";
@@ -735,11 +736,8 @@ static void expect_edits_refused(const char *text, const char *const (*edits)[2]
  * the row read once (evict_first), the weight, bias and output found, every variant through
  * gate 1; one-place edits of what the lines compute do not match. */
 Test(templates, layer_norm_prologue_family_from_the_source) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level2_01_linear_gelu_layernorm_bf16_g0.py", &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level2_01_linear_gelu_layernorm_bf16_g0.py", &text);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     prologue_spec sp;
     cr_assert_eq(builtin_ln_prologue_match(tu_kf(kc), &sp), 1);
@@ -888,11 +886,8 @@ Test(templates, layer_norm_prologue_over_plain_layer_norms) {
  * from the source and the ATen ops, its prologue (mask, scale, -inf) lifted with the x index
  * definitions, every variant through gate 1; one-place edits of what it computes do not match. */
 Test(templates, softmax_prologue_family_from_the_source) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/suite_level3_02_transformer_block_bf16_softmax_g0.py", &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level3_02_transformer_block_bf16_softmax_g0.py", &text);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     prologue_spec sp;
     cr_assert_eq(builtin_sm_prologue_match(tu_kf(kc), &sp), 1);
@@ -944,11 +939,8 @@ Test(templates, softmax_prologue_family_from_the_source) {
  * with the scale lifted into _post, every variant through gate 1; one-place edits of the loops,
  * the max, the sum, the scale chain or the division do not match. */
 Test(templates, softmax_prologue_three_loop_form) {
-    size_t len = 0;
-    char *text = tu_read_fixture("tests/fixtures/inductor/heldout_hx02_causal_scaled_softmax_fp16_g0.py", &len);
-    artifact *a = NULL;
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout_hx02_causal_scaled_softmax_fp16_g0.py", &text);
     json_t *kc = opt_kernel_ctx(a, 0, NULL);
     prologue_spec sp;
     cr_assert_eq(builtin_sm_prologue_match(tu_kf(kc), &sp), 1);
