@@ -107,6 +107,17 @@ check(math.isclose(full["sum_sq_diff"], small["sum_sq_diff"], rel_tol=1e-12), "n
 nc = torch.arange(12, dtype=torch.float32).reshape(3, 4).t()      # not contiguous
 check(C.compare_stats(nc, nc.contiguous(), 0, 0)["n_mismatch"] == 0, "non-contiguous tensors compare in logical order")
 
+# count_nonfinite: chunk by chunk (the timing step's probe and gate 2's NaN test), any layout
+t = torch.randn(40, 30)
+t[3, 4], t[17, 29], t[39, 0] = float("nan"), float("inf"), -float("inf")
+for chunk in (1, 7, 1200, 5000):
+    check(C.count_nonfinite(t, chunk) == 3 and C.count_nonfinite(t, chunk, nan_only=True) == 1,
+          "count_nonfinite in chunks of %d: NaN and both infinities, NaN alone" % chunk)
+check(C.count_nonfinite(t.t(), 11) == 3 and C.count_nonfinite(t[:, 1::2], 13) == 1,
+      "count_nonfinite of a transposed and a strided view")
+check(C.count_nonfinite(torch.zeros(0), 4) == 0 and C.count_nonfinite(torch.ones(5, dtype=torch.float16), 2) == 0,
+      "count_nonfinite of an empty and a finite half tensor")
+
 # ---------------------------------------------------------------- checksums
 t = torch.arange(100, dtype=torch.float32)
 c0 = C.checksum(t)

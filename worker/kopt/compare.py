@@ -77,6 +77,18 @@ def _chunk(t, lo, hi, device):
     return _f64(_move(t, lo, hi, device))
 
 
+def count_nonfinite(t, chunk=CHUNK, nan_only=False):
+    """The non-finite (NaN and +-inf; with nan_only, NaN) elements of floating-point t, `chunk`
+    elements at a time: a whole-tensor isfinite held several times t's size at once (4.8 GB
+    beside heldout2/hx02's 1 GB output, the main phase's peak)."""
+    f = _flat(t)
+    n = torch.zeros((), dtype=torch.int64, device=f.device)
+    for lo in range(0, f.numel(), chunk):
+        c = f[lo:lo + chunk]
+        n += (torch.isnan(c) if nan_only else ~torch.isfinite(c)).sum()
+    return int(n)
+
+
 def abs_max(t, chunk=CHUNK):
     """max |t| over its finite elements (0 when none), in float64 chunks where t lives."""
     return _abs_max(_flat(t), t.device, max(1, int(chunk)))

@@ -43,6 +43,9 @@ Everything is a no-op without CUDA (CPU tests of the worker).
 
 import contextlib
 import ctypes
+import os
+import pickle
+import time
 
 import torch
 
@@ -93,6 +96,7 @@ class Memory:
         self.stack = False     # DriverStack, None (no driver library), False (not opened yet)
         self.stack_base = None  # the stack limit at the end of the first op that saw CUDA up
         self.released = []     # the stack releases, [{op, stack_bytes, freed_bytes}] (docstring)
+        self.history = History.from_env()   # developer diagnosis ($KOPT_MEM_HISTORY), or None
 
     def _cuda(self):
         return torch.cuda.is_available() and torch.cuda.is_initialized()
@@ -136,6 +140,8 @@ class Memory:
             torch.cuda.reset_peak_memory_stats()
         self.op = op
         self.cur_op = self._credit(op)
+        if self.history is not None:
+            self.history.mark(self.cur_op, self._cuda())
 
     def _credit(self, op):
         """The peak_reserved_by_op name of `op` in the current phase."""
@@ -201,6 +207,8 @@ class Memory:
         prev = self.phase
         self.enter(phase)
         self.cur_op = self._credit(self.op)
+        if self.history is not None:
+            self.history.mark(self.cur_op, self._cuda())
         try:
             yield
         finally:
@@ -209,6 +217,8 @@ class Memory:
             except Exception:  # a broken CUDA context: the error in flight says why
                 self.phase = prev
             self.cur_op = self._credit(self.op)
+            if self.history is not None:
+                self.history.mark(self.cur_op, self._cuda())
 
     def fold(self):
         """Fold PyTorch's running peak into the current phase's maximum; call it before anything
@@ -228,6 +238,8 @@ class Memory:
         "outside_allocator_by_op", "stack_released", "context_bytes", "reserved_bytes",
         "allocated_bytes", "free_bytes", "total_bytes"} (zeros without CUDA)."""
         self.fold()
+        if self.history is not None:
+            self.history.dump()
         out = {"peak_reserved": dict(self.peaks), "peak_reserved_by_op": dict(self.by_op),
                "peak_allocated_by_op": dict(self.by_op_alloc),
                "outside_allocator_by_op": dict(self.outside_by_op),
@@ -240,6 +252,45 @@ class Memory:
                        allocated_bytes=int(torch.cuda.memory_allocated()),
                        free_bytes=int(free), total_bytes=int(total))
         return out
+
+
+class History:
+    """Developer diagnosis of where a step's peak comes from: with $KOPT_MEM_HISTORY set to a
+    folder (pass it to the worker with KOPT_WORKER_ENV=KOPT_MEM_HISTORY), PyTorch's allocator
+    records every allocation with its Python stack from the first op on, the
+    worker notes when each op (or part of an op in another phase) starts, and each `resources`
+    dumps both to FOLDER/mem-PID.pickle for tools/mem_peak.py. Off (None) otherwise: recording
+    costs time and host memory."""
+
+    MAX_ENTRIES = 400000
+
+    def __init__(self, folder):
+        self.folder = folder
+        self.on = False
+        self.marks = []   # [(unix time in us, the name the op's peak is credited to)]
+
+    @staticmethod
+    def from_env():
+        folder = os.environ.get("KOPT_MEM_HISTORY")
+        return History(folder) if folder else None
+
+    def mark(self, name, cuda_up):
+        """Notes that `name` starts now; the first call on a machine with CUDA brings CUDA up
+        (the `load` it comes before would) and starts the recording, so the loaded inputs are
+        in it."""
+        if not self.on and (cuda_up or torch.cuda.is_available()):
+            torch.cuda.init()
+            torch.cuda.memory._record_memory_history(max_entries=self.MAX_ENTRIES, stacks="python")
+            self.on = True
+        self.marks.append((time.time() * 1e6, name))
+
+    def dump(self):
+        if not self.on:
+            return
+        os.makedirs(self.folder, exist_ok=True)
+        path = os.path.join(self.folder, "mem-%d.pickle" % os.getpid())
+        with open(path, "wb") as f:
+            pickle.dump({"snapshot": torch.cuda.memory._snapshot(), "marks": self.marks}, f)
 
 
 def _cuda_up():

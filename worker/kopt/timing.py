@@ -50,6 +50,7 @@ import time
 
 import torch
 
+from kopt.compare import count_nonfinite
 from kopt.errors import BadRequest
 from kopt.fresh import HostWindow, Rotator, new_rng, pick_rounds, recheck_stats, rotation_bytes
 from kopt.poison import fill
@@ -199,7 +200,7 @@ def _run(v, p, baseline_on_rotated):
 def _nonfinite(out):
     """Non-finite elements of each floating-point output of a run (a list, in output order); the
     outputs are poisoned afterwards, as after every run (no later run finds them)."""
-    counts = [int((~torch.isfinite(t)).sum()) for t in flatten(out)
+    counts = [count_nonfinite(t) for t in flatten(out)
               if isinstance(t, torch.Tensor) and t.is_floating_point()]
     poison_outputs(out)
     return counts
