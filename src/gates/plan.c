@@ -297,17 +297,28 @@ void plan_expr_emit(const plan_expr *x, kbuf *out) {
         plan_expr_emit(x->b, out);
         kbuf_puts(out, ")");
         return;
+    /* cdiv and next_pow2 as plain integer arithmetic, as triton.cdiv and triton.next_power_of_2
+     * compute them (plan_eval.c): Triton 3.6 wraps both in its constexpr-function machinery, a few
+     * microseconds of the launcher's per-call host time that as-called timing counts */
     case PX_CDIV:
+        kbuf_puts(out, "((");
+        plan_expr_emit(x->a, out);
+        kbuf_puts(out, " + ");
+        plan_expr_emit(x->b, out);
+        kbuf_puts(out, " - 1) // ");
+        plan_expr_emit(x->b, out);
+        kbuf_puts(out, ")");
+        return;
     case PX_MIN:
     case PX_MAX:
-        kbuf_puts(out, x->kind == PX_CDIV ? "_kopt_plan_triton.cdiv(" : x->kind == PX_MIN ? "min(" : "max(");
+        kbuf_puts(out, x->kind == PX_MIN ? "min(" : "max(");
         plan_expr_emit(x->a, out);
         kbuf_puts(out, ", ");
         plan_expr_emit(x->b, out);
         kbuf_puts(out, ")");
         return;
     case PX_NEXT_POW2:
-        kbuf_puts(out, "_kopt_plan_triton.next_power_of_2(");
+        kbuf_puts(out, "_kopt_plan_np2(");
         plan_expr_emit(x->a, out);
         kbuf_puts(out, ")");
         return;
@@ -857,6 +868,8 @@ void plan_emit(const launch_plan *p, kbuf *out) {
     kbuf_puts(out, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
                    "import torch as _kopt_plan_torch\n"
                    "import triton as _kopt_plan_triton\n\n\n"
+                   "def _kopt_plan_np2(n):\n"
+                   "    return 1 << (n - 1).bit_length() if n > 0 else 0\n\n\n"
                    "def launch(");
     const char *dev = NULL;
     for (size_t i = 0; i < p->nparams; i++) {

@@ -80,9 +80,9 @@ int plan_expr_eval(const plan_expr *x, const plan_values *v, long long *out, ker
         *out = -a;
         return 0;
     }
-    if (x->kind == PX_NEXT_POW2) {
-        r = 1;
-        while (r < a)
+    if (x->kind == PX_NEXT_POW2) { /* triton.next_power_of_2: 0 for n <= 0 (Triton 3.6) */
+        r = a > 0 ? 1 : 0;
+        while (r && r < a)
             if (__builtin_mul_overflow(r, 2, &r)) return overflow(e);
         *out = r;
         return 0;

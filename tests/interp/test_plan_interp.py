@@ -187,7 +187,21 @@ def case_group_stats(mod, n, c, g, h, w, bias, offset, dtype=torch.float32, layo
                ((m2.double() - rm2).abs() / rm2).max().item())
 
 
+def integer_forms_match_triton():
+    """The launcher writes a plan's cdiv(a, b) and next_pow2(n) as plain arithmetic
+    (src/gates/plan.c, plan_expr_emit); they must be the pinned Triton's own functions."""
+    import triton
+    bad = 0
+    for n in list(range(-3, 2100)) + [393215, 393216, 393217, (1 << 31) - 1, 1 << 31, (1 << 31) + 1]:
+        bad += (1 << (n - 1).bit_length() if n > 0 else 0) != triton.next_power_of_2(n)
+        for b in (1, 2, 3, 64, 512, 2048, 8192):
+            bad += ((n + b - 1) // b) != triton.cdiv(n, b)
+    print("%s the launcher's cdiv and next_pow2 against triton's (%d differ)" % ("ok  " if not bad else "FAIL", bad))
+    return bad
+
+
 def main():
+    bad = integer_forms_match_triton()
     # the interpreter has no GPU to ask for its SM count (sm_count() in a plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
     cases = []
@@ -309,7 +323,6 @@ def main():
                       lambda m, a=(n, c, g, h, w, bias, off, dt, lay): case_group_stats(m, *a[:7], dtype=a[7], layout=a[8]),
                       "%dx%dx%dx%d G=%d bias=%s offset=%g nsplit=%d %s %s" % (n, c, h, w, g, bias, off, ns,
                                                                            str(dt)[6:], lay)))
-    bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:
         for k, (tmpl, params, run, what) in enumerate(cases):

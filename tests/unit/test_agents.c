@@ -177,7 +177,7 @@ Test(agents, executor_writes_launcher_candidates_that_keep_the_interface) {
             NULL,
         "%s", c->text);
     cr_expect(strstr(c->text,
-                     "[(_kopt_plan_triton.cdiv(xnumel, 1), )](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, "
+                     "[(((xnumel + 1 - 1) // 1), )](in_ptr0, in_ptr1, in_ptr2, out_ptr2, xnumel, r0_numel, "
                      "XBLOCK=1, R0_BLOCK=8192, num_warps=16, num_stages=1)") != NULL,
               "%s", c->text);
     candidate_free(c);
@@ -418,7 +418,7 @@ Test(agents, split_more_reruns_inductors_body_over_sub_ranges) {
                                   "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n") != NULL, "%s", c->text);
         cr_expect(strstr(c->text, t == 0 ? "def launch(in_ptr0, out_ptr0, xnumel, r0_numel, stream=None, _kopt_plan_go=None):"
                                          : "def launch(in_ptr0, in_ptr1, out_ptr0, xnumel, r0_numel, stream=None, _kopt_plan_go=None):") != NULL);
-        cr_expect(strstr(c->text, "    _combine_partials[(_kopt_plan_triton.cdiv(xnumel, 64), )](scratch0, out_ptr0, xnumel, "
+        cr_expect(strstr(c->text, "    _combine_partials[(((xnumel + 64 - 1) // 64), )](scratch0, out_ptr0, xnumel, "
                                   "NSUB=4, NP2=4, XB=64, num_warps=2)\n") != NULL, "%s", c->text);
         candidate_free(c);
         json_decref(out);

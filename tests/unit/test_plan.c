@@ -82,9 +82,11 @@ Test(plan, lowered_text_is_the_file_then_kopts_launcher) {
     cr_expect(strstr(rest, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
                            "import torch as _kopt_plan_torch\n"
                            "import triton as _kopt_plan_triton\n\n\n"
+                           "def _kopt_plan_np2(n):\n"
+                           "    return 1 << (n - 1).bit_length() if n > 0 else 0\n\n\n"
                            "def launch(in_ptr0, out_ptr2, xnumel, r0_numel, stream=None, _kopt_plan_go=None):\n"
                            "    _lsm[(xnumel, )](in_ptr0, out_ptr2, xnumel, r0_numel, "
-                           "R0_BLOCK=_kopt_plan_triton.next_power_of_2(r0_numel), num_warps=8)\n"),
+                           "R0_BLOCK=_kopt_plan_np2(r0_numel), num_warps=8)\n"),
               "EVEN is left to its default: no direct launch, only Triton's: %s", rest);
     cr_expect(!strstr(c->text, "KOPT_PLAN ="), "the plan itself is not in the judged text");
     /* launch's parameters are the plan's */
@@ -206,7 +208,7 @@ Test(plan, scratch_grid_and_values_are_written_as_typed) {
     candidate *c = tu_parse_candidate(t);
     const char *L = strstr(c->text, "def launch(");
     cr_assert(L);
-    cr_expect(strstr(L, "    part = _kopt_plan_torch.full((_kopt_plan_triton.cdiv(r0_numel, 512), xnumel, ), float('nan'), "
+    cr_expect(strstr(L, "    part = _kopt_plan_torch.full((((r0_numel + 512 - 1) // 512), xnumel, ), float('nan'), "
                         "dtype=_kopt_plan_torch.float32, device=in_ptr0.device)\n"), "%s", L);
     cr_expect(strstr(L, "    flags = _kopt_plan_torch.zeros((64, ), dtype=_kopt_plan_torch.int32, device=in_ptr0.device)\n"),
               "%s", L);
@@ -257,7 +259,7 @@ Test(plan, lets_checks_and_sizes_from_the_tensors) {
                         ".multi_processor_count\n"
                         "    n = in_ptr0.shape[-1]\n"
                         "    rows = (in_ptr0.numel() // n)\n"
-                        "    nseg = _kopt_plan_triton.cdiv(n, 2048)\n"
+                        "    nseg = ((n + 2048 - 1) // 2048)\n"
                         "    if not (nseg <= _kopt_plan_sms):\n"
                         "        raise ValueError('kopt plan: a check does not hold: nseg <= sm_count()')\n"
                         "    if _kopt_plan_go is None and not ((rows * n) == out_ptr2.numel()):\n"
@@ -327,7 +329,7 @@ Test(plan, expressions) {
         {"xnumel - ks0 - 1", "((xnumel - ks0) - 1)"},   /* left-associative */
         {"(xnumel + 1) // 2", "((xnumel + 1) // 2)"},
         {"--xnumel", "(-(-xnumel))"},
-        {"cdiv(xnumel, next_pow2(ks0))", "_kopt_plan_triton.cdiv(xnumel, _kopt_plan_triton.next_power_of_2(ks0))"},
+        {"cdiv(xnumel, next_pow2(ks0))", "((xnumel + _kopt_plan_np2(ks0) - 1) // _kopt_plan_np2(ks0))"},
         {"max ( 1 , xnumel % 3 )", "max(1, (xnumel % 3))"},
         {"shape(in_ptr0, -1) * stride( in_ptr0 , 0 )", "(in_ptr0.shape[-1] * in_ptr0.stride(0))"},
         {"numel(in_ptr0) // sm_count()", "(in_ptr0.numel() // _kopt_plan_sms)"},

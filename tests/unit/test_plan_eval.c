@@ -46,7 +46,9 @@ Test(plan_eval, python_integer_semantics) {
     cr_assert_eq(ev("next_pow2(n)", &v, &rc), 1024);
     cr_assert_eq(ev("next_pow2(1024)", &v, &rc), 1024);
     cr_assert_eq(ev("next_pow2(1025)", &v, &rc), 2048);
-    cr_assert_eq(ev("next_pow2(0)", &v, &rc), 1, "triton.next_power_of_2(0) is 1");
+    cr_assert_eq(ev("next_pow2(0)", &v, &rc), 0, "triton.next_power_of_2(0) is 0 (Triton 3.6)");
+    cr_assert_eq(ev("next_pow2(1)", &v, &rc), 1);
+    cr_assert_eq(ev("next_pow2(a)", &v, &rc), 0, "and of a negative number (a = -7)");
     cr_assert_eq(ev("min(a, b) + max(a, b)", &v, &rc), -5);
     cr_assert_eq(ev("-a * 3 - 1", &v, &rc), 20);
     cr_assert_eq(rc, 0);
