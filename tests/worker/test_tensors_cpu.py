@@ -483,6 +483,74 @@ finally:
     for k, f in saved.items():
         setattr(torch.cuda, k, f)
 
+# $KOPT_MEM_HISTORY (kopt.memory.History, a developer's diagnosis): off without the variable; with
+# it, every op and part of an op is marked under the name its peak is credited to, the allocator's
+# recording starts at the first mark (stand-ins: CPU torch records nothing), and `resources`
+# (Memory.report) dumps the trace with the marks, which tools/mem_peak.py credits step by step
+import pickle  # noqa: E402
+import tempfile  # noqa: E402
+
+os.environ.pop("KOPT_MEM_HISTORY", None)
+check(Memory().history is None, "no history without $KOPT_MEM_HISTORY")
+fr = [{"filename": "/w/worker/kopt/isolate.py", "line": 116, "name": "new"}]
+trace = [{"action": "segment_map", "addr": 0, "size": 600, "time_us": 1},
+         {"action": "alloc", "addr": 1, "size": 100, "frames": fr, "time_us": 2},       # load
+         {"action": "alloc", "addr": 2, "size": 400, "frames": fr, "time_us": 4},       # load/eager
+         {"action": "free_completed", "addr": 2, "size": 400, "time_us": 5},
+         {"action": "alloc", "addr": 3, "size": 250, "frames": fr, "time_us": 8},       # isolate
+         {"action": "free_completed", "addr": 3, "size": 250, "time_us": 9}]
+saved = {k: getattr(torch.cuda, k) for k in ("init", "is_available", "max_memory_reserved", "max_memory_allocated",
+                                            "reset_peak_memory_stats", "empty_cache", "mem_get_info",
+                                            "memory_reserved", "memory_allocated")}
+saved_mem = {k: getattr(torch.cuda.memory, k) for k in ("_record_memory_history", "_snapshot")}
+recorded, clock = [], iter(range(0, 1000))
+with tempfile.TemporaryDirectory() as hist:
+    os.environ["KOPT_MEM_HISTORY"] = hist
+    try:
+        torch.cuda.init = lambda: None
+        torch.cuda.is_available = lambda: True
+        torch.cuda.max_memory_reserved = torch.cuda.max_memory_allocated = lambda: 0
+        torch.cuda.reset_peak_memory_stats = torch.cuda.empty_cache = lambda: None
+        torch.cuda.mem_get_info = lambda: (0, 0)
+        torch.cuda.memory_reserved = torch.cuda.memory_allocated = lambda: 0
+        torch.cuda.memory._record_memory_history = lambda **kw: recorded.append(kw)
+        torch.cuda.memory._snapshot = lambda: {"device_traces": [trace]}
+        import kopt.memory as KM  # noqa: E402
+        real_time = KM.time.time
+        KM.time.time = lambda: (next(clock) * 2 + 1.5) * 1e-6    # marks at 1.5, 3.5, 5.5, 7.5 us
+        m = Memory()
+        m._cuda = lambda: True
+        m.measure_context = m.note_outside = lambda: 0
+        m.release_stack = lambda before: None
+        check(m.history is not None and m.history.folder == hist, "a history with $KOPT_MEM_HISTORY")
+        m.begin_op("load")
+        with m.within("eager"):
+            pass
+        m.end_op()
+        m.begin_op("isolate")
+        m.end_op()
+        m.report()
+        KM.time.time = real_time
+        check(len(recorded) == 1 and recorded[0].get("stacks") == "python", "recording started once: %r" % (recorded,))
+        check([n for _, n in m.history.marks] == ["load", "load/eager", "load", "isolate"],
+              "marks name what each peak is credited to: %r" % (m.history.marks,))
+        dumps = os.listdir(hist)
+        check(dumps == ["mem-%d.pickle" % os.getpid()], "resources dumps the trace: %r" % (dumps,))
+        d = pickle.load(open(os.path.join(hist, dumps[0]), "rb"))
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools"))
+        import mem_peak  # noqa: E402
+        peaks, rpeaks, unknown = mem_peak.replay(d["snapshot"]["device_traces"][0], d["marks"])
+        check({k: v[0] for k, v in peaks.items()} == {"load": 100, "load/eager": 500, "isolate": 350} and unknown == 0,
+              "mem_peak credits each allocation to the step then running: %r" % (peaks,))
+        live = mem_peak.replay(trace, d["marks"], stop=peaks["load/eager"][1])
+        check(sorted(b for b, _ in live.values()) == [100, 400], "the blocks live at a step's peak: %r" % (live,))
+    finally:
+        os.environ.pop("KOPT_MEM_HISTORY", None)
+        for k, f in saved.items():
+            setattr(torch.cuda, k, f)
+        for k, f in saved_mem.items():
+            setattr(torch.cuda.memory, k, f)
+
 # memory outside the caching allocator at the end of each op (a stand-in device of 10000 bytes):
 # `compile` grows it by 300 (a library's workspace), a later `compile` by less is not the largest
 def stand_in_device(total):
