@@ -133,6 +133,7 @@ interp-check:
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_aligned_interp.py
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_colreuse_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_plan_interp.py
 	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_checksum_interp.py
 	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_compare_interp.py

@@ -141,6 +141,12 @@ int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 int builtin_aligned_match(const kfacts *k);
 json_t *builtin_aligned_variants(const kfacts *k);
 int builtin_aligned_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
+/* The column_reuse family (builtin_colreuse.c): 1 when the kernel is a pointwise kernel over
+ * rows whose column operands (1 MiB or more) it re-reads for every row; its variants (new array);
+ * its candidates (*out new, as builtin_rewrite_act). builtin_rewrite_* dispatch to them. */
+int builtin_colreuse_match(const kfacts *k);
+json_t *builtin_colreuse_variants(const kfacts *k);
+int builtin_colreuse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The middle-dimension softmax family (builtin_colsoftmax.c): "col_softmax" when the kernel is
  * a softmax / log-softmax of fp32 over a dimension with something after it (<= 8192 long), else
  * NULL; its variants (new array); its candidates (*out new). builtin_rewrite_* dispatch to them. */

@@ -182,6 +182,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     if (builtin_pool_match(k, &ps) && ps.kernel) return builtin_pool_family(&ps);
     gs_spec gs;   /* group-norm statistics over channels-last data (FX graph and loads) */
     if (builtin_group_stats_match(k, &gs)) return KF_CL_GROUP_STATS;
+    if (builtin_colreuse_match(k)) return KF_COLUMN_REUSE;   /* a pointwise kernel over rows */
     const kf_strs *aten = &k->aten_ops;
     const char *src = k->source;
     long long rn = kfacts_numel(k, "r0_numel");
@@ -322,6 +323,7 @@ json_t *builtin_rewrite_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_variants(k);
+    if (f == KF_COLUMN_REUSE) return builtin_colreuse_variants(k);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_variants(k);
     if (f == KF_ROW_LN_PROLOGUE || f == KF_ROW_SM_PROLOGUE) return builtin_prologue_variants(k);
@@ -513,6 +515,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     if (f == KF_SCAN) return builtin_scan_act(k, plan, out, e);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_act(k, plan, out, e);
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_act(k, plan, out, e);
+    if (f == KF_COLUMN_REUSE) return builtin_colreuse_act(k, plan, out, e);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_act(k, plan, out, e);
     if (f == KF_CL_GROUP_STATS) return builtin_group_stats_act(k, plan, out, e);
     if (f == KF_ROW_LN_PROLOGUE || f == KF_ROW_SM_PROLOGUE) return builtin_prologue_act(k, plan, out, e);

@@ -48,6 +48,10 @@ static const struct {
                             "a softmax with a pointwise prologue fused before it (an attention mask and scale) "
                             "over rows that fit on chip, read twice with the prologue computed twice: one read, "
                             "the prologue once, max and sum from registers"},
+    [KF_COLUMN_REUSE] = {"column_reuse",
+                         "a pointwise kernel over rows re-reads its per-column operands (an affine weight and bias "
+                         "over a large normalized shape) for every row: blocks of columns walk the rows, the "
+                         "operands read once"},
     [KF_REGION_SOFTMAX] = {"region_softmax", NULL},
     [KF_REGION_LOG_SOFTMAX] = {"region_log_softmax", NULL},
     [KF_REGION_GROUP_NORM] = {"region_group_norm", NULL},

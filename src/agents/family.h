@@ -40,6 +40,7 @@ typedef enum kfamily {
     KF_ALIGNED_CHUNKS,
     KF_ROW_LN_PROLOGUE,
     KF_ROW_SM_PROLOGUE,
+    KF_COLUMN_REUSE,
     /* regions */
     KF_REGION_SOFTMAX,
     KF_REGION_LOG_SOFTMAX,
