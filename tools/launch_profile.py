@@ -18,13 +18,12 @@ import importlib.util
 import io
 import os
 import pstats
-import statistics
 import sys
-import time
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "worker"))
+from host_profile import timings  # noqa: E402  (tools/, this file's folder)
 
 
 def load(path, name):
@@ -35,17 +34,10 @@ def load(path, name):
 
 
 def times(call, inputs, n):
-    enq, called = [], []
-    for _ in range(n):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        call(list(inputs))
-        t1 = time.perf_counter()
-        torch.cuda.synchronize()
-        t2 = time.perf_counter()
-        enq.append((t1 - t0) * 1e3)
-        called.append((t2 - t0) * 1e3)
-    return statistics.median(enq), statistics.median(called)
+    """(median enqueue ms, median as-called ms) of n calls of `call([inputs...])`
+    (host_profile.timings, five warm-up calls first)."""
+    called, enq = timings(lambda *xs: call(list(xs)), inputs, n)
+    return enq, called
 
 
 def main():

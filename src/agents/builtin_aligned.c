@@ -278,14 +278,10 @@ int builtin_aligned_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
                             "(R0_BLOCK=%lld num_warps=%lld)", f.xn, f.rn, f.vec, rb, nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", kname ? kname : "?", kbuf_str(&label));
         if (aligned_source(k, &f, &s) == 0) {
-            kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"launches\": [\n"
-                            "        {\"kernel\": \"%s\", \"grid\": [\"xnumel\"], \"args\": [%s],\n"
-                            "         \"constexprs\": {\"XBLOCK\": 1, \"R0_BLOCK\": %lld}, \"num_warps\": %lld, \"num_stages\": 1},\n"
-                            "    ],\n}\n",
-                        kbuf_str(&params), kname ? kname : "?", kbuf_str(&params), rb, nw);
-            json_t *cfg = json_pack("{s:s, s:I, s:I}", "template", "aligned_chunks", "r0_block", (json_int_t)rb, "num_warps",
-                                    (json_int_t)nw);
-            json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
+            char cx[64];
+            snprintf(cx, sizeof cx, "\"XBLOCK\": 1, \"R0_BLOCK\": %lld", rb);
+            builtin_one_launch_plan(&s, kbuf_str(&params), kname ? kname : "?", "xnumel", cx, nw);
+            builtin_push_rewrite(cands, kbuf_str(&label), "aligned_chunks", "r0_block", rb, nw, kbuf_str(&s));
         }
         kbuf_free(&s);
         kbuf_free(&label);

@@ -204,14 +204,11 @@ int builtin_colreuse_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
                             "(num_warps=%lld)", bi, f.rows, f.col_bytes >> 10, nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", kname ? kname : "?", kbuf_str(&label));
         if (colreuse_source(k, &f, body, &s) == 0) {
-            kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"launches\": [\n"
-                            "        {\"kernel\": \"%s\", \"grid\": [\"xnumel // %lld\"], \"args\": [%s],\n"
-                            "         \"constexprs\": {\"XBLOCK\": %lld}, \"num_warps\": %lld, \"num_stages\": 1},\n"
-                            "    ],\n}\n",
-                        kbuf_str(&params), kname ? kname : "?", f.rows * bi, kbuf_str(&params), bi, nw);
-            json_t *cfg = json_pack("{s:s, s:I, s:I}", "template", "column_reuse", "block_i", (json_int_t)bi, "num_warps",
-                                    (json_int_t)nw);
-            json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
+            char grid[48], cx[48];
+            snprintf(grid, sizeof grid, "xnumel // %lld", f.rows * bi);   /* N / bi programs */
+            snprintf(cx, sizeof cx, "\"XBLOCK\": %lld", bi);
+            builtin_one_launch_plan(&s, kbuf_str(&params), kname ? kname : "?", grid, cx, nw);
+            builtin_push_rewrite(cands, kbuf_str(&label), "column_reuse", "block_i", bi, nw, kbuf_str(&s));
         }
         kbuf_free(&s);
         kbuf_free(&label);

@@ -180,3 +180,18 @@ int builtin_candidates_answer(json_t *cands, const char *tmpl, const char *limit
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;
 }
+
+void builtin_one_launch_plan(kbuf *s, const char *params, const char *kernel, const char *grid, const char *constexprs,
+                             long long num_warps) {
+    kbuf_printf(s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"launches\": [\n"
+                   "        {\"kernel\": \"%s\", \"grid\": [\"%s\"], \"args\": [%s],\n"
+                   "         \"constexprs\": {%s}, \"num_warps\": %lld, \"num_stages\": 1},\n"
+                   "    ],\n}\n",
+                params, kernel, grid, params, constexprs, num_warps);
+}
+
+void builtin_push_rewrite(json_t *cands, const char *label, const char *tmpl, const char *knob, long long value,
+                          long long num_warps, const char *src) {
+    json_t *cfg = json_pack("{s:s, s:I, s:I}", "template", tmpl, knob, (json_int_t)value, "num_warps", (json_int_t)num_warps);
+    json_array_append_new(cands, json_pack("{s:s, s:o, s:s}", "label", label, "config", cfg, "source", src));
+}
