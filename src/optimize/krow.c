@@ -97,6 +97,8 @@ json_t *krows_to_json(const krows *t) {
             json_object_set_new(o, "refused_by_gate",
                                 json_pack("{s:i, s:i, s:i, s:i}", "1", r->refused[1], "2", r->refused[2], "3",
                                           r->refused[3], "4", r->refused[4]));
+            /* gate 4's refusals of candidates whose GPU time passed: their launches' host work */
+            if (r->host_slower) json_object_set_new(o, "refused_as_called", json_integer(r->host_slower));
         }
         if (r->after_ms > 0) json_object_set_new(o, "after_ms", json_real(r->after_ms));
         if (r->tuned.num_warps) json_object_set_new(o, "tuned_config", tuned_config_json(&r->tuned));

@@ -41,6 +41,7 @@ typedef struct krow {
     double after_ms;                          /* its time after the search (profiled x screen ratio); 0 */
     int searched;                             /* the search ran: tried and refused are reported */
     int tried, refused[5];                    /* candidates evaluated; refusals by gate 1..4 */
+    int host_slower;                          /* of refused[4]: faster on the GPU, slower as called */
     art_strlist members;                      /* regions: the launches they replace */
     art_strlist aten_ops;
     int has_aten_ops;   /* aten_ops reported (possibly empty) */

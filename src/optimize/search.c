@@ -243,6 +243,7 @@ typedef struct kstate {
     krow *row;                    /* the kernel table's row for this kernel (borrowed) */
     json_t *history;              /* what the planner learns from (owned) */
     int tried, accepted, refused[5];
+    int host_slower;   /* of refused[4]: faster on the GPU, slower as the model is called */
     double best_speedup;
     char *kdir;
     double kstart, kbudget;
@@ -453,6 +454,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
             c->resource_errors++;
         } else {
             if (gate >= 1 && gate <= 4) ks->refused[gate]++;
+            ks->host_slower += vv.host_slower;
             refusal_set(last, gate, label, reason, json_object_get(rec, "gates"));
         }
         agent_outcome outcome = acc ? AGENT_OUT_ACCEPTED : kopt_error ? AGENT_OUT_ERROR : AGENT_OUT_REFUSED;
@@ -578,7 +580,12 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     row->searched = 1;
     row->tried = ks.tried;
     memcpy(row->refused, ks.refused, sizeof row->refused);
+    row->host_slower = ks.host_slower;
     row->status = ks.accepted ? KROW_OPTIMIZED : KROW_KEPT;
+    if (!ks.accepted && !row->why && ks.host_slower)
+        krow_setf(&row->why, "no candidate was faster and correct through the four gates (%d correct and faster on the GPU, "
+                             "refused as slower as the model is called: the host work of their launches ate the gain)",
+                  ks.host_slower);
     if (!ks.accepted && !row->why)
         krow_set(&row->why, ks.tried ? "no candidate was faster and correct through the four gates" : "no candidate could be generated");
     json_decref(ks.kc);

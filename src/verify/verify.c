@@ -101,6 +101,7 @@ struct verify_session {
     size_t ncand;             /* candidates checked so far (names their work directories) */
     verify_verdict_kind cand_kind; /* the current candidate's verdict, set where its record's is */
     int cand_refused_at;           /* its refusing gate (1-4), when refused */
+    int cand_host_slower;          /* gate 4 passed its GPU time and refused it as slower as called */
     json_t *doc;              /* borrowed: the session's document */
     const char *sass_python;  /* gate 1's machine-code check for the next candidates (borrowed;
                                * NULL: off): o->sass_python, or the caller's per candidate */
@@ -858,6 +859,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
     }
     if (r.passed && host_rc != G_PASSED) {
         json_object_set_new(g, "speedup", speedup_json(&r));
+        v->cand_host_slower = host_rc == G_REFUSED;
         return host_rc;
     }
     if (r.passed && r.ci.estimate > GATE4_REVERIFY && !reverify) {
@@ -1670,6 +1672,7 @@ int verify_session_check(verify_session *v, const char *kernel, const char *path
     winner w = {0};
     v->cand_kind = VERIFY_REFUSED; /* until a gate says otherwise; a stopped pipeline refuses nothing else */
     v->cand_refused_at = 0;
+    v->cand_host_slower = 0;
     int rc = verify_one(v, v->ncand++, &vc, rec, &w, e);
     const char *verdict = json_string_value(json_object_get(rec, "verdict"));
     log_info("candidate %s: %s", path, verdict ? verdict : "none (the pipeline stopped)");
@@ -1677,6 +1680,7 @@ int verify_session_check(verify_session *v, const char *kernel, const char *path
     if (out) {
         out->kind = v->cand_kind;
         out->refused_at = out->kind == VERIFY_REFUSED ? v->cand_refused_at : 0;
+        out->host_slower = out->refused_at == 4 && v->cand_host_slower;
         out->speedup = w.kernel ? w.speedup : 0;
         out->reason = w.kernel ? NULL : json_string_value(json_object_get(rec, "reason"));
     }

@@ -90,6 +90,8 @@ typedef enum verify_verdict_kind {
 typedef struct verify_verdict {
     verify_verdict_kind kind;
     int refused_at;       /* 1..4 when refused, else 0 */
+    int host_slower;      /* refused at gate 4 as slower as the model is called (host dispatch
+                           * included) although its GPU time passed */
     double speedup;       /* gate 4's estimate when accepted, else 0 */
     const char *reason;   /* borrowed from the record (lives as long as the document): why it was
                            * refused, or the error; NULL when accepted */

@@ -91,7 +91,16 @@ Test(gap, the_largest_kernel_after_the_search) {
     g = opt_floor_gap(m, &t);
     cr_expect(strstr(reason(g), "(col_split_softmax: ...); 8 candidates gated there, refused at gates 1-4: 0, 1, 0, 6"),
               "%s", reason(g));
+    cr_expect(!strstr(reason(g), "as the model is called"), "none refused as called: %s", reason(g));
     json_decref(g);
+    /* gate 4's refusals of candidates faster on the GPU, slower as the model is called */
+    t.v[0].host_slower = 4;
+    g = opt_floor_gap(m, &t);
+    cr_expect(strstr(reason(g), "refused at gates 1-4: 0, 1, 0, 6 (4 of gate 4's faster on the GPU but slower as the "
+                                "model is called)"),
+              "%s", reason(g));
+    json_decref(g);
+    t.v[0].host_slower = 0;
     /* k1 alone: near its own floor (1.05x), kept */
     t.v[0].status = KROW_IN_REGION;
     g = opt_floor_gap(m, &t);
