@@ -75,8 +75,9 @@ json_t *opt_floor_gap(const json_t *model, const krows *t) {
         if (top->searched && top->tried > 0)
             kbuf_printf(&why, "; %d candidate%s gated there, refused at gates 1-4: %d, %d, %d, %d", top->tried,
                         top->tried == 1 ? "" : "s", top->refused[1], top->refused[2], top->refused[3], top->refused[4]);
-        if (top->searched && top->host_slower)   /* gate 4's refusals as called: host work, not the kernel */
-            kbuf_printf(&why, " (%d of gate 4's faster on the GPU but slower as the model is called)", top->host_slower);
+        if (top->searched && top->host_slower) /* gate 4's refusals as called: host work, not the kernel */
+            kbuf_printf(&why, " (%d of gate 4's faster on the GPU but slower as the model is called)",
+                        top->host_slower);
         if (isfinite(own) && own <= OPT_FLOOR_GAP)
             kbuf_puts(
                 &why,
