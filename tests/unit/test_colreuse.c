@@ -56,6 +56,19 @@ static kfamily family_of(const artifact *a, const char *name) {
 
 static const char POI[] = "triton_poi_fused_native_layer_norm_2";
 
+/* The source of the one candidate a column_reuse plan of one variant (bi columns, nw warps) gives
+ * for kernel context kc; *out holds it (the caller frees *out). */
+static const char *one_candidate(const json_t *kc, int bi, int nw, json_t **out) {
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "column_reuse",
+                             "variants", "block_i", bi, "num_warps", nw);
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(tu_kf(kc), tu_kp(plan), out, &e), 0, "%s", e.msg);
+    json_decref(plan);
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(*out, "candidates"), 0), "source"));
+    cr_assert(src);
+    return src;
+}
+
 /* h03's normalisation: matched, four variants, each a plan-form candidate that passes gate 1's
  * C checks against the kernel it replaces; the column loads before the row loop, Inductor's
  * arithmetic and store inside it, at the same indices. */
@@ -73,21 +86,7 @@ Test(colreuse, h03_normalisation_walks_rows_by_column_blocks) {
     cr_assert_eq(builtin_rewrite_act(tu_kf(kc), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     const json_t *cands = json_object_get(out, "candidates");
     cr_assert_eq(json_array_size(cands), 4);
-    size_t i;
-    const json_t *c;
-    json_array_foreach(cands, i, c) {
-        const char *src = json_string_value(json_object_get(c, "source"));
-        candidate *cd = NULL;
-        cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s", e.msg);
-        cr_expect_str_eq(candidate_form_label(cd), "P");
-        static_opts so = {0};
-        kbuf st = KBUF_INIT;
-        char *why = NULL;
-        cr_expect_eq(gate1_check(cd, &a->kernels[ki], &so, &st, &why, NULL), 1, "gate 1 refused: %s\n%s", why, src);
-        free(why);
-        kbuf_free(&st);
-        candidate_free(cd);
-    }
+    tu_expect_gate1(out, &a->kernels[ki]);   /* every candidate */
     const char *src = json_string_value(json_object_get(json_array_get(cands, 0), "source"));
     static const char *const want[] = {
         "    xnumel = 134217728\n"
@@ -125,12 +124,8 @@ Test(colreuse, bf16_column_loads_keep_their_conversion) {
     artifact *a = parsed("tests/fixtures/inductor/scratch_ln_512k_rows_bf16_g0.py", NULL, NULL);
     int ki = kernel_index(a, POI);
     json_t *kc = opt_kernel_ctx(a, ki, NULL);
-    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "column_reuse",
-                             "variants", "block_i", 2048, "num_warps", 8);
     json_t *out = NULL;
-    kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(kc), tu_kp(plan), &out, &e), 0, "%s", e.msg);
-    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    const char *src = one_candidate(kc, 2048, 8, &out);
     cr_expect(strstr(src, "    x0 = kopt_col\n"
                           "    tmp11 = tl.load(in_ptr3 + (x0), None, eviction_policy='evict_last').to(tl.float32)\n"
                           "    tmp14 = tl.load(in_ptr4 + (x0), None, eviction_policy='evict_last').to(tl.float32)\n"
@@ -138,17 +133,8 @@ Test(colreuse, bf16_column_loads_keep_their_conversion) {
               "%s", src);
     cr_expect(strstr(src, "        tmp12 = tmp11.to(tl.float32)\n") != NULL, "the conversions of the loaded values stay in the loop");
     cr_expect(strstr(src, "\"grid\": [\"xnumel // 262144\"]") != NULL, "%s", src);   /* 128 rows x 2048 columns */
-    candidate *cd = NULL;
-    cr_assert_eq(candidate_parse(src, strlen(src), &cd, &e), 0, "%s", e.msg);
-    static_opts so = {0};
-    kbuf st = KBUF_INIT;
-    char *why = NULL;
-    cr_expect_eq(gate1_check(cd, &a->kernels[ki], &so, &st, &why, NULL), 1, "gate 1 refused: %s", why);
-    free(why);
-    kbuf_free(&st);
-    candidate_free(cd);
+    tu_expect_gate1(out, &a->kernels[ki]);
     json_decref(out);
-    json_decref(plan);
     json_decref(kc);
     artifact_free(a);
 }
@@ -208,13 +194,9 @@ Test(colreuse, what_it_leaves_alone) {
 Test(colreuse, small_golden) {
     artifact *a = parsed("tests/fixtures/inductor/handmade_layer_norm_rows_small.py", NULL, NULL);
     json_t *kc = opt_kernel_ctx(a, kernel_index(a, POI), NULL);
-    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i}]}}", "direction", "rewrite", "params", "template", "column_reuse",
-                             "variants", "block_i", 1024, "num_warps", 4);
     json_t *out = NULL;
     kerr e = {0};
-    cr_assert_eq(builtin_rewrite_act(tu_kf(kc), tu_kp(plan), &out, &e), 0, "%s", e.msg);
-    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
-    cr_assert(src);
+    const char *src = one_candidate(kc, 1024, 4, &out);
     cr_expect(strstr(src, "    for kopt_row in tl.range(0, 4):\n        xindex = kopt_row * 262144 + kopt_col\n") != NULL, "%s", src);
     const char *rel = "tests/fixtures/colreuse/candidate_small.py";
     if (getenv("KOPT_WRITE_GOLDEN")) {
@@ -228,7 +210,6 @@ Test(colreuse, small_golden) {
         free(want);
     }
     json_decref(out);
-    json_decref(plan);
     json_decref(kc);
     artifact_free(a);
 }
