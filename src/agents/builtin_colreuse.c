@@ -47,6 +47,12 @@ static const char HEAD2[] = "    xindex = xoffset + tl.arange(0, XBLOCK)[:]\n";
 static const char MASK_FULL[] = "    xmask = tl.full([XBLOCK], True, tl.int1)[:]\n";
 static const char MASK_LT[] = "    xmask = xindex < xnumel\n";
 
+/* Whether all of line is `    NAME = xindex OP N` for format fmt (NAME into name, N into *n). */
+static int index_of(const char *line, const char *fmt, char *name, long long *n) {
+    int m = 0;
+    return sscanf(line, fmt, name, n, &m) == 2 && m && !line[m];
+}
+
 /* One index line of Inductor's head into f (its name as the flat index, the row or the column);
  * 0 when the line is none of the three or repeats one. */
 static int index_line(const char *line, cr_facts *f) {
@@ -54,10 +60,10 @@ static int index_line(const char *line, cr_facts *f) {
     long long n = 0;
     int m = 0;
     char *slot = NULL;
-    if (sscanf(line, "    %31[a-z0-9_] = xindex%n", name, &m) == 1 && !line[m]) slot = f->flat;
-    else if (m = 0, sscanf(line, "    %31[a-z0-9_] = xindex // %lld%n", name, &n, &m) == 2 && !line[m]) slot = f->row;
-    else if (m = 0, (sscanf(line, "    %31[a-z0-9_] = (xindex %% %lld)%n", name, &n, &m) == 2 && !line[m]) ||
-                        (m = 0, sscanf(line, "    %31[a-z0-9_] = xindex %% %lld%n", name, &n, &m) == 2 && !line[m]))
+    if (sscanf(line, "    %31[a-z0-9_] = xindex%n", name, &m) == 1 && m && !line[m]) slot = f->flat;
+    else if (index_of(line, "    %31[a-z0-9_] = xindex // %lld%n", name, &n)) slot = f->row;
+    else if (index_of(line, "    %31[a-z0-9_] = (xindex %% %lld)%n", name, &n) ||
+             index_of(line, "    %31[a-z0-9_] = xindex %% %lld%n", name, &n))
         slot = f->col;
     if (!slot || slot[0] || !strcmp(name, "xindex") || !strcmp(name, "xmask") || !strcmp(name, "xnumel")) return 0;
     if (slot != f->flat) {

@@ -592,8 +592,8 @@ static int tmps_within(const char *p, const char *end, char names[][16], size_t 
 
 /* In [from, to): `tmpD = ... - mx`, then pointwise lines over tmpD and each other only (the chain:
  * a scale, a shift), then `tmpE = libdevice.exp(last)`. The exponential's name into exv, the
- * chain's lines with each tmp name replaced by T and its place in the chain into sig, with tmpD renamed t into post (when not
- * NULL) and its result into pres: 0, else -1. */
+ * chain's lines with each tmp name replaced by T and its place in the chain into sig, with tmpD
+ * renamed t into post (when not NULL) and its result into pres: 0, else -1. */
 static int exp_chain(const pro_line *ls, size_t from, size_t to, const char *mx, char *exv, kbuf *sig, kbuf *post,
                      char *pres) {
     char names[16][16], pat[48];
@@ -699,8 +699,8 @@ static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
     ok = ok && accumulated;
     /* loop 3: loop 1's loads in order, the same chain, its exponential over the sum, one store */
     prologue_spec sp = {.nptrs = 0};
-    ok = ok && !scan_store_loop(k, &s, s.c0, s.c1, l3, PRO_MAX_LOADS, &n3, &sp.out) && same_loads(&s, l3, n3) && !exp_chain(ls, s.c0, s.c1, mx, ex3, &sig3, &s.post, s.pres) &&
-         !strcmp(kbuf_str(&sig2), kbuf_str(&sig3));
+    ok = ok && !scan_store_loop(k, &s, s.c0, s.c1, l3, PRO_MAX_LOADS, &n3, &sp.out) && same_loads(&s, l3, n3) &&
+         !exp_chain(ls, s.c0, s.c1, mx, ex3, &sig3, &s.post, s.pres) && !strcmp(kbuf_str(&sig2), kbuf_str(&sig3));
     snprintf(want, sizeof want, " = (%s / %s)", ex3, sm);
     int div = 0;
     for (size_t j = s.c0; ok && j < s.c1; j++) div |= line_has(&ls[j], want) != NULL;

@@ -864,13 +864,9 @@ static int scratch_reads_sms(const launch_plan *p) {
     return 0;
 }
 
-void plan_emit(const launch_plan *p, kbuf *out) {
-    kbuf_puts(out, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
-                   "import torch as _kopt_plan_torch\n"
-                   "import triton as _kopt_plan_triton\n\n\n"
-                   "def _kopt_plan_np2(n):\n"
-                   "    return 1 << (n - 1).bit_length() if n > 0 else 0\n\n\n"
-                   "def launch(");
+/* The launcher function `def launch(...)` of p, appended to out. */
+static void emit_launch(const launch_plan *p, kbuf *out) {
+    kbuf_puts(out, "def launch(");
     const char *dev = NULL;
     for (size_t i = 0; i < p->nparams; i++) {
         kbuf_printf(out, "%s, ", p->params[i]);
@@ -936,6 +932,19 @@ void plan_emit(const launch_plan *p, kbuf *out) {
         if (L->num_stages) kbuf_printf(out, ", num_stages=%d", L->num_stages);
         kbuf_puts(out, ")\n");
     }
+}
+
+void plan_emit(const launch_plan *p, kbuf *out) {
+    kbuf fn = KBUF_INIT;
+    emit_launch(p, &fn);
+    kbuf_puts(out, "# kopt: the launcher kopt wrote from KOPT_PLAN (form P)\n"
+                   "import torch as _kopt_plan_torch\n"
+                   "import triton as _kopt_plan_triton\n\n\n");
+    if (strstr(kbuf_str(&fn), "_kopt_plan_np2(")) /* next_pow2 (plan_expr_emit), where the plan uses it */
+        kbuf_puts(out, "def _kopt_plan_np2(n):\n"
+                       "    return 1 << (n - 1).bit_length() if n > 0 else 0\n\n\n");
+    kbuf_append(out, fn.data, fn.len);
+    kbuf_free(&fn);
 }
 
 /* ---------- lowering: form P's file rules, then the launcher ---------- */

@@ -115,6 +115,11 @@ for chunk in (1, 7, 1200, 5000):
           "count_nonfinite in chunks of %d: NaN and both infinities, NaN alone" % chunk)
 check(C.count_nonfinite(t.t(), 11) == 3 and C.count_nonfinite(t[:, 1::2], 13) == 1,
       "count_nonfinite of a transposed and a strided view")
+t3 = torch.randn(6, 5, 40)
+t3[0, 1, 2], t3[5, 4, 39], t3[3, 0, 0] = float("nan"), float("inf"), float("nan")
+for chunk in (7, 30, 200, 10000):   # rows of 40 and slices of 200 longer and shorter than a chunk
+    check(C.count_nonfinite(t3.transpose(1, 2), chunk) == 3 and C.count_nonfinite(t3.transpose(0, 2), chunk, True) == 2,
+          "count_nonfinite of a non-contiguous 3-D view in chunks of %d" % chunk)
 check(C.count_nonfinite(torch.zeros(0), 4) == 0 and C.count_nonfinite(torch.ones(5, dtype=torch.float16), 2) == 0,
       "count_nonfinite of an empty and a finite half tensor")
 
