@@ -21,9 +21,14 @@ static int summarizer_act(agent *self, const json_t *ctx, json_t **out, kerr *e)
     agent_outcome o = agent_outcome_parse(outcome);
     if (o == AGENT_OUT_ACCEPTED)
         kbuf_printf(&b, "accepted, %.3fx at model level", json_number_value(json_object_get(a, "speedup")));
-    else if (o == AGENT_OUT_SCREENED_OUT)
-        kbuf_printf(&b, "slower than the original in the kernel-level screen (%.4f ms vs %.4f ms)",
-                    json_number_value(json_object_get(a, "kernel_ms")), json_number_value(json_object_get(a, "orig_ms")));
+    else if (o == AGENT_OUT_SCREENED_OUT) {
+        /* a screened-out candidate may have been faster and left unsent: the reason says why */
+        double k = json_number_value(json_object_get(a, "kernel_ms")), orig = json_number_value(json_object_get(a, "orig_ms"));
+        if (reason)
+            kbuf_printf(&b, "not sent to the gates: %.200s (kernel-level screen %.4f ms vs %.4f ms)", reason, k, orig);
+        else
+            kbuf_printf(&b, "not faster than the original in the kernel-level screen (%.4f ms vs %.4f ms)", k, orig);
+    }
     else
         kbuf_printf(&b, "refused at gate %d: %.200s", (int)json_integer_value(json_object_get(a, "gate")), reason ? reason : "?");
     *out = json_pack("{s:s, s:[s?, s?, s?]}", "experience", kbuf_str(&b), "tags", kind, dir, outcome);

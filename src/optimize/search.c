@@ -397,7 +397,9 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         } else if ((int)nsend < top + 2 && faster) {
             send[nsend++] = idx;
         } else {
-            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0, NULL, med[idx], orig_ms, 0);
+            opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,
+                               faster ? "faster in the screen but not among the round's fastest" : NULL, med[idx],
+                               orig_ms, 0);
             history_add(ks, cdj, med[idx], AGENT_OUT_SCREENED_OUT, 4, round, direction, NULL);
             if (!faster) {   /* a faster one left unsent is not told it was slow */
                 char *why = kasprintf("correct so far but not faster at kernel level: %.4f ms against the original's %.4f ms",

@@ -944,16 +944,20 @@ Test(agents, summarizer_sentence_by_outcome) {
     kerr e = {0};
     agent *s = builtin_summarizer_new();
     cr_assert_not_null(s);
-    const char *want[][2] = {{"accepted", "accepted, 1.250x"}, {"screened-out", "kernel-level screen"},
-                             {"refused", "refused at gate 3"}, {"bogus", "refused at gate 3"}};
+    /* a screened-out one with a reason was left unsent (it may have been faster), else it was slow */
+    const char *want[][3] = {{"accepted", "why", "accepted, 1.250x"},
+                             {"screened-out", "why", "not sent to the gates: why (kernel-level screen 0.3000 ms vs 0.5000 ms)"},
+                             {"screened-out", NULL, "not faster than the original in the kernel-level screen"},
+                             {"refused", "why", "refused at gate 3: why"},
+                             {"bogus", "why", "refused at gate 3"}};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
-        json_t *ctx = json_pack("{s:{s:s, s:s, s:s, s:s, s:i, s:s, s:f}}", "attempt", "kernel_kind", "reduction",
-                                "direction", "rewrite", "label", "x", "outcome", want[i][0], "gate", 3, "reason", "why",
-                                "speedup", 1.25);
+        json_t *ctx = json_pack("{s:{s:s, s:s, s:s, s:s, s:i, s:s?, s:f, s:f, s:f}}", "attempt", "kernel_kind",
+                                "reduction", "direction", "rewrite", "label", "x", "outcome", want[i][0], "gate", 3,
+                                "reason", want[i][1], "speedup", 1.25, "kernel_ms", 0.3, "orig_ms", 0.5);
         json_t *out = NULL;
         cr_assert_eq(agent_act(s, ctx, &out, &e), 0, "%s", e.msg);
         const char *exp = json_string_value(json_object_get(out, "experience"));
-        cr_assert(exp && strstr(exp, want[i][1]), "%s: %s", want[i][0], exp ? exp : "(none)");
+        cr_assert(exp && strstr(exp, want[i][2]), "%s: %s", want[i][0], exp ? exp : "(none)");
         json_decref(out);
         json_decref(ctx);
     }
