@@ -94,9 +94,15 @@ static int tried(const hist *history, const cfg *c) {
     return 0;
 }
 
-/* A plausible configuration: the tile has between 1 and 64 elements per thread. */
-static int plausible(const cfg *c) {
-    long long tile = (long long)c->xb * (c->rb ? c->rb : 1) * (c->yb ? c->yb : 1);
+/* A plausible configuration: the tile has between 1 and 64 elements per thread. A persistent
+ * reduction without an R0_BLOCK parameter holds its whole reduction (r0_numel rounded up to a
+ * power of two) in each of its XBLOCK rows: that is part of its tile (1M rows of 768 on the H100:
+ * XBLOCK=256 with 2 warps, 4096 elements a thread, did not compile within 77 s). */
+static int plausible(const kfacts *k, const cfg *c) {
+    long long rb = c->rb;
+    if (!rb && k->persistent && !kf_strs_has(&k->constexprs, "R0_BLOCK") && kfacts_numel(k, "r0_numel") > 0)
+        rb = builtin_next_pow2(kfacts_numel(k, "r0_numel"));
+    long long tile = (long long)c->xb * (rb ? rb : 1) * (c->yb ? c->yb : 1);
     long long threads = 32LL * c->nw;
     return tile >= threads && tile <= 64 * threads && tile <= 65536;
 }
@@ -108,7 +114,7 @@ static int valid(const kfacts *k, const cfg *c) {
     if (kf_strs_has(ce, "R0_BLOCK") && !fits(c->rb, kfacts_numel(k, "r0_numel"), k->masked_r0)) return 0;
     if (kf_strs_has(ce, "YBLOCK") && !fits(c->yb, yn, k->masked_y)) return 0;
     if (kf_strs_has(ce, "YBLOCK") && yn / (c->yb ? c->yb : 1) > 65535) return 0;
-    return plausible(c);
+    return plausible(k, c);
 }
 
 static void push(clist *list, const kfacts *k, const hist *history, const cfg *c, size_t max) {

@@ -169,6 +169,21 @@ static int split_match(const kfacts *k, split_info *si) {
     return 1;
 }
 
+/* Whether every ATen op the kernel fuses is a plain softmax's or log-softmax's own (its online
+ * statistics, the shift, exp, log, the dtype casts): nothing computed before or after it that the
+ * split template would leave out. */
+static int softmax_ops_only(const kf_strs *aten) {
+    static const char *const own[] = {"aten._softmax", "aten._log_softmax", "prims.prepare_softmax_online",
+                                      "aten.sub",      "aten.exp",          "aten.log",
+                                      "aten.amax",     "aten.sum",          "prims.convert_element_type"};
+    for (size_t i = 0; i < aten->n; i++) {
+        size_t j = 0;
+        while (j < sizeof own / sizeof *own && strcmp(aten->v[i], own[j])) j++;
+        if (j == sizeof own / sizeof *own) return 0;
+    }
+    return aten->n > 0;
+}
+
 /* row_layer_norm_prologue or row_softmax_prologue where one matches, else KF_NONE. */
 static kfamily prologue_family(const kfacts *k) {
     if (builtin_ln_prologue_match(k, NULL)) return KF_ROW_LN_PROLOGUE;
@@ -249,11 +264,16 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
             return KF_ROW_SPLIT_LAYER_NORM;
         }
     }
-    /* a softmax, or a row over its own L1 / L2 norm */
-    if (long_rows && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
-        !strcmp(param_type(k, 1), "*fp32")) {
+    /* a softmax over fp32, fp16 or bf16 rows (computed in fp32, stored in the rows' type) with
+     * nothing fused before or after it */
+    if (long_rows && builtin_params_are(k, one, 4) && float_rows(param_type(k, 0)) &&
+        !strcmp(param_type(k, 0), param_type(k, 1)) && softmax_ops_only(aten)) {
         if (kf_strs_find(aten, "aten._log_softmax")) return KF_ROW_SPLIT_LOG_SOFTMAX;
         if (kf_strs_find(aten, "aten._softmax")) return KF_ROW_SPLIT_SOFTMAX;
+    }
+    /* a row over its own L1 / L2 norm, fp32 */
+    if (long_rows && builtin_params_are(k, one, 4) && !strcmp(param_type(k, 0), "*fp32") &&
+        !strcmp(param_type(k, 1), "*fp32")) {
         int np = 0;
         double ne = 0;
         if (builtin_normalize_match(k, &np, &ne)) {

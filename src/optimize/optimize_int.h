@@ -58,8 +58,8 @@ double opt_budget(const octx *c);
 int opt_max_cands(const octx *c);
 int opt_over_budget(const octx *c);
 /* search.c: the kernel screen's worker limit in seconds, 4 x timeout_s (480 when timeout_s <= 0,
- * four times the 120 s default step), capped at left_s (what is left of the budget) + 30 s and
- * never below 30 s. */
+ * four times the 120 s default step), capped at left_s (what is left of the budget) + 15 s and
+ * at least 15 s (unless the four steps are less). */
 double opt_screen_timeout_s(const optimize_opts *o, double left_s);
 void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

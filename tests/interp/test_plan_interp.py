@@ -5,7 +5,8 @@ plan (`kopt lint --show-launcher --json`: the very text kopt judges and ships), 
 interpreter against a float64 PyTorch reference, for row lengths that are and are not powers of
 two. The templates whose programs wait for each other (the row_split_* and region templates)
 cannot run with more than one program a row in the interpreter (it runs programs one after
-another): row_split_normalize, row_split_instance_norm and row_split_layer_norm run here with one
+another): row_split_softmax (fp32, fp16, bf16), row_split_normalize, row_split_instance_norm and
+row_split_layer_norm run here with one
 segment a row (their arithmetic, tickets and plans; sm_count() answered as an H200's 132), the
 GPU covers the rest.
 
@@ -33,6 +34,21 @@ def case_softmax(mod, rows, n, log):
     mod.launch(x, out, rows, n)
     ref = torch.log_softmax(x.double(), 1) if log else torch.softmax(x.double(), 1)
     return (out.double() - ref).abs().max().item()
+
+
+def case_split_softmax(mod, rows, n, log, dtype):
+    """row_split_softmax over fp32 or 16-bit rows: computed in fp32, stored in the rows' type. A
+    16-bit output is held to one unit of its last place (eps x |ref|, subnormals at eps x tiny),
+    scaled so that one unit reads as 1e-5."""
+    x = (torch.randn(rows, n) * 3).to(dtype)
+    out = torch.full((rows, n), float("nan"), dtype=dtype)
+    mod.launch(x, out, rows, n)
+    ref = torch.log_softmax(x.double(), 1) if log else torch.softmax(x.double(), 1)
+    err = (out.double() - ref).abs()
+    if dtype == torch.float32:
+        return err.max().item()
+    fi = torch.finfo(dtype)
+    return 1e-5 * (err / (fi.eps * ref.abs().clamp(min=fi.tiny))).max().item()
 
 
 def case_layer_norm(mod, rows, n, eps):
@@ -209,6 +225,12 @@ def main():
         for rows, n in ((3, 100), (4, 256)):
             cases.append(("row_softmax", dict(OUT="out_ptr0", LOG=log, NUM_WARPS=4),
                           lambda m, r=rows, n=n, lg=log: case_softmax(m, r, n, lg), "log=%s %dx%d" % (log, rows, n)))
+    for log in (False, True):   # one segment a row (SEG >= n): the interpreter runs programs in turn
+        for rows, n, seg, dt in ((3, 100, 128, torch.float32), (2, 300, 512, torch.float16),
+                                 (2, 300, 512, torch.bfloat16)):
+            cases.append(("row_split_softmax", dict(OUT="out_ptr2", SEG=seg, LOG=log, NUM_WARPS=4),
+                          lambda m, r=rows, n=n, lg=log, d=dt: case_split_softmax(m, r, n, lg, d),
+                          "log=%s %dx%d %s" % (log, rows, n, str(dt)[6:])))
     for rows, n in ((3, 100), (2, 512)):
         cases.append(("row_layer_norm", dict(OUT="out_ptr0", EPS="1e-05", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_layer_norm(m, r, n, 1e-5), "%dx%d" % (rows, n)))

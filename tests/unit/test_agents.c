@@ -116,6 +116,37 @@ Test(agents, planner_offers_the_prologue_families) {
     }
 }
 
+/* A persistent reduction holds its whole reduction (R0_BLOCK fixed inside, 64 for 05's RMS norm)
+ * in each of its XBLOCK rows: every proposed tile, rows x 64, stays within 64 elements a thread
+ * (1M rows of 768 on the H100 were offered XBLOCK=256 with 2 warps, 4096 a thread, whose compile
+ * did not end within the screen's 77 s). */
+Test(agents, planner_counts_a_persistent_kernels_whole_row_in_its_tile) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/05_rmsnorm_g0.py", &a);
+    cr_assert(json_is_true(json_object_get(k, "persistent")), "%s", json_dumps(k, 0));
+    agent *p = builtin_planner_new();
+    json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 64);
+    json_t *out = act(p, ctx);
+    const json_t *plans = json_object_get(out, "plans"), *cfgs = NULL;
+    size_t i;
+    json_t *pl, *c;
+    json_array_foreach(plans, i, pl) if (!strcmp(json_string_value(json_object_get(pl, "direction")), "launch_config"))
+        cfgs = json_object_get(json_object_get(pl, "params"), "configs");
+    cr_assert(json_array_size(cfgs) > 0, "%s", json_dumps(out, 0));
+    int small = 0;
+    json_array_foreach(cfgs, i, c) {
+        long long xb = json_integer_value(json_object_get(c, "XBLOCK")), nw = json_integer_value(json_object_get(c, "num_warps"));
+        cr_expect(xb * 64 <= 64 * 32 * nw && xb * 64 >= 32 * nw, "XBLOCK %lld x 64 over %lld warps", xb, nw);
+        small += xb < 64;
+    }
+    cr_expect(small > 0, "tiles of fewer rows than 32 x num_warps are offered: %s", json_dumps(cfgs, 0));
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(p);
+    json_decref(k);
+    artifact_free(a);
+}
+
 Test(agents, planner_never_repeats_and_stops_when_converged) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/01_gelu_residual_g0.py", &a);

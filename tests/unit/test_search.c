@@ -19,17 +19,17 @@ Test(search, screen_timeout_is_four_candidate_steps) {
     cr_expect_float_eq(opt_screen_timeout_s(&o, plenty), 40, 1e-9);
 }
 
-/* The budget bounds it: what is left + 30 s, at least 30 s (a screen started past the end of the
- * budget still gets its 30 s), never above the four steps. */
+/* The budget bounds it: what is left + 15 s, at least 15 s (a screen started past the end of the
+ * budget still gets its 15 s), never above the four steps. */
 Test(search, screen_timeout_is_bounded_by_the_budget_left) {
     optimize_opts o = {0};
-    cr_expect_float_eq(opt_screen_timeout_s(&o, 60), 90, 1e-9, "a minute left: 90 s, not 480");
-    cr_expect_float_eq(opt_screen_timeout_s(&o, 449), 479, 1e-9);
-    cr_expect_float_eq(opt_screen_timeout_s(&o, 450), 480, 1e-9, "the cap meets the steps");
-    cr_expect_float_eq(opt_screen_timeout_s(&o, 0), 30, 1e-9);
-    cr_expect_float_eq(opt_screen_timeout_s(&o, -200), 30, 1e-9, "past the budget: still 30 s");
-    cr_expect_float_eq(opt_screen_timeout_s(&o, -0.5), 30, 1e-9, "just past it: 30 s, not 29.5");
-    cr_expect_float_eq(opt_screen_timeout_s(&o, 0.5), 30.5, 1e-9, "just before it: 30.5 s");
-    o.timeout_s = 5;
-    cr_expect_float_eq(opt_screen_timeout_s(&o, 60), 20, 1e-9, "four short steps are below the cap");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 60), 75, 1e-9, "a minute left: 75 s, not 480");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 464), 479, 1e-9);
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 465), 480, 1e-9, "the cap meets the steps");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 0), 15, 1e-9);
+    cr_expect_float_eq(opt_screen_timeout_s(&o, -200), 15, 1e-9, "past the budget: still 15 s");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, -0.5), 15, 1e-9, "just past it: 15 s, not 14.5");
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 0.5), 15.5, 1e-9, "just before it: 15.5 s");
+    o.timeout_s = 3;
+    cr_expect_float_eq(opt_screen_timeout_s(&o, 60), 12, 1e-9, "four short steps are below the cap");
 }

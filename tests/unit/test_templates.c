@@ -80,7 +80,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level1_35_max_pool3d_fp16_small_g0.py",
                                            "suite_level2_01_linear_gelu_layernorm_bf16_g0.py",
                                            "suite_level3_02_transformer_block_bf16_softmax_g0.py",
-                                           "heldout_hx02_causal_scaled_softmax_fp16_g0.py"};
+                                           "heldout_hx02_causal_scaled_softmax_fp16_g0.py",
+                                           "heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -364,6 +365,42 @@ Test(templates, row_split_candidates_pass_gate1) {
         json_decref(kc);
         artifact_free(a);
         kbuf_free(&big);
+    }
+    free(text);
+}
+
+/* The same template over fp16 rows (held-out hy03: 16384 x 30011, a prime width), computed in
+ * fp32 and stored as fp16: every variant through gate 1's C checks. Not offered where anything
+ * is fused before or after the softmax (an ATen op of its own) or where the output's type is
+ * not the rows'. */
+Test(templates, row_split_softmax_takes_16bit_rows) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py", &text);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_split_softmax");
+    cr_expect_eq(variants_pass_gate1(a, kc, "row_split_softmax", NULL), 6);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"Original ATen: [prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]",
+         "Original ATen: [aten.mul, prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]"},
+        {"'out_ptr2': '*fp16'", "'out_ptr2': '*fp32'"}};
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        const char *at = strstr(text, edits[t][0]);
+        cr_assert(at, "%s", edits[t][0]);
+        kbuf ed = KBUF_INIT;
+        kbuf_append(&ed, text, (size_t)(at - text));
+        kbuf_puts(&ed, edits[t][1]);
+        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
+        cr_expect(!m || strcmp(m, "row_split_softmax"), "matched after: %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+        kbuf_free(&ed);
     }
     free(text);
 }
