@@ -1,5 +1,5 @@
 /* builtin_scan.c — the scan family (templates/kernels/scan.py.tmpl): a cumulative sum of fp32
- * over any dimension of a contiguous tensor, recognised by what the kernel computes (its ATen
+ * (or of fp16/bf16 summed in fp32, a single kernel's) over any dimension of a contiguous tensor, recognised by what the kernel computes (its ATen
  * ops, its tensors' shapes and its sizes), not by the text Inductor wrote for it.
  *
  *   a kernel whose ATen ops are cumsum plus only   inclusive scan over dimension d, where
@@ -65,11 +65,26 @@ static int match_region(const kfacts *k, scan_facts *f) {
     return f->ndims > 0;
 }
 
-/* Single-kernel reading: (in_ptr0[, in_ptr1], out_ptr0, xnumel, r0_numel). */
+/* Whether the kernel's source converts only to fp32: a 16-bit scan loaded, summed in fp32 and
+ * stored in its own type (cumsum with dtype=float32, then .to(float16)), nothing rounded to a
+ * narrower type on the way, which the template would not repeat. */
+static int casts_only_to_fp32(const char *src) {
+    for (const char *p = src ? strstr(src, ".to(tl.") : NULL; p; p = strstr(p + 1, ".to(tl."))
+        if (strncmp(p, ".to(tl.float32)", 15)) return 0;
+    return src != NULL;
+}
+
+/* Whether a pointer's type is one the template scans: fp32, fp16 or bf16 (summed in fp32). */
+static int scan_type(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*fp16") || !strcmp(t, "*bf16"); }
+
+/* Single-kernel reading: (in_ptr0[, in_ptr1], out_ptr0, xnumel, r0_numel). Values and output of
+ * one type, fp32, fp16 or bf16; a 16-bit one only where every cast in the source is to fp32, the
+ * dtype conversions (_to_copy / convert_element_type) only there. */
 static int match_kernel(const kfacts *k, scan_facts *f) {
-    static const char *const allowed[] = {"aten.cumsum", "aten.constant_pad_nd", "aten.slice", "aten.where", "aten.zeros_like"};
+    static const char *const allowed[] = {"aten.cumsum", "aten.constant_pad_nd", "aten.slice", "aten.where", "aten.zeros_like",
+                                          "aten._to_copy", "prims.convert_element_type"};
     unsigned has = 0;
-    if (!builtin_ops_within(&k->aten_ops, allowed, 5, &has) || !(has & 1u)) return 0;
+    if (!builtin_ops_within(&k->aten_ops, allowed, 7, &has) || !(has & 1u)) return 0;
     f->masked = (has & 8u) != 0;
     if ((has & 16u) && !f->masked) return 0;   /* zeros_like feeding something else than a select */
     size_t np = k->runtime.n;
@@ -80,7 +95,8 @@ static int match_kernel(const kfacts *k, scan_facts *f) {
     if (!f->in0 || !f->in1 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->in1, "in_ptr", 6) ||
         strncmp(f->out, "out_ptr", 7) || strcmp(kfacts_runtime(k, np - 2), "xnumel") || strcmp(kfacts_runtime(k, np - 1), "r0_numel"))
         return 0;
-    if (strcmp(kfacts_param_type(k, f->out), "*fp32")) return 0;
+    const char *ot = kfacts_param_type(k, f->out);
+    if (!scan_type(ot)) return 0;
     f->xarg = f->marg = f->in0;
     if (f->masked) {   /* one fp32 value input and one boolean mask, either order */
         int b0 = !strcmp(kfacts_param_type(k, f->in0), "*i1"), b1 = !strcmp(kfacts_param_type(k, f->in1), "*i1");
@@ -88,7 +104,9 @@ static int match_kernel(const kfacts *k, scan_facts *f) {
         f->xarg = b0 ? f->in1 : f->in0;
         f->marg = b0 ? f->in0 : f->in1;
     }
-    if (strcmp(kfacts_param_type(k, f->xarg), "*fp32")) return 0;
+    if (strcmp(kfacts_param_type(k, f->xarg), ot)) return 0;
+    int wide = !strcmp(ot, "*fp32");
+    if ((wide && (has & 96u)) || (!wide && !casts_only_to_fp32(k->source))) return 0;
     const kf_strs *frag = &k->fragment;
     if (has & 6u) {
         int said = fx_pad_shift(frag);

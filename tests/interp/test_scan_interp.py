@@ -1,7 +1,8 @@
 """The scan template (templates/kernels/scan.py.tmpl) run by Triton's interpreter on the CPU
 against a float64 PyTorch reference, for every reading the scan family makes (inclusive,
 shifted by +1 / -1, reversed as a region, masked, masked + shifted + reversed) over the last,
-a middle and the first dimension, with sizes that leave partial chunks and tiles.
+a middle and the first dimension, with sizes that leave partial chunks and tiles; fp16 and bf16
+values summed in fp32 and stored in their own type, held to one unit of their last place.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_scan_interp.py   (PY: a python with torch and
 triton, any device; `make interp-check`). Exit 0 when every case is within 1e-4 of float64
@@ -47,27 +48,39 @@ def main():
              for shift, rev, masked, region in [(0, False, False, False), (1, False, False, False),
                                                 (-1, False, False, False), (0, True, False, True),
                                                 (0, False, True, False), (1, True, True, False)]]
+    cases = [c + (torch.float32,) for c in cases]
+    # 16-bit values summed in fp32 and stored in their own type (a single kernel's reading), rows
+    # and columns, plain and masked
+    cases += [(shape, dim, shift, rev, masked, False, dt)
+              for shape, dim in [((5, 300), 1), ((2, 50, 130), 1)]
+              for shift, rev, masked in [(0, False, False), (1, True, True)]
+              for dt in (torch.float16, torch.bfloat16)]
     bad = 0
     torch.manual_seed(0)
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (shape, dim, shift, rev, masked, region) in enumerate(cases):
+        for n, (shape, dim, shift, rev, masked, region, dt) in enumerate(cases):
             p = dict(IN0="in_ptr0", IN1="in_ptr1", OUT="out_ptr0", XARG="in_ptr1" if masked else "in_ptr0",
                      MARG="in_ptr0", MASKED=masked, REGION=region, DIM=dim, SHIFT=shift, REVERSE=rev,
                      CHUNK=64, BLOCK_S=16, BLOCK_I=8, NUM_WARPS=4,
                      ROWS=all(d == 1 for d in shape[dim + 1:]))
             mod = load_judged(render(text, p), "scan_%d" % n, tmp)
-            x = torch.randn(*shape)
+            x = torch.randn(*shape).to(dt)
             mk = torch.rand(*shape) < 0.5
-            out = torch.full(shape, float("nan"))
+            out = torch.full(shape, float("nan"), dtype=dt)
             args = ([mk, x] if masked else [x]) + [out]
             if not region:
                 args += [x.numel() // shape[dim], shape[dim]]
             mod.launch(*args)
-            err = (out.double() - reference(x, dim, shift, rev, mk if masked else None)).abs().max().item()
+            ref = reference(x, dim, shift, rev, mk if masked else None)
+            err = (out.double() - ref).abs()
+            if dt != torch.float32:   # one unit of the output's last place + fp32's summation error, read as 1e-4
+                tol = torch.finfo(dt).eps * ref.abs() + 3e-5 * reference(x.abs(), dim, shift, rev, None)
+                err = 1e-4 * err / tol.clamp(min=1e-30)
+            err = err.max().item()
             ok = err <= 1e-4
             bad += not ok
-            print("%s shape=%s dim=%d shift=%d reverse=%s masked=%s region=%s max_err=%.3g"
-                  % ("ok  " if ok else "FAIL", shape, dim, shift, rev, masked, region, err))
+            print("%s shape=%s dim=%d shift=%d reverse=%s masked=%s region=%s %s max_err=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, dim, shift, rev, masked, region, str(dt)[6:], err))
     print("scan interp: %d cases, %d failed" % (len(cases), bad))
     return 1 if bad else 0
 

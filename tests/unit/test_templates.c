@@ -81,7 +81,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level2_01_linear_gelu_layernorm_bf16_g0.py",
                                            "suite_level3_02_transformer_block_bf16_softmax_g0.py",
                                            "heldout_hx02_causal_scaled_softmax_fp16_g0.py",
-                                           "heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py"};
+                                           "heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py",
+                                           "heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -398,6 +399,40 @@ Test(templates, row_split_softmax_takes_16bit_rows) {
         kc = opt_kernel_ctx(a, 0, NULL);
         const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
         cr_expect(!m || strcmp(m, "row_split_softmax"), "matched after: %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+        kbuf_free(&ed);
+    }
+    free(text);
+}
+
+/* The scan family over fp16 rows summed in fp32 (held-out hy04: cumsum(x, dtype=float32) then
+ * .to(float16), 32768 x 10007): candidates through gate 1's C checks. Not where the source
+ * rounds to a 16-bit type on the way, nor where the values and output differ in type. */
+Test(templates, scan_takes_16bit_rows_summed_in_fp32) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py", &text);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "scan");
+    cr_expect_geq(variants_pass_gate1(a, kc, "scan", NULL), 4);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {{"tmp2 = tmp1.to(tl.float32)", "tmp2 = tmp1.to(tl.float16).to(tl.float32)"},
+                                           {"'out_ptr1': '*fp16'", "'out_ptr1': '*fp32'"},
+                                           {"'in_ptr0': '*fp16'", "'in_ptr0': '*fp32'"}};
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        const char *at = strstr(text, edits[t][0]);
+        cr_assert(at, "%s", edits[t][0]);
+        kbuf ed = KBUF_INIT;
+        kbuf_append(&ed, text, (size_t)(at - text));
+        kbuf_puts(&ed, edits[t][1]);
+        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
+        cr_expect(!m || strcmp(m, "scan"), "matched after: %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
         kbuf_free(&ed);
