@@ -238,9 +238,11 @@ check o2 "two gated, fastest first" '
 assert [r[0] for r in rows if r[1] == "accepted"] == [C2, C4], rows
 for c in (C3, C5):
     assert out[c][1] == "screened-out" and "already went through the gates" in out[c][4], out[c]
-assert out[C1][1] == "screened-out" and not out[C1][4] and float(out[C1][3]) == 1.8, out[C1]
-screen = rows[:7]
-assert all(r[1] == "screened-out" and not r[4] for r in screen) and screen[0][0] == C1, rows
+assert out[C1][1] == "screened-out" and out[C1][4] == "faster in the screen but not among the round\x27s fastest" \
+    and float(out[C1][3]) == 1.8, out[C1]
+screen = rows[:7]   # C1 (faster, left unsent: the reason says so), then the six slower ones (no reason)
+assert all(r[1] == "screened-out" for r in screen) and screen[0][0] == C1, rows
+assert all(not r[4] for r in screen[1:]), rows
 ms = [float(r[3]) for r in screen]
 assert ms == sorted(ms) and len([m for m in ms if m >= 1.96]) == 6, ms
 assert k["change"] == C2 and k["kernel_ms_after"] == 1.0, k
@@ -340,9 +342,9 @@ rc=$?
 [ $rc -eq 7 ] && grep -q "non-negative" "$T/o10.err" && ok || bad "kopt's error in the gates: exit $rc (expected 7): $(tail -2 "$T/o10.err")"
 kill $SPID 2>/dev/null; SPID=
 
-# 11. A screen that never answers is cut at what is left of the budget + 30 s, not at four
-#     candidate steps (480 s): with a 6 s compile in a 30 s budget the limit is ~54 s (a limit
-#     counting the time spent as left, or none left, would be ~66 s or 30 s); the candidates are
+# 11. A screen that never answers is cut at what is left of the budget + 15 s, not at four
+#     candidate steps (480 s): with a 6 s compile in a 30 s budget the limit is ~39 s (a limit
+#     counting the time spent as left, or none left, would be ~51 s or 15 s); the candidates are
 #     kopt's errors, the worker restarts and the run ends with the compiler's module.
 BUDGET=30s run o11 SG_BENCH_SLEEP=3600 FAKE_COMPILE_SLEEP=6
 python3 - "$T/o11/report.json" <<'PY' && ok || bad "a hung screen: cut at the budget: $(head -3 "$T/o11.rows")"
@@ -351,8 +353,8 @@ d = json.load(open(sys.argv[1]))
 a = d["attempts"]
 assert a and all(x["outcome"] == "error" for x in a), [x["outcome"] for x in a]
 lim = float(re.search(r"within ([0-9.]+) s", a[0]["reason"]).group(1))
-assert 42 < lim < 60, lim
-assert d["budget"]["used_wall_s"] < 90, d["budget"]
+assert 28 < lim < 45, lim
+assert d["budget"]["used_wall_s"] < 75, d["budget"]
 PY
 
 # 12. --max-candidates bounds what a round evaluates, not only the rounds: the built-in
