@@ -181,6 +181,12 @@ int builtin_layer_norm_match(const kfacts *k, double *eps);
  * prims.prepare_softmax_online over the last dimension of a graph input with unit last stride,
  * and the source stores the row max to out_ptr0 and the sum to out_ptr1 (at x0), nothing else. */
 int builtin_softmax_stats_match(const kfacts *k);
+/* Softmax statistics with the row's sum of log-probabilities (builtin_normalize.c): 1 when the
+ * kernel's ATen ops are exactly prepare_softmax_online, sub, _log_softmax and sum (a
+ * label-smoothed cross-entropy's first kernel), it stores the reduce's max to out_ptr0 and sum to
+ * out_ptr1, and its only other store, to out_ptr2, is the row sum of in_ptr0's row minus that max
+ * minus log(that sum), read from the source line by line (up to conversions to fp32); else 0. */
+int builtin_softmax_lsum_match(const kfacts *k);
 /* logsumexp (builtin_normalize.c): 1 when the FX graph fragment is exactly ATen's logsumexp
  * decomposition over the last dimension of a graph input with unit last stride -- amax (keepdim),
  * where(|max| == inf, 0, max), log(sum(exp(x - that))) plus it (squeezed, or keepdim), with the

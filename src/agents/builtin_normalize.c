@@ -11,7 +11,9 @@
  *   - layer norm: var_mean over every dimension but the first, (x - mean) * rsqrt(var + eps) * W
  *     + B with W and B graph inputs, converted to float32 and back or not at all.
  *   - softmax statistics: prepare_softmax_online over the last dimension alone (the row max and
- *     sum of exponentials a cross-entropy's gather, or a softmax's later kernel, consumes).
+ *     sum of exponentials a cross-entropy's gather, or a softmax's later kernel, consumes); with
+ *     the row's sum of log-probabilities beside them (a label-smoothed cross-entropy), read from
+ *     the kernel's source line by line.
  *   - logsumexp over the last dimension: ATen's decomposition (amax, the infinite max taken as 0,
  *     log of the sum of exponentials plus that max), nothing else. */
 #include <stdio.h>
@@ -301,6 +303,88 @@ int builtin_softmax_stats_match(const kfacts *k) {
     snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
     return strstr(src, want) != NULL && strstr(src, "tl.store(") == strstr(src, "tl.store(out_ptr0") &&
            !strstr(strstr(src, "tl.store(out_ptr1") + 1, "tl.store(");
+}
+
+/* The right-hand side of the one line of src that assigns `name` alone ("    tmp5 = tmp4 - tmp2":
+ * "tmp4 - tmp2", up to the newline, into out[0..cap)); 0 when no line or several do. */
+static int assigned(const char *src, const char *name, char *out, size_t cap) {
+    size_t n = strlen(name), found = 0;
+    for (const char *l = src; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *p = l;
+        while (*p == ' ') p++;
+        if (strncmp(p, name, n) || strncmp(p + n, " = ", 3)) continue;
+        const char *r = p + n + 3, *e = strchr(r, '\n');
+        size_t len = e ? (size_t)(e - r) : strlen(r);
+        if (found++ || len >= cap) return 0;
+        memcpy(out, r, len);
+        out[len] = '\0';
+    }
+    return found == 1;
+}
+
+/* Follows `name` back through conversions to fp32 ("tmp1 = tmp0.to(tl.float32)"), into name. */
+static void through_fp32(const char *src, char *name, size_t cap) {
+    char r[96], v[16];
+    for (int hop = 0; hop < 4 && assigned(src, name, r, sizeof r); hop++) {
+        int end = 0;
+        if (sscanf(r, "%15[a-z0-9_].to(tl.float32)%n", v, &end) != 1 || r[end]) return;
+        snprintf(name, cap, "%s", v);
+    }
+}
+
+int builtin_softmax_lsum_match(const kfacts *k) {
+    static const char *const ops[] = {"prims.prepare_softmax_online", "aten.sub", "aten._log_softmax", "aten.sum"};
+    unsigned has = 0;
+    const char *src = k->source;
+    if (!src || !builtin_ops_within(&k->aten_ops, ops, 4, &has) || has != 15u) return 0;
+    static const char reduce[] = " = triton_helpers.online_softmax_reduce(";
+    const char *red = strstr(src, reduce);
+    if (!red || strstr(red + 1, reduce) || !strstr(src, "online_softmax_combine(") ||
+        strstr(strstr(src, "online_softmax_combine(") + 1, "online_softmax_combine("))
+        return 0;
+    const char *ls = red;
+    while (ls > src && ls[-1] != '\n') ls--;
+    char mx[16], sm[16], f[16], want[96], r[96], a[16], b[16], c[16], dd[16], e[16], g[16], ld[16];
+    if (sscanf(ls, " %15[a-z0-9_], %15[a-z0-9_] = triton_helpers", mx, sm) != 2) return 0;
+    snprintf(want, sizeof want, "tl.store(out_ptr0 + (x0), %s, None)", mx);
+    if (!strstr(src, want)) return 0;
+    snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
+    if (!strstr(src, want)) return 0;
+    const char *st = strstr(src, "tl.store(out_ptr2 + (x0), ");
+    if (!st || sscanf(st, "tl.store(out_ptr2 + (x0), %15[a-z0-9_], None)", f) != 1) return 0;
+    int stores = 0;
+    for (const char *q = strstr(src, "tl.store("); q; q = strstr(q + 1, "tl.store(")) stores++;
+    if (stores != 3) return 0;
+    /* F = tl.sum(_F, 1)[:, None]; _F = tl.where(mask, G, _F); G = _F + H;
+     * H = tl.broadcast_to(E, [XBLOCK, R0_BLOCK]); E = C - D; D = tl_math.log(SM); C = L - MX;
+     * L = tl.load(in_ptr0 + (r0_1 + N*x0), ...) */
+    char acc[20];
+    snprintf(acc, sizeof acc, "_%s", f);
+    snprintf(want, sizeof want, "tl.sum(%s, 1)[:, None]", acc);
+    if (!assigned(src, f, r, sizeof r) || strcmp(r, want)) return 0;
+    snprintf(want, sizeof want, "    %s = tl.where(", acc);
+    const char *w = strstr(src, want);
+    int end = 0;
+    if (!w || sscanf(w + strlen(want), "%15[a-z0-9_&() ], %15[a-z0-9_], %15[a-z0-9_])%n", a, g, b, &end) != 3 ||
+        strcmp(b, acc) || strncmp(a, "r0_mask", 7))
+        return 0;
+    snprintf(want, sizeof want, "%s + %%15[a-z0-9_]%%n", acc);
+    end = 0;
+    if (!assigned(src, g, r, sizeof r) || sscanf(r, want, e, &end) != 1 || r[end]) return 0;
+    end = 0;
+    if (!assigned(src, e, r, sizeof r) || sscanf(r, "tl.broadcast_to(%15[a-z0-9_], [XBLOCK, R0_BLOCK])%n", c, &end) != 1 || r[end])
+        return 0;
+    end = 0;
+    if (!assigned(src, c, r, sizeof r) || sscanf(r, "%15[a-z0-9_] - %15[a-z0-9_]%n", a, dd, &end) != 2 || r[end]) return 0;
+    snprintf(want, sizeof want, "tl_math.log(%s)", sm);
+    if (!assigned(src, dd, r, sizeof r) || strcmp(r, want)) return 0;
+    end = 0;
+    if (!assigned(src, a, r, sizeof r) || sscanf(r, "%15[a-z0-9_] - %15[a-z0-9_]%n", ld, b, &end) != 2 || r[end] || strcmp(b, mx))
+        return 0;
+    through_fp32(src, ld, sizeof ld);
+    long long rn = kfacts_numel(k, "r0_numel");
+    snprintf(want, sizeof want, "tl.load(in_ptr0 + (r0_1 + %lld*x0), r0_mask", rn);
+    return assigned(src, ld, r, sizeof r) && !strncmp(r, want, strlen(want));
 }
 
 /* Whether `dims` ("[1]", "[-1]") names exactly the last dimension of a rank-`rank` tensor. */

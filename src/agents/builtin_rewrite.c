@@ -184,6 +184,9 @@ static int softmax_ops_only(const kf_strs *aten) {
     return aten->n > 0;
 }
 
+/* The parameters of a softmax statistics kernel that also stores the rows' log-probability sums. */
+static const char *const STATS_LSUM[] = {"in_ptr0", "out_ptr0", "out_ptr1", "out_ptr2", "xnumel", "r0_numel"};
+
 /* row_layer_norm_prologue or row_softmax_prologue where one matches, else KF_NONE. */
 static kfamily prologue_family(const kfacts *k) {
     if (builtin_ln_prologue_match(k, NULL)) return KF_ROW_LN_PROLOGUE;
@@ -228,9 +231,13 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
         const char *ti = kfacts_param_type(k, "in_ptr0");
         if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, kfacts_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
     }
-    /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows */
+    /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows; or
+     * with the row's sum of log-probabilities (a label-smoothed cross-entropy, from the source) */
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
         float_rows(param_type(k, 0)) && builtin_softmax_stats_match(k))
+        return KF_ROW_SOFTMAX_STATS;
+    if (builtin_params_are(k, STATS_LSUM, 6) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
+        !strcmp(param_type(k, 3), "*fp32") && float_rows(param_type(k, 0)) && builtin_softmax_lsum_match(k))
         return KF_ROW_SOFTMAX_STATS;
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
@@ -514,9 +521,11 @@ static int row_template(kbuf *s, kfamily f, const char *out, double eps, const i
     }
     if (f == KF_ROW_SOFTMAX_STATS) {
         tpl_arg a[] = {{.name = "MAX", .type = TPL_IDENT, .ident = "out_ptr0"}, {.name = "SUM", .type = TPL_IDENT, .ident = "out_ptr1"},
+                       {.name = "LSUM", .type = TPL_BOOL, .b = !strcmp(out, "out_ptr2")},
+                       {.name = "LSUM_OUT", .type = TPL_IDENT, .ident = "out_ptr2"},
                        {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render("row_softmax_stats", a, 5, s, e);
+        return template_render("row_softmax_stats", a, 7, s, e);
     }
     if (f == KF_ROW_LAYER_NORM) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
@@ -552,6 +561,8 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     size_t outi = f == KF_ROW_LAYER_NORM || f == KF_ROW_SPLIT_LAYER_NORM || in.affine ? 3 : 1;
     /* a logsumexp's output (matched above): in_out_ptr0 first, or the parameter after in_ptr0 */
     if (f == KF_ROW_LOGSUMEXP) outi = strcmp(kfacts_runtime(k, 0), "in_ptr0") ? 0 : 1;
+    /* softmax statistics: out_ptr0 (max and sum alone), out_ptr2 where the log-probability sums are stored too */
+    if (f == KF_ROW_SOFTMAX_STATS) outi = builtin_params_are(k, STATS_LSUM, 6) ? 3 : 1;
     const char *outp = kfacts_runtime(k, outi);
     long long rn = kfacts_numel(k, "r0_numel");
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;

@@ -112,6 +112,36 @@ def case_softmax_stats(mod, rows, n):
     return max((mx.double() - rmax).abs().max().item(), ((sm.double() - rsum) / rsum).abs().max().item())
 
 
+def case_softmax_lsum(mod, rows, n):
+    """row_softmax_stats with LSUM (a label-smoothed cross-entropy's first kernel): the max, the
+    sum of exponentials and the row's sum of log-probabilities against float64, on rows of randn x
+    3 and Inductor's special rows: a -inf element (the sum -inf), a row all -inf (NaN), a row
+    holding +inf (NaN), a row holding NaN (NaN), rows of x 1e3 and + 1e3 (the shift must not
+    cancel)."""
+    x = torch.randn(rows, n) * 3
+    x[0, n // 2] = float("-inf")
+    x[1] = float("-inf")
+    x[2, n // 3] = float("inf")
+    x[3, n - 1] = float("nan")
+    x[4] *= 1e3
+    x[5] += 1e3
+    mx, sm, ls = (torch.full((rows,), float("nan")) for _ in range(3))
+    mod.launch(x, mx, sm, ls, rows, n)
+    xd = x.double()
+    rmax = xd.max(1).values
+    rsum = (xd - rmax[:, None]).exp().sum(1)
+    rls = (xd - rmax[:, None] - rsum.log()[:, None]).sum(1)   # Inductor's elementwise form
+    got = ls.double()
+    if not (torch.equal(got.isnan(), rls.isnan()) and torch.equal(got.isinf(), rls.isinf())
+            and torch.equal(got[got.isinf()], rls[rls.isinf()])):
+        print("  special rows differ: got %s, want %s" % (got[:6].tolist(), rls[:6].tolist()))
+        return float("inf")
+    fin = rls.isfinite()
+    ok = slice(6, None)   # the max and sum on the ordinary rows (the special ones: row_softmax_stats' own cases)
+    return max((mx.double() - rmax)[ok].abs().max().item(), ((sm.double() - rsum) / rsum)[ok].abs().max().item(),
+               ((got - rls)[fin] / rls[fin].abs()).abs().max().item())
+
+
 def case_logsumexp(mod, rows, n, out_first, dtype=torch.float32):
     """Rows of randn x 3 with Inductor's special rows: a -inf element (a zero term), a row all -inf
     (-inf out), a row holding +inf (+inf out), a row holding NaN (NaN out), a row of large values
@@ -253,8 +283,13 @@ def main():
         cases.append(("row_split_layer_norm", dict(OUT="out_ptr2", SEG=seg, EPS="1e-05", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_split_layer_norm(m, r, n), "%dx%d" % (rows, n)))
     for rows, n, chunk, tr in ((3, 100, 32, 1), (2, 1000, 256, 1), (4, 64, 64, 1), (3, 1000, 256, 4), (2, 100, 128, 8)):
-        cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
+        cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", LSUM=False, LSUM_OUT="out_ptr2",
+                                                CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d rows %d" % (rows, n, chunk, tr)))
+    for rows, n, chunk, tr in ((8, 100, 32, 1), (9, 1000, 256, 1), (8, 1000, 256, 4), (8, 300, 128, 8)):
+        cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", LSUM=True, LSUM_OUT="out_ptr2",
+                                                CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
+                      lambda m, r=rows, n=n: case_softmax_lsum(m, r, n), "lsum %dx%d chunk %d rows %d" % (rows, n, chunk, tr)))
     for rows, n, chunk, tr, first, dt in ((6, 100, 32, 1, True, torch.float32), (5, 1000, 256, 1, False, torch.float32),
                                           (2, 64, 64, 1, True, torch.float32), (5, 300, 128, 1, False, torch.float16),
                                           (6, 1000, 256, 4, True, torch.float32), (5, 300, 128, 8, False, torch.float16)):

@@ -82,7 +82,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "suite_level3_02_transformer_block_bf16_softmax_g0.py",
                                            "heldout_hx02_causal_scaled_softmax_fp16_g0.py",
                                            "heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py",
-                                           "heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py"};
+                                           "heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py",
+                                           "heldout3_hy07_cross_entropy_smoothing_synthetic_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -433,6 +434,50 @@ Test(templates, scan_takes_16bit_rows_summed_in_fp32) {
         kc = opt_kernel_ctx(a, 0, NULL);
         const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
         cr_expect(!m || strcmp(m, "scan"), "matched after: %s", edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+        kbuf_free(&ed);
+    }
+    free(text);
+}
+
+/* The softmax statistics with the rows' log-probability sums (held-out hy07: a label-smoothed
+ * cross-entropy over 50,257 classes, whose kernel reads each row twice): matched from the source,
+ * candidates through gate 1's C checks, storing to out_ptr2 too. One-place edits of what the
+ * kernel computes leave it unmatched: the log of the max instead of the sum, a + for the -, the
+ * sum's shift by the sum instead of the max, an op of another kind fused, a fourth store. */
+Test(templates, softmax_stats_with_the_log_probability_sum) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout3_hy07_cross_entropy_smoothing_synthetic_g0.py", &text);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_softmax_stats");
+    cr_expect_geq(variants_pass_gate1(a, kc, "row_softmax_stats", NULL), 4);
+    json_t *out = render(kc, "row_softmax_stats", builtin_rewrite_variants(KF_ROW_SOFTMAX_STATS, tu_kf(kc)));
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_assert(src && strstr(src, "tl.store(out_ptr2 + row, lsum)") && strstr(src, "\"LSUM\": True"), "%s", src ? src : "-");
+    json_decref(out);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"tmp6 = tl_math.log(tmp3)", "tmp6 = tl_math.log(tmp2)"},
+        {"tmp7 = tmp5 - tmp6", "tmp7 = tmp5 + tmp6"},
+        {"tmp5 = tmp4 - tmp2", "tmp5 = tmp4 - tmp3"},
+        {"Original ATen: [prims.prepare_softmax_online, aten.sub, aten._log_softmax, aten.sum]\n#",
+         "Original ATen: [prims.prepare_softmax_online, aten.sub, aten._log_softmax, aten.sum, aten.mul]\n#"},
+        {"    tl.store(out_ptr2 + (x0), tmp9, None)", "    tl.store(out_ptr2 + (x0), tmp9, None)\n    tl.store(out_ptr1 + (x0), tmp9, None)"}};
+    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
+        const char *at = strstr(text, edits[t][0]);
+        cr_assert(at, "%s", edits[t][0]);
+        kbuf ed = KBUF_INIT;
+        kbuf_append(&ed, text, (size_t)(at - text));
+        kbuf_puts(&ed, edits[t][1]);
+        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
+        cr_expect(!m || strcmp(m, "row_softmax_stats"), "matched after: %s", edits[t][1]);
         json_decref(kc);
         artifact_free(a);
         kbuf_free(&ed);
