@@ -372,14 +372,17 @@ int builtin_softmax_lsum_match(const kfacts *k) {
     end = 0;
     if (!assigned(src, g, r, sizeof r) || sscanf(r, want, e, &end) != 1 || r[end]) return 0;
     end = 0;
-    if (!assigned(src, e, r, sizeof r) || sscanf(r, "tl.broadcast_to(%15[a-z0-9_], [XBLOCK, R0_BLOCK])%n", c, &end) != 1 || r[end])
+    if (!assigned(src, e, r, sizeof r) ||
+        sscanf(r, "tl.broadcast_to(%15[a-z0-9_], [XBLOCK, R0_BLOCK])%n", c, &end) != 1 || r[end])
         return 0;
     end = 0;
-    if (!assigned(src, c, r, sizeof r) || sscanf(r, "%15[a-z0-9_] - %15[a-z0-9_]%n", a, dd, &end) != 2 || r[end]) return 0;
+    if (!assigned(src, c, r, sizeof r) || sscanf(r, "%15[a-z0-9_] - %15[a-z0-9_]%n", a, dd, &end) != 2 || r[end])
+        return 0;
     snprintf(want, sizeof want, "tl_math.log(%s)", sm);
     if (!assigned(src, dd, r, sizeof r) || strcmp(r, want)) return 0;
     end = 0;
-    if (!assigned(src, a, r, sizeof r) || sscanf(r, "%15[a-z0-9_] - %15[a-z0-9_]%n", ld, b, &end) != 2 || r[end] || strcmp(b, mx))
+    if (!assigned(src, a, r, sizeof r) || sscanf(r, "%15[a-z0-9_] - %15[a-z0-9_]%n", ld, b, &end) != 2 || r[end] ||
+        strcmp(b, mx))
         return 0;
     through_fp32(src, ld, sizeof ld);
     long long rn = kfacts_numel(k, "r0_numel");
