@@ -371,6 +371,29 @@ Test(templates, row_split_candidates_pass_gate1) {
     free(text);
 }
 
+/* Each of n one-place edits (find, replace: the first occurrence) of a fixture module's text
+ * leaves its kernel 0 unmatched by `family`. */
+static void expect_unmatched_after(const char *text, const char *const (*edits)[2], size_t n, const char *family) {
+    for (size_t t = 0; t < n; t++) {
+        const char *at = strstr(text, edits[t][0]);
+        cr_assert(at, "%s", edits[t][0]);
+        kbuf ed = KBUF_INIT;
+        kbuf_append(&ed, text, (size_t)(at - text));
+        kbuf_puts(&ed, edits[t][1]);
+        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        kerr e = {0};
+        artifact *a = NULL;
+        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
+        json_t *kc = opt_kernel_ctx(a, 0, NULL);
+        double eps = 0;
+        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
+        cr_expect(!m || strcmp(m, family), "%s matched after: %s", family, edits[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+        kbuf_free(&ed);
+    }
+}
+
 /* The same template over fp16 rows (held-out hy03: 16384 x 30011, a prime width), computed in
  * fp32 and stored as fp16: every variant through gate 1's C checks. Not offered where anything
  * is fused before or after the softmax (an ATen op of its own) or where the output's type is
@@ -388,22 +411,7 @@ Test(templates, row_split_softmax_takes_16bit_rows) {
         {"Original ATen: [prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]",
          "Original ATen: [aten.mul, prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]"},
         {"'out_ptr2': '*fp16'", "'out_ptr2': '*fp32'"}};
-    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        const char *at = strstr(text, edits[t][0]);
-        cr_assert(at, "%s", edits[t][0]);
-        kbuf ed = KBUF_INIT;
-        kbuf_append(&ed, text, (size_t)(at - text));
-        kbuf_puts(&ed, edits[t][1]);
-        kbuf_puts(&ed, at + strlen(edits[t][0]));
-        kerr e = {0};
-        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
-        kc = opt_kernel_ctx(a, 0, NULL);
-        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
-        cr_expect(!m || strcmp(m, "row_split_softmax"), "matched after: %s", edits[t][1]);
-        json_decref(kc);
-        artifact_free(a);
-        kbuf_free(&ed);
-    }
+    expect_unmatched_after(text, edits, sizeof edits / sizeof *edits, "row_split_softmax");
     free(text);
 }
 
@@ -422,22 +430,7 @@ Test(templates, scan_takes_16bit_rows_summed_in_fp32) {
     static const char *const edits[][2] = {{"tmp2 = tmp1.to(tl.float32)", "tmp2 = tmp1.to(tl.float16).to(tl.float32)"},
                                            {"'out_ptr1': '*fp16'", "'out_ptr1': '*fp32'"},
                                            {"'in_ptr0': '*fp16'", "'in_ptr0': '*fp32'"}};
-    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        const char *at = strstr(text, edits[t][0]);
-        cr_assert(at, "%s", edits[t][0]);
-        kbuf ed = KBUF_INIT;
-        kbuf_append(&ed, text, (size_t)(at - text));
-        kbuf_puts(&ed, edits[t][1]);
-        kbuf_puts(&ed, at + strlen(edits[t][0]));
-        kerr e = {0};
-        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
-        kc = opt_kernel_ctx(a, 0, NULL);
-        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
-        cr_expect(!m || strcmp(m, "scan"), "matched after: %s", edits[t][1]);
-        json_decref(kc);
-        artifact_free(a);
-        kbuf_free(&ed);
-    }
+    expect_unmatched_after(text, edits, sizeof edits / sizeof *edits, "scan");
     free(text);
 }
 
@@ -466,22 +459,7 @@ Test(templates, softmax_stats_with_the_log_probability_sum) {
         {"Original ATen: [prims.prepare_softmax_online, aten.sub, aten._log_softmax, aten.sum]\n#",
          "Original ATen: [prims.prepare_softmax_online, aten.sub, aten._log_softmax, aten.sum, aten.mul]\n#"},
         {"    tl.store(out_ptr2 + (x0), tmp9, None)", "    tl.store(out_ptr2 + (x0), tmp9, None)\n    tl.store(out_ptr1 + (x0), tmp9, None)"}};
-    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        const char *at = strstr(text, edits[t][0]);
-        cr_assert(at, "%s", edits[t][0]);
-        kbuf ed = KBUF_INIT;
-        kbuf_append(&ed, text, (size_t)(at - text));
-        kbuf_puts(&ed, edits[t][1]);
-        kbuf_puts(&ed, at + strlen(edits[t][0]));
-        kerr e = {0};
-        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
-        kc = opt_kernel_ctx(a, 0, NULL);
-        const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
-        cr_expect(!m || strcmp(m, "row_softmax_stats"), "matched after: %s", edits[t][1]);
-        json_decref(kc);
-        artifact_free(a);
-        kbuf_free(&ed);
-    }
+    expect_unmatched_after(text, edits, sizeof edits / sizeof *edits, "row_softmax_stats");
     free(text);
 }
 
