@@ -324,7 +324,7 @@ static int assigned(const char *src, const char *name, char *out, size_t cap) {
 
 /* Follows `name` back through conversions to fp32 ("tmp1 = tmp0.to(tl.float32)"), into name. */
 static void through_fp32(const char *src, char *name, size_t cap) {
-    char r[96], v[16];
+    char r[256], v[16];
     for (int hop = 0; hop < 4 && assigned(src, name, r, sizeof r); hop++) {
         int end = 0;
         if (sscanf(r, "%15[a-z0-9_].to(tl.float32)%n", v, &end) != 1 || r[end]) return;
@@ -344,7 +344,7 @@ int builtin_softmax_lsum_match(const kfacts *k) {
         return 0;
     const char *ls = red;
     while (ls > src && ls[-1] != '\n') ls--;
-    char mx[16], sm[16], f[16], want[96], r[96], a[16], b[16], c[16], dd[16], e[16], g[16], ld[16];
+    char mx[16], sm[16], f[16], want[96], r[256], a[16], b[16], c[16], dd[16], e[16], g[16], ld[16];
     if (sscanf(ls, " %15[a-z0-9_], %15[a-z0-9_] = triton_helpers", mx, sm) != 2) return 0;
     snprintf(want, sizeof want, "tl.store(out_ptr0 + (x0), %s, None)", mx);
     if (!strstr(src, want)) return 0;

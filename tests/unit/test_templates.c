@@ -463,6 +463,52 @@ Test(templates, softmax_stats_with_the_log_probability_sum) {
     free(text);
 }
 
+/* text with every (find, replace) pair applied once, in order (a new string). */
+static char *edited(const char *text, const char *const (*edits)[2], size_t n) {
+    char *cur = strdup(text);
+    for (size_t t = 0; t < n; t++) {
+        const char *at = strstr(cur, edits[t][0]);
+        cr_assert(at, "%s", edits[t][0]);
+        kbuf ed = KBUF_INIT;
+        kbuf_append(&ed, cur, (size_t)(at - cur));
+        kbuf_puts(&ed, edits[t][1]);
+        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        free(cur);
+        cur = strdup(kbuf_str(&ed));
+        kbuf_free(&ed);
+    }
+    return cur;
+}
+
+/* The same kernel over bf16 logits, as Inductor writes 16-bit loads (converted to fp32, then an
+ * alias): still matched, through the conversions, and its candidates pass gate 1; an alias that
+ * rounds to fp16 on the way is a computation the template would not repeat: unmatched. */
+Test(templates, softmax_stats_with_the_log_probability_sum_over_bf16) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout3_hy07_cross_entropy_smoothing_synthetic_g0.py", &text);
+    artifact_free(a);
+    static const char *const bf16[][2] = {
+        {"'in_ptr0': '*fp32'", "'in_ptr0': '*bf16'"},
+        {"tmp0 = tl.load(in_ptr0 + (r0_1 + 50257*x0), r0_mask, eviction_policy='evict_last', other=0.0)",
+         "tmp0 = tl.load(in_ptr0 + (r0_1 + 50257*x0), r0_mask, eviction_policy='evict_last', other=0.0).to(tl.float32)"},
+        {"tmp4 = tl.load(in_ptr0 + (r0_1 + 50257*x0), r0_mask, eviction_policy='evict_first', other=0.0)",
+         "tmp40 = tl.load(in_ptr0 + (r0_1 + 50257*x0), r0_mask, eviction_policy='evict_first', other=0.0).to(tl.float32)\n"
+         "        tmp4 = tmp40.to(tl.float32)"}};
+    char *t16 = edited(text, bf16, sizeof bf16 / sizeof *bf16);
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(t16, strlen(t16), &a, &e), 0, "%s", e.msg);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_softmax_stats");
+    cr_expect_geq(variants_pass_gate1(a, kc, "row_softmax_stats", NULL), 4);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const rounds[][2] = {{"tmp4 = tmp40.to(tl.float32)", "tmp4 = tmp40.to(tl.float16)"}};
+    expect_unmatched_after(t16, rounds, 1, "row_softmax_stats");
+    free(t16);
+    free(text);
+}
+
 /* split_more's combine kernel (templates/kernels/split_combine.py.tmpl): the sum, max and
  * Welford forms are pinned by the split_more goldens; the min form, which no example problem
  * reaches, is checked here, with each form's identity and reduction. */
