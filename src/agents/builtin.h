@@ -97,11 +97,12 @@ void builtin_dims_keep(int *dims, int *ndims, int d);
  * next line's start; builtin_block_end, the first line from p not indented by 8 spaces (the end
  * of a loop body that starts at p). */
 int builtin_count(const char *s, const char *needle);
-/* Appends to s a KOPT_PLAN of one launch of `kernel` over the kernel's own runtime parameters
- * (`params`: their quoted names, comma-separated; the launch's arguments too), grid expression
- * `grid`, constexprs `constexprs` (the dict's inside: "\"XBLOCK\": 1"), num_warps, one stage. */
-void builtin_one_launch_plan(kbuf *s, const char *params, const char *kernel, const char *grid, const char *constexprs,
-                             long long num_warps);
+/* Whether a parameter's Triton type is a pointer to fp32, fp16 or bf16 ("*fp32"). */
+int builtin_float_ptr(const char *t);
+/* Appends to s a KOPT_PLAN of one launch of k's own kernel (its name) over its runtime
+ * parameters (the plan's parameters and the launch's arguments alike), grid expression `grid`,
+ * constexprs `constexprs` (the dict's inside: "\"XBLOCK\": 1"), num_warps, one stage. */
+void builtin_one_launch_plan(kbuf *s, const kfacts *k, const char *grid, const char *constexprs, long long num_warps);
 /* Appends to cands (the executor's answer) a rewrite candidate: its label, its configuration
  * {"template": tmpl, knob: value, "num_warps": num_warps} and its source (copied). */
 void builtin_push_rewrite(json_t *cands, const char *label, const char *tmpl, const char *knob, long long value,

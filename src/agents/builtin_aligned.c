@@ -267,8 +267,6 @@ int builtin_aligned_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     if (!facts_of(k, &f))
         return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template aligned_chunks does not apply to this kernel");
     const char *kname = k->name;
-    kbuf params = KBUF_INIT;
-    for (size_t i = 0; kfacts_runtime(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", kfacts_runtime(k, i));
     json_t *cands = json_array();
     for (size_t i = 0; i < plan->nvar; i++) {
         long long rb = plan->var[i].r0_block, nw = plan->var[i].num_warps;
@@ -280,13 +278,12 @@ int builtin_aligned_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
         if (aligned_source(k, &f, &s) == 0) {
             char cx[64];
             snprintf(cx, sizeof cx, "\"XBLOCK\": 1, \"R0_BLOCK\": %lld", rb);
-            builtin_one_launch_plan(&s, kbuf_str(&params), kname ? kname : "?", "xnumel", cx, nw);
+            builtin_one_launch_plan(&s, k, "xnumel", cx, nw);
             builtin_push_rewrite(cands, kbuf_str(&label), "aligned_chunks", "r0_block", rb, nw, kbuf_str(&s));
         }
         kbuf_free(&s);
         kbuf_free(&label);
     }
-    kbuf_free(&params);
     return builtin_candidates_answer(cands, "aligned_chunks", "r0_block a power of two in [64, 16384], num_warps a power of two <= 32",
                                      out, e);
 }

@@ -199,8 +199,6 @@ int builtin_colreuse_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
     const char *body = facts_of(k, &f);
     if (!body) return kerr_set(e, KOPT_E_CANDIDATE, "rewrite template column_reuse does not apply to this kernel");
     const char *kname = k->name;
-    kbuf params = KBUF_INIT;
-    for (size_t i = 0; kfacts_runtime(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", kfacts_runtime(k, i));
     json_t *cands = json_array();
     for (size_t i = 0; i < plan->nvar; i++) {
         long long bi = plan->var[i].block_i, nw = plan->var[i].num_warps;
@@ -213,13 +211,12 @@ int builtin_colreuse_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
             char grid[48], cx[48];
             snprintf(grid, sizeof grid, "xnumel // %lld", f.rows * bi);   /* N / bi programs */
             snprintf(cx, sizeof cx, "\"XBLOCK\": %lld", bi);
-            builtin_one_launch_plan(&s, kbuf_str(&params), kname ? kname : "?", grid, cx, nw);
+            builtin_one_launch_plan(&s, k, grid, cx, nw);
             builtin_push_rewrite(cands, kbuf_str(&label), "column_reuse", "block_i", bi, nw, kbuf_str(&s));
         }
         kbuf_free(&s);
         kbuf_free(&label);
     }
-    kbuf_free(&params);
     return builtin_candidates_answer(cands, "column_reuse", "block_i a power of two in [64, 16384] dividing the columns, "
                                      "num_warps a power of two <= 32", out, e);
 }

@@ -181,13 +181,17 @@ int builtin_candidates_answer(json_t *cands, const char *tmpl, const char *limit
     return 0;
 }
 
-void builtin_one_launch_plan(kbuf *s, const char *params, const char *kernel, const char *grid, const char *constexprs,
-                             long long num_warps) {
+int builtin_float_ptr(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*fp16") || !strcmp(t, "*bf16"); }
+
+void builtin_one_launch_plan(kbuf *s, const kfacts *k, const char *grid, const char *constexprs, long long num_warps) {
+    kbuf params = KBUF_INIT;
+    for (size_t i = 0; kfacts_runtime(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", kfacts_runtime(k, i));
     kbuf_printf(s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n    \"launches\": [\n"
                    "        {\"kernel\": \"%s\", \"grid\": [\"%s\"], \"args\": [%s],\n"
                    "         \"constexprs\": {%s}, \"num_warps\": %lld, \"num_stages\": 1},\n"
                    "    ],\n}\n",
-                params, kernel, grid, params, constexprs, num_warps);
+                kbuf_str(&params), k->name ? k->name : "?", grid, kbuf_str(&params), constexprs, num_warps);
+    kbuf_free(&params);
 }
 
 void builtin_push_rewrite(json_t *cands, const char *label, const char *tmpl, const char *knob, long long value,

@@ -132,9 +132,8 @@ int builtin_group_stats_match(const kfacts *k, gs_spec *gs) {
     if (!gs_graph(k, gs, &conv) || (gs->bias && !conv)) goto no;
     /* an input of fp32/fp16/bf16 (the bias of the same type), fp32 statistics */
     const char *t = kfacts_param_type(k, "in_ptr0");
-    if ((strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")) ||
-        (gs->bias && strcmp(kfacts_param_type(k, "in_ptr1"), t)) || strcmp(kfacts_param_type(k, "out_ptr0"), "*fp32") ||
-        strcmp(kfacts_param_type(k, "out_ptr1"), "*fp32"))
+    if (!builtin_float_ptr(t) || (gs->bias && strcmp(kfacts_param_type(k, "in_ptr1"), t)) ||
+        strcmp(kfacts_param_type(k, "out_ptr0"), "*fp32") || strcmp(kfacts_param_type(k, "out_ptr1"), "*fp32"))
         goto no;
     /* sizes the template takes: C a power of two up to 1024 in groups of 2..64 channels, a
      * sample's pixels addressable in int32 */

@@ -279,6 +279,22 @@ static int placeholder_rank(const kfacts *k, const char *ref, int *last_unit) {
     return 0;
 }
 
+/* Whether src holds one online-softmax reduce whose (max, sum) pair, named into mx and sm, it
+ * stores per row to out_ptr0 and out_ptr1. */
+static int stats_stored(const char *src, char mx[16], char sm[16]) {
+    static const char reduce[] = " = triton_helpers.online_softmax_reduce(";
+    const char *red = src ? strstr(src, reduce) : NULL;
+    if (!red || builtin_count(src, "online_softmax_reduce(") != 1) return 0;
+    const char *ls = red;
+    while (ls > src && ls[-1] != '\n') ls--;
+    char want[64];
+    if (sscanf(ls, " %15[a-z0-9_], %15[a-z0-9_] = triton_helpers", mx, sm) != 2) return 0;
+    snprintf(want, sizeof want, "tl.store(out_ptr0 + (x0), %s, None)", mx);
+    if (!strstr(src, want)) return 0;
+    snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
+    return strstr(src, want) != NULL;
+}
+
 int builtin_softmax_stats_match(const kfacts *k) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
@@ -291,17 +307,8 @@ int builtin_softmax_stats_match(const kfacts *k) {
     if (rank < 1 || !unit || builtin_fx_dim(&k->fragment, target, rank) != rank - 1) return 0;
     /* which pointer holds which statistic: the reduce's (max, sum) pair, stored per row */
     const char *src = k->source;
-    static const char reduce[] = " = triton_helpers.online_softmax_reduce(";
-    const char *red = src ? strstr(src, reduce) : NULL;
-    if (!red || strstr(red + sizeof reduce - 1, "online_softmax_reduce(")) return 0;
-    const char *ls = red;
-    while (ls > src && ls[-1] != '\n') ls--;
-    char mx[16], sm[16], want[64];
-    if (sscanf(ls, " %15[a-z0-9_], %15[a-z0-9_] = triton_helpers", mx, sm) != 2) return 0;
-    snprintf(want, sizeof want, "tl.store(out_ptr0 + (x0), %s, None)", mx);
-    if (!strstr(src, want)) return 0;
-    snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
-    return strstr(src, want) != NULL && strstr(src, "tl.store(") == strstr(src, "tl.store(out_ptr0") &&
+    char mx[16], sm[16];
+    return stats_stored(src, mx, sm) && strstr(src, "tl.store(") == strstr(src, "tl.store(out_ptr0") &&
            !strstr(strstr(src, "tl.store(out_ptr1") + 1, "tl.store(");
 }
 
@@ -337,24 +344,12 @@ int builtin_softmax_lsum_match(const kfacts *k) {
     unsigned has = 0;
     const char *src = k->source;
     if (!src || !builtin_ops_within(&k->aten_ops, ops, 4, &has) || has != 15u) return 0;
-    static const char reduce[] = " = triton_helpers.online_softmax_reduce(";
-    const char *red = strstr(src, reduce);
-    if (!red || strstr(red + 1, reduce) || !strstr(src, "online_softmax_combine(") ||
-        strstr(strstr(src, "online_softmax_combine(") + 1, "online_softmax_combine("))
-        return 0;
-    const char *ls = red;
-    while (ls > src && ls[-1] != '\n') ls--;
     char mx[16], sm[16], f[16], want[96], r[256], a[16], b[16], c[16], dd[16], e[16], g[16], ld[16];
-    if (sscanf(ls, " %15[a-z0-9_], %15[a-z0-9_] = triton_helpers", mx, sm) != 2) return 0;
-    snprintf(want, sizeof want, "tl.store(out_ptr0 + (x0), %s, None)", mx);
-    if (!strstr(src, want)) return 0;
-    snprintf(want, sizeof want, "tl.store(out_ptr1 + (x0), %s, None)", sm);
-    if (!strstr(src, want)) return 0;
+    if (!stats_stored(src, mx, sm) || builtin_count(src, "online_softmax_combine(") != 1 ||
+        builtin_count(src, "tl.store(") != 3)
+        return 0;
     const char *st = strstr(src, "tl.store(out_ptr2 + (x0), ");
     if (!st || sscanf(st, "tl.store(out_ptr2 + (x0), %15[a-z0-9_], None)", f) != 1) return 0;
-    int stores = 0;
-    for (const char *q = strstr(src, "tl.store("); q; q = strstr(q + 1, "tl.store(")) stores++;
-    if (stores != 3) return 0;
     /* F = tl.sum(_F, 1)[:, None]; _F = tl.where(mask, G, _F); G = _F + H;
      * H = tl.broadcast_to(E, [XBLOCK, R0_BLOCK]); E = C - D; D = tl_math.log(SM); C = L - MX;
      * L = tl.load(in_ptr0 + (r0_1 + N*x0), ...) */

@@ -106,8 +106,7 @@ static long long pool_extent(const pool_spec *ps, int i) { return ps->dl[i] * (p
  * OL) output; both of one type among fp32/fp16/bf16. Sets ps->out_w. */
 static int pool_tensors_ok(const kfacts *k, pool_spec *ps) {
     const char *t = kfacts_param_type(k, ps->in);
-    if (strcmp(t, kfacts_param_type(k, ps->out)) || (strcmp(t, "*fp32") && strcmp(t, "*fp16") && strcmp(t, "*bf16")))
-        return 0;
+    if (strcmp(t, kfacts_param_type(k, ps->out)) || !builtin_float_ptr(t)) return 0;
     const kf_shape *in = kfacts_shape(k, ps->in), *out = kfacts_shape(k, ps->out);
     int in_rank = ps->in3 ? 3 : ps->nd + 2;
     if (!in || !out || in->ndims != in_rank || out->ndims != ps->nd + 2) return 0;

@@ -42,7 +42,7 @@ enum { LN_MAX_SEGS = 32, LN_MAX_SEG = 32768 /* the largest segment its variants 
 static int params_typed(const kfacts *k, const char *t) {
     for (size_t i = 0; i < k->nparams; i++) {
         const char *pt = k->params[i].type;
-        if (!*pt || (t ? strcmp(pt, t) : strcmp(pt, "*fp32") && strcmp(pt, "*fp16") && strcmp(pt, "*bf16"))) return 0;
+        if (!*pt || (t ? strcmp(pt, t) : !builtin_float_ptr(pt))) return 0;
     }
     return !strcmp(kfacts_param_type(k, "in_ptr0"), kfacts_param_type(k, "out_ptr0"));
 }

@@ -55,8 +55,6 @@ static const char *param_type(const kfacts *k, size_t i) {
     return kfacts_param_type(k, kfacts_runtime(k, i));
 }
 
-/* Whether pointer type t is of the rows the online-statistics templates read: fp32, fp16, bf16. */
-static int float_rows(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*bf16") || !strcmp(t, "*fp16"); }
 
 double builtin_find_eps(const char *src) {
     const char *rs = src ? strstr(src, "rsqrt(") : NULL;
@@ -176,12 +174,8 @@ static int softmax_ops_only(const kf_strs *aten) {
     static const char *const own[] = {"aten._softmax", "aten._log_softmax", "prims.prepare_softmax_online",
                                       "aten.sub",      "aten.exp",          "aten.log",
                                       "aten.amax",     "aten.sum",          "prims.convert_element_type"};
-    for (size_t i = 0; i < aten->n; i++) {
-        size_t j = 0;
-        while (j < sizeof own / sizeof *own && strcmp(aten->v[i], own[j])) j++;
-        if (j == sizeof own / sizeof *own) return 0;
-    }
-    return aten->n > 0;
+    unsigned has = 0;
+    return aten->n > 0 && builtin_ops_within(aten, own, sizeof own / sizeof *own, &has);
 }
 
 /* The parameters of a softmax statistics kernel that also stores the rows' log-probability sums. */
@@ -229,15 +223,15 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
         int of = !strcmp(lo, "in_out_ptr0");
         const char *lse[] = {of ? lo : "in_ptr0", of ? "in_ptr0" : lo, "xnumel", "r0_numel"};
         const char *ti = kfacts_param_type(k, "in_ptr0");
-        if (builtin_params_are(k, lse, 4) && float_rows(ti) && !strcmp(ti, kfacts_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
+        if (builtin_params_are(k, lse, 4) && builtin_float_ptr(ti) && !strcmp(ti, kfacts_param_type(k, lo))) return KF_ROW_LOGSUMEXP;
     }
     /* a row's softmax statistics alone (known from the FX graph): fp32, fp16 or bf16 rows; or
      * with the row's sum of log-probabilities (a label-smoothed cross-entropy, from the source) */
     if (builtin_params_are(k, stats, 5) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
-        float_rows(param_type(k, 0)) && builtin_softmax_stats_match(k))
+        builtin_float_ptr(param_type(k, 0)) && builtin_softmax_stats_match(k))
         return KF_ROW_SOFTMAX_STATS;
     if (builtin_params_are(k, STATS_LSUM, 6) && !strcmp(param_type(k, 1), "*fp32") && !strcmp(param_type(k, 2), "*fp32") &&
-        !strcmp(param_type(k, 3), "*fp32") && float_rows(param_type(k, 0)) && builtin_softmax_lsum_match(k))
+        !strcmp(param_type(k, 3), "*fp32") && builtin_float_ptr(param_type(k, 0)) && builtin_softmax_lsum_match(k))
         return KF_ROW_SOFTMAX_STATS;
     /* a plain fp32 row scan with addition: cumsum is the only ATen op fused (an expression under
      * the scan would add its ops), one load, one store, an add combine function */
@@ -263,7 +257,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     /* ... and a layer norm over trailing dimensions (fp32, fp16 or bf16, one type throughout) */
     if (long_rows && builtin_params_are(k, ln, 6)) {
         const char *t0 = param_type(k, 0);
-        int same = !strcmp(t0, "*fp32") || !strcmp(t0, "*bf16") || !strcmp(t0, "*fp16");
+        int same = builtin_float_ptr(t0);
         for (size_t i = 1; i < 4; i++) same &= !strcmp(param_type(k, i), t0);
         double le = 0;
         if (same && builtin_layer_norm_match(k, &le)) {
@@ -273,7 +267,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     }
     /* a softmax over fp32, fp16 or bf16 rows (computed in fp32, stored in the rows' type) with
      * nothing fused before or after it */
-    if (long_rows && builtin_params_are(k, one, 4) && float_rows(param_type(k, 0)) &&
+    if (long_rows && builtin_params_are(k, one, 4) && builtin_float_ptr(param_type(k, 0)) &&
         !strcmp(param_type(k, 0), param_type(k, 1)) && softmax_ops_only(aten)) {
         if (kf_strs_find(aten, "aten._log_softmax")) return KF_ROW_SPLIT_LOG_SOFTMAX;
         if (kf_strs_find(aten, "aten._softmax")) return KF_ROW_SPLIT_SOFTMAX;

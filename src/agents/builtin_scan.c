@@ -1,6 +1,7 @@
 /* builtin_scan.c — the scan family (templates/kernels/scan.py.tmpl): a cumulative sum of fp32
- * (or of fp16/bf16 summed in fp32, a single kernel's) over any dimension of a contiguous tensor, recognised by what the kernel computes (its ATen
- * ops, its tensors' shapes and its sizes), not by the text Inductor wrote for it.
+ * (or of fp16/bf16 summed in fp32, a single kernel's) over any dimension of a contiguous tensor,
+ * recognised by what the kernel computes (its ATen ops, its tensors' shapes and its sizes), not
+ * by the text Inductor wrote for it.
  *
  *   a kernel whose ATen ops are cumsum plus only   inclusive scan over dimension d, where
  *   constant_pad_nd/slice (a shifted input) and    shape[d] == r0_numel and the other
@@ -74,9 +75,6 @@ static int casts_only_to_fp32(const char *src) {
     return src != NULL;
 }
 
-/* Whether a pointer's type is one the template scans: fp32, fp16 or bf16 (summed in fp32). */
-static int scan_type(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*fp16") || !strcmp(t, "*bf16"); }
-
 /* Single-kernel reading: (in_ptr0[, in_ptr1], out_ptr0, xnumel, r0_numel). Values and output of
  * one type, fp32, fp16 or bf16; a 16-bit one only where every cast in the source is to fp32, the
  * dtype conversions (_to_copy / convert_element_type) only there. */
@@ -96,7 +94,7 @@ static int match_kernel(const kfacts *k, scan_facts *f) {
         strncmp(f->out, "out_ptr", 7) || strcmp(kfacts_runtime(k, np - 2), "xnumel") || strcmp(kfacts_runtime(k, np - 1), "r0_numel"))
         return 0;
     const char *ot = kfacts_param_type(k, f->out);
-    if (!scan_type(ot)) return 0;
+    if (!builtin_float_ptr(ot)) return 0;   /* fp32, fp16 or bf16, summed in fp32 */
     f->xarg = f->marg = f->in0;
     if (f->masked) {   /* one fp32 value input and one boolean mask, either order */
         int b0 = !strcmp(kfacts_param_type(k, f->in0), "*i1"), b1 = !strcmp(kfacts_param_type(k, f->in1), "*i1");

@@ -371,26 +371,48 @@ Test(templates, row_split_candidates_pass_gate1) {
     free(text);
 }
 
+/* Kernel 0 of a is matched by `family`; how many of the family's variants pass gate 1. */
+static int family_through_gate1(const artifact *a, const char *family) {
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), family);
+    int n = variants_pass_gate1(a, kc, family, NULL);
+    json_decref(kc);
+    return n;
+}
+
+/* text with every (find, replace) pair applied once, in order (a new string). */
+static char *edited(const char *text, const char *const (*edits)[2], size_t n) {
+    char *cur = strdup(text);
+    for (size_t t = 0; t < n; t++) {
+        const char *at = strstr(cur, edits[t][0]);
+        cr_assert(at, "%s", edits[t][0]);
+        kbuf ed = KBUF_INIT;
+        kbuf_append(&ed, cur, (size_t)(at - cur));
+        kbuf_puts(&ed, edits[t][1]);
+        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        free(cur);
+        cur = strdup(kbuf_str(&ed));
+        kbuf_free(&ed);
+    }
+    return cur;
+}
+
 /* Each of n one-place edits (find, replace: the first occurrence) of a fixture module's text
  * leaves its kernel 0 unmatched by `family`. */
 static void expect_unmatched_after(const char *text, const char *const (*edits)[2], size_t n, const char *family) {
     for (size_t t = 0; t < n; t++) {
-        const char *at = strstr(text, edits[t][0]);
-        cr_assert(at, "%s", edits[t][0]);
-        kbuf ed = KBUF_INIT;
-        kbuf_append(&ed, text, (size_t)(at - text));
-        kbuf_puts(&ed, edits[t][1]);
-        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        char *ed = edited(text, edits + t, 1);
         kerr e = {0};
         artifact *a = NULL;
-        cr_assert_eq(artifact_parse(kbuf_str(&ed), ed.len, &a, &e), 0, "%s", e.msg);
+        cr_assert_eq(artifact_parse(ed, strlen(ed), &a, &e), 0, "%s", e.msg);
         json_t *kc = opt_kernel_ctx(a, 0, NULL);
         double eps = 0;
         const char *m = tu_family(builtin_rewrite_match(tu_kf(kc), &eps));
         cr_expect(!m || strcmp(m, family), "%s matched after: %s", family, edits[t][1]);
         json_decref(kc);
         artifact_free(a);
-        kbuf_free(&ed);
+        free(ed);
     }
 }
 
@@ -401,11 +423,7 @@ static void expect_unmatched_after(const char *text, const char *const (*edits)[
 Test(templates, row_split_softmax_takes_16bit_rows) {
     char *text = NULL;
     artifact *a = parse_fixture("heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py", &text);
-    json_t *kc = opt_kernel_ctx(a, 0, NULL);
-    double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_split_softmax");
-    cr_expect_eq(variants_pass_gate1(a, kc, "row_split_softmax", NULL), 6);
-    json_decref(kc);
+    cr_expect_eq(family_through_gate1(a, "row_split_softmax"), 6);
     artifact_free(a);
     static const char *const edits[][2] = {
         {"Original ATen: [prims.prepare_softmax_online, aten.sub, aten.exp, aten._softmax]",
@@ -421,11 +439,7 @@ Test(templates, row_split_softmax_takes_16bit_rows) {
 Test(templates, scan_takes_16bit_rows_summed_in_fp32) {
     char *text = NULL;
     artifact *a = parse_fixture("heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py", &text);
-    json_t *kc = opt_kernel_ctx(a, 0, NULL);
-    double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "scan");
-    cr_expect_geq(variants_pass_gate1(a, kc, "scan", NULL), 4);
-    json_decref(kc);
+    cr_expect_geq(family_through_gate1(a, "scan"), 4);
     artifact_free(a);
     static const char *const edits[][2] = {{"tmp2 = tmp1.to(tl.float32)", "tmp2 = tmp1.to(tl.float16).to(tl.float32)"},
                                            {"'out_ptr1': '*fp16'", "'out_ptr1': '*fp32'"},
@@ -463,23 +477,6 @@ Test(templates, softmax_stats_with_the_log_probability_sum) {
     free(text);
 }
 
-/* text with every (find, replace) pair applied once, in order (a new string). */
-static char *edited(const char *text, const char *const (*edits)[2], size_t n) {
-    char *cur = strdup(text);
-    for (size_t t = 0; t < n; t++) {
-        const char *at = strstr(cur, edits[t][0]);
-        cr_assert(at, "%s", edits[t][0]);
-        kbuf ed = KBUF_INIT;
-        kbuf_append(&ed, cur, (size_t)(at - cur));
-        kbuf_puts(&ed, edits[t][1]);
-        kbuf_puts(&ed, at + strlen(edits[t][0]));
-        free(cur);
-        cur = strdup(kbuf_str(&ed));
-        kbuf_free(&ed);
-    }
-    return cur;
-}
-
 /* The same kernel over bf16 logits, as Inductor writes 16-bit loads (converted to fp32, then an
  * alias): still matched, through the conversions, and its candidates pass gate 1; an alias that
  * rounds to fp16 on the way is a computation the template would not repeat: unmatched. */
@@ -497,11 +494,7 @@ Test(templates, softmax_stats_with_the_log_probability_sum_over_bf16) {
     char *t16 = edited(text, bf16, sizeof bf16 / sizeof *bf16);
     kerr e = {0};
     cr_assert_eq(artifact_parse(t16, strlen(t16), &a, &e), 0, "%s", e.msg);
-    json_t *kc = opt_kernel_ctx(a, 0, NULL);
-    double eps = 0;
-    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(kc), &eps)), "row_softmax_stats");
-    cr_expect_geq(variants_pass_gate1(a, kc, "row_softmax_stats", NULL), 4);
-    json_decref(kc);
+    cr_expect_geq(family_through_gate1(a, "row_softmax_stats"), 4);
     artifact_free(a);
     static const char *const rounds[][2] = {{"tmp4 = tmp40.to(tl.float32)", "tmp4 = tmp40.to(tl.float16)"}};
     expect_unmatched_after(t16, rounds, 1, "row_softmax_stats");
