@@ -1,0 +1,22 @@
+"""logcumsumexp along the last axis of a (16384, 8192) tensor."""
+import torch
+import torch.nn as nn
+
+rows = 16384
+cols = 8192
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.logcumsumexp(x, dim=1)
+
+
+def get_inputs():
+    return [torch.randn(rows, cols)]
+
+
+def get_init_inputs():
+    return []
