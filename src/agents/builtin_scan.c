@@ -1,13 +1,15 @@
 /* builtin_scan.c — the scan family (templates/kernels/scan.py.tmpl): a cumulative sum of fp32
- * (or of fp16/bf16 summed in fp32, a single kernel's) over any dimension of a contiguous tensor,
- * recognised by what the kernel computes (its ATen ops, its tensors' shapes and its sizes), not
- * by the text Inductor wrote for it.
+ * (or of fp16/bf16 summed in fp32, a single kernel's), or a logcumsumexp, over any dimension of a
+ * contiguous tensor, recognised by what the kernel computes (its ATen ops, its tensors' shapes
+ * and its sizes), not by the text Inductor wrote for it.
  *
  *   a kernel whose ATen ops are cumsum plus only   inclusive scan over dimension d, where
  *   constant_pad_nd/slice (a shifted input) and    shape[d] == r0_numel and the other
  *   where/zeros_like (a masked one)                dimensions multiply to xnumel
  *   a region whose kernels' ATen ops are cumsum    a suffix scan (flip, cumsum, flip) over
  *   and flip only                                  any dimension longer than 1
+ *   a kernel whose ATen ops are logcumsumexp       the template's LSE scan over dimension d
+ *   (plus the dtype conversions of a 16-bit one)   (inclusive, forward), the same fit of d
  *
  * The FX graph fragment Inductor writes above each kernel settles the reading where it says:
  * cumsum's dim (`aten.cumsum.default](args = (%x, 1)`) picks the dimension, a constant_pad_nd
@@ -25,6 +27,7 @@
 /* What a scan kernel computes, read from its context. */
 typedef struct scan_facts {
     int region;                 /* replaces a region (in, out) */
+    int lse;                    /* logcumsumexp, not cumsum */
     int masked;                 /* where(mask, x, 0) under the scan */
     int reverse;                /* suffix sums */
     int shifts[2], nshift;      /* the input shifts to try: {0} or {1, -1} */
@@ -79,10 +82,13 @@ static int casts_only_to_fp32(const char *src) {
  * one type, fp32, fp16 or bf16; a 16-bit one only where every cast in the source is to fp32, the
  * dtype conversions (_to_copy / convert_element_type) only there. */
 static int match_kernel(const kfacts *k, scan_facts *f) {
-    static const char *const allowed[] = {"aten.cumsum", "aten.constant_pad_nd", "aten.slice", "aten.where", "aten.zeros_like",
-                                          "aten._to_copy", "prims.convert_element_type"};
+    static const char *const allowed[] = {"aten.cumsum",   "aten.constant_pad_nd", "aten.slice",
+                                          "aten.where",    "aten.zeros_like",      "aten._to_copy",
+                                          "prims.convert_element_type", "aten.logcumsumexp"};
     unsigned has = 0;
-    if (!builtin_ops_within(&k->aten_ops, allowed, 7, &has) || !(has & 1u)) return 0;
+    if (!builtin_ops_within(&k->aten_ops, allowed, 8, &has)) return 0;
+    f->lse = (has & 128u) != 0;
+    if (f->lse ? (has & 31u) != 0 : !(has & 1u)) return 0;   /* one scan, logcumsumexp alone */
     f->masked = (has & 8u) != 0;
     if ((has & 16u) && !f->masked) return 0;   /* zeros_like feeding something else than a select */
     size_t np = k->runtime.n;
@@ -120,7 +126,8 @@ static int match_kernel(const kfacts *k, scan_facts *f) {
     for (int d = 0; d < sh->ndims; d++) total *= sh->d[d];
     for (int d = sh->ndims; d-- > 0;)
         if (sh->d[d] == rn && total / rn == xn) f->dims[f->ndims++] = d;
-    builtin_dims_keep(f->dims, &f->ndims, builtin_fx_dim(frag, "aten.cumsum.default", sh->ndims));
+    builtin_dims_keep(f->dims, &f->ndims,
+                      builtin_fx_dim(frag, f->lse ? "aten.logcumsumexp.default" : "aten.cumsum.default", sh->ndims));
     return f->ndims > 0;
 }
 
@@ -172,8 +179,8 @@ int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
                 long long inner = inner_of(k, f.xarg, f.dims[di]);
                 if (inner < 1) continue;
                 kbuf s = KBUF_INIT, label = KBUF_INIT;
-                kbuf_printf(&label, "scan: %s%s cumsum over dimension %d%s%s (chunk %lld | %lld x %lld tiles), num_warps=%lld",
-                            f.reverse ? "suffix" : "prefix", f.masked ? " masked" : "", f.dims[di],
+                kbuf_printf(&label, "scan: %s%s %s over dimension %d%s%s (chunk %lld | %lld x %lld tiles), num_warps=%lld",
+                            f.reverse ? "suffix" : "prefix", f.masked ? " masked" : "", f.lse ? "logcumsumexp" : "cumsum", f.dims[di],
                             f.shifts[si] ? (f.shifts[si] > 0 ? ", input shifted by +1" : ", input shifted by -1") : "",
                             f.region ? ", one pass for the region" : "", chunk, bs, bi, nw);
                 kbuf_puts(&s, "# kopt-candidate: replaces=");
@@ -197,7 +204,8 @@ int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
                                {.name = "BLOCK_S", .type = TPL_INT, .i = bs},
                                {.name = "BLOCK_I", .type = TPL_INT, .i = bi},
                                {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
-                               {.name = "ROWS", .type = TPL_BOOL, .b = inner == 1}};
+                               {.name = "ROWS", .type = TPL_BOOL, .b = inner == 1},
+                               {.name = "LSE", .type = TPL_BOOL, .b = f.lse}};
                 int rc = template_render("scan", a, sizeof a / sizeof a[0], &s, e);
                 if (!rc)
                     json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:I}, s:s}", "label",

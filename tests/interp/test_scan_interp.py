@@ -62,7 +62,7 @@ def main():
             p = dict(IN0="in_ptr0", IN1="in_ptr1", OUT="out_ptr0", XARG="in_ptr1" if masked else "in_ptr0",
                      MARG="in_ptr0", MASKED=masked, REGION=region, DIM=dim, SHIFT=shift, REVERSE=rev,
                      CHUNK=64, BLOCK_S=16, BLOCK_I=8, NUM_WARPS=4,
-                     ROWS=all(d == 1 for d in shape[dim + 1:]))
+                     ROWS=all(d == 1 for d in shape[dim + 1:]), LSE=False)
             mod = load_judged(render(text, p), "scan_%d" % n, tmp)
             x = torch.randn(*shape).to(dt)
             mk = torch.rand(*shape) < 0.5
@@ -81,8 +81,59 @@ def main():
             bad += not ok
             print("%s shape=%s dim=%d shift=%d reverse=%s masked=%s region=%s %s max_err=%.3g"
                   % ("ok  " if ok else "FAIL", shape, dim, shift, rev, masked, region, str(dt)[6:], err))
-    print("scan interp: %d cases, %d failed" % (len(cases), bad))
+    nlse, badlse = lse_cases(text)
+    bad += badlse
+    print("scan interp: %d cases, %d failed" % (len(cases) + nlse, bad))
     return 1 if bad else 0
+
+
+def lse_input(shape, kind, dt):
+    """Values for a logcumsumexp case: randn, randn x 1e3 (an exp of them overflows fp32), or
+    randn with -inf and +inf elements placed through it."""
+    x = torch.randn(*shape)
+    if kind == "wide":
+        x = x * 1e3
+    elif kind == "inf":
+        flat = x.view(-1)
+        flat[::7] = float("-inf")
+        flat[5::97] = float("inf")
+    return x.to(dt)
+
+
+def lse_cases(text):
+    """The LSE reading (logcumsumexp) over the last, a middle and the first dimension, chunks and
+    tiles left partial, against float64: within 1e-5 of (1 + |ref|) in fp32 (base-2 exp and log,
+    a few roundings an element), plus one unit of the last place of a 16-bit output; -inf where
+    the reference is -inf, +inf where it is +inf. Returns (cases run, cases failed)."""
+    bad = n = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape, dim in [((5, 300), 1), ((3, 70, 9), 1), ((70, 9), 0), ((2, 50, 130), 1), ((4, 1, 33), 2)]:
+            for kind in ("randn", "wide", "inf"):
+                for dt in ((torch.float32, torch.float16, torch.bfloat16) if kind == "randn" else (torch.float32,)):
+                    rows = all(d == 1 for d in shape[dim + 1:])
+                    p = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0",
+                             MASKED=False, REGION=False, DIM=dim, SHIFT=0, REVERSE=False, CHUNK=64, BLOCK_S=16,
+                             BLOCK_I=8, NUM_WARPS=4, ROWS=rows, LSE=True)
+                    mod = load_judged(render(text, p), "lse_%d" % n, tmp)
+                    n += 1
+                    x = lse_input(shape, kind, dt)
+                    out = torch.full(shape, float("nan"), dtype=dt)
+                    mod.launch(x, out, x.numel() // shape[dim], shape[dim])
+                    ref = torch.logcumsumexp(x.double(), dim)
+                    o = out.double()
+                    same_inf = torch.equal(torch.isinf(o) & (o > 0), torch.isinf(ref) & (ref > 0)) and \
+                        torch.equal(torch.isinf(o) & (o < 0), torch.isinf(ref) & (ref < 0))
+                    fin = torch.isfinite(ref)
+                    tol = 1e-5 * (1 + ref[fin].abs())
+                    if dt != torch.float32:
+                        tol = tol + torch.finfo(dt).eps * ref[fin].abs()
+                    err = ((o[fin] - ref[fin]).abs() / tol).max().item() if fin.any() else 0.0
+                    ok = same_inf and err <= 1.0 and not torch.isnan(o).any()
+                    bad += not ok
+                    print("%s lse shape=%s dim=%d %s %s err/tol=%.3g infs %s"
+                          % ("ok  " if ok else "FAIL", shape, dim, kind, str(dt)[6:], err,
+                             "match" if same_inf else "DIFFER"))
+    return n, bad
 
 
 if __name__ == "__main__":

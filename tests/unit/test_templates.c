@@ -83,7 +83,8 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "heldout_hx02_causal_scaled_softmax_fp16_g0.py",
                                            "heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py",
                                            "heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py",
-                                           "heldout3_hy07_cross_entropy_smoothing_synthetic_g0.py"};
+                                           "heldout3_hy07_cross_entropy_smoothing_synthetic_g0.py",
+                                           "heldout4_hz06_logcumsumexp_rows_synthetic_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
         char *rel = kasprintf("tests/fixtures/inductor/%s", fixtures[f]);
@@ -444,6 +445,25 @@ Test(templates, scan_takes_16bit_rows_summed_in_fp32) {
     static const char *const edits[][2] = {{"tmp2 = tmp1.to(tl.float32)", "tmp2 = tmp1.to(tl.float16).to(tl.float32)"},
                                            {"'out_ptr1': '*fp16'", "'out_ptr1': '*fp32'"},
                                            {"'in_ptr0': '*fp16'", "'in_ptr0': '*fp32'"}};
+    expect_unmatched_after(text, edits, sizeof edits / sizeof *edits, "scan");
+    free(text);
+}
+
+/* The scan family's LSE reading (held-out hz06: torch.logcumsumexp over the rows of a 16384 x
+ * 8192 fp32 tensor, whose kernel Inductor scans with a log-add-exp combine of an exp and a
+ * log1p): candidates through gate 1's C checks, each the template's logcumsumexp. Not where
+ * anything else is fused (a cumsum or another op beside it), where the output's type differs
+ * from the values', nor where the graph's dimension is not the one r0_numel fits. */
+Test(templates, scan_takes_logcumsumexp) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout4_hz06_logcumsumexp_rows_synthetic_g0.py", &text);
+    cr_expect_geq(family_through_gate1(a, "scan"), 4);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"Original ATen: [aten.logcumsumexp]", "Original ATen: [aten.logcumsumexp, aten.cumsum]"},
+        {"Original ATen: [aten.logcumsumexp]", "Original ATen: [aten.logcumsumexp, aten.mul]"},
+        {"'out_ptr0': '*fp32'", "'out_ptr0': '*fp16'"},
+        {"aten.logcumsumexp.default](args = (%arg0_1, 1)", "aten.logcumsumexp.default](args = (%arg0_1, 0)"}};
     expect_unmatched_after(text, edits, sizeof edits / sizeof *edits, "scan");
     free(text);
 }
