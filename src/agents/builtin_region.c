@@ -5,7 +5,10 @@
  *
  *   region_softmax, region_log_softmax   softmax over the last dimension (contiguous rows)
  *   region_group_norm                    native_group_norm with weight and bias (N, C, *),
- *                                        fp32, fp16 or bf16
+ *                                        fp32, fp16 or bf16; also with a convolution's
+ *                                        per-channel bias before it and a GELU or ReLU after
+ *                                        it, which Inductor fuses into its two kernels
+ *                                        (gn_fusion_of)
  *   region_layer_norm                    native_layer_norm with an elementwise weight and bias
  *                                        over trailing dimensions whose rows Inductor splits
  *                                        (a norm over (C, H, W)), fp32, fp16 or bf16, rows of
@@ -24,6 +27,7 @@
  *
  * Plans: {"direction":"rewrite","params":{"template":T,"variants":[{"seg":S,"num_warps":W}..]}}.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +87,73 @@ static int norm_constants(const kfacts *k, long long *count, double *eps) {
     return *count > 0 && *eps > 0;
 }
 
+/* What a group-norm region fuses around the norm. */
+typedef struct gn_fusion {
+    int pre_bias;   /* a per-channel bias added before the statistics (in_ptr1) */
+    int act;        /* after it: 0 none, 1 GELU (erf), 2 ReLU */
+} gn_fusion;
+
+/* Whether op is one of the n names. */
+static int op_in(const char *op, const char *const *names, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(op, names[i])) return 1;
+    return 0;
+}
+
+/* Whether a normalising kernel's source reads its in_ptr0 at xindex itself (`tl.load(in_ptr0 +
+ * (x4), ...)` with `x4 = xindex`): the convolution's result laid out as the output, contiguous
+ * (N, C, *). A channels-last one is read at a permuted index (`y0 + 128*x2 + ...`), which the
+ * template's contiguous reading would get wrong. */
+static int reads_input_linearly(const char *src) {
+    const char *p = src ? strstr(src, "tl.load(in_ptr0 + (") : NULL;
+    if (!p) return 0;
+    p += strlen("tl.load(in_ptr0 + (");
+    size_t n = 0;
+    while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')) n++;
+    if (!n || n > 16 || p[n] != ')') return 0;
+    char want[48];
+    snprintf(want, sizeof want, "\n    %.*s = xindex\n", (int)n, p);
+    return strstr(src, want) != NULL;
+}
+
+/* A group norm region's fusion, read from its parameters and its members' ATen ops: (in_ptr0,
+ * weight in_ptr1, bias in_ptr2, out_ptr0) and the norm alone; or Inductor's fusion of a
+ * convolution's output: (in_ptr0 the convolution's result without its bias, in_ptr1 that bias,
+ * in_ptr2 weight, in_ptr3 bias, out_ptr0), exactly two members, the statistics kernel's ops
+ * convolution and native_group_norm, the normalising kernel's the same plus at most one
+ * activation: relu, or gelu in its erf form (the source computes libdevice.erf; the tanh form
+ * is another function). The parameters are the region's external tensors in the order the
+ * kernels first use them (artifact/region.h): the convolution's result and its bias first (the
+ * statistics kernel's inputs), then weight and bias. 1 with *g filled, else 0. */
+static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
+    static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
+    static const char *const fused[] = {"in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"};
+    static const char *const stats_ops[] = {"aten.convolution", "aten.native_group_norm"};
+    static const char *const norm_ops[] = {"aten.convolution", "aten.native_group_norm", "aten.gelu", "aten.relu"};
+    memset(g, 0, sizeof *g);
+    if (builtin_params_are(k, affine, 4)) return members_compute_only(k, "aten.native_group_norm");
+    if (!builtin_params_are(k, fused, 5) || k->nmembers != 2) return 0;
+    for (size_t m = 0; m < 2; m++) {
+        const kf_strs *ops = &k->members[m].aten_ops;
+        int conv = 0, gn = 0;
+        for (size_t j = 0; j < ops->n; j++) {
+            if (!op_in(ops->v[j], m ? norm_ops : stats_ops, m ? 4 : 2)) return 0;
+            conv |= !strcmp(ops->v[j], "aten.convolution");
+            gn |= !strcmp(ops->v[j], "aten.native_group_norm");
+            if (!strcmp(ops->v[j], "aten.gelu") || !strcmp(ops->v[j], "aten.relu")) {
+                if (g->act) return 0;   /* two activations */
+                g->act = !strcmp(ops->v[j], "aten.gelu") ? 1 : 2;
+            }
+        }
+        if (!conv || !gn) return 0;
+    }
+    const char *src = k->members[1].source;
+    if (g->act == 1 && (!src || !strstr(src, "libdevice.erf(") || strstr(src, "libdevice.tanh("))) return 0;
+    if (!reads_input_linearly(src)) return 0;
+    g->pre_bias = 1;
+    return 1;
+}
+
 kfamily builtin_region_match(const kfacts *k) {
     if (k->kind != ART_K_REGION) return KF_NONE;
     if (k->vendor_call) {   /* one ATen call (a vendor region) */
@@ -94,9 +165,10 @@ kfamily builtin_region_match(const kfacts *k) {
     static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
     long long count;
     double eps;
+    gn_fusion g;
     /* the norms: x, weight, bias and output of one floating type or another, statistics in fp32 */
+    if (params_typed(k, NULL) && norm_constants(k, &count, &eps) && gn_fusion_of(k, &g)) return KF_REGION_GROUP_NORM;
     if (builtin_params_are(k, affine, 4) && params_typed(k, NULL) && norm_constants(k, &count, &eps)) {
-        if (members_compute_only(k, "aten.native_group_norm")) return KF_REGION_GROUP_NORM;
         if (members_compute_only(k, "aten.native_layer_norm") && count <= (long long)LN_MAX_SEGS * LN_MAX_SEG) return KF_REGION_LAYER_NORM;
     }
     if (!params_typed(k, "*fp32")) return KF_NONE;
@@ -126,13 +198,24 @@ json_t *builtin_region_variants(kfamily f, const kfacts *k) {
 }
 
 /* The region templates (templates/kernels/region_*.py.tmpl) for one variant; count: a norm's
- * elements per group (row). */
-static int region_source(kbuf *s, kfamily f, long long count, double eps, int seg, int nw, kerr *e) {
-    if (f == KF_REGION_GROUP_NORM || f == KF_REGION_LAYER_NORM) {
-        int gn = f == KF_REGION_GROUP_NORM;
-        tpl_arg a[] = {{.name = gn ? "GSIZE" : "N", .type = TPL_INT, .i = count}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+ * elements per group (row); g: a group norm's fusion. */
+static int region_source(kbuf *s, kfamily f, long long count, double eps, int seg, int nw, const gn_fusion *g, kerr *e) {
+    if (f == KF_REGION_GROUP_NORM) {
+        long long nseg = (count + seg - 1) / seg;
+        tpl_arg a[] = {{.name = "GSIZE", .type = TPL_INT, .i = count},
+                       {.name = "EPS", .type = TPL_FLOAT, .f = eps},
+                       {.name = "SEG", .type = TPL_INT, .i = seg},
+                       {.name = "NSEG", .type = TPL_INT, .i = nseg},
+                       {.name = "NSEG_P2", .type = TPL_INT, .i = builtin_next_pow2(nseg)},
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
+                       {.name = "PRE_BIAS", .type = TPL_BOOL, .b = g->pre_bias},
+                       {.name = "ACT", .type = TPL_INT, .i = g->act}};
+        return template_render("region_group_norm", a, sizeof a / sizeof *a, s, e);
+    }
+    if (f == KF_REGION_LAYER_NORM) {
+        tpl_arg a[] = {{.name = "N", .type = TPL_INT, .i = count}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "SEG", .type = TPL_INT, .i = seg}, {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render(gn ? "region_group_norm" : "region_layer_norm", a, 4, s, e);
+        return template_render("region_layer_norm", a, 4, s, e);
     }
     tpl_arg a[] = {{.name = "SEG", .type = TPL_INT, .i = seg},
                    {.name = "LOG", .type = TPL_BOOL, .b = f == KF_REGION_LOG_SOFTMAX},
@@ -149,23 +232,27 @@ int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e
     long long count = 0;
     double eps = 0;
     int gn = f == KF_REGION_GROUP_NORM, ln = f == KF_REGION_LAYER_NORM;
+    gn_fusion g = {0};
     if (gn || ln) norm_constants(k, &count, &eps);
+    if (gn) gn_fusion_of(k, &g);
     json_t *cands = json_array();
     for (size_t i = 0; i < plan->nvar; i++) {
         int seg = (int)plan->var[i].seg;
         int nw = (int)plan->var[i].num_warps;
         if (nw <= 0 || nw > 32 || (nw & (nw - 1)) || seg < 1024 || seg > 65536 || (seg & (seg - 1))) continue;
-        /* group norm: whole segments per group, a power of two of them, at most 256 */
-        if (gn && (count % seg || (count / seg) & (count / seg - 1) || count / seg > 256)) continue;
+        /* group norm: at most 256 segments a group (the last one masked where seg does not divide it) */
+        if (gn && (count + seg - 1) / seg > 256) continue;
         /* layer norm: at most LN_MAX_SEGS segments a row */
         if (ln && (count + seg - 1) / seg > LN_MAX_SEGS) continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
-        kbuf_printf(&label, "%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
-                    "between programs, num_warps=%d", tmpl, seg, nw);
+        static const char *const acts[] = {"", ", GELU after", ", ReLU after"};
+        kbuf_printf(&label, "%s%s%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
+                    "between programs, num_warps=%d", tmpl, g.pre_bias ? " with the convolution's bias before" : "",
+                    acts[g.act], seg, nw);
         kbuf_puts(&s, "# kopt-candidate: replaces=");
         for (size_t j = 0; j < k->nmembers; j++) kbuf_printf(&s, "%s%s", j ? "+" : "", k->members[j].name);
         kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
-        if (region_source(&s, f, count, eps, seg, nw, e)) {
+        if (region_source(&s, f, count, eps, seg, nw, &g, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cands);
@@ -177,7 +264,7 @@ int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e
         kbuf_free(&label);
     }
     return builtin_candidates_answer(cands, tmpl,
-                                     gn   ? "seg a power of two in [1024, 65536] dividing the group into at most 256, "
+                                     gn   ? "seg a power of two in [1024, 65536] cutting the group into at most 256 segments, "
                                             "num_warps a power of two <= 32"
                                      : ln ? "seg a power of two in [1024, 65536] cutting the row into at most 32, "
                                             "num_warps a power of two <= 32"
