@@ -158,8 +158,10 @@ int builtin_colreuse_match(const kfacts *k);
 json_t *builtin_colreuse_variants(const kfacts *k);
 int builtin_colreuse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The middle-dimension softmax family (builtin_colsoftmax.c): "col_softmax" when the kernel is
- * a softmax / log-softmax of fp32 over a dimension with something after it (<= 8192 long), else
- * NULL; its variants (new array); its candidates (*out new). builtin_rewrite_* dispatch to them. */
+ * a softmax / log-softmax over a dimension with something after it (<= 65536 long) of fp32, fp16
+ * or bf16 (computed in fp32, stored in the input's type), or a softmax of x * c (c > 0, a
+ * temperature) read line by line from Inductor's three-loop kernel, else NULL; its variants (new
+ * array); its candidates (*out new). builtin_rewrite_* dispatch to them. */
 const char *builtin_col_softmax_match(const kfacts *k);
 json_t *builtin_col_softmax_variants(const kfacts *k);
 int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);

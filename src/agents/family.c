@@ -27,8 +27,9 @@ static const struct {
                        "over a second grid axis, combine the partials in order"},
     [KF_SCAN] = {"scan", "a cumulative sum written anew from what it computes: one read, one write, loads coalesced "
                          "whatever the scanned dimension, a carried total"},
-    [KF_COL_SOFTMAX] = {"col_softmax", "a softmax over a middle dimension read twice with strided loads: the whole "
-                                       "dimension of a few adjacent columns in registers, one read"},
+    [KF_COL_SOFTMAX] = {"col_softmax",
+                        "a softmax over a middle dimension read two or three times with strided loads: the whole "
+                        "dimension of a few adjacent columns in registers, one read"},
     [KF_AVG_POOL] = {"avg_pool",
                      "an average pooling known from its FX graph: the family's kernel, tiles of outputs per "
                      "program, every window element one masked load"},

@@ -1,7 +1,8 @@
 /* The middle-dimension softmax family (src/agents/builtin_colsoftmax.c) on an Inductor module
  * captured on the H200 (suite problem 05 scaled down to (64, 512, 512), softmax over dim 1):
  * recognised from ATen ops, shapes and the FX graph; every candidate passes gate 1's C checks;
- * row softmaxes and other families are not taken for it. */
+ * row softmaxes and other families are not taken for it. The three-loop form with a
+ * temperature (held-out hz01) settles its dimension from the graph's amax node. */
 #include <criterion/criterion.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -74,4 +75,49 @@ Test(col_softmax, not_for_rows_or_other_families) {
         }
         artifact_free(a);
     }
+}
+
+/* Held-out hz01 (softmax(x / 0.7, dim=1) of bf16 (128, 4096, 512), three loops): the graph's amax
+ * node over [1] (or [-2]) agrees with the sizes; an amax over [2] contradicts them (no candidate
+ * dimension left: unmatched); without a fragment the sizes alone allow dimension 1. Every
+ * candidate passes gate 1 and scales by the kernel's constant. */
+Test(col_softmax, temperature_dimension_from_the_graph) {
+    artifact *a = tu_load_inductor("heldout4_hz01_softmax_temperature_dim1_bf16_synthetic_g0.py");
+    cr_assert_eq(a->nkernels, 1);
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
+    cr_assert_str_eq(builtin_col_softmax_match(tu_kf(k)), "col_softmax");
+    json_t *vars = builtin_col_softmax_variants(tu_kf(k));
+    /* 4096 x 8 (32 warps) and 4096 x 4 (16) tiles, then the six split segments */
+    cr_expect_eq(json_array_size(vars), 8);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "block_i")), 8);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "num_warps")), 32);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "col_softmax", "variants", vars);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_col_softmax_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        cr_expect(strstr(src, "return t * 1.4285714285714286\n") && strstr(src, "shape(in_ptr0, 1)"), "%s", src);
+    }
+    tu_expect_gate1(out, &a->kernels[0]);
+    json_decref(out);
+    json_decref(plan);
+    static const char *const amax = "%%amax : Tensor \"f32[128, 1, 512][512, 65536, 1]cuda:0\"[num_users=1] = "
+                                     "call_function[target=torch.ops.aten.amax.default](args = (%%mul, [%d], True), kwargs = {})";
+    const struct {
+        int d, matched;
+    } said[] = {{1, 1}, {-2, 1}, {2, 0}, {0, 0}};
+    for (size_t t = 0; t < sizeof said / sizeof *said; t++) {
+        char line[512];
+        snprintf(line, sizeof line, amax, said[t].d);
+        json_object_set_new(k, "graph_fragment", json_pack("[s]", line));
+        const char *m = builtin_col_softmax_match(tu_kf(k));
+        cr_expect_eq(m != NULL, said[t].matched, "amax over [%d]", said[t].d);
+    }
+    json_object_set_new(k, "graph_fragment", json_array());
+    cr_expect_str_eq(builtin_col_softmax_match(tu_kf(k)), "col_softmax");
+    json_decref(k);
+    artifact_free(a);
 }

@@ -84,6 +84,7 @@ Test(templates, rewrite_templates_match_their_goldens) {
                                            "heldout3_hy03_softmax_odd_wide_fp16_synthetic_g0.py",
                                            "heldout3_hy04_cumsum_last_odd_fp16_synthetic_g0.py",
                                            "heldout3_hy07_cross_entropy_smoothing_synthetic_g0.py",
+                                           "heldout4_hz01_softmax_temperature_dim1_bf16_synthetic_g0.py",
                                            "heldout4_hz06_logcumsumexp_rows_synthetic_g0.py"};
     int rendered = 0;
     for (size_t f = 0; f < sizeof fixtures / sizeof *fixtures; f++) {
@@ -520,6 +521,165 @@ Test(templates, softmax_stats_with_the_log_probability_sum_over_bf16) {
     static const char *const rounds[][2] = {{"tmp4 = tmp40.to(tl.float32)", "tmp4 = tmp40.to(tl.float16)"}};
     expect_unmatched_after(t16, rounds, 1, "row_softmax_stats");
     free(t16);
+    free(text);
+}
+
+/* The three-loop softmax of bf16 with a temperature (held-out hz01: softmax(x / 0.7, dim=1) over
+ * (128, 4096, 512), which Inductor computes as exp((x * 1.0 - max) * 1.4285714285714286) / sum):
+ * col_softmax, every variant through gate 1's C checks, the constant as the source prints it
+ * multiplying x - max. The same kernel over fp16, with the store's conversion to the output's
+ * type, or without the scale (x, no mul among the ATen ops) is matched too; fp32 without the
+ * load's conversion as well. */
+Test(templates, col_softmax_takes_a_16bit_temperature) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout4_hz01_softmax_temperature_dim1_bf16_synthetic_g0.py", &text);
+    cr_expect_eq(family_through_gate1(a, "col_softmax"), 8);
+    json_t *kc = opt_kernel_ctx(a, 0, NULL);
+    json_t *out = render(kc, "col_softmax", builtin_rewrite_variants(KF_COL_SOFTMAX, tu_kf(kc)));
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(out, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        cr_expect(strstr(src, "    return t * 1.4285714285714286\n") && strstr(src, "\"shape(in_ptr0, 1)\"") &&
+                      strstr(src, ").to(tl.float32)\n    m = tl.max(x, 0)") && strstr(src, "\"LOG\": False"),
+                  "%s", src);
+    }
+    json_decref(out);
+    json_decref(kc);
+    artifact_free(a);
+    static const char *const others[][3][2] = {
+        {{"'in_ptr0': '*bf16', 'out_ptr2': '*bf16'", "'in_ptr0': '*fp16', 'out_ptr2': '*fp16'"}, {"", ""}, {"", ""}},
+        {{"tmp27 = tmp26.to(tl.float32)", "tmp27 = tmp26.to(tl.bfloat16)"}, {"", ""}, {"", ""}},
+        {{"        tmp2 = tl.full([1, 1], 1.0, tl.float32)\n        tmp3 = tmp1 * tmp2\n        tmp4 = tl.broadcast_to(tmp3,",
+          "        tmp4 = tl.broadcast_to(tmp1,"},
+         {"        tmp9 = tl.full([1, 1], 1.0, tl.float32)\n        tmp10 = tmp8 * tmp9\n        tmp11 = tmp10 - tmp5\n"
+          "        tmp12 = tl.full([1, 1], 1.4285714285714286, tl.float32)\n        tmp13 = tmp11 * tmp12\n"
+          "        tmp14 = libdevice.exp(tmp13)",
+          "        tmp11 = tmp8 - tmp5\n        tmp14 = libdevice.exp(tmp11)"},
+         {"        tmp20 = tl.full([1, 1], 1.0, tl.float32)\n        tmp21 = tmp19 * tmp20\n        tmp22 = tmp21 - tmp5\n"
+          "        tmp23 = tl.full([1, 1], 1.4285714285714286, tl.float32)\n        tmp24 = tmp22 * tmp23\n"
+          "        tmp25 = libdevice.exp(tmp24)",
+          "        tmp22 = tmp19 - tmp5\n        tmp25 = libdevice.exp(tmp22)"}}};
+    for (size_t t = 0; t < sizeof others / sizeof *others; t++) {
+        size_t n = 1;
+        while (n < 3 && others[t][n][0][0]) n++;
+        char *ed = edited(text, others[t], n);
+        if (t == 2) {   /* the ATen list without the scale's mul */
+            char *un = edited(ed, (const char *const[][2]){{"aten._to_copy, aten.mul, aten.amax", "aten._to_copy, aten.amax"}}, 1);
+            free(ed);
+            ed = un;
+        }
+        kerr e = {0};
+        cr_assert_eq(artifact_parse(ed, strlen(ed), &a, &e), 0, "%s", e.msg);
+        cr_expect_eq(family_through_gate1(a, "col_softmax"), 8, "variant %zu", t);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        out = render(kc, "col_softmax", builtin_rewrite_variants(KF_COL_SOFTMAX, tu_kf(kc)));
+        const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+        cr_expect(src && strstr(src, t == 2 ? "    return t\n" : "    return t * 1.4285714285714286\n"), "%s", src ? src : "-");
+        json_decref(out);
+        json_decref(kc);
+        artifact_free(a);
+        free(ed);
+    }
+    /* fp32: no conversion at the loads or the store */
+    static const char *const wide[][2] = {
+        {"'in_ptr0': '*bf16', 'out_ptr2': '*bf16'", "'in_ptr0': '*fp32', 'out_ptr2': '*fp32'"},
+        {"eviction_policy='evict_last', other=0.0).to(tl.float32)", "eviction_policy='evict_last', other=0.0)"},
+        {"eviction_policy='evict_last', other=0.0).to(tl.float32)", "eviction_policy='evict_last', other=0.0)"},
+        {"eviction_policy='evict_first', other=0.0).to(tl.float32)", "eviction_policy='evict_first', other=0.0)"},
+        {"        tmp27 = tmp26.to(tl.float32)\n        tl.store(out_ptr2 + (x0 + 512*r0_2 + 2097152*x1), tmp27,",
+         "        tl.store(out_ptr2 + (x0 + 512*r0_2 + 2097152*x1), tmp26,"}};
+    char *t32 = edited(text, wide, sizeof wide / sizeof *wide);
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(t32, strlen(t32), &a, &e), 0, "%s", e.msg);
+    cr_expect_eq(family_through_gate1(a, "col_softmax"), 8);
+    artifact_free(a);
+    free(t32);
+    free(text);
+}
+
+/* The online form over 16-bit values (suite problem 05's kernel with its pointers fp16 and its loads
+ * converted to fp32, as Inductor writes them): col_softmax, the fp32 form's variants through gate
+ * 1, a conversion to the output's type at the store allowed; a rounding to fp16 on the way, a
+ * store's conversion to another 16-bit type, or an output of another type leave it unmatched. */
+Test(templates, col_softmax_online_form_over_16bit) {
+    char *text = NULL;
+    artifact *a = parse_fixture("suite_level1_05_softmax_middle_dim_small_g0.py", &text);
+    int n32 = family_through_gate1(a, "col_softmax");
+    artifact_free(a);
+    static const char *const half[][2] = {
+        {"'in_ptr0': '*fp32', 'out_ptr2': '*fp32'", "'in_ptr0': '*fp16', 'out_ptr2': '*fp16'"},
+        {"eviction_policy='evict_last', other=0.0)", "eviction_policy='evict_last', other=0.0).to(tl.float32)"},
+        {"eviction_policy='evict_first', other=0.0)", "eviction_policy='evict_first', other=0.0).to(tl.float32)"}};
+    char *t16 = edited(text, half, sizeof half / sizeof *half);
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(t16, strlen(t16), &a, &e), 0, "%s", e.msg);
+    cr_expect_eq(family_through_gate1(a, "col_softmax"), n32);
+    artifact_free(a);
+    static const char *const at_store[][2] = {
+        {"        tl.store(out_ptr2 + (x0 + 512*r0_2 + 262144*x1), tmp7, r0_mask)",
+         "        tmp8 = tmp7.to(tl.float16)\n        tl.store(out_ptr2 + (x0 + 512*r0_2 + 262144*x1), tmp8, r0_mask)"}};
+    char *ts = edited(t16, at_store, 1);
+    cr_assert_eq(artifact_parse(ts, strlen(ts), &a, &e), 0, "%s", e.msg);
+    cr_expect_eq(family_through_gate1(a, "col_softmax"), n32);
+    artifact_free(a);
+    static const char *const rounds[][2] = {{"tmp5 = tmp4 - tmp2", "tmp5 = tmp4.to(tl.float16) - tmp2"},
+                                            {"tmp7 = (tmp6 / tmp3)", "tmp7 = (tmp6 / tmp3).to(tl.float16)"},
+                                            {"'out_ptr2': '*fp16'", "'out_ptr2': '*bf16'"}};
+    expect_unmatched_after(t16, rounds, sizeof rounds / sizeof *rounds, "col_softmax");
+    static const char *const other16[][2] = {{"tmp8 = tmp7.to(tl.float16)", "tmp8 = tmp7.to(tl.bfloat16)"}};
+    expect_unmatched_after(ts, other16, 1, "col_softmax");
+    free(ts);
+    free(t16);
+    free(text);
+}
+
+/* One-place edits of hz01's kernel leave it unmatched: another op fused (an ATen op, a line), the
+ * scale applied elsewhere (to x, to the max's loop, by a division, a different constant in the
+ * normalising loop), the shift by the sum, a conversion narrower than fp32 (after a load, at the
+ * store to fp16 when the output is bf16), an output of another type, the store elsewhere, the
+ * scale's mul missing from the ATen ops; and a negative or zero scale (both loops' constants), a
+ * negative sign (-1.0 in every loop). */
+Test(templates, col_softmax_temperature_edits_unmatched) {
+    char *text = NULL;
+    artifact *a = parse_fixture("heldout4_hz01_softmax_temperature_dim1_bf16_synthetic_g0.py", &text);
+    artifact_free(a);
+    static const char *const edits[][2] = {
+        {"Original ATen: [aten._to_copy, aten.mul,", "Original ATen: [aten._to_copy, aten.add, aten.mul,"},
+        {"        tmp26 = (tmp25 / tmp16)", "        tmp99 = tmp25 * tmp25\n        tmp26 = (tmp99 / tmp16)"},
+        {"tmp24 = tmp22 * tmp23", "tmp24 = tmp21 * tmp23"},
+        {"tmp2 = tl.full([1, 1], 1.0, tl.float32)", "tmp2 = tl.full([1, 1], 1.4285714285714286, tl.float32)"},
+        {"tmp13 = tmp11 * tmp12", "tmp13 = tmp11 / tmp12"},
+        {"tmp23 = tl.full([1, 1], 1.4285714285714286, tl.float32)", "tmp23 = tl.full([1, 1], 1.4285714285714285, tl.float32)"},
+        {"tmp22 = tmp21 - tmp5", "tmp22 = tmp21 - tmp16"},
+        {"tmp8 = tmp7.to(tl.float32)", "tmp8 = tmp7.to(tl.bfloat16)"},
+        {"tmp27 = tmp26.to(tl.float32)", "tmp27 = tmp26.to(tl.float16)"},
+        {"'out_ptr2': '*bf16'", "'out_ptr2': '*fp32'"},
+        {"tl.store(out_ptr2 + (x0 + 512*r0_2 + 2097152*x1)", "tl.store(out_ptr2 + (x0 + 512*r0_2 + 2097152*x1 + 1)"},
+        {"aten._to_copy, aten.mul, aten.amax", "aten._to_copy, aten.amax"},
+        {"tmp14 = libdevice.exp(tmp13)", "tmp14 = libdevice.exp(tmp11)"},
+        {"tmp0 = tl.load(in_ptr0 + (x0 + 512*r0_2 + 2097152*x1)", "tmp0 = tl.load(in_ptr0 + (x0 + 512*r0_2 + 2097152*x1 + 512)"}};
+    expect_unmatched_after(text, edits, sizeof edits / sizeof *edits, "col_softmax");
+    /* both constants negative, or zero; the sign -1.0 in all three loops */
+    static const char *const neg[][2] = {
+        {"tmp12 = tl.full([1, 1], 1.4285714285714286, tl.float32)", "tmp12 = tl.full([1, 1], -1.4285714285714286, tl.float32)"},
+        {"tmp23 = tl.full([1, 1], 1.4285714285714286, tl.float32)", "tmp23 = tl.full([1, 1], -1.4285714285714286, tl.float32)"}};
+    static const char *const zero[][2] = {
+        {"tmp12 = tl.full([1, 1], 1.4285714285714286, tl.float32)", "tmp12 = tl.full([1, 1], 0.0, tl.float32)"},
+        {"tmp23 = tl.full([1, 1], 1.4285714285714286, tl.float32)", "tmp23 = tl.full([1, 1], 0.0, tl.float32)"}};
+    static const char *const sign[][2] = {{"tmp2 = tl.full([1, 1], 1.0, tl.float32)", "tmp2 = tl.full([1, 1], -1.0, tl.float32)"},
+                                          {"tmp9 = tl.full([1, 1], 1.0, tl.float32)", "tmp9 = tl.full([1, 1], -1.0, tl.float32)"},
+                                          {"tmp20 = tl.full([1, 1], 1.0, tl.float32)", "tmp20 = tl.full([1, 1], -1.0, tl.float32)"}};
+    const struct {
+        const char *const (*e)[2];
+        size_t n;
+    } whole[] = {{neg, 2}, {zero, 2}, {sign, 3}};
+    for (size_t w = 0; w < sizeof whole / sizeof *whole; w++) {
+        /* all but the last edit made, the last one through expect_unmatched_after */
+        char *ed = edited(text, whole[w].e, whole[w].n - 1);
+        expect_unmatched_after(ed, whole[w].e + whole[w].n - 1, 1, "col_softmax");
+        free(ed);
+    }
     free(text);
 }
 
