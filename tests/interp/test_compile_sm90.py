@@ -1,0 +1,91 @@
+"""Template kernels compiled to sm_90 machine code on the CPU (no GPU, no interpreter): Triton
+lowers them through the same passes as on the GPU machine, so a kernel the interpreter runs but
+the compiler refuses (a masked load through a scalar pointer, a constexpr branch typed two ways)
+fails here, not on the device. Covers the kernels whose programs wait for each other (the group
+norm region with several segments a group, col_split_softmax), which the interpreter cannot run,
+and the 16-bit and logcumsumexp readings, at the sizes the held-out problems use.
+
+Each kernel goes through worker/kopt_compile.py, kopt's sandboxed compile step, as gate 1's
+machine-code check sends it (its request: source, kernel, signature, constexprs, warps, arch).
+
+usage: PY tests/interp/test_compile_sm90.py (`make interp-check`; PY a python with triton);
+exit 0 when every kernel compiles, 1 otherwise; skipped (exit 0, one line) when triton does not
+import.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interp_util import ROOT, render, require_triton  # noqa: E402
+
+require_triton()
+KERNELS = os.path.join(ROOT, "templates", "kernels")
+COMPILE = os.path.join(ROOT, "worker", "kopt_compile.py")
+
+
+def compile_ok(tmp, tag, text, kernel, sig, cx, warps):
+    """Whether kopt_compile.py compiles `kernel` of `text` for sm_90; prints the verdict."""
+    d = os.path.join(tmp, tag)
+    os.makedirs(d)
+    sig = dict(sig, **{k: "constexpr" for k in cx})
+    req = {"source": text, "kernel": kernel, "signature": sig, "constexprs": cx, "num_warps": warps, "arch": 90}
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}   # compiled, not interpreted
+    r = subprocess.run([sys.executable, "-I", COMPILE], input=json.dumps(req), capture_output=True, text=True, cwd=d,
+                       env=env, timeout=300)
+    try:
+        ans = json.loads(r.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        ans = {"ok": False, "error": (r.stderr or r.stdout).strip()[-300:]}
+    ok = bool(ans.get("ok")) and os.path.getsize(os.path.join(d, "kernel.cubin")) > 0
+    print("%s %s: %s" % ("ok  " if ok else "FAIL", tag, "cubin" if ok else ans.get("error")))
+    return ok
+
+
+def main():
+    gn = open(os.path.join(KERNELS, "region_group_norm.py.tmpl")).read()
+    scan = open(os.path.join(KERNELS, "scan.py.tmpl")).read()
+    col = open(os.path.join(KERNELS, "col_softmax.py.tmpl")).read()
+    split = open(os.path.join(KERNELS, "col_split_softmax.py.tmpl")).read()
+    f32 = "*fp32"
+    gsig = lambda t: {"x_ptr": t, "cb_ptr": t, "w_ptr": t, "b_ptr": t, "y_ptr": t, "part_ptr": f32, "sync_ptr": "*i32",
+                      "HW": "i32", "CPG": "i32", "G": "i32", "eps": "fp32"}
+    jobs = []
+    # group norm: hz09 (32 x 8,190 with the conv bias and GELU, masked tail), 06 (one channel a
+    # segment), ReLU with the bias over bf16 (one channel a segment)
+    for tag, gs, seg, pb, act, onech, t in [("group_norm_bias_gelu_masked", 262080, 8192, True, 1, 0, f32),
+                                            ("group_norm_one_channel", 524288, 16384, False, 0, 1, f32),
+                                            ("group_norm_bias_relu_bf16", 65536, 8192, True, 2, 1, "*bf16")]:
+        nseg = -(-gs // seg)
+        p2 = 1 << (nseg - 1).bit_length()
+        src = render(gn, dict(GSIZE=gs, EPS=1e-5, SEG=seg, NSEG=nseg, NSEG_P2=p2, NUM_WARPS=8, PRE_BIAS=pb, ACT=act))
+        jobs.append((tag, src, "_group_norm_split", gsig(t),
+                     {"GSIZE": gs, "NSEG": nseg, "NSEG_P2": p2, "SEG": seg, "ONE_CH": onech, "PRE_BIAS": pb, "ACT": act}, 8))
+    # logcumsumexp: rows (hz06: 8,192 fp32 in one chunk) and columns over fp16
+    base = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0", MASKED=False, REGION=False,
+                DIM=1, SHIFT=0, REVERSE=False, CHUNK=8192, BLOCK_S=16, BLOCK_I=128, NUM_WARPS=8, LSE=True)
+    jobs.append(("lse_rows", render(scan, dict(base, ROWS=True)), "_lse_rows", {"x_ptr": f32, "out_ptr": f32, "S": "i32"},
+                 {"CHUNK": 8192}, 8))
+    jobs.append(("lse_cols_fp16", render(scan, dict(base, ROWS=False)), "_lse_cols",
+                 {"x_ptr": "*fp16", "out_ptr": "*fp16", "S": "i32", "INNER": "i32", "NIB": "i32"},
+                 {"BLOCK_S": 16, "BLOCK_I": 128}, 8))
+    # hz01: softmax of bf16 x * (1 / 0.7) over 4,096 of 512 columns, both templates
+    p = dict(IN="in_ptr0", OUT="out_ptr2", DIM=1, LOG=False, SCALED=True, SCALE="1.4285714285714286", NUM_WARPS=32)
+    jobs.append(("col_softmax_bf16_scaled", render(col, dict(p, BLOCK_C=4096, BLOCK_I=8)), "_col_softmax",
+                 {"x_ptr": "*bf16", "out_ptr": "*bf16", "C": "i32", "INNER": "i32", "NIB": "i32"},
+                 {"BLOCK_C": 4096, "BLOCK_I": 8, "LOG": False}, 32))
+    jobs.append(("col_split_softmax_bf16_scaled", render(split, dict(p, CB=256, IB=32, NUM_WARPS=4)), "_col_split_softmax",
+                 {"x_ptr": "*bf16", "y_ptr": "*bf16", "part_ptr": f32, "sync_ptr": "*i32", "C": "i32", "INNER": "i32",
+                  "NIT": "i32", "nseg": "i32"}, {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False}, 4))
+    bad = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for job in jobs:
+            bad += not compile_ok(tmp, *job)
+    print("compile sm_90: %d kernels, %d failed" % (len(jobs), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""The group norm region template (templates/kernels/region_group_norm.py.tmpl) run by Triton's
+interpreter on the CPU against float64 PyTorch: GroupNorm with weight and bias over (N, C, L) and
+(N, C, H, W), alone or with a convolution's per-channel bias added before it and a GELU (erf form)
+or ReLU after it; groups a power of two long and groups the segment does not divide (the segment's
+tail masked), a segment inside one channel (ONE_CH) or across several; fp32, and fp16/bf16
+computed in fp32 and stored in their own type. The interpreter runs programs one after another and
+a group's programs wait for each other, so each group here is one segment (its ticket, masking,
+count-weighted statistics, bias, activation and plan); the GPU covers several segments a group.
+Mutants (the bias left out, the GELU as ReLU) must fail (the check can).
+
+usage: TRITON_INTERPRET=1 PY tests/interp/test_group_norm_interp.py (`make interp-check`); exit 0
+when every case is within 1e-4 of float64 (16-bit outputs: plus half a unit of the last place for
+fp16, a whole one for bf16, which the interpreter truncates), 1 otherwise; skipped (exit 0, one
+line) when triton does not import. Rendering: tests/interp/interp_util.py's mirror of template.c;
+run as the text kopt judges for it (its plan lowered to kopt's launcher; KOPT=... names the binary).
+"""
+import os
+import sys
+import tempfile
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from interp_util import require_triton  # noqa: E402
+
+require_triton()
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+from interp_util import ROOT, load_judged, render  # noqa: E402
+
+TEMPLATE = os.path.join(ROOT, "templates", "kernels", "region_group_norm.py.tmpl")
+EPS = 1e-5
+
+
+def reference(x, cb, w, b, groups, act):
+    """GroupNorm in float64 of x (+ the per-channel bias cb), then the activation."""
+    shape = [1, -1] + [1] * (x.dim() - 2)
+    y = x.double() + (cb.double().view(shape) if cb is not None else 0)
+    y = F.group_norm(y, groups, w.double(), b.double(), EPS)
+    if act == 1:
+        y = F.gelu(y)
+    elif act == 2:
+        y = torch.relu(y)
+    return y
+
+
+def run(mod, shape, groups, pre_bias, act, dt, want_act=None, want_bias=None):
+    """The candidate's output for random inputs against float64: the worst error over its tolerance.
+    want_act / want_bias: the reference's (a mutant's differs from what it was rendered with)."""
+    c = shape[1]
+    x = (torch.randn(*shape) * 2 + 0.5).to(dt)
+    cb, w, b = (torch.randn(c) * 0.5).to(dt), (torch.rand(c) + 0.5).to(dt), (torch.randn(c) * 0.3).to(dt)
+    out = torch.full(shape, float("nan"), dtype=dt)
+    mod.launch(*([x, cb, w, b, out] if pre_bias else [x, w, b, out]))
+    ref = reference(x, cb if (pre_bias if want_bias is None else want_bias) else None, w, b, groups,
+                    act if want_act is None else want_act)
+    ulps = {torch.float32: 0.0, torch.float16: 0.5, torch.bfloat16: 1.0}[dt]
+    tol = 1e-4 + ulps * torch.finfo(dt).eps * ref.abs()
+    return ((out.double() - ref).abs() / tol).max().item()
+
+
+def source(gsize, seg, pre_bias, act):
+    return render(open(TEMPLATE).read(), dict(GSIZE=gsize, EPS=EPS, SEG=seg, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
+                                              PRE_BIAS=pre_bias, ACT=act))
+
+
+def main():
+    # the interpreter has no GPU to ask for its SM count (sm_count() in the plan's checks)
+    torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
+    f32, f16, b16 = torch.float32, torch.float16, torch.bfloat16
+    # (shape, groups, SEG >= the group's size): groups of 4 x 50 = 200 in 256 (masked tail), 4 x 64 =
+    # 256 exactly, 2 x 3 x 5 = 30 in 32 (4-D, masked), one channel of 16 x 16 = 256 (ONE_CH)
+    shapes = [((2, 8, 50), 2, 256), ((2, 8, 64), 2, 256), ((3, 4, 3, 5), 2, 32), ((2, 4, 16, 16), 4, 256)]
+    cases = [(s, g, seg, pb, act, f32) for s, g, seg in shapes for pb in (False, True) for act in (0, 1, 2)]
+    cases += [(s, g, seg, True, act, dt) for s, g, seg in shapes[:2] for act in (1, 2) for dt in (f16, b16)]
+    bad = 0
+    torch.manual_seed(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, (shape, groups, seg, pb, act, dt) in enumerate(cases):
+            gsize = shape[1] // groups
+            for d in shape[2:]:
+                gsize *= d
+            mod = load_judged(source(gsize, seg, pb, act), "gn_%d" % n, tmp)
+            err = run(mod, shape, groups, pb, act, dt)
+            ok = err <= 1
+            bad += not ok
+            print("%s shape=%s groups=%d seg=%d bias_before=%s act=%d %s max_err/tol=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, groups, seg, pb, act, str(dt)[6:], err))
+        # mutants: rendered without the bias (judged against a reference with it), or with ReLU for GELU
+        for n, (pb, act, want_bias, want_act) in enumerate([(False, 1, True, 1), (True, 2, True, 1)]):
+            mod = load_judged(source(200, 256, pb, act), "gn_mutant_%d" % n, tmp)
+            if pb:
+                err = run(mod, (2, 8, 50), 2, pb, act, f32, want_act=want_act)
+            else:   # rendered for (x, w, b, out): feed it so, judge against x + cb
+                x = torch.randn(2, 8, 50) * 2 + 0.5
+                cb, w, b = torch.randn(8) * 0.5, torch.rand(8) + 0.5, torch.randn(8) * 0.3
+                out = torch.full((2, 8, 50), float("nan"))
+                mod.launch(x, w, b, out)
+                err = ((out.double() - reference(x, cb, w, b, 2, want_act)).abs() / 1e-4).max().item()
+            caught = err > 1
+            bad += not caught
+            print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n,
+                                                         "bias left out" if not pb else "ReLU for GELU", err))
+    print("group_norm interp: %d cases and 2 mutants, %d failed" % (len(cases), bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
