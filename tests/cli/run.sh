@@ -884,7 +884,7 @@ has "aligned_chunks stitched (the launcher kopt wrote from the plan)" "$T/al/opt
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/heldout_h11_group_norm_8_fp16_g0.py FAKE_FAST_PATTERN="_group_norm_split" \
   expect_exit 0 "optimize, region_group_norm fp16" -- "$KOPT" optimize bench/heldout/h11_group_norm_8_fp16.py -o "$T/gn16" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["_kopt_region_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("region_group_norm: one pass"), k' "$T/out" && ok || bad "optimize: region_group_norm (fp16) was not the winner"
-has "region_group_norm stitched" "$T/gn16/optimized_module.py" "_group_norm_split\[(((nb \* groups) \* nseg), )\](in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups, [0-9.e-]*, GSIZE=262144,"
+has "region_group_norm stitched" "$T/gn16/optimized_module.py" "_group_norm_split\[(((nb \* groups) \* [0-9]*), )\](in_ptr0, in_ptr0, in_ptr1, in_ptr2, out_ptr0, part, sync, hw, cpg, groups, [0-9.e-]*, GSIZE=262144, .*PRE_BIAS=False, ACT=0,"
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/scratch_ln_1m_rows_g0.py FAKE_FAST_PATTERN="_rows_split_stats_norm" \
   expect_exit 0 "optimize, region_layer_norm" -- "$KOPT" optimize bench/heldout/h03_layer_norm_3dims.py -o "$T/ln3" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k={x["name"]:x for x in d["kernels"]}["_kopt_region_0"]; assert d["outcome"]=="optimized" and k["change"].startswith("region_layer_norm: one pass"), k' "$T/out" && ok || bad "optimize: region_layer_norm was not the winner"
