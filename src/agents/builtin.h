@@ -133,14 +133,16 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps);
  * input and writing the output, nothing else, fp32), "region_group_norm" and
  * "region_layer_norm" (native_group_norm / native_layer_norm with weight and bias, every member
  * computing that op alone, fp32/fp16/bf16; the group or row size and eps read from the member
- * kernels), "scan" (a flipped
+ * kernels; a group norm also as Inductor fuses it around a convolution's output: the conv bias
+ * added before, a GELU or ReLU after), "scan" (a flipped
  * cumsum) or "region_avg_pool" (a vendor region's average pooling), else KF_NONE. The
  * rewrite entry points above dispatch to them for templates named region_*. */
 kfamily builtin_region_match(const kfacts *k);
 json_t *builtin_region_variants(kfamily f, const kfacts *k);
 int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The scan family (builtin_scan.c): "scan" when the kernel (or region) is a cumulative sum the
- * scan template computes (inclusive, shifted, masked, reversed; over any dimension), else NULL;
+ * scan template computes (inclusive, shifted, masked, reversed; over any dimension) or a
+ * logcumsumexp (a kernel's, inclusive and forward), else NULL;
  * its variants (new array); its candidates for a "rewrite" plan (*out new, as
  * builtin_rewrite_act). builtin_rewrite_* and builtin_region_* dispatch to them. */
 const char *builtin_scan_match(const kfacts *k);

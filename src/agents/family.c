@@ -25,8 +25,8 @@ static const struct {
     [KF_SPLIT_MORE] = {"split_more",
                        "few, long reductions fill a few waves with an idle tail: split each into sub-ranges "
                        "over a second grid axis, combine the partials in order"},
-    [KF_SCAN] = {"scan", "a cumulative sum written anew from what it computes: one read, one write, loads coalesced "
-                         "whatever the scanned dimension, a carried total"},
+    [KF_SCAN] = {"scan", "a cumulative sum or logcumsumexp written anew from what it computes: one read, one write, "
+                         "loads coalesced whatever the scanned dimension, a carried total"},
     [KF_COL_SOFTMAX] = {"col_softmax",
                         "a softmax over a middle dimension read two or three times with strided loads: the whole "
                         "dimension of a few adjacent columns in registers, one read"},
