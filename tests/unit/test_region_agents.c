@@ -126,19 +126,6 @@ Test(region_agents, group_norm_reads_its_constants) {
     }
 }
 
-/* Text with the first occurrence of `from` replaced by `to` (a new string). */
-static char *replaced_once(const char *text, const char *from, const char *to) {
-    const char *at = strstr(text, from);
-    cr_assert(at, "%s", from);
-    kbuf b = KBUF_INIT;
-    kbuf_append(&b, text, (size_t)(at - text));
-    kbuf_puts(&b, to);
-    kbuf_puts(&b, at + strlen(from));
-    char *out = strdup(kbuf_str(&b));
-    kbuf_free(&b);
-    return out;
-}
-
 /* A group norm around a convolution's output (held-out hz09: Conv1d, GroupNorm(8, 256), GELU;
  * Inductor adds the convolution's bias in both its kernels and the GELU in the second): one
  * region, bias before and GELU after in the template, groups of 262,080 (32 channels of 8,190)
@@ -173,7 +160,7 @@ Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
         {"tmp20 = libdevice.erf(tmp19)", "tmp20 = libdevice.tanh(tmp19)"},
         {"tmp0 = tl.load(in_ptr0 + (x4), None)", "tmp0 = tl.load(in_ptr0 + (x0 + 8190*x3), None)"}};
     for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        char *ed = replaced_once(text, edits[t][0], edits[t][1]);
+        char *ed = tu_replace_once(text, edits[t][0], edits[t][1]);
         k = region_ctx_text(ed, 1, 2, &r);
         cr_expect_neq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "matched after: %s", edits[t][1]);
         json_decref(k);

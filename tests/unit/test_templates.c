@@ -325,16 +325,11 @@ static artifact *parse_fixture(const char *name, char **text) {
 }
 
 static artifact *parse_edited(const char *text, const char *from, const char *to) {
-    const char *at = strstr(text, from);
-    cr_assert(at, "%s not in the fixture", from);
-    kbuf b = KBUF_INIT;
-    kbuf_append(&b, text, (size_t)(at - text));
-    kbuf_puts(&b, to);
-    kbuf_puts(&b, at + strlen(from));
+    char *ed = tu_replace_once(text, from, to);
     artifact *a = NULL;
     kerr e = {0};
-    cr_assert_eq(artifact_parse(kbuf_str(&b), b.len, &a, &e), 0, "%s", e.msg);
-    kbuf_free(&b);
+    cr_assert_eq(artifact_parse(ed, strlen(ed), &a, &e), 0, "%s", e.msg);
+    free(ed);
     return a;
 }
 
@@ -388,15 +383,9 @@ static int family_through_gate1(const artifact *a, const char *family) {
 static char *edited(const char *text, const char *const (*edits)[2], size_t n) {
     char *cur = strdup(text);
     for (size_t t = 0; t < n; t++) {
-        const char *at = strstr(cur, edits[t][0]);
-        cr_assert(at, "%s", edits[t][0]);
-        kbuf ed = KBUF_INIT;
-        kbuf_append(&ed, cur, (size_t)(at - cur));
-        kbuf_puts(&ed, edits[t][1]);
-        kbuf_puts(&ed, at + strlen(edits[t][0]));
+        char *next = tu_replace_once(cur, edits[t][0], edits[t][1]);
         free(cur);
-        cur = strdup(kbuf_str(&ed));
-        kbuf_free(&ed);
+        cur = next;
     }
     return cur;
 }
