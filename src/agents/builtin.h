@@ -61,7 +61,7 @@ int builtin_params_are(const kfacts *k, const char *const *want, size_t n);
  * kernel facts as `fragment`): builtin_fx_line, the line of the node calling `target`
  * ("aten.cumsum.default") or NULL; builtin_fx_rank, the rank of that node's `Tensor "f32[..]"`
  * type (0 when absent); builtin_fx_int_arg, the integer after the node's first argument
- * (`args = (%x, D` -> D; 1 when read). */
+ * (`args = (%x, D` or a one-element list `args = (%x, [D]` -> D; 1 when read). */
 const char *builtin_fx_line(const kf_strs *fragment, const char *target);
 /* One FX node line ("%name : ... = call_function[target=torch.ops.T](args = (...), kwargs = {...})")
  * parsed by builtin_fx_parse (1 when it is one, its parts within the sizes below);
@@ -99,6 +99,11 @@ void builtin_dims_keep(int *dims, int *ndims, int d);
 int builtin_count(const char *s, const char *needle);
 /* Whether a parameter's Triton type is a pointer to fp32, fp16 or bf16 ("*fp32"). */
 int builtin_float_ptr(const char *t);
+/* Whether every conversion (`.to(`) in a kernel's source is to fp32, or to the output's 16-bit
+ * type out_tl ("tl.bfloat16"; NULL: none allowed) in a line `A = B.to(out_tl)` whose next line
+ * stores A: 16-bit values computed in fp32, nothing rounded narrower on the way, which a
+ * template computing in fp32 would not repeat. 0 for a NULL source. */
+int builtin_casts_to_fp32(const char *src, const char *out_tl);
 /* Appends to s a KOPT_PLAN of one launch of k's own kernel (its name) over its runtime
  * parameters (the plan's parameters and the launch's arguments alike), grid expression `grid`,
  * constexprs `constexprs` (the dict's inside: "\"XBLOCK\": 1"), num_warps, one stage. */

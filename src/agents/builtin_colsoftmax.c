@@ -59,44 +59,6 @@ static const char *cs_tl16(const char *ptr_type) {
     return !strcmp(ptr_type, "*fp16") ? "tl.float16" : !strcmp(ptr_type, "*bf16") ? "tl.bfloat16" : NULL;
 }
 
-/* Whether every conversion in the kernel's source is to fp32, or to the output's 16-bit type
- * (out_tl, NULL for none) in a line `A = B.to(out_tl)` whose next line stores A: 16-bit values
- * computed in fp32, nothing rounded narrower on the way, which the templates would not repeat. */
-static int cs_casts_ok(const char *src, const char *out_tl) {
-    for (const char *p = src ? strstr(src, ".to(") : NULL; p; p = strstr(p + 1, ".to(")) {
-        if (!strncmp(p, ".to(tl.float32)", 15)) continue;
-        size_t n = out_tl ? strlen(out_tl) : 0;
-        const char *bol = p;
-        while (bol > src && bol[-1] != '\n') bol--;
-        char lhs[32], rest[32], store[64];
-        int end = 0;
-        /* `    A = B.to(out_tl)` then `    tl.store(..., A, ...)` */
-        if (!n || strncmp(p + 4, out_tl, n) || strncmp(p + 4 + n, ")\n", 2) ||
-            sscanf(bol, " %31[a-z0-9_] = %31[a-z0-9_]%n", lhs, rest, &end) != 2 || bol + end != p)
-            return 0;
-        const char *next = p + 4 + n + 2, *eol = next + strcspn(next, "\n");
-        snprintf(store, sizeof store, ", %s, ", lhs);
-        while (*next == ' ') next++;
-        if (strncmp(next, "tl.store(", 9) || !memmem(next, (size_t)(eol - next), store, strlen(store))) return 0;
-    }
-    return src != NULL;
-}
-
-/* The dimension of the FX node calling `target` whose second argument is a one-element list
- * (`args = (%x, [D], ..`: amax's), made non-negative with the node's rank or `rank`; -1 if none. */
-static int cs_fx_list_dim(const kf_strs *fragment, const char *target, int rank) {
-    const char *l = builtin_fx_line(fragment, target);
-    fx_node n;
-    char arg[32];
-    int d = 0, end = 0;
-    if (!l || !builtin_fx_parse(l, &n) || !builtin_fx_arg(&n, 1, arg, sizeof arg) || sscanf(arg, "[%d]%n", &d, &end) != 1 ||
-        arg[end])
-        return -1;
-    if (n.rank) rank = n.rank;
-    if (d < 0) d += rank;
-    return d >= 0 && d < rank ? d : -1;
-}
-
 /* Reading the three-loop form: the kernel's lines compared with patterns in which {x} stands for
  * an identifier, {#x} a decimal number and {@x} an index expression (names, integers, spaces,
  * + * / % and balanced parentheses), each bound to slot x at its first occurrence and compared at
@@ -340,7 +302,7 @@ static int cs_facts_of(const kfacts *k, cs_facts *f) {
         return 0;
     /* one type in and out; 16-bit values computed in fp32 */
     const char *t = kfacts_param_type(k, f->in);
-    if (!builtin_float_ptr(t) || strcmp(t, kfacts_param_type(k, f->out)) || !cs_casts_ok(k->source, cs_tl16(t))) return 0;
+    if (!builtin_float_ptr(t) || strcmp(t, kfacts_param_type(k, f->out)) || !builtin_casts_to_fp32(k->source, cs_tl16(t))) return 0;
     long long xn = kfacts_numel(k, "xnumel"), rn = kfacts_numel(k, "r0_numel");
     const kf_shape *sh = kfacts_shape(k, f->in);
     size_t rank = sh ? (size_t)sh->ndims : 0;
@@ -357,7 +319,7 @@ static int cs_facts_of(const kfacts *k, cs_facts *f) {
                                         "prims.prepare_softmax_online.default"};
     int said = -1;
     for (size_t i = 0; i < 3 && said < 0; i++) said = builtin_fx_dim(&k->fragment, nodes[i], (int)rank);
-    if (said < 0) said = cs_fx_list_dim(&k->fragment, "aten.amax.default", (int)rank);
+    if (said < 0) said = builtin_fx_dim(&k->fragment, "aten.amax.default", (int)rank);
     builtin_dims_keep(f->dims, &f->ndims, said);
     if (!f->ndims) return 0;
     f->c = rn;

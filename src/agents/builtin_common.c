@@ -58,9 +58,31 @@ int builtin_fx_int_arg(const char *line, long long *out) {
     const char *a = strstr(line, "](args = (%");
     const char *c = a ? strchr(a + 11, ',') : NULL;
     if (!c) return 0;
+    const char *v = c + 1 + (c[1] == ' ');
+    int list = *v == '[';   /* a one-element list: amax(x, [D]) */
     char *end = NULL;
-    *out = strtoll(c + 1, &end, 10);
-    return end != c + 1;
+    *out = strtoll(v + list, &end, 10);
+    return end != v + list && (!list || *end == ']');
+}
+
+int builtin_casts_to_fp32(const char *src, const char *out_tl) {
+    for (const char *p = src ? strstr(src, ".to(") : NULL; p; p = strstr(p + 1, ".to(")) {
+        if (!strncmp(p, ".to(tl.float32)", 15)) continue;
+        size_t n = out_tl ? strlen(out_tl) : 0;
+        const char *bol = p;
+        while (bol > src && bol[-1] != '\n') bol--;
+        char lhs[32], rest[32], store[64];
+        int end = 0;
+        /* `    A = B.to(out_tl)` then `    tl.store(..., A, ...)` */
+        if (!n || strncmp(p + 4, out_tl, n) || strncmp(p + 4 + n, ")\n", 2) ||
+            sscanf(bol, " %31[a-z0-9_] = %31[a-z0-9_]%n", lhs, rest, &end) != 2 || bol + end != p)
+            return 0;
+        const char *next = p + 4 + n + 2, *eol = next + strcspn(next, "\n");
+        snprintf(store, sizeof store, ", %s, ", lhs);
+        while (*next == ' ') next++;
+        if (strncmp(next, "tl.store(", 9) || !memmem(next, (size_t)(eol - next), store, strlen(store))) return 0;
+    }
+    return src != NULL;
 }
 
 int builtin_ops_within(const kf_strs *ops, const char *const *allowed, size_t n, unsigned *has) {

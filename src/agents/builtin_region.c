@@ -93,13 +93,6 @@ typedef struct gn_fusion {
     int act;        /* after it: 0 none, 1 GELU (erf), 2 ReLU */
 } gn_fusion;
 
-/* Whether op is one of the n names. */
-static int op_in(const char *op, const char *const *names, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        if (!strcmp(op, names[i])) return 1;
-    return 0;
-}
-
 /* Whether a normalising kernel's source reads its in_ptr0 at xindex itself (`tl.load(in_ptr0 +
  * (x4), ...)` with `x4 = xindex`): the convolution's result laid out as the output, contiguous
  * (N, C, *). A channels-last one is read at a permuted index (`y0 + 128*x2 + ...`), which the
@@ -133,20 +126,11 @@ static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
     memset(g, 0, sizeof *g);
     if (builtin_params_are(k, affine, 4)) return members_compute_only(k, "aten.native_group_norm");
     if (!builtin_params_are(k, fused, 5) || k->nmembers != 2) return 0;
-    for (size_t m = 0; m < 2; m++) {
-        const kf_strs *ops = &k->members[m].aten_ops;
-        int conv = 0, gn = 0;
-        for (size_t j = 0; j < ops->n; j++) {
-            if (!op_in(ops->v[j], m ? norm_ops : stats_ops, m ? 4 : 2)) return 0;
-            conv |= !strcmp(ops->v[j], "aten.convolution");
-            gn |= !strcmp(ops->v[j], "aten.native_group_norm");
-            if (!strcmp(ops->v[j], "aten.gelu") || !strcmp(ops->v[j], "aten.relu")) {
-                if (g->act) return 0;   /* two activations */
-                g->act = !strcmp(ops->v[j], "aten.gelu") ? 1 : 2;
-            }
-        }
-        if (!conv || !gn) return 0;
-    }
+    unsigned stats = 0, norm = 0;   /* bits: the ops seen, in the lists' order */
+    if (!builtin_ops_within(&k->members[0].aten_ops, stats_ops, 2, &stats) || stats != 3u ||
+        !builtin_ops_within(&k->members[1].aten_ops, norm_ops, 4, &norm) || (norm & 3u) != 3u || norm == 15u)
+        return 0;   /* convolution and the norm in both; at most one activation */
+    g->act = norm & 4u ? 1 : norm & 8u ? 2 : 0;
     const char *src = k->members[1].source;
     if (g->act == 1 && (!src || !strstr(src, "libdevice.erf(") || strstr(src, "libdevice.tanh("))) return 0;
     if (!reads_input_linearly(src)) return 0;

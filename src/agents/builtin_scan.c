@@ -69,15 +69,6 @@ static int match_region(const kfacts *k, scan_facts *f) {
     return f->ndims > 0;
 }
 
-/* Whether the kernel's source converts only to fp32: a 16-bit scan loaded, summed in fp32 and
- * stored in its own type (cumsum with dtype=float32, then .to(float16)), nothing rounded to a
- * narrower type on the way, which the template would not repeat. */
-static int casts_only_to_fp32(const char *src) {
-    for (const char *p = src ? strstr(src, ".to(tl.") : NULL; p; p = strstr(p + 1, ".to(tl."))
-        if (strncmp(p, ".to(tl.float32)", 15)) return 0;
-    return src != NULL;
-}
-
 /* Single-kernel reading: (in_ptr0[, in_ptr1], out_ptr0, xnumel, r0_numel). Values and output of
  * one type, fp32, fp16 or bf16; a 16-bit one only where every cast in the source is to fp32, the
  * dtype conversions (_to_copy / convert_element_type) only there. */
@@ -110,7 +101,7 @@ static int match_kernel(const kfacts *k, scan_facts *f) {
     }
     if (strcmp(kfacts_param_type(k, f->xarg), ot)) return 0;
     int wide = !strcmp(ot, "*fp32");
-    if ((wide && (has & 96u)) || (!wide && !casts_only_to_fp32(k->source))) return 0;
+    if ((wide && (has & 96u)) || (!wide && !builtin_casts_to_fp32(k->source, NULL))) return 0;
     const kf_strs *frag = &k->fragment;
     if (has & 6u) {
         int said = fx_pad_shift(frag);

@@ -45,6 +45,17 @@ Test(agents, strip_heuristics_keeps_the_jit_function) {
     artifact_free(a);
 }
 
+/* The FX graph's dimension argument: an integer or a one-element list (amax's), nothing else. */
+Test(agents, fx_int_arg_reads_an_integer_or_a_one_element_list) {
+    long long d = -9;
+    cr_assert(builtin_fx_int_arg("%c : Tensor = call_function[target=torch.ops.aten.cumsum.default](args = (%x, -1), kwargs = {})", &d));
+    cr_expect_eq(d, -1);
+    cr_assert(builtin_fx_int_arg("%m : Tensor = call_function[target=torch.ops.aten.amax.default](args = (%x, [1], True), kwargs = {})", &d));
+    cr_expect_eq(d, 1);
+    cr_expect_not(builtin_fx_int_arg("%m : Tensor = call_function[target=torch.ops.aten.amax.default](args = (%x, [1, 2]), kwargs = {})", &d));
+    cr_expect_not(builtin_fx_int_arg("%v : Tensor = call_function[target=torch.ops.aten.view.default](args = (%x, [a]), kwargs = {})", &d));
+}
+
 Test(agents, planner_round0_rewrite_first_then_valid_configs) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
