@@ -7,7 +7,8 @@
  *
  * Plans: {"direction":"rewrite","params":{"template":"region_avg_pool" | "avg_pool" | "max_pool",
  * "variants":[{"bh":BH,"bw":BW,"num_warps":W[,"odc":ODC]},..]}}; odc selects the template's
- * sliding strategy (3-D pooling whose consecutive windows share one input plane). */
+ * sliding strategy (pooling whose consecutive windows share input planes: 3-D down its depth,
+ * 2-D down its rows). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -208,11 +209,19 @@ kfamily builtin_pool_family(const pool_spec *ps) {
     return !ps->kernel ? KF_REGION_AVG_POOL : ps->max ? KF_MAX_POOL : KF_AVG_POOL;
 }
 
-/* Whether 3-D pooling's consecutive windows share exactly one input plane (SLIDE), and whether
- * its width window is {2ow-1, 2ow, 2ow+1} (PAIR): pool.py.tmpl's sliding strategy. */
-static int pool_can_slide(const pool_spec *ps) {
-    return ps->nd == 3 && !ps->in3 && ps->dl[0] == 1 && ps->k[0] == ps->s[0] + 1;
+/* The input planes (3-D: depths; 2-D: rows) consecutive windows of the first spatial dimension
+ * share, which pool.py.tmpl's sliding strategy keeps for the next output (SHARE): 1 where the
+ * window is one longer than the stride, 2 for a window of 3 at stride 1, else 0 (not slid; nor a
+ * dilated one, nor 1-D pooling, whose height is 1). 2-D pooling slides down its rows (ROWS). */
+static int pool_slide_share(const pool_spec *ps) {
+    if (ps->in3 || ps->dl[0] != 1) return 0;
+    if (ps->k[0] == ps->s[0] + 1) return 1;
+    return ps->s[0] == 1 && ps->k[0] == 3 ? 2 : 0;
 }
+
+static int pool_can_slide(const pool_spec *ps) { return pool_slide_share(ps) > 0; }
+
+/* Whether its width window is {2ow-1, 2ow, 2ow+1} (PAIR: one contiguous load a row). */
 
 static int pool_can_pair(const pool_spec *ps) {
     int w = ps->nd - 1;
@@ -250,7 +259,7 @@ json_t *builtin_pool_variants(const kfacts *k) {
     if (bw > 128) bw = 128;
     if (bw < 16) bw = 16;
     long long half = bw / 2 < 16 ? 16 : bw / 2;
-    if (pool_can_slide(&ps)) {
+    if (pool_can_slide(&ps) && ps.nd == 3) {
         /* measured on the H200 (k3 s2 p1, 64 output columns; do_bench medians, L2 flushed): a
          * one-row tile walking 8-16 depths, one warp: fp16 max 0.668 ms and fp32 average 0.593 ms,
          * against 0.710 (max-autotune) and 0.755 ms (the plain template's best) */
@@ -260,6 +269,16 @@ json_t *builtin_pool_variants(const kfacts *k) {
     const long long t[][3] = {
         {1, bw, bw >= 128 ? 2 : 1}, {2, bw, bw >= 64 ? 2 : 1}, {1, half, 1}, {4, bw, 2}, {1, bw, bw >= 64 ? 2 : 1}};
     for (size_t i = 0; i < sizeof t / sizeof *t; i++) add_variant(v, t[i][0], t[i][1], t[i][2], 0);
+    if (pool_can_slide(&ps) && ps.nd == 2) {
+        /* 2-D, down the rows: a tile one output row high and the row's width (up to 256), walking
+         * 16-64 output rows; not yet measured on a GPU, so after the plain variants */
+        long long rw = builtin_next_pow2(ps.out_w);
+        if (rw > 256) rw = 256;
+        if (rw < 16) rw = 16;
+        long long nw = rw >= 256 ? 2 : 1;
+        const long long r[][2] = {{rw, 32}, {rw, 16}, {rw, 64}, {rw / 2 < 16 ? 16 : rw / 2, 32}};
+        for (size_t i = 0; i < sizeof r / sizeof *r; i++) add_variant(v, 1, r[i][0], nw, r[i][1]);
+    }
     return v;
 }
 
@@ -272,6 +291,7 @@ int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
     const char *binding = ps.kernel ? k->name : k->nmembers ? k->members[0].name : NULL;
     if (!binding) return kerr_set(e, KOPT_E_CANDIDATE, "%s: the launch has no name to bind to", tmpl);
     int d3 = ps.nd == 3, o = d3 ? 0 : -1; /* index of depth in k/s/p; 2-D: none */
+    int share = pool_slide_share(&ps);
     json_t *cands = json_array();
     for (size_t i = 0; i < plan->nvar; i++) {
         const kp_variant *var = &plan->var[i];
@@ -280,9 +300,17 @@ int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
         long long odc = var->odc;
         int slide = odc > 0;
         if (!builtin_pow2_in(bh, 1, 64) || !builtin_pow2_in(bw, 1, 256) || !builtin_pow2_in(nw, 1, 16) ||
-            bh * bw > 4096 || (slide && (!pool_can_slide(&ps) || !builtin_pow2_in(odc, 1, 64))))
+            bh * bw > 4096 || (slide && (!share || !builtin_pow2_in(odc, 1, 64) || (!d3 && bh != 1))))
             continue;
         int pair = slide && pool_can_pair(&ps);
+        /* 2-D slid down its rows (ROWS): the template's depth is the height, its planes single
+         * rows (kd/sd/pd the height's; kh 1, no padding) */
+        int rows = slide && !d3;
+        int dep = d3 || rows; /* k/s/p[0] are the template's depth */
+        long long kd = dep ? ps.k[0] : 1, sd = dep ? ps.s[0] : 1, pd = dep ? ps.p[0] : 0;
+        long long ekd = dep ? pool_extent(&ps, 0) : 1;
+        long long kh = rows ? 1 : ps.k[o + 1], sh = rows ? 1 : ps.s[o + 1], ph = rows ? 0 : ps.p[o + 1];
+        long long dh = rows ? 1 : ps.dl[o + 1], ekh = rows ? 1 : pool_extent(&ps, o + 1);
         tpl_arg a[] = {{.name = "MAX", .type = TPL_BOOL, .b = ps.max},
                        {.name = "IN", .type = TPL_IDENT, .ident = ps.in},
                        {.name = "OUT", .type = TPL_IDENT, .ident = ps.out},
@@ -291,20 +319,20 @@ int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
                        {.name = "R0NUMEL", .type = TPL_BOOL, .b = ps.r0numel},
                        {.name = "IN3", .type = TPL_BOOL, .b = ps.in3},
                        {.name = "ND3", .type = TPL_BOOL, .b = d3},
-                       {.name = "KD", .type = TPL_INT, .i = d3 ? ps.k[0] : 1},
-                       {.name = "KH", .type = TPL_INT, .i = ps.k[o + 1]},
+                       {.name = "KD", .type = TPL_INT, .i = kd},
+                       {.name = "KH", .type = TPL_INT, .i = kh},
                        {.name = "KW", .type = TPL_INT, .i = ps.k[o + 2]},
-                       {.name = "SD", .type = TPL_INT, .i = d3 ? ps.s[0] : 1},
-                       {.name = "SH", .type = TPL_INT, .i = ps.s[o + 1]},
+                       {.name = "SD", .type = TPL_INT, .i = sd},
+                       {.name = "SH", .type = TPL_INT, .i = sh},
                        {.name = "SW", .type = TPL_INT, .i = ps.s[o + 2]},
-                       {.name = "PD", .type = TPL_INT, .i = d3 ? ps.p[0] : 0},
-                       {.name = "PH", .type = TPL_INT, .i = ps.p[o + 1]},
+                       {.name = "PD", .type = TPL_INT, .i = pd},
+                       {.name = "PH", .type = TPL_INT, .i = ph},
                        {.name = "PW", .type = TPL_INT, .i = ps.p[o + 2]},
                        {.name = "DD", .type = TPL_INT, .i = d3 ? ps.dl[0] : 1},
-                       {.name = "DH", .type = TPL_INT, .i = ps.dl[o + 1]},
+                       {.name = "DH", .type = TPL_INT, .i = dh},
                        {.name = "DW", .type = TPL_INT, .i = ps.dl[o + 2]},
-                       {.name = "EKD", .type = TPL_INT, .i = d3 ? pool_extent(&ps, 0) : 1},
-                       {.name = "EKH", .type = TPL_INT, .i = pool_extent(&ps, o + 1)},
+                       {.name = "EKD", .type = TPL_INT, .i = ekd},
+                       {.name = "EKH", .type = TPL_INT, .i = ekh},
                        {.name = "EKW", .type = TPL_INT, .i = pool_extent(&ps, o + 2)},
                        {.name = "COUNT_PAD", .type = TPL_BOOL, .b = ps.count_pad},
                        {.name = "DIVISOR", .type = TPL_INT, .i = ps.divisor},
@@ -313,11 +341,15 @@ int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
                        {.name = "SLIDE", .type = TPL_BOOL, .b = slide},
                        {.name = "PAIR", .type = TPL_BOOL, .b = pair},
-                       {.name = "ODC", .type = TPL_INT, .i = slide ? odc : 1}};
+                       {.name = "ODC", .type = TPL_INT, .i = slide ? odc : 1},
+                       {.name = "SHARE", .type = TPL_INT, .i = slide ? share : 1},
+                       {.name = "ROWS", .type = TPL_BOOL, .b = rows}};
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         kbuf_printf(&label, "%s: %dd %s pooling, %lld x %lld outputs per program", tmpl, ps.in3 ? 1 : ps.nd,
                     ps.max ? "max" : "average", bh, bw);
-        if (slide) kbuf_printf(&label, " sliding down %lld output depths%s", odc, pair ? ", paired row loads" : "");
+        if (slide)
+            kbuf_printf(&label, " sliding down %lld output %s%s", odc, rows ? "rows" : "depths",
+                        pair ? ", paired row loads" : "");
         kbuf_printf(&label, ", num_warps=%lld", nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n", binding,
                     kbuf_str(&label));
@@ -336,6 +368,8 @@ int builtin_pool_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
     }
     return builtin_candidates_answer(cands, tmpl,
                                      "bh <= 64, bw <= 256, num_warps <= 16, powers of two, bh * bw <= 4096; odc (a "
-                                     "power of two <= 64) only for 3-D pooling whose windows share one plane",
+                                     "power of two <= 64) only where consecutive windows share input planes (3-D: "
+                                     "depths; 2-D: rows, with bh 1), undilated, with a window one longer than the "
+                                     "stride or of 3 at stride 1",
                                      out, e);
 }

@@ -8,7 +8,7 @@
 
 #include "util/fs.h"
 
-#define TPL_MAX_PARAMS 32
+#define TPL_MAX_PARAMS 48
 #define TPL_MAX_DEPTH 8
 
 typedef struct tpl_decl {

@@ -3,7 +3,8 @@ lowers them through the same passes as on the GPU machine, so a kernel the inter
 the compiler refuses (a masked load through a scalar pointer, a constexpr branch typed two ways)
 fails here, not on the device. Covers the kernels whose programs wait for each other (the group
 norm region with several segments a group, col_split_softmax), which the interpreter cannot run,
-and the 16-bit and logcumsumexp readings, at the sizes the held-out problems use.
+and the 16-bit and logcumsumexp readings and 2-D pooling slid down its rows, at the sizes the
+held-out problems use.
 
 Each kernel goes through worker/kopt_compile.py, kopt's sandboxed compile step, as gate 1's
 machine-code check sends it (its request: source, kernel, signature, constexprs, warps, arch).
@@ -79,6 +80,19 @@ def main():
     jobs.append(("col_split_softmax_bf16_scaled", render(split, dict(p, CB=256, IB=32, NUM_WARPS=4)), "_col_split_softmax",
                  {"x_ptr": "*bf16", "y_ptr": "*bf16", "part_ptr": f32, "sync_ptr": "*i32", "C": "i32", "INNER": "i32",
                   "NIT": "i32", "nseg": "i32"}, {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False}, 4))
+    # 2-D max pooling slid down its rows: hy05's 3 x 3 s1 p1 (two rows kept a step) and level1/34's
+    # 3 x 3 s2 p1 with paired row loads
+    pool = open(os.path.join(KERNELS, "pool.py.tmpl")).read()
+    psig = {"x_ptr": f32, "y_ptr": f32, **{k: "i32" for k in ("D", "H", "W", "OD", "OH", "OW", "NBH", "NBW", "NDC")}}
+    for tag, kd, sd, kw, sw, pair, share, bw in [("pool_rows_3x3_s1", 3, 1, 3, 1, False, 2, 256),
+                                                 ("pool_rows_3x3_s2_pair", 3, 2, 3, 2, True, 1, 128)]:
+        prm = dict(MAX=True, IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=True, R0NUMEL=False, IN3=False,
+                   ND3=False, ROWS=True, KD=kd, KH=1, KW=kw, SD=sd, SH=1, SW=sw, PD=1, PH=0, PW=1, DD=1, DH=1, DW=1,
+                   EKD=kd, EKH=1, EKW=kw, COUNT_PAD=False, DIVISOR=0, BH=1, BW=bw, NUM_WARPS=2, SLIDE=True, PAIR=pair,
+                   ODC=32, SHARE=share)
+        cx = {k: prm[k] for k in ("KD", "KH", "KW", "SD", "SH", "SW", "PD", "PH", "PW", "DH", "DW", "PAIR", "MAX",
+                                  "COUNT_PAD", "DIVISOR", "BH", "BW", "ODC", "SHARE")}
+        jobs.append((tag, render(pool, prm), "_pool_slide", psig, cx, 2))
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for job in jobs:

@@ -315,7 +315,7 @@ def main():
         kk, ss, pp = ([1] + k, [1] + st, [0] + pad) if not d3 else (k, st, pad)
         prm = dict(sig, MAX=False, ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0],
                    PH=pp[1], PW=pp[2], DD=1, DH=1, DW=1, EKD=kk[0], EKH=kk[1], EKW=kk[2], COUNT_PAD=cp, DIVISOR=div,
-                   BH=bh, BW=bw, NUM_WARPS=1, SLIDE=False, PAIR=False, ODC=1)
+                   BH=bh, BW=bw, NUM_WARPS=1, SLIDE=False, PAIR=False, ODC=1, SHARE=1, ROWS=False)
         cases.append(("pool", prm,
                       lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div, fm=form:
                       case_avg_pool(m, sh, k, st, pad, cp, div, fm),
@@ -335,7 +335,7 @@ def main():
         prm = dict(sig, MAX=True, ND3=d3, KD=kk[0], KH=kk[1], KW=kk[2], SD=ss[0], SH=ss[1], SW=ss[2], PD=pp[0],
                    PH=pp[1], PW=pp[2], DD=dd[0], DH=dd[1], DW=dd[2], EKD=dd[0] * (kk[0] - 1) + 1,
                    EKH=dd[1] * (kk[1] - 1) + 1, EKW=dd[2] * (kk[2] - 1) + 1, COUNT_PAD=False, DIVISOR=0,
-                   BH=bh, BW=bw, NUM_WARPS=1, SLIDE=False, PAIR=False, ODC=1)
+                   BH=bh, BW=bw, NUM_WARPS=1, SLIDE=False, PAIR=False, ODC=1, SHARE=1, ROWS=False)
         cases.append(("pool", prm,
                       lambda m, sh=shape, k=k, st=st, pad=pad, dil=dil, dt=dt, one=sig is one_d:
                       case_max_pool(m, sh, k, st, pad, dil, dt, one),
@@ -353,12 +353,17 @@ def main():
             ((2, 3, 9, 10, 12), [3, 3, 3], [2, 2, 2], [1, 1, 1], [1, 1, 1], False, True, 0, 1, 8, 8, torch.float32,
              vendor),
             ((1, 2, 6, 7, 6), [3, 2, 3], [2, 1, 2], [1, 1, 1], [1, 1, 1], False, False, 5, 4, 2, 2, torch.float32,
+             vendor),
+            # SHARE 2: a depth window of 3 at stride 1 (two planes kept for the next depth)
+            ((2, 2, 7, 8, 9), [3, 3, 3], [1, 2, 2], [1, 1, 1], [1, 1, 1], True, False, 0, 2, 4, 3, torch.float32, poi),
+            ((2, 3, 6, 7, 9), [3, 3, 2], [1, 1, 2], [0, 1, 1], [1, 1, 1], False, True, 0, 2, 8, 4, torch.float32,
              vendor)):
         pair = k[2] == 3 and st[2] == 2 and pad[2] == 1
         prm = dict(sig, MAX=mx, ND3=True, KD=k[0], KH=k[1], KW=k[2], SD=st[0], SH=st[1], SW=st[2], PD=pad[0],
                    PH=pad[1], PW=pad[2], DD=dil[0], DH=dil[1], DW=dil[2], EKD=dil[0] * (k[0] - 1) + 1,
                    EKH=dil[1] * (k[1] - 1) + 1, EKW=dil[2] * (k[2] - 1) + 1, COUNT_PAD=cp, DIVISOR=div,
-                   BH=bh, BW=bw, NUM_WARPS=1, SLIDE=True, PAIR=pair, ODC=odc)
+                   BH=bh, BW=bw, NUM_WARPS=1, SLIDE=True, PAIR=pair, ODC=odc,
+                   SHARE=1 if k[0] == st[0] + 1 else 2, ROWS=False)
         if mx:
             run = (lambda m, sh=shape, k=k, st=st, pad=pad, dil=dil, dt=dt:
                    case_max_pool(m, sh, k, st, pad, dil, dt, False))
@@ -367,6 +372,33 @@ def main():
                    case_avg_pool(m, sh, k, st, pad, cp, div, "vendor"))
         cases.append(("pool", prm, run, "slide %s %s k%s s%s p%s d%s count_pad=%s divisor=%d odc %d pair=%s %s"
                       % ("max" if mx else "avg", shape, k, st, pad, dil, cp, div, odc, pair, dt)))
+    # 2-D pooling slid down its rows (ROWS: the template's depth is the height, its planes single
+    # rows): a window of 3 at stride 1 (SHARE 2: hy05's 3x3 s1 p1), of 3 at stride 2 with paired
+    # row loads (level1/34's 3x3 s2 p1), of 2 at stride 1; rows per program that do not divide the
+    # output's height, tiles narrower than a row; max with NaN and -inf planted (fp16 too), average
+    # with the padding counted, not counted, and a divisor override
+    for shape, k, st, pad, dil, mx, cp, div, bw, odc, dt, sig in (
+            ((2, 3, 13, 11), [3, 3], [1, 1], [1, 1], [1, 1], True, False, 0, 16, 4, torch.float32, poi),
+            ((2, 2, 9, 20), [3, 3], [1, 1], [1, 1], [1, 2], True, False, 0, 8, 8, torch.float16, poi),
+            ((2, 3, 13, 12), [3, 3], [2, 2], [1, 1], [1, 1], True, False, 0, 8, 2, torch.float32, poi),
+            ((2, 3, 10, 9), [2, 2], [1, 1], [0, 1], [1, 1], True, False, 0, 4, 4, torch.float16, poi),
+            ((2, 3, 10, 9), [3, 3], [1, 1], [1, 1], [1, 1], False, False, 0, 16, 4, torch.float32, vendor),
+            ((2, 3, 11, 10), [3, 3], [1, 1], [1, 0], [1, 1], False, True, 0, 4, 8, torch.float32, vendor),
+            ((2, 3, 12, 13), [3, 3], [2, 2], [1, 1], [1, 1], False, False, 0, 4, 2, torch.float32, vendor),
+            ((1, 2, 9, 7), [2, 3], [1, 2], [1, 1], [1, 1], False, True, 5, 8, 4, torch.float32, vendor)):
+        pair = k[1] == 3 and st[1] == 2 and pad[1] == 1 and dil[1] == 1
+        share = 1 if k[0] == st[0] + 1 else 2
+        prm = dict(sig, MAX=mx, ND3=False, ROWS=True, KD=k[0], KH=1, KW=k[1], SD=st[0], SH=1, SW=st[1], PD=pad[0],
+                   PH=0, PW=pad[1], DD=1, DH=1, DW=dil[1], EKD=k[0], EKH=1, EKW=dil[1] * (k[1] - 1) + 1,
+                   COUNT_PAD=cp, DIVISOR=div, BH=1, BW=bw, NUM_WARPS=1, SLIDE=True, PAIR=pair, ODC=odc, SHARE=share)
+        if mx:
+            run = (lambda m, sh=shape, k=k, st=st, pad=pad, dil=dil, dt=dt:
+                   case_max_pool(m, sh, k, st, pad, dil, dt, False))
+        else:
+            run = (lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div:
+                   case_avg_pool(m, sh, k, st, pad, cp, div, "vendor"))
+        cases.append(("pool", prm, run, "rows %s %s k%s s%s p%s d%s count_pad=%s divisor=%d odc %d share %d pair=%s %s"
+                      % ("max" if mx else "avg", shape, k, st, pad, dil, cp, div, odc, share, pair, dt)))
     # group-norm statistics over channels-last data: with and without a bias, an offset far from
     # zero (the shifted sums must hold), one chunk or several a sample, fp16, and a channels-first
     # tensor the launch must refuse

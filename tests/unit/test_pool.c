@@ -59,6 +59,17 @@ static const char *first_source(const json_t *c) {
     return json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
 }
 
+/* The source of the first candidate that slides (its config's odc > 0); NULL when none does. */
+static const char *sliding_source(const json_t *c) {
+    size_t i;
+    const json_t *x;
+    json_array_foreach(json_object_get(c, "candidates"), i, x) {
+        if (json_integer_value(json_object_get(json_object_get(x, "config"), "odc")) > 0)
+            return json_string_value(json_object_get(x, "source"));
+    }
+    return NULL;
+}
+
 Test(pool, inductor_pointwise_pooling_kernel) {
     artifact *a = NULL;
     json_t *k = kernel_ctx(FX_POI, &a);
@@ -342,7 +353,9 @@ Test(pool, variants_and_plan_limits) {
     json_t *k = kernel_ctx(FX_POI, &a); /* 128 outputs a row */
     json_t *v = builtin_pool_variants(tu_kf(k));
     static const long long want[][3] = {{1, 128, 2}, {2, 128, 2}, {1, 64, 1}, {4, 128, 2}};
-    cr_assert_eq(json_array_size(v), 4);
+    /* the plain tiles, then (3 x 3 s2: a row shared) four sliding down the rows */
+    cr_assert_eq(json_array_size(v), 8);
+    for (size_t i = 4; i < 8; i++) cr_assert_gt(json_integer_value(json_object_get(json_array_get(v, i), "odc")), 0);
     for (size_t i = 0; i < 4; i++) {
         const json_t *x = json_array_get(v, i);
         cr_assert(json_integer_value(json_object_get(x, "bh")) == want[i][0] &&
@@ -575,22 +588,61 @@ Test(pool, full_size_max_pooling_captures) {
     json_decref(c);
     json_decref(k);
     artifact_free(a);
-    /* 2-D pooling has no depth to slide down: no sliding variant, and a plan asking for one is
-     * refused (no usable variant) */
+    /* 2-D pooling slides down its rows (ROWS) where consecutive windows share rows: level1/34's
+     * 3 x 3 s2 p1 (one row shared, paired row loads), sliding variants one output row high first;
+     * the template's depth is the height (KD 3, SD 2, PD 1) and its planes single rows (KH 1) */
     k = kernel_ctx(FX_MAX34, &a);
     cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1);
     v = builtin_pool_variants(tu_kf(k));
     cr_assert_gt(json_array_size(v), 0);
-    for (size_t i = 0; i < json_array_size(v); i++)
-        cr_assert_null(json_object_get(json_array_get(v, i), "odc"), "2-D variant %zu slides", i);
+    size_t nrows = 0;
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        const json_t *vi = json_array_get(v, i);
+        if (!json_object_get(vi, "odc")) continue;
+        nrows++;
+        cr_assert_eq(json_integer_value(json_object_get(vi, "bh")), 1, "a sliding 2-D tile is one row high");
+    }
+    cr_assert(nrows >= 3, "%zu sliding variants", nrows);
     json_decref(v);
+    c = candidates(k, "max_pool");
+    const char *rs = sliding_source(c);
+    cr_assert(strstr(rs, "\"kernel\": \"_pool_slide\"") && strstr(rs, "\"PAIR\": True") &&
+                  strstr(rs, "\"KD\": 3, \"KH\": 1, \"KW\": 3, \"SD\": 2, \"SH\": 1, \"SW\": 2") &&
+                  strstr(rs, "\"PD\": 1, \"PH\": 0, \"PW\": 1") && strstr(rs, "\"SHARE\": 1") &&
+                  strstr(rs, "\"D\": \"shape(in_ptr0, -2)\"") && strstr(rs, "\"OD == (D + 2 * 1 - 3) // 2 + 1\""),
+              "%s", rs);
+    gate1_all_bound(a, c);
+    json_decref(c);
+    /* a sliding tile more than one row high is refused (no usable variant) */
     json_t *sp = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template",
-                           "max_pool", "variants", "bh", 1, "bw", 16, "num_warps", 1, "odc", 8);
+                           "max_pool", "variants", "bh", 2, "bw", 16, "num_warps", 1, "odc", 8);
     json_t *so = NULL;
     kerr se = {0};
-    cr_assert_neq(builtin_pool_act(tu_kf(k), tu_kp(sp), &so, &se), 0, "sliding a 2-D pooling");
+    cr_assert_neq(builtin_pool_act(tu_kf(k), tu_kp(sp), &so, &se), 0, "a 2-row tile slid down the rows");
     cr_assert_null(so);
     json_decref(sp);
+    /* 3 x 3 at stride 1 (hy05): two rows shared (SHARE 2), no paired loads */
+    set_max_line(k, "max_pool", MAX_HEAD "%arg0_1, [3, 3], [1, 1], [1, 1], [1, 1], False), kwargs = {})");
+    json_object_set_new(json_object_get(k, "shapes"), "out_ptr0", json_pack("[i, i, i, i]", 64, 48, 64, 64));
+    cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "3 x 3 s1 p1 keeps the size");
+    c = candidates(k, "max_pool");
+    rs = sliding_source(c);
+    cr_assert(strstr(rs, "\"kernel\": \"_pool_slide\"") && strstr(rs, "\"PAIR\": False") &&
+                  strstr(rs, "\"SHARE\": 2") && strstr(rs, "\"KD\": 3, \"KH\": 1, \"KW\": 3, \"SD\": 1"),
+              "%s", rs);
+    gate1_all_bound(a, c);
+    json_decref(c);
+    /* neither a dilated height nor a window of 5 at stride 1 (four rows shared) slides */
+    const char *noslide[] = {MAX_HEAD "%arg0_1, [3, 3], [1, 1], [2, 1], [2, 1], False), kwargs = {})",
+                             MAX_HEAD "%arg0_1, [5, 3], [1, 1], [2, 1], [1, 1], False), kwargs = {})"};
+    for (size_t f = 0; f < 2; f++) {
+        set_max_line(k, "max_pool", noslide[f]);
+        cr_assert_eq(builtin_pool_match(tu_kf(k), &ps), 1, "%s: the same size", noslide[f]);
+        v = builtin_pool_variants(tu_kf(k));
+        for (size_t i = 0; i < json_array_size(v); i++)
+            cr_assert_null(json_object_get(json_array_get(v, i), "odc"), "%s slides (variant %zu)", noslide[f], i);
+        json_decref(v);
+    }
     json_decref(k);
     artifact_free(a);
     const char *d3[] = {"tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16__max_autotune_no_cudagraphs_g0.py",

@@ -429,7 +429,8 @@ Test(region_agents, avg_pool3d_slides_only_down_a_shared_depth) {
     kerr e = {0};
     cr_assert_eq(builtin_pool_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
     const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
-    cr_assert(src && strstr(src, "\"kernel\": \"_pool_slide\"") && strstr(src, "\"ODC\": 1}"), "%s", src ? src : "?");
+    cr_assert(src && strstr(src, "\"kernel\": \"_pool_slide\"") && strstr(src, "\"ODC\": 1,") &&
+                  strstr(src, "\"SHARE\": 1}"), "%s", src ? src : "?");
     json_decref(out);
     json_decref(plan);
     json_decref(k);
