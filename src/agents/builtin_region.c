@@ -173,9 +173,13 @@ json_t *builtin_region_variants(kfamily f, const kfacts *k) {
      * 1.923 and 1.966 against 2.019 (8192 x 8) and 2.757 (16384 x 16; Inductor 2.271) */
     static const int sw[][2] = {{8192, 8}, {16384, 16}, {32768, 32}, {8192, 16}, {8192, 4}, {16384, 8}};
     static const int lw[][2] = {{16384, 16}, {LN_MAX_SEG, 16}, {LN_MAX_SEG, 32}, {8192, 8}};
-    int ln = f == KF_REGION_LAYER_NORM;
-    const int(*w)[2] = ln ? lw : sw;
-    size_t nw = ln ? sizeof lw / sizeof lw[0] : sizeof sw / sizeof sw[0];
+    /* group norm: 32 elements a thread first -- on the H100 (session 49, tools/gn_sweep.py) 4096 x
+     * 4 warps and 8192 x 8 led on hz02's (128, 256, 8192) and hz09's (64, 256, 8190) with a bias
+     * and GELU; 16384 x 4 spilled (2.97 ms against 0.66) */
+    static const int gw[][2] = {{4096, 4}, {8192, 8}, {8192, 4}, {4096, 8}, {16384, 16}, {16384, 8}};
+    int ln = f == KF_REGION_LAYER_NORM, gn = f == KF_REGION_GROUP_NORM;
+    const int(*w)[2] = ln ? lw : gn ? gw : sw;
+    size_t nw = ln ? sizeof lw / sizeof lw[0] : gn ? sizeof gw / sizeof gw[0] : sizeof sw / sizeof sw[0];
     json_t *v = json_array();
     for (size_t i = 0; i < nw; i++) json_array_append_new(v, json_pack("{s:i, s:i}", "seg", w[i][0], "num_warps", w[i][1]));
     return v;

@@ -54,16 +54,18 @@ def main():
     gsig = lambda t: {"x_ptr": t, "cb_ptr": t, "w_ptr": t, "b_ptr": t, "y_ptr": t, "part_ptr": f32, "sync_ptr": "*i32",
                       "HW": "i32", "CPG": "i32", "G": "i32", "eps": "fp32"}
     jobs = []
-    # group norm: hz09 (32 x 8,190 with the conv bias and GELU, masked tail), 06 (one channel a
-    # segment), ReLU with the bias over bf16 (one channel a segment)
-    for tag, gs, seg, pb, act, onech, t in [("group_norm_bias_gelu_masked", 262080, 8192, True, 1, 0, f32),
-                                            ("group_norm_one_channel", 524288, 16384, False, 0, 1, f32),
-                                            ("group_norm_bias_relu_bf16", 65536, 8192, True, 2, 1, "*bf16")]:
+    # group norm: hz09 (32 x 8,190 with the conv bias and GELU, masked tail; a segment meeting up to
+    # 3 or 2 channels, and the gather), 06 (one channel a segment), ReLU with the bias over bf16
+    for tag, gs, seg, pb, act, nch, t in [("group_norm_bias_gelu_masked", 262080, 8192, True, 1, 3, f32),
+                                          ("group_norm_bias_gelu_select2", 262080, 4096, True, 1, 2, f32),
+                                          ("group_norm_gather", 262080, 8192, True, 0, 5, f32),
+                                          ("group_norm_one_channel", 524288, 16384, False, 0, 1, f32),
+                                          ("group_norm_bias_relu_bf16", 65536, 8192, True, 2, 1, "*bf16")]:
         nseg = -(-gs // seg)
         p2 = 1 << (nseg - 1).bit_length()
         src = render(gn, dict(GSIZE=gs, EPS=1e-5, SEG=seg, NSEG=nseg, NSEG_P2=p2, NUM_WARPS=8, PRE_BIAS=pb, ACT=act))
         jobs.append((tag, src, "_group_norm_split", gsig(t),
-                     {"GSIZE": gs, "NSEG": nseg, "NSEG_P2": p2, "SEG": seg, "ONE_CH": onech, "PRE_BIAS": pb, "ACT": act}, 8))
+                     {"GSIZE": gs, "NSEG": nseg, "NSEG_P2": p2, "SEG": seg, "NCH": nch, "PRE_BIAS": pb, "ACT": act}, 8))
     # logcumsumexp: rows (hz06: 8,192 fp32 in one chunk) and columns over fp16
     base = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0", MASKED=False, REGION=False,
                 DIM=1, SHIFT=0, REVERSE=False, CHUNK=8192, BLOCK_S=16, BLOCK_I=128, NUM_WARPS=8, LSE=True)

@@ -2,11 +2,14 @@
 interpreter on the CPU against float64 PyTorch: GroupNorm with weight and bias over (N, C, L) and
 (N, C, H, W), alone or with a convolution's per-channel bias added before it and a GELU (erf form)
 or ReLU after it; groups a power of two long and groups the segment does not divide (the segment's
-tail masked), a segment inside one channel (ONE_CH) or across several; fp32, and fp16/bf16
+tail masked), a segment inside one channel (NCH 1) or across several (NCH 2-4: per-channel values
+selected at the boundaries; 5: gathered); fp32, and fp16/bf16
 computed in fp32 and stored in their own type. The interpreter runs programs one after another and
 a group's programs wait for each other, so each group here is one segment (its ticket, masking,
 count-weighted statistics, bias, activation and plan); the GPU covers several segments a group.
-Mutants (the bias left out, the GELU as ReLU) must fail (the check can).
+The per-channel lookup (_per_channel) is also run alone on every segment of groups that several
+segments cut, for each NCH, against the channel each element is in.
+Mutants (the bias left out, the GELU as ReLU, a boundary off by one) must fail (the check can).
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_group_norm_interp.py (`make interp-check`); exit 0
 when every case is within 1e-4 of float64 (16-bit outputs: plus half a unit of the last place for
@@ -14,6 +17,7 @@ fp16, a whole one for bf16, which the interpreter truncates), 1 otherwise; skipp
 line) when triton does not import. Rendering: tests/interp/interp_util.py's mirror of template.c;
 run as the text kopt judges for it (its plan lowered to kopt's launcher; KOPT=... names the binary).
 """
+import importlib.util
 import os
 import sys
 import tempfile
@@ -63,6 +67,44 @@ def source(gsize, seg, pre_bias, act):
                                               PRE_BIAS=pre_bias, ACT=act))
 
 
+PROBE = """
+
+@triton.jit
+def _probe(ptr, out, HW, CPG, GSIZE: tl.constexpr, SEG: tl.constexpr, NCH: tl.constexpr):
+    seg = tl.program_id(0)
+    offs = seg * SEG + tl.arange(0, SEG)
+    v = _per_channel(ptr, 0, (seg * SEG) // HW, offs, HW, CPG, GSIZE, SEG, NCH)
+    tl.store(out + offs, v + tl.zeros([SEG], tl.float32), mask=offs < GSIZE)
+"""
+
+
+def per_channel_cases(tmp, mutate=False):
+    """_per_channel on every segment of one group of cpg channels of hw elements: each element must
+    get its channel's value. NCH as the plan computes it (1 + min(1, hw % SEG) * min(4, (SEG - 1)
+    // hw + 1)). mutate: the boundary compare off by one (>= becomes >), which must fail."""
+    text = render(open(TEMPLATE).read(), dict(GSIZE=1, EPS=EPS, SEG=1, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
+                                              PRE_BIAS=False, ACT=0)).split("KOPT_PLAN")[0]
+    if mutate:
+        assert "offs >= (cf + k) * HW" in text
+        text = text.replace("offs >= (cf + k) * HW", "offs > (cf + k) * HW")
+    path = os.path.join(tmp, "gn_probe%s.py" % ("_mut" if mutate else ""))
+    with open(path, "w") as f:
+        f.write(text + PROBE)
+    spec = importlib.util.spec_from_file_location("gn_probe%s" % ("_mut" if mutate else ""), path)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    worst = []
+    for hw, cpg, seg in ((50, 4, 32), (50, 4, 64), (30, 5, 64), (8190, 3, 4096), (10, 8, 64), (64, 4, 32)):
+        gsize = hw * cpg
+        nch = 1 + min(1, hw % seg) * min(4, (seg - 1) // hw + 1)
+        vals = torch.randn(cpg)
+        out = torch.full((gsize,), float("nan"))
+        m._probe[(-(-gsize // seg),)](vals, out, hw, cpg, GSIZE=gsize, SEG=seg, NCH=nch)
+        want = vals.repeat_interleave(hw)
+        worst.append((hw, cpg, seg, nch, bool(torch.equal(out, want))))
+    return worst
+
+
 def main():
     # the interpreter has no GPU to ask for its SM count (sm_count() in the plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
@@ -85,6 +127,13 @@ def main():
             bad += not ok
             print("%s shape=%s groups=%d seg=%d bias_before=%s act=%d %s max_err/tol=%.3g"
                   % ("ok  " if ok else "FAIL", shape, groups, seg, pb, act, str(dt)[6:], err))
+        for hw, cpg, seg, nch, same in per_channel_cases(tmp):
+            bad += not same
+            print("%s per-channel values: %d channels of %d, segments of %d, NCH %d"
+                  % ("ok  " if same else "FAIL", cpg, hw, seg, nch))
+        caught = not all(r[4] for r in per_channel_cases(tmp, mutate=True))
+        bad += not caught
+        print("%s mutant (a channel boundary off by one)" % ("ok  " if caught else "FAIL"))
         # mutants: rendered without the bias (launched without it, judged against a reference with
         # it), or with ReLU for GELU
         for n, (pb, act, want_bias, want_act) in enumerate([(False, 1, True, 1), (True, 2, True, 1)]):
@@ -94,7 +143,7 @@ def main():
             bad += not caught
             print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n,
                                                          "bias left out" if not pb else "ReLU for GELU", err))
-    print("group_norm interp: %d cases and 2 mutants, %d failed" % (len(cases), bad))
+    print("group_norm interp: %d cases, 6 per-channel cases and 3 mutants, %d failed" % (len(cases), bad))
     return 1 if bad else 0
 
 
