@@ -11,11 +11,16 @@ import torch
 
 from sweeplib import module_from_source, print_best, timeit, try_variant
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "interp"))
+from interp_util import render  # noqa: E402  (the Python mirror of template.c's conditionals)
+
 
 def load(name):
-    """The template's kernels (its text before the launch plan, which has placeholders)."""
+    """The template's kernels (its text before the launch plan), rendered unscaled (SCALED off:
+    plain softmax; the plan's placeholders are cut off)."""
     src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels", name + ".py.tmpl")).read()
-    return module_from_source(src.split("KOPT_PLAN")[0], "m_" + name)
+    src = src.split("KOPT_PLAN")[0]
+    return module_from_source(render(src, {"SCALED": False, "SCALE": "1.0"}), "m_" + name)
 
 
 def main():
