@@ -284,6 +284,14 @@ int builtin_sm_prologue_match(const kfacts *k, prologue_spec *sp);
 void builtin_prologue_free(prologue_spec *sp);
 /* Either family's variants ({"rows", "num_warps"}) and candidates. */
 json_t *builtin_prologue_variants(const kfacts *k);
+/* The pointwise tail of Inductor kernel source `src` after the line that defines tmp name `var`:
+ * every following line up to the kernel's last must be `tmpN = <pointwise expression>` over var,
+ * the tail's earlier names and constants only (tl / libdevice / tl_math / triton_helpers calls,
+ * numbers; no load, store, reduction or index), and the last line `tl.store(..., R, None)` (or
+ * xmask) of the tail's last value R. 1 with the tail's lines (indented 4, var renamed t) appended
+ * to *post and R's name into ret (of cap bytes; "t" where var itself is stored), else 0 and
+ * nothing appended. *post stays the caller's. */
+int builtin_pointwise_tail(const char *src, const char *var, kbuf *post, char *ret, size_t cap);
 int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The eps of a layer norm kernel's source: the small constant (0 < eps < 0.01) of the last
  * tl.full([1, 1], ..) before its rsqrt; 0 if not found. */

@@ -783,3 +783,54 @@ int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
                                      "next power of two <= 16384",
                                      out, e);
 }
+
+/* builtin.h: the pointwise tail of a kernel after `var` (lines lifted into `_post(t)`). */
+int builtin_pointwise_tail(const char *src, const char *var, kbuf *post, char *ret, size_t cap) {
+    enum { TAIL_LINES = 256, TAIL_NAMES = 32 };
+    pro_line *ls = calloc(TAIL_LINES, sizeof *ls);
+    size_t n = src && ls ? split_lines(src, ls, TAIL_LINES) : 0, vlen = strlen(var), j = 0, nn = 0;
+    char names[TAIL_NAMES][16];
+    kbuf body = KBUF_INIT;
+    int ok = 0;
+    /* the line that defines var */
+    while (vlen > 3 && vlen < 16 && j < n && !(tmp_lhs(&ls[j]) == vlen && !strncmp(ls[j].p, var, vlen))) j++;
+    if (vlen <= 3 || vlen >= 16 || j >= n) goto out;
+    memcpy(names[nn++], var, vlen + 1);
+    for (j++; j < n; j++) {
+        size_t t = tmp_lhs(&ls[j]);
+        const char *e = ls[j].p + ls[j].n;
+        if (!t) break;
+        const char *r = ls[j].p + t + 3;
+        if (t >= 16 || nn == TAIL_NAMES || !pointwise_rhs(r, e) || !tmps_within(r, e, names, nn)) goto out;
+        memcpy(names[nn], ls[j].p, t);
+        names[nn++][t] = '\0';
+        kbuf_puts(&body, "    ");
+        for (const char *q = ls[j].p; q < e; q++) { /* var renamed t */
+            size_t len = tmp_at(ls[j].p, q, e);
+            if (len == vlen && !strncmp(q, var, vlen)) {
+                kbuf_putc(&body, 't');
+                q += len - 1;
+            } else {
+                kbuf_putc(&body, *q);
+            }
+        }
+        kbuf_putc(&body, '\n');
+    }
+    /* the kernel's last line: the store of the chain's last value */
+    if (j + 1 != n || !starts(&ls[j], "tl.store(")) goto out;
+    const char *last = names[nn - 1];
+    char tail1[40], tail2[40];
+    snprintf(tail1, sizeof tail1, ", %s, None)", last);
+    snprintf(tail2, sizeof tail2, ", %s, xmask)", last);
+    size_t l1 = strlen(tail1), l2 = strlen(tail2);
+    if (!((ls[j].n > l1 && !strncmp(ls[j].p + ls[j].n - l1, tail1, l1)) ||
+          (ls[j].n > l2 && !strncmp(ls[j].p + ls[j].n - l2, tail2, l2))))
+        goto out;
+    snprintf(ret, cap, "%s", nn > 1 ? last : "t");
+    if (body.len) kbuf_append(post, body.data, body.len);
+    ok = 1;
+out:
+    kbuf_free(&body);
+    free(ls);
+    return ok;
+}

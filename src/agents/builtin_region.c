@@ -6,9 +6,12 @@
  *   region_softmax, region_log_softmax   softmax over the last dimension (contiguous rows)
  *   region_group_norm                    native_group_norm with weight and bias (N, C, *),
  *                                        fp32, fp16 or bf16; also with a convolution's
- *                                        per-channel bias before it and a GELU or ReLU after
- *                                        it, which Inductor fuses into its two kernels
- *                                        (gn_fusion_of)
+ *                                        per-channel bias before it and, after it, a GELU or
+ *                                        ReLU (the template's own) or any chain of elementwise
+ *                                        ops over the norm's result and constants, which
+ *                                        Inductor fuses into its two kernels: its lines taken
+ *                                        as written into _post(t) (gn_fusion_of,
+ *                                        builtin_pointwise_tail)
  *   region_layer_norm                    native_layer_norm with an elementwise weight and bias
  *                                        over trailing dimensions whose rows Inductor splits
  *                                        (a norm over (C, H, W)), fp32, fp16 or bf16, rows of
@@ -90,7 +93,9 @@ static int norm_constants(const kfacts *k, long long *count, double *eps) {
 /* What a group-norm region fuses around the norm. */
 typedef struct gn_fusion {
     int pre_bias;   /* a per-channel bias added before the statistics (in_ptr1) */
-    int act;        /* after it: 0 none, 1 GELU (erf), 2 ReLU */
+    int act;        /* after it: 0 none, 1 GELU (erf), 2 ReLU, 3 Inductor's own pointwise lines (post) */
+    char post[2048]; /* act 3: the body of `_post(t)` (Inductor's lines after the affine transform,
+                        its result renamed t), then `    return <ret>` */
 } gn_fusion;
 
 /* Whether a normalising kernel's source reads its in_ptr0 at xindex itself (`tl.load(in_ptr0 +
@@ -109,6 +114,30 @@ static int reads_input_linearly(const char *src) {
     return strstr(src, want) != NULL;
 }
 
+/* The tmp name of the normalising kernel's affine result: the lines `tmpR = libdevice.rsqrt(..)`,
+ * `tmpM = tmpD * tmpR`, `tmpW = tmpM * tmpA`, `tmpS = tmpW + tmpB` in a row, tmpA and tmpB loaded
+ * (the weight and bias), into out (cap bytes): 1, else 0. */
+static int gn_affine_var(const char *src, char *out, size_t cap) {
+    const char *p = src ? strstr(src, " = libdevice.rsqrt(") : NULL;
+    if (!p || strstr(p + 1, " = libdevice.rsqrt(")) return 0;
+    while (p > src && p[-1] != ' ' && p[-1] != '\n') p--;
+    char r[16], d[16], m[16], m2[16], a[16], w[16], w2[16], b[16], sv[16];
+    if (sscanf(p, "%15[a-z0-9] = libdevice.rsqrt(", r) != 1) return 0;
+    const char *l2 = strchr(p, '\n');
+    const char *l3 = l2 ? strchr(l2 + 1, '\n') : NULL, *l4 = l3 ? strchr(l3 + 1, '\n') : NULL;
+    char rr[16];
+    if (!l4 || sscanf(l2 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]", m, d, rr) != 3 || strcmp(rr, r) ||
+        sscanf(l3 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]", w, m2, a) != 3 || strcmp(m2, m) ||
+        sscanf(l4 + 1, " %15[a-z0-9] = %15[a-z0-9] + %15[a-z0-9]", sv, w2, b) != 3 || strcmp(w2, w))
+        return 0;
+    char la[32], lb[32];
+    snprintf(la, sizeof la, "\n    %s = tl.load(", a);
+    snprintf(lb, sizeof lb, "\n    %s = tl.load(", b);
+    if (!strstr(src, la) || !strstr(src, lb)) return 0;
+    snprintf(out, cap, "%s", sv);
+    return 1;
+}
+
 /* A group norm region's fusion, read from its parameters and its members' ATen ops: (in_ptr0,
  * weight in_ptr1, bias in_ptr2, out_ptr0) and the norm alone; or Inductor's fusion of a
  * convolution's output: (in_ptr0 the convolution's result without its bias, in_ptr1 that bias,
@@ -122,20 +151,42 @@ static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
     static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
     static const char *const fused[] = {"in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"};
     static const char *const stats_ops[] = {"aten.convolution", "aten.native_group_norm"};
-    static const char *const norm_ops[] = {"aten.convolution", "aten.native_group_norm", "aten.gelu", "aten.relu"};
+    /* the normalising kernel's ops: the two, then (bits 2, 3) GELU or ReLU alone -- the template's
+     * own -- or any of the elementwise ops after them, whose lines the template takes as written
+     * (act 3: builtin_pointwise_tail checks that they are pointwise over the affine result) */
+    static const char *const norm_ops[] = {
+        "aten.convolution", "aten.native_group_norm", "aten.gelu",    "aten.relu",       "aten.silu",
+        "aten.sigmoid",     "aten.tanh",              "aten.hardswish", "aten.hardtanh", "aten.mish",
+        "aten.leaky_relu",  "aten.elu",               "aten.softplus", "aten.hardsigmoid", "aten.mul",
+        "aten.add",         "aten.sub",               "aten.div",      "aten.clamp",     "aten.clamp_min",
+        "aten.clamp_max",   "aten.neg",               "aten.abs",      "aten.exp",       "aten.log1p",
+        "aten.minimum",     "aten.maximum",           "aten.pow",      "aten.sqrt",      "aten.rsub"};
     memset(g, 0, sizeof *g);
     if (builtin_params_are(k, affine, 4)) return members_compute_only(k, "aten.native_group_norm");
     if (!builtin_params_are(k, fused, 5) || k->nmembers != 2) return 0;
     unsigned stats = 0, norm = 0;   /* bits: the ops seen, in the lists' order */
+    size_t nn = sizeof norm_ops / sizeof *norm_ops;
     if (!builtin_ops_within(&k->members[0].aten_ops, stats_ops, 2, &stats) || stats != 3u ||
-        !builtin_ops_within(&k->members[1].aten_ops, norm_ops, 4, &norm) || (norm & 3u) != 3u || norm == 15u)
-        return 0;   /* convolution and the norm in both; at most one activation */
-    g->act = norm & 4u ? 1 : norm & 8u ? 2 : 0;
+        !builtin_ops_within(&k->members[1].aten_ops, norm_ops, nn, &norm) || (norm & 3u) != 3u)
+        return 0;   /* convolution and the norm in both */
     const char *src = k->members[1].source;
-    if (g->act == 1 && (!src || !strstr(src, "libdevice.erf(") || strstr(src, "libdevice.tanh("))) return 0;
     if (!reads_input_linearly(src)) return 0;
     g->pre_bias = 1;
-    return 1;
+    unsigned extra = norm & ~3u;
+    if (extra == 0u) return 1;
+    if (extra == 8u) return g->act = 2, 1;
+    if (extra == 4u && src && strstr(src, "libdevice.erf(") && !strstr(src, "libdevice.tanh(")) return g->act = 1, 1;
+    /* anything else: Inductor's lines after the affine transform, lifted into _post(t) */
+    char sv[16], ret[16];
+    kbuf post = KBUF_INIT;
+    int ok = gn_affine_var(src, sv, sizeof sv) && builtin_pointwise_tail(src, sv, &post, ret, sizeof ret) &&
+             post.len + strlen(ret) + 16 < sizeof g->post;
+    if (ok) {
+        snprintf(g->post, sizeof g->post, "%s    return %s\n", kbuf_str(&post), ret);
+        g->act = 3;
+    }
+    kbuf_free(&post);
+    return ok;
 }
 
 kfamily builtin_region_match(const kfacts *k) {
@@ -197,8 +248,21 @@ static int region_source(kbuf *s, kfamily f, long long count, double eps, int se
                        {.name = "NSEG_P2", .type = TPL_INT, .i = builtin_next_pow2(nseg)},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
                        {.name = "PRE_BIAS", .type = TPL_BOOL, .b = g->pre_bias},
-                       {.name = "ACT", .type = TPL_INT, .i = g->act}};
-        return template_render("region_group_norm", a, sizeof a / sizeof *a, s, e);
+                       {.name = "ACT", .type = TPL_INT, .i = g->act},
+                       {.name = "POST", .type = TPL_BOOL, .b = g->act == 3}};
+        if (g->act != 3) return template_render("region_group_norm", a, sizeof a / sizeof *a, s, e);
+        /* Inductor's lines after the affine transform, as _post(t) before the kernel that calls it */
+        kbuf t = KBUF_INIT;
+        int rc = template_render("region_group_norm", a, sizeof a / sizeof *a, &t, e);
+        const char *at = rc ? NULL : strstr(kbuf_str(&t), "@triton.jit\ndef _group_norm_split(");
+        if (!rc && !at) rc = kerr_set(e, KOPT_E_INTERNAL, "template region_group_norm has no _group_norm_split");
+        if (!rc) {
+            kbuf_append(s, t.data, (size_t)(at - t.data));
+            kbuf_printf(s, "@triton.jit\ndef _post(t):\n%s\n\n", g->post);
+            kbuf_puts(s, at);
+        }
+        kbuf_free(&t);
+        return rc;
     }
     if (f == KF_REGION_LAYER_NORM) {
         tpl_arg a[] = {{.name = "N", .type = TPL_INT, .i = count}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
@@ -233,7 +297,7 @@ int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e
         /* layer norm: at most LN_MAX_SEGS segments a row */
         if (ln && (count + seg - 1) / seg > LN_MAX_SEGS) continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
-        static const char *const acts[] = {"", ", GELU after", ", ReLU after"};
+        static const char *const acts[] = {"", ", GELU after", ", ReLU after", ", Inductor's pointwise lines after"};
         kbuf_printf(&label, "%s%s%s: one pass, rows cut into segments of %d held in registers, partials exchanged "
                     "between programs, num_warps=%d", tmpl, g.pre_bias ? " with the convolution's bias before" : "",
                     acts[g.act], seg, nw);

@@ -63,7 +63,8 @@ def main():
                                           ("group_norm_bias_relu_bf16", 65536, 8192, True, 2, 1, "*bf16")]:
         nseg = -(-gs // seg)
         p2 = 1 << (nseg - 1).bit_length()
-        src = render(gn, dict(GSIZE=gs, EPS=1e-5, SEG=seg, NSEG=nseg, NSEG_P2=p2, NUM_WARPS=8, PRE_BIAS=pb, ACT=act))
+        src = render(gn, dict(GSIZE=gs, EPS=1e-5, SEG=seg, NSEG=nseg, NSEG_P2=p2, NUM_WARPS=8, PRE_BIAS=pb, ACT=act,
+                              POST=False))
         jobs.append((tag, src, "_group_norm_split", gsig(t),
                      {"GSIZE": gs, "NSEG": nseg, "NSEG_P2": p2, "SEG": seg, "NCH": nch, "PRE_BIAS": pb, "ACT": act}, 8))
     # logcumsumexp: rows (hz06: 8,192 fp32 in one chunk) and columns over fp16

@@ -9,7 +9,9 @@ a group's programs wait for each other, so each group here is one segment (its t
 count-weighted statistics, bias, activation and plan); the GPU covers several segments a group.
 The per-channel lookup (_per_channel) is also run alone on every segment of groups that several
 segments cut, for each NCH, against the channel each element is in.
-Mutants (the bias left out, the GELU as ReLU, a boundary off by one) must fail (the check can).
+Mutants (the bias left out, the GELU as ReLU, another _post, a boundary off by one) must fail (the
+check can). ACT 3 (Inductor's own lines after the affine transform as _post) runs SiLU + tanh and
+GELU's tanh form.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_group_norm_interp.py (`make interp-check`); exit 0
 when every case is within 1e-4 of float64 (16-bit outputs: plus half a unit of the last place for
@@ -30,13 +32,15 @@ require_triton()
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 from interp_util import ROOT, load_judged, render  # noqa: E402
+from test_aligned_interp import inductor_stand_ins  # noqa: E402
 
 TEMPLATE = os.path.join(ROOT, "templates", "kernels", "region_group_norm.py.tmpl")
 EPS = 1e-5
 
 
 def reference(x, cb, w, b, groups, act):
-    """GroupNorm in float64 of x (+ the per-channel bias cb), then the activation."""
+    """GroupNorm in float64 of x (+ the per-channel bias cb), then the activation (a POSTS key: its
+    function)."""
     shape = [1, -1] + [1] * (x.dim() - 2)
     y = x.double() + (cb.double().view(shape) if cb is not None else 0)
     y = F.group_norm(y, groups, w.double(), b.double(), EPS)
@@ -44,6 +48,8 @@ def reference(x, cb, w, b, groups, act):
         y = F.gelu(y)
     elif act == 2:
         y = torch.relu(y)
+    elif isinstance(act, str):
+        y = POSTS[act][1](y)
     return y
 
 
@@ -62,9 +68,28 @@ def run(mod, shape, groups, pre_bias, act, dt, want_act=None, want_bias=None):
     return ((out.double() - ref).abs() / tol).max().item()
 
 
-def source(gsize, seg, pre_bias, act):
-    return render(open(TEMPLATE).read(), dict(GSIZE=gsize, EPS=EPS, SEG=seg, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
-                                              PRE_BIAS=pre_bias, ACT=act))
+# ACT 3: Inductor's own lines after the affine transform, lifted by kopt into _post(t) (as
+# builtin_region.c places it): SiLU then tanh, and GELU's tanh form, as Inductor writes them
+POSTS = {
+    "silu_tanh": ("    tmp16 = tl.sigmoid(t)\n    tmp17 = t * tmp16\n    tmp23 = libdevice.tanh(tmp17)\n"
+                  "    return tmp23\n", lambda y: torch.tanh(F.silu(y))),
+    "gelu_tanh": ("    tmp16 = tl.full([1], 0.5, tl.float32)\n    tmp17 = t * tmp16\n    tmp18 = t * t\n"
+                  "    tmp19 = tmp18 * t\n    tmp20 = tl.full([1], 0.044715, tl.float32)\n"
+                  "    tmp21 = tmp19 * tmp20\n    tmp22 = t + tmp21\n"
+                  "    tmp23 = tl.full([1], 0.7978845608028654, tl.float32)\n    tmp24 = tmp22 * tmp23\n"
+                  "    tmp25 = libdevice.tanh(tmp24)\n    tmp26 = tl.full([1], 1.0, tl.float32)\n"
+                  "    tmp27 = tmp25 + tmp26\n    tmp28 = tmp17 * tmp27\n    return tmp28\n",
+                  lambda y: F.gelu(y, approximate="tanh")),
+}
+
+
+def source(gsize, seg, pre_bias, act, post=None):
+    text = render(open(TEMPLATE).read(), dict(GSIZE=gsize, EPS=EPS, SEG=seg, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
+                                              PRE_BIAS=pre_bias, ACT=act, POST=act == 3))
+    if act == 3:
+        at = text.index("@triton.jit\ndef _group_norm_split(")
+        text = text[:at] + "@triton.jit\ndef _post(t):\n" + POSTS[post][0] + "\n\n" + text[at:]
+    return text
 
 
 PROBE = """
@@ -83,7 +108,7 @@ def per_channel_cases(tmp, mutate=False):
     get its channel's value. NCH as the plan computes it (1 + min(1, hw % SEG) * min(4, (SEG - 1)
     // hw + 1)). mutate: the boundary compare off by one (>= becomes >), which must fail."""
     text = render(open(TEMPLATE).read(), dict(GSIZE=1, EPS=EPS, SEG=1, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
-                                              PRE_BIAS=False, ACT=0)).split("KOPT_PLAN")[0]
+                                              PRE_BIAS=False, ACT=0, POST=False)).split("KOPT_PLAN")[0]
     if mutate:
         assert "offs >= (cf + k) * HW" in text
         text = text.replace("offs >= (cf + k) * HW", "offs > (cf + k) * HW")
@@ -106,6 +131,15 @@ def per_channel_cases(tmp, mutate=False):
 
 
 def main():
+    # _post's imports (torch._inductor's triton_helpers and its libdevice) in a torch without
+    # Inductor: the stand-ins; the interpreter runs no libdevice call (CUDA's library), so tanh
+    # stands in as 2 sigmoid(2x) - 1 (within 1e-7 of it; the sm_90 compile test has the real one)
+    inductor_stand_ins()
+    th = sys.modules["torch._inductor.runtime.triton_helpers"]
+    import triton.language as tl
+    if getattr(th, "libdevice", None) is tl:
+        th.libdevice = types.SimpleNamespace(tanh=lambda v: 2.0 * tl.sigmoid(2.0 * v) - 1.0, erf=tl.erf,
+                                             rsqrt=tl.rsqrt, exp=tl.exp)
     # the interpreter has no GPU to ask for its SM count (sm_count() in the plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
     f32, f16, b16 = torch.float32, torch.float16, torch.bfloat16
@@ -134,16 +168,31 @@ def main():
         caught = not all(r[4] for r in per_channel_cases(tmp, mutate=True))
         bad += not caught
         print("%s mutant (a channel boundary off by one)" % ("ok  " if caught else "FAIL"))
+        # ACT 3, Inductor's lines as _post: fp32 and 16-bit, masked tails and whole groups
+        for n, (shape, groups, seg, post, dt) in enumerate([((2, 8, 50), 2, 256, "silu_tanh", f32),
+                                                            ((2, 8, 64), 2, 256, "gelu_tanh", f32),
+                                                            ((3, 4, 3, 5), 2, 32, "silu_tanh", f16),
+                                                            ((2, 8, 50), 2, 256, "gelu_tanh", b16)]):
+            gsize = shape[1] // groups
+            for d in shape[2:]:
+                gsize *= d
+            mod = load_judged(source(gsize, seg, True, 3, post), "gn_post_%d" % n, tmp)
+            err = run(mod, shape, groups, True, 3, dt, want_act=post)
+            ok = err <= 1
+            bad += not ok
+            print("%s shape=%s groups=%d seg=%d _post=%s %s max_err/tol=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, groups, seg, post, str(dt)[6:], err))
         # mutants: rendered without the bias (launched without it, judged against a reference with
         # it), or with ReLU for GELU
-        for n, (pb, act, want_bias, want_act) in enumerate([(False, 1, True, 1), (True, 2, True, 1)]):
-            mod = load_judged(source(200, 256, pb, act), "gn_mutant_%d" % n, tmp)
+        for n, (pb, act, want_bias, want_act) in enumerate([(False, 1, True, 1), (True, 2, True, 1),
+                                                              (True, 3, True, "gelu_tanh")]):
+            mod = load_judged(source(200, 256, pb, act, "silu_tanh"), "gn_mutant_%d" % n, tmp)
             err = run(mod, (2, 8, 50), 2, pb, act, f32, want_act=want_act, want_bias=want_bias)
             caught = err > 1
             bad += not caught
-            print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n,
-                                                         "bias left out" if not pb else "ReLU for GELU", err))
-    print("group_norm interp: %d cases, 6 per-channel cases and 3 mutants, %d failed" % (len(cases), bad))
+            what = "bias left out" if not pb else "ReLU for GELU" if act == 2 else "another _post"
+            print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n, what, err))
+    print("group_norm interp: %d cases, 4 _post cases, 6 per-channel cases and 4 mutants, %d failed" % (len(cases), bad))
     return 1 if bad else 0
 
 

@@ -154,19 +154,92 @@ Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     artifact_free(r);
     size_t len = 0;
     char *text = tu_read_fixture(fx, &len);
+    /* not taken: an op that is not elementwise fused, the input read at a permuted index, a line
+     * after the affine transform reading something else (the mean), a load among those lines */
     static const char *const edits[][2] = {
         {"Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu]\n# Source node",
+         "Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu, aten.mean]\n# Source node"},
+        {"tmp0 = tl.load(in_ptr0 + (x4), None)", "tmp0 = tl.load(in_ptr0 + (x0 + 8190*x3), None)"},
+        {"Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu]\n# Source node",
          "Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu, aten.tanh]\n# Source node"},
-        {"tmp20 = libdevice.erf(tmp19)", "tmp20 = libdevice.tanh(tmp19)"},
-        {"tmp0 = tl.load(in_ptr0 + (x4), None)", "tmp0 = tl.load(in_ptr0 + (x0 + 8190*x3), None)"}};
-    for (size_t t = 0; t < sizeof edits / sizeof *edits; t++) {
-        char *ed = tu_replace_once(text, edits[t][0], edits[t][1]);
-        k = region_ctx_text(ed, 1, 2, &r);
-        cr_expect_neq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "matched after: %s", edits[t][1]);
+        {"tmp20 = libdevice.erf(tmp19)", "tmp20 = libdevice.tanh(tmp19)"}};
+    static const char *const tail_edits[][2] = {
+        {"tmp22 = tmp20 + tmp21", "tmp22 = tmp20 + tmp3"},
+        {"tmp21 = tl.full([1], 1.0, tl.float32)", "tmp21 = tl.load(in_ptr1 + (x1), None)"},
+        {"    tl.store(out_ptr1 + (x4), tmp23, None)", "    tl.store(out_ptr1 + (x4), tmp22, None)"}};
+    for (size_t t = 0; t < sizeof edits / sizeof *edits + sizeof tail_edits / sizeof *tail_edits; t++) {
+        int pre = t < sizeof edits / sizeof *edits;
+        const char *const *ed2 = pre ? edits[t] : tail_edits[t - sizeof edits / sizeof *edits];
+        char *ed = tu_replace_once(text, ed2[0], ed2[1]);
+        /* the tail edits with an op beyond GELU, so that the lines are lifted (act 3) */
+        char *ed3 = pre || t == 0 ? NULL : tu_replace_once(ed, edits[2][0], edits[2][1]);
+        k = region_ctx_text(ed3 ? ed3 : ed, 1, 2, &r);
+        int want = t >= 2 && t < 4; /* Inductor's lines taken as written: the tanh form, a fused tanh */
+        if (want) {
+            cr_expect_eq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "not matched after: %s", ed2[1]);
+            json_t *cc = candidates(k, "region_group_norm");
+            const char *src = json_string_value(
+                json_object_get(json_array_get(json_object_get(cc, "candidates"), 0), "source"));
+            cr_assert(strstr(src, "@triton.jit\ndef _post(t):\n    tmp16 = tl.full([1], 0.5, tl.float32)\n"
+                                  "    tmp17 = t * tmp16\n") &&
+                          strstr(src, "    return tmp23\n") && strstr(src, "\"ACT\": 3") &&
+                          strstr(src, "        y = _post(y)\n") && strstr(src, t == 3 ? "libdevice.tanh(tmp19)" : "libdevice.erf(tmp19)"),
+                      "%s", src);
+            gate1_all(r, cc);
+            json_decref(cc);
+        } else {
+            cr_expect_neq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "matched after: %s", ed2[1]);
+        }
         json_decref(k);
         artifact_free(r);
         free(ed);
+        free(ed3);
     }
+    free(text);
+}
+
+/* hz09 with another activation chain after the group norm (SiLU then tanh, as Inductor writes
+ * them: tl.sigmoid, a product, libdevice.tanh): Inductor's lines become _post(t), every variant
+ * through gate 1. */
+Test(region_agents, group_norm_with_a_lifted_activation_chain) {
+    static const char *const fx = "tests/fixtures/inductor/heldout4_hz09_conv1d_groupnorm_gelu_synthetic_g0.py";
+    size_t len = 0;
+    char *text = tu_read_fixture(fx, &len);
+    static const char *const gelu =
+        "    tmp16 = tl.full([1], 0.5, tl.float32)\n"
+        "    tmp17 = tmp15 * tmp16\n"
+        "    tmp18 = tl.full([1], 0.7071067811865476, tl.float32)\n"
+        "    tmp19 = tmp15 * tmp18\n"
+        "    tmp20 = libdevice.erf(tmp19)\n"
+        "    tmp21 = tl.full([1], 1.0, tl.float32)\n"
+        "    tmp22 = tmp20 + tmp21\n"
+        "    tmp23 = tmp17 * tmp22\n";
+    static const char *const silu_tanh = "    tmp16 = tl.sigmoid(tmp15)\n"
+                                         "    tmp17 = tmp15 * tmp16\n"
+                                         "    tmp23 = libdevice.tanh(tmp17)\n";
+    char *a = tu_replace_once(text, gelu, silu_tanh);
+    char *b = tu_replace_once(a, "Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu]\n# Source node",
+                              "Original ATen: [aten.convolution, aten.native_group_norm, aten.silu, aten.tanh]\n# "
+                              "Source node");
+    artifact *r = NULL;
+    json_t *k = region_ctx_text(b, 1, 2, &r);
+    cr_assert_eq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM);
+    json_t *c = candidates(k, "region_group_norm");
+    size_t i;
+    json_t *cand;
+    json_array_foreach(json_object_get(c, "candidates"), i, cand) {
+        const char *src = json_string_value(json_object_get(cand, "source"));
+        cr_assert(strstr(src, "def _post(t):\n    tmp16 = tl.sigmoid(t)\n    tmp17 = t * tmp16\n"
+                              "    tmp23 = libdevice.tanh(tmp17)\n    return tmp23\n") &&
+                      strstr(src, "from torch._inductor.runtime.triton_helpers import libdevice"),
+                  "%s", src);
+    }
+    gate1_all(r, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+    free(a);
+    free(b);
     free(text);
 }
 
