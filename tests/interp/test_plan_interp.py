@@ -210,6 +210,14 @@ def case_max_pool(mod, shape, k, st, pad, dil, dtype, one_d):
     return 0.0 if bool(same.all()) else float("inf")
 
 
+def pool_run(mx, shape, k, st, pad, dil, cp, div, dt):
+    """A sliding pool case's run: max pooling on Inductor's kernel's launch (x, out, xnumel), or
+    average pooling on a vendor region's (x, out)."""
+    if mx:
+        return lambda m: case_max_pool(m, shape, k, st, pad, dil, dt, False)
+    return lambda m: case_avg_pool(m, shape, k, st, pad, cp, div, "vendor")
+
+
 def case_group_stats(mod, n, c, g, h, w, bias, offset, dtype=torch.float32, layout="channels_last"):
     """Group-norm statistics of an (N, C, H, W) tensor laid out channels-last (mean and Welford's
     m2 per (sample, group)); a channels-first tensor must be refused by the plan's checks."""
@@ -364,12 +372,7 @@ def main():
                    EKH=dil[1] * (k[1] - 1) + 1, EKW=dil[2] * (k[2] - 1) + 1, COUNT_PAD=cp, DIVISOR=div,
                    BH=bh, BW=bw, NUM_WARPS=1, SLIDE=True, PAIR=pair, ODC=odc,
                    SHARE=1 if k[0] == st[0] + 1 else 2, ROWS=False)
-        if mx:
-            run = (lambda m, sh=shape, k=k, st=st, pad=pad, dil=dil, dt=dt:
-                   case_max_pool(m, sh, k, st, pad, dil, dt, False))
-        else:
-            run = (lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div:
-                   case_avg_pool(m, sh, k, st, pad, cp, div, "vendor"))
+        run = pool_run(mx, shape, k, st, pad, dil, cp, div, dt)
         cases.append(("pool", prm, run, "slide %s %s k%s s%s p%s d%s count_pad=%s divisor=%d odc %d pair=%s %s"
                       % ("max" if mx else "avg", shape, k, st, pad, dil, cp, div, odc, pair, dt)))
     # 2-D pooling slid down its rows (ROWS: the template's depth is the height, its planes single
@@ -391,12 +394,7 @@ def main():
         prm = dict(sig, MAX=mx, ND3=False, ROWS=True, KD=k[0], KH=1, KW=k[1], SD=st[0], SH=1, SW=st[1], PD=pad[0],
                    PH=0, PW=pad[1], DD=1, DH=1, DW=dil[1], EKD=k[0], EKH=1, EKW=dil[1] * (k[1] - 1) + 1,
                    COUNT_PAD=cp, DIVISOR=div, BH=1, BW=bw, NUM_WARPS=1, SLIDE=True, PAIR=pair, ODC=odc, SHARE=share)
-        if mx:
-            run = (lambda m, sh=shape, k=k, st=st, pad=pad, dil=dil, dt=dt:
-                   case_max_pool(m, sh, k, st, pad, dil, dt, False))
-        else:
-            run = (lambda m, sh=shape, k=k, st=st, pad=pad, cp=cp, div=div:
-                   case_avg_pool(m, sh, k, st, pad, cp, div, "vendor"))
+        run = pool_run(mx, shape, k, st, pad, dil, cp, div, dt)
         cases.append(("pool", prm, run, "rows %s %s k%s s%s p%s d%s count_pad=%s divisor=%d odc %d share %d pair=%s %s"
                       % ("max" if mx else "avg", shape, k, st, pad, dil, cp, div, odc, share, pair, dt)))
     # group-norm statistics over channels-last data: with and without a bias, an offset far from
