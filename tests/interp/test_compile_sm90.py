@@ -67,6 +67,22 @@ def main():
                               POST=False))
         jobs.append((tag, src, "_group_norm_split", gsig(t),
                      {"GSIZE": gs, "NSEG": nseg, "NSEG_P2": p2, "SEG": seg, "NCH": nch, "PRE_BIAS": pb, "ACT": act}, 8))
+    # ACT 3: Inductor's lines after the norm as _post(t) (GELU's tanh form, as Inductor writes it)
+    # over hz09's groups; the CPU's torch has no torch._inductor, so its libdevice import is
+    # Triton's own here (the same module: triton_helpers.libdevice is triton.language.extra's)
+    src = render(gn, dict(GSIZE=262080, EPS=1e-5, SEG=4096, NSEG=64, NSEG_P2=64, NUM_WARPS=4, PRE_BIAS=True, ACT=3,
+                          POST=True))
+    post = ("@triton.jit\ndef _post(t):\n    tmp16 = tl.full([1], 0.5, tl.float32)\n    tmp17 = t * tmp16\n"
+            "    tmp18 = t * t\n    tmp19 = tmp18 * t\n    tmp20 = tl.full([1], 0.044715, tl.float32)\n"
+            "    tmp21 = tmp19 * tmp20\n    tmp22 = t + tmp21\n    tmp23 = tl.full([1], 0.7978845608028654, tl.float32)\n"
+            "    tmp24 = tmp22 * tmp23\n    tmp25 = libdevice.tanh(tmp24)\n    tmp26 = tl.full([1], 1.0, tl.float32)\n"
+            "    tmp27 = tmp25 + tmp26\n    tmp28 = tmp17 * tmp27\n    return tmp28\n\n\n")
+    src = src.replace("from torch._inductor.runtime import triton_helpers\n", "").replace(
+        "from torch._inductor.runtime.triton_helpers import libdevice, math as tl_math\n",
+        "from triton.language.extra import libdevice\n")
+    at = src.index("@triton.jit\ndef _group_norm_split(")
+    jobs.append(("group_norm_post_gelu_tanh", src[:at] + post + src[at:], "_group_norm_split", gsig(f32),
+                 {"GSIZE": 262080, "NSEG": 64, "NSEG_P2": 64, "SEG": 4096, "NCH": 2, "PRE_BIAS": True, "ACT": 3}, 4))
     # logcumsumexp: rows (hz06: 8,192 fp32 in one chunk) and columns over fp16
     base = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0", MASKED=False, REGION=False,
                 DIM=1, SHIFT=0, REVERSE=False, CHUNK=8192, BLOCK_S=16, BLOCK_I=128, NUM_WARPS=8, LSE=True)
