@@ -126,9 +126,12 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
     const char *l2 = strchr(p, '\n');
     const char *l3 = l2 ? strchr(l2 + 1, '\n') : NULL, *l4 = l3 ? strchr(l3 + 1, '\n') : NULL;
     char rr[16];
-    if (!l4 || sscanf(l2 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]", m, d, rr) != 3 || strcmp(rr, r) ||
-        sscanf(l3 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]", w, m2, a) != 3 || strcmp(m2, m) ||
-        sscanf(l4 + 1, " %15[a-z0-9] = %15[a-z0-9] + %15[a-z0-9]", sv, w2, b) != 3 || strcmp(w2, w))
+    int n2 = 0, n3 = 0, n4 = 0; /* each line exactly `a = b op c` (%n: nothing after c) */
+    if (!l4 || sscanf(l2 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]%n", m, d, rr, &n2) != 3 || strcmp(rr, r) ||
+        l2[1 + n2] != '\n' || sscanf(l3 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]%n", w, m2, a, &n3) != 3 ||
+        strcmp(m2, m) || l3[1 + n3] != '\n' ||
+        sscanf(l4 + 1, " %15[a-z0-9] = %15[a-z0-9] + %15[a-z0-9]%n", sv, w2, b, &n4) != 3 || strcmp(w2, w) ||
+        l4[1 + n4] != '\n')
         return 0;
     char la[32], lb[32];
     snprintf(la, sizeof la, "\n    %s = tl.load(", a);
@@ -142,9 +145,11 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
  * weight in_ptr1, bias in_ptr2, out_ptr0) and the norm alone; or Inductor's fusion of a
  * convolution's output: (in_ptr0 the convolution's result without its bias, in_ptr1 that bias,
  * in_ptr2 weight, in_ptr3 bias, out_ptr0), exactly two members, the statistics kernel's ops
- * convolution and native_group_norm, the normalising kernel's the same plus at most one
- * activation: relu, or gelu in its erf form (the source computes libdevice.erf; the tanh form
- * is another function). The parameters are the region's external tensors in the order the
+ * convolution and native_group_norm, the normalising kernel's the same plus elementwise ops:
+ * relu alone, or gelu alone in its erf form (the source computes libdevice.erf), take the
+ * template's own code (act 2, 1); any other set, the tanh-form GELU among them, takes the
+ * kernel's lines after its affine result as written (act 3, post: gn_affine_var,
+ * builtin_pointwise_tail), or is refused when they are not a pointwise chain. The parameters are the region's external tensors in the order the
  * kernels first use them (artifact/region.h): the convolution's result and its bias first (the
  * statistics kernel's inputs), then weight and bias. 1 with *g filled, else 0. */
 static int gn_fusion_of(const kfacts *k, gn_fusion *g) {

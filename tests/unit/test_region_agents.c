@@ -155,7 +155,8 @@ Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     size_t len = 0;
     char *text = tu_read_fixture(fx, &len);
     /* not taken: an op that is not elementwise fused, the input read at a permuted index, a line
-     * after the affine transform reading something else (the mean), a load among those lines */
+     * after the affine transform reading something else (the mean), a load among those lines, a
+     * store of an earlier value, an affine line with more after the bias */
     static const char *const edits[][2] = {
         {"Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu]\n# Source node",
          "Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu, aten.mean]\n# Source node"},
@@ -166,7 +167,8 @@ Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     static const char *const tail_edits[][2] = {
         {"tmp22 = tmp20 + tmp21", "tmp22 = tmp20 + tmp3"},
         {"tmp21 = tl.full([1], 1.0, tl.float32)", "tmp21 = tl.load(in_ptr1 + (x1), None)"},
-        {"    tl.store(out_ptr1 + (x4), tmp23, None)", "    tl.store(out_ptr1 + (x4), tmp22, None)"}};
+        {"    tl.store(out_ptr1 + (x4), tmp23, None)", "    tl.store(out_ptr1 + (x4), tmp22, None)"},
+        {"tmp15 = tmp13 + tmp14\n", "tmp15 = tmp13 + tmp14 * tmp3\n"}};
     for (size_t t = 0; t < sizeof edits / sizeof *edits + sizeof tail_edits / sizeof *tail_edits; t++) {
         int pre = t < sizeof edits / sizeof *edits;
         const char *const *ed2 = pre ? edits[t] : tail_edits[t - sizeof edits / sizeof *edits];
