@@ -10,8 +10,8 @@ count-weighted statistics, bias, activation and plan); the GPU covers several se
 The per-channel lookup (_per_channel) is also run alone on every segment of groups that several
 segments cut, for each NCH, against the channel each element is in.
 Mutants (the bias left out, the GELU as ReLU, another _post, a boundary off by one) must fail (the
-check can). ACT 3 (Inductor's own lines after the affine transform as _post) runs SiLU + tanh and
-GELU's tanh form.
+check can). ACT 3 (Inductor's own lines after the affine transform as _post) runs SiLU + tanh,
+GELU's tanh form and HardSwish then a scale.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_group_norm_interp.py (`make interp-check`); exit 0
 when every case is within 1e-4 of float64 (16-bit outputs: plus half a unit of the last place for
@@ -80,6 +80,11 @@ POSTS = {
                   "    tmp25 = libdevice.tanh(tmp24)\n    tmp26 = tl.full([1], 1.0, tl.float32)\n"
                   "    tmp27 = tmp25 + tmp26\n    tmp28 = tmp17 * tmp27\n    return tmp28\n",
                   lambda y: F.gelu(y, approximate="tanh")),
+    "hardswish_half": ("    tmp16 = 3.0\n    tmp17 = t + tmp16\n    tmp18 = 0.0\n"
+                       "    tmp19 = triton_helpers.maximum(tmp17, tmp18)\n    tmp20 = 6.0\n"
+                       "    tmp21 = triton_helpers.minimum(tmp19, tmp20)\n    tmp22 = t * tmp21\n"
+                       "    tmp24 = 0.16666666666666666\n    tmp25 = tmp22 * tmp24\n    tmp26 = 0.5\n"
+                       "    tmp23 = tmp25 * tmp26\n    return tmp23\n", lambda y: F.hardswish(y) * 0.5),
 }
 
 
@@ -140,6 +145,9 @@ def main():
     if getattr(th, "libdevice", None) is tl:
         th.libdevice = types.SimpleNamespace(tanh=lambda v: 2.0 * tl.sigmoid(2.0 * v) - 1.0, erf=tl.erf,
                                              rsqrt=tl.rsqrt, exp=tl.exp)
+    if not hasattr(th, "maximum"):   # Inductor's clamps (NaN-propagating; randn inputs here have none)
+        th.maximum = lambda a, b: tl.maximum(a, b)   # looked up when called: the interpreter's patched tl
+        th.minimum = lambda a, b: tl.minimum(a, b)
     # the interpreter has no GPU to ask for its SM count (sm_count() in the plan's checks)
     torch.cuda.get_device_properties = lambda d: types.SimpleNamespace(multi_processor_count=132)
     f32, f16, b16 = torch.float32, torch.float16, torch.bfloat16
@@ -172,7 +180,9 @@ def main():
         for n, (shape, groups, seg, post, dt) in enumerate([((2, 8, 50), 2, 256, "silu_tanh", f32),
                                                             ((2, 8, 64), 2, 256, "gelu_tanh", f32),
                                                             ((3, 4, 3, 5), 2, 32, "silu_tanh", f16),
-                                                            ((2, 8, 50), 2, 256, "gelu_tanh", b16)]):
+                                                            ((2, 8, 50), 2, 256, "gelu_tanh", b16),
+                                                            ((2, 8, 64), 2, 256, "hardswish_half", f32),
+                                                            ((3, 4, 3, 5), 2, 32, "hardswish_half", f16)]):
             gsize = shape[1] // groups
             for d in shape[2:]:
                 gsize *= d
@@ -192,7 +202,7 @@ def main():
             bad += not caught
             what = "bias left out" if not pb else "ReLU for GELU" if act == 2 else "another _post"
             print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n, what, err))
-    print("group_norm interp: %d cases, 4 _post cases, 6 per-channel cases and 4 mutants, %d failed" % (len(cases), bad))
+    print("group_norm interp: %d cases, 6 _post cases, 6 per-channel cases and 4 mutants, %d failed" % (len(cases), bad))
     return 1 if bad else 0
 
 

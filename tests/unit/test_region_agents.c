@@ -200,9 +200,9 @@ Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     free(text);
 }
 
-/* hz09 with another activation chain after the group norm (SiLU then tanh, as Inductor writes
- * them: tl.sigmoid, a product, libdevice.tanh): Inductor's lines become _post(t), every variant
- * through gate 1. */
+/* hz09 with another activation chain after the group norm, as Inductor writes them (SiLU then
+ * tanh: tl.sigmoid, a product, libdevice.tanh; HardSwish then a scale: constants, Inductor's
+ * triton_helpers clamp): Inductor's lines become _post(t), every variant through gate 1. */
 Test(region_agents, group_norm_with_a_lifted_activation_chain) {
     static const char *const fx = "tests/fixtures/inductor/heldout4_hz09_conv1d_groupnorm_gelu_synthetic_g0.py";
     size_t len = 0;
@@ -216,32 +216,46 @@ Test(region_agents, group_norm_with_a_lifted_activation_chain) {
         "    tmp21 = tl.full([1], 1.0, tl.float32)\n"
         "    tmp22 = tmp20 + tmp21\n"
         "    tmp23 = tmp17 * tmp22\n";
-    static const char *const silu_tanh = "    tmp16 = tl.sigmoid(tmp15)\n"
-                                         "    tmp17 = tmp15 * tmp16\n"
-                                         "    tmp23 = libdevice.tanh(tmp17)\n";
-    char *a = tu_replace_once(text, gelu, silu_tanh);
-    char *b = tu_replace_once(a, "Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu]\n# Source node",
-                              "Original ATen: [aten.convolution, aten.native_group_norm, aten.silu, aten.tanh]\n# "
-                              "Source node");
-    artifact *r = NULL;
-    json_t *k = region_ctx_text(b, 1, 2, &r);
-    cr_assert_eq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM);
-    json_t *c = candidates(k, "region_group_norm");
-    size_t i;
-    json_t *cand;
-    json_array_foreach(json_object_get(c, "candidates"), i, cand) {
-        const char *src = json_string_value(json_object_get(cand, "source"));
-        cr_assert(strstr(src, "def _post(t):\n    tmp16 = tl.sigmoid(t)\n    tmp17 = t * tmp16\n"
-                              "    tmp23 = libdevice.tanh(tmp17)\n    return tmp23\n") &&
-                      strstr(src, "from torch._inductor.runtime.triton_helpers import libdevice"),
-                  "%s", src);
+    /* SiLU then tanh; HardSwish then a scale of 0.5 (Inductor's clamp through triton_helpers) */
+    static const struct {
+        const char *lines, *ops, *post;
+    } chains[] = {
+        {"    tmp16 = tl.sigmoid(tmp15)\n    tmp17 = tmp15 * tmp16\n    tmp23 = libdevice.tanh(tmp17)\n",
+         "aten.silu, aten.tanh",
+         "def _post(t):\n    tmp16 = tl.sigmoid(t)\n    tmp17 = t * tmp16\n    tmp23 = libdevice.tanh(tmp17)\n"
+         "    return tmp23\n"},
+        {"    tmp16 = 3.0\n    tmp17 = tmp15 + tmp16\n    tmp18 = 0.0\n"
+         "    tmp19 = triton_helpers.maximum(tmp17, tmp18)\n    tmp20 = 6.0\n"
+         "    tmp21 = triton_helpers.minimum(tmp19, tmp20)\n    tmp22 = tmp15 * tmp21\n"
+         "    tmp24 = 0.16666666666666666\n    tmp25 = tmp22 * tmp24\n    tmp26 = 0.5\n    tmp23 = tmp25 * tmp26\n",
+         "aten.hardswish, aten.mul",
+         "    tmp19 = triton_helpers.maximum(tmp17, tmp18)\n"},
+    };
+    for (size_t ci = 0; ci < sizeof chains / sizeof *chains; ci++) {
+        char *a = tu_replace_once(text, gelu, chains[ci].lines);
+        char *ops = kasprintf("Original ATen: [aten.convolution, aten.native_group_norm, %s]\n# Source node", chains[ci].ops);
+        char *b = tu_replace_once(
+            a, "Original ATen: [aten.convolution, aten.native_group_norm, aten.gelu]\n# Source node", ops);
+        artifact *r = NULL;
+        json_t *k = region_ctx_text(b, 1, 2, &r);
+        cr_assert_eq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "%s", chains[ci].ops);
+        json_t *c = candidates(k, "region_group_norm");
+        size_t i;
+        json_t *cand;
+        json_array_foreach(json_object_get(c, "candidates"), i, cand) {
+            const char *src = json_string_value(json_object_get(cand, "source"));
+            cr_assert(strstr(src, chains[ci].post) && strstr(src, "    return tmp23\n") &&
+                          strstr(src, "from torch._inductor.runtime.triton_helpers import libdevice"),
+                      "%s", src);
+        }
+        gate1_all(r, c);
+        json_decref(c);
+        json_decref(k);
+        artifact_free(r);
+        free(a);
+        free(b);
+        free(ops);
     }
-    gate1_all(r, c);
-    json_decref(c);
-    json_decref(k);
-    artifact_free(r);
-    free(a);
-    free(b);
     free(text);
 }
 
