@@ -4,23 +4,16 @@ Each variant is checked against torch.softmax first (fresh randn input, output p
 then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up; the split
 template's scratch (its zero-filled counters) is reset inside the timed region, as the plan does.
 usage: python3 tools/colsoftmax_sweep.py [OUTER C INNER ...]  (default 64 2048 4096)"""
-import os
 import sys
 
 import torch
 
-from sweeplib import module_from_source, print_best, timeit, try_variant
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "interp"))
-from interp_util import render  # noqa: E402  (the Python mirror of template.c's conditionals)
+from sweeplib import print_best, template_module, timeit, try_variant
 
 
 def load(name):
-    """The template's kernels (its text before the launch plan), rendered unscaled (SCALED off:
-    plain softmax; the plan's placeholders are cut off)."""
-    src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels", name + ".py.tmpl")).read()
-    src = src.split("KOPT_PLAN")[0]
-    return module_from_source(render(src, {"SCALED": False, "SCALE": "1.0"}), "m_" + name)
+    """The template's kernels, unscaled (SCALED off: plain softmax)."""
+    return template_module(name, {"SCALED": False, "SCALE": "1.0"})
 
 
 def main():

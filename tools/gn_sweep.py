@@ -10,17 +10,16 @@ Each checked variant is compared with float64 PyTorch first (fresh randn input, 
 with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up;
 the zero-filled ticket counters are reset inside the timed region, as the plan does.
 usage: python3 tools/gn_sweep.py"""
-import os
 
 import torch
 import torch.nn.functional as F
 
-from sweeplib import module_from_source, print_best, timeit, try_variant
+from sweeplib import print_best, template_module, timeit, try_variant
+
 
 def load():
-    src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels",
-                            "region_group_norm.py.tmpl")).read().split("KOPT_PLAN")[0]
-    return module_from_source(src, "m_gn")
+    """The kernels without a lifted _post (POST off: the activation is the template's own)."""
+    return template_module("region_group_norm", {"POST": False})
 
 
 def main():

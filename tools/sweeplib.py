@@ -1,8 +1,10 @@
-"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, split_sweep.py, looped_sweep.py): a
-Triton source imported as a module (a real file, since triton.jit reads the source back), the
-median GPU time of a call, and torch.compile's as the baseline."""
+"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, gn_sweep.py, split_sweep.py,
+looped_sweep.py): a Triton source imported as a module (a real file, since triton.jit reads the
+source back), a template's kernels rendered and imported, the median GPU time of a call, and
+torch.compile's as the baseline."""
 import importlib.util
 import os
+import sys
 import tempfile
 
 import torch
@@ -18,6 +20,15 @@ def module_from_source(src, name):
     m = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(m)
     return m
+
+
+def template_module(name, params):
+    """The kernels of templates/kernels/<name>.py.tmpl (its text before the launch plan, whose
+    placeholders need the plan's values) with its conditionals rendered from params, imported."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "interp"))
+    from interp_util import render  # the Python mirror of template.c's conditionals
+    src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels", name + ".py.tmpl")).read()
+    return module_from_source(render(src.split("KOPT_PLAN")[0], params), "m_" + name)
 
 
 def timeit(fn, flush, n=25):

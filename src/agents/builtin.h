@@ -99,6 +99,18 @@ void builtin_dims_keep(int *dims, int *ndims, int d);
 int builtin_count(const char *s, const char *needle);
 /* Whether a parameter's Triton type is a pointer to fp32, fp16 or bf16 ("*fp32"). */
 int builtin_float_ptr(const char *t);
+/* A line of kernel source (borrowed): its text without indentation and trailing blanks, and its
+ * indentation. builtin_split_lines: src's non-blank lines into ls[0..cap), their count. */
+typedef struct builtin_line {
+    const char *p;
+    size_t n;
+    int ind;
+} builtin_line;
+size_t builtin_split_lines(const char *src, builtin_line *ls, size_t cap);
+/* Appends to out the rendered template text `t` with the jit function text `helper` placed just
+ * before t's "@triton.jit\ndef <kernel>(" (a function the kernel calls must be defined above it):
+ * 0, else KOPT_E_INTERNAL (t has no such kernel; out unchanged). */
+int builtin_splice_helper(kbuf *out, const char *t, const char *kernel, const char *helper, kerr *e);
 /* Whether every conversion (`.to(`) in a kernel's source is to fp32, or to the output's 16-bit
  * type out_tl ("tl.bfloat16"; NULL: none allowed) in a line `A = B.to(out_tl)` whose next line
  * stores A: 16-bit values computed in fp32, nothing rounded narrower on the way, which a

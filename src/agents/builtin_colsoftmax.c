@@ -65,14 +65,8 @@ static const char *cs_tl16(const char *ptr_type) {
  * later ones: slots a-z for one loop's names, A-Z for the kernel's. */
 enum { CS_SLOT = 128, CS_LINES = 128 };
 
-typedef struct cs_line {
-    const char *p; /* the text without its indentation */
-    size_t n;
-    int ind;
-} cs_line;
-
 typedef struct cs_scan {
-    cs_line ls[CS_LINES];
+    builtin_line ls[CS_LINES + 1];
     size_t n, i;            /* the lines of the kernel's body, the next one */
     char slot[52][CS_SLOT]; /* the bound names ("" unbound) */
     int wide;               /* fp32 input: loads without a conversion */
@@ -180,18 +174,11 @@ static int cs_split(cs_scan *s, const char *src, const char *name) {
     char def[192];
     snprintf(def, sizeof def, "\ndef %s(", name);
     const char *p = strstr(src, def);
+    p = p ? strchr(p + 1, '\n') : NULL;
     if (!p) return 0;
-    for (p = strchr(p + 1, '\n'); p && p[1];) {
-        const char *l = p + 1;
-        size_t n = strcspn(l, "\n"), ind = strspn(l, " ");
-        if (ind < n) { /* not blank */
-            if (ind < 4) break;
-            if (s->n == CS_LINES) return 0;
-            s->ls[s->n++] = (cs_line){l + ind, n - ind, (int)ind};
-        }
-        p = l[n] ? l + n : NULL;
-    }
-    return s->n > 0;
+    size_t n = builtin_split_lines(p + 1, s->ls, CS_LINES + 1);
+    for (s->n = 0; s->n < n && s->ls[s->n].ind >= 4;) s->n++;
+    return s->n > 0 && s->n <= CS_LINES;
 }
 
 /* The three-loop form (see the header) over f's dimension: 1 and f->scaled, f->scale set when
@@ -216,7 +203,7 @@ static int cs_three_loops(const kfacts *k, cs_facts *f) {
     }
     int has0 = 0, has1 = 0, acc = 0;
     for (; s->i < s->n && s->ls[s->i].ind == 4 && strncmp(s->ls[s->i].p, "for ", 4); s->i++) {
-        const cs_line *l = &s->ls[s->i];
+        const builtin_line *l = &s->ls[s->i];
         has0 |= l->n == strlen(x0) && !memcmp(l->p, x0, l->n);
         has1 |= l->n == strlen(x1) && !memcmp(l->p, x1, l->n);
         if (cs_pat(s, l->p, l->p + l->n, "{A} = tl.full([XBLOCK, R0_BLOCK], float(\"-inf\"), tl.float32)")) acc++;

@@ -205,6 +205,33 @@ int builtin_candidates_answer(json_t *cands, const char *tmpl, const char *limit
 
 int builtin_float_ptr(const char *t) { return !strcmp(t, "*fp32") || !strcmp(t, "*fp16") || !strcmp(t, "*bf16"); }
 
+size_t builtin_split_lines(const char *src, builtin_line *ls, size_t cap) {
+    size_t n = 0;
+    for (const char *p = src; p && *p && n < cap;) {
+        const char *nl = strchr(p, '\n');
+        const char *e = nl ? nl : p + strlen(p);
+        int ind = 0;
+        while (p + ind < e && p[ind] == ' ') ind++;
+        size_t len = (size_t)(e - p - ind);
+        while (len && (p[ind + len - 1] == ' ' || p[ind + len - 1] == '\r')) len--;
+        if (len) ls[n++] = (builtin_line){p + ind, len, ind};
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return n;
+}
+
+int builtin_splice_helper(kbuf *out, const char *t, const char *kernel, const char *helper, kerr *e) {
+    char def[160];
+    snprintf(def, sizeof def, "@triton.jit\ndef %s(", kernel);
+    const char *at = strstr(t, def);
+    if (!at) return kerr_set(e, KOPT_E_INTERNAL, "the rendered template has no kernel %s", kernel);
+    kbuf_append(out, t, (size_t)(at - t));
+    kbuf_printf(out, "%s\n\n", helper);
+    kbuf_puts(out, at);
+    return 0;
+}
+
 void builtin_one_launch_plan(kbuf *s, const kfacts *k, const char *grid, const char *constexprs, long long num_warps) {
     kbuf params = KBUF_INIT;
     for (size_t i = 0; kfacts_runtime(k, i); i++) kbuf_printf(&params, "%s\"%s\"", i ? ", " : "", kfacts_runtime(k, i));

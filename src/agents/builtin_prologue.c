@@ -22,13 +22,6 @@
 
 enum { PRO_MAX_LINES = 512, PRO_MAX_LOADS = 8, PRO_MAX_X = 4 };
 
-/* A line of the source: its text without indentation, and the indentation. */
-typedef struct pro_line {
-    const char *p;
-    size_t n;
-    int indent;
-} pro_line;
-
 /* A load line `tmpN = tl.load(PTR + (IDX), r0_mask, eviction_policy='..', other=0.0)[.to(..)]`. */
 typedef struct pro_load {
     char var[16], ptr[16], idx[64];
@@ -40,7 +33,7 @@ typedef struct pro_scan {
     const char *ptrs[8]; /* borrowed from the kfacts */
     size_t nptrs;
     long long rn;
-    pro_line *ls; /* owned */
+    builtin_line *ls; /* owned */
     size_t n;
     size_t loop2, a0, a1, b0, b1; /* loop 2's head; the loops' bodies after their index lines */
     size_t loop3, c0, c1;         /* a third loop's (the softmax's three-loop form), else 0 */
@@ -56,16 +49,16 @@ typedef struct pro_scan {
     char pres[16]; /* what _post returns; "" for t itself */
 } pro_scan;
 
-static int starts(const pro_line *l, const char *s) { return l->n >= strlen(s) && !strncmp(l->p, s, strlen(s)); }
+static int starts(const builtin_line *l, const char *s) { return l->n >= strlen(s) && !strncmp(l->p, s, strlen(s)); }
 
 /* Whether line l is exactly s. */
-static int line_is(const pro_line *l, const char *s) { return l->n == strlen(s) && !strncmp(l->p, s, l->n); }
+static int line_is(const builtin_line *l, const char *s) { return l->n == strlen(s) && !strncmp(l->p, s, l->n); }
 
 /* Where s occurs within line l, or NULL. */
-static const char *line_has(const pro_line *l, const char *s) { return memmem(l->p, l->n, s, strlen(s)); }
+static const char *line_has(const builtin_line *l, const char *s) { return memmem(l->p, l->n, s, strlen(s)); }
 
 /* `NAME = ` at the start of l with NAME = prefix + digits: the name's length, else 0. */
-static size_t named_lhs(const pro_line *l, const char *prefix) {
+static size_t named_lhs(const builtin_line *l, const char *prefix) {
     size_t i = strlen(prefix);
     if (!starts(l, prefix)) return 0;
     while (i < l->n && isdigit((unsigned char)l->p[i])) i++;
@@ -73,7 +66,7 @@ static size_t named_lhs(const pro_line *l, const char *prefix) {
     return i;
 }
 
-static size_t tmp_lhs(const pro_line *l) { return named_lhs(l, "tmp"); }
+static size_t tmp_lhs(const builtin_line *l) { return named_lhs(l, "tmp"); }
 
 static int is_ptr(const pro_scan *s, const char *name, size_t n) {
     for (size_t i = 0; i < s->nptrs; i++)
@@ -110,7 +103,7 @@ static int index_expr(const pro_scan *s, const char *p, const char *end, int *us
 }
 
 /* Parses a load line into *ld; 0 when the line has exactly the known form. */
-static int parse_load(const pro_line *l, const pro_scan *s, pro_load *ld) {
+static int parse_load(const builtin_line *l, const pro_scan *s, pro_load *ld) {
     size_t v = tmp_lhs(l);
     if (!v || v >= sizeof ld->var) return -1;
     memcpy(ld->var, l->p, v);
@@ -185,30 +178,14 @@ static int pointwise_rhs(const char *p, const char *end) {
     return 1;
 }
 
-static size_t split_lines(const char *src, pro_line *ls, size_t cap) {
-    size_t n = 0;
-    for (const char *p = src; *p && n < cap;) {
-        const char *nl = strchr(p, '\n');
-        const char *e = nl ? nl : p + strlen(p);
-        int ind = 0;
-        while (p + ind < e && p[ind] == ' ') ind++;
-        size_t len = (size_t)(e - p - ind);
-        while (len && (p[ind + len - 1] == ' ' || p[ind + len - 1] == '\r')) len--;
-        if (len) ls[n++] = (pro_line){p + ind, len, ind};
-        if (!nl) break;
-        p = nl + 1;
-    }
-    return n;
-}
-
 /* A loop's body after its index lines (r0_index, r0_mask, roffset, rindex, r0_N = r0_index):
  * [*from, *to); the reduction index's name into r0v (the same in both loops). */
 static int loop_body(pro_scan *s, size_t head, size_t *from, size_t *to) {
-    const pro_line *ls = s->ls;
+    const builtin_line *ls = s->ls;
     size_t i = head + 1;
     char r0v[16] = "";
     static const char *const idx[] = {"r0_index = ", "r0_mask = ", "roffset = ", "rindex = "};
-    for (; i < s->n && ls[i].indent > ls[head].indent; i++) {
+    for (; i < s->n && ls[i].ind > ls[head].ind; i++) {
         int is_idx = 0;
         for (size_t j = 0; j < sizeof idx / sizeof *idx; j++) is_idx |= starts(&ls[i], idx[j]);
         size_t v = named_lhs(&ls[i], "r0_");
@@ -220,7 +197,7 @@ static int loop_body(pro_scan *s, size_t head, size_t *from, size_t *to) {
         if (!is_idx) break;
     }
     *from = i;
-    while (i < s->n && ls[i].indent > ls[head].indent) i++;
+    while (i < s->n && ls[i].ind > ls[head].ind) i++;
     *to = i;
     if (!r0v[0] || (s->r0v[0] && strcmp(r0v, s->r0v))) return -1;
     snprintf(s->r0v, sizeof s->r0v, "%s", r0v);
@@ -262,8 +239,8 @@ static int scan_kernel(const kfacts *k, pro_scan *s, int three) {
     }
     s->ls = malloc(PRO_MAX_LINES * sizeof *s->ls);
     if (!s->ls) return -1;
-    s->n = split_lines(src, s->ls, PRO_MAX_LINES);
-    const pro_line *ls = s->ls;
+    s->n = builtin_split_lines(src, s->ls, PRO_MAX_LINES);
+    const builtin_line *ls = s->ls;
     size_t loops[3], nl = 0, rbase = 0;
     for (size_t i = 0; i < s->n; i++) {
         if (ls[i].n == 49 && !strncmp(ls[i].p, "for r0_offset in tl.range(0, r0_numel, R0_BLOCK):", 49) && nl++ < 3)
@@ -380,7 +357,7 @@ static int scan_store_loop(const kfacts *k, const pro_scan *s, size_t from, size
     *out = NULL;
     if (loop_loads(s, from, to, l2, cap, n2)) return -1;
     for (size_t j = from; j < to; j++) {
-        const pro_line *l = &s->ls[j];
+        const builtin_line *l = &s->ls[j];
         if (starts(l, "tl.store(")) {
             nstore++;
             for (size_t p = 0; p < s->nptrs && !*out; p++) {
@@ -398,7 +375,7 @@ static int scan_store_loop(const kfacts *k, const pro_scan *s, size_t from, size
 }
 
 /* Whether line l is `tmpA = v.to(tl.float32)`; its tmpA into lhs. */
-static int is_float_copy(const pro_line *l, const char *v, char *lhs, size_t cap) {
+static int is_float_copy(const builtin_line *l, const char *v, char *lhs, size_t cap) {
     size_t t = tmp_lhs(l);
     char want[48];
     snprintf(want, sizeof want, "%s.to(tl.float32)", v);
@@ -410,7 +387,7 @@ static int is_float_copy(const pro_line *l, const char *v, char *lhs, size_t cap
 
 /* Whether some line of [from, to) is `tmpX = tmpY OP v` (or `(tmpY OP v)`) or `tmpX = v OP tmpY`
  * for v or its float copy. */
-static int used_with(const pro_line *ls, size_t from, size_t to, const char *v, char op) {
+static int used_with(const builtin_line *ls, size_t from, size_t to, const char *v, char op) {
     char cp[16] = "";
     for (size_t i = from; i < to && !cp[0]; i++) is_float_copy(&ls[i], v, cp, sizeof cp);
     const char *name = cp[0] ? cp : v;
@@ -457,7 +434,7 @@ static int scan_finish(pro_scan *s, int ok, int post, prologue_spec *sp, prologu
  * *s held, else -1 with nothing held. */
 static int scan_with_update(const kfacts *k, pro_scan *s, const char *call, const char *arg_fmt) {
     if (scan_kernel(k, s, 0)) return -1;
-    const pro_line *ls = s->ls;
+    const builtin_line *ls = s->ls;
     size_t i = s->bcast;
     char arg[48];
     snprintf(arg, sizeof arg, arg_fmt, s->bvar);
@@ -473,7 +450,7 @@ int builtin_ln_prologue_match(const kfacts *k, prologue_spec *out) {
     if (!kf_strs_has(&k->aten_ops, "aten.native_layer_norm")) return 0;
     pro_scan s; /* the Welford update of the broadcast (its first argument) */
     if (scan_with_update(k, &s, "triton_helpers.welford_reduce(", "%s, ")) return 0;
-    const pro_line *ls = s.ls;
+    const builtin_line *ls = s.ls;
     int ok = 1;
     /* loop 2: loop 1's loads in order, then the weight and the bias at the reduction index */
     pro_load l2[PRO_MAX_LOADS + 2];
@@ -514,7 +491,7 @@ int builtin_ln_prologue_match(const kfacts *k, prologue_spec *out) {
 static int sm_online_match(const kfacts *k, prologue_spec *out) {
     pro_scan s; /* the online softmax's update of the broadcast (its third argument) */
     if (scan_with_update(k, &s, "triton_helpers.online_softmax_combine(", ", %s, False")) return 0;
-    const pro_line *ls = s.ls;
+    const builtin_line *ls = s.ls;
     int ok = 1;
     /* between the loops: `tmpM, tmpS = triton_helpers.online_softmax_reduce(` */
     char mx[16] = "", sm[16] = "";
@@ -590,11 +567,32 @@ static int tmps_within(const char *p, const char *end, char names[][16], size_t 
     return 1;
 }
 
+/* Appends line l to out, indented 4, with the tmp name var (where it stands whole) written t: a
+ * line of a lifted `_post(t)`. */
+static void put_renamed(kbuf *out, const builtin_line *l, const char *var) {
+    const char *e = l->p + l->n;
+    size_t vlen = strlen(var);
+    kbuf_puts(out, "    ");
+    for (const char *q = l->p; q < e; q++) {
+        size_t len = tmp_at(l->p, q, e);
+        if (len == vlen && !strncmp(q, var, vlen)) {
+            kbuf_putc(out, 't');
+            q += len - 1;
+        } else if (len) {
+            kbuf_append(out, q, len);
+            q += len - 1;
+        } else {
+            kbuf_putc(out, *q);
+        }
+    }
+    kbuf_putc(out, '\n');
+}
+
 /* In [from, to): `tmpD = ... - mx`, then pointwise lines over tmpD and each other only (the chain:
  * a scale, a shift), then `tmpE = libdevice.exp(last)`. The exponential's name into exv, the
  * chain's lines with each tmp name replaced by T and its place in the chain into sig, with tmpD
  * renamed t into post (when not NULL) and its result into pres: 0, else -1. */
-static int exp_chain(const pro_line *ls, size_t from, size_t to, const char *mx, char *exv, kbuf *sig, kbuf *post,
+static int exp_chain(const builtin_line *ls, size_t from, size_t to, const char *mx, char *exv, kbuf *sig, kbuf *post,
                      char *pres) {
     char names[16][16], pat[48];
     size_t nn = 0, j = from;
@@ -621,25 +619,19 @@ static int exp_chain(const pro_line *ls, size_t from, size_t to, const char *mx,
         if (!pointwise_rhs(r, e) || !tmps_within(r, e, names, nn)) return -1;
         memcpy(names[nn], ls[j].p, t);
         names[nn++][t] = '\0';
-        if (post) kbuf_puts(post, "    ");
-        for (const char *q = ls[j].p; q < e; q++) { /* the line with its tmp names as T (sig), tmpD as t (post) */
+        if (post) put_renamed(post, &ls[j], names[0]);
+        for (const char *q = ls[j].p; q < e; q++) { /* the line with its tmp names as T */
             size_t len = tmp_at(ls[j].p, q, e);
             if (len) { /* T and the name's place in the chain (tmpD is T0) */
                 size_t at = 0;
                 while (at + 1 < nn && (strlen(names[at]) != len || strncmp(q, names[at], len))) at++;
                 kbuf_printf(sig, "T%zu", at);
-                if (post && len == strlen(names[0]) && !strncmp(q, names[0], len))
-                    kbuf_putc(post, 't');
-                else if (post)
-                    kbuf_append(post, q, len);
                 q += len - 1;
                 continue;
             }
             kbuf_putc(sig, *q);
-            if (post) kbuf_putc(post, *q);
         }
         kbuf_putc(sig, '\n');
-        if (post) kbuf_putc(post, '\n');
     }
     return -1;
 }
@@ -651,7 +643,7 @@ static int exp_chain(const pro_line *ls, size_t from, size_t to, const char *mx,
 static int sm_three_loop_match(const kfacts *k, prologue_spec *out) {
     pro_scan s;
     if (scan_kernel(k, &s, 1)) return 0;
-    const pro_line *ls = s.ls;
+    const builtin_line *ls = s.ls;
     size_t i = s.bcast;
     char acc[16] = "", accs[16] = "", mx[16], sm[16], want[96], ex2[16] = "", ex3[16] = "";
     /* loop 1 after the broadcast: `tmpA = triton_helpers.maximum(_tmpM, tmpB)`, `_tmpM =
@@ -759,12 +751,8 @@ int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
                     kbuf_str(&label));
         rc = template_render(tmpl, a, ln ? 7 : 4, &t, e);
         /* the prologue's function goes before the kernel that calls it */
-        const char *at = rc ? NULL : strstr(kbuf_str(&t), "@triton.jit\ndef _row_kernel(");
-        if (!rc && !at) rc = kerr_set(e, KOPT_E_INTERNAL, "template %s has no _row_kernel", tmpl);
+        if (!rc) rc = builtin_splice_helper(&s, kbuf_str(&t), "_row_kernel", kbuf_str(&sp.helper), e);
         if (!rc) {
-            kbuf_append(&s, t.data, (size_t)(at - t.data));
-            kbuf_printf(&s, "%s\n\n", kbuf_str(&sp.helper));
-            kbuf_puts(&s, at);
             json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:I, s:I}, s:s}", "label", kbuf_str(&label), "config",
                                                    "template", tmpl, "rows", (json_int_t)xb, "num_warps",
                                                    (json_int_t)nw, "source", kbuf_str(&s)));
@@ -787,8 +775,8 @@ int builtin_prologue_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
 /* builtin.h: the pointwise tail of a kernel after `var` (lines lifted into `_post(t)`). */
 int builtin_pointwise_tail(const char *src, const char *var, kbuf *post, char *ret, size_t cap) {
     enum { TAIL_LINES = 256, TAIL_NAMES = 32 };
-    pro_line *ls = calloc(TAIL_LINES, sizeof *ls);
-    size_t n = src && ls ? split_lines(src, ls, TAIL_LINES) : 0, vlen = strlen(var), j = 0, nn = 0;
+    builtin_line *ls = calloc(TAIL_LINES, sizeof *ls);
+    size_t n = src && ls ? builtin_split_lines(src, ls, TAIL_LINES) : 0, vlen = strlen(var), j = 0, nn = 0;
     char names[TAIL_NAMES][16];
     kbuf body = KBUF_INIT;
     int ok = 0;
@@ -804,17 +792,7 @@ int builtin_pointwise_tail(const char *src, const char *var, kbuf *post, char *r
         if (t >= 16 || nn == TAIL_NAMES || !pointwise_rhs(r, e) || !tmps_within(r, e, names, nn)) goto out;
         memcpy(names[nn], ls[j].p, t);
         names[nn++][t] = '\0';
-        kbuf_puts(&body, "    ");
-        for (const char *q = ls[j].p; q < e; q++) { /* var renamed t */
-            size_t len = tmp_at(ls[j].p, q, e);
-            if (len == vlen && !strncmp(q, var, vlen)) {
-                kbuf_putc(&body, 't');
-                q += len - 1;
-            } else {
-                kbuf_putc(&body, *q);
-            }
-        }
-        kbuf_putc(&body, '\n');
+        put_renamed(&body, &ls[j], var);
     }
     /* the kernel's last line: the store of the chain's last value */
     if (j + 1 != n || !starts(&ls[j], "tl.store(")) goto out;

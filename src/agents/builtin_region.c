@@ -94,8 +94,8 @@ static int norm_constants(const kfacts *k, long long *count, double *eps) {
 typedef struct gn_fusion {
     int pre_bias;   /* a per-channel bias added before the statistics (in_ptr1) */
     int act;        /* after it: 0 none, 1 GELU (erf), 2 ReLU, 3 Inductor's own pointwise lines (post) */
-    char post[2048]; /* act 3: the body of `_post(t)` (Inductor's lines after the affine transform,
-                        its result renamed t), then `    return <ret>` */
+    char post[2048]; /* act 3: the function `_post(t)`: Inductor's lines after the affine transform
+                        (its result renamed t), then `    return <ret>` */
 } gn_fusion;
 
 /* Whether a normalising kernel's source reads its in_ptr0 at xindex itself (`tl.load(in_ptr0 +
@@ -114,6 +114,18 @@ static int reads_input_linearly(const char *src) {
     return strstr(src, want) != NULL;
 }
 
+/* Whether the source line after the newline at *l (then past it) is exactly `lhs = x OP y`, its
+ * names into lhs, x, y (16 bytes each). */
+static int binop_line(const char **l, char op, char *lhs, char *x, char *y) {
+    const char *p = *l ? *l + 1 : NULL;
+    char fmt[48];
+    int n = 0;
+    snprintf(fmt, sizeof fmt, " %%15[a-z0-9] = %%15[a-z0-9] %c %%15[a-z0-9]%%n", op);
+    if (!p || sscanf(p, fmt, lhs, x, y, &n) != 3 || p[n] != '\n') return 0;
+    *l = p + n;
+    return 1;
+}
+
 /* The tmp name of the normalising kernel's affine result: the lines `tmpR = libdevice.rsqrt(..)`,
  * `tmpM = tmpD * tmpR`, `tmpW = tmpM * tmpA`, `tmpS = tmpW + tmpB` in a row, tmpA and tmpB loaded
  * (the weight and bias), into out (cap bytes): 1, else 0. */
@@ -121,17 +133,11 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
     const char *p = src ? strstr(src, " = libdevice.rsqrt(") : NULL;
     if (!p || strstr(p + 1, " = libdevice.rsqrt(")) return 0;
     while (p > src && p[-1] != ' ' && p[-1] != '\n') p--;
-    char r[16], d[16], m[16], m2[16], a[16], w[16], w2[16], b[16], sv[16];
+    char r[16], d[16], m[16], x[16], a[16], w[16], b[16], sv[16];
     if (sscanf(p, "%15[a-z0-9] = libdevice.rsqrt(", r) != 1) return 0;
-    const char *l2 = strchr(p, '\n');
-    const char *l3 = l2 ? strchr(l2 + 1, '\n') : NULL, *l4 = l3 ? strchr(l3 + 1, '\n') : NULL;
-    char rr[16];
-    int n2 = 0, n3 = 0, n4 = 0; /* each line exactly `a = b op c` (%n: nothing after c) */
-    if (!l4 || sscanf(l2 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]%n", m, d, rr, &n2) != 3 || strcmp(rr, r) ||
-        l2[1 + n2] != '\n' || sscanf(l3 + 1, " %15[a-z0-9] = %15[a-z0-9] * %15[a-z0-9]%n", w, m2, a, &n3) != 3 ||
-        strcmp(m2, m) || l3[1 + n3] != '\n' ||
-        sscanf(l4 + 1, " %15[a-z0-9] = %15[a-z0-9] + %15[a-z0-9]%n", sv, w2, b, &n4) != 3 || strcmp(w2, w) ||
-        l4[1 + n4] != '\n')
+    const char *l = strchr(p, '\n');
+    if (!binop_line(&l, '*', m, d, x) || strcmp(x, r) || !binop_line(&l, '*', w, x, a) || strcmp(x, m) ||
+        !binop_line(&l, '+', sv, x, b) || strcmp(x, w))
         return 0;
     char la[32], lb[32];
     snprintf(la, sizeof la, "\n    %s = tl.load(", a);
@@ -185,9 +191,9 @@ static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
     char sv[16], ret[16];
     kbuf post = KBUF_INIT;
     int ok = gn_affine_var(src, sv, sizeof sv) && builtin_pointwise_tail(src, sv, &post, ret, sizeof ret) &&
-             post.len + strlen(ret) + 16 < sizeof g->post;
+             post.len + strlen(ret) + 48 < sizeof g->post;
     if (ok) {
-        snprintf(g->post, sizeof g->post, "%s    return %s\n", kbuf_str(&post), ret);
+        snprintf(g->post, sizeof g->post, "@triton.jit\ndef _post(t):\n%s    return %s\n", kbuf_str(&post), ret);
         g->act = 3;
     }
     kbuf_free(&post);
@@ -259,13 +265,7 @@ static int region_source(kbuf *s, kfamily f, long long count, double eps, int se
         /* Inductor's lines after the affine transform, as _post(t) before the kernel that calls it */
         kbuf t = KBUF_INIT;
         int rc = template_render("region_group_norm", a, sizeof a / sizeof *a, &t, e);
-        const char *at = rc ? NULL : strstr(kbuf_str(&t), "@triton.jit\ndef _group_norm_split(");
-        if (!rc && !at) rc = kerr_set(e, KOPT_E_INTERNAL, "template region_group_norm has no _group_norm_split");
-        if (!rc) {
-            kbuf_append(s, t.data, (size_t)(at - t.data));
-            kbuf_printf(s, "@triton.jit\ndef _post(t):\n%s\n\n", g->post);
-            kbuf_puts(s, at);
-        }
+        if (!rc) rc = builtin_splice_helper(s, kbuf_str(&t), "_group_norm_split", g->post, e);
         kbuf_free(&t);
         return rc;
     }
