@@ -70,13 +70,16 @@ def main():
                 if err is None or err > 1e-5:
                     bad.append("row_split %dx%d seg %d log %s %s: %s" % (rows, cols, seg, log, kind,
                                                                         "NaN/inf differ" if err is None else err))
-        # columns: (shape, dim, CB, IB, LOG, warps)
-        for k, (shape, dim, cb, ib, log, nw) in enumerate([((4, 700, 96), 1, 128, 32, False, 4),
-                                                           ((4, 700, 96), 1, 128, 32, True, 4),
-                                                           ((3, 2048, 64), 1, 256, 16, False, 4),
-                                                           ((700, 40), 0, 64, 8, False, 2)]):
+        # columns: (shape, dim, CB, IB, LOG, warps, scale): scale None is the unscaled form
+        for k, (shape, dim, cb, ib, log, nw, scale) in enumerate([((4, 700, 96), 1, 128, 32, False, 4, None),
+                                                                  ((4, 700, 96), 1, 128, 32, True, 4, None),
+                                                                  ((3, 2048, 64), 1, 256, 16, False, 4, None),
+                                                                  ((700, 40), 0, 64, 8, False, 2, None),
+                                                                  ((4, 700, 96), 1, 128, 32, False, 4, 1 / 0.7),
+                                                                  ((4, 700, 96), 1, 128, 32, True, 4, 2.5)]):
             mod = load_judged(render(open(COL).read(), dict(IN="in_ptr0", OUT="out_ptr1", DIM=dim, LOG=log, CB=cb,
-                                                            IB=ib, NUM_WARPS=nw)), "col%d" % k, tmp)
+                                                            IB=ib, NUM_WARPS=nw, SCALED=scale is not None,
+                                                            SCALE=repr(scale))), "col%d" % k, tmp)
             for kind in ("randn", "special"):
                 x = torch.randn(*shape, device="cuda") * 3
                 if kind == "special":
@@ -84,11 +87,11 @@ def main():
                 out = torch.full_like(x, float("nan"))
                 mod.launch(x, out, x.numel() // shape[dim], shape[dim])
                 torch.cuda.synchronize()
-                ref = (torch.log_softmax if log else torch.softmax)(x.double(), dim)
+                ref = (torch.log_softmax if log else torch.softmax)(x.double() * (scale or 1.0), dim)
                 err = same(out, ref)
                 n += 1
                 if err is None or err > 1e-5:
-                    bad.append("col_split %s dim %d cb %d log %s %s: %s" % (shape, dim, cb, log, kind,
+                    bad.append("col_split %s dim %d cb %d log %s scale %s %s: %s" % (shape, dim, cb, log, scale, kind,
                                                                            "NaN/inf differ" if err is None else err))
     if bad:
         print("split softmax on the GPU: %d of %d cases wrong: %s" % (len(bad), n, "; ".join(bad)))
