@@ -45,13 +45,14 @@
 enum { LN_MAX_SEGS = 32, LN_MAX_SEG = 32768 /* the largest segment its variants use */ };
 
 /* Every parameter of the region is a tensor of type t, or (t NULL) of a floating type, with
- * in_ptr0 and out_ptr0 of the same one. */
+ * in_ptr0 and out_ptr0 of the same one (or no out_ptr0: the output written in place, in_out_ptr0). */
 static int params_typed(const kfacts *k, const char *t) {
     for (size_t i = 0; i < k->nparams; i++) {
         const char *pt = k->params[i].type;
         if (!*pt || (t ? strcmp(pt, t) : !builtin_float_ptr(pt))) return 0;
     }
-    return !strcmp(kfacts_param_type(k, "in_ptr0"), kfacts_param_type(k, "out_ptr0"));
+    const char *o = kfacts_param_type(k, "out_ptr0");
+    return !*o ? *kfacts_param_type(k, "in_out_ptr0") != '\0' : !strcmp(kfacts_param_type(k, "in_ptr0"), o);
 }
 
 /* Whether every member kernel computes only `op` (its recorded ATen ops are exactly that one):
@@ -90,22 +91,27 @@ static int norm_constants(const kfacts *k, long long *count, double *eps) {
     return *count > 0 && *eps > 0;
 }
 
-/* What a group-norm region fuses around the norm. */
+/* What a group-norm region fuses around the norm, and which of its parameters is which. */
 typedef struct gn_fusion {
-    int pre_bias;   /* a per-channel bias added before the statistics (in_ptr1) */
+    const char *x, *cb, *w, *b, *y; /* the input, the bias before (x where there is none: unread),
+                                       weight, bias, output (x itself where written in place) */
+    int pre_bias;   /* a per-channel bias added before the statistics */
     int act;        /* after it: 0 none, 1 GELU (erf), 2 ReLU, 3 Inductor's own pointwise lines (post) */
     char post[2048]; /* act 3: the function `_post(t)`: Inductor's lines after the affine transform
                         (its result renamed t), then `    return <ret>` */
 } gn_fusion;
 
-/* Whether a normalising kernel's source reads its in_ptr0 at xindex itself (`tl.load(in_ptr0 +
- * (x4), ...)` with `x4 = xindex`): the convolution's result laid out as the output, contiguous
- * (N, C, *). A channels-last one is read at a permuted index (`y0 + 128*x2 + ...`), which the
- * template's contiguous reading would get wrong. */
-static int reads_input_linearly(const char *src) {
-    const char *p = src ? strstr(src, "tl.load(in_ptr0 + (") : NULL;
+/* Whether a normalising kernel's source reads its pointer `ptr` (in_ptr0, or in_out_ptr0 where
+ * it writes its result there) at xindex itself (`tl.load(in_ptr0 + (x4), ...)` with `x4 =
+ * xindex`): the convolution's result laid out as the output, contiguous (N, C, *). A
+ * channels-last one is read at a permuted index (`y0 + 128*x2 + ...`), which the template's
+ * contiguous reading would get wrong. */
+static int reads_input_linearly(const char *src, const char *ptr) {
+    char load[40];
+    snprintf(load, sizeof load, "tl.load(%s + (", ptr);
+    const char *p = src ? strstr(src, load) : NULL;
     if (!p) return 0;
-    p += strlen("tl.load(in_ptr0 + (");
+    p += strlen(load);
     size_t n = 0;
     while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= '0' && p[n] <= '9')) n++;
     if (!n || n > 16 || p[n] != ')') return 0;
@@ -150,7 +156,9 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
 /* A group norm region's fusion, read from its parameters and its members' ATen ops: (in_ptr0,
  * weight in_ptr1, bias in_ptr2, out_ptr0) and the norm alone; or Inductor's fusion of a
  * convolution's output: (in_ptr0 the convolution's result without its bias, in_ptr1 that bias,
- * in_ptr2 weight, in_ptr3 bias, out_ptr0), exactly two members, the statistics kernel's ops
+ * in_ptr2 weight, in_ptr3 bias, out_ptr0) -- or, where Inductor writes the result into the
+ * convolution's buffer (`buf4 = buf0; del buf0  # reuse`), (in_ptr0 the bias, in_ptr1 weight,
+ * in_ptr2 bias, in_out_ptr0 the convolution's result and the output) --, exactly two members, the statistics kernel's ops
  * convolution and native_group_norm, the normalising kernel's the same plus elementwise ops:
  * relu alone, or gelu alone in its erf form (the source computes libdevice.erf), take the
  * template's own code (act 2, 1); any other set, the tanh-form GELU among them, takes the
@@ -161,6 +169,7 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
 static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
     static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
     static const char *const fused[] = {"in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"};
+    static const char *const inplace[] = {"in_ptr0", "in_ptr1", "in_ptr2", "in_out_ptr0"};
     static const char *const stats_ops[] = {"aten.convolution", "aten.native_group_norm"};
     /* the normalising kernel's ops: the two, then (bits 2, 3) GELU or ReLU alone -- the template's
      * own -- or any of the elementwise ops after them, whose lines the template takes as written
@@ -173,15 +182,21 @@ static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
         "aten.clamp_max",   "aten.neg",               "aten.abs",      "aten.exp",       "aten.log1p",
         "aten.minimum",     "aten.maximum",           "aten.pow",      "aten.sqrt",      "aten.rsub"};
     memset(g, 0, sizeof *g);
-    if (builtin_params_are(k, affine, 4)) return members_compute_only(k, "aten.native_group_norm");
-    if (!builtin_params_are(k, fused, 5) || k->nmembers != 2) return 0;
+    if (builtin_params_are(k, affine, 4)) {
+        *g = (gn_fusion){.x = "in_ptr0", .cb = "in_ptr0", .w = "in_ptr1", .b = "in_ptr2", .y = "out_ptr0"};
+        return members_compute_only(k, "aten.native_group_norm");
+    }
+    int in_place = builtin_params_are(k, inplace, 4);
+    if (in_place) *g = (gn_fusion){.x = "in_out_ptr0", .cb = "in_ptr0", .w = "in_ptr1", .b = "in_ptr2", .y = "in_out_ptr0"};
+    else *g = (gn_fusion){.x = "in_ptr0", .cb = "in_ptr1", .w = "in_ptr2", .b = "in_ptr3", .y = "out_ptr0"};
+    if (!(in_place || builtin_params_are(k, fused, 5)) || k->nmembers != 2) return 0;
     unsigned stats = 0, norm = 0;   /* bits: the ops seen, in the lists' order */
     size_t nn = sizeof norm_ops / sizeof *norm_ops;
     if (!builtin_ops_within(&k->members[0].aten_ops, stats_ops, 2, &stats) || stats != 3u ||
         !builtin_ops_within(&k->members[1].aten_ops, norm_ops, nn, &norm) || (norm & 3u) != 3u)
         return 0;   /* convolution and the norm in both */
     const char *src = k->members[1].source;
-    if (!reads_input_linearly(src)) return 0;
+    if (!reads_input_linearly(src, in_place ? "in_out_ptr0" : "in_ptr0")) return 0;
     g->pre_bias = 1;
     unsigned extra = norm & ~3u;
     if (extra == 0u) return 1;
@@ -249,10 +264,17 @@ json_t *builtin_region_variants(kfamily f, const kfacts *k) {
 
 /* The region templates (templates/kernels/region_*.py.tmpl) for one variant; count: a norm's
  * elements per group (row); g: a group norm's fusion. */
-static int region_source(kbuf *s, kfamily f, long long count, double eps, int seg, int nw, const gn_fusion *g, kerr *e) {
+static int region_source(kbuf *s, const kfacts *k, kfamily f, long long count, double eps, int seg, int nw,
+                         const gn_fusion *g, kerr *e) {
     if (f == KF_REGION_GROUP_NORM) {
         long long nseg = (count + seg - 1) / seg;
-        tpl_arg a[] = {{.name = "GSIZE", .type = TPL_INT, .i = count},
+        tpl_arg a[] = {{.name = "PARAMS", .type = TPL_IDENTS, .idents = (const char *const *)k->runtime.v, .nidents = k->runtime.n},
+                       {.name = "X", .type = TPL_IDENT, .ident = g->x},
+                       {.name = "CBP", .type = TPL_IDENT, .ident = g->cb},
+                       {.name = "WP", .type = TPL_IDENT, .ident = g->w},
+                       {.name = "BP", .type = TPL_IDENT, .ident = g->b},
+                       {.name = "Y", .type = TPL_IDENT, .ident = g->y},
+                       {.name = "GSIZE", .type = TPL_INT, .i = count},
                        {.name = "EPS", .type = TPL_FLOAT, .f = eps},
                        {.name = "SEG", .type = TPL_INT, .i = seg},
                        {.name = "NSEG", .type = TPL_INT, .i = nseg},
@@ -309,7 +331,7 @@ int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e
         kbuf_puts(&s, "# kopt-candidate: replaces=");
         for (size_t j = 0; j < k->nmembers; j++) kbuf_printf(&s, "%s%s", j ? "+" : "", k->members[j].name);
         kbuf_printf(&s, "\n# kopt built-in executor, rewrite: %s\n", kbuf_str(&label));
-        if (region_source(&s, f, count, eps, seg, nw, &g, e)) {
+        if (region_source(&s, k, f, count, eps, seg, nw, &g, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cands);

@@ -312,6 +312,19 @@ int region_build(const artifact *a, int first, int last, const char *name, kbuf 
     } else {
         kbuf_printf(&rep, "%s%s.run(%s)\n", base, name, kbuf_str(&callargs));
     }
+    /* aliases of outside buffers made inside the region (`buf4 = buf0; del buf0  # reuse`, a
+     * kernel writing its input's memory): the same bindings after the launch, for call()'s later
+     * lines, before the dels */
+    for (size_t s = s0; s <= s1; s++) {
+        const art_stmt *st = &a->stmts[s];
+        if (st->kind != ART_ST_ALIAS || !st->of) continue;
+        const rbuf *rb = root_of(&r, st->target);
+        if (rb && !rb->in_span) {
+            kbuf_puts(&rep, base);
+            kbuf_append(&rep, text + st->span.off, st->span.len);
+            kbuf_putc(&rep, '\n');
+        }
+    }
     if (dels.len) kbuf_printf(&rep, "%sdel %s\n", base, kbuf_str(&dels));
 
     /* ---- the module: the function after the last kernel statement, the span replaced */

@@ -17,7 +17,9 @@
  * (the region also takes the allocations and stream statements right before its first launch and
  * the `del` statements right after its last one) and, in call(), those statements replaced by the hoisted allocations of the region's
  * outputs, the last `streamN = get_raw_stream(..)` of the region (if any), `NAME.run(<external
- * buffers>, stream=streamN)` and the `del` of external names the region deleted. The
+ * buffers>, stream=streamN)`, the region's aliases of external buffers as written (Inductor's
+ * `buf4 = buf0; del buf0  # reuse` where a kernel writes its input's memory: call()'s later
+ * lines use buf4) and the `del` of external names the region deleted. The
  * parameters are the region's external tensors: in_ptr<i> read and never written in the
  * region; out_ptr<i> written in it and used after it or defined outside it; in_out_ptr<i>
  * read before a region kernel writes it. Buffers used only inside the region are allocated

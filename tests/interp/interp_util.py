@@ -91,8 +91,10 @@ def render(text, params):
 
         def sub(mm):
             v = params[mm.group(1)]
+            if isinstance(v, (list, tuple)):   # idents: `a, b`, or `"a", "b"` with :quoted
+                return ", ".join(('"%s"' % n) if mm.group(2) else n for n in v)
             return ("True" if v else "False") if isinstance(v, bool) else str(v)
-        out.append(re.sub(r"\{\{(\w+)\}\}", sub, line))
+        out.append(re.sub(r"\{\{(\w+)(:quoted)?\}\}", sub, line))
     return "\n".join(out)
 
 

@@ -53,14 +53,31 @@ def reference(x, cb, w, b, groups, act):
     return y
 
 
-def run(mod, shape, groups, pre_bias, act, dt, want_act=None, want_bias=None):
+def ptrs(pre_bias, in_place=False):
+    """The template's pointer parameters as kopt fills them for the region's signature: the norm
+    alone (x, w, b, out), a convolution's bias before (x, cb, w, b, out), or that written in the
+    convolution's buffer (cb, w, b, x-and-out: in_out_ptr0)."""
+    if in_place:
+        return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_out_ptr0"], X="in_out_ptr0", CBP="in_ptr0",
+                    WP="in_ptr1", BP="in_ptr2", Y="in_out_ptr0")
+    if pre_bias:
+        return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"], X="in_ptr0", CBP="in_ptr1",
+                    WP="in_ptr2", BP="in_ptr3", Y="out_ptr0")
+    return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"], X="in_ptr0", CBP="in_ptr0", WP="in_ptr1",
+                BP="in_ptr2", Y="out_ptr0")
+
+
+def run(mod, shape, groups, pre_bias, act, dt, want_act=None, want_bias=None, in_place=False):
     """The candidate's output for random inputs against float64: the worst error over its tolerance.
-    want_act / want_bias: the reference's (a mutant's differs from what it was rendered with)."""
+    want_act / want_bias: the reference's (a mutant's differs from what it was rendered with).
+    in_place: the result written over the input (the launch's last argument is the input)."""
     c = shape[1]
     x = (torch.randn(*shape) * 2 + 0.5).to(dt)
     cb, w, b = (torch.randn(c) * 0.5).to(dt), (torch.rand(c) + 0.5).to(dt), (torch.randn(c) * 0.3).to(dt)
-    out = torch.full(shape, float("nan"), dtype=dt)
-    mod.launch(*([x, cb, w, b, out] if pre_bias else [x, w, b, out]))
+    x0 = x.clone()
+    out = x if in_place else torch.full(shape, float("nan"), dtype=dt)
+    mod.launch(*([cb, w, b, x] if in_place else [x, cb, w, b, out] if pre_bias else [x, w, b, out]))
+    x = x0
     ref = reference(x, cb if (pre_bias if want_bias is None else want_bias) else None, w, b, groups,
                     act if want_act is None else want_act)
     ulps = {torch.float32: 0.0, torch.float16: 0.5, torch.bfloat16: 1.0}[dt]
@@ -80,6 +97,7 @@ POSTS = {
                   "    tmp25 = libdevice.tanh(tmp24)\n    tmp26 = tl.full([1], 1.0, tl.float32)\n"
                   "    tmp27 = tmp25 + tmp26\n    tmp28 = tmp17 * tmp27\n    return tmp28\n",
                   lambda y: F.gelu(y, approximate="tanh")),
+    "tanh": ("    tmp16 = libdevice.tanh(t)\n    return tmp16\n", torch.tanh),   # held-out hv02's, in place
     "hardswish_half": ("    tmp16 = 3.0\n    tmp17 = t + tmp16\n    tmp18 = 0.0\n"
                        "    tmp19 = triton_helpers.maximum(tmp17, tmp18)\n    tmp20 = 6.0\n"
                        "    tmp21 = triton_helpers.minimum(tmp19, tmp20)\n    tmp22 = t * tmp21\n"
@@ -88,9 +106,9 @@ POSTS = {
 }
 
 
-def source(gsize, seg, pre_bias, act, post=None):
+def source(gsize, seg, pre_bias, act, post=None, in_place=False):
     text = render(open(TEMPLATE).read(), dict(GSIZE=gsize, EPS=EPS, SEG=seg, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
-                                              PRE_BIAS=pre_bias, ACT=act, POST=act == 3))
+                                              PRE_BIAS=pre_bias, ACT=act, POST=act == 3, **ptrs(pre_bias, in_place)))
     if act == 3:
         at = text.index("@triton.jit\ndef _group_norm_split(")
         text = text[:at] + "@triton.jit\ndef _post(t):\n" + POSTS[post][0] + "\n\n" + text[at:]
@@ -113,7 +131,7 @@ def per_channel_cases(tmp, mutate=False):
     get its channel's value. NCH as the plan computes it (1 + min(1, hw % SEG) * min(4, (SEG - 1)
     // hw + 1)). mutate: the boundary compare off by one (>= becomes >), which must fail."""
     text = render(open(TEMPLATE).read(), dict(GSIZE=1, EPS=EPS, SEG=1, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
-                                              PRE_BIAS=False, ACT=0, POST=False)).split("KOPT_PLAN")[0]
+                                              PRE_BIAS=False, ACT=0, POST=False, **ptrs(False))).split("KOPT_PLAN")[0]
     if mutate:
         assert "offs >= (cf + k) * HW" in text
         text = text.replace("offs >= (cf + k) * HW", "offs > (cf + k) * HW")
@@ -177,21 +195,22 @@ def main():
         bad += not caught
         print("%s mutant (a channel boundary off by one)" % ("ok  " if caught else "FAIL"))
         # ACT 3, Inductor's lines as _post: fp32 and 16-bit, masked tails and whole groups
-        for n, (shape, groups, seg, post, dt) in enumerate([((2, 8, 50), 2, 256, "silu_tanh", f32),
-                                                            ((2, 8, 64), 2, 256, "gelu_tanh", f32),
-                                                            ((3, 4, 3, 5), 2, 32, "silu_tanh", f16),
-                                                            ((2, 8, 50), 2, 256, "gelu_tanh", b16),
-                                                            ((2, 8, 64), 2, 256, "hardswish_half", f32),
-                                                            ((3, 4, 3, 5), 2, 32, "hardswish_half", f16)]):
+        # (the last three written over the input: Inductor's reuse of the convolution's buffer)
+        posts = [((2, 8, 50), 2, 256, "silu_tanh", f32, False), ((2, 8, 64), 2, 256, "gelu_tanh", f32, False),
+                 ((3, 4, 3, 5), 2, 32, "silu_tanh", f16, False), ((2, 8, 50), 2, 256, "gelu_tanh", b16, False),
+                 ((2, 8, 64), 2, 256, "hardswish_half", f32, False), ((3, 4, 3, 5), 2, 32, "hardswish_half", f16, False),
+                 ((2, 8, 50), 2, 256, "tanh", f32, True), ((3, 4, 3, 5), 2, 32, "tanh", f16, True),
+                 ((2, 8, 64), 2, 256, "hardswish_half", f32, True)]
+        for n, (shape, groups, seg, post, dt, inpl) in enumerate(posts):
             gsize = shape[1] // groups
             for d in shape[2:]:
                 gsize *= d
-            mod = load_judged(source(gsize, seg, True, 3, post), "gn_post_%d" % n, tmp)
-            err = run(mod, shape, groups, True, 3, dt, want_act=post)
+            mod = load_judged(source(gsize, seg, True, 3, post, inpl), "gn_post_%d" % n, tmp)
+            err = run(mod, shape, groups, True, 3, dt, want_act=post, in_place=inpl)
             ok = err <= 1
             bad += not ok
-            print("%s shape=%s groups=%d seg=%d _post=%s %s max_err/tol=%.3g"
-                  % ("ok  " if ok else "FAIL", shape, groups, seg, post, str(dt)[6:], err))
+            print("%s shape=%s groups=%d seg=%d _post=%s %s%s max_err/tol=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, groups, seg, post, str(dt)[6:], " in place" if inpl else "", err))
         # mutants: rendered without the bias (launched without it, judged against a reference with
         # it), or with ReLU for GELU
         for n, (pb, act, want_bias, want_act) in enumerate([(False, 1, True, 1), (True, 2, True, 1),
@@ -202,7 +221,8 @@ def main():
             bad += not caught
             what = "bias left out" if not pb else "ReLU for GELU" if act == 2 else "another _post"
             print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n, what, err))
-    print("group_norm interp: %d cases, 6 _post cases, 6 per-channel cases and 4 mutants, %d failed" % (len(cases), bad))
+    print("group_norm interp: %d cases, %d _post cases (3 in place), 6 per-channel cases and 4 mutants, %d failed"
+          % (len(cases), len(posts), bad))
     return 1 if bad else 0
 
 

@@ -200,6 +200,53 @@ Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     free(text);
 }
 
+/* Held-out hv02 (Conv1d, GroupNorm(12, 192), tanh; recorded on the H100): Inductor writes the
+ * normalised result into the convolution's buffer (`buf4 = buf0; del buf0  # reuse`, its second
+ * kernel's in_out_ptr0). The region takes that buffer as in_out_ptr0, call() keeps the alias
+ * after the region's launch (it returns buf4), and the template reads and writes it in place:
+ * the plan's parameters in the region's order, the tanh lifted into _post(t), every variant
+ * through gate 1. The same region with the alias used after it left out of call() would return
+ * an unbound name. */
+Test(region_agents, group_norm_written_in_place) {
+    static const char *const fx = "tests/fixtures/inductor/heldout6_hv02_conv1d_groupnorm_tanh_g0.py";
+    size_t len = 0;
+    char *text = tu_read_fixture(fx, &len);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(text, len, &a, &e), 0, "%s", e.msg);
+    kbuf b = KBUF_INIT;
+    cr_assert_eq(region_build(a, 1, 2, REGION_PREFIX "0", &b, &e), 0, "%s", e.msg);
+    cr_assert(strstr(kbuf_str(&b), "            _kopt_region_0.run(arg1_1, arg3_1, arg4_1, buf0, stream=stream0)\n"
+                                   "            buf4 = buf0; del buf0\n"
+                                   "            del arg1_1, arg3_1, arg4_1\n"
+                                   "        return (buf4, )\n") != NULL,
+              "%s", kbuf_str(&b));
+    kbuf_free(&b);
+    artifact_free(a);
+    free(text);
+    artifact *r = NULL;
+    json_t *k = region_ctx(fx, 1, 2, &r);
+    cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_group_norm");
+    json_t *c = candidates(k, "region_group_norm");
+    const json_t *cs = json_object_get(c, "candidates");
+    cr_assert_eq(json_array_size(cs), 6);
+    size_t i;
+    json_t *cand;
+    json_array_foreach(cs, i, cand) {
+        const char *src = json_string_value(json_object_get(cand, "source"));
+        cr_assert(strstr(src, "\"params\": [\"in_ptr0\", \"in_ptr1\", \"in_ptr2\", \"in_out_ptr0\"]") &&
+                      strstr(src, "\"args\": [\"in_out_ptr0\", \"in_ptr0\", \"in_ptr1\", \"in_ptr2\", \"in_out_ptr0\", ") &&
+                      strstr(src, "\"stride(in_out_ptr0, 1) == hw\"") && strstr(src, "\"GSIZE\": 262080") &&
+                      strstr(src, "@triton.jit\ndef _post(t):\n    tmp16 = libdevice.tanh(t)\n    return tmp16\n") &&
+                      strstr(src, "\"ACT\": 3") && strstr(src, "\"PRE_BIAS\": True"),
+                  "%s", src);
+    }
+    gate1_all(r, c);
+    json_decref(c);
+    json_decref(k);
+    artifact_free(r);
+}
+
 /* hz09 with another activation chain after the group norm, as Inductor writes them (SiLU then
  * tanh: tl.sigmoid, a product, libdevice.tanh; HardSwish then a scale: constants, Inductor's
  * triton_helpers clamp): Inductor's lines become _post(t), every variant through gate 1. */
