@@ -132,14 +132,21 @@ Test(region_agents, group_norm_reads_its_constants) {
  * that no power of two divides, so the last segment of each group is masked; every variant
  * through gate 1. Not a region the template takes where an op it does not compute is fused, the
  * GELU is the tanh form, or the input is read at a permuted (channels-last) index. */
+/* The group-norm region of launches 1..2 of fixture fx (its context into *k, the regioned
+ * artifact into *r): matched, its six candidates. */
+static json_t *gn_region_candidates(const char *fx, json_t **k, artifact **r) {
+    *k = region_ctx(fx, 1, 2, r);
+    cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(*k))), "region_group_norm");
+    json_t *c = candidates(*k, "region_group_norm");
+    cr_assert_eq(json_array_size(json_object_get(c, "candidates")), 6);
+    return c;
+}
+
 Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     static const char *const fx = "tests/fixtures/inductor/heldout4_hz09_conv1d_groupnorm_gelu_synthetic_g0.py";
     artifact *r = NULL;
-    json_t *k = region_ctx(fx, 1, 2, &r);
-    cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_group_norm");
-    json_t *c = candidates(k, "region_group_norm");
+    json_t *k = NULL, *c = gn_region_candidates(fx, &k, &r);
     const json_t *cs = json_object_get(c, "candidates");
-    cr_assert_eq(json_array_size(cs), 6);
     size_t i;
     json_t *cand;
     json_array_foreach(cs, i, cand) {
@@ -225,14 +232,10 @@ Test(region_agents, group_norm_written_in_place) {
     artifact_free(a);
     free(text);
     artifact *r = NULL;
-    json_t *k = region_ctx(fx, 1, 2, &r);
-    cr_assert_str_eq(kfamily_name(builtin_region_match(tu_kf(k))), "region_group_norm");
-    json_t *c = candidates(k, "region_group_norm");
-    const json_t *cs = json_object_get(c, "candidates");
-    cr_assert_eq(json_array_size(cs), 6);
+    json_t *k = NULL, *c = gn_region_candidates(fx, &k, &r);
     size_t i;
     json_t *cand;
-    json_array_foreach(cs, i, cand) {
+    json_array_foreach(json_object_get(c, "candidates"), i, cand) {
         const char *src = json_string_value(json_object_get(cand, "source"));
         cr_assert(strstr(src, "\"params\": [\"in_ptr0\", \"in_ptr1\", \"in_ptr2\", \"in_out_ptr0\"]") &&
                       strstr(src, "\"args\": [\"in_out_ptr0\", \"in_ptr0\", \"in_ptr1\", \"in_ptr2\", \"in_out_ptr0\", ") &&
