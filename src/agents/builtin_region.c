@@ -158,14 +158,15 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
  * convolution's output: (in_ptr0 the convolution's result without its bias, in_ptr1 that bias,
  * in_ptr2 weight, in_ptr3 bias, out_ptr0) -- or, where Inductor writes the result into the
  * convolution's buffer (`buf4 = buf0; del buf0  # reuse`), (in_ptr0 the bias, in_ptr1 weight,
- * in_ptr2 bias, in_out_ptr0 the convolution's result and the output) --, exactly two members, the statistics kernel's ops
- * convolution and native_group_norm, the normalising kernel's the same plus elementwise ops:
- * relu alone, or gelu alone in its erf form (the source computes libdevice.erf), take the
- * template's own code (act 2, 1); any other set, the tanh-form GELU among them, takes the
- * kernel's lines after its affine result as written (act 3, post: gn_affine_var,
- * builtin_pointwise_tail), or is refused when they are not a pointwise chain. The parameters are the region's external tensors in the order the
- * kernels first use them (artifact/region.h): the convolution's result and its bias first (the
- * statistics kernel's inputs), then weight and bias. 1 with *g filled, else 0. */
+ * in_ptr2 bias, in_out_ptr0 the convolution's result and the output) --, exactly two members,
+ * the statistics kernel's ops convolution and native_group_norm, the normalising kernel's the
+ * same plus elementwise ops: relu alone, or gelu alone in its erf form (the source computes
+ * libdevice.erf), take the template's own code (act 2, 1); any other set, the tanh-form GELU
+ * among them, takes the kernel's lines after its affine result as written (act 3, post:
+ * gn_affine_var, builtin_pointwise_tail), or is refused when they are not a pointwise chain. The
+ * parameters are the region's external tensors in the order the kernels first use them
+ * (artifact/region.h; in_out_ptr* after the others): the convolution's result and its bias
+ * first (the statistics kernel's inputs), then weight and bias. 1 with *g filled, else 0. */
 static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
     static const char *const affine[] = {"in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"};
     static const char *const fused[] = {"in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"};
