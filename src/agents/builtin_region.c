@@ -132,9 +132,33 @@ static int binop_line(const char **l, char op, char *lhs, char *x, char *y) {
     return 1;
 }
 
+/* Whether the source line after the newline at *l (then past it) is exactly `lhs =
+ * of.to(tl.float32)`, its names into lhs and of (16 bytes each): a 16-bit model's widening of a
+ * loaded value. */
+static int to_f32_line(const char **l, char *lhs, char *of) {
+    const char *p = *l ? *l + 1 : NULL;
+    int n = 0;
+    if (!p || sscanf(p, " %15[a-z0-9] = %15[a-z0-9].to(tl.float32)%n", lhs, of, &n) != 2 || !n || p[n] != '\n') return 0;
+    *l = p + n;
+    return 1;
+}
+
+/* The line `lhs = x OP y` after *l as binop_line reads it, where a 16-bit model may widen y
+ * first (`y = y0.to(tl.float32)` on the line before): y0 then stands for y. */
+static int binop_widened(const char **l, char op, char *lhs, char *x, char *y) {
+    char wl[16], wof[16];
+    const char *save = *l;
+    int widened = to_f32_line(l, wl, wof);
+    if (!widened) *l = save;
+    if (!binop_line(l, op, lhs, x, y) || (widened && strcmp(y, wl))) return 0;
+    if (widened) memcpy(y, wof, 16);
+    return 1;
+}
+
 /* The tmp name of the normalising kernel's affine result: the lines `tmpR = libdevice.rsqrt(..)`,
  * `tmpM = tmpD * tmpR`, `tmpW = tmpM * tmpA`, `tmpS = tmpW + tmpB` in a row, tmpA and tmpB loaded
- * (the weight and bias), into out (cap bytes): 1, else 0. */
+ * (the weight and bias; in a 16-bit model each may be widened to fp32 on the line before its
+ * use), into out (cap bytes): 1, else 0. */
 static int gn_affine_var(const char *src, char *out, size_t cap) {
     const char *p = src ? strstr(src, " = libdevice.rsqrt(") : NULL;
     if (!p || strstr(p + 1, " = libdevice.rsqrt(")) return 0;
@@ -142,8 +166,8 @@ static int gn_affine_var(const char *src, char *out, size_t cap) {
     char r[16], d[16], m[16], x[16], a[16], w[16], b[16], sv[16];
     if (sscanf(p, "%15[a-z0-9] = libdevice.rsqrt(", r) != 1) return 0;
     const char *l = strchr(p, '\n');
-    if (!binop_line(&l, '*', m, d, x) || strcmp(x, r) || !binop_line(&l, '*', w, x, a) || strcmp(x, m) ||
-        !binop_line(&l, '+', sv, x, b) || strcmp(x, w))
+    if (!binop_line(&l, '*', m, d, x) || strcmp(x, r) || !binop_widened(&l, '*', w, x, a) || strcmp(x, m) ||
+        !binop_widened(&l, '+', sv, x, b) || strcmp(x, w))
         return 0;
     char la[32], lb[32];
     snprintf(la, sizeof la, "\n    %s = tl.load(", a);

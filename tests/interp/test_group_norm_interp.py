@@ -97,6 +97,9 @@ POSTS = {
                   "    tmp25 = libdevice.tanh(tmp24)\n    tmp26 = tl.full([1], 1.0, tl.float32)\n"
                   "    tmp27 = tmp25 + tmp26\n    tmp28 = tmp17 * tmp27\n    return tmp28\n",
                   lambda y: F.gelu(y, approximate="tanh")),
+    # a 16-bit model's lines: the affine result widened first (a no-op on fp32), then SiLU
+    "widened_silu": ("    tmp32 = t.to(tl.float32)\n    tmp33 = tl.sigmoid(tmp32)\n    tmp34 = tmp32 * tmp33\n"
+                     "    return tmp34\n", F.silu),
     "tanh": ("    tmp16 = libdevice.tanh(t)\n    return tmp16\n", torch.tanh),   # held-out hv02's, in place
     "hardswish_half": ("    tmp16 = 3.0\n    tmp17 = t + tmp16\n    tmp18 = 0.0\n"
                        "    tmp19 = triton_helpers.maximum(tmp17, tmp18)\n    tmp20 = 6.0\n"
@@ -200,7 +203,8 @@ def main():
                  ((3, 4, 3, 5), 2, 32, "silu_tanh", f16, False), ((2, 8, 50), 2, 256, "gelu_tanh", b16, False),
                  ((2, 8, 64), 2, 256, "hardswish_half", f32, False), ((3, 4, 3, 5), 2, 32, "hardswish_half", f16, False),
                  ((2, 8, 50), 2, 256, "tanh", f32, True), ((3, 4, 3, 5), 2, 32, "tanh", f16, True),
-                 ((2, 8, 64), 2, 256, "hardswish_half", f32, True)]
+                 ((2, 8, 64), 2, 256, "hardswish_half", f32, True), ((2, 8, 50), 2, 256, "widened_silu", b16, False),
+                 ((3, 4, 3, 5), 2, 32, "widened_silu", f16, True)]
         for n, (shape, groups, seg, post, dt, inpl) in enumerate(posts):
             gsize = shape[1] // groups
             for d in shape[2:]:
@@ -221,7 +225,7 @@ def main():
             bad += not caught
             what = "bias left out" if not pb else "ReLU for GELU" if act == 2 else "another _post"
             print("%s mutant %d (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", n, what, err))
-    print("group_norm interp: %d cases, %d _post cases (3 in place), 6 per-channel cases and 4 mutants, %d failed"
+    print("group_norm interp: %d cases, %d _post cases (4 in place), 6 per-channel cases and 4 mutants, %d failed"
           % (len(cases), len(posts), bad))
     return 1 if bad else 0
 

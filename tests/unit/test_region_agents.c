@@ -250,6 +250,46 @@ Test(region_agents, group_norm_written_in_place) {
     artifact_free(r);
 }
 
+/* hv02's kernel as a 16-bit model writes it: the weight and bias widened to fp32 on the line
+ * before their use and the affine result widened before the activation. The weight and bias are
+ * still read through the widening, the widened result's line starts _post. Not taken: a
+ * narrowing in that place, or a widened value the next line does not use. */
+Test(region_agents, group_norm_affine_read_through_16_bit_widening) {
+    static const char *const fx = "tests/fixtures/inductor/heldout6_hv02_conv1d_groupnorm_tanh_g0.py";
+    static const char *const from = "    tmp13 = tmp11 * tmp12\n    tmp15 = tmp13 + tmp14\n    tmp16 = libdevice.tanh(tmp15)\n";
+    static const char *const cases[][2] = {
+        {"    tmp30 = tmp12.to(tl.float32)\n    tmp13 = tmp11 * tmp30\n    tmp31 = tmp14.to(tl.float32)\n"
+         "    tmp15 = tmp13 + tmp31\n    tmp32 = tmp15.to(tl.float32)\n    tmp16 = libdevice.tanh(tmp32)\n",
+         "@triton.jit\ndef _post(t):\n    tmp32 = t.to(tl.float32)\n    tmp16 = libdevice.tanh(tmp32)\n    return tmp16\n"},
+        {"    tmp30 = tmp12.to(tl.float16)\n    tmp13 = tmp11 * tmp30\n    tmp15 = tmp13 + tmp14\n"
+         "    tmp16 = libdevice.tanh(tmp15)\n",
+         NULL},
+        {"    tmp30 = tmp12.to(tl.float32)\n    tmp13 = tmp11 * tmp12\n    tmp15 = tmp13 + tmp14\n"
+         "    tmp16 = libdevice.tanh(tmp15)\n",
+         NULL}};
+    size_t len = 0;
+    char *text = tu_read_fixture(fx, &len);
+    for (size_t t = 0; t < sizeof cases / sizeof *cases; t++) {
+        char *ed = tu_replace_once(text, from, cases[t][0]);
+        artifact *r = NULL;
+        json_t *k = region_ctx_text(ed, 1, 2, &r);
+        if (cases[t][1]) {
+            cr_assert_eq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "%s", cases[t][0]);
+            json_t *c = candidates(k, "region_group_norm");
+            const char *src = json_string_value(json_object_get(json_array_get(json_object_get(c, "candidates"), 0), "source"));
+            cr_assert(strstr(src, cases[t][1]) != NULL, "%s", src);
+            gate1_all(r, c);
+            json_decref(c);
+        } else {
+            cr_expect_neq(builtin_region_match(tu_kf(k)), KF_REGION_GROUP_NORM, "matched: %s", cases[t][0]);
+        }
+        json_decref(k);
+        artifact_free(r);
+        free(ed);
+    }
+    free(text);
+}
+
 /* hz09 with another activation chain after the group norm, as Inductor writes them (SiLU then
  * tanh: tl.sigmoid, a product, libdevice.tanh; HardSwish then a scale: constants, Inductor's
  * triton_helpers clamp): Inductor's lines become _post(t), every variant through gate 1. */
