@@ -70,7 +70,8 @@ def main():
         out = []
         for key, f in res:
             t = try_variant(key, f, y, ref, 1e-5 if esize == 4 else 1e-2, flush)
-            if t is not None:
+            if t is not None:   # printed as measured: a run cut off by a time limit keeps what it measured
+                print("  %-26s %.3f ms" % (key, t), flush=True)
                 out.append((t, key))
         print_best(out, t0, gb, 25)
         x = ref = y = None   # free the GPU memory before the next shape
