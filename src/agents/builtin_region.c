@@ -221,7 +221,7 @@ static int gn_fusion_of(const kfacts *k, gn_fusion *g) {
         !builtin_ops_within(&k->members[1].aten_ops, norm_ops, nn, &norm) || (norm & 3u) != 3u)
         return 0;   /* convolution and the norm in both */
     const char *src = k->members[1].source;
-    if (!reads_input_linearly(src, in_place ? "in_out_ptr0" : "in_ptr0")) return 0;
+    if (!reads_input_linearly(src, g->x)) return 0;
     g->pre_bias = 1;
     unsigned extra = norm & ~3u;
     if (extra == 0u) return 1;

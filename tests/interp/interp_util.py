@@ -65,6 +65,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 KOPT = os.environ.get("KOPT", os.path.join(ROOT, "build", "kopt"))
 
 
+def group_norm_ptrs(pre_bias, in_place=False):
+    """region_group_norm's pointer parameters as kopt fills them for the region's signature: the
+    norm alone (x, w, b, out), a convolution's bias before (x, cb, w, b, out), or that written in
+    the convolution's buffer (cb, w, b, x-and-out: in_out_ptr0)."""
+    if in_place:
+        return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_out_ptr0"], X="in_out_ptr0", CBP="in_ptr0",
+                    WP="in_ptr1", BP="in_ptr2", Y="in_out_ptr0")
+    if pre_bias:
+        return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"], X="in_ptr0", CBP="in_ptr1",
+                    WP="in_ptr2", BP="in_ptr3", Y="out_ptr0")
+    return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"], X="in_ptr0", CBP="in_ptr0", WP="in_ptr1",
+                BP="in_ptr2", Y="out_ptr0")
+
+
 def render(text, params):
     out, stack = [], []
     for line in text.split("\n"):

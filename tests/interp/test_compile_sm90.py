@@ -20,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from interp_util import ROOT, render, require_triton  # noqa: E402
+from interp_util import ROOT, group_norm_ptrs, render, require_triton  # noqa: E402
 
 require_triton()
 KERNELS = os.path.join(ROOT, "templates", "kernels")
@@ -45,12 +45,6 @@ def compile_ok(tmp, tag, text, kernel, sig, cx, warps):
     return ok
 
 
-# the group-norm template's pointer parameters (only its launch plan names them; the kernels
-# compiled here are the same for every assignment)
-GN_PTRS = dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"], X="in_ptr0", CBP="in_ptr1", WP="in_ptr2",
-               BP="in_ptr3", Y="out_ptr0")
-
-
 def main():
     gn = open(os.path.join(KERNELS, "region_group_norm.py.tmpl")).read()
     scan = open(os.path.join(KERNELS, "scan.py.tmpl")).read()
@@ -70,14 +64,14 @@ def main():
         nseg = -(-gs // seg)
         p2 = 1 << (nseg - 1).bit_length()
         src = render(gn, dict(GSIZE=gs, EPS=1e-5, SEG=seg, NSEG=nseg, NSEG_P2=p2, NUM_WARPS=8, PRE_BIAS=pb, ACT=act,
-                              POST=False, **GN_PTRS))
+                              POST=False, **group_norm_ptrs(pb)))
         jobs.append((tag, src, "_group_norm_split", gsig(t),
                      {"GSIZE": gs, "NSEG": nseg, "NSEG_P2": p2, "SEG": seg, "NCH": nch, "PRE_BIAS": pb, "ACT": act}, 8))
     # ACT 3: Inductor's lines after the norm as _post(t) (GELU's tanh form, as Inductor writes it)
     # over hz09's groups; the CPU's torch has no torch._inductor, so its libdevice import is
     # Triton's own here (the same module: triton_helpers.libdevice is triton.language.extra's)
     src = render(gn, dict(GSIZE=262080, EPS=1e-5, SEG=4096, NSEG=64, NSEG_P2=64, NUM_WARPS=4, PRE_BIAS=True, ACT=3,
-                          POST=True, **GN_PTRS))
+                          POST=True, **group_norm_ptrs(True)))
     post = ("@triton.jit\ndef _post(t):\n    tmp16 = tl.full([1], 0.5, tl.float32)\n    tmp17 = t * tmp16\n"
             "    tmp18 = t * t\n    tmp19 = tmp18 * t\n    tmp20 = tl.full([1], 0.044715, tl.float32)\n"
             "    tmp21 = tmp19 * tmp20\n    tmp22 = t + tmp21\n    tmp23 = tl.full([1], 0.7978845608028654, tl.float32)\n"

@@ -31,7 +31,7 @@ from interp_util import require_triton  # noqa: E402
 require_triton()
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from interp_util import ROOT, load_judged, render  # noqa: E402
+from interp_util import ROOT, group_norm_ptrs, load_judged, render  # noqa: E402
 from test_aligned_interp import inductor_stand_ins  # noqa: E402
 
 TEMPLATE = os.path.join(ROOT, "templates", "kernels", "region_group_norm.py.tmpl")
@@ -51,20 +51,6 @@ def reference(x, cb, w, b, groups, act):
     elif isinstance(act, str):
         y = POSTS[act][1](y)
     return y
-
-
-def ptrs(pre_bias, in_place=False):
-    """The template's pointer parameters as kopt fills them for the region's signature: the norm
-    alone (x, w, b, out), a convolution's bias before (x, cb, w, b, out), or that written in the
-    convolution's buffer (cb, w, b, x-and-out: in_out_ptr0)."""
-    if in_place:
-        return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_out_ptr0"], X="in_out_ptr0", CBP="in_ptr0",
-                    WP="in_ptr1", BP="in_ptr2", Y="in_out_ptr0")
-    if pre_bias:
-        return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "in_ptr3", "out_ptr0"], X="in_ptr0", CBP="in_ptr1",
-                    WP="in_ptr2", BP="in_ptr3", Y="out_ptr0")
-    return dict(PARAMS=["in_ptr0", "in_ptr1", "in_ptr2", "out_ptr0"], X="in_ptr0", CBP="in_ptr0", WP="in_ptr1",
-                BP="in_ptr2", Y="out_ptr0")
 
 
 def run(mod, shape, groups, pre_bias, act, dt, want_act=None, want_bias=None, in_place=False):
@@ -111,7 +97,7 @@ POSTS = {
 
 def source(gsize, seg, pre_bias, act, post=None, in_place=False):
     text = render(open(TEMPLATE).read(), dict(GSIZE=gsize, EPS=EPS, SEG=seg, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
-                                              PRE_BIAS=pre_bias, ACT=act, POST=act == 3, **ptrs(pre_bias, in_place)))
+                                              PRE_BIAS=pre_bias, ACT=act, POST=act == 3, **group_norm_ptrs(pre_bias, in_place)))
     if act == 3:
         at = text.index("@triton.jit\ndef _group_norm_split(")
         text = text[:at] + "@triton.jit\ndef _post(t):\n" + POSTS[post][0] + "\n\n" + text[at:]
@@ -134,7 +120,7 @@ def per_channel_cases(tmp, mutate=False):
     get its channel's value. NCH as the plan computes it (1 + min(1, hw % SEG) * min(4, (SEG - 1)
     // hw + 1)). mutate: the boundary compare off by one (>= becomes >), which must fail."""
     text = render(open(TEMPLATE).read(), dict(GSIZE=1, EPS=EPS, SEG=1, NSEG=1, NSEG_P2=1, NUM_WARPS=4,
-                                              PRE_BIAS=False, ACT=0, POST=False, **ptrs(False))).split("KOPT_PLAN")[0]
+                                              PRE_BIAS=False, ACT=0, POST=False, **group_norm_ptrs(False))).split("KOPT_PLAN")[0]
     if mutate:
         assert "offs >= (cf + k) * HW" in text
         text = text.replace("offs >= (cf + k) * HW", "offs > (cf + k) * HW")
