@@ -51,22 +51,23 @@ def main():
                 def f(bi=bi, nw=nw, nib=nib):
                     cs._col_softmax[(outer * nib,)](x, y, c, inner, nib, BLOCK_C=bc, BLOCK_I=bi, LOG=False, num_warps=nw)
                 res.append((("reg", bc, bi, nw), f))
-        for cb in (8, 16, 32, 64, 128, 256, 512):
-            for ib in (16, 32, 64, 128, 256):
-                for nw in (2, 4, 8, 16):
-                    nseg = -(-c // cb)
-                    if nseg > sms or nseg < 2 or cb * ib > max_tile or cb * ib // (nw * 32) > 64 or cb * ib // (nw * 32) < 4:
-                        continue
-                    nit = -(-inner // ib)
-                    part = torch.empty(2 * outer * nit * nseg * ib, device="cuda")
-                    sync = torch.zeros(1 + outer * nit, dtype=torch.int32, device="cuda")
-                    nsegp = 1 << (nseg - 1).bit_length()
+        for rr in (False, True):   # the block held through the exchange, or loaded again after it
+            for cb in (8, 16, 32, 64, 128, 256, 512):
+                for ib in (16, 32, 64, 128, 256):
+                    for nw in (2, 4, 8, 16):
+                        nseg = -(-c // cb)
+                        if nseg > sms or nseg < 2 or cb * ib > max_tile or cb * ib // (nw * 32) > 64 or cb * ib // (nw * 32) < 4:
+                            continue
+                        nit = -(-inner // ib)
+                        part = torch.empty(2 * outer * nit * nseg * ib, device="cuda")
+                        sync = torch.zeros(1 + outer * nit, dtype=torch.int32, device="cuda")
+                        nsegp = 1 << (nseg - 1).bit_length()
 
-                    def f(part=part, sync=sync, cb=cb, ib=ib, nw=nw, nseg=nseg, nit=nit, nsegp=nsegp):
-                        sync.zero_()
-                        sp._col_split_softmax[(outer * nit * nseg,)](x, y, part, sync, c, inner, nit, nseg, NSEG=nsegp,
-                                                                     CB=cb, IB=ib, LOG=False, num_warps=nw)
-                    res.append((("split", cb, ib, nw), f))
+                        def f(part=part, sync=sync, cb=cb, ib=ib, nw=nw, nseg=nseg, nit=nit, nsegp=nsegp, rr=rr):
+                            sync.zero_()
+                            sp._col_split_softmax[(outer * nit * nseg,)](x, y, part, sync, c, inner, nit, nseg, NSEG=nsegp,
+                                                                         CB=cb, IB=ib, LOG=False, REREAD=rr, num_warps=nw)
+                        res.append((("reread" if rr else "split", cb, ib, nw), f))
         out = []
         for key, f in res:
             t = try_variant(key, f, y, ref, 1e-5 if esize == 4 else 1e-2, flush)

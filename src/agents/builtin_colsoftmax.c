@@ -364,7 +364,7 @@ int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, ke
     for (size_t i = 0; i < plan->nvar; i++) {
         const kp_variant *v = &plan->var[i];
         long long bi = v->block_i, nw = v->num_warps, cb = v->cb, ib = v->ib;
-        int split = cb > 0;
+        int split = cb > 0, reread = split && v->reread != 0;
         if (!builtin_pow2_in(nw, 1, 32)) continue;
         if (split && (!builtin_pow2_in(cb, 1, 4096) || !builtin_pow2_in(ib, 1, 1024) || cb * ib > CS_MAX_TILE ||
                       (f.c + cb - 1) / cb > CS_MAX_SEGS))
@@ -377,8 +377,9 @@ int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, ke
             if (split)
                 kbuf_printf(&label,
                             "col_split_softmax: %s over dimension %d in one read, segments of %lld x %lld in registers "
-                            "exchanging partials, num_warps=%lld",
-                            kbuf_str(&what), f.dims[di], cb, ib, nw);
+                            "exchanging partials%s, num_warps=%lld",
+                            kbuf_str(&what), f.dims[di], cb, ib, reread ? ", the block loaded again from the L2" : "",
+                            nw);
             else
                 kbuf_printf(
                     &label,
@@ -395,11 +396,15 @@ int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, ke
                            {.name = "SCALE", .type = TPL_FLOAT, .f = f.scale},
                            {.name = split ? "CB" : "BLOCK_C", .type = TPL_INT, .i = split ? cb : bc},
                            {.name = split ? "IB" : "BLOCK_I", .type = TPL_INT, .i = split ? ib : bi},
-                           {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-            int rc = template_render(split ? "col_split_softmax" : "col_softmax", a, sizeof a / sizeof a[0], &s, e);
+                           {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
+                           {.name = "REREAD", .type = TPL_BOOL, .b = reread}};
+            /* col_softmax declares no REREAD: its argument list stops before it */
+            size_t na = sizeof a / sizeof a[0] - !split;
+            int rc = template_render(split ? "col_split_softmax" : "col_softmax", a, na, &s, e);
             json_t *cfg =
-                split ? json_pack("{s:s, s:i, s:I, s:I, s:I}", "template", "col_split_softmax", "dim", f.dims[di], "cb",
-                                  (json_int_t)cb, "ib", (json_int_t)ib, "num_warps", (json_int_t)nw)
+                split ? json_pack("{s:s, s:i, s:I, s:I, s:I, s:b}", "template", "col_split_softmax", "dim", f.dims[di],
+                                  "cb", (json_int_t)cb, "ib", (json_int_t)ib, "num_warps", (json_int_t)nw, "reread",
+                                  reread)
                       : json_pack("{s:s, s:i, s:I, s:I}", "template", "col_softmax", "dim", f.dims[di], "block_i",
                                   (json_int_t)bi, "num_warps", (json_int_t)nw);
             if (!rc)

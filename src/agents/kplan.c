@@ -28,6 +28,7 @@ static const struct {
     {"chunk", offsetof(kp_variant, chunk)},
     {"cb", offsetof(kp_variant, cb)},
     {"ib", offsetof(kp_variant, ib)},
+    {"reread", offsetof(kp_variant, reread)},
     {"r0_block", offsetof(kp_variant, r0_block)},
     {"sub", offsetof(kp_variant, sub)},
     {"nsub", offsetof(kp_variant, nsub)},

@@ -38,6 +38,7 @@ typedef struct kp_variant {
     long long num_warps;
     long long block_i, block_s, chunk; /* scan, column softmax: tiles and chunks */
     long long cb, ib;                  /* split column softmax: a segment's rows x columns */
+    long long reread;                  /* split column softmax: 1 loads its block again after the exchange */
     long long r0_block, sub, nsub;     /* aligned chunks, split_more */
     long long rows;                    /* statistics tiles (1 when not given: has_rows) */
     int has_rows;

@@ -70,16 +70,17 @@ def main():
                 if err is None or err > 1e-5:
                     bad.append("row_split %dx%d seg %d log %s %s: %s" % (rows, cols, seg, log, kind,
                                                                         "NaN/inf differ" if err is None else err))
-        # columns: (shape, dim, CB, IB, LOG, warps, scale): scale None is the unscaled form
-        for k, (shape, dim, cb, ib, log, nw, scale) in enumerate([((4, 700, 96), 1, 128, 32, False, 4, None),
-                                                                  ((4, 700, 96), 1, 128, 32, True, 4, None),
-                                                                  ((3, 2048, 64), 1, 256, 16, False, 4, None),
-                                                                  ((700, 40), 0, 64, 8, False, 2, None),
-                                                                  ((4, 700, 96), 1, 128, 32, False, 4, 1 / 0.7),
-                                                                  ((4, 700, 96), 1, 128, 32, True, 4, 2.5)]):
+        # columns: (shape, dim, CB, IB, LOG, warps, scale, reread): scale None is the unscaled form;
+        # reread: the block loaded again after the exchange
+        for k, (shape, dim, cb, ib, log, nw, scale, rr) in enumerate([
+                ((4, 700, 96), 1, 128, 32, False, 4, None, False), ((4, 700, 96), 1, 128, 32, True, 4, None, False),
+                ((3, 2048, 64), 1, 256, 16, False, 4, None, False), ((700, 40), 0, 64, 8, False, 2, None, False),
+                ((4, 700, 96), 1, 128, 32, False, 4, 1 / 0.7, False), ((4, 700, 96), 1, 128, 32, True, 4, 2.5, False),
+                ((4, 700, 96), 1, 128, 32, False, 4, None, True), ((4, 700, 96), 1, 128, 32, True, 4, 2.5, True),
+                ((3, 2048, 64), 1, 256, 16, False, 4, 1 / 0.7, True), ((700, 40), 0, 64, 8, False, 2, None, True)]):
             mod = load_judged(render(open(COL).read(), dict(IN="in_ptr0", OUT="out_ptr1", DIM=dim, LOG=log, CB=cb,
                                                             IB=ib, NUM_WARPS=nw, SCALED=scale is not None,
-                                                            SCALE=repr(scale))), "col%d" % k, tmp)
+                                                            SCALE=repr(scale), REREAD=rr)), "col%d" % k, tmp)
             for kind in ("randn", "special"):
                 x = torch.randn(*shape, device="cuda") * 3
                 if kind == "special":
@@ -91,7 +92,7 @@ def main():
                 err = same(out, ref)
                 n += 1
                 if err is None or err > 1e-5:
-                    bad.append("col_split %s dim %d cb %d log %s scale %s %s: %s" % (shape, dim, cb, log, scale, kind,
+                    bad.append("col_split %s dim %d cb %d log %s scale %s reread %s %s: %s" % (shape, dim, cb, log, scale, rr, kind,
                                                                            "NaN/inf differ" if err is None else err))
     if bad:
         print("split softmax on the GPU: %d of %d cases wrong: %s" % (len(bad), n, "; ".join(bad)))

@@ -61,6 +61,9 @@ def main():
               ((2, 130, 40), 1, False, 256, 8, b16, 1.0), ((3, 70, 9), 1, True, 128, 4, b16, t),
               ((3, 70, 9), 1, False, -128, 4, b16, t), ((4, 33, 2, 5), 1, True, -64, 8, b16, 2.5),
               ((70, 9), 0, False, -128, 16, f16, t), ((2, 130, 40), 1, False, -256, 8, f16, 1.0)]
+    # col_split_softmax loading its block again after the exchange (REREAD): -CB - 10000
+    cases += [((3, 70, 9), 1, False, -10128, 4, b16, t), ((4, 33, 2, 5), 1, True, -10064, 8, f16, 2.5),
+              ((70, 9), 0, False, -10128, 16, f32, 1.0), ((2, 130, 40), 1, True, -10256, 8, f32, 1.0)]
     bad = 0
     torch.manual_seed(0)
     split_text = open(SPLIT).read()
@@ -68,7 +71,7 @@ def main():
     def source(dim, log, bc, bi, scale):
         p = dict(IN="in_ptr0", OUT="out_ptr2", DIM=dim, LOG=log, SCALED=scale != 1.0, SCALE="%.17g" % scale, NUM_WARPS=4)
         if bc < 0:
-            return render(split_text, dict(p, CB=-bc, IB=bi))
+            return render(split_text, dict(p, CB=-bc % 10000, IB=bi, REREAD=bc <= -10000))
         return render(text, dict(p, BLOCK_C=bc, BLOCK_I=bi))
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -79,14 +82,14 @@ def main():
             bad += not ok
             print("%s %s shape=%s dim=%d log=%s %s scale=%.17g max_err/tol=%.3g"
                   % ("ok  " if ok else "FAIL", "split" if bc < 0 else "tile ", shape, dim, log, str(dt)[6:], scale, err))
-        # mutants: the scale 2% off in either template must fail
-        for n, bc in enumerate((128, -128)):
+        # mutants: the scale 2% off in either template (and in the split one's REREAD form) must fail
+        for n, bc in enumerate((128, -128, -10128)):
             mod = load_judged(source(1, False, bc, 8, t * 1.02), "cs_mutant_%d" % n, tmp)
             err = run(mod, (3, 70, 9), 1, False, b16, t)
             caught = err > 1
             bad += not caught
             print("%s mutant %s (scale 2%% off) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", "split" if bc < 0 else "tile ", err))
-    print("col_softmax interp: %d cases and 2 mutants, %d failed" % (len(cases), bad))
+    print("col_softmax interp: %d cases and 3 mutants, %d failed" % (len(cases), bad))
     return 1 if bad else 0
 
 
