@@ -63,6 +63,35 @@ Test(col_softmax, middle_dimension_softmax) {
     artifact_free(a);
 }
 
+/* A split variant with "reread" loads its block again after the exchange: the plan passes
+ * REREAD True, the label and the config say so; without the key it holds the block (False). */
+Test(col_softmax, split_variant_reread) {
+    artifact *a = tu_load_inductor("suite_level1_05_softmax_middle_dim_small_g0.py");
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}, {s:i, s:i, s:i}]}}", "direction", "rewrite", "params",
+                             "template", "col_softmax", "variants", "cb", 128, "ib", 32, "num_warps", 4, "reread", 1,
+                             "cb", 128, "ib", 32, "num_warps", 4);
+    json_t *out = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &out, &e), 0, "%s", e.msg);
+    json_t *cands = json_object_get(out, "candidates");
+    cr_assert_eq(json_array_size(cands), 2);
+    json_t *c0 = json_array_get(cands, 0), *c1 = json_array_get(cands, 1);
+    const char *s0 = json_string_value(json_object_get(c0, "source"));
+    const char *s1 = json_string_value(json_object_get(c1, "source"));
+    cr_expect(strstr(s0, "\"REREAD\": True") != NULL, "%s", s0);
+    cr_expect(strstr(s1, "\"REREAD\": False") != NULL, "%s", s1);
+    cr_expect(strstr(json_string_value(json_object_get(c0, "label")), "loaded again from the L2") != NULL);
+    cr_expect(strstr(json_string_value(json_object_get(c1, "label")), "loaded again") == NULL);
+    cr_expect(json_is_true(json_object_get(json_object_get(c0, "config"), "reread")));
+    cr_expect(json_is_false(json_object_get(json_object_get(c1, "config"), "reread")));
+    tu_expect_gate1(out, &a->kernels[0]);
+    json_decref(out);
+    json_decref(plan);
+    json_decref(k);
+    artifact_free(a);
+}
+
 Test(col_softmax, not_for_rows_or_other_families) {
     static const char *const fx[] = {"03_log_softmax_g0.py", "02_softmax_wide_g0.py", "suite_level1_01_softmax_wide_rows_small_g0.py",
                                      "06_groupnorm_g0.py", "07_sum_inner_g0.py", "suite_level1_32_cumsum_middle_dim_g0.py"};
