@@ -207,8 +207,10 @@ Test(decide, gate3_bound_follows_the_output_dtype_rounding) {
     cr_expect_float_eq(tensor_unit_roundoff("fp64"), ldexp(1.0, -53), 0);
     cr_expect_float_eq(tensor_unit_roundoff("int64"), 0, 0);
     cr_expect_float_eq(tensor_unit_roundoff(NULL), 0, 0);
-    cr_expect_not(gate3_accept_rho(0.0282, 0.0282, 5.0, 0, &o));
-    cr_expect(gate3_accept_rho(0.0282, 0.0282, 5.0, bf16, &o));
+    /* (a baseline as far off as the candidate is now accepted without the dtype term: see
+     * gate3_bound_never_below_the_baseline_error; here the baseline is closer) */
+    cr_expect_not(gate3_accept_rho(0.0282, 0.01, 5.0, 0, &o));
+    cr_expect(gate3_accept_rho(0.0282, 0.01, 5.0, bf16, &o));
     /* inclusive at 4 u ||ref||inf, and still the ratio rule under it */
     double b = gate3_abs_bound(5.0, bf16, &o);
     cr_expect_float_eq(b, 4.0 * 5.0 / 256, 1e-15);
@@ -221,6 +223,25 @@ Test(decide, gate3_bound_follows_the_output_dtype_rounding) {
     cr_expect_float_eq(gate3_abs_bound(100.0, tensor_unit_roundoff("float32"), &o), 0.1, 1e-15);
     cr_expect_float_eq(gate3_abs_bound(1.0, bf16, &o), 4.0 / 256, 1e-15);
     cr_expect_float_eq(gate3_abs_bound(0.5, bf16, &o), 2.0 / 256, 1e-15);
+}
+
+/* Held-out hx01 (fp32 Conv1d + GroupNorm + LeakyReLU) on the H100, constant rows: the compiled
+ * baseline is 0.0261 from float64 at outputs up to ~14.5 (bound 1e-3 x 14.5 = 0.0145; rstd ~
+ * 1/sqrt(eps) magnifies the mean's fp32 rounding), and a region candidate with exactly that error
+ * was refused. Beyond the bound, opt may be as far as the baseline and no further. */
+Test(decide, gate3_bound_never_below_the_baseline_error) {
+    gate3_opts o = {.rho_max = 10, .abs_bound = 5e-3};
+    double f32 = tensor_unit_roundoff("float32");
+    cr_expect_float_eq(gate3_abs_bound(14.5, f32, &o), 0.0145, 1e-12);
+    cr_expect(gate3_accept_rho(0.0261, 0.0261, 14.5, f32, &o));
+    cr_expect(gate3_accept_rho(0.02, 0.0261, 14.5, f32, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(0.0261, 1.0), 0.0261, 14.5, f32, &o));
+    cr_expect_not(gate3_accept_rho(0.2, 0.0261, 14.5, f32, &o));
+    /* a baseline within the bound leaves the bound as it was */
+    cr_expect(gate3_accept_rho(0.0145, 0.01, 14.5, f32, &o));
+    cr_expect_not(gate3_accept_rho(nextafter(0.0145, 1.0), 0.01, 14.5, f32, &o));
+    /* rho still applies under the baseline's error: it can only refuse less than the bound does */
+    cr_expect_not(gate3_accept_rho(nextafter(0.0145, 1.0), 0.0014, 14.5, f32, &o));
 }
 
 Test(decide, gate3_exact_baseline_uses_the_scale_relative_test) {
