@@ -61,6 +61,12 @@ int opt_over_budget(const octx *c);
  * four times the 120 s default step), capped at left_s (what is left of the budget) + 15 s and
  * at least 15 s (unless the four steps are less). */
 double opt_screen_timeout_s(const optimize_opts *o, double left_s);
+
+/* The reason the store keeps for an attempt (new string, caller frees; NULL when there is none):
+ * a screened-out one says what the screen decided -- its own reason when it was faster but not
+ * gated (not among the round's fastest, a faster one already gated, no budget left for its
+ * gates), else that it was not 2% faster; any other outcome keeps `reason`. */
+char *opt_stored_reason(int screened, const char *reason);
 void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */

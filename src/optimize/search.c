@@ -201,6 +201,12 @@ void opt_plans_free(opt_plans *p) {
     }
 }
 
+char *opt_stored_reason(int screened, const char *reason) {
+    if (!screened) return reason ? kstrdup(reason) : NULL;
+    return reason ? kasprintf("kernel-level screen: %s", reason)
+                  : kstrdup("kernel-level screen: not 2% faster than the original");
+}
+
 void opt_record_attempt(octx *c, const char *kernel, const char *kind, const char *direction, const opt_cand *cand,
                         agent_outcome outcome, int gate, const char *reason, double kernel_ms, double orig_ms, double speedup) {
     json_t *a = json_pack("{s:s, s:s?, s:s, s:s?, s:O?, s:s, s:i}", "kernel", kernel, "kernel_kind", kind, "direction",
@@ -223,9 +229,10 @@ void opt_record_attempt(octx *c, const char *kernel, const char *kind, const cha
         int screened = outcome == AGENT_OUT_SCREENED_OUT;
         char *tags = json_dumps(json_object_get(sum, "tags"), JSON_COMPACT);
         store_verdict v = outcome == AGENT_OUT_ACCEPTED ? STORE_ACCEPTED : outcome == AGENT_OUT_ERROR ? STORE_ERROR : STORE_REFUSED;
-        mem_attempt(c, direction, cand, v, screened ? 4 : gate,
-                    screened ? "kernel-level screen: not 2% faster than the original" : reason,
-                    kernel_ms, orig_ms, speedup, json_string_value(json_object_get(sum, "experience")), tags);
+        char *why = opt_stored_reason(screened, reason);
+        mem_attempt(c, direction, cand, v, screened ? 4 : gate, why, kernel_ms, orig_ms, speedup,
+                    json_string_value(json_object_get(sum, "experience")), tags);
+        free(why);
         free(tags);
     }
     json_decref(sum);
