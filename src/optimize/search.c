@@ -251,6 +251,8 @@ typedef struct kstate {
     json_t *history;              /* what the planner learns from (owned) */
     int tried, accepted, refused[5];
     int host_slower;   /* of refused[4]: faster on the GPU, slower as the model is called */
+    int ungated;       /* faster in the screen, never gated: no budget left for their gates */
+    double ungated_ms, ungated_orig_ms; /* the fastest of them in the screen, and the original there */
     double best_speedup;
     char *kdir;
     double kstart, kbudget;
@@ -428,6 +430,10 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         int enough = gated >= top && (passed || slow);
         /* its own gates and the final measurement must fit: twice the longest check */
         int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
+        if (!enough && no_time) {
+            if (!ks->ungated || med[idx] < ks->ungated_ms) ks->ungated_ms = med[idx], ks->ungated_orig_ms = orig_ms;
+            ks->ungated++;
+        }
         if (enough || no_time) {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,
                                enough ? "faster candidates of this round already went through the gates"
@@ -593,6 +599,11 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     memcpy(row->refused, ks.refused, sizeof row->refused);
     row->host_slower = ks.host_slower;
     row->status = ks.accepted ? KROW_OPTIMIZED : KROW_KEPT;
+    if (!ks.accepted && !row->why && ks.ungated)
+        krow_setf(&row->why,
+                  "the budget ran out before the gates of %d candidate%s faster in the kernel-level screen (the "
+                  "fastest %.4f ms against the original's %.4f): a longer --budget may accept one",
+                  ks.ungated, ks.ungated == 1 ? "" : "s", ks.ungated_ms, ks.ungated_orig_ms);
     if (!ks.accepted && !row->why && ks.host_slower)
         krow_setf(&row->why, "no candidate was faster and correct through the four gates (%d correct and faster on the GPU, "
                              "refused as slower as the model is called: the host work of their launches ate the gain)",

@@ -291,6 +291,17 @@ BUDGET=18s run o9 SG_ISOLATE_SLEEP=5 FAKE_FAST_PATTERN="num_stages=1)"
 check o9 "time for a second check" '
 assert [r[0] for r in rows if r[1] == "accepted"] == [C2, C4], rows
 '
+# The first gated one refused (wrong), the budget then too short for the next one's gates: the
+# kernel's row says the budget ran out before faster candidates were gated (held-out hx01 on the
+# H100 said "no candidate was faster and correct" with three such candidates), and names the
+# fastest of them in the screen.
+BUDGET=13s run o10 SG_ISOLATE_SLEEP=5 SG_WRONG='["'"$C2"'"]' FAKE_FAST_PATTERN="num_stages=1)"
+check o10 "the row says the budget ran out before faster candidates were gated" '
+assert [(r[0], r[2]) for r in rows if r[1] == "refused"] == [(C2, "2")], rows
+assert out[C4][1] == "screened-out" and out[C4][4].startswith("budget: no time left"), out[C4]
+assert k["status"] == "kept" and "the budget ran out before the gates of" in k["why"] \
+    and "3 candidates faster" in k["why"] and "(the fastest 1.0000 ms against the original\x27s 2.0000)" in k["why"], k["why"]
+'
 
 # 8. The budget ends the search: an LLM executor that always answers with a candidate no faster
 #    than the original (a 2 s screen each, five plans of up to five answers) is stopped by the
