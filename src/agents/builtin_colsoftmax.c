@@ -422,7 +422,7 @@ int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, ke
     char limits[256];
     snprintf(limits, sizeof limits,
              "block_i a power of two with %lld x block_i <= %d, or cb and ib powers of two with cb x ib <= %d and at "
-             "most %d segments; num_warps a power of two <= 32",
+             "most %d segments (reread 1: the block loaded again after the exchange); num_warps a power of two <= 32",
              bc, CS_MAX_TILE, CS_MAX_TILE, CS_MAX_SEGS);
     return builtin_candidates_answer(cands, "col_softmax", limits, out, e);
 }
