@@ -67,6 +67,7 @@ double opt_screen_timeout_s(const optimize_opts *o, double left_s);
  * gated (not among the round's fastest, a faster one already gated, no budget left for its
  * gates), else that it was not 2% faster; any other outcome keeps `reason`. */
 char *opt_stored_reason(int screened, const char *reason);
+
 void opt_progress(octx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* memory.c: the store as the summarizer's memory. Failures are logged and drop the store. */

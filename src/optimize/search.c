@@ -431,7 +431,10 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         /* its own gates and the final measurement must fit: twice the longest check */
         int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
         if (!enough && no_time) {
-            if (!ks->ungated || med[idx] < ks->ungated_ms) ks->ungated_ms = med[idx], ks->ungated_orig_ms = orig_ms;
+            if (!ks->ungated || med[idx] < ks->ungated_ms) {
+                ks->ungated_ms = med[idx];
+                ks->ungated_orig_ms = orig_ms;
+            }
             ks->ungated++;
         }
         if (enough || no_time) {
