@@ -96,13 +96,12 @@ def main():
     jobs.append(("col_softmax_bf16_scaled", render(col, dict(p, BLOCK_C=4096, BLOCK_I=8)), "_col_softmax",
                  {"x_ptr": "*bf16", "out_ptr": "*bf16", "C": "i32", "INNER": "i32", "NIB": "i32"},
                  {"BLOCK_C": 4096, "BLOCK_I": 8, "LOG": False}, 32))
-    jobs.append(("col_split_softmax_bf16_scaled", render(split, dict(p, CB=256, IB=32, NUM_WARPS=4, REREAD=False)), "_col_split_softmax",
-                 {"x_ptr": "*bf16", "y_ptr": "*bf16", "part_ptr": f32, "sync_ptr": "*i32", "C": "i32", "INNER": "i32",
-                  "NIT": "i32", "nseg": "i32"}, {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False, "REREAD": False}, 4))
-    jobs.append(("col_split_softmax_bf16_reread", render(split, dict(p, CB=256, IB=32, NUM_WARPS=4, REREAD=True)),
-                 "_col_split_softmax", {"x_ptr": "*bf16", "y_ptr": "*bf16", "part_ptr": f32, "sync_ptr": "*i32",
-                                        "C": "i32", "INNER": "i32", "NIT": "i32", "nseg": "i32"},
-                 {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False, "REREAD": True}, 4))
+    # the split template holding its block through the exchange, and loading it again (REREAD)
+    for rr in (False, True):
+        jobs.append(("col_split_softmax_bf16_" + ("reread" if rr else "scaled"),
+                     render(split, dict(p, CB=256, IB=32, NUM_WARPS=4, REREAD=rr)), "_col_split_softmax",
+                     {"x_ptr": "*bf16", "y_ptr": "*bf16", "part_ptr": f32, "sync_ptr": "*i32", "C": "i32", "INNER": "i32",
+                      "NIT": "i32", "nseg": "i32"}, {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False, "REREAD": rr}, 4))
     # 2-D max pooling slid down its rows: hy05's 3 x 3 s1 p1 (two rows kept a step) and level1/34's
     # 3 x 3 s2 p1 with paired row loads
     pool = open(os.path.join(KERNELS, "pool.py.tmpl")).read()

@@ -126,12 +126,6 @@ Test(region_agents, group_norm_reads_its_constants) {
     }
 }
 
-/* A group norm around a convolution's output (held-out hz09: Conv1d, GroupNorm(8, 256), GELU;
- * Inductor adds the convolution's bias in both its kernels and the GELU in the second): one
- * region, bias before and GELU after in the template, groups of 262,080 (32 channels of 8,190)
- * that no power of two divides, so the last segment of each group is masked; every variant
- * through gate 1. Not a region the template takes where an op it does not compute is fused, the
- * GELU is the tanh form, or the input is read at a permuted (channels-last) index. */
 /* The group-norm region of launches 1..2 of fixture fx (its context into *k, the regioned
  * artifact into *r): matched, its six candidates. */
 static json_t *gn_region_candidates(const char *fx, json_t **k, artifact **r) {
@@ -142,6 +136,12 @@ static json_t *gn_region_candidates(const char *fx, json_t **k, artifact **r) {
     return c;
 }
 
+/* A group norm around a convolution's output (held-out hz09: Conv1d, GroupNorm(8, 256), GELU;
+ * Inductor adds the convolution's bias in both its kernels and the GELU in the second): one
+ * region, bias before and GELU after in the template, groups of 262,080 (32 channels of 8,190)
+ * that no power of two divides, so the last segment of each group is masked; every variant
+ * through gate 1. Not a region the template takes where an op it does not compute is fused, the
+ * GELU is the tanh form, or the input is read at a permuted (channels-last) index. */
 Test(region_agents, group_norm_with_bias_before_and_gelu_after) {
     static const char *const fx = "tests/fixtures/inductor/heldout4_hz09_conv1d_groupnorm_gelu_synthetic_g0.py";
     artifact *r = NULL;
