@@ -132,6 +132,7 @@ interp-check:
 	@test -x build/kopt || $(MAKE) --no-print-directory build/kopt
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_scan_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_softmax_interp.py
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_col_lse_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_group_norm_interp.py
 	$(TRITON_PYTHON) tests/interp/test_compile_sm90.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_aligned_interp.py

@@ -184,6 +184,13 @@ int builtin_colreuse_act(const kfacts *k, const kplan *plan, json_t **out, kerr 
 const char *builtin_col_softmax_match(const kfacts *k);
 json_t *builtin_col_softmax_variants(const kfacts *k);
 int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
+/* The middle-dimension logsumexp family (builtin_collse.c): 1 when builtin_col_logsumexp_match
+ * holds for a looped reduction with runtime parameters (output, in_ptr0 in either order,
+ * xnumel, r0_numel) of one float type, else 0; its variants (new array; none where fewer than
+ * 128 programs would run); its candidates (*out new). builtin_rewrite_* dispatch to them. */
+int builtin_col_lse_match(const kfacts *k);
+json_t *builtin_col_lse_variants(const kfacts *k);
+int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The row-normalize family (builtin_normalize.c): 1 when the kernel's FX graph fragment is
  * exactly y = x / (norm(x, last dim, keepdim) [+ eps]) with norm the L1 norm (*p = 1: sum of
  * |x|) or the L2 norm (*p = 2: sqrt of the sum of squares), *eps the constant added (0 when
@@ -216,6 +223,12 @@ int builtin_softmax_lsum_match(const kfacts *k);
  * source stores once, at x0, to in_out_ptr0 or an out_ptrN (its name into out[0..cap)), loading
  * no output. */
 int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap);
+/* logsumexp over a dimension that is not the last (builtin_normalize.c): the same decomposition
+ * over one dimension d < rank - 1 of a contiguous graph input (its placeholder's strides the
+ * shape's suffix products), stored once to in_out_ptr0 or an out_ptrN (its name into
+ * out[0..cap), d into *dim), loading no output; else 0. The template (col_logsumexp,
+ * builtin_collse.c) reads the input as (outer, C, inner). */
+int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim);
 /* Pooling (builtin_pool.c): average and max pooling, one template (templates/kernels/pool.py.tmpl)
  * for these kinds of launch:
  *   - a vendor region (artifact/region.h) holding ATen's avg_pool2d / avg_pool3d: the region's

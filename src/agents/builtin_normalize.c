@@ -385,18 +385,58 @@ int builtin_softmax_lsum_match(const kfacts *k) {
     return assigned(src, ld, r, sizeof r) && !strncmp(r, want, strlen(want));
 }
 
-/* Whether `dims` ("[1]", "[-1]") names exactly the last dimension of a rank-`rank` tensor. */
-static int dims_last(const char *dims, int rank) {
-    char last[16];
-    snprintf(last, sizeof last, "[%d]", rank - 1);
-    return rank >= 1 && (!strcmp(dims, last) || !strcmp(dims, "[-1]"));
+/* The one dimension `dims` names ("[1]", "[-1]") of a rank-`rank` tensor, counted from 0; -1
+ * when it names none or several. */
+static int dims_one(const char *dims, int rank) {
+    int d = 0, len = 0;
+    if (rank < 1 || sscanf(dims, "[%d]%n", &d, &len) != 1 || dims[len]) return -1;
+    if (d < 0) d += rank;
+    return d >= 0 && d < rank ? d : -1;
 }
 
-int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
+/* Whether the placeholder `ref` of the fragment is contiguous: its strides (the bracket after
+ * the shape) are the shape's suffix products. */
+static int placeholder_contiguous(const kfacts *k, const char *ref) {
+    char want[FX_NAME + 16];
+    snprintf(want, sizeof want, "%s : Tensor \"", ref);
+    for (size_t i = 0; i < k->fragment.n; i++) {
+        const char *l = k->fragment.v[i];
+        if (strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
+        const char *p = strchr(l + strlen(want), '[');
+        long long sh[KF_MAX_DIMS], st[KF_MAX_DIMS];
+        int n = 0, m = 0;
+        for (p = p ? p + 1 : NULL; p && *p != ']' && n < KF_MAX_DIMS; n++) {
+            char *e;
+            sh[n] = strtoll(p, &e, 10);
+            if (e == p) return 0;
+            p = e + strspn(e, ", ");
+        }
+        if (!p || *p != ']' || p[1] != '[') return 0;
+        for (p += 2; *p != ']' && m < KF_MAX_DIMS; m++) {
+            char *e;
+            st[m] = strtoll(p, &e, 10);
+            if (e == p) return 0;
+            p = e + strspn(e, ", ");
+        }
+        if (*p != ']' || m != n || !n) return 0;
+        long long want_st = 1;
+        for (int d = n; d-- > 0;) {
+            if (sh[d] != 1 && st[d] != want_st) return 0;
+            want_st *= sh[d];
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* ATen's logsumexp decomposition over one dimension of a graph input with unit last stride
+ * (see builtin.h), stored once per result to one output: the output's name into out[0..cap),
+ * the reduced dimension into *dim and the input's rank into *rank. */
+static int lse_match(const kfacts *k, char *out, size_t cap, int *dim, int *rank_out) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
     if (n < 10 || n > 13) return 0;
-    /* amax(x, [last], True) of a graph input with unit last stride, or of x converted to float32
+    /* amax(x, [d], True) of a graph input with unit last stride, or of x converted to float32
      * (fp16/bf16 inputs: the result is then converted back) */
     const fx_node *amax = fx_count(ns, n, "aten.amax.default") == 1 ? fx_first(ns, n, "aten.amax.default") : NULL;
     char x[FX_NAME], dims[FX_NAME], keep[FX_NAME], v[FX_NAME];
@@ -409,8 +449,8 @@ int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
                !builtin_fx_arg(up, 0, x, sizeof x) || fx_find(ns, n, x)))
         return 0;
     if (x[0] != '%' || (conv != 0 && conv != 2) || (conv == 2) != (up != NULL)) return 0;
-    int unit = 0, rank = placeholder_rank(k, x, &unit);
-    if (!unit || !dims_last(dims, rank)) return 0;
+    int unit = 0, rank = placeholder_rank(k, x, &unit), d = dims_one(dims, rank);
+    if (!unit || d < 0) return 0;
     /* m' = where(|m| == inf, 0, m) */
     const fx_node *ab = NULL, *eq = NULL, *full = fx_first(ns, n, "aten.full.default"), *wh = NULL;
     double zero = 1;
@@ -419,16 +459,16 @@ int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
         strcmp(v, "inf") || !full || !arg_num(full, 1, &zero) || zero != 0 ||
         fx_calls(ns, n, "aten.where.self", eq, full, &wh) != 1 || !arg_is_node(wh, 2, amax))
         return 0;
-    /* log(sum(exp(x - m'), [last])) + m' (squeezed unless keepdim) */
+    /* log(sum(exp(x - m'), [d])) + m' (squeezed unless keepdim) */
     const fx_node *sub = NULL, *ex = NULL, *sum = NULL, *lg = NULL, *sq = NULL, *add = NULL;
     if (fx_calls(ns, n, "aten.sub.Tensor", up, wh, &sub) != 1 || (!up && !arg_is(sub, 0, x)) ||
         fx_calls(ns, n, "aten.exp.default", sub, NULL, &ex) != 1 ||
         fx_calls(ns, n, "aten.sum.dim_IntList", ex, NULL, &sum) != 1 || !builtin_fx_arg(sum, 1, dims, sizeof dims) ||
-        !dims_last(dims, rank) || fx_calls(ns, n, "aten.log.default", sum, NULL, &lg) != 1)
+        dims_one(dims, rank) != d || fx_calls(ns, n, "aten.log.default", sum, NULL, &lg) != 1)
         return 0;
     int keepdim = builtin_fx_arg(sum, 2, keep, sizeof keep) && !strcmp(keep, "True");
     if (!keepdim && (fx_calls(ns, n, "aten.squeeze.dims", wh, NULL, &sq) != 1 ||
-                     !builtin_fx_arg(sq, 1, dims, sizeof dims) || !dims_last(dims, rank)))
+                     !builtin_fx_arg(sq, 1, dims, sizeof dims) || dims_one(dims, rank) != d))
         return 0;
     if (fx_calls(ns, n, "aten.add.Tensor", lg, keepdim ? wh : sq, &add) != 1) return 0;
     /* the result converted back to the input's type when it was converted up */
@@ -437,18 +477,51 @@ int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
     if (n != 10 + !keepdim + conv || fx_count(ns, n, "aten.add.Tensor") != 1 ||
         fx_count(ns, n, "aten.full.default") != 1)
         return 0;
-    /* the kernel stores the result once per row, to its one output (in_out_ptr0 or an out_ptrN),
-     * and reads no output */
+    /* the kernel stores the result once, to its one output (in_out_ptr0 or an out_ptrN), and
+     * reads no output */
     const char *src = k->source;
     const char *st = src ? strstr(src, "tl.store(") : NULL;
     char ptr[16];
     int len = 0;
     if (!st || strstr(st + 1, "tl.store(") || strstr(src, "tl.load(in_out_ptr") ||
-        sscanf(st, "tl.store(%15[a-z_0-9] + (x0), %n", ptr, &len) != 1 || !len)
+        sscanf(st, "tl.store(%15[a-z_0-9] + (%n", ptr, &len) != 1 || !len)
         return 0;
     if (strcmp(ptr, "in_out_ptr0") &&
         (strncmp(ptr, "out_ptr", 7) || !ptr[7] || strspn(ptr + 7, "0123456789") != strlen(ptr + 7)))
         return 0;
+    /* over a dimension that is not the last, the kernel's view (outer, C, inner) is the input's
+     * own layout only when the input is contiguous */
+    if (d != rank - 1 && !placeholder_contiguous(k, x)) return 0;
     snprintf(out, cap, "%s", ptr);
+    *dim = d;
+    *rank_out = rank;
+    return 1;
+}
+
+int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
+    int d = -1, rank = 0;
+    char o[16];
+    const char *st = k->source ? strstr(k->source, "tl.store(") : NULL;
+    /* the row form stores at the row index (x0) */
+    if (!lse_match(k, o, sizeof o, &d, &rank) || d != rank - 1 || !st ||
+        strncmp(st + strlen("tl.store(") + strlen(o), " + (x0), ", 9))
+        return 0;
+    snprintf(out, cap, "%s", o);
+    return 1;
+}
+
+int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim) {
+    int d = -1, rank = 0;
+    char o[16];
+    if (!lse_match(k, o, sizeof o, &d, &rank) || d == rank - 1) return 0;
+    /* the output at the flat position: the stored index is a name assigned xindex itself */
+    const char *st = strstr(k->source, "tl.store(") + strlen("tl.store(") + strlen(o);
+    char xi[16], line[48];
+    int len = 0;
+    if (sscanf(st, " + (%15[a-z0-9_])%n", xi, &len) != 1 || !len || strncmp(st + len, ", ", 2)) return 0;
+    snprintf(line, sizeof line, "\n    %s = xindex\n", xi);
+    if (!strstr(k->source, line)) return 0;
+    snprintf(out, cap, "%s", o);
+    *dim = d;
     return 1;
 }

@@ -204,6 +204,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
      * cumulative sum over any dimension, a softmax over a middle one), else split_more */
     kfamily split = builtin_scan_match(k)          ? KF_SCAN
                     : builtin_col_softmax_match(k) ? KF_COL_SOFTMAX
+                    : builtin_col_lse_match(k)     ? KF_COL_LOGSUMEXP
                     : builtin_aligned_match(k)     ? KF_ALIGNED_CHUNKS
                     : split_match(k, &si)          ? KF_SPLIT_MORE
                                                    : KF_NONE;
@@ -343,6 +344,7 @@ static json_t *stats_variants(const kfacts *k) {
 json_t *builtin_rewrite_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_variants(k);
+    if (f == KF_COL_LOGSUMEXP) return builtin_col_lse_variants(k);
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_variants(k);
     if (f == KF_COLUMN_REUSE) return builtin_colreuse_variants(k);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_variants(k);
@@ -537,6 +539,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     kfamily f = plan->tmpl;
     if (f == KF_SCAN) return builtin_scan_act(k, plan, out, e);
     if (f == KF_COL_SOFTMAX) return builtin_col_softmax_act(k, plan, out, e);
+    if (f == KF_COL_LOGSUMEXP) return builtin_col_lse_act(k, plan, out, e);
     if (f == KF_ALIGNED_CHUNKS) return builtin_aligned_act(k, plan, out, e);
     if (f == KF_COLUMN_REUSE) return builtin_colreuse_act(k, plan, out, e);
     if (f == KF_AVG_POOL || f == KF_MAX_POOL) return builtin_pool_act(k, plan, out, e);

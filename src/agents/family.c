@@ -30,6 +30,9 @@ static const struct {
     [KF_COL_SOFTMAX] = {"col_softmax",
                         "a softmax over a middle dimension read two or three times with strided loads: the whole "
                         "dimension of a few adjacent columns in registers, one read"},
+    [KF_COL_LOGSUMEXP] = {"col_logsumexp",
+                          "a logsumexp over a middle dimension read twice (the max, then the sum) a few columns "
+                          "at a time: wide column tiles walk the dimension once with a running max and sum"},
     [KF_AVG_POOL] = {"avg_pool",
                      "an average pooling known from its FX graph: the family's kernel, tiles of outputs per "
                      "program, every window element one masked load"},

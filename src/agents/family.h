@@ -34,6 +34,7 @@ typedef enum kfamily {
     KF_SPLIT_MORE,
     KF_SCAN,
     KF_COL_SOFTMAX,
+    KF_COL_LOGSUMEXP,
     KF_AVG_POOL,
     KF_MAX_POOL,
     KF_CL_GROUP_STATS,

@@ -1,0 +1,128 @@
+/* The middle-dimension logsumexp family (src/agents/builtin_collse.c, builtin_normalize.c's
+ * matcher): recognised from the FX graph over a dimension that is not the last; its variants
+ * and candidates (every one through gate 1's C checks); the row form stays row_logsumexp, and a
+ * non-contiguous input, another dimension in the sum than in the max or a store elsewhere than
+ * the flat position are not taken for it. */
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agents/builtin.h"
+#include "artifact/artifact.h"
+#include "optimize/optimize_int.h"
+#include "testutil.h"
+#include "util/buf.h"
+
+/* The fixture's kernel 0 context with the first occurrence of `from` in its source or graph
+ * fragment replaced by `to` (NULL: unchanged); the caller frees it. */
+static json_t *edited(const artifact *a, const char *from, const char *to) {
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
+    if (!from) return k;
+    const char *src = json_string_value(json_object_get(k, "source"));
+    const char *at = src ? strstr(src, from) : NULL;
+    if (at) {
+        kbuf b = KBUF_INIT;
+        kbuf_printf(&b, "%.*s%s%s", (int)(at - src), src, to, at + strlen(from));
+        json_object_set_new(k, "source", json_string(kbuf_str(&b)));
+        kbuf_free(&b);
+        return k;
+    }
+    json_t *frag = json_object_get(k, "graph_fragment"), *l;
+    size_t i;
+    json_array_foreach(frag, i, l) {
+        const char *s = json_string_value(l);
+        const char *p = strstr(s, from);
+        if (!p) continue;
+        kbuf b = KBUF_INIT;
+        kbuf_printf(&b, "%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+        json_array_set_new(frag, i, json_string(kbuf_str(&b)));
+        kbuf_free(&b);
+        return k;
+    }
+    cr_assert_fail("'%s' is not in the fixture", from);
+    return k;
+}
+
+Test(col_logsumexp, middle_dimension) {
+    artifact *a = tu_load_inductor("handmade_lse_middle_g0.py");
+    cr_assert_eq(a->nkernels, 1);
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "col_logsumexp");
+    char out[16];
+    cr_expect_eq(builtin_logsumexp_match(tu_kf(k), out, sizeof out), 0, "the row form took a middle dimension");
+    json_t *vars = builtin_rewrite_variants(KF_COL_LOGSUMEXP, tu_kf(k));
+    /* fp32, 4096 columns, 32 outer: 16 x 1024 columns; 64-column tiles (256 bytes) first */
+    cr_assert_geq(json_array_size(vars), 4);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "block_i")), 64);
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(vars, 0), "rows")), 32);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:O}}", "direction", "rewrite", "params", "template", "col_logsumexp",
+                             "variants", vars);
+    json_t *ans = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &ans, &e), 0, "%s", e.msg);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(ans, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        cr_expect(strstr(src, "\"params\": [\"in_out_ptr0\", \"in_ptr0\", \"xnumel\", \"r0_numel\"]") != NULL, "%s",
+                  src);
+        cr_expect(strstr(src, "\"n\": \"shape(in_ptr0, 1)\"") != NULL && strstr(src, "\"n == r0_numel\"") != NULL, "%s",
+                  src);
+        cr_expect(strstr(src, "_col_logsumexp(x_ptr, out_ptr, C, INNER, NIB,") != NULL, "%s", src);
+    }
+    cr_expect_eq(json_array_size(json_object_get(ans, "candidates")), json_array_size(vars));
+    tu_expect_gate1(ans, &a->kernels[0]);
+    json_decref(ans);
+    /* a variant outside the limits makes no candidate; none left: refused with the limits */
+    json_t *bad = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template",
+                            "col_logsumexp", "variants", "block_i", 48, "rows", 32, "num_warps", 4);
+    ans = NULL;
+    cr_expect_neq(builtin_rewrite_act(tu_kf(k), tu_kp(bad), &ans, &e), 0);
+    cr_expect(strstr(e.msg, "block_i") != NULL, "%s", e.msg);
+    json_decref(ans);
+    json_decref(bad);
+    json_decref(plan);
+    json_decref(vars);
+    json_decref(k);
+    artifact_free(a);
+}
+
+Test(col_logsumexp, not_taken_for_other_graphs) {
+    artifact *a = tu_load_inductor("handmade_lse_middle_g0.py");
+    static const char *const edits[][2] = {
+        /* the input not contiguous: the kernel's (outer, C, inner) view would not be its layout */
+        {"f32[32, 1024, 4096][4194304, 4096, 1]cuda:0\" = PlaceHolder",
+         "f32[32, 1024, 4096][4194304, 1, 1024]cuda:0\" = PlaceHolder"},
+        /* the sum over another dimension than the max */
+        {"(args = (%exp, [1])", "(args = (%exp, [0])"},
+        /* two dimensions */
+        {"(args = (%arg0_1, [1], True)", "(args = (%arg0_1, [0, 1], True)"},
+        /* the output stored at a column index, not the flat position */
+        {"tl.store(in_out_ptr0 + (x3)", "tl.store(in_out_ptr0 + (x0)"},
+        /* an output read back */
+        {"tmp0 = tl.load(in_ptr0", "tmp0 = tl.load(in_out_ptr0"},
+    };
+    for (size_t t = 0; t < sizeof edits / sizeof edits[0]; t++) {
+        json_t *k = edited(a, edits[t][0], edits[t][1]);
+        cr_expect_eq(builtin_col_lse_match(tu_kf(k)), 0, "still matched with %s", edits[t][1]);
+        json_decref(k);
+    }
+    json_t *k = edited(a, NULL, NULL);
+    cr_expect_eq(builtin_col_lse_match(tu_kf(k)), 1, "the unedited fixture");
+    json_decref(k);
+    artifact_free(a);
+    /* the recorded row logsumexps stay row_logsumexp */
+    static const char *const rows[] = {"scratch_lse_3d_g0.py", "scratch_lse_bf16_keepdim_g0.py",
+                                       "suite_level1_47_logsumexp_rows_g0.py"};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+        artifact *ra = tu_load_inductor(rows[r]);
+        json_t *rk = opt_kernel_ctx(ra, 0, NULL);
+        double eps = 0;
+        cr_expect_eq(builtin_col_lse_match(tu_kf(rk)), 0, "%s", rows[r]);
+        cr_expect_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(rk), &eps)), "row_logsumexp", "%s", rows[r]);
+        json_decref(rk);
+        artifact_free(ra);
+    }
+}
