@@ -257,8 +257,8 @@ kfamily builtin_region_match(const kfacts *k) {
     if (builtin_params_are(k, affine, 4) && params_typed(k, NULL) && norm_constants(k, &count, &eps)) {
         if (members_compute_only(k, "aten.native_layer_norm") && count <= (long long)LN_MAX_SEGS * LN_MAX_SEG) return KF_REGION_LAYER_NORM;
     }
+    if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan (fp32, fp16, bf16) */
     if (!params_typed(k, "*fp32")) return KF_NONE;
-    if (builtin_scan_match(k)) return KF_SCAN;   /* flip, cumsum, flip: one suffix scan */
     if (builtin_params_are(k, one, 2) && kf_strs_find(aten, "aten._log_softmax")) return KF_REGION_LOG_SOFTMAX;
     if (builtin_params_are(k, one, 2) && kf_strs_find(aten, "aten._softmax")) return KF_REGION_SOFTMAX;
     return KF_NONE;

@@ -7,7 +7,8 @@
  *   constant_pad_nd/slice (a shifted input) and    shape[d] == r0_numel and the other
  *   where/zeros_like (a masked one)                dimensions multiply to xnumel
  *   a region whose kernels' ATen ops are cumsum    a suffix scan (flip, cumsum, flip) over
- *   and flip only                                  any dimension longer than 1
+ *   and flip only (and the conversions of a        any dimension longer than 1
+ *   16-bit one)
  *   a kernel whose ATen ops are logcumsumexp       the template's LSE scan over dimension d
  *   (plus the dtype conversions of a 16-bit one)   (inclusive, forward), the same fit of d
  *
@@ -46,17 +47,21 @@ static int fx_pad_shift(const kf_strs *fragment) {
     return 0;
 }
 
-/* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only. */
+/* Region reading: (in_ptr0, out_ptr0), the member kernels' ops cumsum and flip only, plus the
+ * dtype conversions where the tensors are 16-bit. In and out of one type: fp32, or fp16/bf16
+ * (held-out ha05, bf16: Inductor's scan sums in fp32 and stores the type, as the template does). */
 static int match_region(const kfacts *k, scan_facts *f) {
-    static const char *const allowed[] = {"aten.cumsum", "aten.flip"};
+    static const char *const allowed[] = {"aten.cumsum", "aten.flip", "aten._to_copy", "prims.convert_element_type"};
     unsigned has = 0;
     for (size_t i = 0; i < k->nmembers; i++)
-        if (!builtin_ops_within(&k->members[i].aten_ops, allowed, 2, &has)) return 0;
-    if (has != 3u || k->runtime.n != 2) return 0;
+        if (!builtin_ops_within(&k->members[i].aten_ops, allowed, 4, &has)) return 0;
+    if ((has & 3u) != 3u || k->runtime.n != 2) return 0;
     f->in0 = kfacts_runtime(k, 0);
     f->out = kfacts_runtime(k, 1);
     if (!f->in0 || !f->out || strncmp(f->in0, "in_ptr", 6) || strncmp(f->out, "out_ptr", 7)) return 0;
-    if (strcmp(kfacts_param_type(k, f->in0), "*fp32") || strcmp(kfacts_param_type(k, f->out), "*fp32")) return 0;
+    const char *t = kfacts_param_type(k, f->in0);
+    if (!builtin_float_ptr(t) || strcmp(t, kfacts_param_type(k, f->out))) return 0;
+    if (!strcmp(t, "*fp32") && (has & 12u)) return 0;   /* fp32 converted: to something the template does not compute */
     const kf_shape *sh = kfacts_shape(k, f->in0);
     if (!sh) return 0;
     for (int d = sh->ndims; d-- > 0;)

@@ -115,8 +115,10 @@ Test(scan, plain_last_dimension_keeps_row_cumsum) {
 }
 
 Test(scan, flip_cumsum_flip_region_is_one_suffix_scan) {
-    static const char *const fx[] = {"suite_level1_29_reverse_cumsum_g0.py", "suite_level1_29_reverse_cumsum_small_g0.py"};
-    for (size_t f = 0; f < 2; f++) {
+    /* the third: the same tensors bf16 (held-out ha05's type) */
+    static const char *const fx[] = {"suite_level1_29_reverse_cumsum_g0.py", "suite_level1_29_reverse_cumsum_small_g0.py",
+                                     "handmade_reverse_cumsum_bf16_g0.py"};
+    for (size_t f = 0; f < 3; f++) {
         artifact *a = tu_load_inductor(fx[f]), *r = NULL;
         cr_assert_eq(a->nlaunches, 2);
         kbuf b = KBUF_INIT;
