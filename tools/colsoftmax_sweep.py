@@ -43,8 +43,10 @@ def main():
         res = []
         bc = 1 << (c - 1).bit_length()
         # split tiles: builtin_colsoftmax.c's variants first, then the rest of the grid; each as a
-        # pair (the block held through the exchange, then loaded again after it), so that a run
-        # cut off by a time limit still compares the two forms on the first tiles
+        # pair (the wait an acquire atomic every spin, then POLL: plain loads and one acquire read
+        # after them), so that a run cut off by a time limit still compares the two waits on the
+        # first tiles. (Session 51 compared the block held through the exchange with REREAD, the
+        # block loaded again after it: REREAD was slower at the best tiles.)
         grid = [(256, 32, 4), (128, 32, 2), (128, 64, 4), (128, 32, 4), (256, 16, 2), (512, 16, 8)]
         grid += [(cb, ib, nw) for cb in (8, 16, 32, 64, 128, 256, 512) for ib in (16, 32, 64, 128, 256)
                  for nw in (2, 4, 8, 16) if (cb, ib, nw) not in grid]
@@ -56,13 +58,14 @@ def main():
             part = torch.empty(2 * outer * nit * nseg * ib, device="cuda")
             sync = torch.zeros(1 + outer * nit, dtype=torch.int32, device="cuda")
             nsegp = 1 << (nseg - 1).bit_length()
-            for rr in (False, True):
+            for poll in (False, True):
 
-                def f(part=part, sync=sync, cb=cb, ib=ib, nw=nw, nseg=nseg, nit=nit, nsegp=nsegp, rr=rr):
+                def f(part=part, sync=sync, cb=cb, ib=ib, nw=nw, nseg=nseg, nit=nit, nsegp=nsegp, poll=poll):
                     sync.zero_()
                     sp._col_split_softmax[(outer * nit * nseg,)](x, y, part, sync, c, inner, nit, nseg, NSEG=nsegp,
-                                                                 CB=cb, IB=ib, LOG=False, REREAD=rr, num_warps=nw)
-                res.append((("reread" if rr else "split", cb, ib, nw), f))
+                                                                 CB=cb, IB=ib, LOG=False, REREAD=False, POLL=poll,
+                                                                 num_warps=nw)
+                res.append((("poll" if poll else "split", cb, ib, nw), f))
         # one program a tile of whole columns (col_softmax), last
         for bi in (4, 8, 16, 32, 64):
             for nw in (4, 8, 16, 32):

@@ -71,16 +71,20 @@ def main():
                     bad.append("row_split %dx%d seg %d log %s %s: %s" % (rows, cols, seg, log, kind,
                                                                         "NaN/inf differ" if err is None else err))
         # columns: (shape, dim, CB, IB, LOG, warps, scale, reread): scale None is the unscaled form;
-        # reread: the block loaded again after the exchange
+        # reread True: the block loaded again after the exchange; "poll": the POLL wait
         for k, (shape, dim, cb, ib, log, nw, scale, rr) in enumerate([
                 ((4, 700, 96), 1, 128, 32, False, 4, None, False), ((4, 700, 96), 1, 128, 32, True, 4, None, False),
                 ((3, 2048, 64), 1, 256, 16, False, 4, None, False), ((700, 40), 0, 64, 8, False, 2, None, False),
                 ((4, 700, 96), 1, 128, 32, False, 4, 1 / 0.7, False), ((4, 700, 96), 1, 128, 32, True, 4, 2.5, False),
                 ((4, 700, 96), 1, 128, 32, False, 4, None, True), ((4, 700, 96), 1, 128, 32, True, 4, 2.5, True),
-                ((3, 2048, 64), 1, 256, 16, False, 4, 1 / 0.7, True), ((700, 40), 0, 64, 8, False, 2, None, True)]):
-            mod = load_judged(render(open(COL).read(), dict(IN="in_ptr0", OUT="out_ptr1", DIM=dim, LOG=log, CB=cb,
-                                                            IB=ib, NUM_WARPS=nw, SCALED=scale is not None,
-                                                            SCALE=repr(scale), REREAD=rr)), "col%d" % k, tmp)
+                ((3, 2048, 64), 1, 256, 16, False, 4, 1 / 0.7, True), ((700, 40), 0, 64, 8, False, 2, None, True),
+                # "poll": the kernel's POLL wait (plain loads, then the acquire read), set in the plan here
+                ((4, 700, 96), 1, 128, 32, False, 4, None, "poll"), ((3, 2048, 64), 1, 256, 16, True, 4, 2.5, "poll"),
+                ((700, 40), 0, 64, 8, False, 2, 1 / 0.7, "poll")]):
+            src = render(open(COL).read(), dict(IN="in_ptr0", OUT="out_ptr1", DIM=dim, LOG=log, CB=cb, IB=ib,
+                                                 NUM_WARPS=nw, SCALED=scale is not None, SCALE=repr(scale),
+                                                 REREAD=rr is True))
+            mod = load_judged(src.replace('"POLL": False', '"POLL": True') if rr == "poll" else src, "col%d" % k, tmp)
             for kind in ("randn", "special"):
                 x = torch.randn(*shape, device="cuda") * 3
                 if kind == "special":

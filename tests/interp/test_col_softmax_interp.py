@@ -4,7 +4,7 @@ and log-softmax over a first or middle dimension, with reduced lengths and inner
 partial tiles; fp32, and fp16/bf16 computed in fp32 and stored in their own type, with a positive
 scale (softmax(x * c): exp((x - max) * c), c rounded to fp32 as Inductor's tl.full) or without. The
 interpreter runs programs one after another, so col_split_softmax runs here with one segment a tile
-(its arithmetic, ticket, partials and plan); the GPU covers several. A candidate rendered with a
+(its arithmetic, ticket, partials and plan; also with its POLL wait); the GPU covers several. A candidate rendered with a
 scale 2% off must fail (the check can).
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_col_softmax_interp.py (`make interp-check`);
@@ -64,6 +64,8 @@ def main():
     # col_split_softmax loading its block again after the exchange (REREAD): -CB - 10000
     cases += [((3, 70, 9), 1, False, -10128, 4, b16, t), ((4, 33, 2, 5), 1, True, -10064, 8, f16, 2.5),
               ((70, 9), 0, False, -10128, 16, f32, 1.0), ((2, 130, 40), 1, True, -10256, 8, f32, 1.0)]
+    # and waiting on plain loads before its acquire read (the kernel's POLL, set in the plan here): -CB - 20000
+    cases += [((3, 70, 9), 1, False, -20128, 4, b16, t), ((4, 33, 2, 5), 1, True, -20064, 8, f32, 1.0)]
     bad = 0
     torch.manual_seed(0)
     split_text = open(SPLIT).read()
@@ -71,7 +73,8 @@ def main():
     def source(dim, log, bc, bi, scale):
         p = dict(IN="in_ptr0", OUT="out_ptr2", DIM=dim, LOG=log, SCALED=scale != 1.0, SCALE="%.17g" % scale, NUM_WARPS=4)
         if bc < 0:
-            return render(split_text, dict(p, CB=-bc % 10000, IB=bi, REREAD=bc <= -10000))
+            src = render(split_text, dict(p, CB=-bc % 10000, IB=bi, REREAD=-20000 < bc <= -10000))
+            return src.replace('"POLL": False', '"POLL": True') if bc <= -20000 else src
         return render(text, dict(p, BLOCK_C=bc, BLOCK_I=bi))
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -97,11 +97,13 @@ def main():
                  {"x_ptr": "*bf16", "out_ptr": "*bf16", "C": "i32", "INNER": "i32", "NIB": "i32"},
                  {"BLOCK_C": 4096, "BLOCK_I": 8, "LOG": False}, 32))
     # the split template holding its block through the exchange, and loading it again (REREAD)
-    for rr in (False, True):
-        jobs.append(("col_split_softmax_bf16_" + ("reread" if rr else "scaled"),
+    # and the wait on plain loads of the counter (POLL, a kernel constexpr the sweep sets)
+    for rr, poll in ((False, False), (True, False), (False, True)):
+        jobs.append(("col_split_softmax_bf16_" + ("reread" if rr else "poll" if poll else "scaled"),
                      render(split, dict(p, CB=256, IB=32, NUM_WARPS=4, REREAD=rr)), "_col_split_softmax",
                      {"x_ptr": "*bf16", "y_ptr": "*bf16", "part_ptr": f32, "sync_ptr": "*i32", "C": "i32", "INNER": "i32",
-                      "NIT": "i32", "nseg": "i32"}, {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False, "REREAD": rr}, 4))
+                      "NIT": "i32", "nseg": "i32"},
+                     {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False, "REREAD": rr, "POLL": poll}, 4))
     # ha08: logsumexp over the middle of (64, 2048, 2048) fp16, 32 x 64 tiles, output first
     lse = open(os.path.join(KERNELS, "col_logsumexp.py.tmpl")).read()
     jobs.append(("col_logsumexp_fp16", render(lse, dict(IN="in_ptr0", OUT="in_out_ptr0", OUT_FIRST=True, DIM=1, ROWS=32,
