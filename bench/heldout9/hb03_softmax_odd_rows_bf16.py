@@ -1,4 +1,4 @@
-"""Softmax over the last axis of an (32768, 12000) bfloat16 matrix (rows of a width that is not a
+"""Softmax over the last axis of a (32768, 12000) bfloat16 matrix (rows of a width that is not a
 power of two)."""
 import torch
 import torch.nn as nn
