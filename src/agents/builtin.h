@@ -185,7 +185,7 @@ const char *builtin_col_softmax_match(const kfacts *k);
 json_t *builtin_col_softmax_variants(const kfacts *k);
 int builtin_col_softmax_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e);
 /* The middle-dimension logsumexp family (builtin_collse.c): 1 when builtin_col_logsumexp_match
- * holds for a looped reduction with runtime parameters (output, in_ptr0 in either order,
+ * holds for a looped or persistent reduction with runtime parameters (output, in_ptr0 in either order,
  * xnumel, r0_numel) of one float type, else 0; its variants (new array; none where fewer than
  * 128 programs would run); its candidates (*out new). builtin_rewrite_* dispatch to them. */
 int builtin_col_lse_match(const kfacts *k);

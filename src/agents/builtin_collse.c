@@ -10,7 +10,7 @@
  *
  * Recognised from the FX graph (builtin_col_logsumexp_match: ATen's decomposition over one
  * dimension d < rank - 1 of a contiguous input, stored at the flat output position), a looped
- * reduction whose runtime parameters are its output and in_ptr0 (either order), xnumel and
+ * or persistent reduction whose runtime parameters are its output and in_ptr0 (either order), xnumel and
  * r0_numel, fp32, fp16 or bf16 in and the same type out; the input's shape from call() gives
  * the columns after d. Plans: {"direction":"rewrite","params":{"template":"col_logsumexp",
  * "variants":[{"block_i":B,"rows":R,"num_warps":W},..]}}. Ownership: answers are new JSON the
@@ -36,7 +36,8 @@ typedef struct cl_facts {
 
 static int cl_facts_of(const kfacts *k, cl_facts *f) {
     memset(f, 0, sizeof *f);
-    if (k->kind != ART_K_REDUCTION || k->runtime.n != 4) return 0;
+    /* looped or persistent: the template does not depend on Inductor's form */
+    if ((k->kind != ART_K_REDUCTION && k->kind != ART_K_PERSISTENT) || k->runtime.n != 4) return 0;
     if (!builtin_col_logsumexp_match(k, f->out, sizeof f->out, &f->dim)) return 0;
     int of = !strcmp(f->out, "in_out_ptr0");
     const char *want[] = {of ? f->out : "in_ptr0", of ? "in_ptr0" : f->out, "xnumel", "r0_numel"};
