@@ -6,7 +6,8 @@ interpreter against a float64 PyTorch reference, for row lengths that are and ar
 two. The templates whose programs wait for each other (the row_split_* and region templates)
 cannot run with more than one program a row in the interpreter (it runs programs one after
 another): row_split_softmax (fp32, fp16, bf16), row_split_normalize, row_split_instance_norm and
-row_split_layer_norm run here with one
+row_split_layer_norm, and the region templates region_softmax and region_layer_norm (the same
+kernels behind a region's launcher), run here with one
 segment a row (their arithmetic, tickets and plans; sm_count() answered as an H200's 132), the
 GPU covers the rest.
 
@@ -36,13 +37,13 @@ def case_softmax(mod, rows, n, log):
     return (out.double() - ref).abs().max().item()
 
 
-def case_split_softmax(mod, rows, n, log, dtype):
+def case_split_softmax(mod, rows, n, log, dtype, region=False):
     """row_split_softmax over fp32 or 16-bit rows: computed in fp32, stored in the rows' type. A
     16-bit output is held to one unit of its last place (eps x |ref|, subnormals at eps x tiny),
-    scaled so that one unit reads as 1e-5."""
+    scaled so that one unit reads as 1e-5. region: region_softmax's launcher (x, out)."""
     x = (torch.randn(rows, n) * 3).to(dtype)
     out = torch.full((rows, n), float("nan"), dtype=dtype)
-    mod.launch(x, out, rows, n)
+    mod.launch(x, out) if region else mod.launch(x, out, rows, n)
     ref = torch.log_softmax(x.double(), 1) if log else torch.softmax(x.double(), 1)
     err = (out.double() - ref).abs()
     if dtype == torch.float32:
@@ -93,12 +94,18 @@ def case_instance_norm(mod, rows, n, c, eps, affine):
     return (out.double() - y).abs().max().item()
 
 
-def case_split_layer_norm(mod, rows, n):
-    x, w, b = torch.randn(rows, n) * 2 + 1, torch.rand(n) + 0.5, torch.randn(n)
-    out = torch.full((rows, n), float("nan"))
-    mod.launch(x, w, b, out, rows, n)
+def case_split_layer_norm(mod, rows, n, region=False, dtype=torch.float32):
+    """row_split_layer_norm; region: region_layer_norm's launcher (x, w, b, out), its weight and
+    bias of the rows' type, a 16-bit output held to one unit of its last place (read as 1e-5)."""
+    x, w, b = (torch.randn(rows, n) * 2 + 1).to(dtype), (torch.rand(n) + 0.5).to(dtype), torch.randn(n).to(dtype)
+    out = torch.full((rows, n), float("nan"), dtype=dtype)
+    mod.launch(x, w, b, out) if region else mod.launch(x, w, b, out, rows, n)
     ref = torch.nn.functional.layer_norm(x.double(), (n,), w.double(), b.double(), 1e-5)
-    return (out.double() - ref).abs().max().item()
+    err = (out.double() - ref).abs()
+    if dtype == torch.float32:
+        return err.max().item()
+    fi = torch.finfo(dtype)
+    return 1e-5 * (err / (fi.eps * ref.abs().clamp(min=fi.tiny))).max().item()
 
 
 def case_softmax_stats(mod, rows, n):
@@ -290,6 +297,17 @@ def main():
     for rows, n, seg in ((3, 100, 128), (2, 256, 256)):
         cases.append(("row_split_layer_norm", dict(OUT="out_ptr2", SEG=seg, EPS="1e-05", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_split_layer_norm(m, r, n), "%dx%d" % (rows, n)))
+    # the region templates, the same kernels behind a region's launcher (x, out) / (x, w, b, out),
+    # one segment a row
+    for log in (False, True):
+        for rows, n, seg in ((3, 100, 128), (2, 256, 256)):
+            cases.append(("region_softmax", dict(SEG=seg, LOG=log, NUM_WARPS=4),
+                          lambda m, r=rows, n=n, lg=log: case_split_softmax(m, r, n, lg, torch.float32, region=True),
+                          "log=%s %dx%d" % (log, rows, n)))
+    for rows, n, seg, dt in ((3, 100, 128, torch.float32), (2, 256, 256, torch.float32), (3, 300, 512, torch.float16)):
+        cases.append(("region_layer_norm", dict(N=n, EPS="1e-05", SEG=seg, NUM_WARPS=4),
+                      lambda m, r=rows, n=n, d=dt: case_split_layer_norm(m, r, n, region=True, dtype=d),
+                      "%dx%d %s" % (rows, n, str(dt)[6:])))
     for rows, n, chunk, tr in ((3, 100, 32, 1), (2, 1000, 256, 1), (4, 64, 64, 1), (3, 1000, 256, 4), (2, 100, 128, 8)):
         cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", LSUM=False, LSUM_OUT="out_ptr2",
                                                 CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
