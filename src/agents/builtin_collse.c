@@ -34,6 +34,7 @@ typedef struct cl_facts {
     int esize;          /* bytes an element */
 } cl_facts;
 
+/* What kernel k computes, into *f: 1 when it is the family's (see the top), else 0. */
 static int cl_facts_of(const kfacts *k, cl_facts *f) {
     memset(f, 0, sizeof *f);
     /* looped or persistent: the template does not depend on Inductor's form */
