@@ -219,16 +219,18 @@ int builtin_softmax_lsum_match(const kfacts *k);
 /* logsumexp (builtin_normalize.c): 1 when the FX graph fragment is exactly ATen's logsumexp
  * decomposition over the last dimension of a graph input with unit last stride -- amax (keepdim),
  * where(|max| == inf, 0, max), log(sum(exp(x - that))) plus it (squeezed, or keepdim), with the
- * input converted to float32 and the result back (fp16/bf16) or no convert at all -- and the
- * source stores once, at x0, to in_out_ptr0 or an out_ptrN (its name into out[0..cap)), loading
- * no output. */
+ * input converted to float32 and the result back (fp16/bf16) or no convert at all, or with an
+ * fp32 input times a constant c > 0 first (logsumexp(x * c), Inductor's mul fused in front) --
+ * and the source stores once, at x0, to in_out_ptr0 or an out_ptrN (its name into out[0..cap)),
+ * loading no output. builtin_logsumexp_scale: that c (1 when there is no mul, or no match). */
 int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap);
+double builtin_logsumexp_scale(const kfacts *k);
 /* logsumexp over a dimension that is not the last (builtin_normalize.c): the same decomposition
  * over one dimension d < rank - 1 of a contiguous graph input (its placeholder's strides the
  * shape's suffix products), stored once to in_out_ptr0 or an out_ptrN (its name into
- * out[0..cap), d into *dim), loading no output; else 0. The template (col_logsumexp,
- * builtin_collse.c) reads the input as (outer, C, inner). */
-int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim);
+ * out[0..cap), d into *dim, the scale c into *scale), loading no output; else 0. The template
+ * (col_logsumexp, builtin_collse.c) reads the input as (outer, C, inner). */
+int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim, double *scale);
 /* Pooling (builtin_pool.c): average and max pooling, one template (templates/kernels/pool.py.tmpl)
  * for these kinds of launch:
  *   - a vendor region (artifact/region.h) holding ATen's avg_pool2d / avg_pool3d: the region's

@@ -9,7 +9,8 @@
  * adjacent columns, with a running max and rescaled sum per column.
  *
  * Recognised from the FX graph (builtin_col_logsumexp_match: ATen's decomposition over one
- * dimension d < rank - 1 of a contiguous input, stored at the flat output position), a looped
+ * dimension d < rank - 1 of a contiguous input, or of an fp32 one times a constant c > 0, stored
+ * at the flat output position), a looped
  * or persistent reduction whose runtime parameters are its output and in_ptr0 (either order), xnumel and
  * r0_numel, fp32, fp16 or bf16 in and the same type out; the input's shape from call() gives
  * the columns after d. Plans: {"direction":"rewrite","params":{"template":"col_logsumexp",
@@ -32,6 +33,7 @@ typedef struct cl_facts {
     long long c, inner; /* its length; the elements after it */
     long long outer;    /* xnumel / inner */
     int esize;          /* bytes an element */
+    double scale;       /* logsumexp(x * scale): 1 when the input is not scaled */
 } cl_facts;
 
 /* What kernel k computes, into *f: 1 when it is the family's (see the top), else 0. */
@@ -39,7 +41,7 @@ static int cl_facts_of(const kfacts *k, cl_facts *f) {
     memset(f, 0, sizeof *f);
     /* looped or persistent: the template does not depend on Inductor's form */
     if ((k->kind != ART_K_REDUCTION && k->kind != ART_K_PERSISTENT) || k->runtime.n != 4) return 0;
-    if (!builtin_col_logsumexp_match(k, f->out, sizeof f->out, &f->dim)) return 0;
+    if (!builtin_col_logsumexp_match(k, f->out, sizeof f->out, &f->dim, &f->scale)) return 0;
     int of = !strcmp(f->out, "in_out_ptr0");
     const char *want[] = {of ? f->out : "in_ptr0", of ? "in_ptr0" : f->out, "xnumel", "r0_numel"};
     const char *ti = kfacts_param_type(k, "in_ptr0");
@@ -91,9 +93,11 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
             bi * rows > 16384)
             continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
+        kbuf_printf(&label, "col_logsumexp: logsumexp");
+        if (f.scale != 1) kbuf_printf(&label, " of x * %.17g", f.scale);
         kbuf_printf(&label,
-                    "col_logsumexp: logsumexp over dimension %d in one read, %lld x %lld tiles with a running max and "
-                    "sum per column, num_warps=%lld",
+                    " over dimension %d in one read, %lld x %lld tiles with a running max and sum per column, "
+                    "num_warps=%lld",
                     f.dim, rows, bi, nw);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
                     k->name ? k->name : "?", kbuf_str(&label));
@@ -103,6 +107,8 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
                        {.name = "DIM", .type = TPL_INT, .i = f.dim},
                        {.name = "ROWS", .type = TPL_INT, .i = rows},
                        {.name = "BLOCK_I", .type = TPL_INT, .i = bi},
+                       {.name = "SCALED", .type = TPL_BOOL, .b = f.scale != 1},
+                       {.name = "SCALE", .type = TPL_FLOAT, .f = f.scale},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
         int rc = template_render("col_logsumexp", a, sizeof a / sizeof a[0], &s, e);
         if (!rc) {

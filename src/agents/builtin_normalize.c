@@ -14,8 +14,9 @@
  *     sum of exponentials a cross-entropy's gather, or a softmax's later kernel, consumes); with
  *     the row's sum of log-probabilities beside them (a label-smoothed cross-entropy), read from
  *     the kernel's source line by line.
- *   - logsumexp over the last dimension: ATen's decomposition (amax, the infinite max taken as 0,
- *     log of the sum of exponentials plus that max), nothing else. */
+ *   - logsumexp over one dimension: ATen's decomposition (amax, the infinite max taken as 0,
+ *     log of the sum of exponentials plus that max), of the input or of an fp32 input times a
+ *     positive constant, nothing else. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -431,20 +432,33 @@ static int placeholder_contiguous(const kfacts *k, const char *ref) {
 
 /* ATen's logsumexp decomposition over one dimension of a graph input with unit last stride
  * (see builtin.h), stored once per result to one output: the output's name into out[0..cap),
- * the reduced dimension into *dim and the input's rank into *rank. */
-static int lse_match(const kfacts *k, char *out, size_t cap, int *dim, int *rank_out) {
+ * the reduced dimension into *dim, the input's rank into *rank and the constant c > 0 of an
+ * fp32 input scaled first (logsumexp(x * c)) into *scale (1 when none). */
+static int lse_match(const kfacts *k, char *out, size_t cap, int *dim, int *rank_out, double *scale) {
     fx_node ns[FX_MAX_NODES];
     int n = fx_nodes(k, ns);
-    if (n < 10 || n > 13) return 0;
+    if (n < 10 || n > 14) return 0;
     /* amax(x, [d], True) of a graph input with unit last stride, or of x converted to float32
-     * (fp16/bf16 inputs: the result is then converted back) */
+     * (fp16/bf16 inputs: the result is then converted back), or of an fp32 input times a
+     * positive constant (Inductor fuses the mul in front; it is computed in fp32 either way) */
     const fx_node *amax = fx_count(ns, n, "aten.amax.default") == 1 ? fx_first(ns, n, "aten.amax.default") : NULL;
     char x[FX_NAME], dims[FX_NAME], keep[FX_NAME], v[FX_NAME];
     if (!amax || !builtin_fx_arg(amax, 0, x, sizeof x) || !builtin_fx_arg(amax, 1, dims, sizeof dims) ||
         !builtin_fx_arg(amax, 2, keep, sizeof keep) || strcmp(keep, "True"))
         return 0;
+    const fx_node *mul = fx_find(ns, n, x); /* the scale, or the convert below, or NULL */
+    double c = 1;
+    if (mul && !strcmp(mul->target, "aten.mul.Tensor")) {
+        if (!arg_num(mul, 1, &c) || !(c > 0 && c < 1e30) || !builtin_fx_arg(mul, 0, x, sizeof x) || fx_find(ns, n, x))
+            return 0;
+    } else {
+        mul = NULL;
+    }
+    int muls = fx_count(ns, n, "aten.mul.Tensor");
+    if (muls != (mul != NULL)) return 0;
     const fx_node *up = fx_find(ns, n, x); /* the convert to float32, or NULL */
     int conv = fx_count(ns, n, "prims.convert_element_type.default");
+    if (mul && conv) return 0; /* a scaled 16-bit input: where ATen rounds x * c is not settled here */
     if (up && (strcmp(up->target, "prims.convert_element_type.default") || !arg_is(up, 1, "torch.float32") ||
                !builtin_fx_arg(up, 0, x, sizeof x) || fx_find(ns, n, x)))
         return 0;
@@ -459,9 +473,9 @@ static int lse_match(const kfacts *k, char *out, size_t cap, int *dim, int *rank
         strcmp(v, "inf") || !full || !arg_num(full, 1, &zero) || zero != 0 ||
         fx_calls(ns, n, "aten.where.self", eq, full, &wh) != 1 || !arg_is_node(wh, 2, amax))
         return 0;
-    /* log(sum(exp(x - m'), [d])) + m' (squeezed unless keepdim) */
-    const fx_node *sub = NULL, *ex = NULL, *sum = NULL, *lg = NULL, *sq = NULL, *add = NULL;
-    if (fx_calls(ns, n, "aten.sub.Tensor", up, wh, &sub) != 1 || (!up && !arg_is(sub, 0, x)) ||
+    /* log(sum(exp(x - m'), [d])) + m' (squeezed unless keepdim), x the scaled or converted input */
+    const fx_node *sub = NULL, *ex = NULL, *sum = NULL, *lg = NULL, *sq = NULL, *add = NULL, *xin = mul ? mul : up;
+    if (fx_calls(ns, n, "aten.sub.Tensor", xin, wh, &sub) != 1 || (!xin && !arg_is(sub, 0, x)) ||
         fx_calls(ns, n, "aten.exp.default", sub, NULL, &ex) != 1 ||
         fx_calls(ns, n, "aten.sum.dim_IntList", ex, NULL, &sum) != 1 || !builtin_fx_arg(sum, 1, dims, sizeof dims) ||
         dims_one(dims, rank) != d || fx_calls(ns, n, "aten.log.default", sum, NULL, &lg) != 1)
@@ -474,7 +488,7 @@ static int lse_match(const kfacts *k, char *out, size_t cap, int *dim, int *rank
     /* the result converted back to the input's type when it was converted up */
     if (up && fx_calls(ns, n, "prims.convert_element_type.default", add, NULL, NULL) != 1) return 0;
     /* nothing else in the graph */
-    if (n != 10 + !keepdim + conv || fx_count(ns, n, "aten.add.Tensor") != 1 ||
+    if (n != 10 + !keepdim + conv + muls || fx_count(ns, n, "aten.add.Tensor") != 1 ||
         fx_count(ns, n, "aten.full.default") != 1)
         return 0;
     /* the kernel stores the result once, to its one output (in_out_ptr0 or an out_ptrN), and
@@ -495,25 +509,37 @@ static int lse_match(const kfacts *k, char *out, size_t cap, int *dim, int *rank
     snprintf(out, cap, "%s", ptr);
     *dim = d;
     *rank_out = rank;
+    *scale = c;
     return 1;
 }
 
-int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
+/* The row form: the last dimension, stored at the row index (x0). */
+static int lse_row(const kfacts *k, char *out, size_t cap, double *scale) {
     int d = -1, rank = 0;
     char o[16];
     const char *st = k->source ? strstr(k->source, "tl.store(") : NULL;
-    /* the row form stores at the row index (x0) */
-    if (!lse_match(k, o, sizeof o, &d, &rank) || d != rank - 1 || !st ||
+    if (!lse_match(k, o, sizeof o, &d, &rank, scale) || d != rank - 1 || !st ||
         strncmp(st + strlen("tl.store(") + strlen(o), " + (x0), ", 9))
         return 0;
     snprintf(out, cap, "%s", o);
     return 1;
 }
 
-int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim) {
+int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
+    double c = 1;
+    return lse_row(k, out, cap, &c);
+}
+
+double builtin_logsumexp_scale(const kfacts *k) {
+    char o[16];
+    double c = 1;
+    return lse_row(k, o, sizeof o, &c) ? c : 1;
+}
+
+int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim, double *scale) {
     int d = -1, rank = 0;
     char o[16];
-    if (!lse_match(k, o, sizeof o, &d, &rank) || d == rank - 1) return 0;
+    if (!lse_match(k, o, sizeof o, &d, &rank, scale) || d == rank - 1) return 0;
     /* the output at the flat position: the stored index is a name assigned xindex itself */
     const char *st = strstr(k->source, "tl.store(") + strlen("tl.store(") + strlen(o);
     char xi[16], line[48];

@@ -475,15 +475,17 @@ typedef struct inorm_info {
 } inorm_info;
 
 /* The one-pass row templates (templates/kernels/row_*.py.tmpl) for one variant; `in`: the
- * instance norm's channels and affine, for row_split_instance_norm. */
+ * instance norm's channels and affine, for row_split_instance_norm; `scale`: row_logsumexp's
+ * input scale (1: none). */
 static int row_template(kbuf *s, kfamily f, const char *out, double eps, const inorm_info *in, long long chunk,
-                        long long rows, long long seg, int nw, kerr *e) {
+                        long long rows, long long seg, int nw, double scale, kerr *e) {
     if (f == KF_ROW_LOGSUMEXP) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out},
                        {.name = "OUT_FIRST", .type = TPL_BOOL, .b = !strcmp(out, "in_out_ptr0")},
                        {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
+                       {.name = "SCALED", .type = TPL_BOOL, .b = scale != 1}, {.name = "SCALE", .type = TPL_FLOAT, .f = scale},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render("row_logsumexp", a, 5, s, e);
+        return template_render("row_logsumexp", a, 7, s, e);
     }
     if (f == KF_ROW_SPLIT_INSTANCE_NORM) {
         long long ch = in->channels;
@@ -520,8 +522,9 @@ static int row_template(kbuf *s, kfamily f, const char *out, double eps, const i
                        {.name = "LSUM", .type = TPL_BOOL, .b = !strcmp(out, "out_ptr2")},
                        {.name = "LSUM_OUT", .type = TPL_IDENT, .ident = "out_ptr2"},
                        {.name = "CHUNK", .type = TPL_INT, .i = chunk}, {.name = "ROWS", .type = TPL_INT, .i = rows},
+                       {.name = "SCALED", .type = TPL_BOOL, .b = 0}, {.name = "SCALE", .type = TPL_FLOAT, .f = 1},
                        {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
-        return template_render("row_softmax_stats", a, 7, s, e);
+        return template_render("row_softmax_stats", a, 9, s, e);
     }
     if (f == KF_ROW_LAYER_NORM) {
         tpl_arg a[] = {{.name = "OUT", .type = TPL_IDENT, .ident = out}, {.name = "EPS", .type = TPL_FLOAT, .f = eps},
@@ -563,6 +566,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     const char *outp = kfacts_runtime(k, outi);
     long long rn = kfacts_numel(k, "r0_numel");
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
+    double scale = f == KF_ROW_LOGSUMEXP ? builtin_logsumexp_scale(k) : 1;   /* logsumexp(x * c) */
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);
     split_info si;
     if (split) split_match(k, &si);   /* matched above */
@@ -594,7 +598,9 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
             kbuf_printf(&label, "row_cumsum in chunks of %lld with a carried total, num_warps=%d", chunk, nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
         } else if (stats) {
-            kbuf_printf(&label, "%s: max and sum of exponentials in one read, chunks of %lld", tmpl, chunk);
+            kbuf_printf(&label, "%s: max and sum of exponentials", tmpl);
+            if (scale != 1) kbuf_printf(&label, " of x * %.17g", scale);
+            kbuf_printf(&label, " in one read, chunks of %lld", chunk);
             if (rows > 1) kbuf_printf(&label, " as %lld x %lld tiles (a lane's max updated once a tile)", rows, chunk / rows);
             kbuf_printf(&label, " with per-lane running statistics, num_warps=%d", nw);
             json_object_set_new(cfg, "chunk", json_integer(chunk));
@@ -611,7 +617,7 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
         int ok = 1;
         if (split) {
             ok = split_more_source(&s, k, &si, nsub, sub, rb, nw) == 0;
-        } else if (row_template(&s, f, outp, eps, &in, chunk, rows, seg, nw, e)) {
+        } else if (row_template(&s, f, outp, eps, &in, chunk, rows, seg, nw, scale, e)) {
             kbuf_free(&s);
             kbuf_free(&label);
             json_decref(cfg);

@@ -146,8 +146,36 @@ static int emit_line(tpl *t, const char *p, const char *end, kbuf *out) {
     return 0;
 }
 
+/* The {{if}}/{{else}}/{{end}} nesting of one text (a template's body, or a part's): keep[d],
+ * whether lines at depth d are kept. */
+typedef struct tpl_conds {
+    int keep[TPL_MAX_DEPTH + 1], seen_else[TPL_MAX_DEPTH + 1], depth;
+} tpl_conds;
+
+/* Applies directive dk ('i', 'e' or 'n'; nm/nlen: the if's parameter) to *c; 0 or the error. */
+static int conds_step(tpl *t, tpl_conds *c, int dk, const char *nm, size_t nlen) {
+    if (dk == 'i') {
+        tpl_decl *d = find_decl(t, nm, nlen);
+        if (!d || d->type != TPL_BOOL) return tpl_fail(t, "{{if}} needs a bool parameter", NULL);
+        if (c->depth == TPL_MAX_DEPTH) return tpl_fail(t, "conditions nested too deep", NULL);
+        c->depth++;
+        c->keep[c->depth] = c->keep[c->depth - 1] && d->arg->b;
+        c->seen_else[c->depth] = 0;
+    } else if (dk == 'e') {
+        if (!c->depth || c->seen_else[c->depth]) return tpl_fail(t, "{{else}} without its {{if}}", NULL);
+        c->seen_else[c->depth] = 1;
+        /* the other branch: kept when the enclosing level is and the if's was not */
+        c->keep[c->depth] = c->keep[c->depth - 1] && !c->keep[c->depth];
+    } else {
+        if (!c->depth) return tpl_fail(t, "{{end}} without its {{if}}", NULL);
+        c->depth--;
+    }
+    return 0;
+}
+
 /* {{include NAME}}: templates/kernels/NAME.part (its '#@' header dropped), each line with the
- * template's substitutions; a part holds no directives. */
+ * template's substitutions; a part's own {{if}}/{{else}}/{{end}} (balanced within it, on the
+ * template's bool parameters) apply, an include inside a part is refused. */
 static int include_part(tpl *t, const char *nm, size_t nlen, kbuf *out) {
     char name[64];
     if (nlen >= sizeof name) return tpl_fail(t, "include name too long", NULL);
@@ -165,21 +193,26 @@ static int include_part(tpl *t, const char *nm, size_t nlen, kbuf *out) {
     free(root);
     if (rc) return kerr_wrap(t->e, "template %s, line %d: include %s", t->name, t->line, name);
     const char *p = text, *end = text + len;
+    tpl_conds c = {.keep = {1}, .depth = 0};
     while (!rc && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
         const char *dn = NULL;
         size_t dl = 0;
+        int dk = strncmp(p, "#@ ", 3) ? directive(p, le, &dn, &dl) : 0;
         if (!strncmp(p, "#@ ", 3)) {
             /* the part's header */
-        } else if (directive(p, le, &dn, &dl)) {
-            rc = tpl_fail(t, "a directive inside the included part ", name);
-        } else {
+        } else if (dk == 'p') {
+            rc = tpl_fail(t, "an include inside the included part ", name);
+        } else if (dk) {
+            rc = conds_step(t, &c, dk, dn, dl);
+        } else if (c.keep[c.depth]) {
             rc = emit_line(t, p, le, out);
             if (!rc && nl) kbuf_putc(out, '\n');
         }
         p = nl ? nl + 1 : end;
     }
+    if (!rc && c.depth) rc = tpl_fail(t, "an {{if}} without its {{end}} in the included part ", name);
     free(text);
     return rc;
 }
@@ -206,9 +239,7 @@ int template_render_text(const char *name, const char *text, size_t len, const t
     if (!named) return tpl_fail(&t, "no '#@ template NAME' header", NULL);
     if (bind(&t, args, nargs)) return e->code;
     /* body */
-    int keep[TPL_MAX_DEPTH + 1], seen_else[TPL_MAX_DEPTH + 1], depth = 0;
-    keep[0] = 1;
-    seen_else[0] = 0;
+    tpl_conds c = {.keep = {1}, .depth = 0};
     while (p < end) {
         t.line++;
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -216,35 +247,23 @@ int template_render_text(const char *name, const char *text, size_t len, const t
         const char *nm = NULL;
         size_t nlen = 0;
         int dk = directive(p, le, &nm, &nlen);
-        if (dk == 'i') {
-            tpl_decl *d = find_decl(&t, nm, nlen);
-            if (!d || d->type != TPL_BOOL) return tpl_fail(&t, "{{if}} needs a bool parameter", NULL);
-            if (depth == TPL_MAX_DEPTH) return tpl_fail(&t, "conditions nested too deep", NULL);
-            depth++;
-            keep[depth] = keep[depth - 1] && d->arg->b;
-            seen_else[depth] = 0;
-        } else if (dk == 'e') {
-            if (!depth || seen_else[depth]) return tpl_fail(&t, "{{else}} without its {{if}}", NULL);
-            seen_else[depth] = 1;
-            /* the other branch: kept when the enclosing level is and the if's was not */
-            keep[depth] = keep[depth - 1] && !keep[depth];
-        } else if (dk == 'n') {
-            if (!depth) return tpl_fail(&t, "{{end}} without its {{if}}", NULL);
-            depth--;
-        } else if (dk == 'p') {
-            if (keep[depth] && include_part(&t, nm, nlen, out)) return e->code;
-        } else if (keep[depth]) {
+        if (dk == 'p') {
+            if (c.keep[c.depth] && include_part(&t, nm, nlen, out)) return e->code;
+        } else if (dk) {
+            if (conds_step(&t, &c, dk, nm, nlen)) return e->code;
+        } else if (c.keep[c.depth]) {
             if (emit_line(&t, p, le, out)) return e->code;
             if (nl) kbuf_putc(out, '\n');
         }
         p = nl ? nl + 1 : end;
     }
-    if (depth) return tpl_fail(&t, "an {{if}} without its {{end}}", NULL);
+    if (c.depth) return tpl_fail(&t, "an {{if}} without its {{end}}", NULL);
     return 0;
 }
 
 int template_render(const char *name, const tpl_arg *args, size_t nargs, kbuf *out, kerr *e) {
-    if (!is_ident(name)) return kerr_set(e, KOPT_E_INTERNAL, "template name %s is not an identifier", name ? name : "(null)");
+    if (!is_ident(name))
+        return kerr_set(e, KOPT_E_INTERNAL, "template name %s is not an identifier", name ? name : "(null)");
     char *root = fs_kopt_root();
     char *rel = kasprintf("templates/kernels/%s.py.tmpl", name);
     char *path = fs_join(root, rel);

@@ -17,8 +17,10 @@
  *   {{NAME:quoted}}                      idents as `"a", "b", "c"` (a launch plan's lists);
  *   a line holding only {{include PART}} is replaced by templates/kernels/PART.part (its own
  *                                        '#@' header dropped; the template's substitutions
- *                                        apply, no directives inside): one kernel body shared
- *                                        by several templates;
+ *                                        apply, and its own {{if}}/{{else}}/{{end}} on the
+ *                                        template's bool parameters, balanced within it; no
+ *                                        include inside): one kernel body shared by several
+ *                                        templates;
  *   a line holding only {{if NAME}}, {{else}} or {{end}} (spaces around allowed)
  *                                        keeps the lines up to {{else}}/{{end}} when the bool
  *                                        parameter NAME is true, the others when false;

@@ -865,6 +865,13 @@ FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1
   expect_exit 0 "optimize, row_logsumexp" -- "$KOPT" optimize bench/suite/level1/47_logsumexp_rows.py -o "$T/lse" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("row_logsumexp: max and sum"), k' "$T/out" && ok || bad "optimize: row_logsumexp was not the winner"
 has "row_logsumexp stitched (the launcher kopt wrote from the plan)" "$T/lse/optimized_module.py" "___row_logsumexp\[(xnumel, )\](in_ptr0, in_out_ptr0, r0_numel, CHUNK="
+# a logsumexp over a middle dimension (the handmade fixture, 32 x 1024 x 4096 over dim 1): the
+# col_logsumexp family from the FX graph, offered, the winner with the fake timing, stitched with
+# the output first
+FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/handmade_lse_middle_g0.py FAKE_FAST_PATTERN="_col_logsumexp" \
+  expect_exit 0 "optimize, col_logsumexp" -- "$KOPT" optimize tests/problems/22_logsumexp_middle.py -o "$T/clse" --budget 60s --rounds 4 --no-store --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("col_logsumexp: logsumexp over dimension 1"), k' "$T/out" && ok || bad "optimize: col_logsumexp was not the winner"
+has "col_logsumexp stitched (the launcher kopt wrote from the plan)" "$T/clse/optimized_module.py" "___col_logsumexp\[((outer \* nib), )\](in_ptr0, in_out_ptr0, n, inner, nib, ROWS="
 # a softmax over a middle dimension (the suite's problem 05, captured at 64 x 512 x 512): the
 # split-segment template offered beside the register tiles, the winner with the fake timing, stitched
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_05_softmax_middle_dim_small_g0.py FAKE_FAST_PATTERN="_col_split_softmax" \

@@ -2,8 +2,9 @@
 interpreter on the CPU against float64 PyTorch: logsumexp over a first or middle dimension, with
 reduced lengths and inner sizes that leave partial tiles (rows and columns), fp32, and fp16/bf16
 computed in fp32 and stored in their own type; columns holding +inf, -inf everywhere, a NaN, or
--inf beside finite values, where ATen's result is +inf, -inf, NaN and finite. Two mutants must fail
-(the check can): the running sum not rescaled when the max rises, and the max not added back.
+-inf beside finite values, where ATen's result is +inf, -inf, NaN and finite; and the logsumexp of
+x * c (SCALED: Inductor's mul by a constant fused in front). Three mutants must fail (the check
+can): the running sum not rescaled when the max rises, the max not added back, the scale 2% off.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_col_lse_interp.py (`make interp-check`); exit 0
 when every case is within 1e-5 (relative and absolute) of float64 plus half a unit of the last
@@ -26,7 +27,7 @@ from interp_util import ROOT, load_judged, render  # noqa: E402
 TEMPLATE = os.path.join(ROOT, "templates", "kernels", "col_logsumexp.py.tmpl")
 
 
-def run(mod, shape, dim, dt, out_first, special):
+def run(mod, shape, dim, dt, out_first, special, scale=1.0):
     """The candidate's worst error over its tolerance on a random input (3 N(0,1) + 5: a shifted
     range, so a missing max is visible); with `special`, columns of infinities and NaN compared
     exactly (returns 1e9 when one differs)."""
@@ -46,7 +47,7 @@ def run(mod, shape, dim, dt, out_first, special):
         mod.launch(out, x, xn, rn)
     else:
         mod.launch(x, out, xn, rn)
-    ref = torch.logsumexp(x.double(), dim)
+    ref = torch.logsumexp(x.double() * scale, dim)
     ulps = {torch.float32: 0.0, torch.float16: 0.5, torch.bfloat16: 1.0}[dt]
     fin = torch.isfinite(ref)
     if special:
@@ -70,31 +71,37 @@ def main():
              ((3, 70, 9), 1, 16, 8, f16, True, True), ((4, 33, 2, 5), 1, 16, 4, b16, True, False),
              ((2, 130, 40), 1, 32, 16, b16, False, True), ((70, 9), 0, 8, 16, f16, True, False),
              ((6, 4, 3, 20), 0, 4, 32, f32, True, True), ((2, 300, 24), 1, 128, 8, f16, True, False)]
+    cases = [c + (1.0,) for c in cases]
+    # logsumexp(x * c) (Inductor's mul by a constant fused in front; fp32 only), special columns too
+    cases += [((3, 70, 9), 1, 16, 8, f32, True, True, 0.5), ((70, 9), 0, 16, 16, f32, False, False, 1 / 0.7)]
     bad = 0
     torch.manual_seed(0)
 
-    def source(dim, rows, bi, out_first, body=text):
+    def source(dim, rows, bi, out_first, body=text, scale=1.0):
         return render(body, dict(IN="in_ptr0", OUT="in_out_ptr0" if out_first else "out_ptr0", OUT_FIRST=out_first,
-                                 DIM=dim, ROWS=rows, BLOCK_I=bi, NUM_WARPS=4))
+                                 DIM=dim, ROWS=rows, BLOCK_I=bi, SCALED=scale != 1.0, SCALE=repr(scale), NUM_WARPS=4))
 
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (shape, dim, rows, bi, dt, of, special) in enumerate(cases):
-            mod = load_judged(source(dim, rows, bi, of), "cl_%d" % n, tmp)
-            err = run(mod, shape, dim, dt, of, special)
+        for n, (shape, dim, rows, bi, dt, of, special, sc) in enumerate(cases):
+            mod = load_judged(source(dim, rows, bi, of, scale=sc), "cl_%d" % n, tmp)
+            err = run(mod, shape, dim, dt, of, special, sc)
             ok = err <= 1
             bad += not ok
-            print("%s shape=%s dim=%d %dx%d %s out_first=%s special=%s max_err/tol=%.3g"
-                  % ("ok  " if ok else "FAIL", shape, dim, rows, bi, str(dt)[6:], of, special, err))
+            print("%s shape=%s dim=%d %dx%d %s out_first=%s special=%s scale=%.17g max_err/tol=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, dim, rows, bi, str(dt)[6:], of, special, sc, err))
         mutants = [("s = s * tl.exp(m - mn_safe) + ", "s = s + ", "no rescale"),
-                   ("lse = tl.log(s) + m\n", "lse = tl.log(s) + 0.0 * m\n", "max not added")]
+                   ("lse = tl.log(s) + m\n", "lse = tl.log(s) + 0.0 * m\n", "max not added"),
+                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off")]
         for n, (a, b, what) in enumerate(mutants):
-            assert a in text, a
-            mod = load_judged(source(1, 16, 8, True, text.replace(a, b)), "cl_mutant_%d" % n, tmp)
-            err = run(mod, (3, 70, 9), 1, f32, True, False)
+            sc = 0.5 if "0.5" in a else 1.0   # the scale mutant edits the rendered text, the others the template
+            src = source(1, 16, 8, True, scale=sc)
+            assert a in src, a
+            mod = load_judged(src.replace(a, b), "cl_mutant_%d" % n, tmp)
+            err = run(mod, (3, 70, 9), 1, f32, True, False, sc)
             caught = err > 1 or math.isnan(err)
             bad += not caught
             print("%s mutant (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", what, err))
-    print("col_logsumexp interp: %d cases and 2 mutants, %d failed" % (len(cases), bad))
+    print("col_logsumexp interp: %d cases and %d mutants, %d failed" % (len(cases), len(mutants), bad))
     return 1 if bad else 0
 
 

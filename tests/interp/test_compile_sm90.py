@@ -107,7 +107,7 @@ def main():
     # ha08: logsumexp over the middle of (64, 2048, 2048) fp16, 32 x 64 tiles, output first
     lse = open(os.path.join(KERNELS, "col_logsumexp.py.tmpl")).read()
     jobs.append(("col_logsumexp_fp16", render(lse, dict(IN="in_ptr0", OUT="in_out_ptr0", OUT_FIRST=True, DIM=1, ROWS=32,
-                                                       BLOCK_I=64, NUM_WARPS=4)), "_col_logsumexp",
+                                                       BLOCK_I=64, SCALED=False, SCALE="1.0", NUM_WARPS=4)), "_col_logsumexp",
                  {"x_ptr": "*fp16", "out_ptr": "*fp16", "C": "i32", "INNER": "i32", "NIB": "i32"},
                  {"ROWS": 32, "BLOCK_I": 64}, 4))
     # 2-D max pooling slid down its rows: hy05's 3 x 3 s1 p1 (two rows kept a step) and level1/34's

@@ -149,10 +149,10 @@ def case_softmax_lsum(mod, rows, n):
                ((got - rls)[fin] / rls[fin].abs()).abs().max().item())
 
 
-def case_logsumexp(mod, rows, n, out_first, dtype=torch.float32):
+def case_logsumexp(mod, rows, n, out_first, dtype=torch.float32, scale=1.0):
     """Rows of randn x 3 with Inductor's special rows: a -inf element (a zero term), a row all -inf
     (-inf out), a row holding +inf (+inf out), a row holding NaN (NaN out), a row of large values
-    (x 1e3: the max shift matters)."""
+    (x 1e3: the max shift matters). scale: the logsumexp of x * scale (the template's SCALED)."""
     x = (torch.randn(rows, n) * 3).to(dtype)
     x[0, n // 2] = float("-inf")
     if rows >= 5:
@@ -165,7 +165,7 @@ def case_logsumexp(mod, rows, n, out_first, dtype=torch.float32):
         mod.launch(out, x, rows, n)
     else:
         mod.launch(x, out, rows, n)
-    ref = torch.logsumexp(x.double(), 1)
+    ref = torch.logsumexp(x.double() * scale, 1)
     got = out.double()
     if dtype != torch.float32:   # rounded once to the output's type, as Inductor's store does
         ref = ref.to(dtype).double()
@@ -310,19 +310,25 @@ def main():
                       "%dx%d %s" % (rows, n, str(dt)[6:])))
     for rows, n, chunk, tr in ((3, 100, 32, 1), (2, 1000, 256, 1), (4, 64, 64, 1), (3, 1000, 256, 4), (2, 100, 128, 8)):
         cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", LSUM=False, LSUM_OUT="out_ptr2",
-                                                CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
+                                                CHUNK=chunk, ROWS=tr, SCALED=False, SCALE="1.0", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_softmax_stats(m, r, n), "%dx%d chunk %d rows %d" % (rows, n, chunk, tr)))
     for rows, n, chunk, tr in ((8, 100, 32, 1), (9, 1000, 256, 1), (8, 1000, 256, 4), (8, 300, 128, 8)):
         cases.append(("row_softmax_stats", dict(MAX="out_ptr0", SUM="out_ptr1", LSUM=True, LSUM_OUT="out_ptr2",
-                                                CHUNK=chunk, ROWS=tr, NUM_WARPS=4),
+                                                CHUNK=chunk, ROWS=tr, SCALED=False, SCALE="1.0", NUM_WARPS=4),
                       lambda m, r=rows, n=n: case_softmax_lsum(m, r, n), "lsum %dx%d chunk %d rows %d" % (rows, n, chunk, tr)))
-    for rows, n, chunk, tr, first, dt in ((6, 100, 32, 1, True, torch.float32), (5, 1000, 256, 1, False, torch.float32),
-                                          (2, 64, 64, 1, True, torch.float32), (5, 300, 128, 1, False, torch.float16),
-                                          (6, 1000, 256, 4, True, torch.float32), (5, 300, 128, 8, False, torch.float16)):
+    # scale: logsumexp(x * c) (Inductor's mul by a constant fused in front; fp32 only)
+    for rows, n, chunk, tr, first, dt, sc in ((6, 100, 32, 1, True, torch.float32, 1.0),
+                                              (5, 1000, 256, 1, False, torch.float32, 1.0),
+                                              (2, 64, 64, 1, True, torch.float32, 1.0),
+                                              (5, 300, 128, 1, False, torch.float16, 1.0),
+                                              (6, 1000, 256, 4, True, torch.float32, 1.0),
+                                              (5, 300, 128, 8, False, torch.float16, 1.0),
+                                              (6, 1000, 256, 4, True, torch.float32, 0.5),
+                                              (5, 300, 128, 1, False, torch.float32, 1 / 0.7)):
         cases.append(("row_logsumexp", dict(OUT="in_out_ptr0" if first else "out_ptr2", OUT_FIRST=first, CHUNK=chunk,
-                                            ROWS=tr, NUM_WARPS=4),
-                      lambda m, r=rows, n=n, f=first, d=dt: case_logsumexp(m, r, n, f, d),
-                      "%dx%d chunk %d rows %d out_first=%s %s" % (rows, n, chunk, tr, first, str(dt)[6:])))
+                                            ROWS=tr, SCALED=sc != 1.0, SCALE=repr(sc), NUM_WARPS=4),
+                      lambda m, r=rows, n=n, f=first, d=dt, c=sc: case_logsumexp(m, r, n, f, d, c),
+                      "%dx%d chunk %d rows %d out_first=%s %s scale %.17g" % (rows, n, chunk, tr, first, str(dt)[6:], sc)))
     # average pooling: a vendor region's launcher, and Inductor's own kernels (the output first, and
     # 1-D pooling through unsqueeze); odd sizes so that tiles and windows are masked
     vendor = dict(IN="in_ptr0", OUT="out_ptr0", OUT_FIRST=False, XNUMEL=False, R0NUMEL=False, IN3=False)

@@ -14,18 +14,26 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-/* The handmade fixture's module text with its first `from` replaced by `to`, parsed; kernel 0's
- * context (the caller frees it and *a). */
-static json_t *edited(const char *from, const char *to, artifact **a) {
+/* The handmade fixture's module text with its first `from` replaced by `to` (NULL: none), and
+ * then its first `from2` by `to2` (NULL: none), parsed; kernel 0's context (the caller frees it
+ * and *a). */
+static json_t *edited2(const char *from, const char *to, const char *from2, const char *to2, artifact **a) {
     size_t len = 0;
     char *text = tu_read_fixture("tests/fixtures/inductor/handmade_lse_middle_g0.py", &len);
     char *ed = from ? tu_replace_once(text, from, to) : kstrdup(text);
+    if (from2) {
+        char *ed2 = tu_replace_once(ed, from2, to2);
+        free(ed);
+        ed = ed2;
+    }
     kerr e = {0};
     cr_assert_eq(artifact_parse(ed, strlen(ed), a, &e), 0, "%s", e.msg);
     free(ed);
     free(text);
     return opt_kernel_ctx(*a, 0, NULL);
 }
+
+static json_t *edited(const char *from, const char *to, artifact **a) { return edited2(from, to, NULL, NULL, a); }
 
 Test(col_logsumexp, middle_dimension) {
     artifact *a = tu_load_inductor("handmade_lse_middle_g0.py");
@@ -110,4 +118,41 @@ Test(col_logsumexp, not_taken_for_other_graphs) {
         json_decref(rk);
         artifact_free(ra);
     }
+}
+
+/* logsumexp(x * c) with c > 0 (Inductor fuses the mul in front): the constant read from the
+ * graph, every candidate multiplying what it loads by it and saying so in its label. */
+Test(col_logsumexp, scaled_input) {
+    artifact *a = NULL;
+    json_t *k =
+        edited2("(args = (%arg0_1, [1], True), kwargs = {})",
+                "(args = (%mul, [1], True), kwargs = {})\n#   %mul : Tensor \"f32[32, 1024, 4096][4194304, 4096, 1]"
+                "cuda:0\"[num_users=2] = call_function[target=torch.ops.aten.mul.Tensor](args = (%arg0_1, "
+                "0.7071067811865476), kwargs = {})",
+                "(args = (%arg0_1, %where)", "(args = (%mul, %where)", &a);
+    char out[16];
+    int dim = -1;
+    double scale = 1;
+    cr_assert_eq(builtin_col_logsumexp_match(tu_kf(k), out, sizeof out, &dim, &scale), 1);
+    cr_expect_eq(scale, 0.7071067811865476);
+    cr_expect_eq(dim, 1);
+    json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", "col_logsumexp",
+                             "variants", builtin_rewrite_variants(KF_COL_LOGSUMEXP, tu_kf(k)));
+    json_t *ans = NULL;
+    kerr e = {0};
+    cr_assert_eq(builtin_rewrite_act(tu_kf(k), tu_kp(plan), &ans, &e), 0, "%s", e.msg);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(ans, "candidates"), i, c) {
+        const char *src = json_string_value(json_object_get(c, "source"));
+        cr_expect(strstr(src, "        x = x * 0.70710678118654757   #") != NULL, "%s", src);
+        cr_expect(strstr(json_string_value(json_object_get(c, "label")), "logsumexp of x * 0.70710678118654757 over") !=
+                  NULL);
+    }
+    cr_expect_geq(json_array_size(json_object_get(ans, "candidates")), 4);
+    tu_expect_gate1(ans, &a->kernels[0]);
+    json_decref(ans);
+    json_decref(plan);
+    json_decref(k);
+    artifact_free(a);
 }

@@ -1000,27 +1000,59 @@ Test(templates, logsumexp_family_from_the_fx_graph) {
     free(text);
     /* modules captured on the H200 from problems written for the check (not in the suite): bf16
      * rows with keepdim (the input converted to float32 and the result back, the output
-     * out_ptr2), a 3-D input over dim -1, and a scaled input (x * 0.5 fused in front: not this
-     * family, the kernel reads x, not what logsumexp reduces) */
+     * out_ptr2), a 3-D input over dim -1, and a scaled input (x * 0.5 fused in front: the
+     * template multiplies what it loads, as Inductor's kernel does) */
     static const struct {
         const char *fixture, *out;
-    } real[] = {{"scratch_lse_bf16_keepdim_g0.py", "out_ptr2"}, {"scratch_lse_3d_g0.py", "in_out_ptr0"},
-                {"scratch_lse_3d_scaled_g0.py", NULL}};
+        double scale;
+    } real[] = {{"scratch_lse_bf16_keepdim_g0.py", "out_ptr2", 1},
+                {"scratch_lse_3d_g0.py", "in_out_ptr0", 1},
+                {"scratch_lse_3d_scaled_g0.py", "in_out_ptr0", 0.5}};
     for (size_t t = 0; t < sizeof real / sizeof *real; t++) {
         a = tu_load_inductor(real[t].fixture);
         kc = opt_kernel_ctx(a, 0, NULL);
         kfamily f = builtin_rewrite_match(tu_kf(kc), &eps);
-        cr_expect_eq(f == KF_ROW_LOGSUMEXP, real[t].out != NULL, "%s matched %s", real[t].fixture, kfamily_name(f));
-        if (real[t].out) {
-            cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
-            cr_expect_str_eq(out, real[t].out);
-            char want[64];
-            snprintf(want, sizeof want, "\"args\": [\"in_ptr0\", \"%s\", \"r0_numel\"]", real[t].out);
-            cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp", want), 7, "%s", real[t].fixture);
+        cr_expect_eq(f, KF_ROW_LOGSUMEXP, "%s matched %s", real[t].fixture, kfamily_name(f));
+        cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 1);
+        cr_expect_str_eq(out, real[t].out);
+        cr_expect_eq(builtin_logsumexp_scale(tu_kf(kc)), real[t].scale, "%s", real[t].fixture);
+        char want[64];
+        snprintf(want, sizeof want, "\"args\": [\"in_ptr0\", \"%s\", \"r0_numel\"]", real[t].out);
+        cr_expect_eq(variants_pass_gate1(a, kc, "row_logsumexp", want), 7, "%s", real[t].fixture);
+        /* the scaled input: every variant multiplies what it loads by the constant, the others never */
+        json_t *r = render(kc, "row_logsumexp", builtin_rewrite_variants(KF_ROW_LOGSUMEXP, tu_kf(kc)));
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(r, "candidates"), i, c) {
+            const char *src = json_string_value(json_object_get(c, "source"));
+            const char *label = json_string_value(json_object_get(c, "label"));
+            cr_expect_eq(strstr(src, "        x = x * 0.5   #") != NULL, real[t].scale != 1, "%s:\n%s", real[t].fixture, src);
+            cr_expect_eq(strstr(label, " of x * 0.5 ") != NULL, real[t].scale != 1, "%s: %s", real[t].fixture, label);
         }
+        json_decref(r);
         json_decref(kc);
         artifact_free(a);
     }
+    /* the scale must be a positive constant: a negative one (the masked -inf fill would turn to
+     * +inf) and a second mul are not this family */
+    char *st = NULL;
+    artifact *sa = parse_fixture("scratch_lse_3d_scaled_g0.py", &st);
+    artifact_free(sa);
+    static const char *const bad_scale[][2] = {
+        {"aten.mul.Tensor](args = (%arg0_1, 0.5)", "aten.mul.Tensor](args = (%arg0_1, -0.5)"},
+        {"aten.mul.Tensor](args = (%arg0_1, 0.5)", "aten.mul.Tensor](args = (%arg0_1, %arg0_1)"},
+        {"#   return %amax,%sum_1,%add",
+         "#   %mul_1 : Tensor \"f32[64, 512][512, 1]cuda:0\"[num_users=1] = call_function[target=torch.ops.aten.mul.Tensor]"
+         "(args = (%add, 2.0), kwargs = {})"},
+    };
+    for (size_t t = 0; t < sizeof bad_scale / sizeof *bad_scale; t++) {
+        a = parse_edited(st, bad_scale[t][0], bad_scale[t][1]);
+        kc = opt_kernel_ctx(a, 0, NULL);
+        cr_expect_eq(builtin_logsumexp_match(tu_kf(kc), out, sizeof out), 0, "still matched with %s", bad_scale[t][1]);
+        json_decref(kc);
+        artifact_free(a);
+    }
+    free(st);
 }
 
 /* Each one-place edit of `text` (from, to) makes `match` refuse the module's kernel 0. */
