@@ -18,6 +18,7 @@
 #include "optimize/optimize_int.h"
 #include "testutil.h"
 #include "util/buf.h"
+#include "util/fs.h"
 
 /* Every candidate source of an executor answer, one after another. */
 static void all_sources(const json_t *out, kbuf *b) {
@@ -278,6 +279,49 @@ Test(templates, refuses_what_it_cannot_render_exactly) {
      * checked by the golden tests above; a missing file names the hint */
     cr_expect_eq(template_render("no_such_template", NULL, 0, &b, &e), KOPT_E_NOFILE);
     cr_expect(strstr(e.msg, "KOPT_ROOT") != NULL, "%s", e.msg);
+}
+
+/* A part's own {{if}}/{{else}}/{{end}} apply with the template's bool parameters (the scale line
+ * of row_online_stats.part); an include inside a part and a part whose {{if}} is not closed
+ * refuse. The parts are written to a temporary KOPT_ROOT (each test runs in its own process). */
+Test(templates, parts_take_conditions_not_includes) {
+    kerr e = {0};
+    char *root = NULL;
+    cr_assert_eq(fs_mkdtemp("kopt-test-parts", &root, &e), 0, "%s", e.msg);
+    char *dir = kasprintf("%s/templates/kernels", root);
+    cr_assert_eq(fs_mkdirs(dir, &e), 0, "%s", e.msg);
+    static const struct {
+        const char *name, *text;
+    } parts[] = {{"cond", "#@ part cond\n    x = 1\n{{if A}}\n    x = x * {{V}}\n{{else}}\n    x = -x\n{{end}}\n"},
+                 {"nested", "#@ part nested\n{{include cond}}\n"},
+                 {"open", "#@ part open\n{{if A}}\n    x = 2\n"}};
+    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
+        char *path = kasprintf("%s/%s.part", dir, parts[i].name);
+        cr_assert_eq(fs_write(path, parts[i].text, strlen(parts[i].text), &e), 0, "%s", e.msg);
+        free(path);
+    }
+    setenv("KOPT_ROOT", root, 1);
+    static const char T[] = "#@ template t\n#@ param A bool a\n#@ param V int v\ndef f():\n{{include cond}}\n    return x\n";
+    tpl_arg on[] = {{.name = "A", .type = TPL_BOOL, .b = 1}, {.name = "V", .type = TPL_INT, .i = 3}};
+    kbuf b = KBUF_INIT;
+    cr_assert_eq(template_render_text("t", T, sizeof T - 1, on, 2, &b, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(kbuf_str(&b), "def f():\n    x = 1\n    x = x * 3\n    return x\n");
+    kbuf_free(&b);
+    on[0].b = 0;
+    cr_assert_eq(template_render_text("t", T, sizeof T - 1, on, 2, &b, &e), 0, "%s", e.msg);
+    cr_expect_str_eq(kbuf_str(&b), "def f():\n    x = 1\n    x = -x\n    return x\n");
+    kbuf_free(&b);
+    static const char N[] = "#@ template t\n#@ param A bool a\n#@ param V int v\n{{include nested}}\n";
+    cr_expect_eq(template_render_text("t", N, sizeof N - 1, on, 2, &b, &e), KOPT_E_INTERNAL);
+    cr_expect(strstr(e.msg, "an include inside the included part nested") != NULL, "%s", e.msg);
+    kbuf_free(&b);
+    static const char O[] = "#@ template t\n#@ param A bool a\n#@ param V int v\n{{include open}}\n";
+    cr_expect_eq(template_render_text("t", O, sizeof O - 1, on, 2, &b, &e), KOPT_E_INTERNAL);
+    cr_expect(strstr(e.msg, "without its {{end}} in the included part open") != NULL, "%s", e.msg);
+    kbuf_free(&b);
+    fs_rmtree(root);
+    free(dir);
+    free(root);
 }
 
 #include "gates/candidate.h"
