@@ -222,9 +222,9 @@ int builtin_softmax_lsum_match(const kfacts *k);
  * input converted to float32 and the result back (fp16/bf16) or no convert at all, or with an
  * fp32 input times a constant c > 0 first (logsumexp(x * c), Inductor's mul fused in front) --
  * and the source stores once, at x0, to in_out_ptr0 or an out_ptrN (its name into out[0..cap)),
- * loading no output. builtin_logsumexp_scale: that c (1 when there is no mul, or no match). */
-int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap);
-double builtin_logsumexp_scale(const kfacts *k);
+ * loading no output; that c into *scale unless scale is NULL (1 when there is no mul, or no
+ * match). */
+int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap, double *scale);
 /* logsumexp over a dimension that is not the last (builtin_normalize.c): the same decomposition
  * over one dimension d < rank - 1 of a contiguous graph input (its placeholder's strides the
  * shape's suffix products), stored once to in_out_ptr0 or an out_ptrN (its name into

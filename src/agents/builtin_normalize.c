@@ -260,24 +260,32 @@ int builtin_layer_norm_match(const kfacts *k, double *eps) {
     return src && strstr(src, "tl.load(in_ptr1 + (r0_1)") && strstr(src, "tl.load(in_ptr2 + (r0_1)");
 }
 
-/* The rank of graph input `ref` ("%arg0_1") from its PlaceHolder line, and whether its last
- * stride is 1; 0 when the fragment has no such line. */
-static int placeholder_rank(const kfacts *k, const char *ref, int *last_unit) {
+/* The PlaceHolder line of graph input `ref` ("%arg0_1") in the fragment, and in *type the text
+ * after its `Tensor "` (the dtype, then the shape and strides in brackets); NULL when none. */
+static const char *placeholder_line(const kfacts *k, const char *ref, const char **type) {
     char want[FX_NAME + 16];
     snprintf(want, sizeof want, "%s : Tensor \"", ref);
     for (size_t i = 0; i < k->fragment.n; i++) {
         const char *l = k->fragment.v[i];
         if (strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
-        const char *sb = strchr(l + strlen(want), ']'); /* the shape's end, the strides follow */
-        const char *se = sb && sb[1] == '[' ? strchr(sb + 1, ']') : NULL;
-        if (!se) return 0;
-        const char *lastc = se;
-        while (lastc > sb + 1 && lastc[-1] != ',' && lastc[-1] != '[') lastc--;
-        while (*lastc == ' ') lastc++;
-        *last_unit = !strncmp(lastc, "1]", 2);
-        return builtin_fx_rank(l);
+        *type = l + strlen(want);
+        return l;
     }
-    return 0;
+    return NULL;
+}
+
+/* The rank of graph input `ref` from its PlaceHolder line, and whether its last stride is 1; 0
+ * when the fragment has no such line. */
+static int placeholder_rank(const kfacts *k, const char *ref, int *last_unit) {
+    const char *type = NULL, *l = placeholder_line(k, ref, &type);
+    const char *sb = l ? strchr(type, ']') : NULL; /* the shape's end, the strides follow */
+    const char *se = sb && sb[1] == '[' ? strchr(sb + 1, ']') : NULL;
+    if (!se) return 0;
+    const char *lastc = se;
+    while (lastc > sb + 1 && lastc[-1] != ',' && lastc[-1] != '[') lastc--;
+    while (*lastc == ' ') lastc++;
+    *last_unit = !strncmp(lastc, "1]", 2);
+    return builtin_fx_rank(l);
 }
 
 /* Whether src holds one online-softmax reduce whose (max, sum) pair, named into mx and sm, it
@@ -395,39 +403,34 @@ static int dims_one(const char *dims, int rank) {
     return d >= 0 && d < rank ? d : -1;
 }
 
-/* Whether the placeholder `ref` of the fragment is contiguous: its strides (the bracket after
- * the shape) are the shape's suffix products. */
-static int placeholder_contiguous(const kfacts *k, const char *ref) {
-    char want[FX_NAME + 16];
-    snprintf(want, sizeof want, "%s : Tensor \"", ref);
-    for (size_t i = 0; i < k->fragment.n; i++) {
-        const char *l = k->fragment.v[i];
-        if (strncmp(l, want, strlen(want)) || !strstr(l, "= PlaceHolder[")) continue;
-        const char *p = strchr(l + strlen(want), '[');
-        long long sh[KF_MAX_DIMS], st[KF_MAX_DIMS];
-        int n = 0, m = 0;
-        for (p = p ? p + 1 : NULL; p && *p != ']' && n < KF_MAX_DIMS; n++) {
-            char *e;
-            sh[n] = strtoll(p, &e, 10);
-            if (e == p) return 0;
-            p = e + strspn(e, ", ");
-        }
-        if (!p || *p != ']' || p[1] != '[') return 0;
-        for (p += 2; *p != ']' && m < KF_MAX_DIMS; m++) {
-            char *e;
-            st[m] = strtoll(p, &e, 10);
-            if (e == p) return 0;
-            p = e + strspn(e, ", ");
-        }
-        if (*p != ']' || m != n || !n) return 0;
-        long long want_st = 1;
-        for (int d = n; d-- > 0;) {
-            if (sh[d] != 1 && st[d] != want_st) return 0;
-            want_st *= sh[d];
-        }
-        return 1;
+/* The numbers of a bracketed list at p ("[32, 1024, 4096]") into v[0..max), the count into *n;
+ * the position after the ']', or NULL when p holds no such list. */
+static const char *int_list(const char *p, long long *v, int max, int *n) {
+    if (!p || *p != '[') return NULL;
+    for (*n = 0, p++; *p != ']'; (*n)++) {
+        char *e;
+        if (*n == max) return NULL;
+        v[*n] = strtoll(p, &e, 10);
+        if (e == p) return NULL;
+        p = e + strspn(e, ", ");
     }
-    return 0;
+    return p + 1;
+}
+
+/* Whether graph input `ref` is contiguous: its PlaceHolder's strides (the bracket after the
+ * shape) are the shape's suffix products. */
+static int placeholder_contiguous(const kfacts *k, const char *ref) {
+    const char *type = NULL;
+    long long sh[KF_MAX_DIMS], st[KF_MAX_DIMS];
+    int n = 0, m = 0;
+    const char *p = placeholder_line(k, ref, &type) ? int_list(strchr(type, '['), sh, KF_MAX_DIMS, &n) : NULL;
+    if (!int_list(p, st, KF_MAX_DIMS, &m) || m != n || !n) return 0;
+    long long want_st = 1;
+    for (int d = n; d-- > 0;) {
+        if (sh[d] != 1 && st[d] != want_st) return 0;
+        want_st *= sh[d];
+    }
+    return 1;
 }
 
 /* ATen's logsumexp decomposition over one dimension of a graph input with unit last stride
@@ -525,15 +528,11 @@ static int lse_row(const kfacts *k, char *out, size_t cap, double *scale) {
     return 1;
 }
 
-int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap) {
+int builtin_logsumexp_match(const kfacts *k, char *out, size_t cap, double *scale) {
     double c = 1;
-    return lse_row(k, out, cap, &c);
-}
-
-double builtin_logsumexp_scale(const kfacts *k) {
-    char o[16];
-    double c = 1;
-    return lse_row(k, o, sizeof o, &c) ? c : 1;
+    int ok = lse_row(k, out, cap, &c);
+    if (scale) *scale = ok ? c : 1;
+    return ok;
 }
 
 int builtin_col_logsumexp_match(const kfacts *k, char *out, size_t cap, int *dim, double *scale) {

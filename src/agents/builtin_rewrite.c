@@ -220,7 +220,7 @@ kfamily builtin_rewrite_match(const kfacts *k, double *eps) {
     /* a logsumexp (known from the FX graph) that Inductor's looped kernel reads twice: fp32, fp16
      * or bf16 rows, the output of the input's type */
     char lo[16];
-    if (k->kind == ART_K_REDUCTION && builtin_logsumexp_match(k, lo, sizeof lo)) {
+    if (k->kind == ART_K_REDUCTION && builtin_logsumexp_match(k, lo, sizeof lo, NULL)) {
         int of = !strcmp(lo, "in_out_ptr0");
         const char *lse[] = {of ? lo : "in_ptr0", of ? "in_ptr0" : lo, "xnumel", "r0_numel"};
         const char *ti = kfacts_param_type(k, "in_ptr0");
@@ -566,7 +566,9 @@ int builtin_rewrite_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     const char *outp = kfacts_runtime(k, outi);
     long long rn = kfacts_numel(k, "r0_numel");
     int stats = f == KF_ROW_SOFTMAX_STATS || f == KF_ROW_LOGSUMEXP;
-    double scale = f == KF_ROW_LOGSUMEXP ? builtin_logsumexp_scale(k) : 1;   /* logsumexp(x * c) */
+    double scale = 1;   /* logsumexp(x * c): the constant, matched above */
+    char lo[16];
+    if (f == KF_ROW_LOGSUMEXP) builtin_logsumexp_match(k, lo, sizeof lo, &scale);
     int cumsum = f == KF_ROW_CUMSUM, split = f == KF_SPLIT_MORE, rowsplit = kfamily_is_row_split(f);
     split_info si;
     if (split) split_match(k, &si);   /* matched above */

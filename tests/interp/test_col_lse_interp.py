@@ -89,11 +89,11 @@ def main():
             bad += not ok
             print("%s shape=%s dim=%d %dx%d %s out_first=%s special=%s scale=%.17g max_err/tol=%.3g"
                   % ("ok  " if ok else "FAIL", shape, dim, rows, bi, str(dt)[6:], of, special, sc, err))
-        mutants = [("s = s * tl.exp(m - mn_safe) + ", "s = s + ", "no rescale"),
-                   ("lse = tl.log(s) + m\n", "lse = tl.log(s) + 0.0 * m\n", "max not added"),
-                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off")]
-        for n, (a, b, what) in enumerate(mutants):
-            sc = 0.5 if "0.5" in a else 1.0   # the scale mutant edits the rendered text, the others the template
+        # (text, its replacement, what it breaks, the scale the candidate is rendered with)
+        mutants = [("s = s * tl.exp(m - mn_safe) + ", "s = s + ", "no rescale", 1.0),
+                   ("lse = tl.log(s) + m\n", "lse = tl.log(s) + 0.0 * m\n", "max not added", 1.0),
+                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off", 0.5)]
+        for n, (a, b, what, sc) in enumerate(mutants):
             src = source(1, 16, 8, True, scale=sc)
             assert a in src, a
             mod = load_judged(src.replace(a, b), "cl_mutant_%d" % n, tmp)

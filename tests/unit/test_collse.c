@@ -14,26 +14,15 @@
 #include "testutil.h"
 #include "util/buf.h"
 
-/* The handmade fixture's module text with its first `from` replaced by `to` (NULL: none), and
- * then its first `from2` by `to2` (NULL: none), parsed; kernel 0's context (the caller frees it
- * and *a). */
-static json_t *edited2(const char *from, const char *to, const char *from2, const char *to2, artifact **a) {
+/* The handmade fixture's module text with its first `from` replaced by `to`, parsed into *a;
+ * kernel 0's context (the caller frees it and *a). */
+static json_t *edited(const char *from, const char *to, artifact **a) {
     size_t len = 0;
     char *text = tu_read_fixture("tests/fixtures/inductor/handmade_lse_middle_g0.py", &len);
-    char *ed = from ? tu_replace_once(text, from, to) : kstrdup(text);
-    if (from2) {
-        char *ed2 = tu_replace_once(ed, from2, to2);
-        free(ed);
-        ed = ed2;
-    }
-    kerr e = {0};
-    cr_assert_eq(artifact_parse(ed, strlen(ed), a, &e), 0, "%s", e.msg);
-    free(ed);
+    *a = tu_parse_edited(text, from, to);
     free(text);
     return opt_kernel_ctx(*a, 0, NULL);
 }
-
-static json_t *edited(const char *from, const char *to, artifact **a) { return edited2(from, to, NULL, NULL, a); }
 
 /* The executor's col_logsumexp candidates for kernel context k from the given variants (stolen),
  * every one through gate 1's C checks against kernel K; the answer is the caller's. */
@@ -55,7 +44,7 @@ Test(col_logsumexp, middle_dimension) {
     double eps = 0;
     cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "col_logsumexp");
     char out[16];
-    cr_expect_eq(builtin_logsumexp_match(tu_kf(k), out, sizeof out), 0, "the row form took a middle dimension");
+    cr_expect_eq(builtin_logsumexp_match(tu_kf(k), out, sizeof out, NULL), 0, "the row form took a middle dimension");
     json_t *vars = builtin_rewrite_variants(KF_COL_LOGSUMEXP, tu_kf(k));
     /* fp32, 4096 columns, 32 outer: 16 x 1024 columns; 64-column tiles (256 bytes) first */
     cr_assert_geq(json_array_size(vars), 4);
@@ -110,8 +99,8 @@ Test(col_logsumexp, not_taken_for_other_graphs) {
         json_decref(k);
         artifact_free(a);
     }
-    artifact *a = NULL;
-    json_t *k = edited(NULL, NULL, &a);
+    artifact *a = tu_load_inductor("handmade_lse_middle_g0.py");
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
     cr_expect_eq(builtin_col_lse_match(tu_kf(k)), 1, "the unedited fixture");
     json_decref(k);
     artifact_free(a);
@@ -132,13 +121,17 @@ Test(col_logsumexp, not_taken_for_other_graphs) {
 /* logsumexp(x * c) with c > 0 (Inductor fuses the mul in front): the constant read from the
  * graph, every candidate multiplying what it loads by it and saying so in its label. */
 Test(col_logsumexp, scaled_input) {
-    artifact *a = NULL;
-    json_t *k =
-        edited2("(args = (%arg0_1, [1], True), kwargs = {})",
-                "(args = (%mul, [1], True), kwargs = {})\n#   %mul : Tensor \"f32[32, 1024, 4096][4194304, 4096, 1]"
-                "cuda:0\"[num_users=2] = call_function[target=torch.ops.aten.mul.Tensor](args = (%arg0_1, "
-                "0.7071067811865476), kwargs = {})",
-                "(args = (%arg0_1, %where)", "(args = (%mul, %where)", &a);
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/handmade_lse_middle_g0.py", &len);
+    /* the mul node before amax, and sub reading it */
+    char *scaled = tu_replace_once(text, "(args = (%arg0_1, [1], True), kwargs = {})",
+                                   "(args = (%mul, [1], True), kwargs = {})\n#   %mul : Tensor \"f32[32, 1024, 4096]"
+                                   "[4194304, 4096, 1]cuda:0\"[num_users=2] = call_function[target=torch.ops.aten.mul."
+                                   "Tensor](args = (%arg0_1, 0.7071067811865476), kwargs = {})");
+    artifact *a = tu_parse_edited(scaled, "(args = (%arg0_1, %where)", "(args = (%mul, %where)");
+    free(scaled);
+    free(text);
+    json_t *k = opt_kernel_ctx(a, 0, NULL);
     char out[16];
     int dim = -1;
     double scale = 1;

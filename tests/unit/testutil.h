@@ -159,6 +159,16 @@ static inline char *tu_parse_refusal(const char *text) {
     return kstrdup(e.msg);
 }
 
+/* The Inductor module `text` with its first `from` replaced by `to`, parsed (asserts both). */
+static inline artifact *tu_parse_edited(const char *text, const char *from, const char *to) {
+    char *ed = tu_replace_once(text, from, to);
+    artifact *a = NULL;
+    kerr e = {0};
+    cr_assert_eq(artifact_parse(ed, strlen(ed), &a, &e), 0, "%s", e.msg);
+    free(ed);
+    return a;
+}
+
 static inline artifact *tu_load_inductor(const char *name) {
     char *rel = kasprintf("tests/fixtures/inductor/%s", name);
     size_t len = 0;
