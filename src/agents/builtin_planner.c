@@ -130,20 +130,30 @@ static void coarse(clist *list, const kfacts *k, const hist *history, size_t max
     int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK"), has_y = kf_strs_has(&k->constexprs, "YBLOCK");
     long long rn = kfacts_numel(k, "r0_numel");
     if (has_r) {
-        /* Rows that fit on chip first (one pass, the re-read served by L2), then narrower tiles. */
+        /* Rows that fit on chip first (one pass, the re-read served by L2), then narrower tiles.
+         * The grid is taken in passes over XBLOCK so that a short list still spans the tile
+         * shapes: pass p takes each XBLOCK's p-th configuration (ha08, a logsumexp over a middle
+         * axis, wanted XBLOCK 16-64 and a 16-entry list ordered by row length had ended at 8). */
         int rfull = 1;
         while (rn > 0 && rfull < rn && rfull < 16384) rfull *= 2;
         int rbs[] = {rfull, rfull / 2, rfull / 4, 4096, 2048, 1024};
-        for (size_t r = 0; r < sizeof rbs / sizeof *rbs; r++)
-            for (int xb = 1; xb <= 64; xb *= 2)
-                for (size_t w = 0; w < 5; w++)
-                    for (int ns = 1; ns <= 2; ns++) {
+        enum { NRB = sizeof rbs / sizeof *rbs, NXB = 7, PER_XB = NRB * 5 * 2 };
+        cfg grid[NXB][PER_XB];
+        size_t ng[NXB] = {0};
+        for (int xi = 0; xi < NXB; xi++)
+            for (int ns = 1; ns <= 2; ns++)   /* one stage before two: the shapes before their stage variants */
+                for (size_t r = 0; r < NRB; r++)
+                    for (size_t w = 0; w < 5; w++) {
+                        int xb = 1 << xi;
                         cfg c = {xb, rbs[r], 0, WARPS[w], ns};
                         long long tile = (long long)xb * rbs[r];
                         if (tile < 1024 || tile > 32768) continue;
                         if (tile / (32 * WARPS[w]) > 32 || tile / (32 * WARPS[w]) < 8) continue;
-                        push(list, k, history, &c, max);
+                        grid[xi][ng[xi]++] = c;
                     }
+        for (size_t p = 0; p < PER_XB; p++)
+            for (int xi = 0; xi < NXB; xi++)
+                if (p < ng[xi]) push(list, k, history, &grid[xi][p], max);
     } else if (has_y) {
         int xbs[] = {16, 32, 64, 128, 256}, ybs[] = {16, 32, 64, 128};
         for (size_t a = 0; a < 5; a++)

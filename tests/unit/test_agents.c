@@ -86,6 +86,30 @@ Test(agents, planner_round0_rewrite_first_then_valid_configs) {
     artifact_free(a);
 }
 
+/* A short list (16 candidates left) still spans the tile shapes: every XBLOCK from 1 to 32 that
+ * 03's rows allow, not only the whole-row tiles (ha08 on the H100 wanted XBLOCK 16-64, and the
+ * list ordered by row length had ended at 8). */
+Test(agents, planner_round0_short_grid_spans_every_xblock) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/03_log_softmax_g0.py", &a);
+    agent *p = builtin_planner_new();
+    json_t *ctx = json_pack("{s:O, s:[], s:i, s:{s:i}}", "kernel", k, "history", "round", 0, "budget", "candidates_left", 16);
+    json_t *out = act(p, ctx);
+    const json_t *plans = json_object_get(out, "plans");
+    const json_t *cfgs = json_object_get(json_object_get(json_array_get(plans, json_array_size(plans) - 1), "params"), "configs");
+    cr_assert_eq(json_array_size(cfgs), 16, "%s", json_dumps(out, 0));
+    unsigned seen = 0;
+    size_t i;
+    json_t *c;
+    json_array_foreach(cfgs, i, c) seen |= 1u << __builtin_ctzll((unsigned long long)json_integer_value(json_object_get(c, "XBLOCK")));
+    cr_expect_eq(seen, 0x3fu, "XBLOCK powers seen: %#x (want 1..32)", seen);
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(p);
+    json_decref(k);
+    artifact_free(a);
+}
+
 /* The prologue families reach the search: round 0's plans start with the family's rewrite
  * (level2/01's GELU + layer norm, level3/02's masked softmax), or give it second, beside
  * row_layer_norm (04's plain layer norm); the executor turns each plan into one candidate per
