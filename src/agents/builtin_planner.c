@@ -180,10 +180,13 @@ static void coarse(clist *list, const kfacts *k, const hist *history, size_t max
     }
 }
 
-enum { NEIGHBOURS = 10 };
+enum { NEIGHBOURS = 12 };
 
 /* The configurations one knob one step away from b: block sizes doubled and halved, warps
- * doubled and halved, stages 1 <-> 2 and 3 (some may equal b or be invalid: push() filters). */
+ * doubled and halved, stages 1 <-> 2 and 3, and the tile reshaped at its size (XBLOCK doubled
+ * with R0_BLOCK halved and the reverse: a step in XBLOCK alone can leave the register budget
+ * at the warps that won, as ha08's XBLOCK 16 -> 32 at R0_BLOCK 2048 and 16 warps did). Some may
+ * equal b or be invalid: push() filters. */
 static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
     for (int j = 0; j < NEIGHBOURS; j++) n[j] = *b;
     n[0].xb *= 2; n[1].xb = b->xb > 1 ? b->xb / 2 : 1;
@@ -191,6 +194,8 @@ static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
     n[4].ns = b->ns == 1 ? 2 : 1; n[5].ns = 3;
     if (b->rb) { n[6].rb *= 2; n[7].rb /= 2; }
     if (b->yb) { n[8].yb *= 2; n[9].yb /= 2; }
+    if (b->rb > 1) { n[10].xb *= 2; n[10].rb /= 2; }
+    if (b->rb && b->xb > 1) { n[11].xb /= 2; n[11].rb *= 2; }
 }
 
 /* Neighbours of the best measured configurations: one knob one step away. */

@@ -915,14 +915,16 @@ Test(agents, aligned_chunks_conditions) {
 }
 
 /* The configuration object c one knob one step from (xb, rb, nw, ns) (neighbours' steps: blocks
- * and warps doubled or halved, stages 1 <-> 2 or 3). */
+ * and warps doubled or halved, stages 1 <-> 2 or 3, the tile reshaped at its size). */
 static int one_step_from(const json_t *c, long long xb, long long rb, long long nw, long long ns) {
     long long v[4] = {json_integer_value(json_object_get(c, "XBLOCK")), json_integer_value(json_object_get(c, "R0_BLOCK")),
                       json_integer_value(json_object_get(c, "num_warps")), json_integer_value(json_object_get(c, "num_stages"))};
     long long b[4] = {xb, rb, nw, ns};
     int diff = 0;
     for (int i = 0; i < 4; i++) diff += v[i] != b[i];
-    return diff == 1;
+    /* or the tile reshaped at its size: XBLOCK doubled with R0_BLOCK halved, or the reverse */
+    int reshaped = v[2] == nw && v[3] == ns && v[0] * v[1] == xb * rb && (v[0] == 2 * xb || 2 * v[0] == xb);
+    return diff == 1 || reshaped;
 }
 
 /* The planner reads its history once (typed at its edge): round 1 is a beam around the three
@@ -954,6 +956,7 @@ Test(agents, planner_history_beam_centres_and_refused_rewrite) {
     cr_assert_eq(json_array_size(plans), 1, "%s", json_dumps(out, 0));
     const json_t *cfgs = json_object_get(json_object_get(json_array_get(plans, 0), "params"), "configs");
     cr_assert_gt(json_array_size(cfgs), 3);
+    int reshaped = 0;
     cr_expect(one_step_from(json_array_get(cfgs, 0), 1, 2048, 8, 1), "the fastest's neighbours first: %s",
               json_dumps(json_array_get(cfgs, 0), 0));
     size_t i;
@@ -963,7 +966,10 @@ Test(agents, planner_history_beam_centres_and_refused_rewrite) {
         cr_expect(near, "not a neighbour of the three fastest measured: %s", json_dumps(c, 0));
         cr_expect_not(one_step_from(c, 4, 1024, 4, 1) && !near, "a neighbour of the unmeasured entry");
         cr_expect_not(one_step_from(c, 8, 4096, 32, 2) && !near, "a neighbour of the fourth");
+        reshaped |= json_integer_value(json_object_get(c, "XBLOCK")) == 4 && json_integer_value(json_object_get(c, "R0_BLOCK")) == 1024 &&
+                    json_integer_value(json_object_get(c, "num_warps")) == 8;
     }
+    cr_expect(reshaped, "the second centre's tile reshaped at its size (XBLOCK 4, R0_BLOCK 1024) is not proposed");
     json_decref(out);
 
     /* round 0: the row template is proposed, unless a rewrite of it was refused */
