@@ -20,8 +20,7 @@
 static int listed_kind(const char *name) {
     size_t n = strlen(name);
     return n > 6 && !strcmp(name + n - 6, "_g0.py") &&
-           (!strncmp(name, "suite_", 6) || !strncmp(name, "scratch_", 8) || !strncmp(name, "heldout_", 8) ||
-            !strncmp(name, "heldout3_", 9) || !strncmp(name, "heldout4_", 9) || !strncmp(name, "heldout6_", 9) ||
+           (!strncmp(name, "suite_", 6) || !strncmp(name, "scratch_", 8) || !strncmp(name, "heldout", 7) ||
             (name[0] >= '0' && name[0] <= '9'));
 }
 
