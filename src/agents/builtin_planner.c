@@ -126,34 +126,51 @@ static void push(clist *list, const kfacts *k, const hist *history, const cfg *c
 
 static const int WARPS[] = {2, 4, 8, 16, 32};
 
+/* A grid kept by XBLOCK (powers of two, 1 to 256), in the order each was added, only the
+ * configurations the kernel takes and the history has not tried. */
+enum { GRID_XB = 9, GRID_PER_XB = 64 };
+typedef struct xgrid {
+    cfg v[GRID_XB][GRID_PER_XB];
+    size_t n[GRID_XB];
+} xgrid;
+
+static void xgrid_add(xgrid *g, const kfacts *k, const hist *history, const cfg *c) {
+    int xi = 0;
+    while (xi < GRID_XB && (1 << xi) != c->xb) xi++;
+    if (xi == GRID_XB || g->n[xi] >= GRID_PER_XB || !valid(k, c) || tried(history, c)) return;
+    g->v[xi][g->n[xi]++] = *c;
+}
+
+/* The grid taken in passes over XBLOCK, so that a short list still spans the tile shapes:
+ * pass p takes each XBLOCK's p-th configuration (ha08, a logsumexp over a middle axis, wanted
+ * XBLOCK 16-64, and a 16-entry list ordered by row length had ended at 8). */
+static void xgrid_push(const xgrid *g, clist *list, const kfacts *k, const hist *history, size_t max) {
+    for (size_t p = 0; p < GRID_PER_XB; p++)
+        for (int xi = 0; xi < GRID_XB; xi++)
+            if (p < g->n[xi]) push(list, k, history, &g->v[xi][p], max);
+}
+
 static void coarse(clist *list, const kfacts *k, const hist *history, size_t max) {
     int has_r = kf_strs_has(&k->constexprs, "R0_BLOCK"), has_y = kf_strs_has(&k->constexprs, "YBLOCK");
     long long rn = kfacts_numel(k, "r0_numel");
+    xgrid g = {.n = {0}};
     if (has_r) {
-        /* Rows that fit on chip first (one pass, the re-read served by L2), then narrower tiles.
-         * The grid is taken in passes over XBLOCK so that a short list still spans the tile
-         * shapes: pass p takes each XBLOCK's p-th configuration (ha08, a logsumexp over a middle
-         * axis, wanted XBLOCK 16-64 and a 16-entry list ordered by row length had ended at 8). */
+        /* Rows that fit on chip first (one pass, the re-read served by L2), then narrower tiles;
+         * within an XBLOCK one stage before two (the shapes before their stage variants). */
         int rfull = 1;
         while (rn > 0 && rfull < rn && rfull < 16384) rfull *= 2;
         int rbs[] = {rfull, rfull / 2, rfull / 4, 4096, 2048, 1024};
-        enum { NRB = sizeof rbs / sizeof *rbs, NXB = 7, PER_XB = NRB * 5 * 2 };
-        cfg grid[NXB][PER_XB];
-        size_t ng[NXB] = {0};
-        for (int xi = 0; xi < NXB; xi++)
-            for (int ns = 1; ns <= 2; ns++)   /* one stage before two: the shapes before their stage variants */
-                for (size_t r = 0; r < NRB; r++)
+        for (int xb = 1; xb <= 64; xb *= 2)
+            for (int ns = 1; ns <= 2; ns++)
+                for (size_t r = 0; r < sizeof rbs / sizeof *rbs; r++)
                     for (size_t w = 0; w < 5; w++) {
-                        int xb = 1 << xi;
                         cfg c = {xb, rbs[r], 0, WARPS[w], ns};
                         long long tile = (long long)xb * rbs[r];
                         if (tile < 1024 || tile > 32768) continue;
                         if (tile / (32 * WARPS[w]) > 32 || tile / (32 * WARPS[w]) < 8) continue;
-                        grid[xi][ng[xi]++] = c;
+                        xgrid_add(&g, k, history, &c);
                     }
-        for (size_t p = 0; p < PER_XB; p++)
-            for (int xi = 0; xi < NXB; xi++)
-                if (p < ng[xi]) push(list, k, history, &grid[xi][p], max);
+        xgrid_push(&g, list, k, history, max);
     } else if (has_y) {
         int xbs[] = {16, 32, 64, 128, 256}, ybs[] = {16, 32, 64, 128};
         for (size_t a = 0; a < 5; a++)
@@ -167,8 +184,9 @@ static void coarse(clist *list, const kfacts *k, const hist *history, size_t max
         for (int xb = 1; xb <= 256; xb *= 2)
             for (size_t w = 0; w < 5; w++) {
                 cfg c = {xb, 0, 0, WARPS[w], 1};
-                push(list, k, history, &c, max);
+                xgrid_add(&g, k, history, &c);
             }
+        xgrid_push(&g, list, k, history, max);
     } else {
         int xbs[] = {1024, 2048, 4096, 512, 8192};
         for (size_t a = 0; a < 5; a++)
