@@ -89,15 +89,17 @@ def main():
             bad += not ok
             print("%s shape=%s dim=%d %dx%d %s out_first=%s special=%s scale=%.17g max_err/tol=%.3g"
                   % ("ok  " if ok else "FAIL", shape, dim, rows, bi, str(dt)[6:], of, special, sc, err))
-        # (text, its replacement, what it breaks, the scale the candidate is rendered with)
-        mutants = [("s = s * tl.exp(m - mn_safe) + ", "s = s + ", "no rescale", 1.0),
-                   ("lse = tl.log(s) + m\n", "lse = tl.log(s) + 0.0 * m\n", "max not added", 1.0),
-                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off", 0.5)]
-        for n, (a, b, what, sc) in enumerate(mutants):
+        # (text, its replacement, what it breaks, the scale the candidate is rendered with, special columns)
+        mutants = [("s = tl.where(up, s * e + 1.0, s + e)", "s = tl.where(up, s + 1.0, s + e)", "no rescale", 1.0, False),
+                   ("lse = tl.log(sc) + mc\n", "lse = tl.log(sc) + 0.0 * mc\n", "max not added", 1.0, False),
+                   ("s * tl.exp(m - mc_fin[None, :]))", "s)", "rows not rescaled to the column's max", 1.0, False),
+                   ("        d = tl.where(x == m, 0.0, d)\n", "", "x == m infinite: inf - inf", 1.0, True),
+                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off", 0.5, False)]
+        for n, (a, b, what, sc, special) in enumerate(mutants):
             src = source(1, 16, 8, True, scale=sc)
             assert a in src, a
             mod = load_judged(src.replace(a, b), "cl_mutant_%d" % n, tmp)
-            err = run(mod, (3, 70, 9), 1, f32, True, False, sc)
+            err = run(mod, (3, 70, 9), 1, f32, True, special, sc)
             caught = err > 1 or math.isnan(err)
             bad += not caught
             print("%s mutant (%s) max_err/tol=%.3g" % ("ok  " if caught else "FAIL", what, err))
