@@ -127,7 +127,8 @@ static void push(clist *list, const kfacts *k, const hist *history, const cfg *c
 static const int WARPS[] = {2, 4, 8, 16, 32};
 
 /* A grid kept by XBLOCK (powers of two, 1 to 256), in the order each was added, only the
- * configurations the kernel takes and the history has not tried. */
+ * configurations the kernel takes and the history has not tried, each once (the reduction
+ * blocks' list may name one size twice: rfull / 4 == 4096). */
 enum { GRID_XB = 9, GRID_PER_XB = 64 };
 typedef struct xgrid {
     cfg v[GRID_XB][GRID_PER_XB];
@@ -138,6 +139,8 @@ static void xgrid_add(xgrid *g, const kfacts *k, const hist *history, const cfg 
     int xi = 0;
     while (xi < GRID_XB && (1 << xi) != c->xb) xi++;
     if (xi == GRID_XB || g->n[xi] >= GRID_PER_XB || !valid(k, c) || tried(history, c)) return;
+    for (size_t i = 0; i < g->n[xi]; i++)
+        if (cfg_eq(c, &g->v[xi][i])) return;
     g->v[xi][g->n[xi]++] = *c;
 }
 

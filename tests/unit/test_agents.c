@@ -87,8 +87,8 @@ Test(agents, planner_round0_rewrite_first_then_valid_configs) {
 }
 
 /* The XBLOCK values (bit i: 2^i) of round 0's launch configurations for fixture's kernel 0 with
- * left candidates, and how many configurations there were. */
-static unsigned round0_xblocks(const char *fixture, int left, size_t *n) {
+ * left candidates, how many configurations there were, and the first 16's log2 XBLOCK in order. */
+static unsigned round0_xblocks(const char *fixture, int left, size_t *n, int order[16]) {
     artifact *a = NULL;
     json_t *k = kernel_from_fixture(fixture, &a);
     agent *p = builtin_planner_new();
@@ -99,7 +99,11 @@ static unsigned round0_xblocks(const char *fixture, int left, size_t *n) {
     unsigned seen = 0;
     size_t i;
     json_t *c;
-    json_array_foreach(cfgs, i, c) seen |= 1u << __builtin_ctzll((unsigned long long)json_integer_value(json_object_get(c, "XBLOCK")));
+    json_array_foreach(cfgs, i, c) {
+        int b = __builtin_ctzll((unsigned long long)json_integer_value(json_object_get(c, "XBLOCK")));
+        seen |= 1u << b;
+        if (i < 16) order[i] = b;
+    }
     *n = json_array_size(cfgs);
     json_decref(out);
     json_decref(ctx);
@@ -118,9 +122,16 @@ Test(agents, planner_round0_short_grid_spans_every_xblock) {
     const unsigned want[] = {0x3f, 0x1ff};
     for (int f = 0; f < 2; f++) {
         size_t n = 0;
-        unsigned seen = round0_xblocks(fx[f], 16, &n);
+        int order[16];
+        unsigned seen = round0_xblocks(fx[f], 16, &n, order);
         cr_expect_eq(n, 16, "%s", fx[f]);
         cr_expect_eq(seen, want[f], "%s: XBLOCK powers seen %#x, want %#x", fx[f], seen, want[f]);
+        /* whole passes: the XBLOCKs in turn, 1, 2, 4, ... and again (a configuration listed twice
+         * for one XBLOCK once cost it its turn: 03's second pass had no XBLOCK 8). 03 only: each
+         * of its XBLOCKs has more than three configurations, 05's XBLOCK 1 has one. */
+        int nseen = __builtin_popcount(seen);
+        for (int i = 0; f == 0 && i < 16 && i < (int)n; i++)
+            cr_expect_eq(order[i], i % nseen, "%s: configuration %d has XBLOCK 2^%d", fx[f], i, order[i]);
     }
 }
 
