@@ -14,8 +14,9 @@
  *                              source; regions: members [{name, aten_ops, graph_fragment, source}]
  *                              and, for one ATen library call (artifact/region.h), vendor_call;
  *                              tuned_config (the configuration Inductor's autotuner settled on,
- *                              as the worker's profile reported it: optimize/tuned.h)} --
- *                              opt_kernel_ctx (search.c),
+ *                              as the worker's profile reported it: optimize/tuned.h);
+ *                              sm_count, the worker's GPU's SMs} -- opt_kernel_ctx and
+ *                              opt_search_kernel (search.c),
  *                    "analysis":{class, share, frac_of_ceiling, time_ms, bytes},
  *                    "history":[{"config":{...},"kernel_ms":x,"outcome":"accepted|refused|
  *                                screened-out|...","gate":N,"round":k,"direction","reason"}],

@@ -264,6 +264,17 @@ kfamily builtin_region_match(const kfacts *k) {
     return KF_NONE;
 }
 
+/* The length of the row (a norm's group) that f's template cuts into segments, one program
+ * each, when k tells it; 0 when it does not. */
+static long long segmented_row(kfamily f, const kfacts *k) {
+    long long count = 0;
+    double eps = 0;
+    if (f == KF_REGION_GROUP_NORM || f == KF_REGION_LAYER_NORM) return norm_constants(k, &count, &eps) ? count : 0;
+    if (kfamily_is_row_split(f)) return kfacts_numel(k, "r0_numel");
+    const kf_shape *sh = kfacts_shape(k, "in_ptr0");   /* region softmax: the input's last dimension */
+    return sh ? sh->d[sh->ndims - 1] : 0;
+}
+
 json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
@@ -282,8 +293,15 @@ json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     int ln = f == KF_REGION_LAYER_NORM, gn = f == KF_REGION_GROUP_NORM;
     const int(*w)[2] = ln ? lw : gn ? gw : sw;
     size_t nw = ln ? sizeof lw / sizeof lw[0] : gn ? sizeof gw / sizeof gw[0] : sizeof sw / sizeof sw[0];
+    /* all of a row's programs wait for each other (the templates' "nseg <= sm_count()" check):
+     * a variant cutting the row into more segments than the GPU has SMs would only be refused
+     * at gate 1, so it does not take a candidate's place (session 53: hb08's 8192-element
+     * segments, 256 a group, on 132 SMs) */
+    long long row = segmented_row(f, k);
     json_t *v = json_array();
-    for (size_t i = 0; i < nw; i++) json_array_append_new(v, json_pack("{s:i, s:i}", "seg", w[i][0], "num_warps", w[i][1]));
+    for (size_t i = 0; i < nw; i++)
+        if (!k->sms || !row || (row + w[i][0] - 1) / w[i][0] <= k->sms)
+            json_array_append_new(v, json_pack("{s:i, s:i}", "seg", w[i][0], "num_warps", w[i][1]));
     return v;
 }
 
@@ -348,6 +366,7 @@ int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e
         if (gn && (count + seg - 1) / seg > 256) continue;
         /* layer norm: at most LN_MAX_SEGS segments a row */
         if (ln && (count + seg - 1) / seg > LN_MAX_SEGS) continue;
+        if ((gn || ln) && k->sms && (count + seg - 1) / seg > k->sms) continue;   /* more programs than SMs */
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         static const char *const acts[] = {"", ", GELU after", ", ReLU after", ", Inductor's pointwise lines after"};
         kbuf_printf(&label, "%s%s%s: one pass, rows cut into segments of %d held in registers, partials exchanged "

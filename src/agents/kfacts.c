@@ -123,6 +123,8 @@ int kfacts_read(const json_t *kernel, kfacts *out) {
     out->jit_source = str_of(kernel, "jit_source");
     out->source = str_of(kernel, "source");
     tuned_read(json_object_get(kernel, "tuned_config"), &out->tuned);
+    const json_t *sms = json_object_get(kernel, "sm_count");
+    if (json_is_integer(sms) && json_integer_value(sms) > 0) out->sms = json_integer_value(sms);
     return 0;
 }
 

@@ -81,6 +81,7 @@ typedef struct kfacts {
     const char *vendor_call;         /* a vendor region's ATen call; NULL otherwise */
     const char *jit_source, *source; /* NULL when absent */
     kf_tuned tuned;
+    long long sms; /* the GPU's SM count (the worker's "sm_count"); 0 when unknown */
 } kfacts;
 
 int kfacts_read(const json_t *kernel, kfacts *out);

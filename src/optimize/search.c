@@ -550,6 +550,8 @@ int opt_search_kernel(octx *c, const json_t *target, krow *row, int kernels_left
     if (ks.k < 0) return 0;
     if (verify_session_launch_args(c->vs, ks.k, &ks.largs, e)) return e->code;
     ks.kc = opt_kernel_ctx(c->a, ks.k, row->tuned.num_warps ? &row->tuned : NULL);
+    json_t *sms = json_object_get(worker_info(c->w), "sm_count");   /* the GPU the candidates run on */
+    if (json_is_integer(sms)) json_object_set(ks.kc, "sm_count", sms);
     ks.kkind = json_string_value(json_object_get(ks.kc, "kind"));
     ks.history = json_array();
     ks.kdir = kasprintf("%s/k%d", c->o->workdir, ks.k);

@@ -639,3 +639,51 @@ Test(region_agents, avg_pool3d_example_problem_shape) {
     json_decref(k);
     artifact_free(r);
 }
+
+/* A variant that cuts a row into more segments than the GPU has SMs (the context's sm_count)
+ * is not offered: its plan's "nseg <= sm_count()" check would refuse it at gate 1. Without an
+ * sm_count every variant stays. */
+Test(region_agents, variants_fit_the_gpus_sms) {
+    static const struct {
+        const char *fx, *tmpl;
+        int last;
+        long long sms;
+        size_t nvar;
+    } cases[] = {{"tests/fixtures/inductor/06_groupnorm_g0.py", "region_group_norm", 2, 0, 6},
+                 {"tests/fixtures/inductor/06_groupnorm_g0.py", "region_group_norm", 2, 132, 6},
+                 /* groups of 524,288: 4096-element segments make 128 programs a group */
+                 {"tests/fixtures/inductor/06_groupnorm_g0.py", "region_group_norm", 2, 100, 4},
+                 {"tests/fixtures/inductor/06_groupnorm_g0.py", "region_group_norm", 2, 20, 0},
+                 {"tests/fixtures/inductor/02_softmax_wide_g0.py", "region_softmax", 4, 0, 6}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        artifact *r = NULL;
+        json_t *k = region_ctx(cases[i].fx, 0, cases[i].last, &r);
+        if (cases[i].sms) json_object_set_new(k, "sm_count", json_integer(cases[i].sms));
+        const kfacts *kf = tu_kf(k);
+        cr_assert_eq(kf->sms, cases[i].sms);
+        json_t *v = builtin_region_variants(kfamily_parse(cases[i].tmpl), kf);
+        cr_assert_eq(json_array_size(v), cases[i].nvar, "%s with %lld SMs: %zu variants", cases[i].fx, cases[i].sms,
+                     json_array_size(v));
+        size_t j;
+        json_t *x;
+        json_array_foreach(v, j, x) if (cases[i].sms) cr_assert_leq((524288 + json_integer_value(json_object_get(x, "seg")) - 1) /
+                                                                        json_integer_value(json_object_get(x, "seg")),
+                                                                    cases[i].sms);
+        /* the executor keeps to the same bound for variants another planner names (all six) */
+        json_t *all = json_deep_copy(k);
+        json_object_del(all, "sm_count");
+        json_t *plan = json_pack("{s:s, s:{s:s, s:o}}", "direction", "rewrite", "params", "template", cases[i].tmpl,
+                                 "variants", builtin_region_variants(kfamily_parse(cases[i].tmpl), tu_kf(all)));
+        json_t *out = NULL;
+        kerr e = {0};
+        int rc = builtin_rewrite_act(kf, tu_kp(plan), &out, &e);
+        if (cases[i].nvar) cr_assert_eq(json_array_size(json_object_get(out, "candidates")), cases[i].nvar, "%s", e.msg);
+        else cr_assert(rc != 0 || json_array_size(json_object_get(out, "candidates")) == 0);
+        json_decref(out);
+        json_decref(plan);
+        json_decref(all);
+        json_decref(v);
+        json_decref(k);
+        artifact_free(r);
+    }
+}
