@@ -14,7 +14,9 @@
  * or persistent reduction whose runtime parameters are its output and in_ptr0 (either order), xnumel and
  * r0_numel, fp32, fp16 or bf16 in and the same type out; the input's shape from call() gives
  * the columns after d. Plans: {"direction":"rewrite","params":{"template":"col_logsumexp",
- * "variants":[{"block_i":B,"rows":R,"num_warps":W},..]}}. Ownership: answers are new JSON the
+ * "variants":[{"block_i":B,"rows":R,"num_warps":W,"nsplit":P},..]}} (P parts of the reduced
+ * dimension merged by the template's second kernel where the tiles alone make too few programs:
+ * a first-axis logsumexp; absent: 1). Ownership: answers are new JSON the
  * caller owns (as agent_act's).
  */
 #include <stdio.h>
@@ -25,7 +27,11 @@
 #include "agents/template.h"
 #include "util/buf.h"
 
-enum { CL_MIN_PROGRAMS = 128 }; /* fewer programs leave most of a GPU's SMs idle */
+enum {
+    CL_MIN_PROGRAMS = 128, /* fewer programs leave most of a GPU's SMs idle */
+    CL_PROGRAMS_PER_SM = 4, /* the parts a variant cuts the reduced dimension into make this many programs an SM */
+    CL_MAX_SPLIT = 64,
+};
 
 typedef struct cl_facts {
     char out[16];       /* the output's parameter name */
@@ -63,6 +69,15 @@ int builtin_col_lse_match(const kfacts *k) {
     return cl_facts_of(k, &f);
 }
 
+/* The parts (a power of two) that cut the reduced dimension for tiles of bi columns by `rows`
+ * rows: enough for CL_PROGRAMS_PER_SM programs an SM (132 SMs when the GPU's are not known),
+ * each part at least 4 steps of `rows`; 1 where the tiles alone make that many programs. */
+static long long cl_split(const cl_facts *f, long long bi, long long rows, long long sms) {
+    long long programs = f->outer * ((f->inner + bi - 1) / bi), want = CL_PROGRAMS_PER_SM * (sms > 0 ? sms : 132), sp = 1;
+    while (programs * sp < want && sp < CL_MAX_SPLIT && f->c / (sp * 2) >= 4 * rows) sp *= 2;
+    return sp;
+}
+
 json_t *builtin_col_lse_variants(const kfacts *k) {
     cl_facts f;
     json_t *v = json_array();
@@ -76,9 +91,10 @@ json_t *builtin_col_lse_variants(const kfacts *k) {
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         long long bi = tiles[i][0], rows = tiles[i][1];
         if (bi * f.esize < 128 || bi > imax || rows > cmax) continue;
-        if (f.outer * ((f.inner + bi - 1) / bi) < CL_MIN_PROGRAMS) continue;
-        json_array_append_new(v, json_pack("{s:I, s:I, s:i}", "block_i", (json_int_t)bi, "rows", (json_int_t)rows,
-                                           "num_warps", tiles[i][2]));
+        long long sp = cl_split(&f, bi, rows, k->sms);
+        if (f.outer * ((f.inner + bi - 1) / bi) * sp < CL_MIN_PROGRAMS) continue;
+        json_array_append_new(v, json_pack("{s:I, s:I, s:i, s:I}", "block_i", (json_int_t)bi, "rows", (json_int_t)rows,
+                                           "num_warps", tiles[i][2], "nsplit", (json_int_t)sp));
     }
     return v;
 }
@@ -90,9 +106,9 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
     json_t *cands = json_array();
     for (size_t i = 0; i < plan->nvar; i++) {
         const kp_variant *v = &plan->var[i];
-        long long bi = v->block_i, rows = v->rows, nw = v->num_warps;
+        long long bi = v->block_i, rows = v->rows, nw = v->num_warps, sp = v->nsplit ? v->nsplit : 1;
         if (!builtin_pow2_in(nw, 1, 32) || !builtin_pow2_in(bi, 1, 1024) || !builtin_pow2_in(rows, 1, 1024) ||
-            bi * rows > 16384)
+            bi * rows > 16384 || !builtin_pow2_in(sp, 1, CL_MAX_SPLIT))
             continue;
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         kbuf_printf(&label, "col_logsumexp: logsumexp");
@@ -101,6 +117,7 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
                     " over dimension %d in one read, %lld x %lld tiles with a running max and sum per column, "
                     "num_warps=%lld",
                     f.dim, rows, bi, nw);
+        if (sp > 1) kbuf_printf(&label, ", the dimension in %lld parts merged by a second kernel", sp);
         kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, rewrite: %s\n",
                     k->name ? k->name : "?", kbuf_str(&label));
         tpl_arg a[] = {{.name = "IN", .type = TPL_IDENT, .ident = "in_ptr0"},
@@ -111,11 +128,14 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
                        {.name = "BLOCK_I", .type = TPL_INT, .i = bi},
                        {.name = "SCALED", .type = TPL_BOOL, .b = f.scale != 1},
                        {.name = "SCALE", .type = TPL_FLOAT, .f = f.scale},
-                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw}};
+                       {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
+                       {.name = "SPLIT", .type = TPL_INT, .i = sp},
+                       {.name = "PARTS", .type = TPL_BOOL, .b = sp > 1}};
         int rc = template_render("col_logsumexp", a, sizeof a / sizeof a[0], &s, e);
         if (!rc) {
-            json_t *cfg = json_pack("{s:s, s:i, s:I, s:I, s:I}", "template", "col_logsumexp", "dim", f.dim, "block_i",
-                                    (json_int_t)bi, "rows", (json_int_t)rows, "num_warps", (json_int_t)nw);
+            json_t *cfg = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I}", "template", "col_logsumexp", "dim", f.dim, "block_i",
+                                    (json_int_t)bi, "rows", (json_int_t)rows, "num_warps", (json_int_t)nw, "nsplit",
+                                    (json_int_t)sp);
             json_array_append_new(
                 cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
         }
@@ -127,7 +147,7 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
         }
     }
     return builtin_candidates_answer(cands, "col_logsumexp",
-                                     "block_i, rows and num_warps powers of two, block_i <= 1024, rows <= 1024, "
-                                     "block_i x rows <= 16384, num_warps <= 32",
+                                     "block_i, rows, num_warps and nsplit powers of two, block_i <= 1024, rows <= 1024, "
+                                     "block_i x rows <= 16384, num_warps <= 32, nsplit <= 64",
                                      out, e);
 }

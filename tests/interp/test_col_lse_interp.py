@@ -3,8 +3,10 @@ interpreter on the CPU against float64 PyTorch: logsumexp over a first or middle
 reduced lengths and inner sizes that leave partial tiles (rows and columns), fp32, and fp16/bf16
 computed in fp32 and stored in their own type; columns holding +inf, -inf everywhere, a NaN, or
 -inf beside finite values, where ATen's result is +inf, -inf, NaN and finite; and the logsumexp of
-x * c (SCALED: Inductor's mul by a constant fused in front). Three mutants must fail (the check
-can): the running sum not rescaled when the max rises, the max not added back, the scale 2% off.
+x * c (SCALED: Inductor's mul by a constant fused in front); the reduced dimension cut into SPLIT
+parts merged by a second kernel (an empty last part too). The mutants must fail (the check can):
+the running sum not rescaled when the max rises, the max not added back, the scale 2% off, a row
+of each part skipped, the parts' sums merged without rescaling.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_col_lse_interp.py (`make interp-check`); exit 0
 when every case is within 1e-5 (relative and absolute) of float64 plus half a unit of the last
@@ -71,32 +73,43 @@ def main():
              ((3, 70, 9), 1, 16, 8, f16, True, True), ((4, 33, 2, 5), 1, 16, 4, b16, True, False),
              ((2, 130, 40), 1, 32, 16, b16, False, True), ((70, 9), 0, 8, 16, f16, True, False),
              ((6, 4, 3, 20), 0, 4, 32, f32, True, True), ((2, 300, 24), 1, 128, 8, f16, True, False)]
-    cases = [c + (1.0,) for c in cases]
+    cases = [c + (1.0, 1) for c in cases]
     # logsumexp(x * c) (Inductor's mul by a constant fused in front; fp32 only), special columns too
-    cases += [((3, 70, 9), 1, 16, 8, f32, True, True, 0.5), ((70, 9), 0, 16, 16, f32, False, False, 1 / 0.7)]
+    cases += [((3, 70, 9), 1, 16, 8, f32, True, True, 0.5, 1), ((70, 9), 0, 16, 16, f32, False, False, 1 / 0.7, 1)]
+    # SPLIT parts of the reduced dimension merged by the second kernel: parts that end inside a
+    # ROWS step, an empty last part (70 rows in 4 parts of 24), the special columns across parts
+    cases += [((70, 9), 0, 8, 16, f32, True, True, 1.0, 4), ((3, 70, 9), 1, 16, 8, f32, False, True, 1.0, 2),
+              ((300, 24), 0, 16, 8, f16, True, False, 1.0, 8), ((2, 130, 40), 1, 8, 16, b16, False, True, 1.0, 16),
+              ((70, 9), 0, 16, 16, f32, True, True, 0.5, 2)]
     bad = 0
     torch.manual_seed(0)
 
-    def source(dim, rows, bi, out_first, body=text, scale=1.0):
+    def source(dim, rows, bi, out_first, body=text, scale=1.0, split=1):
         return render(body, dict(IN="in_ptr0", OUT="in_out_ptr0" if out_first else "out_ptr0", OUT_FIRST=out_first,
-                                 DIM=dim, ROWS=rows, BLOCK_I=bi, SCALED=scale != 1.0, SCALE=repr(scale), NUM_WARPS=4))
+                                 DIM=dim, ROWS=rows, BLOCK_I=bi, SCALED=scale != 1.0, SCALE=repr(scale), NUM_WARPS=4,
+                                 SPLIT=split, PARTS=split > 1))
 
     with tempfile.TemporaryDirectory() as tmp:
-        for n, (shape, dim, rows, bi, dt, of, special, sc) in enumerate(cases):
-            mod = load_judged(source(dim, rows, bi, of, scale=sc), "cl_%d" % n, tmp)
+        for n, (shape, dim, rows, bi, dt, of, special, sc, split) in enumerate(cases):
+            mod = load_judged(source(dim, rows, bi, of, scale=sc, split=split), "cl_%d" % n, tmp)
             err = run(mod, shape, dim, dt, of, special, sc)
             ok = err <= 1
             bad += not ok
-            print("%s shape=%s dim=%d %dx%d %s out_first=%s special=%s scale=%.17g max_err/tol=%.3g"
-                  % ("ok  " if ok else "FAIL", shape, dim, rows, bi, str(dt)[6:], of, special, sc, err))
+            print("%s shape=%s dim=%d %dx%d split %d %s out_first=%s special=%s scale=%.17g max_err/tol=%.3g"
+                  % ("ok  " if ok else "FAIL", shape, dim, rows, bi, split, str(dt)[6:], of, special, sc, err))
         # (text, its replacement, what it breaks, the scale the candidate is rendered with, special columns)
         mutants = [("s = tl.where(up, s * e + 1.0, s + e)", "s = tl.where(up, s + 1.0, s + e)", "no rescale", 1.0, False),
                    ("lse = tl.log(sc) + mc\n", "lse = tl.log(sc) + 0.0 * mc\n", "max not added", 1.0, False),
                    ("s * tl.exp(m - mc_fin[None, :]))", "s)", "rows not rescaled to the column's max", 1.0, False),
                    ("        d = tl.where(x == m, 0.0, d)\n", "", "x == m infinite: inf - inf", 1.0, True),
-                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off", 0.5, False)]
-        for n, (a, b, what, sc, special) in enumerate(mutants):
-            src = source(1, 16, 8, True, scale=sc)
+                   ("        x = x * 0.5   #", "        x = x * 0.51   #", "scale 2% off", 0.5, False, 1),
+                   ("c_hi = tl.minimum(c_lo + CHUNK, C)", "c_hi = tl.minimum(c_lo + CHUNK - 1, C)", "a row of each part skipped",
+                    1.0, False, 4),
+                   ("mc, sc = _lse_merge(m, s)\n    tl.store(out_ptr + i", "mc, sc = tl.max(m, 0), tl.sum(s, 0)\n    tl.store(out_ptr + i",
+                    "parts' sums not rescaled to the common max", 1.0, False, 4)]
+        mutants = [mu if len(mu) == 6 else mu + (1,) for mu in mutants]
+        for n, (a, b, what, sc, special, split) in enumerate(mutants):
+            src = source(1, 16, 8, True, scale=sc, split=split)
             assert a in src, a
             mod = load_judged(src.replace(a, b), "cl_mutant_%d" % n, tmp)
             err = run(mod, (3, 70, 9), 1, f32, True, special, sc)

@@ -61,10 +61,31 @@ Test(col_logsumexp, middle_dimension) {
                   src);
         cr_expect(strstr(src, "\"n\": \"shape(in_ptr0, 1)\"") != NULL && strstr(src, "\"n == r0_numel\"") != NULL, "%s",
                   src);
-        cr_expect(strstr(src, "_col_logsumexp(x_ptr, out_ptr, C, INNER, NIB,") != NULL, "%s", src);
+        cr_expect(strstr(src, "_col_logsumexp(x_ptr, out_ptr, part_ptr, C, INNER, NIB, NT, CHUNK,") != NULL, "%s", src);
+        /* parts of the reduced dimension only where the tiles make fewer than 4 programs an SM:
+         * then a scratch of pairs and the second kernel */
+        long long sp = json_integer_value(json_object_get(json_object_get(c, "config"), "nsplit"));
+        long long bi = json_integer_value(json_object_get(json_object_get(c, "config"), "block_i"));
+        cr_expect_eq(sp, 32 * (4096 / bi) >= 4 * 132 ? 1 : 2, "%lld-column tiles in %lld parts", bi, sp);
+        cr_expect_eq(strstr(src, "_col_logsumexp_combine\", \"grid\"") != NULL, sp > 1, "%s", src);
+        cr_expect_eq(strstr(src, "\"scratch\": [{\"name\": \"part\", \"shape\": [\"2 * 2 * xnumel\"]") != NULL, sp == 2, "%s", src);
     }
     cr_expect_eq(json_array_size(json_object_get(ans, "candidates")), json_array_size(vars));
     json_decref(ans);
+    /* on a GPU of 1024 SMs even the 64-column tiles (2048 programs) take parts: 4 */
+    json_object_set_new(k, "sm_count", json_integer(1024));
+    json_t *many = builtin_rewrite_variants(KF_COL_LOGSUMEXP, tu_kf(k));
+    cr_expect_eq(json_integer_value(json_object_get(json_array_get(many, 0), "nsplit")), 2);
+    json_decref(many);
+    json_object_del(k, "sm_count");
+    /* parts not a power of two, or more than 64: no candidate */
+    json_t *odd = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}, {s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params",
+                            "template", "col_logsumexp", "variants", "block_i", 64, "rows", 32, "num_warps", 4, "nsplit", 3,
+                            "block_i", 64, "rows", 32, "num_warps", 4, "nsplit", 128);
+    ans = NULL;
+    cr_expect_neq(builtin_rewrite_act(tu_kf(k), tu_kp(odd), &ans, &e), 0);
+    json_decref(ans);
+    json_decref(odd);
     /* a variant outside the limits makes no candidate; none left: refused with the limits */
     json_t *bad = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i}]}}", "direction", "rewrite", "params", "template",
                             "col_logsumexp", "variants", "block_i", 48, "rows", 32, "num_warps", 4);
