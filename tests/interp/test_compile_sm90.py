@@ -106,10 +106,15 @@ def main():
                      {"NSEG": 16, "CB": 256, "IB": 32, "LOG": False, "REREAD": rr, "POLL": poll}, 4))
     # ha08: logsumexp over the middle of (64, 2048, 2048) fp16, 32 x 64 tiles, output first
     lse = open(os.path.join(KERNELS, "col_logsumexp.py.tmpl")).read()
-    jobs.append(("col_logsumexp_fp16", render(lse, dict(IN="in_ptr0", OUT="in_out_ptr0", OUT_FIRST=True, DIM=1, ROWS=32,
-                                                       BLOCK_I=64, SCALED=False, SCALE="1.0", NUM_WARPS=4)), "_col_logsumexp",
-                 {"x_ptr": "*fp16", "out_ptr": "*fp16", "C": "i32", "INNER": "i32", "NIB": "i32"},
-                 {"ROWS": 32, "BLOCK_I": 64}, 4))
+    # and hb01's over the first axis of 16384 x 16384 bf16 in 4 parts, with the merging kernel
+    for tag, dt, sp in (("col_logsumexp_fp16", "*fp16", 1), ("col_logsumexp_bf16_parts", "*bf16", 4)):
+        lsrc = render(lse, dict(IN="in_ptr0", OUT="in_out_ptr0", OUT_FIRST=True, DIM=1, ROWS=32, BLOCK_I=64, SCALED=False,
+                                SCALE="1.0", NUM_WARPS=4, SPLIT=sp, PARTS=sp > 1))
+        jobs.append((tag, lsrc, "_col_logsumexp",
+                     {"x_ptr": dt, "out_ptr": dt, "part_ptr": f32, "C": "i32", "INNER": "i32", "NIB": "i32", "NT": "i32",
+                      "CHUNK": "i32"}, {"ROWS": 32, "BLOCK_I": 64, "SPLIT": sp}, 4))
+    jobs.append(("col_logsumexp_combine_bf16", lsrc, "_col_logsumexp_combine",
+                 {"part_ptr": f32, "out_ptr": "*bf16", "XN": "i32"}, {"SPLIT": 4, "BLOCK": 1024}, 4))
     # 2-D max pooling slid down its rows: hy05's 3 x 3 s1 p1 (two rows kept a step) and level1/34's
     # 3 x 3 s2 p1 with paired row loads
     pool = open(os.path.join(KERNELS, "pool.py.tmpl")).read()
