@@ -28,7 +28,7 @@
 #include "util/buf.h"
 
 enum {
-    CL_MIN_PROGRAMS = 128, /* fewer programs leave most of a GPU's SMs idle */
+    CL_MIN_PROGRAMS = 128,  /* fewer programs leave most of a GPU's SMs idle */
     CL_PROGRAMS_PER_SM = 4, /* the parts a variant cuts the reduced dimension into make this many programs an SM */
     CL_MAX_SPLIT = 64,
 };
@@ -73,7 +73,8 @@ int builtin_col_lse_match(const kfacts *k) {
  * rows: enough for CL_PROGRAMS_PER_SM programs an SM (132 SMs when the GPU's are not known),
  * each part at least 4 steps of `rows`; 1 where the tiles alone make that many programs. */
 static long long cl_split(const cl_facts *f, long long bi, long long rows, long long sms) {
-    long long programs = f->outer * ((f->inner + bi - 1) / bi), want = CL_PROGRAMS_PER_SM * (sms > 0 ? sms : 132), sp = 1;
+    long long programs = f->outer * ((f->inner + bi - 1) / bi), want = CL_PROGRAMS_PER_SM * (sms > 0 ? sms : 132),
+              sp = 1;
     while (programs * sp < want && sp < CL_MAX_SPLIT && f->c / (sp * 2) >= 4 * rows) sp *= 2;
     return sp;
 }
@@ -133,9 +134,9 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
                        {.name = "PARTS", .type = TPL_BOOL, .b = sp > 1}};
         int rc = template_render("col_logsumexp", a, sizeof a / sizeof a[0], &s, e);
         if (!rc) {
-            json_t *cfg = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I}", "template", "col_logsumexp", "dim", f.dim, "block_i",
-                                    (json_int_t)bi, "rows", (json_int_t)rows, "num_warps", (json_int_t)nw, "nsplit",
-                                    (json_int_t)sp);
+            json_t *cfg = json_pack("{s:s, s:i, s:I, s:I, s:I, s:I}", "template", "col_logsumexp", "dim", f.dim,
+                                    "block_i", (json_int_t)bi, "rows", (json_int_t)rows, "num_warps", (json_int_t)nw,
+                                    "nsplit", (json_int_t)sp);
             json_array_append_new(
                 cands, json_pack("{s:s, s:o, s:s}", "label", kbuf_str(&label), "config", cfg, "source", kbuf_str(&s)));
         }
@@ -146,8 +147,9 @@ int builtin_col_lse_act(const kfacts *k, const kplan *plan, json_t **out, kerr *
             return e->code;
         }
     }
-    return builtin_candidates_answer(cands, "col_logsumexp",
-                                     "block_i, rows, num_warps and nsplit powers of two, block_i <= 1024, rows <= 1024, "
-                                     "block_i x rows <= 16384, num_warps <= 32, nsplit <= 64",
-                                     out, e);
+    return builtin_candidates_answer(
+        cands, "col_logsumexp",
+        "block_i, rows, num_warps and nsplit powers of two, block_i <= 1024, rows <= 1024, "
+        "block_i x rows <= 16384, num_warps <= 32, nsplit <= 64",
+        out, e);
 }

@@ -68,7 +68,8 @@ Test(col_logsumexp, middle_dimension) {
         long long bi = json_integer_value(json_object_get(json_object_get(c, "config"), "block_i"));
         cr_expect_eq(sp, 32 * (4096 / bi) >= 4 * 132 ? 1 : 2, "%lld-column tiles in %lld parts", bi, sp);
         cr_expect_eq(strstr(src, "_col_logsumexp_combine\", \"grid\"") != NULL, sp > 1, "%s", src);
-        cr_expect_eq(strstr(src, "\"scratch\": [{\"name\": \"part\", \"shape\": [\"2 * 2 * xnumel\"]") != NULL, sp == 2, "%s", src);
+        cr_expect_eq(strstr(src, "\"scratch\": [{\"name\": \"part\", \"shape\": [\"2 * 2 * xnumel\"]") != NULL, sp == 2,
+                     "%s", src);
     }
     cr_expect_eq(json_array_size(json_object_get(ans, "candidates")), json_array_size(vars));
     json_decref(ans);
@@ -79,9 +80,9 @@ Test(col_logsumexp, middle_dimension) {
     json_decref(many);
     json_object_del(k, "sm_count");
     /* parts not a power of two, or more than 64: no candidate */
-    json_t *odd = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}, {s:i, s:i, s:i, s:i}]}}", "direction", "rewrite", "params",
-                            "template", "col_logsumexp", "variants", "block_i", 64, "rows", 32, "num_warps", 4, "nsplit", 3,
-                            "block_i", 64, "rows", 32, "num_warps", 4, "nsplit", 128);
+    json_t *odd = json_pack("{s:s, s:{s:s, s:[{s:i, s:i, s:i, s:i}, {s:i, s:i, s:i, s:i}]}}", "direction", "rewrite",
+                            "params", "template", "col_logsumexp", "variants", "block_i", 64, "rows", 32, "num_warps",
+                            4, "nsplit", 3, "block_i", 64, "rows", 32, "num_warps", 4, "nsplit", 128);
     ans = NULL;
     cr_expect_neq(builtin_rewrite_act(tu_kf(k), tu_kp(odd), &ans, &e), 0);
     json_decref(ans);
