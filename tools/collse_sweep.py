@@ -6,27 +6,17 @@ input, output poisoned with NaN), then timed with CUDA events, L2 flushed before
 of 25 after warm-up (tools/sweeplib.py).
 usage: python3 tools/collse_sweep.py [--dtype float32|bfloat16|float16] [OUTER C INNER ...]
 (default 64 2048 2048 float16: held-out ha08's shape)."""
-import sys
-
 import torch
 
-from sweeplib import inductor_ms, print_best, template_module, try_variant
+from sweeplib import inductor_ms, print_best, shape_args, shapes, template_module, try_variant
 
 
 def main():
-    args = sys.argv[1:]
-    dtype = torch.float16
-    if args[:1] == ["--dtype"]:
-        dtype, args = getattr(torch, args[1]), args[2:]
-    dims = [int(a) for a in args] or [64, 2048, 2048]
-    esize = torch.empty(0, dtype=dtype).element_size()
+    dtype, dims, esize = shape_args(torch.float16, [64, 2048, 2048])
     m = template_module("col_logsumexp", {"SCALED": False, "SCALE": "1.0"})
     k, kc = m._col_logsumexp, m._col_logsumexp_combine
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    for s in range(0, len(dims), 3):
-        outer, c, inner = dims[s:s + 3]
-        x = torch.randn(outer, c, inner, device="cuda").to(dtype)
-        ref = torch.logsumexp(x.double(), dim=1).to(dtype)
+    for outer, c, inner, x, ref in shapes(dims, dtype, torch.logsumexp):
         y = torch.empty(outer, inner, device="cuda", dtype=dtype)
         part = torch.empty(2 * 64 * outer * inner, device="cuda", dtype=torch.float32)
         gb = (x.numel() + y.numel()) * esize / 1e9

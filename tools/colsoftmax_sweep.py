@@ -6,11 +6,9 @@ template's scratch (its zero-filled counters) is reset inside the timed region, 
 usage: python3 tools/colsoftmax_sweep.py [--dtype float32|bfloat16|float16] [OUTER C INNER ...]
 (default 64 2048 4096, float32). The 16-bit types store half the bytes a tile, so their grid
 reaches tiles twice as many elements."""
-import sys
-
 import torch
 
-from sweeplib import print_best, template_module, timeit, try_variant
+from sweeplib import print_best, shape_args, shapes, template_module, timeit, try_variant
 
 
 def load(name):
@@ -19,20 +17,12 @@ def load(name):
 
 
 def main():
-    args = sys.argv[1:]
-    dtype = torch.float32
-    if args[:1] == ["--dtype"]:
-        dtype, args = getattr(torch, args[1]), args[2:]
-    dims = [int(a) for a in args] or [64, 2048, 4096]
-    esize = torch.empty(0, dtype=dtype).element_size()
+    dtype, dims, esize = shape_args(torch.float32, [64, 2048, 4096])
     max_tile = 16384 * 4 // esize
     cs, sp = load("col_softmax"), load("col_split_softmax")
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    for s in range(0, len(dims), 3):
-        outer, c, inner = dims[s:s + 3]
-        x = torch.randn(outer, c, inner, device="cuda").to(dtype)
-        ref = torch.softmax(x.double(), dim=1).to(dtype)
+    for outer, c, inner, x, ref in shapes(dims, dtype, torch.softmax):
         y = torch.empty_like(x)
         gb = 2 * x.numel() * esize / 1e9
         comp = torch.compile(lambda t: torch.softmax(t, dim=1), dynamic=False)

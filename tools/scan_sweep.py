@@ -5,26 +5,16 @@ checked against torch.cumsum in float64 first (fresh randn input, output poisone
 timed with CUDA events, L2 flushed before every run, median of 25 after warm-up (tools/sweeplib.py).
 usage: python3 tools/scan_sweep.py [--dtype float32|bfloat16|float16] [OUTER S INNER ...]
 (default 32 4096 1024 float16: held-out hb02's shape)."""
-import sys
-
 import torch
 
-from sweeplib import inductor_ms, print_best, template_module, try_variant
+from sweeplib import inductor_ms, print_best, shape_args, shapes, template_module, try_variant
 
 
 def main():
-    args = sys.argv[1:]
-    dtype = torch.float16
-    if args[:1] == ["--dtype"]:
-        dtype, args = getattr(torch, args[1]), args[2:]
-    dims = [int(a) for a in args] or [32, 4096, 1024]
-    esize = torch.empty(0, dtype=dtype).element_size()
+    dtype, dims, esize = shape_args(torch.float16, [32, 4096, 1024])
     k = template_module("scan", {"LSE": False})._scan_cols
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
-    for s in range(0, len(dims), 3):
-        outer, n, inner = dims[s:s + 3]
-        x = torch.randn(outer, n, inner, device="cuda").to(dtype)
-        ref = torch.cumsum(x.double(), dim=1).to(dtype)
+    for outer, n, inner, x, ref in shapes(dims, dtype, torch.cumsum):
         y = torch.empty_like(x)
         gb = 2 * x.numel() * esize / 1e9
         t0 = inductor_ms(lambda t: torch.cumsum(t, dim=1), x, flush, gb,

@@ -1,5 +1,5 @@
-"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, gn_sweep.py, split_sweep.py,
-looped_sweep.py): a Triton source imported as a module (a real file, since triton.jit reads the
+"""Shared by the developer sweeps (tools/colsoftmax_sweep.py, collse_sweep.py, scan_sweep.py,
+gn_sweep.py, split_sweep.py, looped_sweep.py): their shape arguments, a Triton source imported as a module (a real file, since triton.jit reads the
 source back), a template's kernels rendered and imported, the median GPU time of a call, and
 torch.compile's as the baseline."""
 import importlib.util
@@ -29,6 +29,26 @@ def template_module(name, params):
     from interp_util import render  # the Python mirror of template.c's conditionals
     src = open(os.path.join(os.path.dirname(__file__), "..", "templates", "kernels", name + ".py.tmpl")).read()
     return module_from_source(render(src.split("KOPT_PLAN")[0], params), "m_" + name)
+
+
+def shape_args(default_dtype, default_dims):
+    """The sweeps' command line, [--dtype NAME] [OUTER C INNER ...]: the dtype, the flat list of
+    dimensions (three a shape) and the bytes an element."""
+    args = sys.argv[1:]
+    dtype = default_dtype
+    if args[:1] == ["--dtype"]:
+        dtype, args = getattr(torch, args[1]), args[2:]
+    dims = [int(a) for a in args] or default_dims
+    return dtype, dims, torch.empty(0, dtype=dtype).element_size()
+
+
+def shapes(dims, dtype, op):
+    """Each (OUTER, C, INNER) of dims as (outer, c, inner, x, ref): x a fresh randn input of that
+    shape and dtype on the GPU, ref op(x, dim=1) computed in float64, rounded to dtype."""
+    for s in range(0, len(dims), 3):
+        outer, c, inner = dims[s:s + 3]
+        x = torch.randn(outer, c, inner, device="cuda").to(dtype)
+        yield outer, c, inner, x, op(x.double(), dim=1).to(dtype)
 
 
 def timeit(fn, flush, n=25):
