@@ -45,9 +45,11 @@ static size_t count_with(const json_t *out, const char *needle) {
 /* The planner's scan variants (builtin_scan_variants): one candidate each per reading. */
 enum { SCAN_VARIANTS = 5 };
 
+/* the third: held-out hb02's fp16 (32, 4096, 1024), captured on the H100 (session 54) */
 Test(scan, middle_dimension_at_two_sizes) {
-    static const char *const fx[] = {"suite_level1_32_cumsum_middle_dim_g0.py", "suite_level1_32_cumsum_middle_dim_small_g0.py"};
-    for (size_t f = 0; f < 2; f++) {
+    static const char *const fx[] = {"suite_level1_32_cumsum_middle_dim_g0.py", "suite_level1_32_cumsum_middle_dim_small_g0.py",
+                                     "heldout9_hb02_cumsum_middle_fp16_g0.py"};
+    for (size_t f = 0; f < 3; f++) {
         artifact *a = tu_load_inductor(fx[f]);
         json_t *k = only_kernel(a);
         cr_assert_eq(json_array_size(json_object_get(json_object_get(k, "shapes"), "in_ptr0")), 3, "%s: the input's shape", fx[f]);
