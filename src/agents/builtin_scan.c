@@ -11,6 +11,9 @@
  *   16-bit one)
  *   a kernel whose ATen ops are logcumsumexp       the template's LSE scan over dimension d
  *   (plus the dtype conversions of a 16-bit one)   (inclusive, forward), the same fit of d
+ *   a kernel whose ATen ops are cummax (and the    the template's MAX scan (the running
+ *   conversions) storing one float output: the     maximum, a NaN sticky), the same fit of d
+ *   values, its indices unused
  *
  * The FX graph fragment Inductor writes above each kernel settles the reading where it says:
  * cumsum's dim (`aten.cumsum.default](args = (%x, 1)`) picks the dimension, a constant_pad_nd
@@ -29,6 +32,7 @@
 typedef struct scan_facts {
     int region;                 /* replaces a region (in, out) */
     int lse;                    /* logcumsumexp, not cumsum */
+    int cmax;                   /* cummax's values (the running maximum), not cumsum */
     int masked;                 /* where(mask, x, 0) under the scan */
     int reverse;                /* suffix sums */
     int shifts[2], nshift;      /* the input shifts to try: {0} or {1, -1} */
@@ -80,11 +84,14 @@ static int match_region(const kfacts *k, scan_facts *f) {
 static int match_kernel(const kfacts *k, scan_facts *f) {
     static const char *const allowed[] = {"aten.cumsum",   "aten.constant_pad_nd", "aten.slice",
                                           "aten.where",    "aten.zeros_like",      "aten._to_copy",
-                                          "prims.convert_element_type", "aten.logcumsumexp"};
+                                          "prims.convert_element_type", "aten.logcumsumexp", "aten.cummax"};
     unsigned has = 0;
-    if (!builtin_ops_within(&k->aten_ops, allowed, 8, &has)) return 0;
+    if (!builtin_ops_within(&k->aten_ops, allowed, 9, &has)) return 0;
     f->lse = (has & 128u) != 0;
-    if (f->lse ? (has & 31u) != 0 : !(has & 1u)) return 0;   /* one scan, logcumsumexp alone */
+    f->cmax = (has & 256u) != 0;
+    /* one scan: logcumsumexp or cummax alone (a kernel that stores cummax's indices has a second
+     * output, or an int64 one, and is not taken) */
+    if (f->lse + f->cmax > 1 || (f->lse || f->cmax ? (has & 31u) != 0 : !(has & 1u))) return 0;
     f->masked = (has & 8u) != 0;
     if ((has & 16u) && !f->masked) return 0;   /* zeros_like feeding something else than a select */
     size_t np = k->runtime.n;
@@ -123,7 +130,8 @@ static int match_kernel(const kfacts *k, scan_facts *f) {
     for (int d = sh->ndims; d-- > 0;)
         if (sh->d[d] == rn && total / rn == xn) f->dims[f->ndims++] = d;
     builtin_dims_keep(f->dims, &f->ndims,
-                      builtin_fx_dim(frag, f->lse ? "aten.logcumsumexp.default" : "aten.cumsum.default", sh->ndims));
+                      builtin_fx_dim(frag, f->lse ? "aten.logcumsumexp.default" : f->cmax ? "aten.cummax.default" : "aten.cumsum.default",
+                                     sh->ndims));
     return f->ndims > 0;
 }
 
@@ -200,7 +208,8 @@ int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
                 if (inner < 1) continue;
                 kbuf s = KBUF_INIT, label = KBUF_INIT;
                 kbuf_printf(&label, "scan: %s%s %s over dimension %d%s%s (chunk %lld | %lld x %lld tiles), num_warps=%lld",
-                            f.reverse ? "suffix" : "prefix", f.masked ? " masked" : "", f.lse ? "logcumsumexp" : "cumsum", f.dims[di],
+                            f.reverse ? "suffix" : "prefix", f.masked ? " masked" : "",
+                            f.lse ? "logcumsumexp" : f.cmax ? "cummax (the values)" : "cumsum", f.dims[di],
                             f.shifts[si] ? (f.shifts[si] > 0 ? ", input shifted by +1" : ", input shifted by -1") : "",
                             f.region ? ", one pass for the region" : "", chunk, bs, bi, nw);
                 kbuf_puts(&s, "# kopt-candidate: replaces=");
@@ -225,7 +234,8 @@ int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) 
                                {.name = "BLOCK_I", .type = TPL_INT, .i = bi},
                                {.name = "NUM_WARPS", .type = TPL_INT, .i = nw},
                                {.name = "ROWS", .type = TPL_BOOL, .b = inner == 1},
-                               {.name = "LSE", .type = TPL_BOOL, .b = f.lse}};
+                               {.name = "LSE", .type = TPL_BOOL, .b = f.lse},
+                               {.name = "MAX", .type = TPL_BOOL, .b = f.cmax}};
                 int rc = template_render("scan", a, sizeof a / sizeof a[0], &s, e);
                 if (!rc)
                     json_array_append_new(cands, json_pack("{s:s, s:{s:s, s:i, s:i, s:I, s:I, s:I, s:I}, s:s}", "label",

@@ -871,7 +871,10 @@ has "row_logsumexp stitched (the launcher kopt wrote from the plan)" "$T/lse/opt
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/handmade_lse_middle_g0.py FAKE_FAST_PATTERN="_col_logsumexp" \
   expect_exit 0 "optimize, col_logsumexp" -- "$KOPT" optimize tests/problems/22_logsumexp_middle.py -o "$T/clse" --budget 60s --rounds 4 --no-store --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); k=d["kernels"][0]; assert d["outcome"]=="optimized" and k["change"].startswith("col_logsumexp: logsumexp over dimension 1"), k' "$T/out" && ok || bad "optimize: col_logsumexp was not the winner"
-has "col_logsumexp stitched (the launcher kopt wrote from the plan)" "$T/clse/optimized_module.py" "___col_logsumexp\[((outer \* nib), )\](in_ptr0, in_out_ptr0, n, inner, nib, ROWS="
+# the first variant: 64 columns x 32 rows in 2 parts (2048 tiles brought to 4096 programs), then
+# the kernel that merges the parts' pairs
+has "col_logsumexp stitched (the launcher kopt wrote from the plan)" "$T/clse/optimized_module.py" "___col_logsumexp\[((nt \* 2), )\](in_ptr0, in_out_ptr0, part, n, inner, nib, nt, chunk, ROWS=32, BLOCK_I=64, SPLIT=2,"
+has "col_logsumexp's parts merged (the second launch)" "$T/clse/optimized_module.py" "___col_logsumexp_combine\[(((xnumel + 1024 - 1) // 1024), )\](part, in_out_ptr0, xnumel, SPLIT=2,"
 # a softmax over a middle dimension (the suite's problem 05, captured at 64 x 512 x 512): the
 # split-segment template offered beside the register tiles, the winner with the fake timing, stitched
 FAKE_LAUNCH_MS=0.5 FAKE_WORKER_FIXTURE=$PWD/tests/fixtures/inductor/suite_level1_05_softmax_middle_dim_small_g0.py FAKE_FAST_PATTERN="_col_split_softmax" \

@@ -85,12 +85,19 @@ def main():
                  {"GSIZE": 262080, "NSEG": 64, "NSEG_P2": 64, "SEG": 4096, "NCH": 2, "PRE_BIAS": True, "ACT": 3}, 4))
     # logcumsumexp: rows (hz06: 8,192 fp32 in one chunk) and columns over fp16
     base = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0", MASKED=False, REGION=False,
-                DIM=1, SHIFT=0, REVERSE=False, CHUNK=8192, BLOCK_S=16, BLOCK_I=128, NUM_WARPS=8, LSE=True)
+                DIM=1, SHIFT=0, REVERSE=False, CHUNK=8192, BLOCK_S=16, BLOCK_I=128, NUM_WARPS=8, LSE=True, MAX=False)
     jobs.append(("lse_rows", render(scan, dict(base, ROWS=True)), "_lse_rows", {"x_ptr": f32, "out_ptr": f32, "S": "i32"},
                  {"CHUNK": 8192}, 8))
     jobs.append(("lse_cols_fp16", render(scan, dict(base, ROWS=False)), "_lse_cols",
                  {"x_ptr": "*fp16", "out_ptr": "*fp16", "S": "i32", "INNER": "i32", "NIB": "i32"},
                  {"BLOCK_S": 16, "BLOCK_I": 128}, 8))
+    # cummax's values: hb03's rows (16384 x 8192 fp32) in 4096-element chunks, and columns of fp16
+    jobs.append(("cummax_rows", render(scan, dict(base, LSE=False, MAX=True, ROWS=True, CHUNK=4096)), "_scan_rows",
+                 {"x_ptr": f32, "m_ptr": f32, "out_ptr": f32, "S": "i32"},
+                 {"CHUNK": 4096, "REVERSE": False, "SHIFT": 0, "MASKED": False}, 8))
+    jobs.append(("cummax_cols_fp16", render(scan, dict(base, LSE=False, MAX=True, ROWS=False)), "_scan_cols",
+                 {"x_ptr": "*fp16", "m_ptr": "*fp16", "out_ptr": "*fp16", "S": "i32", "INNER": "i32", "NIB": "i32"},
+                 {"BLOCK_S": 64, "BLOCK_I": 32, "REVERSE": False, "SHIFT": 0, "MASKED": False}, 1))
     # hz01: softmax of bf16 x * (1 / 0.7) over 4,096 of 512 columns, both templates
     p = dict(IN="in_ptr0", OUT="out_ptr2", DIM=1, LOG=False, SCALED=True, SCALE="1.4285714285714286", NUM_WARPS=32)
     jobs.append(("col_softmax_bf16_scaled", render(col, dict(p, BLOCK_C=4096, BLOCK_I=8)), "_col_softmax",

@@ -2,7 +2,9 @@
 against a float64 PyTorch reference, for every reading the scan family makes (inclusive,
 shifted by +1 / -1, reversed as a region, masked, masked + shifted + reversed) over the last,
 a middle and the first dimension, with sizes that leave partial chunks and tiles; fp16 and bf16
-values summed in fp32 and stored in their own type, held to one unit of their last place.
+values summed in fp32 and stored in their own type, held to one unit of their last place; the
+logcumsumexp reading; and cummax's values (MAX) compared exactly, NaN and ties included, with two
+mutants that must fail.
 
 usage: TRITON_INTERPRET=1 PY tests/interp/test_scan_interp.py   (PY: a python with torch and
 triton, any device; `make interp-check`). Exit 0 when every case is within 1e-4 of float64
@@ -65,7 +67,7 @@ def main():
             p = dict(IN0="in_ptr0", IN1="in_ptr1", OUT="out_ptr0", XARG="in_ptr1" if masked else "in_ptr0",
                      MARG="in_ptr0", MASKED=masked, REGION=region, DIM=dim, SHIFT=shift, REVERSE=rev,
                      CHUNK=64, BLOCK_S=16, BLOCK_I=8, NUM_WARPS=4,
-                     ROWS=all(d == 1 for d in shape[dim + 1:]), LSE=False)
+                     ROWS=all(d == 1 for d in shape[dim + 1:]), LSE=False, MAX=False)
             mod = load_judged(render(text, p), "scan_%d" % n, tmp)
             x = torch.randn(*shape).to(dt)
             mk = torch.rand(*shape) < 0.5
@@ -85,8 +87,9 @@ def main():
             print("%s shape=%s dim=%d shift=%d reverse=%s masked=%s region=%s %s max_err=%.3g"
                   % ("ok  " if ok else "FAIL", shape, dim, shift, rev, masked, region, str(dt)[6:], err))
     nlse, badlse = lse_cases(text)
-    bad += badlse
-    print("scan interp: %d cases, %d failed" % (len(cases) + nlse, bad))
+    nmax, badmax = max_cases(text)
+    bad += badlse + badmax
+    print("scan interp: %d cases, %d failed" % (len(cases) + nlse + nmax, bad))
     return 1 if bad else 0
 
 
@@ -116,7 +119,7 @@ def lse_cases(text):
                     rows = all(d == 1 for d in shape[dim + 1:])
                     p = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0",
                              MASKED=False, REGION=False, DIM=dim, SHIFT=0, REVERSE=False, CHUNK=64, BLOCK_S=16,
-                             BLOCK_I=8, NUM_WARPS=4, ROWS=rows, LSE=True)
+                             BLOCK_I=8, NUM_WARPS=4, ROWS=rows, LSE=True, MAX=False)
                     mod = load_judged(render(text, p), "lse_%d" % n, tmp)
                     n += 1
                     x = lse_input(shape, kind, dt)
@@ -136,6 +139,63 @@ def lse_cases(text):
                     print("%s lse shape=%s dim=%d %s %s err/tol=%.3g infs %s"
                           % ("ok  " if ok else "FAIL", shape, dim, kind, str(dt)[6:], err,
                              "match" if same_inf else "DIFFER"))
+    return n, bad
+
+
+def max_input(shape, kind, dt):
+    """Values for a cummax case: randn; randn with NaN placed through it; or few distinct values
+    (ties), with -inf, +inf, -0.0 and 0.0 among them."""
+    x = torch.randn(*shape)
+    flat = x.view(-1)
+    if kind == "nan":
+        flat[3::41] = float("nan")
+    elif kind == "ties":
+        flat.copy_(torch.tensor([0.0, -0.0, 1.0, -1.0, float("-inf"), 2.0])[torch.randint(0, 6, flat.shape)])
+        flat[::53] = float("inf")
+    return x.to(dt)
+
+
+def max_cases(text, mutate=None):
+    """The MAX reading (cummax's values) over the last, a middle and the first dimension, chunks
+    and tiles left partial: exactly ATen's torch.cummax values (a NaN where ATen has one), as the
+    maximum rounds nothing. Two mutants must fail: NaN not kept over a later number, the carry
+    from the chunks before dropped. Returns (cases run, cases failed)."""
+    bad = n = 0
+    mutants = [("take_a = tl.where(a != a, b == b, a > b)", "take_a = a > b", "NaN not sticky"),
+               ("_max_combine(carry, tl.associative_scan(x, 0, _max_combine))",
+                "tl.associative_scan(x, 0, _max_combine)", "no carry")]
+    with tempfile.TemporaryDirectory() as tmp:
+        for mut in [None] + mutants:
+            caught = False
+            for shape, dim in [((5, 300), 1), ((3, 70, 9), 1), ((70, 9), 0), ((2, 50, 130), 1), ((4, 1, 33), 2)]:
+                for kind in ("randn", "nan", "ties"):
+                    for dt in (torch.float32, torch.float16, torch.bfloat16):
+                        if mut and dt != torch.float32:
+                            continue
+                        rows = all(d == 1 for d in shape[dim + 1:])
+                        p = dict(IN0="in_ptr0", IN1="in_ptr0", OUT="out_ptr0", XARG="in_ptr0", MARG="in_ptr0",
+                                 MASKED=False, REGION=False, DIM=dim, SHIFT=0, REVERSE=False, CHUNK=64, BLOCK_S=16,
+                                 BLOCK_I=8, NUM_WARPS=4, ROWS=rows, LSE=False, MAX=True)
+                        src = render(text, p)
+                        if mut:
+                            assert mut[0] in src, mut[0]
+                            src = src.replace(mut[0], mut[1])
+                        mod = load_judged(src, "max_%d" % n, tmp)
+                        n += not mut
+                        x = max_input(shape, kind, dt)
+                        out = torch.full(shape, float("nan"), dtype=dt)
+                        mod.launch(x, out, x.numel() // shape[dim], shape[dim])
+                        ref = torch.cummax(x.double(), dim).values.to(dt).double()
+                        o = out.double()
+                        ok = bool(((o == ref) | (torch.isnan(o) & torch.isnan(ref))).all())
+                        if mut:
+                            caught |= not ok
+                            continue
+                        bad += not ok
+                        print("%s max shape=%s dim=%d %s %s" % ("ok  " if ok else "FAIL", shape, dim, kind, str(dt)[6:]))
+            if mut:
+                bad += not caught
+                print("%s mutant (%s)" % ("ok  " if caught else "FAIL", mut[2]))
     return n, bad
 
 

@@ -171,3 +171,39 @@ Test(scan, not_a_scan) {
         artifact_free(a);
     }
 }
+
+/* cummax's values (held-out hb03: 16384 x 8192 fp32 over the rows, captured on the H100, session
+ * 54): the running maximum, one candidate a variant over dimension 1 (the graph's), the row
+ * kernel's chunks; a kernel that also stores the indices (a second output) or only them (int64)
+ * is not a scan, nor is a cummax mixed with a cumsum. */
+Test(scan, cummax_values_only) {
+    artifact *a = tu_load_inductor("heldout9_hb03_cummax_rows_g0.py");
+    json_t *k = only_kernel(a);
+    double eps = 0;
+    cr_assert_str_eq(kfamily_name(builtin_rewrite_match(tu_kf(k), &eps)), "scan");
+    json_t *out = scan_candidates(k, &a->kernels[0]);
+    size_t n = json_array_size(json_object_get(out, "candidates"));
+    cr_expect_eq(n, SCAN_VARIANTS);
+    cr_expect_eq(count_with(out, "take_a = tl.where(a != a, b == b, a > b)"), n, "the NaN-sticky combine");
+    cr_expect_eq(count_with(out, "prefix cummax (the values) over dimension 1"), n);
+    cr_expect_eq(count_with(out, "\"kernel\": \"_scan_rows\""), n);
+    cr_expect_eq(count_with(out, "tl.cumsum("), 0u);
+    json_decref(out);
+    json_decref(k);
+    artifact_free(a);
+
+    size_t len = 0;
+    char *text = tu_read_fixture("tests/fixtures/inductor/heldout9_hb03_cummax_rows_g0.py", &len);
+    static const char *const edits[][2] = {
+        {"'out_ptr0': '*fp32'", "'out_ptr0': '*i64'"},
+        {"'out_ptr0': '*fp32', 'xnumel'", "'out_ptr0': '*fp32', 'out_ptr1': '*i64', 'xnumel'"},
+        {"Original ATen: [aten.cummax]\n# Source node", "Original ATen: [aten.cummax, aten.cumsum]\n# Source node"}};
+    for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+        artifact *b = tu_parse_edited(text, edits[i][0], edits[i][1]);
+        json_t *kb = only_kernel(b);
+        cr_expect_null(builtin_scan_match(tu_kf(kb)), "edit %zu", i);
+        json_decref(kb);
+        artifact_free(b);
+    }
+    free(text);
+}
