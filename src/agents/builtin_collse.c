@@ -30,6 +30,7 @@
 enum {
     CL_MIN_PROGRAMS = 128, /* fewer programs leave most of a GPU's SMs idle */
     CL_MAX_SPLIT = 64,
+    CL_REF_SMS = 132, /* the H100's SMs, on which the tiles' program targets were measured */
 };
 
 typedef struct cl_facts {
@@ -69,11 +70,11 @@ int builtin_col_lse_match(const kfacts *k) {
 }
 
 /* The parts (a power of two) that cut the reduced dimension for tiles of bi columns by `rows`
- * rows: the fewest that make `target` programs on 132 SMs (scaled to the GPU's `sms` when
+ * rows: the fewest that make `target` programs on CL_REF_SMS SMs (scaled to the GPU's `sms` when
  * known), each part at least 4 steps of `rows`; 1 where the tiles alone make that many. */
 static long long cl_split(const cl_facts *f, long long bi, long long rows, long long target, long long sms) {
     long long programs = f->outer * ((f->inner + bi - 1) / bi), sp = 1;
-    if (sms > 0) target = target * sms / 132;
+    if (sms > 0) target = target * sms / CL_REF_SMS;
     while (programs * sp < target && sp < CL_MAX_SPLIT && f->c / (sp * 2) >= 4 * rows) sp *= 2;
     return sp;
 }

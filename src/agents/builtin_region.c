@@ -275,6 +275,14 @@ static long long segmented_row(kfamily f, const kfacts *k) {
     return sh ? sh->d[sh->ndims - 1] : 0;
 }
 
+/* Whether segments of `seg` elements cut f's row into no more programs than the GPU has SMs
+ * (all of a row's programs wait for each other: the templates' "nseg <= sm_count()" check);
+ * 1 when the SMs or the row are not known. */
+static int fits_sms(kfamily f, const kfacts *k, long long seg) {
+    long long row = k->sms ? segmented_row(f, k) : 0;
+    return !row || (row + seg - 1) / seg <= k->sms;
+}
+
 json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     if (f == KF_SCAN) return builtin_scan_variants(k);
     if (f == KF_REGION_AVG_POOL) return builtin_pool_variants(k);
@@ -293,14 +301,12 @@ json_t *builtin_region_variants(kfamily f, const kfacts *k) {
     int ln = f == KF_REGION_LAYER_NORM, gn = f == KF_REGION_GROUP_NORM;
     const int(*w)[2] = ln ? lw : gn ? gw : sw;
     size_t nw = ln ? sizeof lw / sizeof lw[0] : gn ? sizeof gw / sizeof gw[0] : sizeof sw / sizeof sw[0];
-    /* all of a row's programs wait for each other (the templates' "nseg <= sm_count()" check):
-     * a variant cutting the row into more segments than the GPU has SMs would only be refused
+    /* a variant cutting the row into more segments than the GPU has SMs would only be refused
      * at gate 1, so it does not take a candidate's place (session 53: hb08's 8192-element
      * segments, 256 a group, on 132 SMs) */
-    long long row = segmented_row(f, k);
     json_t *v = json_array();
     for (size_t i = 0; i < nw; i++)
-        if (!k->sms || !row || (row + w[i][0] - 1) / w[i][0] <= k->sms)
+        if (fits_sms(f, k, w[i][0]))
             json_array_append_new(v, json_pack("{s:i, s:i}", "seg", w[i][0], "num_warps", w[i][1]));
     return v;
 }
@@ -366,7 +372,7 @@ int builtin_region_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e
         if (gn && (count + seg - 1) / seg > 256) continue;
         /* layer norm: at most LN_MAX_SEGS segments a row */
         if (ln && (count + seg - 1) / seg > LN_MAX_SEGS) continue;
-        if ((gn || ln) && k->sms && (count + seg - 1) / seg > k->sms) continue;   /* more programs than SMs */
+        if (!fits_sms(f, k, seg)) continue;   /* more programs a row than SMs */
         kbuf s = KBUF_INIT, label = KBUF_INIT;
         static const char *const acts[] = {"", ", GELU after", ", ReLU after", ", Inductor's pointwise lines after"};
         kbuf_printf(&label, "%s%s%s: one pass, rows cut into segments of %d held in registers, partials exchanged "

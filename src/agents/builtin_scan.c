@@ -147,7 +147,22 @@ const char *builtin_scan_match(const kfacts *k) {
     return scan_facts_of(k, &f) ? "scan" : NULL;
 }
 
-static long long inner_of(const kfacts *k, const char *arg, int dim);
+/* The product of the dimensions of `arg` after `dim` (1: the scan runs along rows); -1 when
+ * its shape is not known. */
+static long long inner_of(const kfacts *k, const char *arg, int dim) {
+    const kf_shape *sh = kfacts_shape(k, arg);
+    if (!sh) return -1;
+    long long inner = 1;
+    for (int d = dim + 1; d < sh->ndims; d++) inner *= sh->d[d];
+    return inner;
+}
+
+/* Append n variants {chunk, block_s, block_i, num_warps} to arr. */
+static void append_variants(json_t *arr, const int (*v)[4], size_t n) {
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:i}", "chunk", v[i][0], "block_s", v[i][1], "block_i", v[i][2],
+                                             "num_warps", v[i][3]));
+}
 
 json_t *builtin_scan_variants(const kfacts *k) {
     /* chunk, rows per step, columns per program, warps. The row kernel (the last dimension) takes
@@ -171,25 +186,9 @@ json_t *builtin_scan_variants(const kfacts *k) {
         }
     if (!any_rows && !any_cols) any_rows = 1;   /* the shape not known: the row list, as before */
     json_t *arr = json_array();
-    for (int form = 0; form < 2; form++) {
-        if (!(form ? any_cols : any_rows)) continue;
-        const int(*v)[4] = form ? cols : rows;
-        size_t n = form ? sizeof cols / sizeof cols[0] : sizeof rows / sizeof rows[0];
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(arr, json_pack("{s:i, s:i, s:i, s:i}", "chunk", v[i][0], "block_s", v[i][1], "block_i",
-                                                 v[i][2], "num_warps", v[i][3]));
-    }
+    if (any_rows) append_variants(arr, rows, sizeof rows / sizeof rows[0]);
+    if (any_cols) append_variants(arr, cols, sizeof cols / sizeof cols[0]);
     return arr;
-}
-
-/* The product of the dimensions of `arg` after `dim` (1: the scan runs along rows); -1 when
- * its shape is not known. */
-static long long inner_of(const kfacts *k, const char *arg, int dim) {
-    const kf_shape *sh = kfacts_shape(k, arg);
-    if (!sh) return -1;
-    long long inner = 1;
-    for (int d = dim + 1; d < sh->ndims; d++) inner *= sh->d[d];
-    return inner;
 }
 
 int builtin_scan_act(const kfacts *k, const kplan *plan, json_t **out, kerr *e) {
