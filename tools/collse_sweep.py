@@ -25,7 +25,7 @@ def main():
         out = []
         # builtin_collse.c's tiles first (columns, rows, warps), each with the reduced dimension
         # in 1-16 parts (SPLIT) where that leaves at most 8192 programs, then the rest of the grid
-        tiles = [(64, 64, 8), (128, 32, 8), (64, 128, 8), (128, 64, 8), (32, 64, 4), (256, 32, 8)]
+        tiles = [(64, 32, 4), (128, 32, 8), (64, 16, 4), (64, 32, 8), (32, 64, 4), (128, 16, 8)]
         tiles += [(bi, rows, nw) for bi in (32, 64, 128, 256) for rows in (16, 32, 64, 128, 256) for nw in (4, 8, 16)
                   if (bi, rows, nw) not in tiles and 8 <= bi * rows // (32 * nw) <= 64]
         grid = [(bi, rows, nw, sp) for bi, rows, nw in tiles for sp in (1, 2, 4, 8, 16)
