@@ -142,6 +142,7 @@ interp-check:
 	TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_compare_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_fence_interp.py
 	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_ln_prologue_interp.py
+	KOPT=$(CURDIR)/build/kopt TRITON_INTERPRET=1 $(TRITON_PYTHON) tests/interp/test_revloop_interp.py
 
 # interp-check where no python has triton (CI): a venv over the system python's torch (Debian's
 # python3-torch) with Triton from PyPI at the GPU machine's version; the venv stays in build/.

@@ -28,7 +28,9 @@
  *               region holds: those are region kernels like any other)
  *               -> {"plans":[{"direction":"launch_config|rewrite|one_pass|split|...","params":{...},
  *                             "rationale":"..."}]}
- *               (a rewrite's params name its family's template, "template": a kfamily name,
+ *               (a launch_config's params hold "configs": [{XBLOCK, R0_BLOCK, YBLOCK,
+ *               num_warps, num_stages, "reverse_last_pass": true|absent (revloop.h)}];
+ *               a rewrite's params name its family's template, "template": a kfamily name,
  *               agents/family.h, read back with kfamily_parse; the search reads the answer
  *               once into typed plans, optimize_int.h's opt_plans_read, an empty list's
  *               "why" ending the kernel's search)

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "agents/builtin.h"
+#include "agents/revloop.h"
 #include "util/buf.h"
+#include "util/log.h"
 
 void builtin_plan_source(const char *src, kbuf *out) {
     const char *p = src;
@@ -47,17 +49,27 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
 }
 
 /* One form-P candidate relaunching kernel k (its jit source `src`, 1-D or 2-D grid) with
- * configuration c, appended to cands; `qparams` the runtime parameters as a quoted list. */
+ * configuration c, appended to cands; `qparams` the runtime parameters as a quoted list. A
+ * configuration whose last pass is to run backward gives nothing where revloop refuses the
+ * kernel (logged). */
 static void config_candidate(const kfacts *k, const kp_config *c, int grid2d, const char *qparams, json_t *cands) {
     const char *name = k->name;
     long long xb = c->xblock, rb = c->r0_block, yb = c->yblock, nw = c->num_warps, ns = c->num_stages;
+    char why[200] = "";
+    char *rev = c->reverse_last ? revloop_apply(k->jit_source, why, sizeof why) : NULL;
+    if (c->reverse_last && !rev) {
+        log_info("executor: %s's last pass cannot run backward: %s", name, why);
+        return;
+    }
     kbuf label = KBUF_INIT, s = KBUF_INIT;
     kbuf_printf(&label, "XBLOCK=%lld", xb);
     if (rb) kbuf_printf(&label, " R0_BLOCK=%lld", rb);
     if (yb) kbuf_printf(&label, " YBLOCK=%lld", yb);
     kbuf_printf(&label, " num_warps=%lld num_stages=%lld", nw, ns);
+    if (rev) kbuf_puts(&label, " last pass reversed");
     kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, launch_config: %s\n", name, kbuf_str(&label));
-    builtin_plan_source(k->jit_source, &s);
+    builtin_plan_source(rev ? rev : k->jit_source, &s);
+    free(rev);
     kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n", qparams);
     if (grid2d)
         kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %lld)\", \"cdiv(ynumel, %lld)\"],\n",

@@ -15,7 +15,8 @@
  * allow (an unmasked dimension only takes block sizes that divide its numel), with warps
  * matched to the tile;
  * later rounds are a beam around the fastest measured configurations (neighbours: one step in
- * one knob). Diversity rule: a configuration already tried is never proposed again, and when
+ * one knob; where revloop.h allows it, the knob "reverse_last_pass" turns the kernel's last pass
+ * over its chunks backward, so that its re-reads start with what the pass before read last). Diversity rule: a configuration already tried is never proposed again, and when
  * the last round brought no improvement over the round before, the planner stops proposing
  * (the search moves to the next kernel) instead of collapsing onto the same region. */
 #include <math.h>
@@ -23,9 +24,11 @@
 #include <string.h>
 
 #include "agents/builtin.h"
+#include "agents/revloop.h"
 #include "util/buf.h"
 
-typedef struct { int xb, rb, yb, nw, ns; } cfg;
+/* A launch configuration; rv: the last r0 pass over its chunks backward (revloop.h). */
+typedef struct { int xb, rb, yb, nw, ns, rv; } cfg;
 
 /* One entry of the search's history (agent.h's planner context), read once at the planner's
  * edge by hist_read. */
@@ -51,7 +54,7 @@ typedef struct clist {
 static cfg cfg_of(const json_t *o) {
     return (cfg){(int)json_integer_value(json_object_get(o, "XBLOCK")), (int)json_integer_value(json_object_get(o, "R0_BLOCK")),
                  (int)json_integer_value(json_object_get(o, "YBLOCK")), (int)json_integer_value(json_object_get(o, "num_warps")),
-                 (int)json_integer_value(json_object_get(o, "num_stages"))};
+                 (int)json_integer_value(json_object_get(o, "num_stages")), json_is_true(json_object_get(o, "reverse_last_pass"))};
 }
 
 static void hist_read(const json_t *history, hist *h) {
@@ -81,11 +84,12 @@ static json_t *cfg_json(const cfg *c) {
     json_t *o = json_pack("{s:i, s:i, s:i}", "XBLOCK", c->xb, "num_warps", c->nw, "num_stages", c->ns);
     if (c->rb) json_object_set_new(o, "R0_BLOCK", json_integer(c->rb));
     if (c->yb) json_object_set_new(o, "YBLOCK", json_integer(c->yb));
+    if (c->rv) json_object_set_new(o, "reverse_last_pass", json_true());
     return o;
 }
 
 static int cfg_eq(const cfg *a, const cfg *b) {
-    return a->xb == b->xb && a->rb == b->rb && a->yb == b->yb && a->nw == b->nw && a->ns == b->ns;
+    return a->xb == b->xb && a->rb == b->rb && a->yb == b->yb && a->nw == b->nw && a->ns == b->ns && a->rv == b->rv;
 }
 
 static int tried(const hist *history, const cfg *c) {
@@ -167,7 +171,7 @@ static void coarse(clist *list, const kfacts *k, const hist *history, size_t max
             for (int ns = 1; ns <= 2; ns++)
                 for (size_t r = 0; r < sizeof rbs / sizeof *rbs; r++)
                     for (size_t w = 0; w < 5; w++) {
-                        cfg c = {xb, rbs[r], 0, WARPS[w], ns};
+                        cfg c = {xb, rbs[r], 0, WARPS[w], ns, 0};
                         long long tile = (long long)xb * rbs[r];
                         if (tile < 1024 || tile > 32768) continue;
                         if (tile / (32 * WARPS[w]) > 32 || tile / (32 * WARPS[w]) < 8) continue;
@@ -179,14 +183,14 @@ static void coarse(clist *list, const kfacts *k, const hist *history, size_t max
         for (size_t a = 0; a < 5; a++)
             for (size_t b = 0; b < 4; b++)
                 for (size_t w = 1; w < 4; w++) {
-                    cfg c = {xbs[a], 0, ybs[b], WARPS[w], 1};
+                    cfg c = {xbs[a], 0, ybs[b], WARPS[w], 1, 0};
                     if ((long long)xbs[a] * ybs[b] / (32 * WARPS[w]) != 8) continue;
                     push(list, k, history, &c, max);
                 }
     } else if (k->persistent) {
         for (int xb = 1; xb <= 256; xb *= 2)
             for (size_t w = 0; w < 5; w++) {
-                cfg c = {xb, 0, 0, WARPS[w], 1};
+                cfg c = {xb, 0, 0, WARPS[w], 1, 0};
                 xgrid_add(&g, k, history, &c);
             }
         xgrid_push(&g, list, k, history, max);
@@ -194,21 +198,22 @@ static void coarse(clist *list, const kfacts *k, const hist *history, size_t max
         int xbs[] = {1024, 2048, 4096, 512, 8192};
         for (size_t a = 0; a < 5; a++)
             for (size_t w = 1; w < 5; w++) {
-                cfg c = {xbs[a], 0, 0, WARPS[w], 1};
+                cfg c = {xbs[a], 0, 0, WARPS[w], 1, 0};
                 if (xbs[a] / (32 * WARPS[w]) < 4 || xbs[a] / (32 * WARPS[w]) > 16) continue;
                 push(list, k, history, &c, max);
             }
     }
 }
 
-enum { NEIGHBOURS = 12 };
+enum { NEIGHBOURS = 13 };
 
 /* The configurations one knob one step away from b: block sizes doubled and halved, warps
  * doubled and halved, stages 1 <-> 2 and 3, and the tile reshaped at its size (XBLOCK doubled
  * with R0_BLOCK halved and the reverse: a step in XBLOCK alone can leave the register budget
- * at the warps that won, as ha08's XBLOCK 16 -> 32 at R0_BLOCK 2048 and 16 warps did). Some may
- * equal b or be invalid: push() filters. */
-static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
+ * at the warps that won, as ha08's XBLOCK 16 -> 32 at R0_BLOCK 2048 and 16 warps did), and, where
+ * the kernel's last pass may run backward (rev), the same configuration with that pass turned.
+ * Some may equal b or be invalid: push() filters. */
+static void neighbours(const cfg *b, int rev, cfg n[NEIGHBOURS]) {
     for (int j = 0; j < NEIGHBOURS; j++) n[j] = *b;
     n[0].xb *= 2; n[1].xb = b->xb > 1 ? b->xb / 2 : 1;
     n[2].nw *= 2; n[3].nw = b->nw > 1 ? b->nw / 2 : 1;
@@ -217,10 +222,11 @@ static void neighbours(const cfg *b, cfg n[NEIGHBOURS]) {
     if (b->yb) { n[8].yb *= 2; n[9].yb /= 2; }
     if (b->rb > 1) { n[10].xb *= 2; n[10].rb /= 2; }
     if (b->rb && b->xb > 1) { n[11].xb /= 2; n[11].rb *= 2; }
+    if (rev) n[12].rv = !b->rv;
 }
 
 /* Neighbours of the best measured configurations: one knob one step away. */
-static void beam(clist *list, const kfacts *k, const hist *history, size_t width, size_t max) {
+static void beam(clist *list, const kfacts *k, const hist *history, int rev, size_t width, size_t max) {
     /* the measured entries, fastest first (a stable insertion: ties keep the history's order) */
     const hentry **best = history->n ? kcalloc(history->n, sizeof *best) : NULL;
     size_t nbest = 0;
@@ -235,7 +241,7 @@ static void beam(clist *list, const kfacts *k, const hist *history, size_t width
     }
     for (size_t i = 0; i < nbest && i < width; i++) {
         cfg n[NEIGHBOURS];
-        neighbours(&best[i]->c, n);
+        neighbours(&best[i]->c, rev, n);
         for (int j = 0; j < NEIGHBOURS; j++)
             if (n[j].nw <= 32) push(list, k, history, &n[j], max);
     }
@@ -247,17 +253,17 @@ static void beam(clist *list, const kfacts *k, const hist *history, size_t width
  * knob one step away, the configuration itself left out (it is what the module runs). Nothing
  * when Inductor's coordinate descent found it (its neighbours were measured already). Returns
  * how many were added. */
-static size_t seed_from_tuned(clist *list, const kfacts *k, const hist *history, size_t max) {
+static size_t seed_from_tuned(clist *list, const kfacts *k, const hist *history, int rev, size_t max) {
     const kf_tuned *t = &k->tuned;
     if (!t->present || t->found_by_coordesc) return 0;
-    cfg b = {t->xblock, t->r0_block, t->yblock, t->num_warps, t->num_stages};
+    cfg b = {t->xblock, t->r0_block, t->yblock, t->num_warps, t->num_stages, 0};
     if (b.xb < 1 || b.nw < 1 || b.ns < 1) return 0;
     /* its block sizes must be the kernel's: a reduction block for a kernel without one is not
      * this kernel's configuration */
     if (kf_strs_has(&k->constexprs, "R0_BLOCK") != (b.rb > 0) || kf_strs_has(&k->constexprs, "YBLOCK") != (b.yb > 0)) return 0;
     size_t before = list->n;
     cfg n[NEIGHBOURS];
-    neighbours(&b, n);
+    neighbours(&b, rev, n);
     for (int j = 0; j < NEIGHBOURS; j++)
         if (n[j].nw <= 32 && memcmp(&n[j], &b, sizeof b)) push(list, k, history, &n[j], max);
     return list->n - before;
@@ -324,9 +330,10 @@ static void plan_kernel(const kfacts *k, const hist *history, const json_t *ctx,
     }
     clist configs = {.n = 0};
     const char *why;
+    int rev = kf_strs_has(&k->constexprs, "R0_BLOCK") && revloop_applies(k->jit_source, NULL, 0);
     if (round == 0) {
         /* the autotuned configuration's neighbours first, on top of the usual grid's share */
-        size_t seeded = seed_from_tuned(&configs, k, history, max);
+        size_t seeded = seed_from_tuned(&configs, k, history, rev, max);
         size_t cap = max + seeded;
         if (left > 0 && cap > (size_t)left) cap = (size_t)left;
         coarse(&configs, k, history, cap);
@@ -339,7 +346,7 @@ static void plan_kernel(const kfacts *k, const hist *history, const json_t *ctx,
             json_object_set_new(*out, "why", json_string("the last round did not improve: search converged"));
             return;
         }
-        beam(&configs, k, history, 3, max);
+        beam(&configs, k, history, rev, 3, max);
         why = "beam around the three fastest measured configurations (one knob one step away)";
     }
     if (configs.n == 0) {

@@ -62,6 +62,7 @@ static void config_read(const json_t *c, kp_config *x) {
     x->yblock = int_of(c, "YBLOCK");
     x->num_warps = int_of(c, "num_warps");
     x->num_stages = int_of(c, "num_stages");
+    x->reverse_last = json_is_true(json_object_get(c, "reverse_last_pass"));
 }
 
 int kplan_read(const json_t *plan, kplan *out) {

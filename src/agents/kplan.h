@@ -51,6 +51,7 @@ typedef struct kp_variant {
 typedef struct kp_config {
     long long xblock, r0_block, yblock, num_warps, num_stages;
     int has_r0_block, has_yblock, has_num_warps, has_num_stages, has_xblock;
+    int reverse_last;  /* "reverse_last_pass": true: the last r0 pass over its chunks backward (revloop.h) */
     const json_t *raw; /* borrowed */
 } kp_config;
 

@@ -4,7 +4,7 @@ the compiler refuses (a masked load through a scalar pointer, a constexpr branch
 fails here, not on the device. Covers the kernels whose programs wait for each other (the group
 norm region with several segments a group, col_split_softmax), which the interpreter cannot run,
 and the 16-bit and logcumsumexp readings and 2-D pooling slid down its rows, at the sizes the
-held-out problems use.
+held-out problems use; and revloop's looped layer norm with its last pass walked backward.
 
 Each kernel goes through worker/kopt_compile.py, kopt's sandboxed compile step, as gate 1's
 machine-code check sends it (its request: source, kernel, signature, constexprs, warps, arch).
@@ -13,6 +13,7 @@ usage: PY tests/interp/test_compile_sm90.py (`make interp-check`; PY a python wi
 exit 0 when every kernel compiles, 1 otherwise; skipped (exit 0, one line) when triton does not
 import.
 """
+import inspect
 import json
 import os
 import subprocess
@@ -135,6 +136,20 @@ def main():
         cx = {k: prm[k] for k in ("KD", "KH", "KW", "SD", "SH", "SW", "PD", "PH", "PW", "DH", "DW", "PAIR", "MAX",
                                   "COUNT_PAD", "DIVISOR", "BH", "BW", "ODC", "SHARE")}
         jobs.append((tag, render(pool, prm), "_pool_slide", psig, cx, 2))
+    # revloop: Inductor's looped layer norm with its last pass walked backward (the golden candidate
+    # of tests/unit/test_revloop.c), Inductor's Welford helpers replaced by the interpreter tests'
+    # stand-ins, which this torch lacks
+    from test_aligned_interp import _welford, _welford_combine
+    from test_revloop_interp import _welford_reduce
+    rev = open(os.path.join(ROOT, "tests", "fixtures", "revloop", "candidate_reversed.py")).read()
+    defs = (inspect.getsource(getattr(f, "fn", f)) for f in (_welford_combine, _welford, _welford_reduce))
+    helpers = "".join("@triton.jit\n%s\n\n" % d[d.index("def "):] for d in defs)
+    rev = rev.replace("triton_helpers.welford_reduce(", "_welford_reduce(").replace("triton_helpers.welford(", "_welford(")
+    rev = "\n".join(ln for ln in rev.splitlines() if not ln.startswith("from torch._inductor"))
+    rev = rev.replace("import triton.language as tl\n", "import triton.language as tl\nfrom triton.language.extra import libdevice\n\n" + helpers, 1)
+    jobs.append(("revloop_layer_norm_reversed", rev, "triton_red_fused_native_layer_norm_0",
+                 {"in_ptr0": f32, "in_ptr1": f32, "in_ptr2": f32, "out_ptr2": f32, "xnumel": "i32", "r0_numel": "i32"},
+                 {"XBLOCK": 2, "R0_BLOCK": 256}, 4))
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         for job in jobs:
