@@ -28,7 +28,8 @@ export PATH=$PWD/build:$PATH
 [ "${INTERP:-1}" = 0 ] || {
   for t in tests/interp/test_plan_interp.py tests/interp/test_scan_interp.py tests/interp/test_col_softmax_interp.py \
            tests/interp/test_aligned_interp.py tests/interp/test_fence_interp.py \
-           tests/interp/test_ln_prologue_interp.py tests/interp/test_group_norm_interp.py; do
+           tests/interp/test_ln_prologue_interp.py tests/interp/test_group_norm_interp.py \
+           tests/interp/test_revloop_interp.py; do
     echo "== $t"
     TRITON_INTERPRET=1 timeout "${T_INTERP:-150}" python3 "$t"
     echo "rc=$?"
