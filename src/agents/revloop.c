@@ -148,6 +148,45 @@ static int statement_form(const rl *r, size_t a, size_t b, size_t *reads_from, i
     return refuse(why, whylen, "line %u: a statement that is neither an assignment nor a store", r->t[a].line);
 }
 
+/* The end (exclusive) of the call argument starting at token k: its ',' or the call's ')'. */
+static size_t arg_end(const rl *r, size_t k, size_t end) {
+    int d = 0;
+    for (; k < end; k++) {
+        const pytok *t = &r->t[k];
+        if (pytok_opens(r->s, t)) d++;
+        else if (pytok_closes(r->s, t) && d-- == 0) break;
+        else if (d == 0 && pytok_is_op(r->s, t, ",")) break;
+    }
+    return k;
+}
+
+/* Whether token runs [a, ae) and [b, be) spell the same tokens. */
+static int same_tokens(const rl *r, size_t a, size_t ae, size_t b, size_t be) {
+    if (ae - a != be - b) return 0;
+    for (; a < ae; a++, b++)
+        if (r->t[a].len != r->t[b].len || memcmp(r->s + r->t[a].off, r->s + r->t[b].off, r->t[a].len)) return 0;
+    return 1;
+}
+
+/* A chunk reading what another chunk writes would see the order: every load of the body from
+ * a pointer the body stores through must address the very elements the store does (Inductor's
+ * in-place `in_out_ptr` reads and writes one element at one index). 1, or 0 with why. */
+static int no_memory_carry(const rl *r, size_t a, size_t end, char *why, size_t whylen) {
+    for (size_t k = a; k + 4 < end; k++) {
+        if (!(pytok_is_name(r->s, &r->t[k], "tl") && pytok_is_op(r->s, &r->t[k + 1], ".") &&
+              pytok_is_name(r->s, &r->t[k + 2], "store") && pytok_is_op(r->s, &r->t[k + 3], "(")))
+            continue;
+        size_t sa = k + 4, se = arg_end(r, sa, end);
+        for (size_t q = a; q < end; q++) {
+            if (!is_load_arg(r, q) || !same_tokens(r, q, q + 1, sa, sa + 1)) continue;
+            if (!same_tokens(r, q, arg_end(r, q, end), sa, se))
+                return refuse(why, whylen, "line %u: '%.*s' is loaded at other elements than the pass stores there",
+                              r->t[q].line, (int)r->t[q].len, r->s + r->t[q].off);
+        }
+    }
+    return 1;
+}
+
 /* The analysis; on success *hdr is the header's `r0_offset` token and *body the body's first. */
 static int analyse(const rl *r, size_t *hdr, size_t *body, char *why, size_t whylen) {
     const char *s = r->s;
@@ -234,6 +273,7 @@ static int analyse(const rl *r, size_t *hdr, size_t *body, char *why, size_t why
     free(assigned.v);
     free(derived.v);
     if (!ok) return 0;
+    if (!no_memory_carry(r, a, end, why, whylen)) return 0;
     if (!loads_again)
         return refuse(why, whylen, "the last pass loads nothing an earlier pass loaded: no re-read to serve from L2");
     *hdr = last + 1;

@@ -132,6 +132,9 @@ Test(revloop, refuses_what_could_make_the_order_matter) {
         {"tl.store(out_ptr2 + (r0_1 + 1000*x0), tmp24, r0_mask)",
          "tl.store(out_ptr2 + (r0_1 + 1000*x0), tmp24, r0_mask)\n    tl.store(out_ptr2 + (x0), tmp24, xmask)",
          "a statement after the last pass"},
+        /* a chunk reading what the next one writes (the element after its own) */
+        {"tl.store(out_ptr2 + (r0_1 + 1000*x0), tmp24, r0_mask)", "tl.store(in_ptr0 + (r0_1 + 1 + 1000*x0), tmp24, r0_mask)",
+         "'in_ptr0' is loaded at other elements than the pass stores there"},
         /* the pass reads nothing the statistics pass read: nothing to find in L2 */
         {"tmp9 = tl.load(in_ptr0 + ", "tmp9 = tl.load(in_ptr3 + ", "loads nothing an earlier pass loaded"},
         /* the name the transform introduces is taken */
@@ -139,6 +142,11 @@ Test(revloop, refuses_what_could_make_the_order_matter) {
     };
     char why[200];
     cr_assert(applies(src, why, sizeof why), "%s", why);
+    /* in place, each element read and written at one index (Inductor's in_out_ptr): taken */
+    char *inplace = tu_replace_once(src, "tl.store(out_ptr2 + (r0_1 + 1000*x0), tmp24, r0_mask)",
+                                    "tl.store(in_ptr0 + (r0_1 + 1000*x0), tmp24, r0_mask)");
+    cr_expect(applies(inplace, why, sizeof why), "in place: %s", why);
+    free(inplace);
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         const char *at = strstr(src, edits[i].from);
         /* the edits are to the last pass: its first occurrence after the last header */
