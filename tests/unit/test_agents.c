@@ -654,21 +654,6 @@ static char *aligned_src(const json_t *k, int rb, int nw) {
     return src;
 }
 
-/* Compares a generated candidate with its golden file `rel` (KOPT_WRITE_GOLDEN=1 writes it). */
-static void golden_candidate(const char *rel, const char *src) {
-    kerr e = {0};
-    if (getenv("KOPT_WRITE_GOLDEN")) {
-        char *path = tu_fixture_path(rel);
-        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
-        free(path);
-        return;
-    }
-    size_t n = 0;
-    char *want = tu_read_fixture(rel, &n);
-    cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
-    free(want);
-}
-
 /* aligned_chunks: Inductor's partial sums of a smooth L1 loss over chunks of 254201 (not a
  * multiple of 4) read as aligned vectors; everything but the loop head, the index, the mask and
  * the loads' addresses is Inductor's text. */
@@ -771,7 +756,7 @@ Test(agents, aligned_chunks_reads_a_ragged_end_after_the_loop) {
     cr_expect(strstr(src, "    _tmp19 = tl.where(r0_mask & xmask, tmp20, _tmp19)\n    tmp19 = tl.sum(_tmp19, 1)[:, None]\n") != NULL,
               "the copy accumulates into Inductor's accumulator before its final reduction");
     cr_expect(strstr(src, "    r0_offset = kopt_i * R0_BLOCK\n    kopt_g") == NULL, "the copy does not use the loop's counter");
-    golden_candidate("tests/fixtures/aligned/candidate_small.py", src);
+    tu_golden("tests/fixtures/aligned/candidate_small.py", src);
     free(src);
     json_decref(k);
     artifact_free(a);
@@ -789,7 +774,7 @@ Test(agents, aligned_chunks_rows_golden) {
     char *src = aligned_src(k, 256, 4);
     cr_assert(src);
     cr_expect(strstr(src, "tmp3 = tl.load(in_ptr0 + (4052*x1 + kopt_g), (kopt_g < 4052) & xmask, ") != NULL, "%s", src);
-    golden_candidate("tests/fixtures/aligned/candidate_rows_small.py", src);
+    tu_golden("tests/fixtures/aligned/candidate_rows_small.py", src);
     free(src);
     json_decref(k);
     artifact_free(a);

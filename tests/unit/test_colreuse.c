@@ -195,20 +195,9 @@ Test(colreuse, small_golden) {
     artifact *a = parsed("tests/fixtures/inductor/handmade_layer_norm_rows_small.py", NULL, NULL);
     json_t *kc = opt_kernel_ctx(a, kernel_index(a, POI), NULL);
     json_t *out = NULL;
-    kerr e = {0};
     const char *src = one_candidate(kc, 1024, 4, &out);
     cr_expect(strstr(src, "    for kopt_row in tl.range(0, 4):\n        xindex = kopt_row * 262144 + kopt_col\n") != NULL, "%s", src);
-    const char *rel = "tests/fixtures/colreuse/candidate_small.py";
-    if (getenv("KOPT_WRITE_GOLDEN")) {
-        char *path = tu_fixture_path(rel);
-        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
-        free(path);
-    } else {
-        size_t n = 0;
-        char *want = tu_read_fixture(rel, &n);
-        cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
-        free(want);
-    }
+    tu_golden("tests/fixtures/colreuse/candidate_small.py", src);
     json_decref(out);
     json_decref(kc);
     artifact_free(a);

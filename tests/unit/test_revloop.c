@@ -183,21 +183,6 @@ static char *exec_config(const json_t *k, json_t *cfg, char **label) {
     return src;
 }
 
-/* Compares a generated candidate with its golden file `rel` (KOPT_WRITE_GOLDEN=1 writes it). */
-static void golden(const char *rel, const char *src) {
-    kerr e = {0};
-    if (getenv("KOPT_WRITE_GOLDEN")) {
-        char *path = tu_fixture_path(rel);
-        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
-        free(path);
-        return;
-    }
-    size_t n = 0;
-    char *want = tu_read_fixture(rel, &n);
-    cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
-    free(want);
-}
-
 /* The executor: a configuration with "reverse_last_pass" gives Inductor's kernel with the last
  * pass turned (gate 1 takes it, the label says so), the same configuration without it the
  * kernel as it is; both are golden files that tests/interp/test_revloop_interp.py runs and
@@ -221,8 +206,8 @@ Test(revloop, executor_candidate_and_goldens) {
     json_t *out = json_pack("{s:[{s:s}]}", "candidates", "source", rev);
     tu_expect_gate1(out, &a->kernels[0]);
     json_decref(out);
-    golden("tests/fixtures/revloop/candidate_reversed.py", rev);
-    golden("tests/fixtures/revloop/candidate_forward.py", fwd);
+    tu_golden("tests/fixtures/revloop/candidate_reversed.py", rev);
+    tu_golden("tests/fixtures/revloop/candidate_forward.py", fwd);
     free(rev);
     free(fwd);
     free(label);

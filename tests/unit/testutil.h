@@ -10,6 +10,7 @@
  * parses and passes gate 1's C checks against kernel K. tu_parse_candidate parses a candidate
  * text, failing the test when it is refused (the caller frees it with candidate_free);
  * tu_parse_refusal asserts a text's refusal and returns its message (the caller frees it).
+ * tu_golden compares an emitted candidate with its golden file (KOPT_WRITE_GOLDEN=1 rewrites it).
  * tu_family: a family's name (agents/family.h), NULL for KF_NONE (tests compare names).
  * tu_kf: a planner-context kernel object read into kernel facts (agents/kfacts.h), as the
  * built-in agents read it at their edge; the facts borrow `k`'s strings and live in a ring of
@@ -115,6 +116,21 @@ static inline char *tu_read_fixture(const char *rel, size_t *len) {
     free(path);
     if (len) *len = n;
     return text;
+}
+
+/* Compares a generated candidate with its golden file `rel` (KOPT_WRITE_GOLDEN=1 writes it instead). */
+static inline void tu_golden(const char *rel, const char *src) {
+    kerr e = {0};
+    if (getenv("KOPT_WRITE_GOLDEN")) {
+        char *path = tu_fixture_path(rel);
+        cr_assert_eq(fs_write(path, src, strlen(src), &e), 0, "%s", e.msg);
+        free(path);
+        return;
+    }
+    size_t n = 0;
+    char *want = tu_read_fixture(rel, &n);
+    cr_expect(n == strlen(src) && !memcmp(want, src, n), "%s differs from the emitted candidate", rel);
+    free(want);
 }
 
 static inline candidate *tu_parse_candidate(const char *text) {
