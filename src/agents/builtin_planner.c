@@ -10,8 +10,9 @@
  *      num_warps,num_stages}]},"rationale":"..."}]} or {"plans":[]} when there is nothing new.
  *
  * Round 0 is, first, the neighbours of the configuration Inductor's autotuner chose for the
- * kernel on these shapes ("tuned_config", as the worker's profile reported it; not when Inductor's own
- * coordinate descent found it) and then a coarse grid over the block sizes the kernel's masks
+ * kernel on these shapes ("tuned_config", as the worker's profile reported it; when Inductor's own
+ * coordinate descent found it, only its twin with the last pass walked backward, where revloop
+ * allows one) and then a coarse grid over the block sizes the kernel's masks
  * allow (an unmasked dimension only takes block sizes that divide its numel), with warps
  * matched to the tile;
  * later rounds are a beam around the fastest measured configurations (neighbours: one step in
@@ -113,6 +114,7 @@ static int plausible(const kfacts *k, const cfg *c) {
 
 static int valid(const kfacts *k, const cfg *c) {
     const kf_strs *ce = &k->constexprs;
+    if (c->nw < 1 || c->ns < 1) return 0;
     long long yn = kfacts_numel(k, "ynumel");
     if (!fits(c->xb, kfacts_numel(k, "xnumel"), k->masked_x)) return 0;
     if (kf_strs_has(ce, "R0_BLOCK") && !fits(c->rb, kfacts_numel(k, "r0_numel"), k->masked_r0)) return 0;
@@ -225,14 +227,18 @@ static void neighbours(const cfg *b, int rev, cfg n[NEIGHBOURS]) {
     if (rev) n[12].rv = !b->rv;
 }
 
-/* Neighbours of the best measured configurations: one knob one step away. */
+/* Neighbours of the best measured configurations (launch configurations only, not a rewrite's
+ * variants): one knob one step away. */
 static void beam(clist *list, const kfacts *k, const hist *history, int rev, size_t width, size_t max) {
     /* the measured entries, fastest first (a stable insertion: ties keep the history's order) */
     const hentry **best = history->n ? kcalloc(history->n, sizeof *best) : NULL;
     size_t nbest = 0;
     for (size_t i = 0; i < history->n; i++) {
         const hentry *h = &history->v[i];
-        if (isnan(h->ms)) continue;
+        /* a rewrite's entry is no configuration of this kernel: its "config" holds the
+         * template's variant (level1/35's pool template, the fastest, once made a centre
+         * with num_stages 0) */
+        if (isnan(h->ms) || h->is_template) continue;
         size_t pos = 0;
         while (pos < nbest && best[pos]->ms <= h->ms) pos++;
         memmove(best + pos + 1, best + pos, (nbest - pos) * sizeof *best);
@@ -250,18 +256,27 @@ static void beam(clist *list, const kfacts *k, const hist *history, int rev, siz
 
 /* Coordinate descent's first step from Inductor's own autotuned configuration (the kernel
  * context's "tuned_config", the worker's report of it: optimize/tuned.h): its neighbours, one
- * knob one step away, the configuration itself left out (it is what the module runs). Nothing
- * when Inductor's coordinate descent found it (its neighbours were measured already). Returns
- * how many were added. */
-static size_t seed_from_tuned(clist *list, const kfacts *k, const hist *history, int rev, size_t max) {
+ * knob one step away, the configuration itself left out (it is what the module runs). When
+ * Inductor's coordinate descent found it, its neighbours were measured already: only its twin
+ * with the last pass walked backward (rev), which no autotuner tries. Returns how many were
+ * added; *twin_only is set when that twin is all the step is. */
+static size_t seed_from_tuned(clist *list, const kfacts *k, const hist *history, int rev, size_t max, int *twin_only) {
     const kf_tuned *t = &k->tuned;
-    if (!t->present || t->found_by_coordesc) return 0;
+    *twin_only = 0;
+    if (!t->present || (t->found_by_coordesc && !rev)) return 0;
     cfg b = {t->xblock, t->r0_block, t->yblock, t->num_warps, t->num_stages, 0};
     if (b.xb < 1 || b.nw < 1 || b.ns < 1) return 0;
     /* its block sizes must be the kernel's: a reduction block for a kernel without one is not
      * this kernel's configuration */
     if (kf_strs_has(&k->constexprs, "R0_BLOCK") != (b.rb > 0) || kf_strs_has(&k->constexprs, "YBLOCK") != (b.yb > 0)) return 0;
     size_t before = list->n;
+    if (t->found_by_coordesc) {
+        cfg tw = b;
+        tw.rv = 1;
+        push(list, k, history, &tw, max);
+        *twin_only = list->n > before;
+        return list->n - before;
+    }
     cfg n[NEIGHBOURS];
     neighbours(&b, rev, n);
     for (int j = 0; j < NEIGHBOURS; j++)
@@ -333,13 +348,16 @@ static void plan_kernel(const kfacts *k, const hist *history, const json_t *ctx,
     int rev = kf_strs_has(&k->constexprs, "R0_BLOCK") && revloop_applies(k->jit_source, NULL, 0);
     if (round == 0) {
         /* the autotuned configuration's neighbours first, on top of the usual grid's share */
-        size_t seeded = seed_from_tuned(&configs, k, history, rev, max);
+        int twin_only = 0;
+        size_t seeded = seed_from_tuned(&configs, k, history, rev, max, &twin_only);
         size_t cap = max + seeded;
         if (left > 0 && cap > (size_t)left) cap = (size_t)left;
         coarse(&configs, k, history, cap);
-        why = seeded ? "coordinate descent's first step from the configuration Inductor's autotuner chose (one "
-                       "knob one step away), then a coarse grid over the block sizes the kernel's masks allow"
-                     : "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
+        why = twin_only ? "the configuration Inductor's coordinate descent found with its last pass walked backward "
+                          "(revloop), then a coarse grid over the block sizes the kernel's masks allow"
+              : seeded  ? "coordinate descent's first step from the configuration Inductor's autotuner chose (one "
+                          "knob one step away), then a coarse grid over the block sizes the kernel's masks allow"
+                        : "coarse grid over the block sizes the kernel's masks allow, warps matched to the tile";
     } else {
         /* diversity: stop when the previous round did not improve on the rounds before it */
         if (round >= 2 && !(best_ms(history, round) < best_ms(history, round - 1))) {

@@ -932,9 +932,41 @@ static int one_step_from(const json_t *c, long long xb, long long rb, long long 
     long long b[4] = {xb, rb, nw, ns};
     int diff = 0;
     for (int i = 0; i < 4; i++) diff += v[i] != b[i];
+    /* the last pass walked backward (revloop.h) is a knob of its own */
+    int rev = json_is_true(json_object_get(c, "reverse_last_pass"));
+    diff += rev;
     /* or the tile reshaped at its size: XBLOCK doubled with R0_BLOCK halved, or the reverse */
-    int reshaped = v[2] == nw && v[3] == ns && v[0] * v[1] == xb * rb && (v[0] == 2 * xb || 2 * v[0] == xb);
+    int reshaped = !rev && v[2] == nw && v[3] == ns && v[0] * v[1] == xb * rb && (v[0] == 2 * xb || 2 * v[0] == xb);
     return diff == 1 || reshaped;
+}
+
+/* A rewrite measured fastest is no beam centre: its "config" is the template's variant, not a
+ * launch configuration of the kernel (level1/35, session 55: the pool template's entry, read as
+ * block sizes, gave XBLOCK=1 num_warps=1 num_stages=0, which gate 1 refused). The persistent
+ * pooling kernel takes block sizes without R0_BLOCK, so that entry's neighbours were valid. */
+Test(agents, planner_beam_ignores_a_rewrites_entry) {
+    artifact *a = NULL;
+    json_t *k = kernel_from_fixture("tests/fixtures/inductor/suite_level1_35_max_pool3d_fp16__max_autotune_no_cudagraphs_g0.py", &a);
+    agent *p = builtin_planner_new();
+    json_t *hist = json_pack("[{s:{s:i, s:i, s:i}, s:f, s:s, s:i}, {s:{s:s, s:i, s:i, s:i, s:i}, s:f, s:s, s:i}]", "config", "XBLOCK",
+                             128, "num_warps", 2, "num_stages", 1, "kernel_ms", 0.843, "outcome", "screened-out", "round", 0, "config",
+                             "template", "max_pool", "bh", 1, "bw", 64, "odc", 16, "num_warps", 1, "kernel_ms", 0.702, "outcome",
+                             "accepted", "round", 0);
+    json_t *ctx = json_pack("{s:O, s:o, s:i, s:{s:i}}", "kernel", k, "history", hist, "round", 1, "budget", "candidates_left", 64);
+    json_t *out = act(p, ctx);
+    const json_t *cfgs = json_object_get(json_object_get(json_array_get(json_object_get(out, "plans"), 0), "params"), "configs");
+    cr_assert_gt(json_array_size(cfgs), 0, "%s", json_dumps(out, 0));
+    size_t i;
+    json_t *c;
+    json_array_foreach(cfgs, i, c) {
+        cr_expect_gt(json_integer_value(json_object_get(c, "num_stages")), 0, "%s", json_dumps(c, 0));
+        cr_expect(one_step_from(c, 128, 0, 2, 1), "not a neighbour of the measured configuration: %s", json_dumps(c, 0));
+    }
+    json_decref(out);
+    json_decref(ctx);
+    agent_free(p);
+    json_decref(k);
+    artifact_free(a);
 }
 
 /* The planner reads its history once (typed at its edge): round 1 is a beam around the three

@@ -141,13 +141,27 @@ Test(tuned, planner_starts_from_the_tuned_configuration) {
     cr_assert(whole_row);
     json_decref(lc);
 
-    /* found by Inductor's coordinate descent: its neighbours were measured, no seeding */
+    /* found by Inductor's coordinate descent: its neighbours were measured, no seeding but the
+     * twin with the last pass walked backward, which no autotuner tries; then the grid */
     json_object_set_new((json_t *)tc, "found_by_coordesc", json_true());
     lc = round0(k);
     cfgs = json_object_get(json_object_get(lc, "params"), "configs");
-    cr_assert_eq(json_integer_value(json_object_get(json_array_get(cfgs, 0), "R0_BLOCK")), 16384, "the grid comes first");
+    cr_assert(cfg_is(json_array_get(cfgs, 0), 1, 2048, 8, 1) && json_is_true(json_object_get(json_array_get(cfgs, 0), "reverse_last_pass")),
+              "%s", json_dumps(json_array_get(cfgs, 0), 0));
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(cfgs, 1), "R0_BLOCK")), 16384, "the grid comes next");
     cr_assert(strstr(json_string_value(json_object_get(lc, "rationale")), "autotuner chose") == NULL);
+    cr_assert(strstr(json_string_value(json_object_get(lc, "rationale")), "walked backward") != NULL);
     json_decref(lc);
+    /* ... and where the last pass may not run backward (a kernel of one loop), nothing */
+    char *one = tu_replace_once(json_string_value(json_object_get(k, "jit_source")), "for r0_offset in", "for r0_offset_ in");
+    json_t *k1 = json_deep_copy(k);
+    json_object_set_new(k1, "jit_source", json_string(one));
+    free(one);
+    lc = round0(k1);
+    cfgs = json_object_get(json_object_get(lc, "params"), "configs");
+    cr_assert_eq(json_integer_value(json_object_get(json_array_get(cfgs, 0), "R0_BLOCK")), 16384, "the grid comes first");
+    json_decref(lc);
+    json_decref(k1);
     /* a configuration without the kernel's reduction block is not this kernel's */
     json_object_set_new((json_t *)tc, "found_by_coordesc", json_false());
     json_object_del((json_t *)tc, "R0_BLOCK");
