@@ -96,7 +96,7 @@ static void br_steps_free(bench_record *r) {
 void bench_record_clear(bench_record *r) {
     if (!r) return;
     char **strs[] = {&r->rel, &r->sha, &r->level_name, &r->gpu, &r->owner, &r->started_at, &r->ended_at,
-                     &r->device, &r->outcome, &r->floor_gap, &r->ma_error, &r->error_kind, &r->error_message,
+                     &r->device, &r->outcome, &r->floor_gap, &r->floor_below, &r->ma_error, &r->error_kind, &r->error_message,
                      &r->peak_step, &r->growth_step, &r->replaced, &r->final_pick};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
         free(*strs[i]);
@@ -162,6 +162,23 @@ static void br_read_steps(bench_record *r, const json_t *res) {
     }
 }
 
+/* The measured times below their own floor (model.floor_check.below, record.h's floor_below). */
+static void br_read_below(bench_record *r, const json_t *fc) {
+    free(r->floor_below);
+    r->floor_below = NULL;
+    kbuf b = KBUF_INIT;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(fc, "below"), i, e) {
+        const char *what = json_string_value(json_object_get(e, "what")), *kind = json_string_value(json_object_get(e, "kind"));
+        double t = br_pos(e, "time_ms"), f = br_pos(e, "floor_ms");
+        kbuf_printf(&b, "%s%s (%s) %.4g ms, %.2fx its floor %.4g ms", b.len ? "; " : "", what ? what : "?", kind ? kind : "?", t,
+                    f > 0 ? t / f : NAN, f);
+    }
+    if (b.len) r->floor_below = kstrdup(kbuf_str(&b));
+    kbuf_free(&b);
+}
+
 /* The model times, the start and the two speedups with their fallbacks (record.h). */
 static void br_read_model(bench_record *r, const json_t *m) {
     r->eager_ms = br_pos(m, "eager_ms");
@@ -172,6 +189,7 @@ static void br_read_model(bench_record *r, const json_t *m) {
     r->floor_ms = br_pos(m, "floor_ms");
     const json_t *fok = json_object_get(json_object_get(m, "floor_check"), "ok");
     r->floor_ok = json_is_boolean(fok) ? json_is_true(fok) : -1;
+    br_read_below(r, json_object_get(m, "floor_check"));
     const char *start = json_string_value(json_object_get(m, "start"));
     r->start = !start ? BENCH_START_UNKNOWN
                : !strcmp(start, "default") ? BENCH_START_DEFAULT

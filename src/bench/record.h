@@ -82,6 +82,8 @@ typedef struct bench_record {
     double eager_peak_gpu_bytes; /* the user's eager model's runs (a memory phase of their own) */
     double inputs_peak_gpu_bytes; /* the user's get_inputs() drawing seeds' inputs (likewise) */
     int floor_ok;               /* model.floor_check.ok: 1, 0 (some measured time is below its floor), -1 not known */
+    char *floor_below;          /* model.floor_check.below as "what (kind) T ms, R x its floor F ms" joined by "; "
+                                 * (which floor is wrong; NULL: none, or not said) */
     /* where the memory went (resources.peak_by_step / outside_allocator_by_step of the report):
      * the main-phase step with the largest allocator peak (the one peak_gpu_bytes is made of; an
      * "op/phase" step is another phase's), and the step where the memory held outside the

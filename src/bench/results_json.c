@@ -58,6 +58,7 @@ static json_t *rj_problem(const bench_record *r) {
     json_object_set_new(o, "floor_ratio", rj_num(bench_record_floor_ratio(r)));
     json_object_set_new(o, "spent_before_search", rj_flag(r->spent_before_search));
     json_object_set_new(o, "floor_check_ok", rj_flag(r->floor_ok));
+    json_object_set_new(o, "floor_check_below", r->floor_below ? json_string(r->floor_below) : json_null());
     json_object_set_new(o, "floor_gap_reason", r->floor_gap ? json_string(r->floor_gap) : json_null());
     json_object_set_new(o, "gpu_time_s", json_pack("{s:o, s:o, s:o}", "setup", rj_num(r->setup_s), "search",
                                                    rj_num(r->search_s), "final", rj_num(r->final_s)));

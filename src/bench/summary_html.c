@@ -37,6 +37,7 @@ void bench_summary_html(const bench_report *r, kbuf *out) {
     kbuf_puts(out, "</div>\n");
     bench_table_html(&t.t[BENCH_T_PROBLEMS], out);
     if (t.t[BENCH_T_GAPS].nrows) bench_table_html(&t.t[BENCH_T_GAPS], out);
+    if (t.t[BENCH_T_FLOORS].nrows) bench_table_html(&t.t[BENCH_T_FLOORS], out);
     if (t.t[BENCH_T_MEMORY].nrows) bench_table_html(&t.t[BENCH_T_MEMORY], out);
     if (t.t[BENCH_T_SETUP].nrows) bench_table_html(&t.t[BENCH_T_SETUP], out);
     if (t.t[BENCH_T_NO_MA].nrows) bench_table_html(&t.t[BENCH_T_NO_MA], out);

@@ -15,6 +15,7 @@ void bench_summary_md(const bench_report *r, kbuf *out) {
                    "memory floor) is in summary.html.\n");
     bench_table_md(&t.t[BENCH_T_PROBLEMS], out);
     if (t.t[BENCH_T_GAPS].nrows) bench_table_md(&t.t[BENCH_T_GAPS], out);
+    if (t.t[BENCH_T_FLOORS].nrows) bench_table_md(&t.t[BENCH_T_FLOORS], out);
     if (t.t[BENCH_T_MEMORY].nrows) bench_table_md(&t.t[BENCH_T_MEMORY], out);
     if (t.t[BENCH_T_SETUP].nrows) bench_table_md(&t.t[BENCH_T_SETUP], out);
     if (t.t[BENCH_T_NO_MA].nrows) bench_table_md(&t.t[BENCH_T_NO_MA], out);

@@ -366,6 +366,22 @@ static void st_gaps(const bench_report *r, bench_table *t) {
     }
 }
 
+/* The problems where a measured time (module, kernel, library call) is below its own floor: the
+ * floor is wrong there, and the report's model.floor_check says which and why. */
+static void st_floors(const bench_report *r, bench_table *t) {
+    static const char *const head[] = {"problem", "measured below its floor (the problem's report.json, model.floor_check)"};
+    bench_table_init(t, "floors_wrong", "Problems whose floor is wrong somewhere", head, 2);
+    t->text = 1;
+    for (size_t i = 0; i < r->n; i++) {
+        const bench_record *p = &r->recs[i];
+        if (p->floor_ok != 0) continue;
+        st_row row = {.n = 0};
+        st_put(&row, p->rel);
+        st_put(&row, p->floor_below ? p->floor_below : "not said (a report from before model.floor_check.below)");
+        bench_table_row(t, row.cell);
+    }
+}
+
 /* The problems whose peak GPU memory is above 2x their working set, with where it went. */
 static void st_memory(const bench_report *r, bench_table *t) {
     static const char *const head[] = {"problem", "peak GPU (/ working set)", "outside the allocator",
@@ -460,6 +476,7 @@ void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_resources(r, &out->t[BENCH_T_RESOURCES]);
     st_problems(r, &out->t[BENCH_T_PROBLEMS]);
     st_gaps(r, &out->t[BENCH_T_GAPS]);
+    st_floors(r, &out->t[BENCH_T_FLOORS]);
     st_memory(r, &out->t[BENCH_T_MEMORY]);
     st_no_ma(r, &out->t[BENCH_T_NO_MA]);
     st_setup(r, &out->t[BENCH_T_SETUP]);

@@ -694,7 +694,16 @@ Test(bench_record, speedup_fallbacks) {
     bench_record_clear(&a);
     bench_record fk = rec_of("{\"model\": {\"floor_check\": {\"ok\": false, \"below\": []}}}");
     cr_assert_eq(fk.floor_ok, 0);
+    cr_assert_null(fk.floor_below, "an empty list names nothing");
     bench_record_clear(&fk);
+    /* which floor is wrong: every entry of model.floor_check.below, in order */
+    bench_record fb = rec_of("{\"model\": {\"floor_check\": {\"ok\": false, \"below\": ["
+                             "{\"what\": \"extern_kernels.mm\", \"kind\": \"library call\", \"time_ms\": 0.9, \"floor_ms\": 1.0},"
+                             "{\"what\": \"triton_poi_x\", \"kind\": \"kernel\", \"time_ms\": 0.25, \"floor_ms\": 0.5}]}}}");
+    cr_assert_str_eq(fb.floor_below, "extern_kernels.mm (library call) 0.9 ms, 0.90x its floor 1 ms; "
+                                     "triton_poi_x (kernel) 0.25 ms, 0.50x its floor 0.5 ms");
+    bench_record_clear(&fb);
+    cr_assert_null(fb.floor_below);
     bench_record fo = rec_of("{\"model\": {\"floor_check\": {\"ok\": true}}}");
     cr_assert_eq(fo.floor_ok, 1);
     bench_record_clear(&fo);
@@ -798,6 +807,7 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     r[0].f64_peak_gpu_bytes = 512.0 * (1 << 20);
     r[0].inputs_peak_gpu_bytes = 2.0 * (1 << 30);
     r[0].floor_ok = 0;   /* no module below the model floor, a kernel below its own */
+    r[0].floor_below = kstrdup("triton_poi_x (kernel) 0.25 ms, 0.50x its floor 0.5 ms");
     /* 2x its floor: the reason its report named, long (kernel names and ATen ops) and with a pipe */
     kbuf why = KBUF_INIT;
     for (int i = 0; i < 12; i++) kbuf_printf(&why, "triton_red_fused_part_%02d, ", i);
@@ -837,6 +847,11 @@ Test(bench_render, outputs_escape_and_show_dashes) {
               "%s", gt ? gt : m);
     cr_assert_null(strstr(gt, "level2/b.py"), "a failed problem has no floor-gap row");
     cr_assert(strstr(h, "part_11, a|b, the end of the reason</td>"), "the whole reason in HTML");
+    /* the wrong-floor table: which time is below its own floor */
+    const char *ft = strstr(m, "## Problems whose floor is wrong somewhere");
+    cr_assert(ft && strstr(ft, "| triton_poi_x (kernel) 0.25 ms, 0.50x its floor 0.5 ms |"), "%s", m);
+    cr_assert_null(strstr(ft, "level2/b.py"), "a failed problem's floor is not known");
+    cr_assert(strstr(h, "triton_poi_x (kernel) 0.25 ms, 0.50x its floor 0.5 ms</td>"));
     json_t *doc = bench_results_json(&rep);
     cr_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "kopt.bench/1");
     json_t *p1 = json_array_get(json_object_get(doc, "problems"), 1);
@@ -849,6 +864,9 @@ Test(bench_render, outputs_escape_and_show_dashes) {
     cr_assert_eq(json_integer_value(json_object_get(p1, "exit_code")), 5);
     cr_assert(json_is_false(json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "floor_check_ok")));
     cr_assert(json_is_null(json_object_get(p1, "floor_check_ok")), "not known is null");
+    cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "floor_check_below")),
+                     "triton_poi_x (kernel) 0.25 ms, 0.50x its floor 0.5 ms");
+    cr_assert(json_is_null(json_object_get(p1, "floor_check_below")));
     cr_assert_str_eq(json_string_value(json_object_get(json_array_get(json_object_get(doc, "problems"), 0), "floor_gap_reason")),
                      kbuf_str(&why));
     cr_assert(json_is_null(json_object_get(p1, "floor_gap_reason")));
