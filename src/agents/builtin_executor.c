@@ -103,6 +103,10 @@ static kp_config bare_config(const kfacts *k, const kp_config *b, json_t **raw) 
         c.yblock = b->yblock;
         json_object_set_new(*raw, "YBLOCK", json_integer(c.yblock));
     }
+    if (b->reverse_last) {   /* the last pass walked backward (revloop.h), as a configuration may ask */
+        c.reverse_last = 1;
+        json_object_set_new(*raw, "reverse_last_pass", json_true());
+    }
     c.raw = *raw;
     return c;
 }

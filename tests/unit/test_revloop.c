@@ -212,6 +212,22 @@ Test(revloop, executor_candidate_and_goldens) {
     free(fwd);
     free(label);
     free(lf);
+    /* a plan's bare parameters (an LLM planner's {"XBLOCK": .., "reverse_last_pass": true}) ask
+     * for it too */
+    {
+        agent *x = builtin_executor_new();
+        json_t *ctx = json_pack("{s:O, s:{s:s, s:{s:i, s:i, s:i, s:b}}}", "kernel", k, "plan", "direction", "launch_config",
+                                "params", "XBLOCK", 2, "R0_BLOCK", 256, "num_warps", 4, "reverse_last_pass", 1);
+        json_t *o = NULL;
+        kerr e = {0};
+        cr_assert_eq(agent_act(x, ctx, &o, &e), 0, "%s", e.msg);
+        const json_t *c0 = json_array_get(json_object_get(o, "candidates"), 0);
+        cr_expect(strstr(json_string_value(json_object_get(c0, "source")), REVERSED) != NULL);
+        cr_expect(json_is_true(json_object_get(json_object_get(c0, "config"), "reverse_last_pass")), "the history sees it");
+        json_decref(o);
+        json_decref(ctx);
+        agent_free(x);
+    }
     json_decref(k);
     artifact_free(a);
     /* a kernel whose last pass reduces: no candidate */
