@@ -48,19 +48,33 @@ char *builtin_strip_heuristics(const char *source, size_t dec_off, size_t dec_le
     return kbuf_steal(&b);
 }
 
+/* The kernel's source with its last pass walked backward (revloop.h), made once for a plan's
+ * configurations that ask for it; NULL (logged) where revloop refuses the kernel. */
+typedef struct rev_src {
+    int made;
+    char *src;
+} rev_src;
+
+static const char *rev_src_get(rev_src *r, const kfacts *k) {
+    if (!r->made) {
+        char why[200] = "";
+        r->made = 1;
+        r->src = revloop_apply(k->jit_source, why, sizeof why);
+        if (!r->src) log_info("executor: %s's last pass cannot run backward: %s", k->name, why);
+    }
+    return r->src;
+}
+
 /* One form-P candidate relaunching kernel k (its jit source `src`, 1-D or 2-D grid) with
  * configuration c, appended to cands; `qparams` the runtime parameters as a quoted list. A
- * configuration whose last pass is to run backward gives nothing where revloop refuses the
- * kernel (logged). */
-static void config_candidate(const kfacts *k, const kp_config *c, int grid2d, const char *qparams, json_t *cands) {
+ * configuration whose last pass is to run backward takes rv's source, and gives nothing where
+ * revloop refuses the kernel. */
+static void config_candidate(const kfacts *k, const kp_config *c, int grid2d, const char *qparams, rev_src *rv,
+                             json_t *cands) {
     const char *name = k->name;
     long long xb = c->xblock, rb = c->r0_block, yb = c->yblock, nw = c->num_warps, ns = c->num_stages;
-    char why[200] = "";
-    char *rev = c->reverse_last ? revloop_apply(k->jit_source, why, sizeof why) : NULL;
-    if (c->reverse_last && !rev) {
-        log_info("executor: %s's last pass cannot run backward: %s", name, why);
-        return;
-    }
+    const char *rev = c->reverse_last ? rev_src_get(rv, k) : NULL;
+    if (c->reverse_last && !rev) return;
     kbuf label = KBUF_INIT, s = KBUF_INIT;
     kbuf_printf(&label, "XBLOCK=%lld", xb);
     if (rb) kbuf_printf(&label, " R0_BLOCK=%lld", rb);
@@ -69,7 +83,6 @@ static void config_candidate(const kfacts *k, const kp_config *c, int grid2d, co
     if (rev) kbuf_puts(&label, " last pass reversed");
     kbuf_printf(&s, "# kopt-candidate: replaces=%s\n# kopt built-in executor, launch_config: %s\n", name, kbuf_str(&label));
     builtin_plan_source(rev ? rev : k->jit_source, &s);
-    free(rev);
     kbuf_printf(&s, "\n\nKOPT_PLAN = {\n    \"params\": [%s],\n", qparams);
     if (grid2d)
         kbuf_printf(&s, "    \"launches\": [{\"kernel\": \"%s\", \"grid\": [\"cdiv(xnumel, %lld)\", \"cdiv(ynumel, %lld)\"],\n",
@@ -145,14 +158,16 @@ static int execute_plan(const kfacts *k, const kplan *p, json_t **out, kerr *e) 
     kbuf qparams = KBUF_INIT;   /* the runtime parameters as the plan's quoted list */
     for (size_t r = 0; r < k->runtime.n; r++) kbuf_printf(&qparams, "%s\"%s\"", r ? ", " : "", k->runtime.v[r]);
     json_t *cands = json_array();
+    rev_src rv = {0};
     if (p->has_configs) {
-        for (size_t i = 0; i < p->ncfg; i++) config_candidate(k, &p->cfg[i], grid2d, kbuf_str(&qparams), cands);
+        for (size_t i = 0; i < p->ncfg; i++) config_candidate(k, &p->cfg[i], grid2d, kbuf_str(&qparams), &rv, cands);
     } else {
         json_t *raw = NULL;
         kp_config c = bare_config(k, b, &raw);
-        config_candidate(k, &c, grid2d, kbuf_str(&qparams), cands);
+        config_candidate(k, &c, grid2d, kbuf_str(&qparams), &rv, cands);
         json_decref(raw);
     }
+    free(rv.src);
     kbuf_free(&qparams);
     *out = json_pack("{s:o}", "candidates", cands);
     return 0;

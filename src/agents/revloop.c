@@ -17,6 +17,13 @@ typedef struct rl {
     size_t n;
 } rl;
 
+/* One statement of the last pass: tokens [a, b), its reads from `reads` (a plain assignment's
+ * right-hand side; the whole statement for a store). */
+typedef struct stmt {
+    size_t a, b, reads;
+    int store;
+} stmt;
+
 /* A name's text as (offset, length): the body's assigned names are kept this way. */
 typedef struct span {
     uint32_t off, len;
@@ -78,11 +85,15 @@ static int is_read(const rl *r, size_t k, size_t end, int depth) {
     return !is_kwarg(r, k, end, depth);
 }
 
-/* Whether token k is the first argument of a `tl.load(` call. */
+/* Whether tokens k.. spell `tl.NAME(` (k + 3 < n). */
+static int is_tl_call(const rl *r, size_t k, const char *name) {
+    return k + 3 < r->n && pytok_is_name(r->s, &r->t[k], "tl") && pytok_is_op(r->s, &r->t[k + 1], ".") &&
+           pytok_is_name(r->s, &r->t[k + 2], name) && pytok_is_op(r->s, &r->t[k + 3], "(");
+}
+
+/* Whether token k is the first argument of a `tl.load(` call (a name). */
 static int is_load_arg(const rl *r, size_t k) {
-    return k >= 4 && r->t[k].kind == PYT_NAME && pytok_is_op(r->s, &r->t[k - 1], "(") &&
-           pytok_is_name(r->s, &r->t[k - 2], "load") && pytok_is_op(r->s, &r->t[k - 3], ".") &&
-           pytok_is_name(r->s, &r->t[k - 4], "tl");
+    return k >= 4 && r->t[k].kind == PYT_NAME && is_tl_call(r, k - 4, "load");
 }
 
 static const char *const KEYWORDS[] = {"if",       "elif", "else",   "for",    "while",  "return",   "pass",  "break",
@@ -131,9 +142,7 @@ static int statement_form(const rl *r, size_t a, size_t b, size_t *reads_from, i
         *is_store = 0;
         return 1;
     }
-    if (b - a >= 5 && pytok_is_name(s, &r->t[a], "tl") && pytok_is_op(s, &r->t[a + 1], ".") &&
-        pytok_is_name(s, &r->t[a + 2], "store") && pytok_is_op(s, &r->t[a + 3], "(") &&
-        pytok_is_op(s, &r->t[b - 1], ")")) {
+    if (b - a >= 5 && is_tl_call(r, a, "store") && pytok_is_op(s, &r->t[b - 1], ")")) {
         int d = 0; /* the call's parenthesis must close at the statement's end */
         for (size_t k = a + 3; k < b; k++) {
             if (pytok_opens(s, &r->t[k])) d++;
@@ -173,9 +182,7 @@ static int same_tokens(const rl *r, size_t a, size_t ae, size_t b, size_t be) {
  * in-place `in_out_ptr` reads and writes one element at one index). 1, or 0 with why. */
 static int no_memory_carry(const rl *r, size_t a, size_t end, char *why, size_t whylen) {
     for (size_t k = a; k + 4 < end; k++) {
-        if (!(pytok_is_name(r->s, &r->t[k], "tl") && pytok_is_op(r->s, &r->t[k + 1], ".") &&
-              pytok_is_name(r->s, &r->t[k + 2], "store") && pytok_is_op(r->s, &r->t[k + 3], "(")))
-            continue;
+        if (!is_tl_call(r, k, "store")) continue;
         size_t sa = k + 4, se = arg_end(r, sa, end);
         for (size_t q = a; q < end; q++) {
             if (!is_load_arg(r, q) || !same_tokens(r, q, q + 1, sa, sa + 1)) continue;
@@ -216,59 +223,52 @@ static int analyse(const rl *r, size_t *hdr, size_t *body, char *why, size_t why
     for (size_t k = end; k < r->n; k++)
         if (r->t[k].kind != PYT_DEDENT && r->t[k].kind != PYT_END)
             return refuse(why, whylen, "line %u: a statement after the last pass", r->t[k].line);
-    /* the names the body assigns */
+    /* the body's statements, each checked for its form once; the names they assign */
+    size_t cap = 0;
+    for (size_t k = a; k < end; k++) cap += r->t[k].kind == PYT_NEWLINE;
+    stmt *sv = kcalloc(cap + 1, sizeof *sv);
+    size_t ns = 0;
     spans targets = {0}, assigned = {0}, derived = {0};
     int ok = 1, loads_again = 0;
-    for (int pass = 0; pass < 2 && ok; pass++) {
-        size_t st = a;
-        while (ok && st < end) {
-            size_t nl = st;
-            while (nl < end && r->t[nl].kind != PYT_NEWLINE) nl++;
-            size_t rf = 0;
-            int store = 0;
-            if (!statement_form(r, st, nl, &rf, &store, why, whylen)) {
-                ok = 0;
-                break;
-            }
-            if (pass == 0) {
-                for (size_t k = st; !store && k + 1 < rf; k += 2) spans_add(&targets, &r->t[k]);
-            } else {
-                int depth = 0, is_derived = 0, ptr_derived = 0, in_ptr = store;
-                for (size_t k = rf; k < nl; k++) {
-                    const pytok *t = &r->t[k];
-                    if (pytok_opens(s, t)) depth++;
-                    else if (pytok_closes(s, t)) depth--;
-                    if (store && depth == 1 && pytok_is_op(s, t, ",")) in_ptr = 0;
-                    if (!is_read(r, k, nl, depth)) continue;
-                    if (spans_has(&targets, s, t) && !spans_has(&assigned, s, t)) {
-                        ok = refuse(why, whylen,
-                                    "line %u: '%.*s' is read before the pass assigns it (carried between chunks)",
-                                    t->line, (int)t->len, s + t->off);
-                        break;
-                    }
-                    int d = pytok_is_name(s, t, "r0_offset") || spans_has(&derived, s, t);
-                    is_derived |= d;
-                    if (in_ptr && depth >= 1) ptr_derived |= d;
-                    /* `tl.load(NAME` also loaded before the pass: a re-read */
-                    if (is_load_arg(r, k))
-                        for (size_t q = 0; q < last && !loads_again; q++)
-                            loads_again = is_load_arg(r, q) && r->t[q].len == t->len &&
-                                          !memcmp(s + r->t[q].off, s + t->off, t->len);
-                }
-                if (!ok) break;
-                if (store && !ptr_derived) {
-                    ok = refuse(why, whylen, "line %u: a store whose address does not depend on the chunk",
-                                r->t[st].line);
-                    break;
-                }
-                for (size_t k = st; !store && k + 1 < rf; k += 2) {
-                    spans_add(&assigned, &r->t[k]);
-                    if (is_derived) spans_add(&derived, &r->t[k]);
-                }
-            }
-            st = nl + 1;
+    for (size_t st = a; ok && st < end; ns++) {
+        stmt *x = &sv[ns];
+        x->a = st;
+        x->b = st;
+        while (x->b < end && r->t[x->b].kind != PYT_NEWLINE) x->b++;
+        ok = statement_form(r, x->a, x->b, &x->reads, &x->store, why, whylen);
+        for (size_t k = x->a; ok && !x->store && k + 1 < x->reads; k += 2) spans_add(&targets, &r->t[k]);
+        st = x->b + 1;
+    }
+    /* in order: what each reads was assigned before it; which names follow the chunk */
+    for (size_t i = 0; ok && i < ns; i++) {
+        const stmt *x = &sv[i];
+        int depth = 0, is_derived = 0, ptr_derived = 0, in_ptr = x->store;
+        for (size_t k = x->reads; ok && k < x->b; k++) {
+            const pytok *t = &r->t[k];
+            if (pytok_opens(s, t)) depth++;
+            else if (pytok_closes(s, t)) depth--;
+            if (x->store && depth == 1 && pytok_is_op(s, t, ",")) in_ptr = 0;
+            if (!is_read(r, k, x->b, depth)) continue;
+            if (spans_has(&targets, s, t) && !spans_has(&assigned, s, t))
+                ok = refuse(why, whylen, "line %u: '%.*s' is read before the pass assigns it (carried between chunks)",
+                            t->line, (int)t->len, s + t->off);
+            int d = pytok_is_name(s, t, "r0_offset") || spans_has(&derived, s, t);
+            is_derived |= d;
+            if (in_ptr && depth >= 1) ptr_derived |= d;
+            /* `tl.load(NAME` also loaded before the pass: a re-read */
+            if (is_load_arg(r, k))
+                for (size_t q = 0; q < last && !loads_again; q++)
+                    loads_again =
+                        is_load_arg(r, q) && r->t[q].len == t->len && !memcmp(s + r->t[q].off, s + t->off, t->len);
+        }
+        if (ok && x->store && !ptr_derived)
+            ok = refuse(why, whylen, "line %u: a store whose address does not depend on the chunk", r->t[x->a].line);
+        for (size_t k = x->a; ok && !x->store && k + 1 < x->reads; k += 2) {
+            spans_add(&assigned, &r->t[k]);
+            if (is_derived) spans_add(&derived, &r->t[k]);
         }
     }
+    free(sv);
     free(targets.v);
     free(assigned.v);
     free(derived.v);

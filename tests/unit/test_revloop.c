@@ -28,6 +28,13 @@ static json_t *ctx_of(const char *name, artifact **a) {
 
 static const char *jit_of(const json_t *k) { return json_string_value(json_object_get(k, "jit_source")); }
 
+/* The last r0 loop header of src (the pass revloop turns), or NULL. */
+static const char *last_header(const char *src) {
+    const char *last = NULL;
+    for (const char *p = strstr(src, HEADER); p; p = strstr(p + 1, HEADER)) last = p;
+    return last;
+}
+
 static int applies(const char *src, char *why, size_t n) {
     why[0] = 0;
     return revloop_applies(src, why, n);
@@ -43,8 +50,7 @@ Test(revloop, reverses_only_the_last_pass_header) {
     char *out = revloop_apply(src, why, sizeof why);
     cr_assert_not_null(out, "%s", why);
     /* the expected text: the original with its last header replaced */
-    const char *last = NULL;
-    for (const char *p = strstr(src, HEADER); p; p = strstr(p + 1, HEADER)) last = p;
+    const char *last = last_header(src);
     cr_assert_not_null(last);
     kbuf want = KBUF_INIT;
     kbuf_append(&want, src, (size_t)(last - src));
@@ -142,6 +148,7 @@ Test(revloop, refuses_what_could_make_the_order_matter) {
     };
     char why[200];
     cr_assert(applies(src, why, sizeof why), "%s", why);
+    const char *last = last_header(src);
     /* in place, each element read and written at one index (Inductor's in_out_ptr): taken */
     char *inplace = tu_replace_once(src, "tl.store(out_ptr2 + (r0_1 + 1000*x0), tmp24, r0_mask)",
                                     "tl.store(in_ptr0 + (r0_1 + 1000*x0), tmp24, r0_mask)");
@@ -150,8 +157,6 @@ Test(revloop, refuses_what_could_make_the_order_matter) {
     for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
         const char *at = strstr(src, edits[i].from);
         /* the edits are to the last pass: its first occurrence after the last header */
-        const char *last = NULL;
-        for (const char *p = strstr(src, HEADER); p; p = strstr(p + 1, HEADER)) last = p;
         if (at && at < last) at = strstr(last, edits[i].from);
         cr_assert_not_null(at, "edit %zu: '%s' not in the last pass", i, edits[i].from);
         kbuf ed = KBUF_INIT;
