@@ -6,14 +6,16 @@ last one cut at 232) with its last pass forward (candidate_forward.py) and backw
 values in either order) and within 1e-4 of float64 PyTorch; a mutant whose backward walk misses
 chunks (it steps half a chunk) must be caught.
 
-usage: TRITON_INTERPRET=1 PY tests/interp/test_revloop_interp.py (`make interp-check`); exit 0 when
-every case holds, 1 otherwise; skipped (exit 0, one line) when triton does not import. Run as the
+usage: TRITON_INTERPRET=1 PY tests/interp/test_revloop_interp.py (`make interp-check`); without
+TRITON_INTERPRET on a machine with a CUDA GPU the same cases run compiled on the GPU (the device
+session's check of the real kernel); exit 0 when every case holds, 1 otherwise; skipped (exit 0, one line) when triton does not import. Run as the
 text kopt judges for each candidate (its plan lowered to kopt's launcher; KOPT=... names the
 binary). Inductor's helpers get stand-ins where torch has no Inductor.
 """
 import os
 import sys
 import tempfile
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interp_util import require_triton  # noqa: E402
@@ -26,6 +28,8 @@ from interp_util import ROOT, load_judged  # noqa: E402
 from test_aligned_interp import inductor_stand_ins  # noqa: E402
 
 R, C = 6, 1000
+INTERP = os.environ.get("TRITON_INTERPRET") == "1"
+DEV = "cpu" if INTERP or not torch.cuda.is_available() else "cuda"
 FORMULA = "r0_offset = ((r0_numel - 1) // R0_BLOCK) * R0_BLOCK - kopt_rev"
 
 
@@ -50,6 +54,9 @@ def stand_ins():
     th = sys.modules["torch._inductor.runtime.triton_helpers"]
     if not hasattr(th, "welford_reduce"):
         th.welford_reduce = _welford_reduce
+    if INTERP and getattr(th, "libdevice", None) is not tl:
+        # a torch with Inductor: its libdevice is CUDA's library, which the interpreter cannot run
+        th.libdevice = types.SimpleNamespace(rsqrt=tl.rsqrt)
 
 
 def layer_norm64(x, w, b):
@@ -60,9 +67,10 @@ def layer_norm64(x, w, b):
 
 
 def run(mod, x, w, b):
-    out = torch.full((R, C), float("nan"))
+    x, w, b = x.to(DEV), w.to(DEV), b.to(DEV)
+    out = torch.full((R, C), float("nan"), device=DEV)
     mod.launch(x, w, b, out, R, C)
-    return out
+    return out.cpu()
 
 
 def main():
@@ -97,7 +105,7 @@ def main():
         caught = not torch.equal(run(mutant, x, w, b), run(fwd, x, w, b))
         bad += not caught
         print("%s mutant whose backward walk misses chunks: %s" % ("ok  " if caught else "FAIL", "caught" if caught else "not caught"))
-    print("revloop interp: %d cases, %d failed" % (len(cases) + 1, bad))
+    print("revloop %s: %d cases, %d failed" % ("interp" if DEV == "cpu" else "on the GPU", len(cases) + 1, bad))
     return 1 if bad else 0
 
 
