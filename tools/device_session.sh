@@ -34,6 +34,10 @@ export PATH=$PWD/build:$PATH
     TRITON_INTERPRET=1 timeout "${T_INTERP:-150}" python3 "$t"
     echo "rc=$?"
   done
+  # the backward last pass compiled and run on the GPU, not only interpreted
+  echo "== tests/interp/test_revloop_interp.py compiled (TRITON_INTERPRET=0)"
+  TRITON_INTERPRET=0 timeout "${T_INTERP:-150}" python3 tests/interp/test_revloop_interp.py
+  echo "rc=$?"
 } >"$OUT/interp.log" 2>&1
 
 # SWEEP="ln softmax": tools/split_sweep.py's variants timed on the GPU, appended to interp.log

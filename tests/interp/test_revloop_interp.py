@@ -6,16 +6,16 @@ last one cut at 232) with its last pass forward (candidate_forward.py) and backw
 values in either order) and within 1e-4 of float64 PyTorch; a mutant whose backward walk misses
 chunks (it steps half a chunk) must be caught.
 
-usage: TRITON_INTERPRET=1 PY tests/interp/test_revloop_interp.py (`make interp-check`); without
-TRITON_INTERPRET on a machine with a CUDA GPU the same cases run compiled on the GPU (the device
-session's check of the real kernel); exit 0 when every case holds, 1 otherwise; skipped (exit 0, one line) when triton does not import. Run as the
+usage: TRITON_INTERPRET=1 PY tests/interp/test_revloop_interp.py (`make interp-check`); with
+TRITON_INTERPRET=0 on a machine with a CUDA GPU the same cases run compiled on the GPU (the device
+session's check of the real kernel; unset, interp_util turns the interpreter on); exit 0 when
+every case holds, 1 otherwise; skipped (exit 0, one line) when triton does not import. Run as the
 text kopt judges for each candidate (its plan lowered to kopt's launcher; KOPT=... names the
 binary). Inductor's helpers get stand-ins where torch has no Inductor.
 """
 import os
 import sys
 import tempfile
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from interp_util import require_triton  # noqa: E402
@@ -28,7 +28,7 @@ from interp_util import ROOT, load_judged  # noqa: E402
 from test_aligned_interp import inductor_stand_ins  # noqa: E402
 
 R, C = 6, 1000
-INTERP = os.environ.get("TRITON_INTERPRET") == "1"
+INTERP = os.environ.get("TRITON_INTERPRET") == "1"   # require_triton() sets it unless it is set
 DEV = "cpu" if INTERP or not torch.cuda.is_available() else "cuda"
 FORMULA = "r0_offset = ((r0_numel - 1) // R0_BLOCK) * R0_BLOCK - kopt_rev"
 
@@ -54,9 +54,10 @@ def stand_ins():
     th = sys.modules["torch._inductor.runtime.triton_helpers"]
     if not hasattr(th, "welford_reduce"):
         th.welford_reduce = _welford_reduce
-    if INTERP and getattr(th, "libdevice", None) is not tl:
-        # a torch with Inductor: its libdevice is CUDA's library, which the interpreter cannot run
-        th.libdevice = types.SimpleNamespace(rsqrt=tl.rsqrt)
+    if INTERP:
+        # a torch with Inductor: its libdevice is CUDA's library, which the interpreter cannot run;
+        # triton.language's own rsqrt instead (a module, so that the interpreter patches it)
+        th.libdevice = tl
 
 
 def layer_norm64(x, w, b):
