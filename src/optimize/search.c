@@ -254,6 +254,7 @@ typedef struct kstate {
     int ungated;       /* faster in the screen, never gated: no budget left for their gates */
     double ungated_ms, ungated_orig_ms; /* the fastest of them in the screen, and the original there */
     double best_speedup;
+    double best_ratio; /* original / screen median of its fastest accepted candidate (0: none yet) */
     char *kdir;
     double kstart, kbudget;
     int seq;                      /* candidate file numbering */
@@ -304,6 +305,27 @@ static void refusal_set(refusal *f, int gate, const char *label, const char *rea
 }
 
 static void refusal_free(refusal *f) { refusal_set(f, 0, NULL, NULL, NULL); free(f->label); free(f->reason); }
+
+/* Whether a candidate screened at med ms against the original's orig ms is more than 1% behind
+ * the kernel's fastest accepted candidate in the screen: it cannot become the kernel's pick, so
+ * its gates would only spend the budget. Ratios, since the original is timed afresh in every
+ * round; within 1% the gates (the model as a whole) decide. */
+static int behind_best(const kstate *ks, double orig, double med) {
+    return ks->best_ratio > 0 && orig / med < 0.99 * ks->best_ratio;
+}
+
+/* Records a candidate behind_best() holds back from the gates (a screened-out verdict with the
+ * figures; last, when given, takes it as the refusal an LLM executor is told). */
+static void record_behind(octx *c, kstate *ks, const char *direction, const opt_cand *cd, double med, double orig,
+                          int round, refusal *last) {
+    char *why = kasprintf("not faster in the screen than this kernel's fastest accepted candidate: %.4f ms against "
+                          "the original's %.4f (%.3fx; accepted %.3fx)",
+                          med, orig, orig / med, ks->best_ratio);
+    opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, AGENT_OUT_SCREENED_OUT, 0, why, med, orig, 0);
+    history_add(ks, cd, med, AGENT_OUT_SCREENED_OUT, 4, round, direction, NULL);
+    if (last) refusal_set(last, 4, cd->label, why, NULL);
+    free(why);
+}
 
 /* Gate 1 (static rules, interface, stitching) for every candidate of an executor answer, the
  * kernel-level screen of the survivors, then gates 1-4 for the fastest few. Returns non-zero
@@ -399,14 +421,17 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         const char *label = cdj->label;
         const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
         int faster = med[idx] < 0.98 * orig_ms;   /* the screen's bar (INFINITY for no samples) */
+        int behind = faster && behind_best(ks, orig_ms, med[idx]);
         if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
             const char *why = json_string_value(json_object_get(s, "error"));
             ks->refused[1]++;
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_REFUSED, 1, why, 0, orig_ms, 0);
             history_add(ks, cdj, 0, AGENT_OUT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, label, why, NULL);
-        } else if ((int)nsend < top + 2 && faster) {
+        } else if ((int)nsend < top + 2 && faster && !behind) {
             send[nsend++] = idx;
+        } else if (behind) {
+            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, last);
         } else {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,
                                faster ? "faster in the screen but not among the round's fastest" : NULL, med[idx],
@@ -437,6 +462,10 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
             }
             ks->ungated++;
         }
+        if (!enough && !no_time && behind_best(ks, orig_ms, med[idx])) {   /* one accepted in this round */
+            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, NULL);
+            continue;
+        }
         if (enough || no_time) {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,
                                enough ? "faster candidates of this round already went through the gates"
@@ -461,6 +490,7 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         if (acc) {
             ks->accepted++;
             passed++;
+            if (orig_ms / med[idx] > ks->best_ratio) ks->best_ratio = orig_ms / med[idx];
             *plan_accepted = 1;
             if (sp > ks->best_speedup) {
                 ks->best_speedup = sp;
