@@ -306,12 +306,13 @@ static void refusal_set(refusal *f, int gate, const char *label, const char *rea
 
 static void refusal_free(refusal *f) { refusal_set(f, 0, NULL, NULL, NULL); free(f->label); free(f->reason); }
 
-/* Whether a candidate screened at med ms against the original's orig ms is more than 1% behind
- * the kernel's fastest accepted candidate in the screen: it cannot become the kernel's pick, so
- * its gates would only spend the budget. Ratios, since the original is timed afresh in every
- * round; within 1% the gates (the model as a whole) decide. */
+/* Whether a candidate screened at med ms against the original's orig ms is more than 2% behind
+ * the kernel's fastest accepted candidate in the screen (the margin of the screen's own bar):
+ * it cannot become the kernel's pick, so its gates would only spend the budget. Ratios, since
+ * the original is timed afresh in every round; within 2% the gates (the model as a whole)
+ * decide. */
 static int behind_best(const kstate *ks, double orig, double med) {
-    return ks->best_ratio > 0 && orig / med < 0.99 * ks->best_ratio;
+    return ks->best_ratio > 0 && orig / med < 0.98 * ks->best_ratio;
 }
 
 /* Records a candidate behind_best() holds back from the gates (a screened-out verdict with the

@@ -3,7 +3,7 @@
 # kernel-level screen sends a candidate to gates 1-4 only when its median is below 0.98x the
 # original's; the screen's survivors go fastest first, `top` (2) of them plus up to two more
 # while every gated one was refused for correctness; a gate-4 refusal ends the round's extra
-# sends; a candidate more than 1% behind the kernel's fastest accepted one in the screen is not
+# sends; a candidate more than 2% behind the kernel's fastest accepted one in the screen is not
 # gated (13-15); refusals are counted per gate and sent back to an LLM executor with their gate.
 # Edges are pinned with exact screen timings: a wrapper around tests/fake_worker.py (written
 # below, the fake itself unchanged) answers `bench_kernels` with the original at 2.0 ms and each
@@ -387,8 +387,8 @@ PY
 
 # 13. Held back behind the kernel's fastest accepted candidate: once C2 (0.5x) is accepted, C4
 #     (0.6x) and C3 (0.7x) cannot become the kernel's pick, so they are not gated although top
-#     (2) is not reached (before: C2 and C4 both gated and accepted); within 1% of it (C4 at
-#     0.504x: 2.0 / 1.008 = 1.984 > 0.99 x 2.0 / 1.0) the gates still decide.
+#     (2) is not reached (before: C2 and C4 both gated and accepted); within 2% of it (C4 at
+#     0.51x: 2.0 / 1.02 = 1.9608 > 0.98 x 2.0 / 1.0 = 1.96) the gates still decide.
 run o13 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.6, "'"$C5"'": 0.8}' \
   FAKE_FAST_PATTERN="num_stages=1)"
 check o13 "behind the accepted one: not gated" '
@@ -399,9 +399,9 @@ for c, ms in ((C4, "1.2"), (C3, "1.4"), (C5, "1.6")):
 assert "(1.667x; accepted 2.000x)" in out[C4][4], out[C4]
 assert k["change"] == C2, k
 '
-run o14 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.504, "'"$C5"'": 0.8}' \
+run o14 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.51, "'"$C5"'": 0.8}' \
   FAKE_FAST_PATTERN="num_stages=1)"
-check o14 "within 1% of the accepted one: gated" '
+check o14 "within 2% of the accepted one: gated" '
 assert [r[0] for r in rows if r[1] == "accepted"] == [C2, C4], rows
 assert "already went through the gates" in out[C3][4], out[C3]
 '
