@@ -4,7 +4,7 @@
 # original's; the screen's survivors go fastest first, `top` (2) of them plus up to two more
 # while every gated one was refused for correctness; a gate-4 refusal ends the round's extra
 # sends; a candidate more than 2% behind the kernel's fastest accepted one in the screen is not
-# gated (13-15); refusals are counted per gate and sent back to an LLM executor with their gate.
+# gated (13-16); refusals are counted per gate and sent back to an LLM executor with their gate.
 # Edges are pinned with exact screen timings: a wrapper around tests/fake_worker.py (written
 # below, the fake itself unchanged) answers `bench_kernels` with the original at 2.0 ms and each
 # candidate at 2.0 ms times the ratio its text asks for (2.0: a ratio times the original is
@@ -387,8 +387,9 @@ PY
 
 # 13. Held back behind the kernel's fastest accepted candidate: once C2 (0.5x) is accepted, C4
 #     (0.6x) and C3 (0.7x) cannot become the kernel's pick, so they are not gated although top
-#     (2) is not reached (before: C2 and C4 both gated and accepted); within 2% of it (C4 at
-#     0.51x: 2.0 / 1.02 = 1.9608 > 0.98 x 2.0 / 1.0 = 1.96) the gates still decide.
+#     (2) is not reached (before: C2 and C4 both gated and accepted). 14 and 16 pin the edge
+#     exactly: at 2% behind (C4 at 0.5102040816326531x, where 2.0 / (2.0 x that) == 0.98 x 2.0 in
+#     doubles) the gates still decide; one ulp further (...532x) it is held back.
 run o13 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.6, "'"$C5"'": 0.8}' \
   FAKE_FAST_PATTERN="num_stages=1)"
 check o13 "behind the accepted one: not gated" '
@@ -399,11 +400,17 @@ for c, ms in ((C4, "1.2"), (C3, "1.4"), (C5, "1.6")):
 assert "(1.667x; accepted 2.000x)" in out[C4][4], out[C4]
 assert k["change"] == C2, k
 '
-run o14 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.51, "'"$C5"'": 0.8}' \
+run o14 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.5102040816326531, "'"$C5"'": 0.8}' \
   FAKE_FAST_PATTERN="num_stages=1)"
-check o14 "within 2% of the accepted one: gated" '
+check o14 "exactly 2% behind the accepted one: gated" '
 assert [r[0] for r in rows if r[1] == "accepted"] == [C2, C4], rows
 assert "already went through the gates" in out[C3][4], out[C3]
+'
+run o16 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.5102040816326532, "'"$C5"'": 0.8}' \
+  FAKE_FAST_PATTERN="num_stages=1)"
+check o16 "one ulp more than 2% behind: held back" '
+assert [r[0] for r in rows if r[1] == "accepted"] == [C2], rows
+assert "fastest accepted candidate" in out[C4][4], out[C4]
 '
 
 # 15. Across plans (an LLM executor): after 0.5x is accepted, a later plan's 0.6x is screened
