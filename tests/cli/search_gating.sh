@@ -122,7 +122,7 @@ export KOPT_WORKER_ENV=SG_TESTS,SG_SCREEN,SG_WRONG,SG_BENCH_SLEEP,SG_ISOLATE_SLE
 
 # llm_run <n> <budget> <rounds> [VAR=value...]: kopt optimize on problem P driven by the scripted
 # LLM server over $T/script<n>.json (its requests logged to $T/req<n>.jsonl; SPID its pid), the
-# output in $T/o<n>; returns kopt's exit status
+# output in $T/o<n>; returns kopt's exit status (124 past 120 s: no search here should come near)
 llm_run() {
   local n=$1 budget=$2 rounds=$3
   shift 3
@@ -130,7 +130,7 @@ llm_run() {
   SPID=$!
   for _ in $(seq 50); do [ -s "$T/port$n" ] && break; sleep 0.1; done
   env "$@" OPENAI_BASE_URL="http://127.0.0.1:$(head -1 "$T/port$n")/v1" OPENAI_API_KEY=sk-test \
-    "$KOPT" optimize "$P" -o "$T/o$n" --llm openai:scripted --roles planner,executor --no-store --budget "$budget" \
+    timeout 120 "$KOPT" optimize "$P" -o "$T/o$n" --llm openai:scripted --roles planner,executor --no-store --budget "$budget" \
       --rounds "$rounds" >"$T/o$n.out" 2>"$T/o$n.err"
 }
 
