@@ -11,7 +11,8 @@
 # usage: OUT=dir [SUITES="optimize llm verify"] [VERIFY="12_avgpool2d 18_avg_pool3d"]
 #        [ONLY="level1/36_avg_pool1d,level1/37_avg_pool2d"] [STORE=path] [T_INTERP=150]
 #        [T_GPUTEST=240] [T_BENCH=300] [HOSTPROF="level1/01_softmax_wide_rows"] [INTERP=0]
-#        [SWEEP="ln" T_SWEEP=240] tools/device_session.sh
+#        [SWEEP="ln" T_SWEEP=240] [MAREF="level3/02_transformer_block_bf16" T_MAREF=300]
+#        tools/device_session.sh
 # INTERP=0 skips the plan-interpreter tests (a call that only sweeps the suite).
 # An empty ONLY skips the bench, ONLY=all runs the whole suite (one lane per visible GPU: on
 # nvidia-h200-x2 two), ONLY=dev its DEV list, ONLY="--dev --only a,b" part of that, ONLY="--shard
@@ -105,6 +106,16 @@ PY
     echo "== $p"
     timeout 180 python3 tools/host_profile.py "${BENCH_DIR:-bench/suite}/$p.py" "/tmp/kopt-bench-out/runs/$p"
   done >"$OUT/hostprof.txt" 2>&1
+  # MAREF="level2/07_linear_relu_logsumexp ...": the benched problem's shipped module against
+  # max-autotune compiled without a time limit (tools/ma_reference.py), for problems whose bench
+  # has no max-autotune figure (its compile past its share of the budget); appended to
+  # hostprof.txt (the device tool returns 8 files)
+  for p in ${MAREF:-}; do
+    echo "== ma_reference $p"
+    timeout "${T_MAREF:-300}" python3 tools/ma_reference.py "${BENCH_DIR:-bench/suite}/$p.py" "/tmp/kopt-bench-out/runs/$p" \
+      --rounds 30
+    echo "rc=$?"
+  done >>"$OUT/hostprof.txt" 2>&1
   [ -s "$OUT/hostprof.txt" ] || rm -f "$OUT/hostprof.txt"
 fi
 ls -la "$OUT"
