@@ -8,8 +8,9 @@
  * into candidates, gate 1 runs on every candidate before anything executes, a kernel-level
  * screen (worker `bench_kernels`, interleaved, L2 flushed) times the survivors against the
  * original kernel, and the fastest few go through gates 1-4 (none more than 2% behind, in the
- * screen, the kernel's fastest accepted candidate: it could not become the pick). Budget: wall time and number of
- * candidates; a kernel near its ceiling, or whose search converged, is not searched further.
+ * screen, the kernel's fastest accepted candidate: it could not become the pick). Budget: wall
+ * time and number of candidates; a kernel near its ceiling, or whose search converged, is not
+ * searched further.
  * Never worse: when nothing passes, the output is the compiler's module.
  * Ownership: *doc is a new reference; opts, agents and the worker are borrowed.
  */

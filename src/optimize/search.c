@@ -456,16 +456,17 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         int enough = gated >= top && (passed || slow);
         /* its own gates and the final measurement must fit: twice the longest check */
         int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
+        /* behind one accepted earlier in this round: neither sent nor counted as left ungated */
+        if (!enough && behind_best(ks, orig_ms, med[idx])) {
+            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, NULL);
+            continue;
+        }
         if (!enough && no_time) {
             if (!ks->ungated || med[idx] < ks->ungated_ms) {
                 ks->ungated_ms = med[idx];
                 ks->ungated_orig_ms = orig_ms;
             }
             ks->ungated++;
-        }
-        if (!enough && !no_time && behind_best(ks, orig_ms, med[idx])) {   /* one accepted in this round */
-            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, NULL);
-            continue;
         }
         if (enough || no_time) {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,

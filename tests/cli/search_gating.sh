@@ -4,7 +4,7 @@
 # original's; the screen's survivors go fastest first, `top` (2) of them plus up to two more
 # while every gated one was refused for correctness; a gate-4 refusal ends the round's extra
 # sends; a candidate more than 2% behind the kernel's fastest accepted one in the screen is not
-# gated (13-16); refusals are counted per gate and sent back to an LLM executor with their gate.
+# gated (13-17); refusals are counted per gate and sent back to an LLM executor with their gate.
 # Edges are pinned with exact screen timings: a wrapper around tests/fake_worker.py (written
 # below, the fake itself unchanged) answers `bench_kernels` with the original at 2.0 ms and each
 # candidate at 2.0 ms times the ratio its text asks for (2.0: a ratio times the original is
@@ -409,6 +409,14 @@ assert "already went through the gates" in out[C3][4], out[C3]
 run o16 SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.5102040816326532, "'"$C5"'": 0.8}' \
   FAKE_FAST_PATTERN="num_stages=1)"
 check o16 "one ulp more than 2% behind: held back" '
+assert [r[0] for r in rows if r[1] == "accepted"] == [C2], rows
+assert "fastest accepted candidate" in out[C4][4], out[C4]
+'
+# 17. Behind the accepted one and out of time alike: its reason is the accepted one (the budget
+#     would not have mattered), as o7's C4 -- its tie -- says the budget.
+BUDGET=13s run o17 SG_ISOLATE_SLEEP=5 FAKE_FAST_PATTERN="num_stages=1)" \
+  SG_SCREEN='{"'"$C1"'": 0.9, "'"$C2"'": 0.5, "'"$C3"'": 0.7, "'"$C4"'": 0.6, "'"$C5"'": 0.8}'
+check o17 "behind and out of time: the reason is the accepted one" '
 assert [r[0] for r in rows if r[1] == "accepted"] == [C2], rows
 assert "fastest accepted candidate" in out[C4][4], out[C4]
 '
