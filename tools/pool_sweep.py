@@ -5,6 +5,7 @@ first (fresh randn input, output poisoned with NaN; max pooling exact, average w
 timed with CUDA events, L2 flushed before every run, median of 25 after warm-up
 (tools/sweeplib.py). Variants whose tile gives a thread fewer than one output are skipped.
 usage: python3 tools/pool_sweep.py [NAME ...] (default: every case below; NAME one of them)."""
+import os
 import sys
 import time
 
@@ -110,7 +111,7 @@ def run_case(name, budget_s):
 
 def main():
     names = sys.argv[1:] or list(CASES)
-    per = float(__import__("os").environ.get("POOL_SWEEP_S", "100"))
+    per = float(os.environ.get("POOL_SWEEP_S", "100"))
     for n in names:
         run_case(n, per)
 

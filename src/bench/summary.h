@@ -26,6 +26,10 @@ enum {
     BENCH_NTABLES
 };
 
+/* The tables after the problems table that both summaries show only when they have rows, in
+ * their order; ends with -1. */
+extern const int BENCH_T_AFTER_PROBLEMS[];
+
 typedef struct bench_tables {
     bench_table t[BENCH_NTABLES];
 } bench_tables;

@@ -36,11 +36,8 @@ void bench_summary_html(const bench_report *r, kbuf *out) {
     bench_chart_svg(r->recs, r->n, out);
     kbuf_puts(out, "</div>\n");
     bench_table_html(&t.t[BENCH_T_PROBLEMS], out);
-    if (t.t[BENCH_T_GAPS].nrows) bench_table_html(&t.t[BENCH_T_GAPS], out);
-    if (t.t[BENCH_T_FLOORS].nrows) bench_table_html(&t.t[BENCH_T_FLOORS], out);
-    if (t.t[BENCH_T_MEMORY].nrows) bench_table_html(&t.t[BENCH_T_MEMORY], out);
-    if (t.t[BENCH_T_SETUP].nrows) bench_table_html(&t.t[BENCH_T_SETUP], out);
-    if (t.t[BENCH_T_NO_MA].nrows) bench_table_html(&t.t[BENCH_T_NO_MA], out);
+    for (int i = 0; BENCH_T_AFTER_PROBLEMS[i] >= 0; i++)
+        if (t.t[BENCH_T_AFTER_PROBLEMS[i]].nrows) bench_table_html(&t.t[BENCH_T_AFTER_PROBLEMS[i]], out);
     kbuf_puts(out, "<h2 id=\"definitions\">Definitions</h2>\n<ul class=\"defs\">\n");
     for (int i = 0; BENCH_DEFINITIONS[i]; i++) {
         kbuf_puts(out, "<li>");

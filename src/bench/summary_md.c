@@ -14,11 +14,8 @@ void bench_summary_md(const bench_report *r, kbuf *out) {
     kbuf_puts(out, "\nThe chart of every problem's model times (eager, torch.compile default, max-autotune, kopt, "
                    "memory floor) is in summary.html.\n");
     bench_table_md(&t.t[BENCH_T_PROBLEMS], out);
-    if (t.t[BENCH_T_GAPS].nrows) bench_table_md(&t.t[BENCH_T_GAPS], out);
-    if (t.t[BENCH_T_FLOORS].nrows) bench_table_md(&t.t[BENCH_T_FLOORS], out);
-    if (t.t[BENCH_T_MEMORY].nrows) bench_table_md(&t.t[BENCH_T_MEMORY], out);
-    if (t.t[BENCH_T_SETUP].nrows) bench_table_md(&t.t[BENCH_T_SETUP], out);
-    if (t.t[BENCH_T_NO_MA].nrows) bench_table_md(&t.t[BENCH_T_NO_MA], out);
+    for (int i = 0; BENCH_T_AFTER_PROBLEMS[i] >= 0; i++)
+        if (t.t[BENCH_T_AFTER_PROBLEMS[i]].nrows) bench_table_md(&t.t[BENCH_T_AFTER_PROBLEMS[i]], out);
     kbuf_puts(out, "\n## Definitions\n\n");
     for (int i = 0; BENCH_DEFINITIONS[i]; i++) kbuf_printf(out, "- %s\n", BENCH_DEFINITIONS[i]);
     bench_tables_free(&t);

@@ -468,6 +468,8 @@ static void st_setup(const bench_report *r, bench_table *t) {
     bench_setup_totals_free(&tot);
 }
 
+const int BENCH_T_AFTER_PROBLEMS[] = {BENCH_T_GAPS, BENCH_T_FLOORS, BENCH_T_MEMORY, BENCH_T_SETUP, BENCH_T_NO_MA, -1};
+
 void bench_tables_build(const bench_report *r, bench_tables *out) {
     st_config(r, &out->t[BENCH_T_CONFIG]);
     st_levels(r, &out->t[BENCH_T_LEVELS]);

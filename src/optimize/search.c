@@ -316,7 +316,7 @@ static int behind_best(const kstate *ks, double orig, double med) {
 }
 
 /* Records a candidate behind_best() holds back from the gates (a screened-out verdict with the
- * figures; last, when given, takes it as the refusal an LLM executor is told). */
+ * figures; last takes it as the refusal an LLM executor is told). */
 static void record_behind(octx *c, kstate *ks, const char *direction, const opt_cand *cd, double med, double orig,
                           int round, refusal *last) {
     char *why = kasprintf("not faster in the screen than this kernel's fastest accepted candidate: %.4f ms against "
@@ -324,7 +324,7 @@ static void record_behind(octx *c, kstate *ks, const char *direction, const opt_
                           med, orig, orig / med, ks->best_ratio);
     opt_record_attempt(c, ks->kname, ks->kkind, direction, cd, AGENT_OUT_SCREENED_OUT, 0, why, med, orig, 0);
     history_add(ks, cd, med, AGENT_OUT_SCREENED_OUT, 4, round, direction, NULL);
-    if (last) refusal_set(last, 4, cd->label, why, NULL);
+    refusal_set(last, 4, cd->label, why, NULL);
     free(why);
 }
 
@@ -422,17 +422,14 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         const char *label = cdj->label;
         const json_t *s = json_array_get(json_object_get(bench, "cands"), idx);
         int faster = med[idx] < 0.98 * orig_ms;   /* the screen's bar (INFINITY for no samples) */
-        int behind = faster && behind_best(ks, orig_ms, med[idx]);
         if (!json_is_array(s)) {   /* did not compile or raised: a gate-1 refusal */
             const char *why = json_string_value(json_object_get(s, "error"));
             ks->refused[1]++;
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_REFUSED, 1, why, 0, orig_ms, 0);
             history_add(ks, cdj, 0, AGENT_OUT_REFUSED, 1, round, direction, why);
             refusal_set(last, 1, label, why, NULL);
-        } else if ((int)nsend < top + 2 && faster && !behind) {
+        } else if ((int)nsend < top + 2 && faster) {
             send[nsend++] = idx;
-        } else if (behind) {
-            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, last);
         } else {
             opt_record_attempt(c, ks->kname, ks->kkind, direction, cdj, AGENT_OUT_SCREENED_OUT, 0,
                                faster ? "faster in the screen but not among the round's fastest" : NULL, med[idx],
@@ -456,9 +453,10 @@ static int evaluate(octx *c, kstate *ks, const char *direction, const opt_cands 
         int enough = gated >= top && (passed || slow);
         /* its own gates and the final measurement must fit: twice the longest check */
         int no_time = over_kernel_budget(c, ks) || opt_now() - c->t0 + 2 * c->check_s > opt_budget(c);
-        /* behind one accepted earlier in this round: neither sent nor counted as left ungated */
+        /* behind one accepted in an earlier round or earlier in this one: not gated, nor counted
+         * as left ungated (the survivors come fastest first, so none ahead of it is skipped) */
         if (!enough && behind_best(ks, orig_ms, med[idx])) {
-            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, NULL);
+            record_behind(c, ks, direction, cdj, med[idx], orig_ms, round, last);
             continue;
         }
         if (!enough && no_time) {
