@@ -22,7 +22,7 @@ import torch
 import triton
 import triton.language as tl
 
-from sweeplib import inductor_ms, print_best, try_variant
+from sweeplib import inductor_ms, ln11_inputs, print_best, try_variant
 from split_sweep import load as load_shipped
 
 
@@ -34,13 +34,26 @@ def _wait(sync_ptr, row, nseg):
 
 
 @triton.jit
-def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr,
-                SEG: tl.constexpr, EPS: tl.constexpr, PRE: tl.constexpr, WREG: tl.constexpr):
+def _seg_load(x_ptr, row, N, cols, mask, ROWS, OTHER: tl.constexpr):
+    """Segment `cols` of row `row` (OTHER where masked or past the last row), streamed past the L1."""
+    return tl.load(x_ptr + row.to(tl.int64) * N + cols, mask=mask & (row < ROWS), other=OTHER,
+                   eviction_policy="evict_first")
+
+
+@triton.jit
+def _seg_of(nseg, N, SEG: tl.constexpr):
+    """This program's group g, its segment of the row, the segment's columns and their mask."""
     pid = tl.program_id(0)
     g = pid // nseg
     seg = pid - g * nseg
     cols = seg * SEG + tl.arange(0, SEG)
-    mask = cols < N
+    return g, seg, cols, cols < N
+
+
+@triton.jit
+def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr,
+                SEG: tl.constexpr, EPS: tl.constexpr, PRE: tl.constexpr, WREG: tl.constexpr):
+    g, seg, cols, mask = _seg_of(nseg, N, SEG)
     cnt = tl.minimum(N - seg * SEG, SEG) * 1.0
     ks = tl.arange(0, NSEG)
     km = ks < nseg
@@ -49,7 +62,7 @@ def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G
     if WREG:
         w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         bb = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
-    x = tl.load(x_ptr + g.to(tl.int64) * N + cols, mask=mask & (g < ROWS), other=0.0, eviction_policy="evict_first")
+    x = _seg_load(x_ptr, g, N, cols, mask, ROWS, 0.0)
     for i in range(0, tl.cdiv(ROWS - g, G)):
         row = g + i * G
         xf = x.to(tl.float32)
@@ -60,10 +73,9 @@ def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G
         tl.store(part_ptr + 2 * slot + 1, tl.sum(d * d, 0))
         tl.debug_barrier()
         tl.atomic_add(sync_ptr + row, 1, sem="release")
+        nxt = row + G
         if PRE:
-            nxt = row + G
-            x_next = tl.load(x_ptr + nxt.to(tl.int64) * N + cols, mask=mask & (nxt < ROWS), other=0.0,
-                             eviction_policy="evict_first")
+            x_next = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, 0.0)
         _wait(sync_ptr, row, nseg)
         pm = tl.load(part_ptr + 2 * (row * nseg + ks), mask=km, other=0.0, volatile=True)
         pq = tl.load(part_ptr + 2 * (row * nseg + ks) + 1, mask=km, other=0.0, volatile=True)
@@ -81,23 +93,16 @@ def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G
         if PRE:
             x = x_next
         else:
-            nxt = row + G
-            x = tl.load(x_ptr + nxt.to(tl.int64) * N + cols, mask=mask & (nxt < ROWS), other=0.0,
-                        eviction_policy="evict_first")
+            x = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, 0.0)
 
 
 @triton.jit
 def _persist_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr, SEG: tl.constexpr,
                      PRE: tl.constexpr):
-    pid = tl.program_id(0)
-    g = pid // nseg
-    seg = pid - g * nseg
-    cols = seg * SEG + tl.arange(0, SEG)
-    mask = cols < N
+    g, seg, cols, mask = _seg_of(nseg, N, SEG)
     ks = tl.arange(0, NSEG)
     km = ks < nseg
-    x = tl.load(x_ptr + g.to(tl.int64) * N + cols, mask=mask & (g < ROWS), other=float("-inf"),
-                eviction_policy="evict_first")
+    x = _seg_load(x_ptr, g, N, cols, mask, ROWS, float("-inf"))
     for i in range(0, tl.cdiv(ROWS - g, G)):
         row = g + i * G
         m = tl.max(x, 0)
@@ -108,10 +113,9 @@ def _persist_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: t
         tl.store(part_ptr + 2 * slot + 1, tl.sum(e, 0))
         tl.debug_barrier()
         tl.atomic_add(sync_ptr + row, 1, sem="release")
+        nxt = row + G
         if PRE:
-            nxt = row + G
-            x_next = tl.load(x_ptr + nxt.to(tl.int64) * N + cols, mask=mask & (nxt < ROWS), other=float("-inf"),
-                             eviction_policy="evict_first")
+            x_next = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, float("-inf"))
         _wait(sync_ptr, row, nseg)
         pm = tl.load(part_ptr + 2 * (row * nseg + ks), mask=km, other=float("-inf"), volatile=True)
         ps = tl.load(part_ptr + 2 * (row * nseg + ks) + 1, mask=km, other=0.0, volatile=True)
@@ -124,40 +128,31 @@ def _persist_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: t
         if PRE:
             x = x_next
         else:
-            nxt = row + G
-            x = tl.load(x_ptr + nxt.to(tl.int64) * N + cols, mask=mask & (nxt < ROWS), other=float("-inf"),
-                        eviction_policy="evict_first")
+            x = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, float("-inf"))
 
 
 @triton.jit
 def _persist_l1(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr, SEG: tl.constexpr,
                 PRE: tl.constexpr):
-    pid = tl.program_id(0)
-    g = pid // nseg
-    seg = pid - g * nseg
-    cols = seg * SEG + tl.arange(0, SEG)
-    mask = cols < N
+    g, seg, cols, mask = _seg_of(nseg, N, SEG)
     ks = tl.arange(0, NSEG)
     km = ks < nseg
-    x = tl.load(x_ptr + g.to(tl.int64) * N + cols, mask=mask & (g < ROWS), other=0.0, eviction_policy="evict_first")
+    x = _seg_load(x_ptr, g, N, cols, mask, ROWS, 0.0)
     for i in range(0, tl.cdiv(ROWS - g, G)):
         row = g + i * G
         tl.store(part_ptr + row * nseg + seg, tl.sum(tl.abs(x), 0))
         tl.debug_barrier()
         tl.atomic_add(sync_ptr + row, 1, sem="release")
+        nxt = row + G
         if PRE:
-            nxt = row + G
-            x_next = tl.load(x_ptr + nxt.to(tl.int64) * N + cols, mask=mask & (nxt < ROWS), other=0.0,
-                             eviction_policy="evict_first")
+            x_next = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, 0.0)
         _wait(sync_ptr, row, nseg)
         total = tl.sum(tl.load(part_ptr + row * nseg + ks, mask=km, other=0.0, volatile=True), 0)
         tl.store(y_ptr + row.to(tl.int64) * N + cols, x / total, mask=mask)
         if PRE:
             x = x_next
         else:
-            nxt = row + G
-            x = tl.load(x_ptr + nxt.to(tl.int64) * N + cols, mask=mask & (nxt < ROWS), other=0.0,
-                        eviction_policy="evict_first")
+            x = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, 0.0)
 
 
 def fits(kern, nw, k):
@@ -173,12 +168,7 @@ def main():
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     for w in which:
         if w == "ln":    # level1/11_layer_norm_2d_bf16
-            rows, n, dt = 16384, 65536, torch.bfloat16
-            x = torch.randn(rows, n, device="cuda", dtype=dt)
-            wt = torch.empty(n, device="cuda", dtype=dt).uniform_(0.5, 1.5)
-            bs = torch.empty(n, device="cuda", dtype=dt).uniform_(-0.5, 0.5)
-            ref = torch.nn.functional.layer_norm(x.float(), (n,), wt.float(), bs.float(), 1e-5).to(dt)
-            eager = lambda t: torch.nn.functional.layer_norm(t, (n,), wt, bs, 1e-5)
+            rows, n, dt, x, wt, bs, ref, eager = ln11_inputs()
             tol, knobs = 0.01, [(p, r) for p in (1, 0) for r in (1, 0)]
             shipped = load_shipped("split_stats_norm_kernel", False)
             shipped_cfgs = ((8192, 4), (16384, 8))

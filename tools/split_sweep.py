@@ -13,7 +13,7 @@ import sys
 
 import torch
 
-from sweeplib import inductor_ms, module_from_source, print_best, try_variant
+from sweeplib import inductor_ms, ln11_inputs, module_from_source, print_best, try_variant
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 SPIN = "    while tl.atomic_add(sync_ptr + 1 + row, 0, sem=\"acquire\") < nseg:\n        pass\n"
@@ -58,12 +58,7 @@ def main():
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     for w in which:
         if w == "ln":   # level1/11_layer_norm_2d_bf16
-            rows, n, dt = 16384, 65536, torch.bfloat16
-            x = torch.randn(rows, n, device="cuda", dtype=dt)
-            wt = torch.empty(n, device="cuda", dtype=dt).uniform_(0.5, 1.5)
-            bs = torch.empty(n, device="cuda", dtype=dt).uniform_(-0.5, 0.5)
-            ref = torch.nn.functional.layer_norm(x.float(), (n,), wt.float(), bs.float(), 1e-5).to(dt)
-            eager = lambda t: torch.nn.functional.layer_norm(t, (n,), wt, bs, 1e-5)
+            rows, n, dt, x, wt, bs, ref, eager = ln11_inputs()
             mods = {(v, p): load("split_stats_norm_kernel", v, p) for v in (False, True) for p in (False, True)}
             tol = 0.01   # bf16: one rounding of the output either way
         else:           # level1/01_softmax_wide_rows, 02_log_softmax_wide_rows

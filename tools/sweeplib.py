@@ -51,6 +51,18 @@ def shapes(dims, dtype, op):
         yield outer, c, inner, x, op(x.double(), dim=1).to(dtype)
 
 
+def ln11_inputs():
+    """level1/11_layer_norm_2d_bf16's shape on the GPU: (rows, n, dtype, x, weight, bias, ref,
+    eager): a fresh randn input, the weight in [0.5, 1.5] and bias in [-0.5, 0.5] as the problem
+    draws them, the float32 layer norm rounded to bfloat16, and the eager call."""
+    rows, n, dt = 16384, 65536, torch.bfloat16
+    x = torch.randn(rows, n, device="cuda", dtype=dt)
+    wt = torch.empty(n, device="cuda", dtype=dt).uniform_(0.5, 1.5)
+    bs = torch.empty(n, device="cuda", dtype=dt).uniform_(-0.5, 0.5)
+    ref = torch.nn.functional.layer_norm(x.float(), (n,), wt.float(), bs.float(), 1e-5).to(dt)
+    return rows, n, dt, x, wt, bs, ref, lambda t: torch.nn.functional.layer_norm(t, (n,), wt, bs, 1e-5)
+
+
 def timeit(fn, flush, n=25):
     """Median of n CUDA-event timings of fn() after 3 warm-up calls, `flush` (a buffer larger
     than the L2) zeroed before each."""
