@@ -469,6 +469,7 @@ def is_final(req, variants):
 
 
 HOST_TIMED = set()   # modules whose host-inclusive time was taken (FAKE_ONCE_HOST_SLOW)
+FINAL_HOST_TIMED = []   # non-empty once the final measurement's host rounds were taken (FAKE_FINAL_ONCE_HOST_SLOW)
 
 
 def op_time(req):
@@ -481,6 +482,11 @@ def op_time(req):
     # FAKE_FINAL_HOST_SLOW: the same as the model is called only (host samples 2 ms more), the
     # GPU samples as they are
     final_host_slow = bool(os.environ.get("FAKE_FINAL_HOST_SLOW")) and is_final(req, variants)
+    # FAKE_FINAL_ONCE_HOST_SLOW: the same in the final measurement's first host rounds only (a
+    # transient: the rounds added after them are not slower)
+    if os.environ.get("FAKE_FINAL_ONCE_HOST_SLOW") and is_final(req, variants) and not FINAL_HOST_TIMED:
+        FINAL_HOST_TIMED.append(1)
+        final_host_slow = True
     # FAKE_FINAL_STALE: in the final measurement the modules of kopt's making (neither compiler
     # module) return stale outputs in the re-checked rounds: honest while the gates watched;
     # FAKE_FINAL_STALE=ma: max-autotune's module does instead (its rounds are not the output's)

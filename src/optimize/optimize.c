@@ -115,7 +115,8 @@ static void write_rows(octx *c) {
 /* The final measurement's figures (verify_session_final's g) into the model's entry. */
 static void take_final(json_t *model, const json_t *g) {
     static const char *const keys[] = {"baseline_ms", "optimized_ms", "speedup", "speedup_vs_default",
-                                       "speedup_vs_max_autotune", "as_called_vs_default", "as_called_vs_max_autotune"};
+                                       "speedup_vs_max_autotune", "as_called_vs_default", "as_called_vs_max_autotune",
+                                       "as_called_recheck"};
     for (size_t q = 0; q < sizeof keys / sizeof *keys; q++)
         if (json_object_get(g, keys[q])) json_object_set(model, keys[q], json_object_get(g, keys[q]));
 }

@@ -777,16 +777,18 @@ static int host_check(const json_t *hs, json_t *g) {
     return G_REFUSED;
 }
 
-/* Gate 4's host samples hs (baseline, candidate) with GATE4_HOST_RECHECK_ROUNDS more rounds
- * timed after them, as one pooled pair in *pooled (caller owns; see GATE4_HOST_RECHECK_ROUNDS);
- * a G_* code (G_REFUSED with g's reason when the timing failed). */
-static int host_rounds_more(vctx *v, const char *const *mods, const json_t *hs, json_t *g, json_t **pooled, kerr *e) {
+/* The host samples hs of the n modules mods (gate 4's baseline and candidate, or the final
+ * measurement's modules) with GATE4_HOST_RECHECK_ROUNDS more rounds timed after them, pooled
+ * module by module in *pooled (caller owns; see GATE4_HOST_RECHECK_ROUNDS); a G_* code
+ * (G_REFUSED with g's reason when the timing failed). */
+static int host_rounds_more(vctx *v, const char *const *mods, size_t n, const json_t *hs, json_t *g, json_t **pooled,
+                            kerr *e) {
     json_t *res = NULL;
-    int rc = time_modules(v, mods, 2, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_ROTATE, -1, g, &res, e);
+    int rc = time_modules(v, mods, n, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_ROTATE, -1, g, &res, e);
     if (rc == G_PASSED) {
         const json_t *hs2 = json_object_get(res, "host_samples");
         *pooled = json_array();
-        for (size_t i = 0; i < 2; i++) {
+        for (size_t i = 0; i < n; i++) {
             json_t *a = json_deep_copy(json_array_get(hs, i));
             json_array_extend(a, json_array_get(hs2, i));
             json_array_append_new(*pooled, a);
@@ -825,7 +827,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
         kerr he = {0};
         first = host_speedup_of(json_array_get(hs, 0), json_array_get(hs, 1), 13, &ci1, &slower1, &he);
         if (first && slower1) {
-            more_rc = host_rounds_more(v, mods, hs, g, &pooled, e);
+            more_rc = host_rounds_more(v, mods, 2, hs, g, &pooled, e);
         } else {
             json_decref(first);
             first = NULL;
@@ -1866,6 +1868,14 @@ static void as_called(json_t *g, const char *key, const json_t *base, const json
     if (h) json_object_set_new(g, key, h);
 }
 
+/* Whether g's figures put the output behind a compiler module as the model is called (the
+ * as-called interval `called` wholly below 1) but not in GPU time (the `gpu` interval reaching 1). */
+static int called_behind(const json_t *g, const char *gpu, const char *called) {
+    const json_t *gh = json_object_get(json_object_get(g, gpu), "ci95_hi");
+    const json_t *ch = json_object_get(json_object_get(g, called), "ci95_hi");
+    return json_is_number(gh) && json_is_number(ch) && json_number_value(ch) < 1.0 && json_number_value(gh) >= 1.0;
+}
+
 /* A speedup of 1 by identity (the output module is that baseline's own module): not measured. */
 static void identity_result(gate4_result *r, double ms) {
     memset(r, 0, sizeof *r);
@@ -1930,6 +1940,39 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, int *
     else as_called(g, "as_called_vs_default", json_array_get(hs, di), json_array_get(hs, ci), 17);
     if (is_ma) json_object_set_new(g, "as_called_vs_max_autotune", speedup_json(&rm));   /* 1 by identity */
     else if (has_ma) as_called(g, "as_called_vs_max_autotune", json_array_get(hs, mi), json_array_get(hs, ci), 19);
+    /* as in gate 4: when these first host rounds put the output behind a compiler module as the
+     * model is called while its GPU time does not, the as-called figures are taken once more from
+     * those rounds pooled with GATE4_HOST_RECHECK_ROUNDS more (one burst of host noise does not
+     * decide the output; "as_called_recheck" keeps the first figures) */
+    if (ours && (called_behind(g, "speedup_vs_default", "as_called_vs_default") ||
+                 called_behind(g, "speedup_vs_max_autotune", "as_called_vs_max_autotune"))) {
+        json_t *first = json_object(), *pooled = NULL;
+        static const char *const keys[] = {"as_called_vs_default", "as_called_vs_max_autotune"};
+        for (size_t q = 0; q < 2; q++)
+            if (json_object_get(g, keys[q])) json_object_set(first, keys[q], json_object_get(g, keys[q]));
+        rc = host_rounds_more(v, mods, n, hs, g, &pooled, e);
+        if (rc == G_PASSED) {
+            if (!is_def) as_called(g, "as_called_vs_default", json_array_get(pooled, di), json_array_get(pooled, ci), 23);
+            if (has_ma && !is_ma)
+                as_called(g, "as_called_vs_max_autotune", json_array_get(pooled, mi), json_array_get(pooled, ci), 29);
+            json_object_set_new(g, "as_called_recheck",
+                                json_pack("{s:o, s:i, s:s}", "first", first, "added_rounds", GATE4_HOST_RECHECK_ROUNDS,
+                                          "why", "the first host-inclusive rounds put the output behind a compiler "
+                                                 "module while its GPU time did not: decided again on all rounds together"));
+            first = NULL;
+        }
+        json_decref(first);
+        json_decref(pooled);
+        if (rc != G_PASSED) {
+            json_decref(res);
+            if (rc == G_REFUSED) {   /* the output failed in the added rounds: as above */
+                *refused = 1;
+                return 0;
+            }
+            return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
+                                    : kerr_wrap(e, "the final measurement");
+        }
+    }
     const gate4_result *start = v->start_ma ? &rm : &rd;
     json_object_set_new(g, "baseline_ms", json_real(start->base_ms));
     json_object_set_new(g, "speedup", speedup_json(start));

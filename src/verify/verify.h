@@ -138,13 +138,16 @@ int verify_session_launch_args(verify_session *v, int kernel, const json_t **spe
  * `module` and, when compiled, max-autotune's, interleaved; fills g with default_ms,
  * optimized_ms, max_autotune_ms, speedup_vs_default, speedup_vs_max_autotune (paired 95% CIs),
  * the same two timed as the model is called (as_called_vs_default / _max_autotune, host
- * dispatch included), and baseline_ms / speedup against the module the session started from.
+ * dispatch included; where the first host rounds put `module` behind a compiler module while its
+ * GPU time does not, taken again from those rounds pooled with GATE4_HOST_RECHECK_ROUNDS more, as
+ * gate 4 does, the first figures kept in as_called_recheck), and baseline_ms / speedup against
+ * the module the session started from.
  * When `module` is one of the compiler's own (a kept baseline), its figures against that one are
  * 1 by identity: it is not timed against itself. Otherwise its timed rounds are re-checked as in
  * gate 4 (fresh contents, GATE4_RECHECK_ROUNDS rounds compared with the outputs of the module the
- * search started from), and when they disagree, or its timing fails, *refused is set,
- * g["reason"] says why and 0 is returned: the caller outputs a compiler module instead (no
- * figures are set then). */
+ * search started from), and when they disagree, or its timing fails (also in the added host
+ * rounds), *refused is set, g["reason"] says why and 0 is returned: the caller outputs a compiler
+ * module instead (g's figures are not to be used then). */
 int verify_session_final(verify_session *v, const char *module, json_t *g, int *refused, kerr *e);
 /* Makes the output folder hold torch.compile's own module -- max-autotune's (use_ma) or
  * default's -- with its captured arguments, in place of what verify_session_finish wrote (the

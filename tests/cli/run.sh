@@ -650,6 +650,22 @@ w = m["final_pick"]["why"]
 assert "faster than the re-stitched one as the model is called" in w and "(0.3" in w, w   # 1.1 / 2.9 ms
 assert any(a["outcome"] == "accepted" for a in d["attempts"]), d["attempts"]
 assert m["as_called_vs_default"] == {"estimate": 1.0, "ci95_lo": 1.0, "ci95_hi": 1.0}, m   # measured again
+# a persistent slowdown is decided on the pooled rounds too: checked again, still behind
+r = m["as_called_recheck"]
+assert r["added_rounds"] == 36 and r["first"]["as_called_vs_default"]["ci95_hi"] < 1, r
+PY
+# (3b) the same slowdown in the final's first host rounds only (FAKE_FINAL_ONCE_HOST_SLOW, a
+# transient): as in gate 4, the as-called figures are decided once more on those rounds pooled
+# with 36 more, and the re-stitched module stays the output (before: default's module was)
+FAKE_FINAL_ONCE_HOST_SLOW=1 FAKE_WORKER_FIXTURE_MA=$MA expect_exit 0 "optimize, final host transient" -- "$KOPT" optimize "$P" -o "$T/rp4" --budget 30s --rounds 4 --no-store --max-autotune --json
+python3 - "$T/out" <<'PY' && ok || bad "final host transient: the output was re-picked"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["model"]
+assert "final_pick" not in m and any(k["status"] == "optimized" for k in d["kernels"]), (m, d["outcome"])
+r = m["as_called_recheck"]
+assert r["added_rounds"] == 36 and r["first"]["as_called_vs_default"]["ci95_hi"] < 1, r   # 0.3x at first
+assert m["as_called_vs_default"]["ci95_lo"] > 1 and m["as_called_vs_default"]["rounds"] == 48, m   # pooled
 PY
 # without the slowdown nothing is re-picked (the runs above)
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert "final_pick" not in m, m' "$T/ma3/report.json" && ok || bad "a final re-pick without cause"
