@@ -27,6 +27,13 @@ from split_sweep import load as load_shipped
 
 
 @triton.jit
+def _release(sync_ptr, row):
+    """This program's partial for `row` is published (stored before): counted in the row's counter."""
+    tl.debug_barrier()
+    tl.atomic_add(sync_ptr + row, 1, sem="release")
+
+
+@triton.jit
 def _wait(sync_ptr, row, nseg):
     it = 0
     while (tl.atomic_add(sync_ptr + row, 0, sem="acquire") < nseg) & (it < 32768):
@@ -71,8 +78,7 @@ def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G
         slot = row * nseg + seg
         tl.store(part_ptr + 2 * slot, mean_s)
         tl.store(part_ptr + 2 * slot + 1, tl.sum(d * d, 0))
-        tl.debug_barrier()
-        tl.atomic_add(sync_ptr + row, 1, sem="release")
+        _release(sync_ptr, row)
         nxt = row + G
         if PRE:
             x_next = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, 0.0)
@@ -111,8 +117,7 @@ def _persist_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: t
         slot = row * nseg + seg
         tl.store(part_ptr + 2 * slot, m)
         tl.store(part_ptr + 2 * slot + 1, tl.sum(e, 0))
-        tl.debug_barrier()
-        tl.atomic_add(sync_ptr + row, 1, sem="release")
+        _release(sync_ptr, row)
         nxt = row + G
         if PRE:
             x_next = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, float("-inf"))
@@ -141,8 +146,7 @@ def _persist_l1(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.con
     for i in range(0, tl.cdiv(ROWS - g, G)):
         row = g + i * G
         tl.store(part_ptr + row * nseg + seg, tl.sum(tl.abs(x), 0))
-        tl.debug_barrier()
-        tl.atomic_add(sync_ptr + row, 1, sem="release")
+        _release(sync_ptr, row)
         nxt = row + G
         if PRE:
             x_next = _seg_load(x_ptr, nxt, N, cols, mask, ROWS, 0.0)
