@@ -39,12 +39,17 @@ def problem_and_kopt(prob_path, out_dir):
     return model, inputs, load_optimized(model)
 
 
-def timings(fn, inputs, calls):
+def timings(fn, inputs, calls, flush=None):
+    """(median as-called ms, median host-enqueue ms) of `calls` calls of fn(*inputs) after five
+    warm-up calls; with `flush` (a buffer of twice the L2), the buffer is zeroed before each call,
+    outside the timed span, as the worker's host_samples does."""
     for _ in range(5):
         fn(*inputs)
     torch.cuda.synchronize()
     called, enqueue = [], []
     for _ in range(calls):
+        if flush is not None:
+            flush.zero_()
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         fn(*inputs)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a stitched module's host time goes, call by call (developer tool, GPU only).
 
-usage: python3 tools/launch_profile.py PROBLEM.py MODULE.py [MODULE.py ...] [--calls N]
+usage: python3 tools/launch_profile.py PROBLEM.py MODULE.py [MODULE.py ...] [--calls N] [--flush]
 
 Each MODULE is an Inductor module kopt wrote or kept (`kopt optimize --keep-work` leaves the
 compiler's in OUT/work/compile-*/ and each candidate's re-stitched one in OUT/work/cand*/graph0.py),
@@ -10,7 +10,9 @@ no parameters or buffers, whose compiled call() takes the inputs alone. For each
 enqueue time (the call's own wall time) and as-called time (device idle, to the end of its GPU
 work) over N calls, then cProfile's top functions by their own time over the same calls. Written
 for the held-out h01/h02, whose split kernels are faster on the GPU but were refused as slower
-as called (BENCHMARKS.md, forty-fifth and forty-sixth sessions).
+as called (BENCHMARKS.md, forty-fifth and forty-sixth sessions). --flush zeroes a buffer of twice
+the L2 before each call, as the final measurement's as-called rounds do (fifty-seventh session: on
+level1/40 those rounds read 3.6-6.5% below the GPU time, the unflushed calls did not).
 """
 import argparse
 import cProfile
@@ -33,10 +35,10 @@ def load(path, name):
     return mod
 
 
-def times(call, inputs, n):
+def times(call, inputs, n, flush=None):
     """(median enqueue ms, median as-called ms) of n calls of `call([inputs...])`
-    (host_profile.timings, five warm-up calls first)."""
-    called, enq = timings(lambda *xs: call(list(xs)), inputs, n)
+    (host_profile.timings, five warm-up calls first; `flush`: zeroed before each call)."""
+    called, enq = timings(lambda *xs: call(list(xs)), inputs, n, flush)
     return enq, called
 
 
@@ -45,6 +47,8 @@ def main():
     ap.add_argument("problem")
     ap.add_argument("modules", nargs="+")
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--flush", action="store_true",
+                    help="zero a buffer of twice the L2 before each call, as the final measurement's as-called rounds do")
     a = ap.parse_args()
     prob = load(a.problem, "problem")
     torch.manual_seed(0)
@@ -54,19 +58,24 @@ def main():
         return 2
     torch.manual_seed(0)
     inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in prob.get_inputs()]
+    flush = None
+    if a.flush:
+        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (64 << 20)
+        flush = torch.empty(2 * l2, dtype=torch.int8, device="cuda")
     for i, path in enumerate(a.modules):
         mod = load(path, "kopt_prof_%d" % i)
         with torch.no_grad():
             for _ in range(10):
                 mod.call(list(inputs))
-            enq, called = times(mod.call, inputs, a.calls)
+            enq, called = times(mod.call, inputs, a.calls, flush)
             prof = cProfile.Profile()
             prof.enable()
-            times(mod.call, inputs, a.calls)
+            times(mod.call, inputs, a.calls, flush)
             prof.disable()
         s = io.StringIO()
         pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(18)
-        print("== %s\nenqueue %.4f ms, as called %.4f ms (medians of %d calls)" % (path, enq, called, a.calls))
+        print("== %s\nenqueue %.4f ms, as called %.4f ms (medians of %d calls%s)"
+              % (path, enq, called, a.calls, ", L2 flushed before each" if flush is not None else ""))
         print("\n".join(ln for ln in s.getvalue().splitlines() if ln.strip())[:6000])
     return 0
 
