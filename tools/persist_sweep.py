@@ -48,22 +48,22 @@ def _seg_load(x_ptr, row, N, cols, mask, ROWS, OTHER: tl.constexpr):
 
 
 @triton.jit
-def _seg_of(nseg, N, SEG: tl.constexpr):
-    """This program's group g, its segment of the row, the segment's columns and their mask."""
+def _seg_of(nseg, N, SEG: tl.constexpr, NSEG: tl.constexpr):
+    """This program's group g, its segment of the row, the segment's columns and their mask, and
+    the row's segment indices (NSEG, a power of two) with their mask (the partials to combine)."""
     pid = tl.program_id(0)
     g = pid // nseg
     seg = pid - g * nseg
     cols = seg * SEG + tl.arange(0, SEG)
-    return g, seg, cols, cols < N
+    ks = tl.arange(0, NSEG)
+    return g, seg, cols, cols < N, ks, ks < nseg
 
 
 @triton.jit
 def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr,
                 SEG: tl.constexpr, EPS: tl.constexpr, PRE: tl.constexpr, WREG: tl.constexpr):
-    g, seg, cols, mask = _seg_of(nseg, N, SEG)
+    g, seg, cols, mask, ks, km = _seg_of(nseg, N, SEG, NSEG)
     cnt = tl.minimum(N - seg * SEG, SEG) * 1.0
-    ks = tl.arange(0, NSEG)
-    km = ks < nseg
     pn = tl.where(km, tl.minimum(N - ks * SEG, SEG), 0) * 1.0
     nf = N * 1.0
     if WREG:
@@ -105,9 +105,7 @@ def _persist_ln(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G
 @triton.jit
 def _persist_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr, SEG: tl.constexpr,
                      PRE: tl.constexpr):
-    g, seg, cols, mask = _seg_of(nseg, N, SEG)
-    ks = tl.arange(0, NSEG)
-    km = ks < nseg
+    g, seg, cols, mask, ks, km = _seg_of(nseg, N, SEG, NSEG)
     x = _seg_load(x_ptr, g, N, cols, mask, ROWS, float("-inf"))
     for i in range(0, tl.cdiv(ROWS - g, G)):
         row = g + i * G
@@ -139,9 +137,7 @@ def _persist_softmax(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: t
 @triton.jit
 def _persist_l1(x_ptr, y_ptr, part_ptr, sync_ptr, ROWS, N, nseg, G, NSEG: tl.constexpr, SEG: tl.constexpr,
                 PRE: tl.constexpr):
-    g, seg, cols, mask = _seg_of(nseg, N, SEG)
-    ks = tl.arange(0, NSEG)
-    km = ks < nseg
+    g, seg, cols, mask, ks, km = _seg_of(nseg, N, SEG, NSEG)
     x = _seg_load(x_ptr, g, N, cols, mask, ROWS, 0.0)
     for i in range(0, tl.cdiv(ROWS - g, G)):
         row = g + i * G

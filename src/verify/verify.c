@@ -1876,6 +1876,20 @@ static int called_behind(const json_t *g, const char *gpu, const char *called) {
     return json_is_number(gh) && json_is_number(ch) && json_number_value(ch) < 1.0 && json_number_value(gh) >= 1.0;
 }
 
+/* The final measurement's timing ended in rc (not G_PASSED): 0 with *refused set where the
+ * output itself failed (`ours`: a module of kopt's making; the caller keeps a compiler module,
+ * g["reason"] says why), else kopt's own error. */
+static int final_failed(int rc, int ours, const json_t *g, int *refused, kerr *e) {
+    if (rc == G_REFUSED && ours) {
+        *refused = 1;
+        return 0;
+    }
+    return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
+           : rc == G_ERROR  ? kerr_wrap(e, "the final measurement")
+                            : kerr_set(e, KOPT_E_WORKER, "the final measurement failed: %s",
+                                       json_string_value(json_object_get(g, "reason")));
+}
+
 /* A speedup of 1 by identity (the output module is that baseline's own module): not measured. */
 static void identity_result(gate4_result *r, double ms) {
     memset(r, 0, sizeof *r);
@@ -1905,17 +1919,9 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, int *
     *refused = 0;
     int rc = time_modules(v, mods, n, rounds, GATE4_HOST_ROUNDS, ours ? FRESH_RECHECK : FRESH_ROTATE, ours ? (int)ci : -1,
                           g, &res, e);
-    if (rc == G_REFUSED && ours) {   /* the output itself failed: the caller keeps the compiler's module */
-        json_decref(res);
-        *refused = 1;
-        return 0;
-    }
     if (rc != G_PASSED) {
         json_decref(res);
-        return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
-               : rc == G_ERROR  ? kerr_wrap(e, "the final measurement")
-                                : kerr_set(e, KOPT_E_WORKER, "the final measurement failed: %s",
-                                           json_string_value(json_object_get(g, "reason")));
+        return final_failed(rc, ours, g, refused, e);
     }
     const json_t *smp = json_object_get(res, "samples");
     gate4_result rd, rm;
@@ -1946,32 +1952,22 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, int *
      * decide the output; "as_called_recheck" keeps the first figures) */
     if (ours && (called_behind(g, "speedup_vs_default", "as_called_vs_default") ||
                  called_behind(g, "speedup_vs_max_autotune", "as_called_vs_max_autotune"))) {
-        json_t *first = json_object(), *pooled = NULL;
-        static const char *const keys[] = {"as_called_vs_default", "as_called_vs_max_autotune"};
-        for (size_t q = 0; q < 2; q++)
-            if (json_object_get(g, keys[q])) json_object_set(first, keys[q], json_object_get(g, keys[q]));
+        json_t *first = json_pack("{s:O*, s:O*}", "as_called_vs_default", json_object_get(g, "as_called_vs_default"),
+                                  "as_called_vs_max_autotune", json_object_get(g, "as_called_vs_max_autotune"));
+        json_t *pooled = NULL;
         rc = host_rounds_more(v, mods, n, hs, g, &pooled, e);
-        if (rc == G_PASSED) {
-            if (!is_def) as_called(g, "as_called_vs_default", json_array_get(pooled, di), json_array_get(pooled, ci), 23);
-            if (has_ma && !is_ma)
-                as_called(g, "as_called_vs_max_autotune", json_array_get(pooled, mi), json_array_get(pooled, ci), 29);
-            json_object_set_new(g, "as_called_recheck",
-                                json_pack("{s:o, s:i, s:s}", "first", first, "added_rounds", GATE4_HOST_RECHECK_ROUNDS,
-                                          "why", "the first host-inclusive rounds put the output behind a compiler "
-                                                 "module while its GPU time did not: decided again on all rounds together"));
-            first = NULL;
-        }
-        json_decref(first);
-        json_decref(pooled);
-        if (rc != G_PASSED) {
+        if (rc != G_PASSED) {   /* the output failed in the added rounds, or kopt did: as above */
+            json_decref(first);
             json_decref(res);
-            if (rc == G_REFUSED) {   /* the output failed in the added rounds: as above */
-                *refused = 1;
-                return 0;
-            }
-            return rc == G_RESOURCE ? kerr_set(e, KOPT_E_WORKER, "the final measurement ran out of GPU memory")
-                                    : kerr_wrap(e, "the final measurement");
+            return final_failed(rc, ours, g, refused, e);
         }
+        as_called(g, "as_called_vs_default", json_array_get(pooled, di), json_array_get(pooled, ci), 23);
+        if (has_ma) as_called(g, "as_called_vs_max_autotune", json_array_get(pooled, mi), json_array_get(pooled, ci), 29);
+        json_decref(pooled);
+        json_object_set_new(g, "as_called_recheck",
+                            json_pack("{s:o, s:i, s:s}", "first", first, "added_rounds", GATE4_HOST_RECHECK_ROUNDS, "why",
+                                      "the first host-inclusive rounds put the output behind a compiler module while its "
+                                      "GPU time did not: decided again on all rounds together"));
     }
     const gate4_result *start = v->start_ma ? &rm : &rd;
     json_object_set_new(g, "baseline_ms", json_real(start->base_ms));
