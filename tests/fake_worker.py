@@ -510,6 +510,8 @@ def op_time(req):
         samples.append([round(base * (1.0 + 0.01 * ((r * 7 + k) % 5)), 6)
                         for r in range(rounds)])
     res = {"samples": samples, "sleep_ms": 0.05}
+    if os.environ.get("FAKE_LATE_ROUNDS"):   # the worker's host fell behind its stall in that many rounds
+        res["rounds_timed_again"] = int(os.environ["FAKE_LATE_ROUNDS"])
     hr = int(req.get("host_rounds", 0))
     if hr:   # host-inclusive: the GPU figures plus 0.1 ms of dispatch; FAKE_HOST_SLOW adds 2 ms,
         # FAKE_ONCE_HOST_SLOW 2 ms in the first host timing of that module only (a transient)
@@ -544,20 +546,30 @@ def op_time(req):
     elif req.get("fresh_inputs") and "no_rechecks" not in MODES:   # rotated inputs; the first rounds re-checked
         # rounds compared with variant 0's: rounding only (3 exact differences), or, for a module
         # marked FAKE_STALE_TIMED (results kept from contents seen before), 1000 of 1024 elements off
+        # (the same in the as-called rounds re-checked, host_recheck_rounds; FAKE_STALE_HOST: stale
+        # there only -- a kernel that cheats only where no stall precedes it; FAKE_STALE_ADDED: only
+        # in the as-called rounds added after the first, the timing of one stalled round)
         res["fresh_inputs"] = {"rotated": [0], "skipped": []}
         res["rechecks"] = []
-        for r in range(min(rounds, int(req.get("recheck_rounds") or 0))):
+        checked = [(r, False) for r in range(min(rounds, int(req.get("recheck_rounds") or 0)))]
+        checked += [(r, True) for r in range(min(hr, int(req.get("host_recheck_rounds") or 0)))]
+        for r, host in checked:
             for k in range(1, len(variants)):
                 v = variants[k] if isinstance(variants[k], dict) else {}
                 path = str(v.get("module"))
                 stale = "/compile-max-autotune/" in path if final_stale == "ma" else "/compile-" not in path
-                off = 1000 if marked(v.get("module"), "FAKE_STALE_TIMED") or (final_stale and stale) else 0
+                off = 1000 if (marked(v.get("module"), "FAKE_STALE_TIMED") or (final_stale and stale) or
+                               (host and marked(v.get("module"), "FAKE_STALE_HOST")) or
+                               (host and rounds == 1 and marked(v.get("module"), "FAKE_STALE_ADDED"))) else 0
                 outs = [{"numel": 1024, "n_mismatch": 3 + off, "n_rel_err": off, "n_nonfinite_mismatch": 0,
                          "dtype": "float32"}]
                 if marked(v.get("module"), "FAKE_STALE_INDICES"):   # integer outputs: exact counts decide
                     outs.append({"numel": 64, "n_mismatch": 50, "n_rel_err": 0, "n_nonfinite_mismatch": 0,
                                  "dtype": "int64"})
-                res["rechecks"].append({"round": r, "variant": k, "outputs": outs})
+                e = {"round": r, "variant": k, "outputs": outs}
+                if host:
+                    e["host"] = True
+                res["rechecks"].append(e)
     return res
 
 
@@ -657,7 +669,8 @@ def handle(req):
                 f.write(json.dumps({"op": op, "variants": [v.get("module", v.get("kind"))
                                                            for v in req.get("variants") or []],
                                     "fresh_inputs": req.get("fresh_inputs"), "recheck_rounds": req.get("recheck_rounds"),
-                                    "recheck_rel": req.get("recheck_rel")}) + "\n")
+                                    "recheck_rel": req.get("recheck_rel"), "host_rounds": req.get("host_rounds"),
+                                    "host_recheck_rounds": req.get("host_recheck_rounds")}) + "\n")
     if op == "load":
         count("load %s" % req.get("path"))
     if "noisy" in MODES:

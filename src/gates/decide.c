@@ -220,3 +220,8 @@ int gate4_recheck_want(int rounds) {
     if (rounds < 0) return 0;
     return rounds < GATE4_RECHECK_ROUNDS ? rounds : GATE4_RECHECK_ROUNDS;
 }
+
+int gate4_host_checked_want(int host_rounds) {
+    if (host_rounds < 0) return 0;
+    return host_rounds < GATE4_HOST_CHECKED_ROUNDS ? host_rounds : GATE4_HOST_CHECKED_ROUNDS;
+}

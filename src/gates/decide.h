@@ -160,4 +160,16 @@ int gate4_recheck_agrees(const gate4_recheck_out *o);
  * GATE4_RECHECK_ROUNDS, or every round when there are fewer. */
 int gate4_recheck_want(int rounds);
 
+/* Rounds timed as the model is called (host rounds) re-checked as the timed ones are, per host
+ * timing: a kernel that could tell those rounds from the stalled ones (no stall before them) and
+ * did less work there only to look faster as called is stale in them. Fewer than the timed
+ * rounds' 8: to move a median of the host rounds it must cheat in most of them, and then escapes
+ * 3 re-checks with a chance below 1/8 per timing, every timing (gate 4's, the final's, their added
+ * rounds) drawing again. */
+#define GATE4_HOST_CHECKED_ROUNDS 3
+
+/* Re-checked rounds the worker owes per candidate among `host_rounds` host rounds:
+ * GATE4_HOST_CHECKED_ROUNDS, or all of them when there are fewer. */
+int gate4_host_checked_want(int host_rounds);
+
 #endif

@@ -630,10 +630,12 @@ static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
 
 /* Gate 4's re-check of timed outputs on fresh contents (decide.h): G_REFUSED with g's reason
  * when a re-checked output of a candidate (variant >= 1; only variant `judge` when >= 0: the
- * others' rounds are recorded, not judged) does not agree with the baseline's;
- * which rounds were re-checked goes into g either way (what was rotated: time_modules). An
- * answer without the rounds asked for (`want` re-checks, unless the baseline itself refused
- * rotated inputs) is the worker's fault: G_ERROR. */
+ * others' rounds are recorded, not judged) does not agree with the baseline's, in a timed round
+ * or an as-called (host) one; which rounds were re-checked goes into g either way
+ * ("rechecked_rounds", "rechecked_host_rounds"; "added_" before each for a timing whose rounds
+ * are added to ones g holds already; what was rotated: time_modules). An answer without the
+ * rounds asked for (`want` re-checks in all, unless the baseline itself refused rotated inputs)
+ * is the worker's fault: G_ERROR. */
 static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g, kerr *e) {
     const json_t *rc = json_object_get(res, "rechecks"), *fi = json_object_get(res, "fresh_inputs");
     int unusable = json_object_get(fi, "unusable") != NULL;
@@ -642,14 +644,18 @@ static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g,
                  "asked for", want);
         return G_ERROR;
     }
-    json_t *rounds = json_array();
-    json_object_set_new(g, "rechecked_rounds", rounds);
+    int added = json_object_get(g, "rechecked_rounds") != NULL;
+    json_t *rounds = json_array(), *hrounds = json_array();
+    json_object_set_new(g, added ? "added_rechecked_rounds" : "rechecked_rounds", rounds);
+    json_object_set_new(g, added ? "added_rechecked_host_rounds" : "rechecked_host_rounds", hrounds);
     size_t i;
     const json_t *x;
     json_array_foreach(rc, i, x) {
         json_int_t round = json_integer_value(json_object_get(x, "round"));
-        json_array_append_new(rounds, json_integer(round));
+        int host = json_is_true(json_object_get(x, "host"));
+        json_array_append_new(host ? hrounds : rounds, json_integer(round));
         if (judge >= 0 && json_integer_value(json_object_get(x, "variant")) != judge) continue;
+        const char *kind = host ? "as-called round" : "timed round";
         const json_t *outs = json_object_get(x, "outputs");
         size_t k;
         const json_t *o;
@@ -659,13 +665,13 @@ static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g,
             if (gate4_recheck_agrees(&r)) continue;
             const char *why = json_string_value(json_object_get(o, "mismatch"));
             if (why || r.mismatch)
-                gate_fail(g, "in timed round %lld, on the inputs rotated for it, output %zu does not match the "
-                             "baseline's: %s", (long long)round, k, why ? why : "another shape or no counts");
+                gate_fail(g, "in %s %lld, on the inputs rotated for it, output %zu does not match the baseline's: %s",
+                          kind, (long long)round, k, why ? why : "another shape or no counts");
             else
-                gate_fail(g, "in timed round %lld, on the inputs rotated for it, output %zu differs from the baseline's "
-                             "in %lld of %lld elements: results that do not follow the inputs (kept from contents "
-                             "seen before?)",
-                          (long long)round, k, r.integer ? r.n_mismatch : r.n_rel_err + r.n_nonfinite, r.numel);
+                gate_fail(g, "in %s %lld, on the inputs rotated for it, output %zu differs from the baseline's in %lld "
+                             "of %lld elements: results that do not follow the inputs (kept from contents seen "
+                             "before?)",
+                          kind, (long long)round, k, r.integer ? r.n_mismatch : r.n_rel_err + r.n_nonfinite, r.numel);
             return G_REFUSED;
         }
     }
@@ -676,7 +682,8 @@ static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g,
 typedef enum {
     FRESH_OFF,     /* every run reads the loaded inputs as loaded */
     FRESH_ROTATE,  /* rotated before every run but the first (no run reads its predecessor's contents) */
-    FRESH_RECHECK  /* so, and gate4_recheck_want(rounds) rounds re-checked against variant 0 */
+    FRESH_RECHECK  /* so, and gate4_recheck_want(rounds) timed rounds and gate4_host_checked_want(host_rounds)
+                      as-called rounds re-checked against variant 0 */
 } fresh_mode;
 
 /* Gate 4's timing of variant modules (interleaved rounds); *res the worker's result. `fresh`
@@ -693,6 +700,7 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
     if (fresh != FRESH_OFF) json_object_set_new(req, "fresh_inputs", json_true());
     if (fresh == FRESH_RECHECK) {
         json_object_set_new(req, "recheck_rounds", json_integer(GATE4_RECHECK_ROUNDS));
+        if (host_rounds > 0) json_object_set_new(req, "host_recheck_rounds", json_integer(GATE4_HOST_CHECKED_ROUNDS));
         json_object_set_new(req, "recheck_rel", json_pack("[f, f, f]", GATE4_RECHECK_REL, 0.0, GATE4_RECHECK_REL));
     }
     if (worker_call(v->w, "time", req, T_TIME, res, &ce)) {
@@ -704,10 +712,16 @@ static int time_modules(vctx *v, const char *const *mods, size_t n, int rounds, 
         gate_fail(g, "a timed module wrote to the model's inputs (restored); the model only reads them");
         return G_REFUSED;
     }
+    /* rounds the worker timed again because its host fell behind the stall (kopt/timing.py), summed
+     * over the timings g records: a busy host, for the record */
+    json_int_t again = json_integer_value(json_object_get(*res, "rounds_timed_again"));
+    if (again > 0)
+        json_object_set_new(g, "rounds_timed_again",
+                            json_integer(again + json_integer_value(json_object_get(g, "rounds_timed_again"))));
     const json_t *fi = json_object_get(*res, "fresh_inputs");   /* what was rotated, for the record */
     if (fresh != FRESH_OFF && json_is_object(fi)) json_object_set(g, "fresh_inputs", (json_t *)fi);
-    return fresh == FRESH_RECHECK ? recheck_verdict(*res, (size_t)gate4_recheck_want(rounds) * (n - 1), judge, g, e)
-                                  : G_PASSED;
+    size_t want = (size_t)(gate4_recheck_want(rounds) + gate4_host_checked_want(host_rounds)) * (n - 1);
+    return fresh == FRESH_RECHECK ? recheck_verdict(*res, want, judge, g, e) : G_PASSED;
 }
 
 /* The speedup of samples `cand` over `base` with its paired CI, as JSON and in *r. */
@@ -779,12 +793,13 @@ static int host_check(const json_t *hs, json_t *g) {
 
 /* The host samples hs of the n modules mods (gate 4's baseline and candidate, or the final
  * measurement's modules) with GATE4_HOST_RECHECK_ROUNDS more rounds timed after them, pooled
- * module by module in *pooled (caller owns; see GATE4_HOST_RECHECK_ROUNDS); a G_* code
- * (G_REFUSED with g's reason when the timing failed). */
-static int host_rounds_more(vctx *v, const char *const *mods, size_t n, const json_t *hs, json_t *g, json_t **pooled,
-                            kerr *e) {
+ * module by module in *pooled (caller owns; see GATE4_HOST_RECHECK_ROUNDS); their rounds are
+ * re-checked as the first ones were (variant `judge`'s, as recheck_verdict). A G_* code (G_REFUSED
+ * with g's reason when the timing failed or an output was stale). */
+static int host_rounds_more(vctx *v, const char *const *mods, size_t n, const json_t *hs, int judge, json_t *g,
+                            json_t **pooled, kerr *e) {
     json_t *res = NULL;
-    int rc = time_modules(v, mods, n, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_ROTATE, -1, g, &res, e);
+    int rc = time_modules(v, mods, n, 1, GATE4_HOST_RECHECK_ROUNDS, FRESH_RECHECK, judge, g, &res, e);
     if (rc == G_PASSED) {
         const json_t *hs2 = json_object_get(res, "host_samples");
         *pooled = json_array();
@@ -827,7 +842,7 @@ static int gate4_run(vctx *v, const char *module, json_t *g, double *speedup, in
         kerr he = {0};
         first = host_speedup_of(json_array_get(hs, 0), json_array_get(hs, 1), 13, &ci1, &slower1, &he);
         if (first && slower1) {
-            more_rc = host_rounds_more(v, mods, 2, hs, g, &pooled, e);
+            more_rc = host_rounds_more(v, mods, 2, hs, -1, g, &pooled, e);
         } else {
             json_decref(first);
             first = NULL;
@@ -1955,7 +1970,7 @@ int verify_session_final(verify_session *v, const char *module, json_t *g, int *
         json_t *first = json_pack("{s:O*, s:O*}", "as_called_vs_default", json_object_get(g, "as_called_vs_default"),
                                   "as_called_vs_max_autotune", json_object_get(g, "as_called_vs_max_autotune"));
         json_t *pooled = NULL;
-        rc = host_rounds_more(v, mods, n, hs, g, &pooled, e);
+        rc = host_rounds_more(v, mods, n, hs, (int)ci, g, &pooled, e);
         if (rc != G_PASSED) {   /* the output failed in the added rounds, or kopt did: as above */
             json_decref(first);
             json_decref(res);

@@ -129,6 +129,9 @@ st = by["p_stale_when_timed.py"]
 assert st["verdict"] == "refused" and st["refused_at"] == 4, st.get("reason")
 assert "in timed round 0, on the inputs rotated for it, output 0 differs from the baseline" in st["reason"], st["reason"]
 assert "in 1000 of 1024 elements" in st["reason"], st["reason"]
+sh = by["p2_stale_when_called.py"]   # stale only where the model is called as the user calls it
+assert sh["verdict"] == "refused" and sh["refused_at"] == 4, sh.get("reason")
+assert "in as-called round 0, on the inputs rotated for it, output 0 differs from the baseline" in sh["reason"], sh["reason"]
 ix = by["q_stale_indices_when_timed.py"]   # an int64 output off in 50 of 64, within 1% of its values
 assert ix["verdict"] == "refused" and ix["refused_at"] == 4 and "output 1 differs" in ix["reason"], ix.get("reason")
 assert "in 50 of 64 elements" in ix["reason"], ix["reason"]
@@ -137,11 +140,14 @@ assert zw["verdict"] == "refused" and zw["refused_at"] == 4, zw.get("reason")
 assert "timing failed: a timed module wrote to the model\x27s parameters or buffers (fc.weight)" in zw["reason"], zw["reason"]
 g4 = by["a_fast.py"]["gates"][3]
 assert by["a_fast.py"]["verdict"] == "accepted" and g4["rechecked_rounds"] == list(range(8)), g4
+assert g4["rechecked_host_rounds"] == [0, 1, 2], g4
 assert g4["fresh_inputs"] == {"rotated": [0], "skipped": []}, g4
 times = [r for r in map(json.loads, open(sys.argv[2])) if r["op"] == "time"]
 reqs = [r for r in times if r.get("recheck_rounds")]
 assert reqs and all(r["fresh_inputs"] and r["recheck_rounds"] == 8 and r["recheck_rel"] == [0.01, 0.0, 0.01]
                     for r in reqs), reqs[:2]
+assert all(r["host_recheck_rounds"] == 3 for r in reqs if r.get("host_rounds")), reqs[:2]
+assert [r for r in reqs if r.get("host_rounds")], "gate 4 takes host rounds"
 assert all(r.get("fresh_inputs") for r in times), [r for r in times if not r.get("fresh_inputs")][:2]' \
   "$T/verify.json" "$T/runs.jsonl" && ok || bad "gate 4 on fresh contents: $(head -c 300 "$T/verify.json")"
 # every gate a candidate reached says how long it took: gates numbered from 1 without a gap, each
@@ -226,6 +232,27 @@ g = c["gates"][3]
 assert c["verdict"] == "accepted", c.get("reason")
 assert g["host_recheck"]["first"]["ci95_hi"] < 1 and g["host_recheck"]["added_rounds"] == 36, g
 assert g["host_speedup"]["rounds"] == 48 and g["host_speedup"]["ci95_lo"] > 1, g
+# the added rounds re-checked as the first ones were (3 of their 36 as-called rounds)
+assert g["added_rechecked_rounds"] == [0] and g["added_rechecked_host_rounds"] == [0, 1, 2], g
+PY
+# the same transient with outputs stale in the added as-called rounds only: refused there
+sed 's/marker: FAKE_FAST/marker: FAKE_FAST FAKE_ONCE_HOST_SLOW FAKE_STALE_ADDED/' "$FC/a_fast.py" >"$T/hostadded.py"
+expect_exit 12 "verify, stale in the added as-called rounds" -- \
+  "$KOPT" verify "$P" --candidate "$T/hostadded.py" -o "$T/vh2" --rounds 8 --json
+python3 - "$T/out" <<'PY' && ok || bad "gate 4's added rounds re-checked: $(head -c 600 "$T/out")"
+import json, sys
+c = json.load(open(sys.argv[1]))["candidates"][0]
+assert c["verdict"] == "refused" and c["refused_at"] == 4, c.get("reason")
+assert "in as-called round 0, on the inputs rotated for it, output 0 differs" in c["reason"], c["reason"]
+PY
+# rounds the worker timed again (its host behind the stall) are summed into gate 4's record: the
+# first timing's and, for the transient host slowdown, the added rounds' (3 each)
+FAKE_LATE_ROUNDS=3 expect_exit 0 "verify, rounds timed again" -- \
+  "$KOPT" verify "$P" --candidate "$T/hostonce.py" --candidate "$FC/a_fast.py" -o "$T/vla" --rounds 8 --json
+python3 - "$T/out" <<'PY' && ok || bad "rounds timed again not in gate 4's record: $(head -c 600 "$T/out")"
+import json, sys
+once, fast = json.load(open(sys.argv[1]))["candidates"]
+assert once["gates"][3]["rounds_timed_again"] == 6 and fast["gates"][3]["rounds_timed_again"] == 3, (once["gates"][3], fast["gates"][3])
 PY
 FAKE_OUT_DTYPE=bfloat16 expect_exit 0 "verify, bf16 outputs" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" -o "$T/vb" --rounds 8 --json
 python3 - "$T/out" <<'PY' && ok || bad "verify, bf16 outputs: $(head -c 400 "$T/out")"
@@ -379,7 +406,7 @@ has "guard: the Triton and GPU it was verified on" "$T/v/optimized_module.py" "_
 # a worker that times without the re-checked rounds on fresh contents it was asked for: kopt's
 # own worker error (exit 7), never an acceptance
 FAKE_WORKER_MODE=no_rechecks expect_exit 7 "a worker that skips gate 4's re-checks" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vnr" --rounds 8
-has "no re-checks: said" "$T/err" "lacks the 8 re-checked rounds on fresh contents"
+has "no re-checks: said" "$T/err" "lacks the 11 re-checked rounds on fresh contents"
 # a problem whose own model raises on rotated inputs: timed on the loaded ones, recorded, accepted
 FAKE_WORKER_MODE=fresh_unusable expect_exit 0 "gate 4 where fresh contents do not apply" -- "$KOPT" verify "$P" --candidate "$FC/a_fast.py" --no-sass-check -o "$T/vfu" --rounds 8 --json
 python3 -c '

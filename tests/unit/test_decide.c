@@ -689,3 +689,12 @@ Test(decide, gate4_recheck_want_at_its_edges) {
         cr_expect_eq(gate4_recheck_want(want[i][0]), want[i][1], "%d rounds: %d re-checked, got %d", want[i][0],
                      want[i][1], gate4_recheck_want(want[i][0]));
 }
+
+/* The as-called rounds a host timing re-checks per candidate: GATE4_HOST_CHECKED_ROUNDS (3), or
+ * every host round when there are fewer (gate 4's 12, the 36 added: 3 each). */
+Test(decide, gate4_host_checked_want_at_its_edges) {
+    int want[][2] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 3}, {12, 3}, {36, 3}, {-1, 0}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_expect_eq(gate4_host_checked_want(want[i][0]), want[i][1], "%d host rounds: %d re-checked, got %d",
+                     want[i][0], want[i][1], gate4_host_checked_want(want[i][0]));
+}

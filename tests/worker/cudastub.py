@@ -1,10 +1,14 @@
 """CUDA's timing and synchronisation stood in for on the CPU, for the worker tests that time
-runs (install()): events read the host clock, synchronize and the spin kernel do nothing, the
-current stream is a handle of 0."""
+runs (install()): events read the host clock and, queried, say the GPU has not reached them
+(unless Event.late_queries says otherwise), synchronize does nothing, the spin kernel's lengths
+are kept in SLEEPS, the current stream is a handle of 0."""
 import time
 import types
 
 import torch
+
+
+SLEEPS = []   # every spin kernel's length in cycles, in order
 
 
 class Event:
@@ -19,9 +23,17 @@ class Event:
     def elapsed_time(self, other):
         return (other.t - self.t) * 1000.0
 
+    late_queries = 0   # the next this many query() calls say the GPU is past the event (a host that fell behind)
+
+    def query(self):
+        if Event.late_queries > 0:
+            Event.late_queries -= 1
+            return True
+        return False
+
 
 def install():
     torch.cuda.Event = Event
     torch.cuda.synchronize = lambda *a, **k: None
-    torch.cuda._sleep = lambda *a, **k: None
+    torch.cuda._sleep = lambda cycles, *a, **k: SLEEPS.append(cycles)
     torch.cuda.current_stream = lambda *a, **k: types.SimpleNamespace(cuda_stream=0)

@@ -294,8 +294,16 @@ def variant(kind):
             return (STASH[key].clone(),)
         if kind == "honest":
             return (x.double().sum(1).float(),)
+        if kind == "late_stale":   # honest in its first LATE runs (warm-up and timed rounds), then stale
+            CALLS[0] += 1
+            if CALLS[0] > LATE:
+                return (STASH.setdefault("late", x.sum(1)).clone(),)
+            STASH["late"] = x.sum(1)
         return (x.sum(1),)
     return types.SimpleNamespace(prepare=lambda: [], run=run)
+
+
+CALLS, LATE = [0], 14
 
 
 timing.make_target = lambda ctx, spec: variant(spec["module"])
@@ -324,6 +332,52 @@ check(len(res["samples"][0]) == 12 and len(res["samples"][1]) == 12, "every roun
 res = timed("honest", fresh_inputs=True, recheck_rounds=3)
 check(all(e["outputs"][0]["n_rel_err"] == 0 for e in res["rechecks"]), "an honest candidate is not: %s" % res["rechecks"])
 check(checksums([x0]) == loaded, "the input as loaded again")
+
+# a round whose host fell behind its stall (the GPU had reached a run's start when its launches were
+# enqueued: samples with idle gaps) is dropped and timed again with the stall doubled; its
+# re-checks are not repeated, so the core gets the count it asked for
+cudastub.Event.late_queries = 1
+res = timed("honest", fresh_inputs=True, recheck_rounds=12, warmup=0)
+check(res["rounds_timed_again"] == 1 and len(res["samples"][0]) == 12 and len(res["samples"][1]) == 12,
+      "one late round timed again, 12 kept: %s" % {k: res[k] for k in ("rounds_timed_again", "sleep_ms")})
+check(abs(res["sleep_ms"] - 2 * timing.MIN_STALL_MS) < 1e-9, "the stall doubled: %s" % res["sleep_ms"])
+check(len(res["rechecks"]) == 12 and sorted(e["round"] for e in res["rechecks"]) == list(range(12)),
+      "every round re-checked once: %s" % [e["round"] for e in res["rechecks"]])
+# a host always behind: the stall grows to its cap (0.2 ms doubled 7 times, then 50 ms: 8 rounds timed again) and the
+# rounds are kept from there (a CPU-bound variant's samples include its launch gaps either way)
+cudastub.Event.late_queries = 10 ** 6
+del cudastub.SLEEPS[:]
+ctx.cycles_per_ms = 1000.0   # the spin kernel's lengths in microseconds
+res = timed("honest", fresh_inputs=True, recheck_rounds=3, warmup=0)
+cudastub.Event.late_queries = 0
+ctx.cycles_per_ms = 1.0
+check(res["rounds_timed_again"] == 8 and res["sleep_ms"] == timing.MAX_STALL_MS and len(res["samples"][1]) == 12,
+      "capped: %s" % {k: res[k] for k in ("rounds_timed_again", "sleep_ms")})
+check(cudastub.SLEEPS[:3] == [200, 200, 400] and cudastub.SLEEPS[-1] == 50000 and len(cudastub.SLEEPS) == 2 * (12 + 8),
+      "each run stalled, 2 runs a round: %s" % cudastub.SLEEPS[:6])
+check(timing.late_round(True, 1.0, 11, 12) and not timing.late_round(True, 1.0, 12, 12)
+      and not timing.late_round(False, 1.0, 0, 12) and not timing.late_round(True, timing.MAX_STALL_MS, 0, 12),
+      "late_round: late, below the cap, fewer than `rounds` timed again")
+
+# the as-called (host) rounds re-checked too (host_recheck_rounds): a candidate honest in its
+# warm-up and timed rounds (2 + 12 runs) and stale in the host rounds after them is off in each
+# host round re-checked, and only there; the entries say "host"
+res = timed("late_stale", fresh_inputs=True, recheck_rounds=3, host_rounds=6, host_recheck_rounds=3)
+timed_rc = [e for e in res["rechecks"] if not e.get("host")]
+host_rc = [e for e in res["rechecks"] if e.get("host")]
+check(len(timed_rc) == 3 and all(e["outputs"][0]["n_rel_err"] == 0 for e in timed_rc),
+      "honest in the timed rounds: %s" % timed_rc)
+check(len(host_rc) == 3 and all(e["variant"] == 1 and 0 <= e["round"] < 6 and e["outputs"][0]["n_rel_err"] > 0
+                                for e in host_rc), "stale in each host round re-checked: %s" % host_rc)
+check(len(res["host_samples"][1]) == 6 and checksums([x0]) == loaded, "6 host samples; the input as loaded again")
+CALLS[0] = 0
+res = timed("late_stale", fresh_inputs=True, recheck_rounds=3, host_rounds=6)
+check(not any(e.get("host") for e in res["rechecks"]), "without host_recheck_rounds no host round is re-checked")
+try:
+    timed("honest", host_rounds=2, host_recheck_rounds=1)
+    check(False, "host_recheck_rounds without fresh_inputs is a bad request")
+except BadRequest:
+    check(True, "host_recheck_rounds without fresh_inputs is a bad request")
 
 # what each run read: no run reads the contents the run before it read (a rotation before every
 # run but the first), and a re-checked round runs the baseline once more, untimed, right after the

@@ -27,8 +27,12 @@ The stall. `cycles_per_ms` is calibrated once per worker by timing torch.cuda._s
 events. Warm-up runs (untimed, each followed by a synchronize) measure each variant's CPU
 enqueue time; the stall is max(0.2 ms, 1.5 x the largest per-variant median enqueue time),
 capped at 50 ms (a variant that needs more is CPU-bound: its samples then include launch gaps).
-With warmup 0 there is nothing to measure and the stall is 0.2 ms. The result's sleep_ms is
-that stall. Results are raw samples; statistics are the core's.
+With warmup 0 there is nothing to measure and the stall is 0.2 ms. A round in which the host
+still fell behind (the GPU had reached a run's start event when its last launch was enqueued: a
+descheduled process on a busy host, whose samples would then hold idle gaps) is dropped and timed
+again with the stall doubled (_timed_rounds; at most `rounds` such rounds, rounds_timed_again
+counts them). The result's sleep_ms is the stall at the end. Results are raw samples;
+statistics are the core's.
 
 fresh_inputs (default false) rotates the loaded inputs and the model's parameters (kopt.fresh;
 fresh_inputs.state_rotated counts them; not its buffers) in place before every run but the first
@@ -42,7 +46,10 @@ decides); recheck_rel (default [0.01, 0, 0.01]) is compare_stats' rel_err for it
 
 host_rounds (default 0) adds that many rounds timed as the model is called (host_samples): the
 wall time from a call to the end of its GPU work, the device idle before it and no stall, so
-host-side work (launchers, allocations, dispatch) is in the sample.
+host-side work (launchers, allocations, dispatch) is in the sample; host_recheck_rounds
+(default 0; needs fresh_inputs) re-checks that many of them, drawn at random, as recheck_rounds
+does the timed ones (after the timed span; their rechecks entries say "host": true), so that a
+kernel cannot cheat in the as-called rounds alone.
 """
 
 import statistics
@@ -136,15 +143,22 @@ def warm_up(variants, warmup, poison):
     return enqueue
 
 
-def host_samples(variants, rounds, buf, poison, rot=None):
-    """Host-inclusive times (ms) of each variant, as the model is called: per round, every variant
-    once in a rotated order, its L2 flushed and the device idle before the call, then the wall
-    time of the call (Python, launchers, host dispatch) to the end of its GPU work; no stall, so
-    host work the call adds is in the sample. With a Rotator `rot`, the loaded inputs are rotated
-    before every call (outside the timed span), as in the timed rounds."""
+def host_samples(variants, rounds, buf, poison, rot=None, rng=None, recheck_rounds=0, recheck_rel=None):
+    """Host-inclusive times (ms) of each variant, as the model is called, and their re-checks:
+    (samples, rechecks). Per round, every variant once in a rotated order, its L2 flushed and the
+    device idle before the call, then the wall time of the call (Python, launchers, host dispatch)
+    to the end of its GPU work; no stall, so host work the call adds is in the sample. With a
+    Rotator `rot`, the loaded inputs are rotated before every call (outside the timed span), as in
+    the timed rounds, and in `recheck_rounds` rounds drawn at random with `rng` each candidate's
+    outputs are compared with an untimed baseline run's on the same contents, after the timed
+    span (_recheck_run; entries marked "host"), so these rounds are no safer to cheat in than the
+    timed ones."""
     n = len(variants)
     out = [[] for _ in range(n)]
+    checked = set(pick_rounds(rounds, recheck_rounds, rng)) if rot is not None and rng is not None and n > 1 else set()
+    rechecks = []
     for r in range(rounds):
+        window = HostWindow(rng) if r in checked else None
         for k in range(n):
             i = (r + k) % n
             if rot is not None:
@@ -157,10 +171,29 @@ def host_samples(variants, rounds, buf, poison, rot=None):
             o = _run(variants[i], p, i == 0 and rot is not None)
             torch.cuda.synchronize()
             out[i].append((time.perf_counter() - t0) * 1000.0)
+            got = window.copy(o) if window is not None and i > 0 else None
             if poison:
                 poison_outputs(o)
             del o, p
-    return out
+            if got is not None:
+                rechecks.append(_recheck_run(variants[0], window, got, poison, recheck_rel, r, i, host=True))
+    return out, rechecks
+
+
+def _recheck_run(base, window, got, poison, recheck_rel, r, i, host=False):
+    """One re-check: the baseline `base` run once more, untimed, on the contents candidate i just
+    read, its outputs copied through the same window and compared with the candidate's `got`
+    (a `rechecks` entry; "host": the round was an as-called one)."""
+    q = base.prepare()
+    ref = _run(base, q, True)
+    want = window.copy(ref)
+    if poison:
+        poison_outputs(ref)
+    del ref, q
+    e = {"round": r, "variant": i, "outputs": recheck_stats(want, got, recheck_rel)}
+    if host:
+        e["host"] = True
+    return e
 
 
 def _undo_rotations(ctx, rot, done):
@@ -224,18 +257,25 @@ def _probe_buffers(v, rot):
 
 
 def _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng, recheck_rounds, recheck_rel):
-    """op_time's interleaved rounds: (samples, rechecks). With a Rotator `rot`, the loaded inputs
-    are rotated before every run but the first, so that no run reads the contents the run before
-    it read; in `recheck_rounds` rounds drawn at random, each candidate's (variant >= 1) outputs
-    are compared with those of an untimed run of variant 0 right after it, on the same contents
-    (module docstring)."""
+    """op_time's interleaved rounds: (samples, rechecks, stall ms at the end, rounds timed again).
+    With a Rotator `rot`, the loaded inputs are rotated before every run but the first, so that no
+    run reads the contents the run before it read; in `recheck_rounds` rounds drawn at random,
+    each candidate's (variant >= 1) outputs are compared with those of an untimed run of variant 0
+    right after it, on the same contents (module docstring). A round in which the GPU reached a
+    run's start event before the host had enqueued the run's last launch (the host fell behind
+    the stall: a descheduled process on a busy machine) may have idle gaps in its samples: it is
+    timed again with the stall doubled (late_round; at most `rounds` times, and not past
+    MAX_STALL_MS), its re-checks not repeated."""
     n = len(variants)
     samples = [[] for _ in range(n)]
     checked = set(pick_rounds(rounds, recheck_rounds, rng)) if rot is not None and n > 1 else set()
     rechecks = []
     first = True
-    for r in range(rounds):
+    again = 0
+    r = 0
+    while r < rounds:
         window = HostWindow(rng) if r in checked else None
+        late = False
         for k in range(n):
             i = (r + k) % n
             if rot is not None and not first:
@@ -249,25 +289,33 @@ def _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng, r
             start.record()
             out = _run(v, p, i == 0 and rot is not None and not first)
             end.record()
+            late = late or start.query()   # the GPU already past the start: it may have waited on the host
             first = False
             got = window.copy(out) if window is not None and i > 0 else None   # pageable host memory
             if poison:
                 poison_outputs(out)
             del out, p
             if got is not None:   # the baseline on the very contents the candidate just read
-                q = variants[0].prepare()
-                ref = _run(variants[0], q, True)
-                want = window.copy(ref)
-                if poison:
-                    poison_outputs(ref)
-                del ref, q
-                rechecks.append({"round": r, "variant": i, "outputs": recheck_stats(want, got, recheck_rel)})
-                del got, want
+                rechecks.append(_recheck_run(variants[0], window, got, poison, recheck_rel, r, i))
+                del got
+        checked.discard(r)   # re-checked once, also when the round is timed again
         torch.cuda.synchronize()
+        if late_round(late, sleep, again, rounds):
+            again += 1
+            sleep = min(MAX_STALL_MS, 2 * sleep)
+            continue
         for i in range(n):
             start, end = events[i]
             samples[i].append(start.elapsed_time(end))
-    return samples, rechecks
+        r += 1
+    return samples, rechecks, sleep, again
+
+
+def late_round(late, sleep, again, rounds):
+    """Whether a round whose host fell behind (`late`) is timed again: while the stall can still
+    grow (below MAX_STALL_MS: a variant that needs more is CPU-bound, its samples include launch
+    gaps either way) and fewer than `rounds` rounds were timed again."""
+    return late and sleep < MAX_STALL_MS and again < rounds
 
 
 def op_time(ctx, req):
@@ -279,11 +327,12 @@ def op_time(ctx, req):
     host_rounds = get_arg(req, "host_rounds", int, 0)
     fresh = get_arg(req, "fresh_inputs", bool, False)
     recheck_rounds = get_arg(req, "recheck_rounds", int, 0)
+    host_recheck_rounds = get_arg(req, "host_recheck_rounds", int, 0)
     recheck_rel = get_arg(req, "recheck_rel", list, [0.01, 0.0, 0.01])
-    if host_rounds < 0 or recheck_rounds < 0:
-        raise BadRequest("host_rounds and recheck_rounds must be >= 0")
-    if recheck_rounds and not fresh:
-        raise BadRequest("recheck_rounds needs fresh_inputs")
+    if host_rounds < 0 or recheck_rounds < 0 or host_recheck_rounds < 0:
+        raise BadRequest("host_rounds, recheck_rounds and host_recheck_rounds must be >= 0")
+    if (recheck_rounds or host_recheck_rounds) and not fresh:
+        raise BadRequest("recheck_rounds and host_recheck_rounds need fresh_inputs")
     if len(recheck_rel) != 3 or not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0
                                         for x in recheck_rel):
         raise BadRequest("recheck_rel must be [thr, floor_abs, floor_rel], numbers >= 0")
@@ -331,9 +380,13 @@ def op_time(ctx, req):
             try:
                 if label == "buffers":
                     _probe_buffers(variants[0], rot)
-                samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, rot, rng,
-                                                  recheck_rounds, recheck_rel)
-                host = host_samples(variants, host_rounds, buf, poison, rot) if host_rounds else None
+                samples, rechecks, sleep, again = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison,
+                                                                rot, rng, recheck_rounds, recheck_rel)
+                host = None
+                if host_rounds:
+                    host, more = host_samples(variants, host_rounds, buf, poison, rot, rng, host_recheck_rounds,
+                                              recheck_rel)
+                    rechecks += more
                 done = True
                 fresh_info = {"rotated": rot.rotated, "skipped": rot.skipped}
                 if params or buffers:
@@ -349,9 +402,10 @@ def op_time(ctx, req):
             finally:
                 _undo_rotations(ctx, rot, done)
         if fresh_info is None or "unusable" in fresh_info:
-            samples, rechecks = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, None, None, 0, None)
-            host = host_samples(variants, host_rounds, buf, poison) if host_rounds else None
-    res = {"samples": samples, "sleep_ms": sleep}
+            samples, rechecks, sleep, again = _timed_rounds(ctx, variants, rounds, buf, sleep, events, poison, None,
+                                                            None, 0, None)
+            host = host_samples(variants, host_rounds, buf, poison)[0] if host_rounds else None
+    res = {"samples": samples, "sleep_ms": sleep, "rounds_timed_again": again}
     if fresh_info is not None:
         res["fresh_inputs"] = fresh_info
         res["rechecks"] = rechecks

@@ -31,6 +31,8 @@ CASES = {
                                      "exist yet while it runs)", "FAKE_TAMPER_REF3"),
     "p_stale_when_timed.py": ("gate4:recheck returns results kept from contents it saw before when timed",
                               "FAKE_STALE_TIMED FAKE_FAST"),
+    "p2_stale_when_called.py": ("gate4:recheck returns results kept from contents it saw before in the as-called "
+                                "rounds only (no stall before them)", "FAKE_STALE_HOST FAKE_FAST"),
     "q_stale_indices_when_timed.py": ("gate4:recheck returns indices kept from contents it saw before when timed",
                                       "FAKE_STALE_INDICES FAKE_FAST"),
     "c2_zeroes_weight_when_timed.py": ("gate4:state writes to a weight of the model when timed", "FAKE_STATE_TIMED FAKE_FAST"),
