@@ -116,7 +116,8 @@ static void write_rows(octx *c) {
 static void take_final(json_t *model, const json_t *g) {
     static const char *const keys[] = {"baseline_ms", "optimized_ms", "speedup", "speedup_vs_default",
                                        "speedup_vs_max_autotune", "as_called_vs_default", "as_called_vs_max_autotune",
-                                       "as_called_recheck"};
+                                       "as_called_recheck", "rechecked_rounds", "rechecked_host_rounds",
+                                       "added_rechecked_rounds", "added_rechecked_host_rounds", "rounds_timed_again"};
     for (size_t q = 0; q < sizeof keys / sizeof *keys; q++)
         if (json_object_get(g, keys[q])) json_object_set(model, keys[q], json_object_get(g, keys[q]));
 }

@@ -630,7 +630,7 @@ static void recheck_out_of(const json_t *j, gate4_recheck_out *o) {
 
 /* Gate 4's re-check of timed outputs on fresh contents (decide.h): G_REFUSED with g's reason
  * when a re-checked output of a candidate (variant >= 1; only variant `judge` when >= 0: the
- * others' rounds are recorded, not judged) does not agree with the baseline's, in a timed round
+ * others' rounds are neither judged nor recorded) does not agree with the baseline's, in a timed round
  * or an as-called (host) one; which rounds were re-checked goes into g either way
  * ("rechecked_rounds", "rechecked_host_rounds"; "added_" before each for a timing whose rounds
  * are added to ones g holds already; what was rotated: time_modules). An answer without the
@@ -653,8 +653,8 @@ static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g,
     json_array_foreach(rc, i, x) {
         json_int_t round = json_integer_value(json_object_get(x, "round"));
         int host = json_is_true(json_object_get(x, "host"));
-        json_array_append_new(host ? hrounds : rounds, json_integer(round));
         if (judge >= 0 && json_integer_value(json_object_get(x, "variant")) != judge) continue;
+        json_array_append_new(host ? hrounds : rounds, json_integer(round));
         const char *kind = host ? "as-called round" : "timed round";
         const json_t *outs = json_object_get(x, "outputs");
         size_t k;

@@ -693,6 +693,10 @@ assert "final_pick" not in m and any(k["status"] == "optimized" for k in d["kern
 r = m["as_called_recheck"]
 assert r["added_rounds"] == 36 and r["first"]["as_called_vs_default"]["ci95_hi"] < 1, r   # 0.3x at first
 assert m["as_called_vs_default"]["ci95_lo"] > 1 and m["as_called_vs_default"]["rounds"] == 48, m   # pooled
+# the output's rounds re-checked, the first ones and the added, timed and as called (4 rounds: all
+# re-checked; 3 of the 12 and of the 36 host rounds)
+assert m["rechecked_rounds"] == [0, 1, 2, 3] and m["rechecked_host_rounds"] == [0, 1, 2], m
+assert m["added_rechecked_rounds"] == [0] and m["added_rechecked_host_rounds"] == [0, 1, 2], m
 PY
 # without the slowdown nothing is re-picked (the runs above)
 python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))["model"]; assert "final_pick" not in m, m' "$T/ma3/report.json" && ok || bad "a final re-pick without cause"
