@@ -21,11 +21,13 @@ import io
 import os
 import pstats
 import sys
+import types
 
 import torch
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "worker"))
 from host_profile import timings  # noqa: E402  (tools/, this file's folder)
+from kopt.timing import flush_buffer  # noqa: E402
 
 
 def load(path, name):
@@ -58,10 +60,8 @@ def main():
         return 2
     torch.manual_seed(0)
     inputs = [x.cuda() if isinstance(x, torch.Tensor) else x for x in prob.get_inputs()]
-    flush = None
-    if a.flush:
-        l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0) or (64 << 20)
-        flush = torch.empty(2 * l2, dtype=torch.int8, device="cuda")
+    # the worker's own flush buffer (twice the L2), as its host rounds zero it
+    flush = flush_buffer(types.SimpleNamespace(flush_buf=None)) if a.flush else None
     for i, path in enumerate(a.modules):
         mod = load(path, "kopt_prof_%d" % i)
         with torch.no_grad():

@@ -216,12 +216,12 @@ int gate4_recheck_agrees(const gate4_recheck_out *o) {
     return (double)off <= GATE4_RECHECK_FRACTION * (double)o->numel;
 }
 
-int gate4_recheck_want(int rounds) {
+/* `rounds` clamped to [0, cap]: how many of them a timing re-checks. */
+static int rounds_checked(int rounds, int cap) {
     if (rounds < 0) return 0;
-    return rounds < GATE4_RECHECK_ROUNDS ? rounds : GATE4_RECHECK_ROUNDS;
+    return rounds < cap ? rounds : cap;
 }
 
-int gate4_host_checked_want(int host_rounds) {
-    if (host_rounds < 0) return 0;
-    return host_rounds < GATE4_HOST_CHECKED_ROUNDS ? host_rounds : GATE4_HOST_CHECKED_ROUNDS;
-}
+int gate4_recheck_want(int rounds) { return rounds_checked(rounds, GATE4_RECHECK_ROUNDS); }
+
+int gate4_host_checked_want(int host_rounds) { return rounds_checked(host_rounds, GATE4_HOST_CHECKED_ROUNDS); }

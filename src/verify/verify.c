@@ -652,8 +652,8 @@ static int recheck_verdict(const json_t *res, size_t want, int judge, json_t *g,
     const json_t *x;
     json_array_foreach(rc, i, x) {
         json_int_t round = json_integer_value(json_object_get(x, "round"));
-        int host = json_is_true(json_object_get(x, "host"));
         if (judge >= 0 && json_integer_value(json_object_get(x, "variant")) != judge) continue;
+        int host = json_is_true(json_object_get(x, "host"));
         json_array_append_new(host ? hrounds : rounds, json_integer(round));
         const char *kind = host ? "as-called round" : "timed round";
         const json_t *outs = json_object_get(x, "outputs");
