@@ -1,5 +1,5 @@
 """Shared by the developer sweeps (tools/colsoftmax_sweep.py, collse_sweep.py, scan_sweep.py,
-gn_sweep.py, split_sweep.py, looped_sweep.py): their shape arguments, a Triton source imported as a module (a real file, since triton.jit reads the
+gn_sweep.py, split_sweep.py, looped_sweep.py, packed_sweep.py): their shape arguments, a Triton source imported as a module (a real file, since triton.jit reads the
 source back), a template's kernels rendered and imported, the median GPU time of a call, and
 torch.compile's as the baseline."""
 import importlib.util

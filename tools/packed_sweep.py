@@ -1,0 +1,170 @@
+"""Developer sweep (GPU): a whole 16-bit row held in one program's registers as packed pairs.
+
+A bf16 row of 65,536 values (level1/11's layer norm, bench/heldout10/hc08's log-softmax) is 128 KiB:
+as float32 it does not fit one program's registers (1,024 threads x 64 values), so kopt ships
+either Inductor's looped kernel (the row read twice) or the one-read split kernel (segments in
+several programs exchanging partials). Here one program a row loads the row as int32 words (two
+bf16 each: 32 registers a thread at 32 warps), takes the statistics from the halves unpacked on the
+fly, and for the second phase unpacks the words again (RECOMP 1: through `v + zero`, a runtime
+zero, so that the compiler cannot merge the two unpackings and keep 64 float32 registers live
+across the reduction; RECOMP 0 lets it). Variants: warps, RECOMP, and the row
+loaded in its dtype and widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output poisoned with
+NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up, against
+torch.compile (default) in the same process.
+usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three)"""
+import sys
+
+import torch
+
+from sweeplib import inductor_ms, ln11_inputs, module_from_source, print_best, try_variant
+
+SRC = '''
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def _unpack(v):
+    lo = (v << 16).to(tl.float32, bitcast=True)
+    hi = (v & -65536).to(tl.float32, bitcast=True)
+    return lo, hi
+
+
+@triton.jit
+def _pack(lo, hi):
+    plo = lo.to(tl.bfloat16).to(tl.int16, bitcast=True).to(tl.int32) & 65535
+    phi = hi.to(tl.bfloat16).to(tl.int16, bitcast=True).to(tl.int32) << 16
+    return plo | phi
+
+
+@triton.jit
+def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: tl.constexpr,
+               RECOMP: tl.constexpr, AFFINE: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK2)
+    mask = offs < N2
+    base = row.to(tl.int64) * N2
+    v = tl.load(x_ptr + base + offs, mask=mask, other=0)
+    lo, hi = _unpack(v)
+    n = N2 * 2.0
+    mean = (tl.sum(lo, 0) + tl.sum(hi, 0)) / n
+    dlo = tl.where(mask, lo - mean, 0.0)
+    dhi = tl.where(mask, hi - mean, 0.0)
+    var = (tl.sum(dlo * dlo, 0) + tl.sum(dhi * dhi, 0)) / n
+    rstd = 1.0 / tl.sqrt_rn(var + EPS)
+    if RECOMP:
+        lo, hi = _unpack(v + zero)
+    ylo = (lo - mean) * rstd
+    yhi = (hi - mean) * rstd
+    if AFFINE:
+        wlo, whi = _unpack(tl.load(w_ptr + offs, mask=mask, other=0))
+        blo, bhi = _unpack(tl.load(b_ptr + offs, mask=mask, other=0))
+        ylo = ylo * wlo + blo
+        yhi = yhi * whi + bhi
+    tl.store(y_ptr + base + offs, _pack(ylo, yhi), mask=mask)
+
+
+@triton.jit
+def _sm_packed(x_ptr, y_ptr, N2, zero, BLOCK2: tl.constexpr, RECOMP: tl.constexpr, LOG: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK2)
+    mask = offs < N2
+    base = row.to(tl.int64) * N2
+    v = tl.load(x_ptr + base + offs, mask=mask, other=0)
+    lo, hi = _unpack(v)
+    lo = tl.where(mask, lo, float("-inf"))
+    hi = tl.where(mask, hi, float("-inf"))
+    m = tl.maximum(tl.max(lo, 0), tl.max(hi, 0))
+    s = tl.sum(tl.exp(lo - m), 0) + tl.sum(tl.exp(hi - m), 0)
+    if RECOMP:
+        lo, hi = _unpack(v + zero)
+    if LOG:
+        ls = tl.log(s)
+        ylo = lo - m - ls
+        yhi = hi - m - ls
+    else:
+        r = 1.0 / s
+        ylo = tl.exp(lo - m) * r
+        yhi = tl.exp(hi - m) * r
+    tl.store(y_ptr + base + offs, _pack(ylo, yhi), mask=mask)
+
+
+@triton.jit
+def _plain_row(x_ptr, w_ptr, b_ptr, y_ptr, N, EPS: tl.constexpr, BLOCK: tl.constexpr, OP: tl.constexpr):
+    # the unpacked baseline: the row loaded in its dtype and widened once (OP 0 layer norm with
+    # weight and bias, 1 log-softmax, 2 softmax)
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < N
+    base = row.to(tl.int64) * N
+    x = tl.load(x_ptr + base + offs, mask=mask, other=0.0).to(tl.float32)
+    if OP == 0:
+        mean = tl.sum(x, 0) / N
+        d = tl.where(mask, x - mean, 0.0)
+        rstd = 1.0 / tl.sqrt_rn(tl.sum(d * d, 0) / N + EPS)
+        w = tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        y = d * rstd * w + b
+    else:
+        x = tl.where(mask, x, float("-inf"))
+        m = tl.max(x, 0)
+        s = tl.sum(tl.exp(x - m), 0)
+        if OP == 1:
+            y = x - m - tl.log(s)
+        else:
+            y = tl.exp(x - m) / s
+    tl.store(y_ptr + base + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+'''
+
+
+def main():
+    which = sys.argv[1:] or ["ln", "lsm", "sm"]
+    m = module_from_source(SRC, "m_packed")
+    flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    for w in which:
+        if w == "ln":   # level1/11_layer_norm_2d_bf16
+            rows, n, dt, x, wt, bs, ref, eager = ln11_inputs()
+            tol = 0.01
+        else:           # bench/heldout10/hc08 (log-softmax), and softmax at the same shape
+            rows, n, dt = 8192, 65536, torch.bfloat16
+            x = torch.randn(rows, n, device="cuda", dtype=dt)
+            wt = bs = x   # unused
+            f = torch.log_softmax if w == "lsm" else torch.softmax
+            ref = f(x.double(), dim=1).to(dt)
+            eager = (lambda t, f=f: f(t, dim=1))
+            tol = 0.01
+        y = torch.empty_like(x)
+        gb = 2 * x.numel() * x.element_size() / 1e9
+        t0 = inductor_ms(eager, x, flush, gb, "%s %d x %d %s" % (w, rows, n, dt))
+        xi, yi = x.view(torch.int32), y.view(torch.int32)
+        wi, bi = wt.view(torch.int32), bs.view(torch.int32)
+        n2 = n // 2
+        out = []
+        for nw in (8, 16, 32):
+            for recomp in (0, 1):
+                if w == "ln":
+                    def f(nw=nw, recomp=recomp):
+                        m._ln_packed[(rows,)](xi, wi, bi, yi, n2, 0, EPS=1e-5, BLOCK2=n2, RECOMP=recomp,
+                                              AFFINE=1, num_warps=nw)
+                else:
+                    def f(nw=nw, recomp=recomp):
+                        m._sm_packed[(rows,)](xi, yi, n2, 0, BLOCK2=n2, RECOMP=recomp, LOG=(w == "lsm"),
+                                              num_warps=nw)
+                key = ("packed", nw, "recomp" if recomp else "cse")
+                t = try_variant(key, f, y, ref, tol, flush)
+                if t is not None:
+                    out.append((t, key))
+            op = {"ln": 0, "lsm": 1, "sm": 2}[w]
+
+            def g(nw=nw, op=op):
+                m._plain_row[(rows,)](x, wt, bs, y, n, EPS=1e-5, BLOCK=n, OP=op, num_warps=nw)
+            t = try_variant(("plain", nw), g, y, ref, tol, flush)
+            if t is not None:
+                out.append((t, ("plain", nw)))
+        print_best(out, t0, gb, 16)
+        x = y = ref = xi = yi = None
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
