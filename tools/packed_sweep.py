@@ -5,9 +5,9 @@ as float32 it does not fit one program's registers (1,024 threads x 64 values), 
 either Inductor's looped kernel (the row read twice) or the one-read split kernel (segments in
 several programs exchanging partials). Here one program a row loads the row as int32 words (two
 bf16 each: 32 registers a thread at 32 warps), takes the statistics from the halves unpacked on the
-fly, and for the second phase unpacks the words again (RECOMP 1: through `v + zero`, a runtime
-zero, so that the compiler cannot merge the two unpackings and keep 64 float32 registers live
-across the reduction; RECOMP 0 lets it). Variants: warps, RECOMP, and the row
+fly, and unpacks the words again for each later pass over the row (RECOMP 1: through `v | zero`
+and `v + zero`, a runtime zero, so that the compiler cannot merge the unpackings and keep 64
+float32 registers live across the reductions; RECOMP 0 lets it). Variants: warps, RECOMP, and the row
 loaded in its dtype and widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output poisoned with
 NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up, against
 torch.compile (default) in the same process.
@@ -48,6 +48,8 @@ def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: 
     lo, hi = _unpack(v)
     n = N2 * 2.0
     mean = (tl.sum(lo, 0) + tl.sum(hi, 0)) / n
+    if RECOMP:
+        lo, hi = _unpack(v | zero)
     dlo = tl.where(mask, lo - mean, 0.0)
     dhi = tl.where(mask, hi - mean, 0.0)
     var = (tl.sum(dlo * dlo, 0) + tl.sum(dhi * dhi, 0)) / n
@@ -75,6 +77,10 @@ def _sm_packed(x_ptr, y_ptr, N2, zero, BLOCK2: tl.constexpr, RECOMP: tl.constexp
     lo = tl.where(mask, lo, float("-inf"))
     hi = tl.where(mask, hi, float("-inf"))
     m = tl.maximum(tl.max(lo, 0), tl.max(hi, 0))
+    if RECOMP:
+        lo, hi = _unpack(v | zero)
+        lo = tl.where(mask, lo, float("-inf"))
+        hi = tl.where(mask, hi, float("-inf"))
     s = tl.sum(tl.exp(lo - m), 0) + tl.sum(tl.exp(hi - m), 0)
     if RECOMP:
         lo, hi = _unpack(v + zero)
