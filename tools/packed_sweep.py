@@ -11,7 +11,7 @@ float32 registers live across the reductions; RECOMP 0 lets it). Variants: warps
 loaded in its dtype and widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output poisoned with
 NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up, against
 torch.compile (default) in the same process.
-usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three)"""
+usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three; a minute or more each, mostly compiles)"""
 import sys
 
 import torch
@@ -146,27 +146,23 @@ def main():
         wi, bi = wt.view(torch.int32), bs.view(torch.int32)
         n2 = n // 2
         out = []
-        for nw in (8, 16, 32):
-            for recomp in (0, 1):
-                if w == "ln":
-                    def f(nw=nw, recomp=recomp):
-                        m._ln_packed[(rows,)](xi, wi, bi, yi, n2, 0, EPS=1e-5, BLOCK2=n2, RECOMP=recomp,
-                                              AFFINE=1, num_warps=nw)
-                else:
-                    def f(nw=nw, recomp=recomp):
-                        m._sm_packed[(rows,)](xi, yi, n2, 0, BLOCK2=n2, RECOMP=recomp, LOG=(w == "lsm"),
-                                              num_warps=nw)
-                key = ("packed", nw, "recomp" if recomp else "cse")
-                t = try_variant(key, f, y, ref, tol, flush)
-                if t is not None:
-                    out.append((t, key))
-            op = {"ln": 0, "lsm": 1, "sm": 2}[w]
-
-            def g(nw=nw, op=op):
-                m._plain_row[(rows,)](x, wt, bs, y, n, EPS=1e-5, BLOCK=n, OP=op, num_warps=nw)
-            t = try_variant(("plain", nw), g, y, ref, tol, flush)
+        op = {"ln": 0, "lsm": 1, "sm": 2}[w]
+        # (kind, warps, RECOMP): a compile of these whole-row kernels takes seconds, so a short list
+        for kind, nw, recomp in (("packed", 32, 1), ("packed", 16, 1), ("packed", 32, 0), ("plain", 32, 0)):
+            if kind == "plain":
+                def f(nw=nw, op=op):
+                    m._plain_row[(rows,)](x, wt, bs, y, n, EPS=1e-5, BLOCK=n, OP=op, num_warps=nw)
+            elif w == "ln":
+                def f(nw=nw, recomp=recomp):
+                    m._ln_packed[(rows,)](xi, wi, bi, yi, n2, 0, EPS=1e-5, BLOCK2=n2, RECOMP=recomp, AFFINE=1,
+                                          num_warps=nw)
+            else:
+                def f(nw=nw, recomp=recomp):
+                    m._sm_packed[(rows,)](xi, yi, n2, 0, BLOCK2=n2, RECOMP=recomp, LOG=(w == "lsm"), num_warps=nw)
+            key = (kind, nw) + (("recomp" if recomp else "cse",) if kind == "packed" else ())
+            t = try_variant(key, f, y, ref, tol, flush)
             if t is not None:
-                out.append((t, ("plain", nw)))
+                out.append((t, key))
         print_best(out, t0, gb, 16)
         x = y = ref = xi = yi = None
         torch.cuda.empty_cache()
