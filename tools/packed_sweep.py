@@ -7,7 +7,7 @@ several programs exchanging partials). Here one program a row loads the row as i
 bf16 each: 32 registers a thread at 32 warps), takes the statistics from the halves unpacked on the
 fly, and unpacks the words again for each later pass over the row (RECOMP 1: through `v | zero`
 and `v + zero`, a runtime zero, so that the compiler cannot merge the unpackings and keep 64
-float32 registers live across the reductions; RECOMP 0 lets it). Variants: warps, RECOMP, and the row
+float32 registers live across the reductions; RECOMP 0 lets it). Variants: warps, RECOMP, the layer norm's last pass in two halves (its weight and bias spill less), and the row
 loaded in its dtype and widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output poisoned with
 NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up, against
 torch.compile (default) in the same process.
@@ -64,6 +64,40 @@ def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: 
         ylo = ylo * wlo + blo
         yhi = yhi * whi + bhi
     tl.store(y_ptr + base + offs, _pack(ylo, yhi), mask=mask)
+
+
+@triton.jit
+def _ln_packed_halves(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: tl.constexpr):
+    # _ln_packed with the last pass in two halves of the row (tl.split of a [BLOCK2 / 2, 2] view),
+    # the second half's weight and bias loaded after the first half is stored: fewer registers
+    # live at once where the weight and bias would otherwise spill
+    H: tl.constexpr = BLOCK2 // 2
+    row = tl.program_id(0)
+    hs = tl.arange(0, H)
+    offs = hs[:, None] + H * tl.arange(0, 2)[None, :]
+    mask = offs < N2
+    base = row.to(tl.int64) * N2
+    v = tl.load(x_ptr + base + offs, mask=mask, other=0)
+    lo, hi = _unpack(v)
+    n = N2 * 2.0
+    mean = (tl.sum(tl.sum(lo, 1), 0) + tl.sum(tl.sum(hi, 1), 0)) / n
+    lo, hi = _unpack(v | zero)
+    dlo = tl.where(mask, lo - mean, 0.0)
+    dhi = tl.where(mask, hi - mean, 0.0)
+    var = (tl.sum(tl.sum(dlo * dlo, 1), 0) + tl.sum(tl.sum(dhi * dhi, 1), 0)) / n
+    rstd = 1.0 / tl.sqrt_rn(var + EPS)
+    va, vb = tl.split(v + zero)
+    ma = hs < N2
+    lo, hi = _unpack(va)
+    wlo, whi = _unpack(tl.load(w_ptr + hs, mask=ma, other=0))
+    blo, bhi = _unpack(tl.load(b_ptr + hs, mask=ma, other=0))
+    tl.store(y_ptr + base + hs, _pack((lo - mean) * rstd * wlo + blo, (hi - mean) * rstd * whi + bhi), mask=ma)
+    tl.debug_barrier()
+    mb = H + hs < N2
+    lo, hi = _unpack(vb)
+    wlo, whi = _unpack(tl.load(w_ptr + H + hs, mask=mb, other=0))
+    blo, bhi = _unpack(tl.load(b_ptr + H + hs, mask=mb, other=0))
+    tl.store(y_ptr + base + H + hs, _pack((lo - mean) * rstd * wlo + blo, (hi - mean) * rstd * whi + bhi), mask=mb)
 
 
 @triton.jit
@@ -148,8 +182,12 @@ def main():
         out = []
         op = {"ln": 0, "lsm": 1, "sm": 2}[w]
         # (kind, warps, RECOMP): a compile of these whole-row kernels takes seconds, so a short list
-        for kind, nw, recomp in (("packed", 32, 1), ("packed", 16, 1), ("packed", 32, 0), ("plain", 32, 0)):
-            if kind == "plain":
+        kinds = (("packed", 32, 1), ("packed", 16, 1), ("packed", 32, 0), ("plain", 32, 0))
+        for kind, nw, recomp in kinds + ((("halves", 32, 1),) if w == "ln" else ()):
+            if kind == "halves":
+                def f(nw=nw):
+                    m._ln_packed_halves[(rows,)](xi, wi, bi, yi, n2, 0, EPS=1e-5, BLOCK2=n2, num_warps=nw)
+            elif kind == "plain":
                 def f(nw=nw, op=op):
                     m._plain_row[(rows,)](x, wt, bs, y, n, EPS=1e-5, BLOCK=n, OP=op, num_warps=nw)
             elif w == "ln":
