@@ -1,17 +1,18 @@
 """Developer sweep (GPU): a whole 16-bit row held in one program's registers as packed pairs.
 
 A bf16 row of 65,536 values (level1/11's layer norm, bench/heldout10/hc08's log-softmax) is 128 KiB:
-as float32 it does not fit one program's registers (1,024 threads x 64 values), so kopt ships
-either Inductor's looped kernel (the row read twice) or the one-read split kernel (segments in
-several programs exchanging partials). Here one program a row loads the row as int32 words (two
-bf16 each: 32 registers a thread at 32 warps), takes the statistics from the halves unpacked on the
-fly, and unpacks the words again for each later pass over the row (RECOMP 1: through `v | zero`
-and `v + zero`, a runtime zero, so that the compiler cannot merge the unpackings and keep 64
-float32 registers live across the reductions; RECOMP 0 lets it). Variants: warps, RECOMP, the layer norm's last pass in two halves (its weight and bias spill less), and the row
-loaded in its dtype and widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output poisoned with
-NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after warm-up, against
-torch.compile (default) in the same process.
-usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three; a minute or more each, mostly compiles)"""
+as float32 it does not fit one program's registers (1,024 threads x 64 values), so kopt ships either
+Inductor's looped kernel (the row read twice) or the one-read split kernel (segments in several
+programs exchanging partials). Here one program a row loads the row as int32 words (two bf16 each:
+32 registers a thread at 32 warps), takes the statistics from the halves unpacked on the fly, and
+unpacks the words again for each later pass over the row (RECOMP 1: through `v | zero` and `v +
+zero`, a runtime zero, so that the compiler cannot merge the unpackings and keep 64 float32
+registers live across the reductions; RECOMP 0 lets it). Variants: warps, RECOMP, the layer norm's
+last pass in two halves (its weight and bias spill less), and the row loaded in its dtype and
+widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output
+poisoned with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after
+warm-up, against torch.compile (default) in the same process.
+usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three; a minute or more each)"""
 import sys
 
 import torch
