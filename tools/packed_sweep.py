@@ -9,7 +9,10 @@ unpacks the words again for each later pass over the row (RECOMP 1: through `v |
 zero`, a runtime zero, so that the compiler cannot merge the unpackings and keep 64 float32
 registers live across the reductions; RECOMP 0 lets it). Variants: warps, RECOMP, the layer norm's
 last pass in two halves (its weight and bias spill less), and the row loaded in its dtype and
-widened once ("plain", for comparison). Each is checked against PyTorch first (fresh randn, output
+widened once ("plain", for comparison). For the layer norm also the split kernel that reads its
+segment again after the exchange (from the L2), with the first read in registers or in chunks
+("reread": on sm_90 the shipped split kernel takes 168-255 registers a thread at 8,192-element
+segments, one or two programs an SM; the chunked reread 62 at 8,192 x 4 warps). Each is checked against PyTorch first (fresh randn, output
 poisoned with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after
 warm-up, against torch.compile (default) in the same process.
 usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three; a minute or more each)"""
@@ -99,6 +102,67 @@ def _ln_packed_halves(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, B
     wlo, whi = _unpack(tl.load(w_ptr + H + hs, mask=mb, other=0))
     blo, bhi = _unpack(tl.load(b_ptr + H + hs, mask=mb, other=0))
     tl.store(y_ptr + base + H + hs, _pack((lo - mean) * rstd * wlo + blo, (hi - mean) * rstd * whi + bhi), mask=mb)
+
+
+@triton.jit
+def _ln_split_reread(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, N, nseg, NSEG: tl.constexpr, SEG: tl.constexpr,
+                     CH: tl.constexpr, EPS: tl.constexpr, LOOP1: tl.constexpr):
+    # the one-read split kernel's exchange (templates/kernels/split_stats_norm_kernel.part) without
+    # holding the segment across it: after the row's statistics are known the segment is read again,
+    # CH elements at a time, right after this program read it (from the L2, not the HBM), so that a
+    # program holds no row data across the wait and more programs fit an SM; LOOP1: the first read
+    # in chunks of CH as well (no segment in registers at all)
+    t = tl.atomic_add(sync_ptr, 1)
+    row = t // nseg
+    seg = t - row * nseg
+    cols = seg * SEG + tl.arange(0, SEG)
+    mask = cols < N
+    base = row.to(tl.int64) * N
+    if LOOP1:   # the segment's statistics chunk by chunk too (Chan's combination, in order)
+        na = 0.0
+        mean_s = 0.0
+        m2_s = 0.0
+        for c in tl.range(0, SEG, CH):
+            cc = seg * SEG + c + tl.arange(0, CH)
+            mc = cc < N
+            xc = tl.load(x_ptr + base + cc, mask=mc, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            nc = tl.sum(mc.to(tl.float32), 0)
+            mean_c = tl.sum(xc, 0) / tl.maximum(nc, 1.0)
+            dc = tl.where(mc, xc - mean_c, 0.0)
+            nab = tl.maximum(na + nc, 1.0)
+            delta = mean_c - mean_s
+            mean_s += delta * nc / nab
+            m2_s += tl.sum(dc * dc, 0) + delta * delta * na * nc / nab
+            na += nc
+    else:
+        x = tl.load(x_ptr + base + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        cnt = tl.minimum(N - seg * SEG, SEG) * 1.0
+        mean_s = tl.sum(x, 0) / cnt
+        d = tl.where(mask, x - mean_s, 0.0)
+        m2_s = tl.sum(d * d, 0)
+    tl.store(part_ptr + 2 * t, mean_s)
+    tl.store(part_ptr + 2 * t + 1, m2_s)
+    tl.debug_barrier()
+    tl.atomic_add(sync_ptr + 1 + row, 1, sem="release")
+    while tl.atomic_add(sync_ptr + 1 + row, 0, sem="acquire") < nseg:
+        pass
+    ks = tl.arange(0, NSEG)
+    km = ks < nseg
+    pm = tl.load(part_ptr + 2 * (row * nseg + ks), mask=km, other=0.0, volatile=True)
+    pq = tl.load(part_ptr + 2 * (row * nseg + ks) + 1, mask=km, other=0.0, volatile=True)
+    pn = tl.where(km, tl.minimum(N - ks * SEG, SEG), 0) * 1.0
+    nf = N * 1.0
+    mean = tl.sum(pn * pm, 0) / nf
+    dm = pm - mean
+    m2 = tl.sum(tl.where(km, pq + pn * dm * dm, 0.0), 0)
+    rstd = 1.0 / tl.sqrt_rn(m2 / nf + EPS)
+    for c in tl.range(0, SEG, CH):
+        cc = seg * SEG + c + tl.arange(0, CH)
+        mc = cc < N
+        xc = tl.load(x_ptr + base + cc, mask=mc, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        wc = tl.load(w_ptr + cc, mask=mc, other=0.0).to(tl.float32)
+        bc = tl.load(b_ptr + cc, mask=mc, other=0.0).to(tl.float32)
+        tl.store(y_ptr + base + cc, ((xc - mean) * rstd * wc + bc).to(y_ptr.dtype.element_ty), mask=mc)
 
 
 @triton.jit
@@ -202,6 +266,21 @@ def main():
             t = try_variant(key, f, y, ref, tol, flush)
             if t is not None:
                 out.append((t, key))
+        if w == "ln":   # the split kernel reading its segment again after the exchange (SEG, warps, CH)
+            for seg, nw, ch, loop1 in ((8192, 4, 1024, 0), (4096, 4, 1024, 0), (8192, 8, 2048, 0), (8192, 4, 1024, 1),
+                                       (16384, 4, 2048, 1), (32768, 8, 4096, 1)):
+                nseg = -(-n // seg)
+                part = torch.empty(2 * rows * nseg, device="cuda")
+                sync = torch.zeros(1 + rows, dtype=torch.int32, device="cuda")
+
+                def f(seg=seg, nw=nw, ch=ch, nseg=nseg, part=part, sync=sync, loop1=loop1):
+                    sync.zero_()
+                    m._ln_split_reread[(rows * nseg,)](x, wt, bs, y, part, sync, n, nseg, NSEG=1 << (nseg - 1).bit_length(),
+                                                       SEG=seg, CH=ch, EPS=1e-5, LOOP1=loop1, num_warps=nw)
+                key = ("reread", seg, nw, ch) + (("loop1",) if loop1 else ())
+                t = try_variant(key, f, y, ref, tol, flush)
+                if t is not None:
+                    out.append((t, key))
         print_best(out, t0, gb, 16)
         x = y = ref = xi = yi = None
         torch.cuda.empty_cache()
