@@ -6,8 +6,9 @@
  *
  * Contexts and answers per role (all JSON objects; unknown keys are ignored):
  *   profiler    ctx {"inspect": <kopt.inspect/1 document>}            -> {"kernels":[profile rows]}
- *   analyst     ctx {"kernels":[profile rows], "ceilings":{...}}       -> {"ranked":[{"kernel","class",
- *               "gain_ms","share","frac_of_ceiling","why"}]}
+ *   analyst     ctx {"launches":[profile rows], "model_ms", "model_floor_ms", "count_wrong":[names
+ *               the floor check lists below their own floor]} -> {"ranked":[{"kernel","class",
+ *               "gain_ms","share","frac_of_ceiling","why"}], "all":[...]} (builtin_analyst.c)
  *   planner     ctx {"kernel":{name, kind ("pointwise|reduction|...|region"), heuristic, grid_type,
  *                              persistent, constexprs, runtime_params, signature [{name,type,role}],
  *                              numels, shapes, masked, aten_ops, graph_fragment, jit_source,

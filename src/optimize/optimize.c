@@ -411,7 +411,8 @@ int optimize_run(worker *w, const optimize_opts *o, json_t **doc_out, kerr *e) {
     json_object_set_new(model, "floor_check", fc);
 
     /* analyst */
-    json_t *actx = json_pack("{s:O, s:f}", "launches", json_object_get(profile, "launches"), "model_ms", start_ms);
+    json_t *actx = json_pack("{s:O, s:f, s:f, s:o}", "launches", json_object_get(profile, "launches"), "model_ms", start_ms,
+                             "model_floor_ms", fm.floor_ms, "count_wrong", floor_check_kernels_below(fc));
     rc = agent_act(c.ag[AGENT_ANALYST], actx, &an, e);
     json_decref(actx);
     if (rc) goto done;

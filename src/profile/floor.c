@@ -162,3 +162,15 @@ json_t *floor_check(const json_t *launches, const floor_model *f, const roof_cei
     free(why);
     return o;
 }
+
+json_t *floor_check_kernels_below(const json_t *check) {
+    json_t *names = json_array();
+    size_t i;
+    const json_t *b;
+    json_array_foreach(json_object_get(check, "below"), i, b) {
+        const char *kind = json_string_value(json_object_get(b, "kind")),
+                   *what = json_string_value(json_object_get(b, "what"));
+        if (kind && what && !strcmp(kind, "kernel")) json_array_append_new(names, json_string(what));
+    }
+    return names;
+}

@@ -63,4 +63,9 @@ typedef struct floor_module_time {
 json_t *floor_check(const json_t *launches, const floor_model *f, const roof_ceilings *measured, double l2_bytes,
                     const floor_module_time *mods, size_t nmods);
 
+/* The names of the Triton kernels a check (floor_check's object, borrowed) lists below their own
+ * floor, as a new JSON array (empty when none): kernels whose counted floor is wrong, which the
+ * analyst must not call near their ceiling on its evidence. */
+json_t *floor_check_kernels_below(const json_t *check);
+
 #endif

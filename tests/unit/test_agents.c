@@ -397,6 +397,34 @@ Test(agents, analyst_classifies_and_ranks_by_gain) {
     agent_free(an);
 }
 
+/* A kernel the floor check lists below its own floor (its counted bytes more than it moves: session
+ * 59's heldout10/hc06, whose cumsum-then-subtract kernel counted 3.2 GB and ran at 1.30x "of its
+ * floor") is a target at the model's gap to its floor, not "near its ceiling"; without a model
+ * floor its gain is 0 (not ranked); an unnamed kernel at the same fraction stays near its ceiling. */
+Test(agents, analyst_takes_a_wrong_count_to_the_model_gap) {
+    json_t *rows = json_pack("[{s:s,s:s,s:f,s:f,s:f,s:i},{s:s,s:s,s:f,s:f,s:f,s:i}]", "name", "k_wrong", "kind", "triton",
+                             "time_ms", 0.75, "share", 0.75, "frac_of_ceiling", 1.2986, "index", 0, "name", "k_fast", "kind",
+                             "triton", "time_ms", 0.25, "share", 0.25, "frac_of_ceiling", 1.2986, "index", 1);
+    agent *an = builtin_analyst_new();
+    for (int with_floor = 0; with_floor < 2; with_floor++) {
+        json_t *ctx = json_pack("{s:O, s:f, s:[s]}", "launches", rows, "model_ms", 1.0, "count_wrong", "k_wrong");
+        if (with_floor) json_object_set_new(ctx, "model_floor_ms", json_real(0.8));
+        json_t *out = act(an, ctx);
+        const json_t *ranked = json_object_get(out, "ranked"), *all = json_object_get(out, "all");
+        const json_t *w = json_array_get(all, 0), *f = json_array_get(all, 1);
+        cr_expect_str_eq(json_string_value(json_object_get(w, "class")), "memory-bound", "%s", json_dumps(out, 0));
+        cr_expect_str_eq(json_string_value(json_object_get(f, "class")), "near-ceiling", "%s", json_dumps(out, 0));
+        cr_expect_float_eq(json_number_value(json_object_get(w, "gain_ms")), with_floor ? 0.75 * 0.2 : 0.0, 1e-9);
+        cr_expect(strstr(json_string_value(json_object_get(w, "why")), "counted bytes") != NULL);
+        cr_assert_eq(json_array_size(ranked), (size_t)with_floor, "%s", json_dumps(out, 0));
+        if (with_floor) cr_expect_str_eq(json_string_value(json_object_get(json_array_get(ranked, 0), "kernel")), "k_wrong");
+        json_decref(out);
+        json_decref(ctx);
+    }
+    json_decref(rows);
+    agent_free(an);
+}
+
 /* A kernel launched several times is one entry: its times and gains added, ranked by the sum
  * (here past a kernel that beats each of its launches alone), its first launch's row index. */
 Test(agents, analyst_adds_up_repeated_launches) {

@@ -133,7 +133,20 @@ Test(floor, cache_sized_and_overcounted_kernels_prove_nothing) {
     cr_expect(strstr(json_string_value(json_object_get(json_array_get(below, 0), "why")), "L2 cache"));
     cr_expect(strstr(json_string_value(json_object_get(json_array_get(below, 1), "why")), "the count is more than the kernel moves"));
     cr_expect(strstr(json_string_value(json_object_get(chk, "why")), "2 of the 2 measured times are below"));
+    /* the analyst's list: both kernels, by name; a library call below its floor is not one */
+    json_t *names = floor_check_kernels_below(chk);
+    cr_assert_eq(json_array_size(names), 2);
+    cr_expect_str_eq(json_string_value(json_array_get(names, 0)), "small");
+    cr_expect_str_eq(json_string_value(json_array_get(names, 1)), "overcounted");
+    json_decref(names);
+    json_array_append_new(json_object_get(chk, "below"), json_pack("{s:s, s:s}", "what", "extern_kernels.mm", "kind", "library call"));
+    names = floor_check_kernels_below(chk);
+    cr_expect_eq(json_array_size(names), 2);
+    json_decref(names);
     json_decref(chk);
+    names = floor_check_kernels_below(NULL);
+    cr_expect_eq(json_array_size(names), 0);
+    json_decref(names);
     /* without the L2 size nothing is evidence */
     json_array_clear(l);
     json_array_append_new(l, row("triton", "big", 1.3, 6e9, 1e5, 0, frac(1.3, 6e9, 1e5, 0, &c, 0), NULL));
