@@ -16,11 +16,14 @@ segments, one or two programs an SM; the chunked reread 62 at 8,192 x 4 warps). 
 poisoned with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after
 warm-up, against torch.compile (default) in the same process.
 usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three; a minute or more each)"""
+import os
 import sys
 
 import torch
 
 from sweeplib import inductor_ms, ln11_inputs, module_from_source, print_best, try_variant
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 SRC = '''
 import triton
@@ -35,6 +38,15 @@ def _unpack(v):
 
 
 @triton.jit
+def _load_row(x_ptr, N2, BLOCK2: tl.constexpr):
+    # program_id(0)'s row of N2 int32 words: (offsets, mask, the row's base, the words)
+    offs = tl.arange(0, BLOCK2)
+    mask = offs < N2
+    base = tl.program_id(0).to(tl.int64) * N2
+    return offs, mask, base, tl.load(x_ptr + base + offs, mask=mask, other=0)
+
+
+@triton.jit
 def _pack(lo, hi):
     plo = lo.to(tl.bfloat16).to(tl.int16, bitcast=True).to(tl.int32) & 65535
     phi = hi.to(tl.bfloat16).to(tl.int16, bitcast=True).to(tl.int32) << 16
@@ -44,11 +56,7 @@ def _pack(lo, hi):
 @triton.jit
 def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: tl.constexpr,
                RECOMP: tl.constexpr, AFFINE: tl.constexpr):
-    row = tl.program_id(0)
-    offs = tl.arange(0, BLOCK2)
-    mask = offs < N2
-    base = row.to(tl.int64) * N2
-    v = tl.load(x_ptr + base + offs, mask=mask, other=0)
+    offs, mask, base, v = _load_row(x_ptr, N2, BLOCK2)
     lo, hi = _unpack(v)
     n = N2 * 2.0
     mean = (tl.sum(lo, 0) + tl.sum(hi, 0)) / n
@@ -105,73 +113,8 @@ def _ln_packed_halves(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, B
 
 
 @triton.jit
-def _ln_split_reread(x_ptr, w_ptr, b_ptr, y_ptr, part_ptr, sync_ptr, N, nseg, NSEG: tl.constexpr, SEG: tl.constexpr,
-                     CH: tl.constexpr, EPS: tl.constexpr, LOOP1: tl.constexpr):
-    # the one-read split kernel's exchange (templates/kernels/split_stats_norm_kernel.part) without
-    # holding the segment across it: after the row's statistics are known the segment is read again,
-    # CH elements at a time, right after this program read it (from the L2, not the HBM), so that a
-    # program holds no row data across the wait and more programs fit an SM; LOOP1: the first read
-    # in chunks of CH as well (no segment in registers at all)
-    t = tl.atomic_add(sync_ptr, 1)
-    row = t // nseg
-    seg = t - row * nseg
-    cols = seg * SEG + tl.arange(0, SEG)
-    mask = cols < N
-    base = row.to(tl.int64) * N
-    if LOOP1:   # the segment's statistics chunk by chunk too (Chan's combination, in order)
-        na = 0.0
-        mean_s = 0.0
-        m2_s = 0.0
-        for c in tl.range(0, SEG, CH):
-            cc = seg * SEG + c + tl.arange(0, CH)
-            mc = cc < N
-            xc = tl.load(x_ptr + base + cc, mask=mc, other=0.0, eviction_policy="evict_last").to(tl.float32)
-            nc = tl.sum(mc.to(tl.float32), 0)
-            mean_c = tl.sum(xc, 0) / tl.maximum(nc, 1.0)
-            dc = tl.where(mc, xc - mean_c, 0.0)
-            nab = tl.maximum(na + nc, 1.0)
-            delta = mean_c - mean_s
-            mean_s += delta * nc / nab
-            m2_s += tl.sum(dc * dc, 0) + delta * delta * na * nc / nab
-            na += nc
-    else:
-        x = tl.load(x_ptr + base + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-        cnt = tl.minimum(N - seg * SEG, SEG) * 1.0
-        mean_s = tl.sum(x, 0) / cnt
-        d = tl.where(mask, x - mean_s, 0.0)
-        m2_s = tl.sum(d * d, 0)
-    tl.store(part_ptr + 2 * t, mean_s)
-    tl.store(part_ptr + 2 * t + 1, m2_s)
-    tl.debug_barrier()
-    tl.atomic_add(sync_ptr + 1 + row, 1, sem="release")
-    while tl.atomic_add(sync_ptr + 1 + row, 0, sem="acquire") < nseg:
-        pass
-    ks = tl.arange(0, NSEG)
-    km = ks < nseg
-    pm = tl.load(part_ptr + 2 * (row * nseg + ks), mask=km, other=0.0, volatile=True)
-    pq = tl.load(part_ptr + 2 * (row * nseg + ks) + 1, mask=km, other=0.0, volatile=True)
-    pn = tl.where(km, tl.minimum(N - ks * SEG, SEG), 0) * 1.0
-    nf = N * 1.0
-    mean = tl.sum(pn * pm, 0) / nf
-    dm = pm - mean
-    m2 = tl.sum(tl.where(km, pq + pn * dm * dm, 0.0), 0)
-    rstd = 1.0 / tl.sqrt_rn(m2 / nf + EPS)
-    for c in tl.range(0, SEG, CH):
-        cc = seg * SEG + c + tl.arange(0, CH)
-        mc = cc < N
-        xc = tl.load(x_ptr + base + cc, mask=mc, other=0.0, eviction_policy="evict_first").to(tl.float32)
-        wc = tl.load(w_ptr + cc, mask=mc, other=0.0).to(tl.float32)
-        bc = tl.load(b_ptr + cc, mask=mc, other=0.0).to(tl.float32)
-        tl.store(y_ptr + base + cc, ((xc - mean) * rstd * wc + bc).to(y_ptr.dtype.element_ty), mask=mc)
-
-
-@triton.jit
 def _sm_packed(x_ptr, y_ptr, N2, zero, BLOCK2: tl.constexpr, RECOMP: tl.constexpr, LOG: tl.constexpr):
-    row = tl.program_id(0)
-    offs = tl.arange(0, BLOCK2)
-    mask = offs < N2
-    base = row.to(tl.int64) * N2
-    v = tl.load(x_ptr + base + offs, mask=mask, other=0)
+    offs, mask, base, v = _load_row(x_ptr, N2, BLOCK2)
     lo, hi = _unpack(v)
     lo = tl.where(mask, lo, float("-inf"))
     hi = tl.where(mask, hi, float("-inf"))
@@ -222,9 +165,66 @@ def _plain_row(x_ptr, w_ptr, b_ptr, y_ptr, N, EPS: tl.constexpr, BLOCK: tl.const
 '''
 
 
+# The split kernel reading its segment again after the exchange: templates/kernels/
+# split_stats_norm_kernel.part with its first read optionally in chunks of CH (LOOP1: Chan's
+# combination, in order; the segment not held in registers) and its last pass replaced by a second
+# read of the segment from the L2, CH elements at a time (the weight and bias per column)
+PHASE1 = """    x = tl.load(x_ptr + base + cols, mask=mask, other=0.0).to(tl.float32)
+    cnt = tl.minimum(N - seg * SEG, SEG) * 1.0
+    mean_s = tl.sum(x, 0) / cnt
+    d = tl.where(mask, x - mean_s, 0.0)
+    tl.store(part_ptr + 2 * t, mean_s)
+    tl.store(part_ptr + 2 * t + 1, tl.sum(d * d, 0))
+"""
+PHASE1_REREAD = """    if LOOP1:
+        na = 0.0
+        mean_s = 0.0
+        m2_s = 0.0
+        for c in tl.range(0, SEG, CH):
+            cc = seg * SEG + c + tl.arange(0, CH)
+            mc = cc < N
+            xc = tl.load(x_ptr + base + cc, mask=mc, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            nc = tl.sum(mc.to(tl.float32), 0)
+            mean_c = tl.sum(xc, 0) / tl.maximum(nc, 1.0)
+            dc = tl.where(mc, xc - mean_c, 0.0)
+            nab = tl.maximum(na + nc, 1.0)
+            delta = mean_c - mean_s
+            mean_s += delta * nc / nab
+            m2_s += tl.sum(dc * dc, 0) + delta * delta * na * nc / nab
+            na += nc
+    else:
+        x = tl.load(x_ptr + base + cols, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+        cnt = tl.minimum(N - seg * SEG, SEG) * 1.0
+        mean_s = tl.sum(x, 0) / cnt
+        d = tl.where(mask, x - mean_s, 0.0)
+        m2_s = tl.sum(d * d, 0)
+    tl.store(part_ptr + 2 * t, mean_s)
+    tl.store(part_ptr + 2 * t + 1, m2_s)
+"""
+LAST_PASS_REREAD = """    for c in tl.range(0, SEG, CH):
+        cc = seg * SEG + c + tl.arange(0, CH)
+        mc = cc < N
+        xc = tl.load(x_ptr + base + cc, mask=mc, other=0.0, eviction_policy="evict_first").to(tl.float32)
+        wc = tl.load(w_ptr + cc, mask=mc, other=0.0).to(tl.float32)
+        bc = tl.load(b_ptr + cc, mask=mc, other=0.0).to(tl.float32)
+        tl.store(y_ptr + base + cc, ((xc - mean) * rstd * wc + bc).to(y_ptr.dtype.element_ty), mask=mc)
+"""
+
+
+def reread_source():
+    """The re-reading split kernel's text, `_ln_split_reread`, from the template's part."""
+    body = "".join(l for l in open(os.path.join(ROOT, "templates", "kernels", "split_stats_norm_kernel.part"))
+                   if not l.startswith("#@"))
+    assert PHASE1 in body and body.count("    y = (x - mean) * rstd\n") == 1
+    body = body.replace(PHASE1, PHASE1_REREAD).replace("AFFINE: tl.constexpr):", "AFFINE: tl.constexpr,\n"
+                                                         "                           CH: tl.constexpr, LOOP1: tl.constexpr):")
+    body = body[:body.index("    y = (x - mean) * rstd\n")] + LAST_PASS_REREAD
+    return body.replace("_rows_split_stats_norm", "_ln_split_reread")
+
+
 def main():
     which = sys.argv[1:] or ["ln", "lsm", "sm"]
-    m = module_from_source(SRC, "m_packed")
+    m = module_from_source(SRC + "\n\n" + reread_source(), "m_packed")
     flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
     for w in which:
         if w == "ln":   # level1/11_layer_norm_2d_bf16
@@ -276,7 +276,8 @@ def main():
                 def f(seg=seg, nw=nw, ch=ch, nseg=nseg, part=part, sync=sync, loop1=loop1):
                     sync.zero_()
                     m._ln_split_reread[(rows * nseg,)](x, wt, bs, y, part, sync, n, nseg, NSEG=1 << (nseg - 1).bit_length(),
-                                                       SEG=seg, CH=ch, EPS=1e-5, LOOP1=loop1, num_warps=nw)
+                                                       SEG=seg, C=1, EPS=1e-5, AFFINE=2, CH=ch, LOOP1=loop1,
+                                                       num_warps=nw)
                 key = ("reread", seg, nw, ch) + (("loop1",) if loop1 else ())
                 t = try_variant(key, f, y, ref, tol, flush)
                 if t is not None:
