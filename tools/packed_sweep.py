@@ -12,9 +12,10 @@ last pass in two halves (its weight and bias spill less), and the row loaded in 
 widened once ("plain", for comparison). For the layer norm also the split kernel that reads its
 segment again after the exchange (from the L2), with the first read in registers or in chunks
 ("reread": on sm_90 the shipped split kernel takes 168-255 registers a thread at 8,192-element
-segments, one or two programs an SM; the chunked reread 62 at 8,192 x 4 warps). Each is checked against PyTorch first (fresh randn, output
-poisoned with NaN), then timed with CUDA events, L2 flushed before every run, median of 25 after
-warm-up, against torch.compile (default) in the same process.
+segments, one or two programs an SM; the chunked reread 62 at 8,192 x 4 warps). Each is checked
+against PyTorch first (fresh randn, output poisoned with NaN), then timed with CUDA events, L2
+flushed before every run, median of 25 after warm-up, against torch.compile (default) in the same
+process.
 usage: python3 tools/packed_sweep.py [ln|lsm|sm ...]  (default: all three; a minute or more each)"""
 import os
 import sys
@@ -54,8 +55,7 @@ def _pack(lo, hi):
 
 
 @triton.jit
-def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: tl.constexpr,
-               RECOMP: tl.constexpr, AFFINE: tl.constexpr):
+def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: tl.constexpr, RECOMP: tl.constexpr):
     offs, mask, base, v = _load_row(x_ptr, N2, BLOCK2)
     lo, hi = _unpack(v)
     n = N2 * 2.0
@@ -68,14 +68,9 @@ def _ln_packed(x_ptr, w_ptr, b_ptr, y_ptr, N2, zero, EPS: tl.constexpr, BLOCK2: 
     rstd = 1.0 / tl.sqrt_rn(var + EPS)
     if RECOMP:
         lo, hi = _unpack(v + zero)
-    ylo = (lo - mean) * rstd
-    yhi = (hi - mean) * rstd
-    if AFFINE:
-        wlo, whi = _unpack(tl.load(w_ptr + offs, mask=mask, other=0))
-        blo, bhi = _unpack(tl.load(b_ptr + offs, mask=mask, other=0))
-        ylo = ylo * wlo + blo
-        yhi = yhi * whi + bhi
-    tl.store(y_ptr + base + offs, _pack(ylo, yhi), mask=mask)
+    wlo, whi = _unpack(tl.load(w_ptr + offs, mask=mask, other=0))
+    blo, bhi = _unpack(tl.load(b_ptr + offs, mask=mask, other=0))
+    tl.store(y_ptr + base + offs, _pack((lo - mean) * rstd * wlo + blo, (hi - mean) * rstd * whi + bhi), mask=mask)
 
 
 @triton.jit
@@ -257,8 +252,7 @@ def main():
                     m._plain_row[(rows,)](x, wt, bs, y, n, EPS=1e-5, BLOCK=n, OP=op, num_warps=nw)
             elif w == "ln":
                 def f(nw=nw, recomp=recomp):
-                    m._ln_packed[(rows,)](xi, wi, bi, yi, n2, 0, EPS=1e-5, BLOCK2=n2, RECOMP=recomp, AFFINE=1,
-                                          num_warps=nw)
+                    m._ln_packed[(rows,)](xi, wi, bi, yi, n2, 0, EPS=1e-5, BLOCK2=n2, RECOMP=recomp, num_warps=nw)
             else:
                 def f(nw=nw, recomp=recomp):
                     m._sm_packed[(rows,)](xi, yi, n2, 0, BLOCK2=n2, RECOMP=recomp, LOG=(w == "lsm"), num_warps=nw)
